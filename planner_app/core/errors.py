@@ -1,0 +1,29 @@
+"""Exceptions the core raises; each carries a one-line message fit for a user."""
+
+from __future__ import annotations
+
+
+class PlannerError(Exception):
+    """Base class: the message is one line a user can act on."""
+
+
+class InputError(PlannerError):
+    """Bad input (plan, table, bundle, argument): the CLI exits 2 and names the problem.
+
+    ``source`` names the file (or "argument"), ``where`` the line/column/field, and
+    ``problem`` what is wrong. Messages never contain values read from a private table.
+    """
+
+    def __init__(self, source: str, where: str | None, problem: str) -> None:
+        self.source = source
+        self.where = where
+        self.problem = problem
+        parts = [p for p in (source, where) if p]
+        super().__init__(": ".join(parts + [problem]))
+
+
+class Cancelled(PlannerError):
+    """A long task was cancelled through its cancel callback."""
+
+    def __init__(self, what: str = "task") -> None:
+        super().__init__(f"{what} cancelled")

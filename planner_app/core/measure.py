@@ -1,0 +1,179 @@
+"""From a query's share of ε (and δ) to calibrated noise for each of its components.
+
+A ``Measurement`` is one noisy component: its sensitivity (from sensitivity.py), its share of
+the query's ε/δ, and the exact rational noise parameter the sampler uses. Scales are rounded
+*up* to a rational, so the ε actually spent never exceeds the ε the plan states.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+from .errors import InputError
+from .plan import Plan, Query
+from .sensitivity import Component, components_for
+
+MAX_SCALE_BITS = 48
+
+
+@dataclass(frozen=True)
+class Measurement:
+    query_id: str
+    component: Component
+    mechanism: str  # laplace | gaussian | exponential | randomized_response | none
+    epsilon: float  # ε charged for this measurement (pure part for gaussian: its (ε, δ))
+    delta: float
+    scale: Fraction | None = None  # discrete Laplace scale, in steps
+    sigma_sq: Fraction | None = None  # discrete Gaussian sigma^2, in steps^2
+    truth: Fraction | None = None  # randomized response: probability of a truthful answer
+
+    @property
+    def rho(self) -> float:
+        """zCDP parameter of this measurement."""
+        if self.mechanism == "none":
+            return 0.0
+        if self.mechanism == "gaussian":
+            assert self.sigma_sq is not None
+            return self.component.l2_sq / (2 * float(self.sigma_sq))
+        if self.mechanism == "exponential":
+            return self.epsilon**2 / 8  # bounded-range: Cesar & Rogers 2021
+        if self.mechanism == "randomized_response":
+            k = self.component.l1  # rows per person, each randomized with epsilon/k
+            return k * (self.epsilon / k) ** 2 / 2
+        return self.epsilon**2 / 2
+
+    @property
+    def scale_value(self) -> float | None:
+        """Laplace scale in value units."""
+        return None if self.scale is None else float(self.scale) * self.component.step
+
+    @property
+    def sigma_value(self) -> float | None:
+        return None if self.sigma_sq is None else math.sqrt(self.sigma_sq) * self.component.step
+
+
+def round_up_fraction(x: Fraction, bits: int = 20) -> Fraction:
+    """The smallest multiple of 2^-b at or above x, with b chosen so the numerator stays
+    within MAX_SCALE_BITS - 8 bits (b at most ``bits``)."""
+    whole_bits = math.ceil(x).bit_length()
+    b = max(0, min(bits, MAX_SCALE_BITS - 8 - whole_bits))
+    d = 1 << b
+    return Fraction(math.ceil(x * d), d)
+
+
+def laplace_scale(l1: int, epsilon: float) -> Fraction:
+    """Discrete Laplace scale for integer sensitivity ``l1`` at ``epsilon`` (rounded up)."""
+    scale = round_up_fraction(Fraction(l1) / Fraction(epsilon))
+    if scale.numerator >= 1 << MAX_SCALE_BITS:
+        raise InputError("plan", None, "the noise scale is too large: raise epsilon or narrow "
+                                       "the bounds")
+    return scale
+
+
+def laplace_epsilon(l1: int, scale: Fraction) -> float:
+    return float(Fraction(l1) / scale)
+
+
+# ----------------------------------------------------------------------------- zCDP conversion
+
+
+def epsilon_from_rho(rho: float, delta: float) -> float:
+    """(ε, δ) from ρ-zCDP: min over α > 1 of
+    αρ + log((α-1)/α) - (log δ + log α)/(α-1)
+    (Canonne, Kamath, Steinke 2020, Corollary 13). Any α gives a valid bound, so an
+    approximate minimiser is still sound."""
+    if rho <= 0:
+        return 0.0
+    if delta <= 0:
+        return math.inf
+    log_inv_delta = math.log(1 / delta)
+
+    def eps_at(alpha: float) -> float:
+        return (alpha * rho + math.log((alpha - 1) / alpha)
+                + (log_inv_delta - math.log(alpha)) / (alpha - 1))
+
+    lo, hi = 1.0 + 1e-9, 1.0 + 10 * (1 + log_inv_delta / max(rho, 1e-12))
+    grid = [lo * (hi / lo) ** (i / 400) for i in range(401)]
+    best = min(grid, key=eps_at)
+    i = grid.index(best)
+    a, b = grid[max(0, i - 1)], grid[min(400, i + 1)]
+    for _ in range(100):  # golden section on the bracket
+        c = b - (b - a) / 1.618033988749895
+        d = a + (b - a) / 1.618033988749895
+        if eps_at(c) < eps_at(d):
+            b = d
+        else:
+            a = c
+    return max(0.0, min(eps_at(best), eps_at((a + b) / 2), rho + 2 * math.sqrt(rho * log_inv_delta)))
+
+
+def rho_for(epsilon: float, delta: float) -> float:
+    """Largest ρ (to a relative 1e-12) whose conversion gives at most ε at δ."""
+    lo, hi = 0.0, max(epsilon, 1.0)
+    while epsilon_from_rho(hi, delta) <= epsilon:
+        hi *= 2
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if epsilon_from_rho(mid, delta) <= epsilon:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-12 * hi:
+            break
+    return lo
+
+
+def gaussian_sigma_sq(l2_sq: int, epsilon: float, delta: float) -> Fraction:
+    """σ² (in steps²) so the discrete Gaussian is ρ-zCDP with ρ converting to (ε, δ)."""
+    rho = rho_for(epsilon, delta)
+    if rho <= 0:
+        raise InputError("plan", None, "epsilon and delta are too small for a gaussian mechanism")
+    sigma_sq = round_up_fraction(Fraction(l2_sq) / (2 * Fraction(rho)))
+    if sigma_sq.numerator >= 1 << (2 * MAX_SCALE_BITS):
+        raise InputError("plan", None, "the noise is too large: raise epsilon or narrow the bounds")
+    return sigma_sq
+
+
+# ----------------------------------------------------------------------------- measurements
+
+
+def _split(query: Query, parts: list[Component]) -> list[tuple[Component, float, float]]:
+    """Even split of the query's ε and δ over the components that need noise."""
+    noisy = [c for c in parts if c.l1 > 0]
+    n = max(1, len(noisy))
+    return [(c, query.epsilon / n if c.l1 > 0 else 0.0, query.delta / n if c.l1 > 0 else 0.0)
+            for c in parts]
+
+
+def measurements_for(query: Query, plan: Plan) -> list[Measurement]:
+    parts = components_for(query, plan.privacy_unit, plan.neighbouring)
+    out = []
+    for comp, eps, delta in _split(query, parts):
+        if comp.l1 == 0:
+            out.append(Measurement(query.id, comp, "none", 0.0, 0.0))
+        elif query.mechanism == "laplace":
+            scale = laplace_scale(comp.l1, eps)
+            out.append(Measurement(query.id, comp, "laplace", laplace_epsilon(comp.l1, scale),
+                                   0.0, scale=scale))
+        elif query.mechanism == "gaussian":
+            sigma_sq = gaussian_sigma_sq(comp.l2_sq, eps, delta)
+            out.append(Measurement(query.id, comp, "gaussian", eps, delta, sigma_sq=sigma_sq))
+        elif query.mechanism == "exponential":
+            out.append(Measurement(query.id, comp, "exponential", eps, 0.0))
+        elif query.mechanism == "randomized_response":
+            from .mechanisms import truth_probability
+
+            k = comp.l1
+            truth = truth_probability(eps / k)
+            row_eps = math.log((1 + truth) / (1 - truth))
+            out.append(Measurement(query.id, comp, "randomized_response", k * row_eps, 0.0,
+                                   truth=truth))
+        else:  # pragma: no cover - validated in plan.py
+            raise InputError("plan", f"queries[{query.id}].mechanism", "unknown mechanism")
+    return out
+
+
+def plan_measurements(plan: Plan) -> dict[str, list[Measurement]]:
+    return {q.id: measurements_for(q, plan) for q in plan.queries}
