@@ -103,7 +103,7 @@ def expected_count(query: Query, plan: Plan) -> float | None:
     return plan.dataset.expected_rows / groups
 
 
-def _ratio_error(hw_num: float, bound: float, hw_count: float, n: float) -> float:
+def ratio_error(hw_num: float, bound: float, hw_count: float, n: float) -> float:
     """Worst error of S~/N~ when |S/N| <= bound, |S~-S| <= hw_num, |N~-N| <= hw_count."""
     if n - hw_count <= 0:
         return math.inf
@@ -134,12 +134,12 @@ def accuracy_for(query: Query, plan: Plan, confidence: float = DEFAULT_CONFIDENC
         if n is None:
             return Accuracy(confidence, None, "value", NEEDS_ROWS)
         hw_n = hws["count"]
-        e_mean = _ratio_error(hws["sum"], radius, hw_n, n)
+        e_mean = ratio_error(hws["sum"], radius, hw_n, n)
         if query.kind == "mean":
             cap = (grid.hi - grid.lo) * grid.step
             return Accuracy(confidence, min(e_mean, cap), "value",
                             f"guaranteed bound for about {n:g} rows")
-        e_sq = _ratio_error(hws["sumsq"], radius * radius, hw_n, n)
+        e_sq = ratio_error(hws["sumsq"], radius * radius, hw_n, n)
         cap = radius * radius
         return Accuracy(confidence, min(e_sq + 2 * radius * e_mean, cap), "value",
                         f"guaranteed bound for about {n:g} rows")

@@ -54,9 +54,17 @@ class Measurement:
         return None if self.sigma_sq is None else math.sqrt(self.sigma_sq) * self.component.step
 
 
-def round_up_fraction(x: Fraction, bits: int = 20) -> Fraction:
-    """The smallest multiple of 2^-b at or above x, with b chosen so the numerator stays
-    within MAX_SCALE_BITS - 8 bits (b at most ``bits``)."""
+def exact_epsilon(epsilon: float) -> Fraction:
+    """ε as the decimal the user wrote (0.3 is 3/10, not the binary float near it)."""
+    return Fraction(repr(float(epsilon)))
+
+
+def round_up_fraction(x: Fraction, bits: int = 32) -> Fraction:
+    """x itself when small enough for the samplers, else the smallest multiple of 2^-b at or
+    above x, with b chosen so the numerator stays within MAX_SCALE_BITS - 8 bits."""
+    limit = 1 << (MAX_SCALE_BITS - 8)
+    if x.numerator < limit and x.denominator < limit:
+        return x
     whole_bits = math.ceil(x).bit_length()
     b = max(0, min(bits, MAX_SCALE_BITS - 8 - whole_bits))
     d = 1 << b
@@ -65,7 +73,7 @@ def round_up_fraction(x: Fraction, bits: int = 20) -> Fraction:
 
 def laplace_scale(l1: int, epsilon: float) -> Fraction:
     """Discrete Laplace scale for integer sensitivity ``l1`` at ``epsilon`` (rounded up)."""
-    scale = round_up_fraction(Fraction(l1) / Fraction(epsilon))
+    scale = round_up_fraction(Fraction(l1) / exact_epsilon(epsilon))
     if scale.numerator >= 1 << MAX_SCALE_BITS:
         raise InputError("plan", None, "the noise scale is too large: raise epsilon or narrow "
                                        "the bounds")

@@ -290,8 +290,9 @@ def exponential_quantile(
     size_arr = np.asarray(sizes, dtype=np.int64)
     largest = int(size_arr.max())
     # weight exp(-eps*|K-2m|/(4*Delta)) over K: a discrete Laplace with scale 4*Delta/eps
-    scale = Fraction(4 * sensitivity) / Fraction(epsilon)
-    scale = Fraction(math.ceil(scale * (1 << 20)), 1 << 20)
+    scale = Fraction(4 * sensitivity) / Fraction(repr(float(epsilon)))
+    if scale.denominator >= 1 << 32 or scale.numerator >= 1 << 40:
+        scale = Fraction(math.ceil(scale * (1 << 20)), 1 << 20)
     batch = 256
     while True:
         proposal = 2 * m + discrete_laplace(source, scale, batch)

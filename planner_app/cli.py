@@ -1,0 +1,299 @@
+"""The planner-app command: the desktop app with no sub-command, the CLI with one.
+
+Every sub-command works without PySide6 installed: Qt is imported only when the desktop app
+starts. Exit codes: 0 ok, 1 internal error, 2 invalid input (one line on stderr naming the
+file and the problem), never a traceback unless PLANNER_APP_DEBUG=1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from . import __version__
+from .core.errors import Cancelled, InputError, PlannerError
+
+PROG = "planner-app"
+EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line error (and exit code 2)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise InputError("argument", None, f"{message} (see {self.prog} --help)")
+
+
+def _finite_float(name: str, lo: float | None = None, hi: float | None = None,
+                  lo_open: bool = False, hi_open: bool = False):  # type: ignore[no-untyped-def]
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a number, not {text!r}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{name} must be finite")
+        if lo is not None and (value < lo or (lo_open and value == lo)):
+            raise argparse.ArgumentTypeError(
+                f"{name} must be {'above' if lo_open else 'at least'} {lo:g}")
+        if hi is not None and (value > hi or (hi_open and value == hi)):
+            raise argparse.ArgumentTypeError(
+                f"{name} must be {'below' if hi_open else 'at most'} {hi:g}")
+        return value
+
+    return parse
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=PROG,
+        description="Plan, explain and release statistics about people under differential "
+                    "privacy. With no sub-command, opens the desktop app.",
+    )
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    parser.add_argument("--demo", action="store_true",
+                        help="open the desktop app on the bundled demo table and plan")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    gui = sub.add_parser("gui", help="open the desktop app (the default)")
+    gui.add_argument("--demo", action="store_true", help="open the bundled demo table and plan")
+    gui.add_argument("--smoke-test", action="store_true",
+                     help="open the main window, render it, and exit 0 (for CI and installers)")
+
+    explain = sub.add_parser("explain", help="what an ε (and δ) means for a person, in words")
+    explain.add_argument("--epsilon", required=True,
+                         type=_finite_float("--epsilon", lo=0, lo_open=True, hi=1000))
+    explain.add_argument("--delta", default=0.0,
+                         type=_finite_float("--delta", lo=0, hi=1, hi_open=True))
+    explain.add_argument("--prior", default=0.5,
+                         type=_finite_float("--prior", lo=0, hi=1, lo_open=True, hi_open=True),
+                         help="the attacker's belief before the release (default 0.5)")
+    explain.add_argument("--group-size", default=1, type=_positive_int,
+                         help="people who share data, such as a household (default 1)")
+    explain.add_argument("--relation", choices=("add-remove", "replace-one"),
+                         default="add-remove")
+    explain.add_argument("--json", action="store_true", help="print JSON")
+
+    check = sub.add_parser("check", help="sensitivity, noise, accuracy and ε of every "
+                                         "statistic in a plan, and the composed total")
+    check.add_argument("plan", help="plan file (JSON)")
+    check.add_argument("--data", help="also check the plan against this table")
+    check.add_argument("--confidence", default=0.95,
+                       type=_finite_float("--confidence", lo=0.5, hi=1, hi_open=True))
+    check.add_argument("--json", action="store_true", help="print JSON")
+
+    plan = sub.add_parser("plan", help="make plan files")
+    plan_sub = plan.add_subparsers(dest="plan_command", metavar="ACTION", parser_class=_Parser)
+    new = plan_sub.add_parser("new", help="a starter plan from a table's columns")
+    new.add_argument("--data", required=True, help="the table (CSV, TSV, .xlsx, .parquet)")
+    new.add_argument("--out", required=True, help="where to write the plan")
+    new.add_argument("--dataset", help="the dataset's name (default: the file's name)")
+    new.add_argument("--force", action="store_true", help="overwrite an existing file")
+    new.add_argument("--json", action="store_true", help="print JSON")
+    return parser
+
+
+# ----------------------------------------------------------------------------- output
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def _print_json(obj: Any) -> None:
+    print(json.dumps(_jsonable(obj), indent=2, ensure_ascii=False, allow_nan=False))
+
+
+def _num(x: Any, digits: int = 6) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, float) and not math.isfinite(x):
+        return "unbounded"
+    return f"{x:.{digits}g}"
+
+
+# ----------------------------------------------------------------------------- commands
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from .core.risk import explain
+
+    risk = explain(args.epsilon, args.delta, args.prior, args.group_size, args.relation)
+    if args.json:
+        _print_json(risk.to_dict())
+        return EXIT_OK
+    print(risk.sentence)
+    print(risk.lower_sentence)
+    print(risk.frequency_sentence)
+    print(risk.delta_sentence)
+    if args.group_size > 1:
+        print(risk.group_sentence)
+    return EXIT_OK
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from .core.check import check_plan
+    from .core.plan import load_plan
+    from .core.tables import load_table
+
+    plan = load_plan(args.plan)
+    table = load_table(args.data) if args.data else None
+    report = check_plan(plan, table, confidence=args.confidence)
+    data = report.to_dict()
+    if args.json:
+        _print_json(data)
+        return EXIT_OK
+    p = data["plan"]
+    unit = p["privacy_unit"]
+    unit_text = ("each row is one person" if unit["kind"] == "row"
+                 else f"a person ({unit['id_column']}) has up to {unit['max_rows']} rows")
+    print(f"Plan for {p['dataset']!r}: {unit_text}; neighbouring tables: {p['neighbouring']}")
+    print(f"Budget for this release: ε = {p['budget']['epsilon']:g}, "
+          f"δ = {p['budget']['delta']:g}")
+    print()
+    header = f"{'statistic':<26} {'kind':<19} {'ε':>8} {'± at ' + str(int(args.confidence * 100)) + '%':>14}  noise"
+    print(header)
+    print("-" * len(header))
+    for q in data["queries"]:
+        acc = q["accuracy"]
+        unit_word = {"rank": " ranks", "share": ""}.get(acc["unit"], "")
+        noise = (f"σ = {_num(q['sigma'])}" if "sigma" in q else
+                 f"scale {_num(q.get('scale'))}" if q.get("scale") is not None else q["mechanism"])
+        print(f"{q['id'][:26]:<26} {q['kind']:<19} {q['epsilon']:>8.4g} "
+              f"{_num(acc['half_width']) + unit_word:>14}  {noise}")
+        print(f"    {q['derivation']}")
+    t = data["total"]
+    print()
+    print(f"Composed total: ε = {t['epsilon']:.4g}, δ = {t['delta']:.3g} ({t['accountant']} "
+          f"accountant); fits the budget: {'yes' if data['fits_budget'] else 'NO'}")
+    others = ", ".join(f"{a['accountant']} {a['epsilon']:.4g}" for a in data["alternatives"])
+    print(f"  other accountants: {others}")
+    print(data["risk"]["sentence"])
+    for w in data["warnings"]:
+        print(f"warning: {w}")
+    for f in data["owner_facts"]:
+        print(f"note (for you only, never exported): {f}")
+    return EXIT_OK
+
+
+def cmd_plan_new(args: argparse.Namespace) -> int:
+    from .core.plan import FORMAT, atomic_write_text
+    from .core.tables import describe_columns, load_table
+
+    out = Path(args.out)
+    if out.exists() and not args.force:
+        raise InputError(out.name, None, "already exists (use --force to overwrite)")
+    if not out.parent.exists():
+        raise InputError(out.name, None, f"the folder {out.parent.name!r} does not exist")
+    table = load_table(args.data)
+    columns = describe_columns(table)
+    queries: list[dict[str, Any]] = [
+        {"id": "rows", "label": "Number of rows", "kind": "count", "epsilon": None}]
+    for col in columns:
+        ident = "".join(ch if ch.isalnum() or ch in "_.-" else "_" for ch in col.name)[:50]
+        if col.detected_type == "number":
+            queries.append({"id": f"mean_{ident}", "label": f"Mean of {col.name}",
+                            "kind": "mean", "column": col.name, "lower": None, "upper": None,
+                            "epsilon": None,
+                            "justification": {"bounds": "TODO: where the bounds come from"}})
+        elif col.detected_type == "yes/no":
+            queries.append({"id": f"share_{ident}", "label": f"Share of yes in {col.name}",
+                            "kind": "randomized_response", "column": col.name,
+                            "epsilon": None})
+        else:
+            queries.append({"id": f"counts_{ident}", "label": f"Counts of {col.name}",
+                            "kind": "histogram", "column": col.name, "categories": [],
+                            "epsilon": None, "justification": {
+                                "categories": "TODO: where the list comes from"}})
+    share = round(1.0 / len(queries), 6)
+    for q in queries:
+        q["epsilon"] = share
+    name = args.dataset or Path(args.data).stem
+    doc = {
+        "format": FORMAT,
+        "dataset": {"name": name, "path": Path(args.data).name},
+        "privacy_unit": {"kind": "row"},
+        "neighbouring": "add-remove",
+        "budget": {"epsilon": 1.0, "delta": 0.0},
+        "queries": queries,
+    }
+    atomic_write_text(out, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    todo = sum(1 for q in queries if q.get("lower", 0) is None or q.get("categories") == [])
+    summary = {"plan": str(out), "queries": len(queries), "to_fill_in": todo,
+               "columns": [{"name": c.name, "type": c.detected_type} for c in columns]}
+    if args.json:
+        _print_json(summary)
+    else:
+        print(f"Wrote a starter plan with {len(queries)} statistics to {out}.")
+        print(f"{todo} of them need bounds or categories that you know from the domain "
+              "(never from the data); `planner-app check` names each missing field.")
+        print("Set privacy_unit to a person id column if a person can have several rows.")
+    return EXIT_OK
+
+
+def cmd_gui(args: argparse.Namespace) -> int:
+    try:
+        from .gui.app import run
+    except ImportError as exc:
+        raise PlannerError(f"the desktop app needs PySide6 ({exc.name or 'Qt'} is missing): "
+                           "pip install PySide6-Essentials") from None
+    return run(demo=getattr(args, "demo", False), smoke_test=getattr(args, "smoke_test", False))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    debug = os.environ.get("PLANNER_APP_DEBUG") == "1"
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if args.command in (None, "gui"):
+            return cmd_gui(args)
+        if args.command == "explain":
+            return cmd_explain(args)
+        if args.command == "check":
+            return cmd_check(args)
+        if args.command == "plan":
+            if args.plan_command == "new":
+                return cmd_plan_new(args)
+            raise InputError("argument", None, "plan needs an action: new")
+        raise InputError("argument", None, f"unknown command {args.command!r}")
+    except InputError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except Cancelled as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return EXIT_INTERNAL
+    except PlannerError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return EXIT_INTERNAL
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as exc:  # never a traceback for a user
+        if debug:
+            raise
+        print(f"{PROG}: internal error ({type(exc).__name__}); run again with "
+              "PLANNER_APP_DEBUG=1 for details", file=sys.stderr)
+        return EXIT_INTERNAL

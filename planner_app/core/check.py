@@ -1,0 +1,246 @@
+"""The pre-release report: sensitivity, noise, accuracy, ε and risk for every statistic,
+the composed total, whether it fits the budget, and warnings.
+
+With a table it also checks that the plan fits the data and warns when public parameters
+look as if they were read off the data (bounds equal to the observed min/max, categories equal
+to exactly the values present). Those warnings are for the owner's eyes: the report is shown,
+never written into a bundle.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from .accounting import Total, basic, compose, pld, pld_supported, zcdp
+from .accuracy import DEFAULT_CONFIDENCE, Accuracy, accuracy_for
+from .aggregate import PandasEngine
+from .measure import Measurement, measurements_for
+from .mechanisms import SystemRandomSource
+from .plan import Plan, Query, canonical_key
+from .risk import explain
+from .tables import Table, numeric_values
+
+HIGH_EPSILON = 10.0
+
+
+@dataclass
+class QueryCheck:
+    query: Query
+    measurements: list[Measurement]
+    accuracy: Accuracy
+    risk_sentence: str
+
+    @property
+    def headline(self) -> Measurement:
+        for name in ("sum", "cells", "count", "rank", "answers"):
+            for m in self.measurements:
+                if m.component.name == name:
+                    return m
+        return self.measurements[0]
+
+    @property
+    def epsilon_spent(self) -> float:
+        return math.fsum(m.epsilon for m in self.measurements)
+
+    def to_dict(self) -> dict[str, Any]:
+        q, h = self.query, self.headline
+        gaussian = h.mechanism == "gaussian"
+        out: dict[str, Any] = {
+            "id": q.id,
+            "label": q.title,
+            "kind": q.kind,
+            "column": q.column,
+            "mechanism": q.mechanism,
+            "sensitivity": h.component.l2_value if gaussian else h.component.l1_value,
+            "sensitivity_norm": "L2" if gaussian else "L1",
+            "derivation": " | ".join(m.component.derivation for m in self.measurements),
+            "epsilon": q.epsilon,
+            "delta": q.delta,
+            "epsilon_spent": self.epsilon_spent,
+            "rho": math.fsum(m.rho for m in self.measurements),
+            "accuracy": self.accuracy.to_dict(),
+            "cells": h.component.cells,
+            "risk": self.risk_sentence,
+            "components": [_component_dict(m) for m in self.measurements],
+        }
+        if gaussian:
+            out["sigma"] = h.sigma_value
+        else:
+            out["scale"] = h.scale_value
+        if h.truth is not None:
+            out["truth_probability"] = float(h.truth)
+        return out
+
+
+def _component_dict(m: Measurement) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "name": m.component.name,
+        "mechanism": m.mechanism,
+        "sensitivity_l1": m.component.l1_value,
+        "sensitivity_l2": m.component.l2_value,
+        "step": m.component.step,
+        "epsilon": m.epsilon,
+        "delta": m.delta,
+        "derivation": m.component.derivation,
+    }
+    if m.scale is not None:
+        out["scale"] = m.scale_value
+        out["scale_steps"] = str(m.scale)
+    if m.sigma_sq is not None:
+        out["sigma"] = m.sigma_value
+        out["sigma_sq_steps"] = str(m.sigma_sq)
+    return out
+
+
+@dataclass
+class CheckReport:
+    plan: Plan
+    queries: list[QueryCheck]
+    total: Total
+    alternatives: list[Total]
+    warnings: list[str] = field(default_factory=list)
+    owner_facts: list[str] = field(default_factory=list)
+
+    @property
+    def fits_budget(self) -> bool:
+        b = self.plan.budget
+        return self.total.epsilon <= b.epsilon * (1 + 1e-12) and self.total.delta <= b.delta
+
+    def to_dict(self) -> dict[str, Any]:
+        p = self.plan
+        risk = explain(self.total.epsilon, self.total.delta, relation=p.neighbouring)
+        return {
+            "plan": {
+                "dataset": p.dataset.name,
+                "privacy_unit": {"kind": p.privacy_unit.kind,
+                                 "id_column": p.privacy_unit.id_column,
+                                 "max_rows": p.privacy_unit.rows_per_unit},
+                "neighbouring": p.neighbouring,
+                "budget": {"epsilon": p.budget.epsilon, "delta": p.budget.delta,
+                           "accountant": p.budget.accountant},
+            },
+            "queries": [q.to_dict() for q in self.queries],
+            "total": self.total.to_dict(),
+            "alternatives": [t.to_dict() for t in self.alternatives],
+            "fits_budget": self.fits_budget,
+            "risk": {"sentence": risk.sentence, "lower": risk.lower_sentence,
+                     "out_of_100": risk.frequency_sentence, "delta": risk.delta_sentence,
+                     "posterior_max": risk.posterior_max, "posterior_min": risk.posterior_min},
+            "warnings": list(self.warnings),
+            "owner_facts": list(self.owner_facts),
+        }
+
+
+def all_measurements(checks: list[QueryCheck]) -> list[Measurement]:
+    return [m for c in checks for m in c.measurements]
+
+
+def alternatives_for(measurements: list[Measurement], delta: float) -> list[Total]:
+    out = [basic(measurements)]
+    if delta > 0:
+        out.append(zcdp(measurements, delta))
+        if pld_supported(measurements):
+            out.append(pld(measurements, delta))
+    return out
+
+
+def check_plan(plan: Plan, table: Table | None = None,
+               confidence: float = DEFAULT_CONFIDENCE) -> CheckReport:
+    checks = []
+    warnings: list[str] = []
+    for q in plan.queries:
+        ms = measurements_for(q, plan)
+        acc = accuracy_for(q, plan, confidence, ms)
+        eps = math.fsum(m.epsilon for m in ms)
+        sentence = explain(eps, q.delta, relation=plan.neighbouring,
+                           what=f"the release of {q.title!r}").sentence
+        checks.append(QueryCheck(q, ms, acc, sentence))
+        warnings.extend(_query_warnings(q, plan, ms, acc))
+    measurements = all_measurements(checks)
+    total = compose(measurements, plan.budget.delta, plan.budget.accountant)
+    report = CheckReport(plan, checks, total, alternatives_for(measurements, plan.budget.delta))
+    if total.epsilon > plan.budget.epsilon * (1 + 1e-12):
+        warnings.insert(0, f"over budget: the composed total ε = {total.epsilon:.6g} "
+                           f"({total.accountant}) exceeds this release's ε = "
+                           f"{plan.budget.epsilon:g}")
+    if total.delta > plan.budget.delta:
+        warnings.insert(0, f"over budget: the total δ = {total.delta:.3g} exceeds this "
+                           f"release's δ = {plan.budget.delta:g}")
+    report.warnings = warnings
+    if table is not None:
+        _check_against_table(report, table)
+    return report
+
+
+def _query_warnings(q: Query, plan: Plan, ms: list[Measurement], acc: Accuracy) -> list[str]:
+    out = []
+    name = f"{q.id}:"
+    if any(m.mechanism == "none" for m in ms):
+        out.append(f"{name} a count of all rows is public under replace-one, so it is used "
+                   "without noise")
+    if acc.half_width is None:
+        out.append(f"{name} {acc.note}")
+    if q.kind == "randomized_response" and plan.neighbouring == "add-remove":
+        out.append(f"{name} randomized response publishes the number of answers; it is "
+                   "treated as public (local model)")
+    if q.epsilon > HIGH_EPSILON:
+        out.append(f"{name} ε = {q.epsilon:g} is above {HIGH_EPSILON:g}: it gives little "
+                   "protection")
+    if q.kind in ("sum", "mean", "variance", "quantile", "histogram") and not (
+            q.justification and (q.justification.get("bounds") or q.justification.get(
+                "categories"))):
+        what = "categories" if q.categories is not None else "bounds"
+        out.append(f"{name} no reason is recorded for the {what}; say where they come from "
+                   "(knowledge of the domain, never the data)")
+    return out
+
+
+def _check_against_table(report: CheckReport, table: Table) -> None:
+    plan = report.plan
+    engine = PandasEngine(plan, table.frame, SystemRandomSource(), table.name)
+    frame = table.frame
+    warn = report.warnings
+    facts = report.owner_facts
+    if engine.rows_dropped_by_bound:
+        facts.append(f"{engine.rows_dropped_by_bound:,} rows beyond "
+                     f"{plan.privacy_unit.max_rows} per person will be dropped at random")
+    for q in plan.queries:
+        agg = engine.aggregate(q)
+        f = agg.facts
+        if f.missing_dropped:
+            facts.append(f"{q.id}: {f.missing_dropped:,} missing or unreadable cells of "
+                         f"{q.column} will be dropped")
+        if f.missing_imputed:
+            facts.append(f"{q.id}: {f.missing_imputed:,} missing or unreadable cells of "
+                         f"{q.column} will be imputed")
+        if f.outside_declared:
+            facts.append(f"{q.id}: {f.outside_declared:,} rows fall outside the declared "
+                         "categories, bins or keys and are left out")
+        if q.lower is not None and q.upper is not None and q.column is not None:
+            values, bad = numeric_values(frame[q.column])
+            good = values[~bad]
+            if good.size and float(good.min()) == q.lower and float(good.max()) == q.upper:
+                warn.append(f"{q.id}: the bounds of {q.column} equal the data's own minimum "
+                            "and maximum; bounds must come from knowledge of the domain, not "
+                            "from the data")
+            if bad.size and bad.mean() > 0.5:
+                warn.append(f"{q.id}: most cells of {q.column} are not numbers")
+        if q.categories is not None and q.column is not None:
+            _warn_if_list_from_data(warn, q.id, "categories", frame[q.column], q.categories)
+        if q.group_by is not None:
+            _warn_if_list_from_data(warn, q.id, "group keys", frame[q.group_by.column],
+                                    q.group_by.keys)
+
+
+def _warn_if_list_from_data(warn: list[str], qid: str, what: str, series: pd.Series,
+                            declared: tuple[Any, ...]) -> None:
+    present = {canonical_key(v) for v in pd.unique(series.dropna())}
+    if present and present == {canonical_key(v) for v in declared}:
+        warn.append(f"{qid}: the {what} are exactly the values present in the data; a public "
+                    "list must come from knowledge of the domain (which values occur is "
+                    "itself private)")
+

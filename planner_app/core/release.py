@@ -1,0 +1,210 @@
+"""Noise: turn true aggregates into released values, once, from the OS CSPRNG.
+
+``privatize`` takes the integer aggregates of aggregate.py and the calibrated measurements of
+measure.py and returns ``ReleasedValue`` rows. Everything after the noise is post-processing
+(means from noisy sums and counts, clamping a mean into its bounds, debiasing randomized
+response), which costs no privacy. Non-integer results are snapped to the query's
+power-of-two grid, so released numbers carry no floating-point artefacts.
+
+The release command (charging the ledger first, then calling this) lives with the ledger
+and bundle code; this module never writes anything.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from .accuracy import DEFAULT_CONFIDENCE, measurement_half_width, ratio_error
+from .aggregate import Aggregate, AggregateEngine
+from .mechanisms import (RandomSource, SystemRandomSource, discrete_gaussian, discrete_laplace,
+                         exponential_quantile, randomized_response)
+from .measure import Measurement, measurements_for
+from .plan import Plan, Query
+from .sensitivity import grid_for
+
+
+@dataclass(frozen=True)
+class ReleasedValue:
+    """One released number with its interval. Contains only noised values and public
+    parameters."""
+
+    query_id: str
+    label: str
+    group: Any
+    cell: Any
+    value: float | int | None
+    low: float | int | None
+    high: float | int | None
+    confidence: float
+    mechanism: str
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"query_id": self.query_id, "label": self.label, "group": self.group,
+                "cell": self.cell, "value": self.value, "low": self.low, "high": self.high,
+                "confidence": self.confidence, "mechanism": self.mechanism, "note": self.note}
+
+
+@dataclass
+class QueryRelease:
+    query_id: str
+    values: list[ReleasedValue]
+    noised_answers: np.ndarray | None = None  # randomized response: the noised column
+
+
+def _noise(m: Measurement, size: int, source: RandomSource) -> np.ndarray:
+    if m.mechanism == "none":
+        return np.zeros(size, dtype=np.int64)
+    if m.mechanism == "laplace":
+        assert m.scale is not None
+        return discrete_laplace(source, m.scale, size)
+    if m.mechanism == "gaussian":
+        assert m.sigma_sq is not None
+        return discrete_gaussian(source, m.sigma_sq, size)
+    raise ValueError(m.mechanism)
+
+
+def snap(value: float, step: float) -> float:
+    """Round to the nearest multiple of a power-of-two step (exact in binary floating point)."""
+    return float(round(value / step) * step)
+
+
+def _noisy_parts(aggregate: Aggregate, ms: list[Measurement],
+                 source: RandomSource) -> dict[str, np.ndarray]:
+    out = {}
+    for m in ms:
+        true = aggregate.parts[m.component.name]
+        out[m.component.name] = true + _noise(m, true.size, source)
+    return out
+
+
+def _release_query(query: Query, plan: Plan, aggregate: Aggregate, ms: list[Measurement],
+                   source: RandomSource, confidence: float,
+                   clamp_counts: bool) -> QueryRelease:
+    label = query.title
+    values: list[ReleasedValue] = []
+
+    def add(i: int, value: Any, low: Any, high: Any, mechanism: str, note: str = "") -> None:
+        group, cell = aggregate.cells[i]
+        values.append(ReleasedValue(query.id, label, group, cell, value, low, high, confidence,
+                                    mechanism, note))
+
+    if query.kind == "randomized_response":
+        m = ms[0]
+        assert aggregate.answers is not None and m.truth is not None
+        noised = randomized_response(source, aggregate.answers, m.truth)
+        noised = noised[np.argsort(source.words(noised.size), kind="stable")]
+        n = int(noised.size)
+        t = m.truth
+        if n == 0:
+            add(0, None, None, None, "randomized_response", "no answers")
+            return QueryRelease(query.id, values, noised)
+        share_yes = Fraction(int(noised.sum()), n)
+        p_hat = float((share_yes - (1 - t) / 2) / t)
+        alpha = 1 - confidence
+        hw = math.sqrt(math.log(2 / alpha) / (2 * n)) / float(t)
+        step = 2.0**-20
+        p = snap(min(1.0, max(0.0, p_hat)), step)
+        add(0, p, snap(max(0.0, p_hat - hw), step), snap(min(1.0, p_hat + hw), step),
+            "randomized_response",
+            f"debiased share of yes among {n} answers (the number of answers is public)")
+        return QueryRelease(query.id, values, noised)
+
+    if query.kind == "quantile":
+        m = ms[0]
+        grid = grid_for(query)
+        assert aggregate.sorted_values is not None and query.quantile is not None
+        for i, sorted_steps in enumerate(aggregate.sorted_values):
+            point = exponential_quantile(source, sorted_steps, grid.lo, grid.hi,
+                                         query.quantile, m.epsilon, m.component.l1)
+            add(i, float(point * grid.step), None, None, "exponential",
+                "interval not given in value units: see the rank accuracy")
+        return QueryRelease(query.id, values)
+
+    noisy = _noisy_parts(aggregate, ms, source)
+    hws = {m.component.name: measurement_half_width(m, confidence) for m in ms}
+
+    if query.kind in ("count", "histogram"):
+        name = "count" if query.kind == "count" else "cells"
+        m = ms[0]
+        hw = hws[name]
+        for i, v in enumerate(noisy[name].tolist()):
+            note = "released without noise: public under replace-one" \
+                if m.mechanism == "none" else ""
+            if clamp_counts and v < 0:
+                v, note = 0, "clamped at 0 (post-processing)"
+            add(i, int(v), int(v - hw), int(v + hw), m.mechanism, note)
+        return QueryRelease(query.id, values)
+
+    if query.kind == "sum":
+        m = ms[0]
+        step = m.component.step
+        hw = hws["sum"]
+        for i, v in enumerate(noisy["sum"].tolist()):
+            add(i, float(v * step), float((v - hw) * step), float((v + hw) * step), m.mechanism)
+        return QueryRelease(query.id, values)
+
+    # mean and variance: post-processing of noisy (centred) sums and a noisy count
+    grid = grid_for(query)
+    assert query.lower is not None and query.upper is not None
+    centre = grid.centre * grid.step
+    radius = grid.radius * grid.step
+    share = 1 - (1 - confidence) / sum(1 for m in ms if m.mechanism != "none")
+    hw_share = {m.component.name: measurement_half_width(m, share) * m.component.step
+                for m in ms}
+    mechanism = next(m.mechanism for m in ms if m.mechanism != "none")
+    for i in range(len(aggregate.cells)):
+        n_noisy = float(noisy["count"][i])
+        n = max(n_noisy, 1.0)
+        s1 = float(noisy["sum"][i]) * grid.step
+        mean_c = min(radius, max(-radius, s1 / n))
+        e_mean = ratio_error(hw_share["sum"], radius, hw_share["count"], n_noisy)
+        note = "" if n_noisy >= 1 else "the noisy count is below 1: the estimate is unreliable"
+        if query.kind == "mean":
+            value = snap(min(query.upper, max(query.lower, centre + mean_c)), grid.step)
+            low = snap(max(query.lower, value - e_mean), grid.step) if math.isfinite(e_mean) \
+                else query.lower
+            high = snap(min(query.upper, value + e_mean), grid.step) if math.isfinite(e_mean) \
+                else query.upper
+            add(i, value, low, high, mechanism, note or "kept within the declared bounds (post-processing)")
+            continue
+        sq_step = grid.step * grid.step
+        s2 = float(noisy["sumsq"][i]) * sq_step
+        var = min(radius * radius, max(0.0, s2 / n - mean_c * mean_c))
+        e_sq = ratio_error(hw_share["sumsq"], radius * radius, hw_share["count"], n_noisy)
+        e_var = e_sq + 2 * radius * e_mean
+        value = snap(var, sq_step)
+        if math.isfinite(e_var):
+            low, high = snap(max(0.0, var - e_var), sq_step), snap(min(radius**2, var + e_var),
+                                                                    sq_step)
+        else:
+            low, high = 0.0, snap(radius * radius, sq_step)
+        add(i, value, low, high, mechanism, note or "kept within [0, ((upper-lower)/2)^2] (post-processing)")
+    return QueryRelease(query.id, values)
+
+
+def privatize(plan: Plan, aggregates: dict[str, Aggregate], *,
+              source: RandomSource | None = None, confidence: float = DEFAULT_CONFIDENCE,
+              clamp_counts: bool = False) -> list[QueryRelease]:
+    """Draw the noise, once, for every query. ``source`` defaults to the OS CSPRNG."""
+    src = source if source is not None else SystemRandomSource()
+    out = []
+    for query in plan.queries:
+        ms = measurements_for(query, plan)
+        out.append(_release_query(query, plan, aggregates[query.id], ms, src, confidence,
+                                  clamp_counts))
+    return out
+
+
+def release_with_engine(plan: Plan, engine: AggregateEngine, *,
+                        source: RandomSource | None = None,
+                        confidence: float = DEFAULT_CONFIDENCE,
+                        clamp_counts: bool = False) -> list[QueryRelease]:
+    aggregates = {q.id: engine.aggregate(q) for q in plan.queries}
+    return privatize(plan, aggregates, source=source, confidence=confidence,
+                     clamp_counts=clamp_counts)

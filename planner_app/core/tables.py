@@ -1,0 +1,353 @@
+"""Load CSV/TSV, Excel (.xlsx) and Parquet tables with progress, cancel and clear errors.
+
+``load_table(path, progress=None, cancel=None)`` calls ``progress(fraction, message)`` as it
+reads and raises ``Cancelled`` when ``cancel()`` returns true. Every problem becomes an
+``InputError`` naming the file and, where known, the line; no message quotes a cell.
+"""
+
+from __future__ import annotations
+
+import csv
+import codecs
+import hashlib
+import io
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Optional
+
+import numpy as np
+import pandas as pd
+
+from .errors import Cancelled, InputError
+from .plan import yes_no
+
+Progress = Optional[Callable[[float, str], None]]
+Cancel = Optional[Callable[[], bool]]
+
+CSV_CHUNK_ROWS = 100_000
+SNIFF_BYTES = 64 * 1024
+TEXT_SUFFIXES = {".csv", ".tsv", ".txt", ".tab"}
+EXCEL_SUFFIXES = {".xlsx", ".xlsm"}
+PARQUET_SUFFIXES = {".parquet", ".pq"}
+
+
+@dataclass
+class Table:
+    """A loaded table and public facts about the file (never its contents)."""
+
+    frame: pd.DataFrame
+    name: str
+    sha256: str
+    format: str
+    encoding: str | None = None
+    delimiter: str | None = None
+
+    @property
+    def n_rows(self) -> int:
+        return int(len(self.frame))
+
+    @property
+    def columns(self) -> list[str]:
+        return [str(c) for c in self.frame.columns]
+
+
+class _HashingReader(io.RawIOBase):
+    """A binary reader that hashes what it reads and reports progress."""
+
+    def __init__(self, fh: io.BufferedReader, total: int, progress: Progress, cancel: Cancel,
+                 label: str) -> None:
+        self._fh = fh
+        self._total = max(total, 1)
+        self._done = 0
+        self._progress = progress
+        self._cancel = cancel
+        self._label = label
+        self._last = -1.0
+        self.hash = hashlib.sha256()
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def]
+        if self._cancel is not None and self._cancel():
+            raise Cancelled(f"loading {self._label}")
+        n = self._fh.readinto(buffer)
+        if n:
+            self.hash.update(memoryview(buffer)[:n])
+            self._done += n
+            fraction = min(self._done / self._total, 1.0)
+            if self._progress is not None and fraction - self._last >= 0.01:
+                self._last = fraction
+                self._progress(0.95 * fraction, f"Reading {self._label}")
+        return n or 0
+
+
+def _file_facts(path: Path) -> tuple[str, int]:
+    name = path.name
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        raise InputError(name, None, "no such file") from None
+    except OSError as exc:
+        raise InputError(name, None, f"cannot be read ({exc.strerror})") from None
+    if path.is_dir():
+        raise InputError(name, None, "is a folder, not a table")
+    return name, size
+
+
+def _detect_encoding(sample: bytes, name: str) -> str:
+    if sample.startswith(codecs.BOM_UTF8):
+        return "utf-8-sig"
+    if sample.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16"
+    if b"\x00" in sample:
+        raise InputError(name, None, "is a binary file, not a text table (CSV or TSV)")
+    if sample.startswith(b"PK\x03\x04"):
+        raise InputError(name, None, "is a zip or Excel file; save it as .xlsx or .csv")
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        decoder.decode(sample, final=False)
+        return "utf-8"
+    except UnicodeDecodeError:
+        pass
+    try:
+        sample.decode("cp1252")
+        return "cp1252"
+    except UnicodeDecodeError:
+        return "latin-1"
+
+
+def _detect_delimiter(text: str, suffix: str) -> str:
+    if suffix in (".tsv", ".tab"):
+        return "\t"
+    lines = [line for line in text.splitlines()[:50] if line.strip()]
+    if not lines:
+        return ","
+    try:
+        return csv.Sniffer().sniff("\n".join(lines), delimiters=",;\t|").delimiter
+    except csv.Error:
+        counts = {d: lines[0].count(d) for d in ",;\t|"}
+        best = max(counts, key=lambda d: counts[d])
+        return best if counts[best] else ","
+
+
+_FIELDS_RE = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
+_LINE_RE = re.compile(r"(?:line|row) (\d+)")
+
+
+def _parser_problem(name: str, exc: Exception) -> InputError:
+    text = str(exc)
+    m = _FIELDS_RE.search(text)
+    if m:
+        return InputError(name, f"line {m.group(2)}",
+                          f"has {m.group(3)} fields where the header has {m.group(1)}")
+    m = _LINE_RE.search(text)
+    where = f"line {m.group(1)}" if m else None
+    if "EOF inside string" in text:
+        return InputError(name, where, "a quoted cell is never closed")
+    return InputError(name, where, "cannot be read as a table (check the delimiter and quotes)")
+
+
+def _check_header(columns: list[str], name: str) -> None:
+    seen: set[str] = set()
+    for i, col in enumerate(columns):
+        if not col.strip():
+            raise InputError(name, f"line 1, column {i + 1}", "the header cell is empty")
+        if col in seen:
+            raise InputError(name, f"line 1, column {i + 1}",
+                             f"the column name {col!r} appears twice")
+        seen.add(col)
+
+
+def _load_text(path: Path, progress: Progress, cancel: Cancel) -> Table:
+    name, size = _file_facts(path)
+    if size == 0:
+        raise InputError(name, None, "is empty")
+    with open(path, "rb") as raw:
+        sample = raw.read(SNIFF_BYTES)
+    encoding = _detect_encoding(sample, name)
+    try:
+        sample_text = sample.decode(encoding, errors="ignore")
+    except LookupError:  # pragma: no cover
+        sample_text = sample.decode("latin-1")
+    delimiter = _detect_delimiter(sample_text, path.suffix.lower())
+    header_line = next(csv.reader(io.StringIO(sample_text.lstrip("\ufeff")),
+                                  delimiter=delimiter), [])
+    with open(path, "rb") as fh:
+        reader = _HashingReader(fh, size, progress, cancel, name)
+        buffered = io.BufferedReader(reader, buffer_size=1 << 20)
+        text = io.TextIOWrapper(buffered, encoding=encoding, errors="strict", newline="")
+        chunks = []
+        try:
+            for chunk in pd.read_csv(text, sep=delimiter, chunksize=CSV_CHUNK_ROWS):
+                chunks.append(chunk)
+                if cancel is not None and cancel():
+                    raise Cancelled(f"loading {name}")
+        except Cancelled:
+            raise
+        except UnicodeDecodeError:
+            raise InputError(name, None, f"is not valid {encoding} text") from None
+        except pd.errors.EmptyDataError:
+            raise InputError(name, None, "has no header row") from None
+        except (pd.errors.ParserError, csv.Error, ValueError) as exc:
+            raise _parser_problem(name, exc) from None
+        # read to the end so the hash covers the whole file
+        while buffered.read(1 << 20):
+            pass
+    _check_header([str(c) for c in header_line] or [], name)
+    frame = pd.concat(chunks, ignore_index=True) if chunks else pd.DataFrame()
+    if len(frame.columns) and len(header_line) == len(frame.columns):
+        frame.columns = [str(c) for c in header_line]
+    if frame.empty:
+        raise InputError(name, None, "has a header but no rows")
+    if progress is not None:
+        progress(1.0, f"Read {len(frame):,} rows")
+    return Table(frame=frame, name=name, sha256=reader.hash.hexdigest(), format="csv",
+                 encoding=encoding, delimiter=delimiter)
+
+
+def file_sha256(path: Path, cancel: Cancel = None) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while True:
+            if cancel is not None and cancel():
+                raise Cancelled(f"hashing {path.name}")
+            block = fh.read(1 << 20)
+            if not block:
+                return h.hexdigest()
+            h.update(block)
+
+
+def _load_excel(path: Path, progress: Progress, cancel: Cancel) -> Table:
+    name, size = _file_facts(path)
+    try:
+        import openpyxl
+    except ImportError:  # pragma: no cover - a runtime dependency
+        raise InputError(name, None, "reading Excel files needs openpyxl") from None
+    try:
+        wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except Exception:  # openpyxl raises many types for damaged files
+        raise InputError(name, None, "is not a readable .xlsx workbook") from None
+    try:
+        ws = wb.worksheets[0]
+        total = ws.max_row or 1
+        rows_iter = ws.iter_rows(values_only=True)
+        header = next(rows_iter, None)
+        if header is None:
+            raise InputError(name, None, "the first sheet is empty")
+        columns = ["" if h is None else str(h).strip() for h in header]
+        while columns and columns[-1] == "":
+            columns.pop()
+        _check_header(columns, name)
+        width = len(columns)
+        rows = []
+        for i, row in enumerate(rows_iter, start=2):
+            rows.append(list(row[:width]) + [None] * (width - len(row)))
+            if i % 5000 == 0:
+                if cancel is not None and cancel():
+                    raise Cancelled(f"loading {name}")
+                if progress is not None:
+                    progress(0.95 * min(i / total, 1.0), f"Reading {name}")
+    finally:
+        wb.close()
+    frame = pd.DataFrame(rows, columns=columns)
+    frame = frame.dropna(how="all").reset_index(drop=True)
+    if frame.empty:
+        raise InputError(name, None, "has a header but no rows")
+    frame = frame.infer_objects()
+    if progress is not None:
+        progress(1.0, f"Read {len(frame):,} rows")
+    return Table(frame=frame, name=name, sha256=file_sha256(path, cancel), format="xlsx")
+
+
+def _load_parquet(path: Path, progress: Progress, cancel: Cancel) -> Table:
+    name, _ = _file_facts(path)
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise InputError(name, None, "reading Parquet needs pyarrow: "
+                                     "pip install 'planner-app[parquet]'") from None
+    try:
+        pf = pq.ParquetFile(path)
+        groups = pf.num_row_groups
+        parts = []
+        for i in range(groups):
+            if cancel is not None and cancel():
+                raise Cancelled(f"loading {name}")
+            parts.append(pf.read_row_group(i))
+            if progress is not None:
+                progress(0.95 * (i + 1) / max(groups, 1), f"Reading {name}")
+        table = pa.concat_tables(parts) if parts else pf.schema_arrow.empty_table()
+        frame = table.to_pandas()
+    except Cancelled:
+        raise
+    except Exception:
+        raise InputError(name, None, "is not a readable Parquet file") from None
+    _check_header([str(c) for c in frame.columns], name)
+    if frame.empty:
+        raise InputError(name, None, "has no rows")
+    if progress is not None:
+        progress(1.0, f"Read {len(frame):,} rows")
+    return Table(frame=frame, name=name, sha256=file_sha256(path, cancel), format="parquet")
+
+
+def load_table(path: str | os.PathLike[str], progress: Progress = None,
+               cancel: Cancel = None) -> Table:
+    """Load a table by its file suffix (.csv/.tsv/.txt, .xlsx, .parquet)."""
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix in EXCEL_SUFFIXES:
+        return _load_excel(p, progress, cancel)
+    if suffix in PARQUET_SUFFIXES:
+        return _load_parquet(p, progress, cancel)
+    if suffix == ".xls":
+        raise InputError(p.name, None, "old .xls workbooks are not supported; save as .xlsx")
+    return _load_text(p, progress, cancel)
+
+
+# ----------------------------------------------------------------------------- column facts
+
+
+@dataclass(frozen=True)
+class ColumnInfo:
+    """What the owner sees about a column. Stays on the owner's screen; never exported."""
+
+    name: str
+    detected_type: str  # number | yes/no | text
+    missing: int
+
+
+def numeric_values(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Float values and a mask of cells that are missing or not numbers."""
+    if pd.api.types.is_bool_dtype(series):
+        values = series.astype("float64")
+    else:
+        values = pd.to_numeric(series, errors="coerce")
+    arr = np.asarray(values, dtype="float64")
+    bad = ~np.isfinite(arr)
+    return arr, bad
+
+
+def detect_type(series: pd.Series) -> str:
+    present = series.dropna()
+    if present.empty:
+        return "text"
+    sample = present.iloc[:10_000]
+    if all(yes_no(v) is not None for v in sample.unique()[:50]) and sample.nunique() <= 2:
+        return "yes/no"
+    _, bad = numeric_values(sample)
+    if (~bad).mean() >= 0.95:
+        return "number"
+    return "text"
+
+
+def describe_columns(table: Table) -> list[ColumnInfo]:
+    out = []
+    for col in table.frame.columns:
+        series = table.frame[col]
+        out.append(ColumnInfo(name=str(col), detected_type=detect_type(series),
+                              missing=int(series.isna().sum())))
+    return out
