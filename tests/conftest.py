@@ -1,0 +1,53 @@
+"""Shared test set-up: Qt offscreen, a temporary app home for every test, plan helpers."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO_PLAN = ROOT / "resources" / "demo" / "survey-plan.json"
+DEMO_TABLE = ROOT / "resources" / "demo" / "survey.csv"
+
+
+@pytest.fixture(autouse=True)
+def app_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own app home, so none touches a real user's ledger or settings."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("PLANNER_APP_HOME", str(home))
+    monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
+    return home
+
+
+BASE_PLAN: dict[str, Any] = {
+    "format": "planner-app/plan@1",
+    "dataset": {"name": "test"},
+    "privacy_unit": {"kind": "row"},
+    "neighbouring": "add-remove",
+    "budget": {"epsilon": 1.0, "delta": 0.0},
+    "queries": [{"id": "n", "kind": "count", "epsilon": 1.0}],
+}
+
+
+def plan_dict(**changes: Any) -> dict[str, Any]:
+    doc = copy.deepcopy(BASE_PLAN)
+    doc.update(copy.deepcopy(changes))
+    return doc
+
+
+def write_json(path: Path, doc: Any) -> Path:
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def reference_values() -> dict[str, Any]:
+    """The project's test vectors (a copy of ../shared/reference/reference-values.json)."""
+    return json.loads((ROOT / "tests" / "data" / "reference-values.json").read_text())
