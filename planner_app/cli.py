@@ -197,6 +197,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _looks_like_id(name: str) -> bool:
+    lowered = name.lower()
+    return lowered in ("id", "key", "uuid") or lowered.endswith(("_id", " id", "-id"))
+
+
 def cmd_plan_new(args: argparse.Namespace) -> int:
     from .core.plan import FORMAT, atomic_write_text
     from .core.tables import describe_columns, load_table
@@ -211,6 +216,8 @@ def cmd_plan_new(args: argparse.Namespace) -> int:
     queries: list[dict[str, Any]] = [
         {"id": "rows", "label": "Number of rows", "kind": "count", "epsilon": None}]
     for col in columns:
+        if _looks_like_id(col.name):
+            continue  # an identifier is a privacy unit, not a statistic
         ident = "".join(ch if ch.isalnum() or ch in "_.-" else "_" for ch in col.name)[:50]
         if col.detected_type == "number":
             queries.append({"id": f"mean_{ident}", "label": f"Mean of {col.name}",
@@ -230,10 +237,14 @@ def cmd_plan_new(args: argparse.Namespace) -> int:
     for q in queries:
         q["epsilon"] = share
     name = args.dataset or Path(args.data).stem
+    ids = [c.name for c in columns if _looks_like_id(c.name)]
+    # with an id column, the owner must say how many rows one person may have
+    unit: dict[str, Any] = ({"kind": "person", "id_column": ids[0], "max_rows": None}
+                            if ids else {"kind": "row"})
     doc = {
         "format": FORMAT,
         "dataset": {"name": name, "path": Path(args.data).name},
-        "privacy_unit": {"kind": "row"},
+        "privacy_unit": unit,
         "neighbouring": "add-remove",
         "budget": {"epsilon": 1.0, "delta": 0.0},
         "queries": queries,
@@ -248,7 +259,11 @@ def cmd_plan_new(args: argparse.Namespace) -> int:
         print(f"Wrote a starter plan with {len(queries)} statistics to {out}.")
         print(f"{todo} of them need bounds or categories that you know from the domain "
               "(never from the data); `planner-app check` names each missing field.")
-        print("Set privacy_unit to a person id column if a person can have several rows.")
+        if ids:
+            print(f"{ids[0]} looks like a person id: set privacy_unit.max_rows to the most "
+                  "rows one person may have.")
+        else:
+            print("Set privacy_unit to a person id column if a person can have several rows.")
     return EXIT_OK
 
 

@@ -198,7 +198,7 @@ def components_for(query: Query, unit: PrivacyUnit, relation: str) -> list[Compo
                       f"[{_fmt(query.lower or 0)}, {_fmt(query.upper or 0)}]{extra}, "
                       f"{_unit_text(unit)}: one row moves a rank by at most 1, "
                       f"so sensitivity {k}")
-        return [Component(name="rank", step=grid.step, l1=k, l2_sq=k * k,
+        return [Component(name="rank", step=1.0, l1=k, l2_sq=k * k,
                           cells=cell_count(query), single_cell=True, derivation=derivation)]
     if query.kind == "randomized_response":
         derivation = (f"each answer of {query.column} is randomized on its own (local model); "
