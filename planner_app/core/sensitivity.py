@@ -126,7 +126,7 @@ def _component(
         l1 = biggest
         l2_sq = biggest * biggest
         rule = "add-remove: one person's largest total"
-        single = True
+        single = k == 1  # with several rows, a person may touch several cells
     else:
         in_one_cell = hi - lo
         if cells > 1:
@@ -193,13 +193,16 @@ def components_for(query: Query, unit: PrivacyUnit, relation: str) -> list[Compo
                                     f"sum of squared distances to the midpoint{extra}"))
         return parts
     if query.kind == "quantile":
-        grid = grid_for(query)
+        cells = cell_count(query)
+        moves = relation == "replace-one" and cells > 1
+        rank = 2 * k if moves else k
+        why = ("a replaced row may leave one group and join another, moving a rank in each"
+               if moves else "one row moves a rank by at most 1")
         derivation = (f"rank of a candidate among {query.column} clamped to "
                       f"[{_fmt(query.lower or 0)}, {_fmt(query.upper or 0)}]{extra}, "
-                      f"{_unit_text(unit)}: one row moves a rank by at most 1, "
-                      f"so sensitivity {k}")
-        return [Component(name="rank", step=1.0, l1=k, l2_sq=k * k,
-                          cells=cell_count(query), single_cell=True, derivation=derivation)]
+                      f"{_unit_text(unit)}, {relation}: {why}, so sensitivity {rank}")
+        return [Component(name="rank", step=1.0, l1=rank, l2_sq=rank * rank, cells=cells,
+                          single_cell=cells == 1, derivation=derivation)]
     if query.kind == "randomized_response":
         derivation = (f"each answer of {query.column} is randomized on its own (local model); "
                       f"{_unit_text(unit)}, so a person's answers share the ε")

@@ -185,10 +185,15 @@ def test_plan_new_fills_nothing_from_the_data(tmp_path: Path) -> None:
             assert q["categories"] == []
     text = out.read_text()
     assert "North" not in text and "200000" not in text  # no category or bound from the data
+    assert doc["privacy_unit"] == {"kind": "person", "id_column": "person_id", "max_rows": None}
+    done = run(["check", str(out)])
+    assert done.returncode == 2
+    assert "starter.json: privacy_unit.max_rows: is required" in done.stderr
+    doc["privacy_unit"]["max_rows"] = 3
+    write_json(out, doc)
     done = run(["check", str(out)])
     assert done.returncode == 2 and "starter.json: queries[" in done.stderr
     assert "is required" in done.stderr or "must not be empty" in done.stderr
-    assert doc["privacy_unit"] == {"kind": "person", "id_column": "person_id", "max_rows": None}
     assert not any(q.get("column") == "person_id" for q in doc["queries"])
     again = run(["plan", "new", "--data", str(DEMO_TABLE), "--out", str(out)])
     assert again.returncode == 2 and "already exists" in again.stderr

@@ -34,6 +34,9 @@ FILTERED = {**COUNT, "where": [{"column": "g", "op": "==", "value": "a"}]}
 SUM = {"id": "s", "kind": "sum", "column": "x", "lower": 0, "upper": 50, "epsilon": 1,
        "missing": {"impute": 0}}
 SIGNED = {**SUM, "lower": -20, "upper": 50}
+QUANT = {"id": "q", "kind": "quantile", "column": "x", "lower": 0, "upper": 50, "quantile": 0.5,
+         "epsilon": 1}
+GROUPED_QUANT = {**QUANT, "group_by": {"column": "g", "keys": ["a", "b"]}}
 HIST = {"id": "h", "kind": "histogram", "column": "g", "categories": ["a", "b", "c"],
         "epsilon": 1}
 
@@ -52,9 +55,24 @@ HIST = {"id": "h", "kind": "histogram", "column": "g", "categories": ["a", "b", 
     (HIST, "replace-one", 1, 2),
     (HIST, "add-remove", 3, 3),
     (HIST, "replace-one", 3, 6),
+    (QUANT, "add-remove", 1, 1),
+    (QUANT, "replace-one", 1, 1),
+    (QUANT, "add-remove", 4, 4),
+    (GROUPED_QUANT, "add-remove", 1, 1),  # one row touches one group
+    (GROUPED_QUANT, "replace-one", 1, 2),  # a replaced row may leave one group for another
+    (GROUPED_QUANT, "replace-one", 3, 6),
 ])
 def test_textbook_values(query: dict[str, Any], relation: str, k: int, expected: float) -> None:
     assert sens(query, relation, k) == expected
+
+
+def test_only_one_cell_changes_for_a_single_row_under_add_remove() -> None:
+    grouped = {**SUM, "group_by": {"column": "g", "keys": ["a", "b"]}}
+    for k, relation, single in ((1, "add-remove", True), (3, "add-remove", False),
+                                (1, "replace-one", False)):
+        plan = make_plan(grouped, relation, k)
+        comp = components_for(plan.queries[0], plan.privacy_unit, plan.neighbouring)[0]
+        assert comp.single_cell is single, (k, relation)
 
 
 def test_derivation_reads_like_a_sentence() -> None:
