@@ -123,7 +123,7 @@ class PandasEngine:
         ids = frame[unit.id_column]
         if ids.isna().any():
             raise InputError(self.table_name, f"column {unit.id_column!r}",
-                             f"{int(ids.isna().sum())} rows have no person id")
+                             "some rows have no person id; every row needs one")
         order = np.argsort(source.words(len(frame)), kind="stable")
         shuffled = frame.iloc[order]
         rank = shuffled.groupby(unit.id_column, sort=False).cumcount().to_numpy()

@@ -155,3 +155,13 @@ def test_replace_one_count_of_all_rows_is_exact_and_labelled() -> None:
     plan = plan_of([{"id": "c", "kind": "count", "epsilon": 1}], neighbouring="replace-one")
     out = release_with_engine(plan, PandasEngine(plan, FRAME, SeededRandomSource(0)))[0]
     assert out.values[0].value == 10 and "without noise" in out.values[0].note
+
+
+def test_rows_without_a_person_id_are_refused_without_counting_them() -> None:
+    plan = plan_of([{"id": "c", "kind": "count", "epsilon": 1}],
+                   privacy_unit={"kind": "person", "id_column": "g", "max_rows": 2})
+    with pytest.raises(InputError) as info:
+        PandasEngine(plan, FRAME, SeededRandomSource(0), "t.csv")
+    message = str(info.value)
+    assert message == "t.csv: column 'g': some rows have no person id; every row needs one"
+    assert not any(ch.isdigit() for ch in message)
