@@ -1,8 +1,10 @@
 """The planner-app command: the desktop app with no sub-command, the CLI with one.
 
 Every sub-command works without PySide6 installed: Qt is imported only when the desktop app
-starts. Exit codes: 0 ok, 1 internal error, 2 invalid input (one line on stderr naming the
-file and the problem), never a traceback unless PLANNER_APP_DEBUG=1.
+starts. Exit codes: 0 ok; 1 internal error (verify: the bundle is not valid); 2 invalid input
+(one line on stderr naming the file and the problem; verify: not a bundle); 3 refused because
+the budget does not allow it (nothing charged or written); 4 the ledger or audit log cannot be
+used (nothing released). Never a traceback unless PLANNER_APP_DEBUG=1.
 """
 
 from __future__ import annotations
@@ -16,10 +18,12 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from . import __version__
+from .core.audit import AuditError
 from .core.errors import Cancelled, InputError, PlannerError
+from .core.ledger import BudgetExceeded, LedgerError
 
 PROG = "planner-app"
-EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
+EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_REFUSED, EXIT_LEDGER = 0, 1, 2, 3, 4
 
 
 class _Parser(argparse.ArgumentParser):
@@ -68,6 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     parser.add_argument("--demo", action="store_true",
                         help="open the desktop app on the bundled demo table and plan")
+    parser.add_argument("--home", metavar="DIR",
+                        help="keep settings, the budget ledger and the audit log in DIR "
+                             "(default: $PLANNER_APP_HOME, else the per-user app folders)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     gui = sub.add_parser("gui", help="open the desktop app (the default)")
@@ -96,6 +103,35 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--confidence", default=0.95,
                        type=_finite_float("--confidence", lo=0.5, hi=1, hi_open=True))
     check.add_argument("--json", action="store_true", help="print JSON")
+
+    release = sub.add_parser("release", help="charge the ledger, add the noise once and write "
+                                             "a release bundle")
+    release.add_argument("plan", help="plan file (JSON)")
+    release.add_argument("--data", required=True, help="the table")
+    release.add_argument("--out", required=True, help="the bundle to write (.zip)")
+    release.add_argument("--confidence", default=0.95,
+                         type=_finite_float("--confidence", lo=0.5, hi=1, hi_open=True))
+    release.add_argument("--clamp-counts", action="store_true",
+                         help="show negative noisy counts as 0 (recorded in release.json)")
+    release.add_argument("--json", action="store_true", help="print JSON")
+
+    ledger = sub.add_parser("ledger", help="the per-dataset privacy budget ledger")
+    ledger_sub = ledger.add_subparsers(dest="ledger_command", metavar="ACTION",
+                                       parser_class=_Parser)
+    cap = ledger_sub.add_parser("set-cap", help="set a dataset's lifetime budget")
+    cap.add_argument("name", help="the dataset's name (as in its plans)")
+    cap.add_argument("--epsilon", required=True,
+                     type=_finite_float("--epsilon", lo=0, lo_open=True, hi=1000))
+    cap.add_argument("--delta", default=None,
+                     type=_finite_float("--delta", lo=0, hi=1, hi_open=True))
+    cap.add_argument("--json", action="store_true", help="print JSON")
+    show = ledger_sub.add_parser("show", help="what each dataset has spent and has left")
+    show.add_argument("name", nargs="?", help="one dataset (default: all)")
+    show.add_argument("--json", action="store_true", help="print JSON")
+
+    verify = sub.add_parser("verify", help="check a release bundle offline")
+    verify.add_argument("bundle", help="the bundle (.zip)")
+    verify.add_argument("--json", action="store_true", help="print JSON")
 
     plan = sub.add_parser("plan", help="make plan files")
     plan_sub = plan.add_subparsers(dest="plan_command", metavar="ACTION", parser_class=_Parser)
@@ -161,6 +197,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     table = load_table(args.data) if args.data else None
     report = check_plan(plan, table, confidence=args.confidence)
     data = report.to_dict()
+    from .core.plan import plan_digest
+
+    _audit_best_effort(args, "plan checked", {
+        "dataset": plan.dataset.name, "plan_sha256": plan_digest(plan),
+        "with_data": table is not None, "epsilon": report.total.epsilon,
+        "delta": report.total.delta, "accountant": report.total.accountant,
+        "fits_budget": report.fits_budget})
     if args.json:
         _print_json(data)
         return EXIT_OK
@@ -267,6 +310,122 @@ def cmd_plan_new(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _home(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from .core.home import app_home
+
+    return app_home(args.home)
+
+
+def _audit_best_effort(args: argparse.Namespace, event: str, params: dict[str, Any]) -> None:
+    from .core.audit import AuditError, AuditLog
+
+    try:
+        home = _home(args).ensure()
+        AuditLog(home.audit_path).append(event, params)
+    except (AuditError, PlannerError) as exc:
+        print(f"{PROG}: warning: not recorded in the audit log: {exc}", file=sys.stderr)
+
+
+def cmd_release(args: argparse.Namespace) -> int:
+    from .core.plan import load_plan
+    from .core.publish import publish
+    from .core.tables import load_table
+
+    plan = load_plan(args.plan)
+    table = load_table(args.data)
+    home = _home(args)
+    result = publish(plan, table, Path(args.out), home, confidence=args.confidence,
+                     clamp_counts=args.clamp_counts)
+    state = result.ledger
+    summary = {
+        "bundle": str(result.bundle_path), "bundle_sha256": result.bundle_sha256,
+        "release_id": result.release_id, "dataset": plan.dataset.name,
+        "total": result.report.total.to_dict(),
+        "ledger": {k: v for k, v in state.to_dict().items() if k != "releases"},
+        "notes": result.notes,
+    }
+    if args.json:
+        _print_json(summary)
+        return EXIT_OK
+    t = result.report.total
+    print(f"Released {len(plan.queries)} statistics of {plan.dataset.name!r} to "
+          f"{result.bundle_path} (ε = {t.epsilon:.4g}, δ = {t.delta:.3g}, {t.accountant}).")
+    print(f"Lifetime budget of {plan.dataset.name!r}: spent ε = {state.spent.epsilon:.4g} of "
+          f"{state.cap.epsilon:g}{' (default cap)' if state.cap.is_default else ''}; "
+          f"ε = {state.remaining_epsilon:.4g} left.")
+    for note in result.notes:
+        print(f"note: {note}")
+    return EXIT_OK
+
+
+def _ledger_lines(state) -> list[str]:  # type: ignore[no-untyped-def]
+    cap = state.cap
+    lines = [f"{state.dataset}: spent ε = {state.spent.epsilon:.4g}, δ = {state.spent.delta:.3g} "
+             f"({state.spent.accountant}) of the cap ε = {cap.epsilon:g}, δ = {cap.delta:g}"
+             f"{' (default cap)' if cap.is_default else ''}; left ε = "
+             f"{state.remaining_epsilon:.4g}, δ = {state.remaining_delta:.3g}; "
+             f"{len(state.releases)} release(s)"]
+    for r in state.releases:
+        lines.append(f"  {r.time}  ε = {r.epsilon:.4g}  δ = {r.delta:.3g}  {r.accountant:<6} "
+                     f"{r.status:<9} {r.file_name}  plan {r.plan_sha256[:12]}")
+    return lines
+
+
+def cmd_ledger(args: argparse.Namespace) -> int:
+    from .core.ledger import DEFAULT_CAP_DELTA, DEFAULT_CAP_EPSILON, Ledger
+
+    home = _home(args).ensure()
+    ledger = Ledger(home.ledger_path)
+    if args.ledger_command == "set-cap":
+        current = ledger.state(args.name)
+        delta = args.delta if args.delta is not None else (
+            DEFAULT_CAP_DELTA if current.cap.is_default else current.cap.delta)
+        state = ledger.set_cap(args.name, args.epsilon, delta)
+        _audit_best_effort(args, "ledger cap set", {"dataset": args.name,
+                                                    "epsilon": args.epsilon, "delta": delta})
+        if args.json:
+            _print_json(state.to_dict())
+        else:
+            print("\n".join(_ledger_lines(state)))
+        return EXIT_OK
+    if args.ledger_command == "show":
+        names = [args.name] if args.name else ledger.datasets()
+        states = [ledger.state(n) for n in names]
+        if args.json:
+            _print_json(states[0].to_dict() if args.name else [s.to_dict() for s in states])
+            return EXIT_OK
+        if not states:
+            print(f"No dataset has a release or a cap yet. The default lifetime cap is "
+                  f"ε = {DEFAULT_CAP_EPSILON:g}, δ = {DEFAULT_CAP_DELTA:g}.")
+        for state in states:
+            print("\n".join(_ledger_lines(state)))
+        return EXIT_OK
+    raise InputError("argument", None, "ledger needs an action: set-cap or show")
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from .core.bundle import NotABundle, verify_bundle
+
+    try:
+        verdict = verify_bundle(Path(args.bundle))
+    except NotABundle as exc:
+        if args.json:
+            _print_json({"bundle": Path(args.bundle).name, "valid": False,
+                         "problems": [str(exc)], "not_a_bundle": True})
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    if args.json:
+        _print_json(verdict.to_dict())
+    elif verdict.valid:
+        print(f"{verdict.bundle}: verified")
+        for check in verdict.checks:
+            print(f"  ok: {check}")
+    if not verdict.valid:
+        print(f"{PROG}: {verdict.bundle}: NOT valid: {verdict.problems[0]}", file=sys.stderr)
+        return EXIT_INTERNAL
+    return EXIT_OK
+
+
 def cmd_gui(args: argparse.Namespace) -> int:
     try:
         from .gui.app import run
@@ -287,6 +446,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_explain(args)
         if args.command == "check":
             return cmd_check(args)
+        if args.command == "release":
+            return cmd_release(args)
+        if args.command == "ledger":
+            return cmd_ledger(args)
+        if args.command == "verify":
+            return cmd_verify(args)
         if args.command == "plan":
             if args.plan_command == "new":
                 return cmd_plan_new(args)
@@ -295,6 +460,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_INPUT
+    except BudgetExceeded as exc:
+        print(f"{PROG}: refused: {exc}", file=sys.stderr)
+        return EXIT_REFUSED
+    except (LedgerError, AuditError) as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return EXIT_LEDGER
     except Cancelled as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return EXIT_INTERNAL

@@ -185,3 +185,36 @@ def measurements_for(query: Query, plan: Plan) -> list[Measurement]:
 
 def plan_measurements(plan: Plan) -> dict[str, list[Measurement]]:
     return {q.id: measurements_for(q, plan) for q in plan.queries}
+
+
+# ----------------------------------------------------------------------------- records
+
+
+def measurement_to_dict(m: Measurement) -> dict[str, object]:
+    """Public parameters of a measurement (enough to recompose it later, nothing private)."""
+    c = m.component
+    return {
+        "query_id": m.query_id, "name": c.name, "mechanism": m.mechanism,
+        "step": c.step, "l1": c.l1, "l2_sq": c.l2_sq, "cells": c.cells,
+        "single_cell": c.single_cell, "epsilon": m.epsilon, "delta": m.delta,
+        "scale_steps": None if m.scale is None else str(m.scale),
+        "sigma_sq_steps": None if m.sigma_sq is None else str(m.sigma_sq),
+        "truth": None if m.truth is None else str(m.truth),
+        "derivation": c.derivation,
+    }
+
+
+def measurement_from_dict(d: dict[str, object]) -> Measurement:
+    comp = Component(name=str(d["name"]), step=float(d["step"]),  # type: ignore[arg-type]
+                     l1=int(d["l1"]), l2_sq=int(d["l2_sq"]),  # type: ignore[call-overload]
+                     cells=int(d["cells"]),  # type: ignore[call-overload]
+                     single_cell=bool(d["single_cell"]), derivation=str(d.get("derivation", "")))
+
+    def frac(key: str) -> Fraction | None:
+        v = d.get(key)
+        return None if v is None else Fraction(str(v))
+
+    return Measurement(query_id=str(d["query_id"]), component=comp, mechanism=str(d["mechanism"]),
+                       epsilon=float(d["epsilon"]), delta=float(d["delta"]),  # type: ignore[arg-type]
+                       scale=frac("scale_steps"), sigma_sq=frac("sigma_sq_steps"),
+                       truth=frac("truth"))

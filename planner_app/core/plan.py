@@ -703,6 +703,16 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
         raise
 
 
+def plan_digest(plan: Plan) -> str:
+    """SHA-256 of the plan's canonical JSON, approvals left out (they are about the plan)."""
+    import hashlib
+
+    doc = plan_to_dict(plan)
+    doc.pop("approvals", None)
+    text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def save_plan(plan: Plan, path: str | os.PathLike[str]) -> None:
     atomic_write_text(path, plan_to_json(plan))
 

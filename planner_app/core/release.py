@@ -69,6 +69,20 @@ def _noise(m: Measurement, size: int, source: RandomSource) -> np.ndarray:
     raise ValueError(m.mechanism)
 
 
+RR_STEP = 2.0**-20
+
+
+def randomized_response_estimate(yes: int, n: int, truth: Fraction,
+                                 confidence: float) -> tuple[float, float, float]:
+    """The debiased share of yes p = (A - (1-t)/2)/t from the noised answers, kept in [0, 1],
+    with Hoeffding's interval; on a 2^-20 grid. A post-processing of published answers."""
+    share_yes = Fraction(yes, n)
+    p_hat = float((share_yes - (1 - truth) / 2) / truth)
+    hw = math.sqrt(math.log(2 / (1 - confidence)) / (2 * n)) / float(truth)
+    return (snap(min(1.0, max(0.0, p_hat)), RR_STEP), snap(max(0.0, p_hat - hw), RR_STEP),
+            snap(min(1.0, p_hat + hw), RR_STEP))
+
+
 def snap(value: float, step: float) -> float:
     """Round to the nearest multiple of a power-of-two step (exact in binary floating point)."""
     return float(round(value / step) * step)
@@ -104,14 +118,8 @@ def _release_query(query: Query, plan: Plan, aggregate: Aggregate, ms: list[Meas
         if n == 0:
             add(0, None, None, None, "randomized_response", "no answers")
             return QueryRelease(query.id, values, noised)
-        share_yes = Fraction(int(noised.sum()), n)
-        p_hat = float((share_yes - (1 - t) / 2) / t)
-        alpha = 1 - confidence
-        hw = math.sqrt(math.log(2 / alpha) / (2 * n)) / float(t)
-        step = 2.0**-20
-        p = snap(min(1.0, max(0.0, p_hat)), step)
-        add(0, p, snap(max(0.0, p_hat - hw), step), snap(min(1.0, p_hat + hw), step),
-            "randomized_response",
+        p, low, high = randomized_response_estimate(int(noised.sum()), n, t, confidence)
+        add(0, p, low, high, "randomized_response",
             f"debiased share of yes among {n} answers (the number of answers is public)")
         return QueryRelease(query.id, values, noised)
 

@@ -1,0 +1,162 @@
+"""A tamper-evident audit log: append-only JSONL where each entry holds the SHA-256 of the
+previous one (a hash chain).
+
+Each entry: ``seq``, ``time`` (UTC), ``user`` (the OS user), ``event``, ``params`` (public
+parameters only, never private values), ``prev`` (the previous entry's hash, 64 zeros for the
+first) and ``hash`` (SHA-256 of the entry's canonical JSON without ``hash``). Changing,
+removing or reordering any entry breaks every later link. A release bundle carries the
+segment of the chain written for it, which anyone can verify offline.
+"""
+
+from __future__ import annotations
+
+import getpass
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable
+
+from .errors import PlannerError
+
+GENESIS = "0" * 64
+
+
+class AuditError(PlannerError):
+    """The audit log cannot be read or written, or its chain is broken."""
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def canonical(obj: Any) -> bytes:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False).encode("utf-8")
+
+
+def entry_hash(entry: dict[str, Any]) -> str:
+    body = {k: v for k, v in entry.items() if k != "hash"}
+    return hashlib.sha256(canonical(body)).hexdigest()
+
+
+def _os_user() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:  # no user name in some containers
+        return f"uid:{os.getuid()}" if hasattr(os, "getuid") else "unknown"
+
+
+@dataclass(frozen=True)
+class ChainProblem:
+    line: int
+    problem: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.problem}"
+
+
+def verify_chain(entries: list[dict[str, Any]], first_prev: str | None = GENESIS,
+                 first_line: int = 1) -> ChainProblem | None:
+    """The first broken link of a chain (``first_prev=None`` accepts any start: a segment)."""
+    prev = first_prev
+    for i, entry in enumerate(entries):
+        line = first_line + i
+        if not isinstance(entry, dict) or "hash" not in entry or "prev" not in entry:
+            return ChainProblem(line, "is not an audit entry")
+        if entry_hash(entry) != entry["hash"]:
+            return ChainProblem(line, "its content does not match its hash (changed)")
+        if prev is not None and entry["prev"] != prev:
+            return ChainProblem(line, "does not link to the entry before it (removed, "
+                                      "inserted or reordered)")
+        prev = entry["hash"]
+    return None
+
+
+def parse_lines(lines: Iterable[str], source: str) -> list[dict[str, Any]]:
+    out = []
+    for n, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError:
+            raise AuditError(f"{source}: line {n}: is not JSON (the log is damaged)") from None
+    return out
+
+
+class AuditLog:
+    """The app-wide audit log in the app home."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def read(self) -> list[dict[str, Any]]:
+        if not self.path.exists():
+            return []
+        try:
+            with open(self.path, encoding="utf-8") as fh:
+                return parse_lines(fh, self.path.name)
+        except OSError as exc:
+            raise AuditError(f"the audit log {self.path} cannot be read ({exc.strerror})") \
+                from None
+
+    def verify(self) -> ChainProblem | None:
+        return verify_chain(self.read())
+
+    def append(self, event: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Append one entry under an exclusive file lock, fsynced before returning."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
+        except OSError as exc:
+            raise AuditError(f"the audit log {self.path} cannot be written ({exc.strerror})") \
+                from None
+        try:
+            _lock(fd)
+            last = _last_line(fd)
+            prev = GENESIS
+            seq = 1
+            if last:
+                try:
+                    tail = json.loads(last)
+                    prev, seq = tail["hash"], int(tail["seq"]) + 1
+                except (ValueError, KeyError, TypeError):
+                    raise AuditError(f"the audit log {self.path} ends in a damaged entry") \
+                        from None
+            entry: dict[str, Any] = {"seq": seq, "time": utc_now(), "user": _os_user(),
+                                     "event": event, "params": params, "prev": prev}
+            entry["hash"] = entry_hash(entry)
+            os.write(fd, canonical(entry) + b"\n")
+            os.fsync(fd)
+            return entry
+        except OSError as exc:
+            raise AuditError(f"the audit log {self.path} cannot be written ({exc.strerror})") \
+                from None
+        finally:
+            os.close(fd)
+
+
+def _lock(fd: int) -> None:
+    try:
+        import fcntl
+
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    except ImportError:  # pragma: no cover - Windows: appends are serialised by the ledger
+        pass
+
+
+def _last_line(fd: int) -> str:
+    size = os.lseek(fd, 0, os.SEEK_END)
+    if size == 0:
+        return ""
+    block = min(size, 1 << 16)
+    while True:
+        os.lseek(fd, size - block, os.SEEK_SET)
+        data = os.read(fd, block)
+        lines = data.rstrip(b"\n").split(b"\n")
+        if len(lines) > 1 or block == size:
+            return lines[-1].decode("utf-8", errors="replace")
+        block = min(size, block * 2)

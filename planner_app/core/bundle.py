@@ -1,0 +1,265 @@
+"""Release bundles: a zip with the released numbers, the full record, the plan, the audit
+segment, a plain-words README and a manifest of SHA-256 hashes; and the offline verifier.
+
+Only noised values and public parameters enter a bundle: the data file is named by its file
+name and hash, never its path; no true aggregate, noise draw, raw row or data-derived bound.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import math
+import os
+import tempfile
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from .errors import PlannerError
+
+RELEASE_FORMAT = "planner-app/release@1"
+MANIFEST = "MANIFEST.sha256"
+RESULTS = "results.csv"
+RECORD = "release.json"
+PLAN = "plan.json"
+AUDIT = "audit.jsonl"
+README = "README.txt"
+NOISED_DIR = "noised"
+RESULT_COLUMNS = ("query_id", "label", "group", "cell", "value", "low", "high", "confidence",
+                  "mechanism", "note")
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+MAX_MEMBER_BYTES = 200 * 1024 * 1024
+MAX_TOTAL_BYTES = 500 * 1024 * 1024
+MAX_RATIO = 200
+MAX_MEMBERS = 10_000
+ZIP_TIME = (2020, 1, 1, 0, 0, 0)
+
+
+class NotABundle(PlannerError):
+    """The file is not a planner_app bundle at all (exit 2)."""
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+# ----------------------------------------------------------------------------- writing
+
+
+def _is_number_text(text: str) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+def safe_cell(value: Any) -> str:
+    """Text for a CSV cell; text a spreadsheet would run as a formula gets a leading quote."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return ""
+        return repr(value)
+    text = str(value)
+    if text.startswith(FORMULA_START) and not _is_number_text(text):
+        return "'" + text
+    return text
+
+
+def results_csv(rows: list[dict[str, Any]]) -> bytes:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(RESULT_COLUMNS)
+    for row in rows:
+        writer.writerow([safe_cell(row.get(c)) for c in RESULT_COLUMNS])
+    return out.getvalue().encode("utf-8")
+
+
+def noised_csv(answers: list[bool]) -> bytes:
+    return ("answer\n" + "".join("yes\n" if a else "no\n" for a in answers)).encode("utf-8")
+
+
+def json_bytes(obj: Any) -> bytes:
+    return (json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+
+
+def manifest_bytes(files: dict[str, bytes]) -> bytes:
+    return "".join(f"{sha256_bytes(data)}  {name}\n" for name, data in sorted(files.items())
+                   ).encode("utf-8")
+
+
+def zip_bytes(files: dict[str, bytes]) -> bytes:
+    """A deterministic zip: fixed order and timestamps, the manifest last."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for name in sorted(files) + [MANIFEST]:
+            data = files[name] if name != MANIFEST else manifest_bytes(files)
+            info = zipfile.ZipInfo(name, date_time=ZIP_TIME)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, data)
+    return buffer.getvalue()
+
+
+def atomic_write_bytes(path: Path, data: bytes, before_rename: Any = None) -> None:
+    """Write to a temporary file beside ``path``, fsync, then rename: the target is either
+    absent or complete, never partial."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if before_rename is not None:
+            before_rename()
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    try:
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    except OSError:  # pragma: no cover - some filesystems cannot fsync a folder
+        pass
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+def _safe_name(name: str) -> bool:
+    if not name or name.startswith(("/", "\\")) or "\\" in name or ":" in name:
+        return False
+    parts = PurePosixPath(name).parts
+    return all(p not in ("..", ".", "") for p in parts)
+
+
+def read_bundle(path: Path) -> dict[str, bytes]:
+    """All members of a bundle, after the structural checks; NotABundle when it is not one."""
+    name = path.name
+    if not path.exists():
+        raise NotABundle(f"{name}: no such file")
+    if not path.is_file() or not zipfile.is_zipfile(path):
+        raise NotABundle(f"{name}: is not a zip file, so not a release bundle")
+    try:
+        with zipfile.ZipFile(path) as zf:
+            infos = zf.infolist()
+            if len(infos) > MAX_MEMBERS:
+                raise NotABundle(f"{name}: has {len(infos)} entries; a bundle has far fewer")
+            seen: set[str] = set()
+            total = 0
+            for info in infos:
+                if not _safe_name(info.filename):
+                    raise NotABundle(f"{name}: the entry {info.filename!r} points outside the "
+                                     "bundle (path traversal); refused")
+                if info.filename in seen:
+                    raise NotABundle(f"{name}: the entry {info.filename!r} appears twice; "
+                                     "refused")
+                seen.add(info.filename)
+                total += info.file_size
+                if (info.file_size > MAX_MEMBER_BYTES or total > MAX_TOTAL_BYTES
+                        or info.file_size > MAX_RATIO * max(info.compress_size, 1) + 1024):
+                    raise NotABundle(f"{name}: the entry {info.filename!r} unpacks to "
+                                     f"{info.file_size:,} bytes (a zip bomb?); refused")
+            if MANIFEST not in seen:
+                raise NotABundle(f"{name}: has no {MANIFEST}, so it is not a release bundle")
+            out = {}
+            for info in infos:
+                if info.is_dir():
+                    continue
+                with zf.open(info) as fh:
+                    data = fh.read(MAX_MEMBER_BYTES + 1)
+                if len(data) > MAX_MEMBER_BYTES:
+                    raise NotABundle(f"{name}: the entry {info.filename!r} is too large")
+                out[info.filename] = data
+            return out
+    except NotABundle:
+        raise
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,
+            NotImplementedError) as exc:
+        raise NotABundle(f"{name}: the zip is damaged or truncated ({type(exc).__name__})") \
+            from None
+
+
+# ----------------------------------------------------------------------------- verifying
+
+
+@dataclass
+class Verdict:
+    bundle: str
+    valid: bool
+    problems: list[str] = field(default_factory=list)
+    checks: list[str] = field(default_factory=list)
+    summary: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"bundle": self.bundle, "valid": self.valid, "problems": self.problems,
+                "checks": self.checks, "summary": self.summary}
+
+
+def _parse_manifest(data: bytes) -> dict[str, str] | str:
+    out: dict[str, str] = {}
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return "is not UTF-8 text"
+    for n, line in enumerate(text.splitlines(), start=1):
+        digest, sep, name = line.partition("  ")
+        if not sep or len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
+            return f"line {n} is not '<sha256>  <name>'"
+        out[name] = digest
+    return out
+
+
+def verify_bundle(path: Path) -> Verdict:
+    """Check a bundle offline. Raises NotABundle when it is not one at all."""
+    from .verify_release import verify_contents
+
+    files = read_bundle(path)
+    verdict = Verdict(bundle=path.name, valid=True)
+    manifest = _parse_manifest(files[MANIFEST])
+    if isinstance(manifest, str):
+        verdict.problems.append(f"{MANIFEST}: {manifest}")
+        verdict.valid = False
+        return verdict
+    for name in sorted(files):
+        if name == MANIFEST:
+            continue
+        if name not in manifest:
+            verdict.problems.append(f"{name}: is in the bundle but not in {MANIFEST} (added)")
+        elif sha256_bytes(files[name]) != manifest[name]:
+            verdict.problems.append(f"{name}: its content does not match its hash in "
+                                    f"{MANIFEST} (changed)")
+    for name in sorted(manifest):
+        if name not in files:
+            verdict.problems.append(f"{name}: is listed in {MANIFEST} but missing")
+    if verdict.problems:
+        verdict.valid = False
+        return verdict
+    verdict.checks.append(f"every file matches {MANIFEST}")
+    verify_contents(files, verdict)
+    verdict.valid = not verdict.problems
+    return verdict

@@ -1,0 +1,55 @@
+"""Where planner_app keeps its state: settings, the budget ledger and the audit log.
+
+By default platformdirs' per-user data and config folders. ``--home DIR`` or the environment
+variable PLANNER_APP_HOME moves all of it into one folder (tests always use a temporary one).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import PlannerError
+
+ENV = "PLANNER_APP_HOME"
+APP = "planner-app"
+
+
+@dataclass(frozen=True)
+class AppHome:
+    data_dir: Path
+    config_dir: Path
+
+    @property
+    def ledger_path(self) -> Path:
+        return self.data_dir / "ledger.sqlite3"
+
+    @property
+    def audit_path(self) -> Path:
+        return self.data_dir / "audit.jsonl"
+
+    @property
+    def settings_path(self) -> Path:
+        return self.config_dir / "settings.json"
+
+    def ensure(self) -> AppHome:
+        for folder in (self.data_dir, self.config_dir):
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise PlannerError(f"cannot create the app folder {folder} "
+                                   f"({exc.strerror})") from None
+        return self
+
+
+def app_home(override: str | os.PathLike[str] | None = None) -> AppHome:
+    """The app home: ``override``, else $PLANNER_APP_HOME, else platformdirs' folders."""
+    chosen = override or os.environ.get(ENV)
+    if chosen:
+        root = Path(chosen).expanduser().resolve()
+        return AppHome(data_dir=root / "data", config_dir=root / "config")
+    import platformdirs
+
+    return AppHome(data_dir=Path(platformdirs.user_data_dir(APP, appauthor=False)),
+                   config_dir=Path(platformdirs.user_config_dir(APP, appauthor=False)))

@@ -1,0 +1,288 @@
+"""What ``planner-app verify`` checks inside a bundle whose manifest holds.
+
+* release.json is a release record and plan.json is the plan it names (same SHA-256);
+* every sensitivity, noise scale, ε, accuracy and the total recompute from plan.json, and the
+  total recomposes from the record's own measurements;
+* the audit segment is an intact hash chain for this release and seals these very files;
+* every results.csv row is a declared cell with the interval the stated accuracy gives
+  (randomized response: the share recomputes from the published noised answers).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from fractions import Fraction
+from typing import Any
+
+from .accounting import compose
+from .aggregate import cell_labels
+from .audit import entry_hash
+from .bundle import (AUDIT, MANIFEST, NOISED_DIR, PLAN, RECORD, RELEASE_FORMAT, RESULT_COLUMNS,
+                     RESULTS, Verdict, sha256_bytes)
+from .check import check_plan
+from .errors import InputError
+from .measure import measurement_from_dict, measurements_for
+from .plan import Plan, parse_plan_text, plan_digest, plan_to_dict
+from .release import randomized_response_estimate
+from .sensitivity import grid_for
+
+REL = 1e-9
+
+
+def _close(a: Any, b: Any) -> bool:
+    if a is None or b is None:
+        return a is b
+    return math.isclose(float(a), float(b), rel_tol=REL, abs_tol=1e-12)
+
+
+def verify_contents(files: dict[str, bytes], verdict: Verdict) -> None:
+    problems = verdict.problems
+    record = _record(files, problems)
+    if record is None:
+        return
+    plan = _plan(files, record, problems)
+    if plan is None:
+        return
+    verdict.checks.append("plan.json is the plan release.json names")
+    verdict.summary = {"dataset": record["dataset"]["name"],
+                       "release_id": record.get("release_id"),
+                       "created_utc": record.get("created_utc"),
+                       "total": record.get("total"), "queries": len(plan.queries)}
+    n = len(problems)
+    _recompute(plan, record, problems)
+    if len(problems) == n:
+        verdict.checks.append("sensitivities, noise, accuracy and totals recompute from the plan")
+    n = len(problems)
+    _audit(files, record, problems)
+    if len(problems) == n:
+        verdict.checks.append("the audit segment is an intact chain that seals these files")
+    n = len(problems)
+    _results(files, plan, record, problems)
+    if len(problems) == n:
+        verdict.checks.append("every result is a declared cell with its stated interval")
+
+
+def _record(files: dict[str, bytes], problems: list[str]) -> dict[str, Any] | None:
+    if RECORD not in files:
+        problems.append(f"{RECORD}: missing")
+        return None
+    try:
+        record = json.loads(files[RECORD].decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        problems.append(f"{RECORD}: is not valid JSON")
+        return None
+    if not isinstance(record, dict) or record.get("format") != RELEASE_FORMAT:
+        problems.append(f"{RECORD}: is not a {RELEASE_FORMAT} record")
+        return None
+    for key in ("plan_sha256", "plan", "queries", "total", "confidence", "dataset",
+                "post_processing", "results"):
+        if key not in record:
+            problems.append(f"{RECORD}: lacks the field {key!r}")
+            return None
+    return record
+
+
+def _plan(files: dict[str, bytes], record: dict[str, Any], problems: list[str]) -> Plan | None:
+    if PLAN not in files:
+        problems.append(f"{PLAN}: missing")
+        return None
+    try:
+        plan = parse_plan_text(files[PLAN].decode("utf-8"), PLAN)
+    except (InputError, UnicodeDecodeError) as exc:
+        problems.append(f"{PLAN}: is not a valid plan ({exc})")
+        return None
+    if plan_digest(plan) != record["plan_sha256"]:
+        problems.append(f"{PLAN}: its SHA-256 is not the plan_sha256 in {RECORD}")
+        return None
+    if plan_to_dict(plan) != record["plan"]:
+        problems.append(f"{RECORD}: its plan differs from {PLAN}")
+        return None
+    return plan
+
+
+def _recompute(plan: Plan, record: dict[str, Any], problems: list[str]) -> None:
+    try:
+        report = check_plan(plan, confidence=float(record["confidence"]))
+    except InputError as exc:
+        problems.append(f"{PLAN}: cannot be recomputed ({exc})")
+        return
+    fresh = {q["id"]: q for q in report.to_dict()["queries"]}
+    stated = {q.get("id"): q for q in record["queries"] if isinstance(q, dict)}
+    if set(fresh) != set(stated):
+        problems.append(f"{RECORD}: its statistics are not the plan's")
+        return
+    for qid, q in fresh.items():
+        s = stated[qid]
+        for key in ("sensitivity", "scale", "sigma", "epsilon_spent"):
+            if key in q and not _close(q[key], s.get(key)):
+                problems.append(f"{RECORD}: statistic {qid!r}: {key} is {s.get(key)!r}, but "
+                                f"the plan gives {q[key]!r}")
+        if not _close(q["accuracy"]["half_width"], (s.get("accuracy") or {}).get("half_width")):
+            problems.append(f"{RECORD}: statistic {qid!r}: the stated accuracy does not "
+                            "recompute from the plan")
+    total = record["total"]
+    if not (_close(report.total.epsilon, total.get("epsilon"))
+            and _close(report.total.delta, total.get("delta"))
+            and report.total.accountant == total.get("accountant")):
+        problems.append(f"{RECORD}: the total ε/δ does not recompute from the plan "
+                        f"(stated {total.get('epsilon')!r}, recomputed {report.total.epsilon!r})")
+        return
+    try:
+        ms = [measurement_from_dict(m) for q in record["queries"] for m in q["measurements"]]
+        again = compose(ms, plan.budget.delta, total.get("accountant"))
+    except (KeyError, TypeError, ValueError, InputError):
+        problems.append(f"{RECORD}: its measurements cannot be read")
+        return
+    if not _close(again.epsilon, total["epsilon"]):
+        problems.append(f"{RECORD}: the total does not recompose from its own measurements")
+
+
+def _audit(files: dict[str, bytes], record: dict[str, Any], problems: list[str]) -> None:
+    if AUDIT not in files:
+        problems.append(f"{AUDIT}: missing")
+        return
+    try:
+        entries = [json.loads(line) for line in files[AUDIT].decode("utf-8").splitlines()
+                   if line.strip()]
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        problems.append(f"{AUDIT}: is not JSON lines")
+        return
+    if not entries:
+        problems.append(f"{AUDIT}: is empty")
+        return
+    prev = None
+    for n, entry in enumerate(entries, start=1):
+        if not isinstance(entry, dict) or "hash" not in entry:
+            problems.append(f"{AUDIT}: line {n}: is not an audit entry")
+            return
+        if entry_hash(entry) != entry["hash"]:
+            problems.append(f"{AUDIT}: line {n}: its content does not match its hash "
+                            "(changed)")
+            return
+        params = entry.get("params") or {}
+        if params.get("release_id") != record.get("release_id"):
+            problems.append(f"{AUDIT}: line {n}: belongs to another release")
+            return
+        if params.get("release_prev") != prev:
+            problems.append(f"{AUDIT}: line {n}: does not link to the entry before it "
+                            "(broken chain)")
+            return
+        prev = entry["hash"]
+    last = entries[-1]
+    if last.get("event") != "bundle sealed":
+        problems.append(f"{AUDIT}: does not end with the 'bundle sealed' entry")
+        return
+    sealed = (last.get("params") or {}).get("files") or {}
+    actual = {name: sha256_bytes(data) for name, data in files.items()
+              if name not in (AUDIT, MANIFEST)}
+    if sealed != actual:
+        changed = sorted(set(sealed) ^ set(actual) | {k for k in sealed if
+                                                       sealed.get(k) != actual.get(k)})
+        problems.append(f"{AUDIT}: the sealed file hashes do not match "
+                        f"{', '.join(changed) or 'the files'}")
+
+
+def _number(text: str) -> float | None:
+    if text == "":
+        return None
+    return float(text)
+
+
+def _results(files: dict[str, bytes], plan: Plan, record: dict[str, Any],
+             problems: list[str]) -> None:
+    if RESULTS not in files:
+        problems.append(f"{RESULTS}: missing")
+        return
+    try:
+        rows = list(csv.reader(io.StringIO(files[RESULTS].decode("utf-8"))))
+    except (UnicodeDecodeError, csv.Error):
+        problems.append(f"{RESULTS}: is not CSV text")
+        return
+    if not rows or tuple(rows[0]) != RESULT_COLUMNS:
+        problems.append(f"{RESULTS}: its header is not {', '.join(RESULT_COLUMNS)}")
+        return
+    stated = {q["id"]: q for q in record["queries"]}
+    by_query: dict[str, list[tuple[int, dict[str, str]]]] = {}
+    for n, row in enumerate(rows[1:], start=2):
+        if len(row) != len(RESULT_COLUMNS):
+            problems.append(f"{RESULTS}: line {n}: has {len(row)} cells, not "
+                            f"{len(RESULT_COLUMNS)}")
+            return
+        cells = dict(zip(RESULT_COLUMNS, row))
+        by_query.setdefault(cells["query_id"], []).append((n, cells))
+    if len(rows) - 1 != len(record["results"]):
+        problems.append(f"{RESULTS}: has {len(rows) - 1} rows but {RECORD} lists "
+                        f"{len(record['results'])}")
+    confidence = float(record["confidence"])
+    for q in plan.queries:
+        got = by_query.get(q.id, [])
+        if len(got) != len(cell_labels(q)):
+            problems.append(f"{RESULTS}: statistic {q.id!r} has {len(got)} rows, but the plan "
+                            f"declares {len(cell_labels(q))} cells")
+            continue
+        half = stated[q.id]["accuracy"]["half_width"]
+        for n, cells in got:
+            try:
+                value, low, high = (_number(cells[k]) for k in ("value", "low", "high"))
+            except ValueError:
+                problems.append(f"{RESULTS}: line {n}: a value is not a number")
+                continue
+            problem = _row_problem(q, plan, value, low, high, half, files, confidence)
+            if problem:
+                problems.append(f"{RESULTS}: line {n} ({q.id}): {problem}")
+
+
+def _on_grid(value: float, step: float) -> bool:
+    return float(Fraction(value) / Fraction(step)).is_integer()
+
+
+def _row_problem(q: Any, plan: Plan, value: float | None, low: float | None,
+                 high: float | None, half: float | None, files: dict[str, bytes],
+                 confidence: float) -> str | None:
+    if q.kind == "randomized_response":
+        return _rr_problem(q, plan, value, low, high, files, confidence)
+    if value is None:
+        return "has no value"
+    if q.kind in ("count", "histogram", "sum"):
+        if low is None or high is None or half is None:
+            return "has no interval"
+        if not (_close(value - low, half) and _close(high - value, half)):
+            return (f"the interval is {value - low:g} below and {high - value:g} above the "
+                    f"value, but the stated accuracy is ±{half:g}")
+        if q.kind != "sum" and not float(value).is_integer():
+            return "a count is not a whole number"
+        if q.kind == "sum" and not _on_grid(value, grid_for(q).step):
+            return "the value is not on the query's grid"
+        return None
+    lo_b, hi_b = (q.lower, q.upper) if q.kind in ("mean", "quantile") else (
+        0.0, ((q.upper - q.lower) / 2) ** 2)
+    if not lo_b - 1e-12 <= value <= hi_b + 1e-12:
+        return f"the value lies outside [{lo_b:g}, {hi_b:g}]"
+    if q.kind == "quantile":
+        return None if _on_grid(value, grid_for(q).step) else "the value is not on the grid"
+    if low is None or high is None or not low <= value <= high:
+        return "the value is not inside its interval"
+    return None
+
+
+def _rr_problem(q: Any, plan: Plan, value: float | None, low: float | None,
+                high: float | None, files: dict[str, bytes], confidence: float) -> str | None:
+    name = f"{NOISED_DIR}/{q.id}.csv"
+    if name not in files:
+        return f"its noised answers ({name}) are missing"
+    lines = files[name].decode("utf-8", errors="replace").splitlines()
+    if not lines or lines[0] != "answer" or any(a not in ("yes", "no") for a in lines[1:]):
+        return f"{name} is not a column of yes/no answers"
+    answers = lines[1:]
+    if not answers:
+        return None if value is None else "has a value without answers"
+    truth = measurements_for(q, plan)[0].truth
+    assert truth is not None
+    expected = randomized_response_estimate(answers.count("yes"), len(answers), truth,
+                                            confidence)
+    if (value, low, high) != expected:
+        return f"the share and its interval do not recompute from {name}"
+    return None
