@@ -354,7 +354,7 @@ def cmd_release(args: argparse.Namespace) -> int:
           f"{state.cap.epsilon:g}{' (default cap)' if state.cap.is_default else ''}; "
           f"ε = {state.remaining_epsilon:.4g} left.")
     for note in result.notes:
-        print(f"note: {note}")
+        print(f"note (for you only, not in the bundle): {note}", file=sys.stderr)
     return EXIT_OK
 
 

@@ -121,8 +121,10 @@ def readme_text(plan: Plan, record: dict[str, Any]) -> str:
         "The numbers in results.csv are statistics about people, published under differential",
         "privacy: random noise was added to each of them, once, so that no one person's data can",
         "be told from the numbers. Each value comes with an interval (low, high) that holds the",
-        f"noise with {record['confidence']:.0%} confidence; read a value as 'about this much,",
-        "give or take the interval'.",
+        f"noise with {record['confidence']:.0%} confidence: read a value as 'about this much, "
+        "give",
+        "or take the interval'. Quantiles have no interval in value units; release.json gives",
+        "their accuracy in ranks.",
         "",
         "Why can a count be negative or a number look odd? The noise is symmetric: a small true",
         "count plus noise can come out below zero. That is expected and honest; treat it as",
@@ -174,8 +176,9 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
                                          "charged)")
     if not out.parent.is_dir():
         raise InputError(out.name, None, "its folder does not exist")
-    step(0.05, "Checking the plan")
-    report = check_plan(plan, confidence=confidence)
+    step(0.05, "Checking the plan against the data")
+    # the data-aware check: its warnings and facts are for the owner only, never the bundle
+    report = check_plan(plan, table, confidence=confidence)
     if not report.fits_budget:
         raise BudgetExceeded(
             f"the plan's composed total ε = {report.total.epsilon:.4g}, δ = "
@@ -192,7 +195,7 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
         raise AuditError(f"the audit log {home.audit_path} is broken at {broken}; nothing was "
                          "released")
     ledger = Ledger(home.ledger_path)
-    notes = []
+    notes = list(report.warnings) + list(report.owner_facts)
     prior = ledger.state(plan.dataset.name)
     hashes = {r.file_sha256 for r in prior.releases}
     if hashes and table.sha256 not in hashes:

@@ -333,15 +333,22 @@ def test_a_changed_file_is_still_the_same_budget(tmp_path: Path, home: AppHome, 
     assert any("released before as dataset 'demo-survey'" in n for n in result.notes)
 
 
-@pytest.mark.skipif(os.geteuid() == 0 if hasattr(os, "geteuid") else False,
-                    reason="root ignores file permissions")
-def test_a_read_only_ledger_releases_nothing(tmp_path: Path, home: AppHome, demo) -> None:  # type: ignore[no-untyped-def]
+def test_a_read_only_ledger_releases_nothing(tmp_path: Path, home: AppHome, demo,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     plan, table = demo
-    Ledger(home.ledger_path).state("x")
-    home.ledger_path.chmod(stat.S_IRUSR)
-    with pytest.raises(LedgerError, match="read-only"):
+    Ledger(home.ledger_path).state("x")  # create it
+    real_connect = sqlite3.connect
+
+    def read_only(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        return real_connect(f"file:{path}?mode=ro", *args, uri=True, **kwargs)
+
+    # as the OS would when the file is read-only (root ignores chmod, so use SQLite's mode)
+    monkeypatch.setattr("planner_app.core.ledger.sqlite3.connect", read_only)
+    with pytest.raises(LedgerError, match="read-only; nothing was released"):
         publish(plan, table, tmp_path / "x.zip", home)
     assert not (tmp_path / "x.zip").exists()
+    monkeypatch.undo()
+    assert Ledger(home.ledger_path).state("demo-survey").releases == []
 
 
 def test_ledger_faults_give_clear_errors(tmp_path: Path, home: AppHome, demo) -> None:  # type: ignore[no-untyped-def]

@@ -1,0 +1,179 @@
+"""release, ledger and verify as a user runs them; concurrent releases; kill -9 mid-release."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from planner_app.core.audit import AuditLog
+from planner_app.core.home import app_home
+from planner_app.core.ledger import Ledger
+from tests.conftest import DEMO_PLAN, DEMO_TABLE, ROOT, plan_dict, write_json
+
+
+def env_for(home: Path, **extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT)
+    env["PLANNER_APP_HOME"] = str(home)
+    env.pop("PLANNER_APP_DEBUG", None)
+    env.update(extra)
+    return env
+
+
+def run(args: list[str], home: Path, **extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "planner_app", *args], capture_output=True,
+                          text=True, env=env_for(home, **extra), cwd=ROOT, timeout=180)
+
+
+def release_args(out: Path) -> list[str]:
+    return ["release", str(DEMO_PLAN), "--data", str(DEMO_TABLE), "--out", str(out)]
+
+
+def test_release_then_verify_then_ledger(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    out = tmp_path / "b.zip"
+    done = run([*release_args(out), "--json"], home)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["bundle_sha256"] and summary["ledger"]["spent"]["epsilon"] > 0
+    done = run(["verify", str(out)], home)
+    assert done.returncode == 0 and "verified" in done.stdout
+    done = run(["verify", str(out), "--json"], home)
+    assert json.loads(done.stdout)["valid"] is True
+    done = run(["ledger", "show", "demo-survey", "--json"], home)
+    state = json.loads(done.stdout)
+    for key in ("dataset", "cap", "spent", "remaining", "releases"):
+        assert key in state
+    assert state["cap"] == {"epsilon": 10.0, "delta": 1e-05, "default": True}
+    assert len(state["releases"]) == 1
+    done = run(["ledger", "show"], home)
+    assert "demo-survey: spent" in done.stdout and "(default cap)" in done.stdout
+    # --home moves everything
+    other = tmp_path / "other"
+    done = run(["--home", str(other), "ledger", "show", "--json"], home)
+    assert json.loads(done.stdout) == []
+    assert (other / "data" / "ledger.sqlite3").exists()
+
+
+def test_cap_refusal_exits_3_and_writes_nothing(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    done = run(["ledger", "set-cap", "demo-survey", "--epsilon", "4", "--delta", "1e-5"], home)
+    assert done.returncode == 0, done.stderr
+    assert run(release_args(tmp_path / "1.zip"), home).returncode == 0
+    done = run(release_args(tmp_path / "2.zip"), home)
+    assert done.returncode == 3
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "left of its lifetime cap" in lines[0]
+    assert "Nothing was charged or written" in lines[0]
+    assert not (tmp_path / "2.zip").exists()
+    state = json.loads(run(["ledger", "show", "demo-survey", "--json"], home).stdout)
+    assert len(state["releases"]) == 1
+    events = [e["event"] for e in AuditLog(app_home(home).audit_path).read()]
+    assert events.count("ledger cap set") == 1
+
+
+def test_verify_exit_codes(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    out = tmp_path / "b.zip"
+    assert run(release_args(out), home).returncode == 0
+    bad = tmp_path / "bad.zip"
+    with zipfile.ZipFile(out) as zin, zipfile.ZipFile(bad, "w") as zout:
+        for info in zin.infolist():
+            data = bytearray(zin.read(info))
+            if info.filename == "results.csv":
+                data[40] ^= 1
+            zout.writestr(info, bytes(data))
+    done = run(["verify", str(bad)], home)
+    assert done.returncode == 1
+    assert "results.csv: its content does not match its hash" in done.stderr
+    notzip = tmp_path / "n.zip"
+    notzip.write_text("plain text")
+    done = run(["verify", str(notzip)], home)
+    assert done.returncode == 2 and "not a zip file" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_invalid_release_inputs_exit_2(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    plan = write_json(tmp_path / "p.json", plan_dict(queries=[
+        {"id": "s", "kind": "sum", "column": "nope", "lower": 0, "upper": 1, "epsilon": 1}]))
+    done = run(["release", str(plan), "--data", str(DEMO_TABLE), "--out",
+                str(tmp_path / "x.zip")], home)
+    assert done.returncode == 2 and "queries[s].column: no column 'nope'" in done.stderr
+    assert not (tmp_path / "x.zip").exists()
+    assert not app_home(home).ledger_path.exists()  # nothing touched the ledger
+
+
+def sequential_allowance(cap_epsilon: float, cap_delta: float, tries: int) -> int:
+    """How many demo releases one after another fit under the cap (the ledger's own rule)."""
+    from planner_app.core.check import all_measurements, check_plan
+    from planner_app.core.ledger import ReleaseRecord, lifetime_total
+    from planner_app.core.measure import measurement_to_dict
+    from planner_app.core.plan import load_plan
+
+    report = check_plan(load_plan(DEMO_PLAN))
+    ms = all_measurements(report.queries)
+    records: list[ReleaseRecord] = []
+    for i in range(tries):
+        after = lifetime_total(records, ms, report.total, cap_delta)
+        if after.epsilon > cap_epsilon or after.delta > cap_delta:
+            return i
+        records.append(ReleaseRecord(str(i), "d", "t", "f", "0", "0", report.total.epsilon,
+                                     report.total.delta, None, report.total.accountant,
+                                     "completed", None,
+                                     [measurement_to_dict(m) for m in ms]))
+    return tries
+
+
+def test_concurrent_releases_never_pass_the_cap(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    assert run(["ledger", "set-cap", "demo-survey", "--epsilon", "8"], home).returncode == 0
+    procs = [subprocess.Popen([sys.executable, "-m", "planner_app",
+                               *release_args(tmp_path / f"c{i}.zip")],
+                              env=env_for(home), cwd=ROOT, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for i in range(4)]
+    codes = [p.wait(timeout=240) for p in procs]
+    allowed = sequential_allowance(8.0, 1e-5, 4)
+    assert 0 < allowed < 4
+    assert sorted(codes) == [0] * allowed + [3] * (4 - allowed), codes
+    state = Ledger(app_home(home).ledger_path).state("demo-survey")
+    assert len(state.releases) == allowed and state.spent.epsilon <= 8
+    assert len(list(tmp_path.glob("c*.zip"))) == allowed
+    assert AuditLog(app_home(home).audit_path).verify() is None
+
+
+@pytest.mark.parametrize("stage", ["charged", "noised", "bundle-temp-written"])
+def test_kill_9_mid_release_leaves_a_charge_and_no_partial_bundle(tmp_path: Path,
+                                                                  stage: str) -> None:
+    home = tmp_path / "home"
+    out = tmp_path / "k.zip"
+    proc = subprocess.Popen([sys.executable, "-m", "planner_app", *release_args(out)],
+                            env=env_for(home, PLANNER_APP_FAULT_PAUSE=stage), cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None
+    deadline = time.time() + 120
+    line = ""
+    while time.time() < deadline:
+        line = proc.stderr.readline()
+        if line.startswith("paused at") or not line:
+            break
+    assert line.strip() == f"paused at {stage}"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert not out.exists()  # never a partial bundle at the target path
+    state = Ledger(app_home(home).ledger_path).state("demo-survey")
+    assert len(state.releases) == 1 and state.releases[0].status == "charged"
+    assert state.spent.epsilon > 3  # charged at least what was drawn
+    assert AuditLog(app_home(home).audit_path).verify() is None
+    # the next release works and is charged on top
+    done = run(release_args(out), home)
+    assert done.returncode == 0, done.stderr
+    assert len(Ledger(app_home(home).ledger_path).state("demo-survey").releases) == 2
