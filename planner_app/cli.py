@@ -246,7 +246,8 @@ def _looks_like_id(name: str) -> bool:
 
 
 def cmd_plan_new(args: argparse.Namespace) -> int:
-    from .core.plan import FORMAT, atomic_write_text
+    from .core.files import atomic_write_text
+    from .core.plan import FORMAT
     from .core.tables import describe_columns, load_table
 
     out = Path(args.out)
@@ -426,6 +427,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_plan(args: argparse.Namespace) -> int:
+    if args.plan_command == "new":
+        return cmd_plan_new(args)
+    raise InputError("argument", None, "plan needs an action: new")
+
+
 def cmd_gui(args: argparse.Namespace) -> int:
     try:
         from .gui.app import run
@@ -440,23 +447,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
-        if args.command in (None, "gui"):
-            return cmd_gui(args)
-        if args.command == "explain":
-            return cmd_explain(args)
-        if args.command == "check":
-            return cmd_check(args)
-        if args.command == "release":
-            return cmd_release(args)
-        if args.command == "ledger":
-            return cmd_ledger(args)
-        if args.command == "verify":
-            return cmd_verify(args)
-        if args.command == "plan":
-            if args.plan_command == "new":
-                return cmd_plan_new(args)
-            raise InputError("argument", None, "plan needs an action: new")
-        raise InputError("argument", None, f"unknown command {args.command!r}")
+        handlers = {None: cmd_gui, "gui": cmd_gui, "explain": cmd_explain,
+                    "check": cmd_check, "release": cmd_release, "ledger": cmd_ledger,
+                    "verify": cmd_verify, "plan": cmd_plan}
+        return handlers[args.command](args)
     except InputError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_INPUT

@@ -12,8 +12,6 @@ import hashlib
 import io
 import json
 import math
-import os
-import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -117,34 +115,6 @@ def zip_bytes(files: dict[str, bytes]) -> bytes:
             info.external_attr = 0o644 << 16
             zf.writestr(info, data)
     return buffer.getvalue()
-
-
-def atomic_write_bytes(path: Path, data: bytes, before_rename: Any = None) -> None:
-    """Write to a temporary file beside ``path``, fsync, then rename: the target is either
-    absent or complete, never partial."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if before_rename is not None:
-            before_rename()
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    try:
-        dir_fd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
-    except OSError:  # pragma: no cover - some filesystems cannot fsync a folder
-        pass
 
 
 # ----------------------------------------------------------------------------- reading

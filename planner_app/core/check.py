@@ -127,9 +127,7 @@ class CheckReport:
             "total": self.total.to_dict(),
             "alternatives": [t.to_dict() for t in self.alternatives],
             "fits_budget": self.fits_budget,
-            "risk": {"sentence": risk.sentence, "lower": risk.lower_sentence,
-                     "out_of_100": risk.frequency_sentence, "delta": risk.delta_sentence,
-                     "posterior_max": risk.posterior_max, "posterior_min": risk.posterior_min},
+            "risk": risk.summary(),
             "warnings": list(self.warnings),
             "owner_facts": list(self.owner_facts),
         }

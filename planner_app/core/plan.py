@@ -12,13 +12,13 @@ import json
 import math
 import os
 import re
-import tempfile
 import unicodedata
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from .errors import InputError
+from .files import atomic_write_text
 
 FORMAT = "planner-app/plan@1"
 KINDS = ("count", "sum", "mean", "variance", "histogram", "quantile", "randomized_response")
@@ -683,24 +683,6 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
 
 def plan_to_json(plan: Plan) -> str:
     return json.dumps(plan_to_dict(plan), indent=2, ensure_ascii=False) + "\n"
-
-
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
-    """Write a file completely or not at all (temp file in the same folder, then rename)."""
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def plan_digest(plan: Plan) -> str:

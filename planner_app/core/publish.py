@@ -21,17 +21,17 @@ from .accuracy import DEFAULT_CONFIDENCE
 from .aggregate import PandasEngine
 from .audit import AuditError, AuditLog, canonical, utc_now
 from .bundle import (AUDIT, NOISED_DIR, PLAN, README, RECORD, RELEASE_FORMAT, RESULTS,
-                     atomic_write_bytes, json_bytes, noised_csv, results_csv, sha256_bytes,
+                     json_bytes, noised_csv, results_csv, sha256_bytes,
                      sha256_file, zip_bytes)
 from .check import CheckReport, all_measurements, check_plan
 from .errors import InputError
+from .files import atomic_write_bytes
 from .home import AppHome
 from .ledger import BudgetExceeded, Ledger, LedgerState
 from .measure import measurement_to_dict
 from .mechanisms import SystemRandomSource
 from .plan import Plan, plan_digest, plan_to_dict
 from .release import QueryRelease, privatize
-from .risk import explain
 from .tables import Table
 
 Progress = Optional[Callable[[float, str], None]]
@@ -67,7 +67,6 @@ def release_record(plan: Plan, report: CheckReport, releases: list[QueryRelease]
     queries = []
     for qc, qd in zip(report.queries, data["queries"]):
         queries.append({**qd, "measurements": [measurement_to_dict(m) for m in qc.measurements]})
-    risk = explain(report.total.epsilon, report.total.delta, relation=plan.neighbouring)
     return {
         "format": RELEASE_FORMAT,
         "release_id": release_id,
@@ -92,9 +91,7 @@ def release_record(plan: Plan, report: CheckReport, releases: list[QueryRelease]
         "total": report.total.to_dict(),
         "alternatives": [t.to_dict() for t in report.alternatives],
         "fits_budget": report.fits_budget,
-        "risk": {"sentence": risk.sentence, "lower": risk.lower_sentence,
-                 "out_of_100": risk.frequency_sentence, "delta": risk.delta_sentence,
-                 "posterior_max": risk.posterior_max, "posterior_min": risk.posterior_min},
+        "risk": data["risk"],
         "ledger": {"cap": ledger.cap.to_dict(), "spent": ledger.spent.to_dict(),
                    "remaining": {"epsilon": ledger.remaining_epsilon,
                                  "delta": ledger.remaining_delta},

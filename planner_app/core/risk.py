@@ -88,6 +88,12 @@ class Risk:
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
 
+    def summary(self) -> dict[str, object]:
+        """The readings a report or record shows for a whole release."""
+        return {"sentence": self.sentence, "lower": self.lower_sentence,
+                "out_of_100": self.frequency_sentence, "delta": self.delta_sentence,
+                "posterior_max": self.posterior_max, "posterior_min": self.posterior_min}
+
 
 def explain(epsilon: float, delta: float = 0.0, prior: float = 0.5, group_size: int = 1,
             relation: str = "add-remove", what: str = "this release") -> Risk:
