@@ -439,7 +439,8 @@ def cmd_gui(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise PlannerError(f"the desktop app needs PySide6 ({exc.name or 'Qt'} is missing): "
                            "pip install PySide6-Essentials") from None
-    return run(demo=getattr(args, "demo", False), smoke_test=getattr(args, "smoke_test", False))
+    return run(demo=getattr(args, "demo", False), smoke_test=getattr(args, "smoke_test", False),
+               home=args.home)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

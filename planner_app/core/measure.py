@@ -102,19 +102,22 @@ def epsilon_from_rho(rho: float, delta: float) -> float:
         return (alpha * rho + math.log((alpha - 1) / alpha)
                 + (log_inv_delta - math.log(alpha)) / (alpha - 1))
 
-    lo, hi = 1.0 + 1e-9, 1.0 + 10 * (1 + log_inv_delta / max(rho, 1e-12))
-    grid = [lo * (hi / lo) ** (i / 400) for i in range(401)]
-    best = min(grid, key=eps_at)
-    i = grid.index(best)
-    a, b = grid[max(0, i - 1)], grid[min(400, i + 1)]
-    for _ in range(100):  # golden section on the bracket
-        c = b - (b - a) / 1.618033988749895
-        d = a + (b - a) / 1.618033988749895
-        if eps_at(c) < eps_at(d):
+    # eps_at is convex in log(alpha - 1): a coarse log grid, then golden section
+    lo, hi = math.log(1e-9), math.log(10 * (1 + log_inv_delta / max(rho, 1e-12)))
+    points = 48
+    grid = [lo + (hi - lo) * i / points for i in range(points + 1)]
+    values = [eps_at(1 + math.exp(x)) for x in grid]
+    i = min(range(points + 1), key=values.__getitem__)
+    a, b = grid[max(0, i - 1)], grid[min(points, i + 1)]
+    golden = 0.6180339887498949
+    for _ in range(60):
+        c, d = b - golden * (b - a), a + golden * (b - a)
+        if eps_at(1 + math.exp(c)) < eps_at(1 + math.exp(d)):
             b = d
         else:
             a = c
-    return max(0.0, min(eps_at(best), eps_at((a + b) / 2), rho + 2 * math.sqrt(rho * log_inv_delta)))
+    best = min(values[i], eps_at(1 + math.exp((a + b) / 2)))
+    return max(0.0, min(best, rho + 2 * math.sqrt(rho * log_inv_delta)))
 
 
 def rho_for(epsilon: float, delta: float) -> float:
@@ -128,7 +131,7 @@ def rho_for(epsilon: float, delta: float) -> float:
             lo = mid
         else:
             hi = mid
-        if hi - lo <= 1e-12 * hi:
+        if hi - lo <= 1e-10 * hi:
             break
     return lo
 

@@ -1,99 +1,68 @@
-"""Start the desktop app. A placeholder main window until the Desktop app issues land: it
-shows the demo plan's statistics with the accuracy, ε and risk the core computes."""
+"""Start the desktop app (``planner-app``, ``planner-app --demo``, ``planner-app gui
+--smoke-test``)."""
 
 from __future__ import annotations
 
 import os
 import sys
 
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import (QApplication, QHeaderView, QLabel, QMainWindow, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
 
 from .. import __version__
-from ..core.check import CheckReport, check_plan
-from ..core.plan import Plan, load_plan
-from ..core.resources import demo_plan_path
-
-COLUMNS = ("Statistic", "Kind", "ε", "± at 95%", "Noise", "What it means")
-
-
-class MainWindow(QMainWindow):
-    """Placeholder main window: the plan's statistics as the core reports them."""
-
-    def __init__(self, plan: Plan | None = None) -> None:
-        super().__init__()
-        self.setWindowTitle(f"planner_app {__version__}")
-        self.resize(1100, 520)
-        central = QWidget(self)
-        layout = QVBoxLayout(central)
-        self.summary = QLabel(central)
-        self.summary.setWordWrap(True)
-        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        layout.addWidget(self.summary)
-        self.table = QTableWidget(0, len(COLUMNS), central)
-        self.table.setHorizontalHeaderLabels(COLUMNS)
-        self.table.verticalHeader().setVisible(False)
-        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(True)
-        layout.addWidget(self.table)
-        self.setCentralWidget(central)
-        self.plan: Plan | None = None
-        if plan is not None:
-            self.show_plan(plan)
-        else:
-            self.summary.setText("Open a table or a plan to start (the full planner arrives "
-                                 "in the next release). Try: planner-app --demo")
-            self.statusBar().showMessage("No plan open")
-
-    def show_plan(self, plan: Plan) -> CheckReport:
-        self.plan = plan
-        report = check_plan(plan)
-        data = report.to_dict()
-        total = data["total"]
-        self.summary.setText(
-            f"<b>{plan.dataset.name}</b> — budget ε = {plan.budget.epsilon:g}, "
-            f"δ = {plan.budget.delta:g}. Composed total ε = {total['epsilon']:.3g} "
-            f"({total['accountant']} accountant), "
-            f"{'within' if data['fits_budget'] else 'OVER'} budget.<br>{data['risk']['sentence']}")
-        self.table.setRowCount(len(data["queries"]))
-        for row, q in enumerate(data["queries"]):
-            acc = q["accuracy"]
-            hw = acc["half_width"]
-            hw_text = "needs row count" if hw is None else f"{hw:.4g}" + (
-                " ranks" if acc["unit"] == "rank" else "")
-            noise = (f"σ = {q['sigma']:.4g}" if "sigma" in q else
-                     f"scale {q['scale']:.4g}" if q.get("scale") is not None else q["mechanism"])
-            cells = (q["label"], q["kind"], f"{q['epsilon']:g}", hw_text, noise, q["risk"])
-            for col, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                item.setToolTip(q["derivation"] if col == 0 else text)
-                self.table.setItem(row, col, item)
-        self.statusBar().showMessage(f"{len(plan.queries)} statistics")
-        return report
+from ..core.home import app_home
+from ..core.resources import demo_plan_path, demo_table_path
+from ..core.settings import load_settings
+from .main_window import MainWindow
+from .session import Session
 
 
-def run(demo: bool = False, smoke_test: bool = False) -> int:
-    if smoke_test:
+def build_window(home_dir: str | None = None) -> MainWindow:
+    home = app_home(home_dir).ensure()
+    session = Session(home, load_settings(home.settings_path))
+    return MainWindow(session)
+
+
+def run_smoke_test(window: MainWindow) -> bool:
+    """Open the demo, make a plan edit, render every pane; True when all of it worked."""
+    app = QApplication.instance()
+    assert app is not None
+    window.load_table(demo_table_path(), synchronous=True)
+    if not window.open_plan(demo_plan_path(), confirmed=True):
+        return False
+    session = window.session
+    first = session.plan.queries[0] if session.plan else None
+    if first is None:
+        return False
+    session.select(first.id)
+    session.set_epsilon(first.id, first.epsilon * 2)
+    edited = session.plan is not None and session.plan.queries[0].epsilon == first.epsilon * 2
+    shots = []
+    for i in range(window.tabs.count()):
+        window.show_tab(i)
+        app.processEvents()
+        shots.append(window.grab())
+    session.doc.undo()
+    undone = session.plan is not None and session.plan.queries[0].epsilon == first.epsilon
+    session.doc.load(session.plan)  # nothing to save in a smoke test
+    return edited and undone and all(not s.isNull() for s in shots)
+
+
+def run(demo: bool = False, smoke_test: bool = False, home: str | None = None) -> int:
+    smoke = smoke_test
+    if smoke:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     app = QApplication.instance() or QApplication(sys.argv[:1])
-    plan = load_plan(demo_plan_path()) if (demo or smoke_test) else None
-    window = MainWindow(plan)
+    assert isinstance(app, QApplication)
+    app.setApplicationName("planner-app")
+    app.setApplicationVersion(__version__)
+    window = build_window(home)
     window.show()
-    if smoke_test:
-        from dataclasses import replace
-
-        assert window.plan is not None
-        first = window.plan.queries[0]
-        edited = window.plan.with_queries(
-            [replace(first, epsilon=first.epsilon * 2), *window.plan.queries[1:]])
-        window.show_plan(edited)
-        app.processEvents()
-        image = window.grab()
-        ok = not image.isNull() and window.table.rowCount() == len(edited.queries)
+    if smoke:
+        ok = run_smoke_test(window)
         print("smoke test:", "ok" if ok else "FAILED")
         window.close()
         return 0 if ok else 1
-    QTimer.singleShot(0, window.raise_)
+    if demo:
+        QTimer.singleShot(0, window.open_demo)
     return app.exec()

@@ -1,0 +1,371 @@
+"""Add or edit one statistic: kind, column, bounds, categories or bins, quantile, group-by,
+conditions, missing values and mechanism, with guidance on where public parameters come from.
+The form builds the plan's own JSON for the statistic and the core validates it."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox,
+                               QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
+                               QLineEdit, QPlainTextEdit, QPushButton, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout, QWidget)
+
+from ...core.errors import InputError
+from ...core.plan import (OPS, Plan, Query, canonical_key, plan_from_dict, plan_to_dict)
+from ..models import KIND_NAMES
+from ..session import Session
+
+KINDS = list(KIND_NAMES)
+NONE = "(none)"
+GUIDE = ("Bounds, categories and group keys must come from knowledge of the domain — a form's "
+         "limits, an official list — never from this data: the data's own minimum, maximum or "
+         "list of values would leak it. Values outside the bounds are clamped; values outside "
+         "the list are left out.")
+
+
+def _number(text: str) -> Any:
+    text = text.strip()
+    if text == "":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        return text
+    return int(value) if value.is_integer() and "." not in text and "e" not in text.lower() \
+        else value
+
+
+def _lines(text: str) -> list[Any]:
+    out = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line:
+            value = _number(line)
+            out.append(value if not isinstance(value, float) or "." in line else line)
+    return out
+
+
+class QueryDialog(QDialog):
+    def __init__(self, session: Session, query: Query | None = None,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.original = query
+        self.result_plan: Plan | None = None
+        self.result_id: str | None = None
+        self.setWindowTitle("Edit statistic" if query else "Add a statistic")
+        self.setMinimumWidth(620)
+        layout = QVBoxLayout(self)
+        form = QFormLayout()
+        layout.addLayout(form)
+
+        self.label = QLineEdit()
+        self.label.setPlaceholderText("What readers will see, e.g. Mean hours worked")
+        form.addRow("Label", self.label)
+        self.ident = QLineEdit()
+        self.ident.setPlaceholderText("made from the label")
+        self.ident.setToolTip("A short unique name: letters, digits, _ . -")
+        form.addRow("Id", self.ident)
+        self.kind = QComboBox()
+        for k in KINDS:
+            self.kind.addItem(KIND_NAMES[k], k)
+        form.addRow("Kind", self.kind)
+        self.column = QComboBox()
+        self.column.setEditable(True)
+        form.addRow("Column", self.column)
+        bounds = QHBoxLayout()
+        self.lower = QLineEdit()
+        self.upper = QLineEdit()
+        self.lower.setPlaceholderText("lowest possible value")
+        self.upper.setPlaceholderText("highest possible value")
+        bounds.addWidget(self.lower)
+        bounds.addWidget(QLabel("to"))
+        bounds.addWidget(self.upper)
+        self.bounds_row = QWidget()
+        self.bounds_row.setLayout(bounds)
+        form.addRow("Bounds", self.bounds_row)
+        self.bounds_reason = QLineEdit()
+        self.bounds_reason.setPlaceholderText("Where do the bounds come from? e.g. the form "
+                                              "accepts 0 to 80")
+        form.addRow("Why these bounds", self.bounds_reason)
+        self.use_bins = QCheckBox("Numeric bins instead of categories")
+        form.addRow("", self.use_bins)
+        self.categories = QPlainTextEdit()
+        self.categories.setPlaceholderText("One category per line, the full public list")
+        self.categories.setMaximumHeight(90)
+        form.addRow("Categories", self.categories)
+        self.bins = QLineEdit()
+        self.bins.setPlaceholderText("Bin edges, e.g. 0, 18, 30, 65, 120")
+        form.addRow("Bins", self.bins)
+        self.list_reason = QLineEdit()
+        self.list_reason.setPlaceholderText("Where does the list come from? e.g. the official "
+                                            "list of regions")
+        self.declare = QCheckBox("I declare this list public: it comes from knowledge of the "
+                                 "domain, not from this data")
+        form.addRow("Why this list", self.list_reason)
+        form.addRow("", self.declare)
+        self.quantile = QDoubleSpinBox()
+        self.quantile.setRange(0.0, 1.0)
+        self.quantile.setSingleStep(0.05)
+        self.quantile.setValue(0.5)
+        form.addRow("Quantile", self.quantile)
+        group = QHBoxLayout()
+        self.group_column = QComboBox()
+        self.group_keys = QPlainTextEdit()
+        self.group_keys.setPlaceholderText("One group key per line, the full public list")
+        self.group_keys.setMaximumHeight(70)
+        group.addWidget(self.group_column)
+        group.addWidget(self.group_keys, 1)
+        form.addRow("Group by", group)
+
+        conditions = QGroupBox("Only rows where… (all must hold)")
+        cond_layout = QVBoxLayout(conditions)
+        self.conditions = QTableWidget(0, 3)
+        self.conditions.setHorizontalHeaderLabels(["Column", "Operator", "Value"])
+        self.conditions.setMaximumHeight(110)
+        self.conditions.horizontalHeader().setStretchLastSection(True)
+        cond_buttons = QHBoxLayout()
+        add_cond = QPushButton("Add condition")
+        remove_cond = QPushButton("Remove condition")
+        cond_buttons.addWidget(add_cond)
+        cond_buttons.addWidget(remove_cond)
+        cond_buttons.addStretch(1)
+        cond_layout.addWidget(self.conditions)
+        cond_layout.addLayout(cond_buttons)
+        layout.addWidget(conditions)
+
+        more = QFormLayout()
+        layout.addLayout(more)
+        missing = QHBoxLayout()
+        self.missing = QComboBox()
+        self.missing.addItems(["Leave the row out", "Use this value:"])
+        self.impute = QLineEdit()
+        missing.addWidget(self.missing)
+        missing.addWidget(self.impute, 1)
+        more.addRow("Missing or unreadable cells", missing)
+        mech = QHBoxLayout()
+        self.mechanism = QComboBox()
+        self.epsilon = QDoubleSpinBox()
+        self.epsilon.setDecimals(4)
+        self.epsilon.setRange(0.0001, 1000)
+        self.epsilon.setValue(0.1)
+        self.delta = QLineEdit("1e-7")
+        self.delta.setMaximumWidth(90)
+        mech.addWidget(self.mechanism)
+        mech.addWidget(QLabel("ε"))
+        mech.addWidget(self.epsilon)
+        self.delta_label = QLabel("δ")
+        mech.addWidget(self.delta_label)
+        mech.addWidget(self.delta)
+        more.addRow("Noise", mech)
+
+        guide = QLabel(GUIDE)
+        guide.setWordWrap(True)
+        layout.addWidget(guide)
+        self.warning = QLabel()
+        self.warning.setWordWrap(True)
+        self.warning.setStyleSheet("color: #b9770e;")
+        layout.addWidget(self.warning)
+        self.error = QLabel()
+        self.error.setWordWrap(True)
+        self.error.setStyleSheet("color: #c0392b;")
+        self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.error)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                                   | QDialogButtonBox.StandardButton.Cancel)
+        layout.addWidget(buttons)
+
+        columns = [c.name for c in session.columns]
+        self.column.addItems(columns)
+        self.group_column.addItems([NONE, *columns])
+        self._form = form
+        self.kind.currentIndexChanged.connect(self._kind_changed)
+        self.use_bins.toggled.connect(self._kind_changed)
+        self.mechanism.currentIndexChanged.connect(self._kind_changed)
+        for w in (self.lower, self.upper, self.bins):
+            w.textChanged.connect(self._update_warning)
+        self.categories.textChanged.connect(self._update_warning)
+        self.column.currentTextChanged.connect(self._update_warning)
+        add_cond.clicked.connect(self._add_condition)
+        remove_cond.clicked.connect(lambda: self.conditions.removeRow(
+            self.conditions.currentRow()))
+        buttons.accepted.connect(self._accept)
+        buttons.rejected.connect(self.reject)
+        if query is not None:
+            self._load(query)
+        self._kind_changed()
+
+    # -- form <-> plan JSON ---------------------------------------------------------------------
+
+    def _add_condition(self, column: str = "", op: str = "==", value: str = "") -> None:
+        row = self.conditions.rowCount()
+        self.conditions.insertRow(row)
+        col = QComboBox()
+        col.setEditable(True)
+        col.addItems([c.name for c in self.session.columns])
+        col.setCurrentText(column)
+        ops = QComboBox()
+        ops.addItems(OPS)
+        ops.setCurrentText(op)
+        self.conditions.setCellWidget(row, 0, col)
+        self.conditions.setCellWidget(row, 1, ops)
+        self.conditions.setItem(row, 2, QTableWidgetItem(value))
+
+    def _load(self, q: Query) -> None:
+        doc = next(d for d in plan_to_dict(self.session.plan)["queries"]  # type: ignore[arg-type]
+                   if d["id"] == q.id)
+        self.label.setText(doc.get("label", ""))
+        self.ident.setText(q.id)
+        self.kind.setCurrentIndex(KINDS.index(q.kind))
+        self.column.setCurrentText(q.column or "")
+        if q.lower is not None:
+            self.lower.setText(f"{q.lower:g}")
+            self.upper.setText(f"{q.upper:g}")
+        if q.bins is not None:
+            self.use_bins.setChecked(True)
+            self.bins.setText(", ".join(f"{b:g}" for b in q.bins))
+        if q.categories is not None:
+            self.categories.setPlainText("\n".join(str(c) for c in q.categories))
+        if q.quantile is not None:
+            self.quantile.setValue(q.quantile)
+        if q.group_by is not None:
+            self.group_column.setCurrentText(q.group_by.column)
+            self.group_keys.setPlainText("\n".join(str(k) for k in q.group_by.keys))
+        for c in q.where:
+            value = ", ".join(str(v) for v in c.value) if c.op == "in" else str(c.value)
+            self._add_condition(c.column, c.op, value)
+        if q.missing.policy == "impute":
+            self.missing.setCurrentIndex(1)
+            self.impute.setText(str(q.missing.value))
+        self.epsilon.setValue(q.epsilon)
+        if q.delta:
+            self.delta.setText(f"{q.delta:g}")
+        j = q.justification or {}
+        self.bounds_reason.setText(j.get("bounds", ""))
+        self.list_reason.setText(j.get("categories", "") or j.get("keys", ""))
+        self.declare.setChecked(bool(j.get("categories") or j.get("keys")))
+        self._mechanism_wanted = q.mechanism
+
+    def _kind_changed(self, *_args: object) -> None:
+        kind = self.kind.currentData()
+        wanted = getattr(self, "_mechanism_wanted", None) or self.mechanism.currentData()
+        options = {"quantile": [("Exponential mechanism", "exponential")],
+                   "randomized_response": [("Randomized response (local)",
+                                            "randomized_response")]}.get(
+            kind, [("Discrete Laplace (pure ε)", "laplace"),
+                   ("Discrete Gaussian (needs δ)", "gaussian")])
+        if [self.mechanism.itemData(i) for i in range(self.mechanism.count())] != \
+                [v for _, v in options]:
+            self.mechanism.blockSignals(True)
+            self.mechanism.clear()
+            for text, value in options:
+                self.mechanism.addItem(text, value)
+            self.mechanism.blockSignals(False)
+        index = self.mechanism.findData(wanted)
+        if index >= 0:
+            self.mechanism.setCurrentIndex(index)
+        self._mechanism_wanted = None
+        gaussian = self.mechanism.currentData() == "gaussian"
+        self.delta.setVisible(gaussian)
+        self.delta_label.setVisible(gaussian)
+        bounded = kind in ("sum", "mean", "variance", "quantile")
+        hist = kind == "histogram"
+        bins = hist and self.use_bins.isChecked()
+        for widget, show in ((self.bounds_row, bounded), (self.bounds_reason, bounded),
+                             (self.use_bins, hist), (self.categories, hist and not bins),
+                             (self.bins, bins), (self.quantile, kind == "quantile"),
+                             (self.list_reason, hist and not bins),
+                             (self.declare, hist and not bins)):
+            widget.setVisible(show)
+            label = self._form.labelForField(widget)
+            if label is not None:
+                label.setVisible(show)
+        self._update_warning()
+
+    def to_dict(self) -> dict[str, Any]:
+        kind = self.kind.currentData()
+        label = self.label.text().strip()
+        ident = self.ident.text().strip() or re.sub(r"[^A-Za-z0-9_.-]+", "_",
+                                                    label.lower()).strip("_")[:64] or kind
+        doc: dict[str, Any] = {"id": ident, "kind": kind, "epsilon": self.epsilon.value(),
+                               "mechanism": self.mechanism.currentData()}
+        if label:
+            doc["label"] = label
+        column = self.column.currentText().strip()
+        if column and column != NONE:
+            doc["column"] = column
+        if kind in ("sum", "mean", "variance", "quantile"):
+            doc["lower"] = _number(self.lower.text())
+            doc["upper"] = _number(self.upper.text())
+        if kind == "histogram":
+            if self.use_bins.isChecked():
+                doc["bins"] = [_number(x) for x in self.bins.text().split(",") if x.strip()]
+            else:
+                doc["categories"] = _lines(self.categories.toPlainText())
+        if kind == "quantile":
+            doc["quantile"] = self.quantile.value()
+        if self.group_column.currentText() not in ("", NONE):
+            doc["group_by"] = {"column": self.group_column.currentText(),
+                               "keys": _lines(self.group_keys.toPlainText())}
+        where = []
+        for row in range(self.conditions.rowCount()):
+            col = self.conditions.cellWidget(row, 0).currentText()  # type: ignore[union-attr]
+            op = self.conditions.cellWidget(row, 1).currentText()  # type: ignore[union-attr]
+            item = self.conditions.item(row, 2)
+            text = item.text() if item is not None else ""
+            value: Any = [_number(v) for v in text.split(",") if v.strip()] if op == "in" \
+                else _number(text)
+            where.append({"column": col, "op": op, "value": value})
+        if where:
+            doc["where"] = where
+        if self.missing.currentIndex() == 1:
+            doc["missing"] = {"impute": _number(self.impute.text())}
+        if doc["mechanism"] == "gaussian":
+            doc["delta"] = _number(self.delta.text())
+        justification = {}
+        if self.bounds_reason.isVisible() and self.bounds_reason.text().strip():
+            justification["bounds"] = self.bounds_reason.text().strip()
+        if self.declare.isVisible() and self.declare.isChecked() and \
+                self.list_reason.text().strip():
+            justification["categories"] = self.list_reason.text().strip()
+        if justification:
+            doc["justification"] = justification
+        return doc
+
+    def _update_warning(self, *_args: object) -> None:
+        column = self.column.currentText()
+        seen = self.session.observed(column) if column else {}
+        notes = []
+        lo, hi = _number(self.lower.text()), _number(self.upper.text())
+        if self.bounds_row.isVisible() and seen.get("min") is not None and \
+                lo == seen["min"] and hi == seen["max"]:
+            notes.append("⚠ These bounds equal the data's own minimum and maximum: use what "
+                         "you know the values can be, not what this data shows.")
+        if self.categories.isVisible() and seen.get("present"):
+            declared = {canonical_key(v) for v in _lines(self.categories.toPlainText())}
+            if declared and declared == seen["present"]:
+                notes.append("⚠ This list is exactly the values in the data. Declare the full "
+                             "public list, including values that may not occur.")
+        self.warning.setText("\n".join(notes))
+
+    def _accept(self) -> None:
+        plan = self.session.plan
+        assert plan is not None
+        doc = plan_to_dict(plan)
+        mine = self.to_dict()
+        if self.original is not None:
+            doc["queries"] = [mine if q["id"] == self.original.id else q
+                              for q in doc["queries"]]
+        else:
+            doc["queries"].append(mine)
+        try:
+            new_plan = plan_from_dict(doc, "this statistic")
+        except InputError as exc:
+            self.error.setText(str(exc).replace("this statistic: ", ""))
+            return
+        self.result_plan = new_plan
+        self.result_id = mine["id"]
+        self.accept()

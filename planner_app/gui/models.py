@@ -1,0 +1,240 @@
+"""Table models. They only map roles: the data comes display-ready from the core or from the
+frame cell by cell (a million-row preview builds no strings up front)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor
+
+from ..core.tables import ColumnInfo
+from .session import Session
+
+Index = QModelIndex | QPersistentModelIndex
+TYPES = ("number", "yes/no", "text")
+
+
+def _missing() -> QBrush:
+    """A faint grey that reads on light and dark palettes alike."""
+    return QBrush(QColor(128, 128, 128, 70))
+
+
+class DataFrameModel(QAbstractTableModel):
+    """A read-only, virtual view of a DataFrame: each cell is formatted when Qt asks."""
+
+    def __init__(self, frame: pd.DataFrame | None = None) -> None:
+        super().__init__()
+        self._frame = frame if frame is not None else pd.DataFrame()
+
+    def set_frame(self, frame: pd.DataFrame) -> None:
+        self.beginResetModel()
+        self._frame = frame
+        self.endResetModel()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._frame)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._frame.columns)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            value = self._frame.iat[index.row(), index.column()]
+            if value is None or (isinstance(value, float) and math.isnan(value)) or \
+                    value is pd.NA:
+                return "" if role == Qt.ItemDataRole.DisplayRole else "missing"
+            if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+                return str(int(value))
+            return str(value)
+        if role == Qt.ItemDataRole.BackgroundRole:
+            value = self._frame.iat[index.row(), index.column()]
+            if value is None or (isinstance(value, float) and math.isnan(value)):
+                return _missing()
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role != Qt.ItemDataRole.DisplayRole:
+            return None
+        if orientation == Qt.Orientation.Horizontal:
+            return str(self._frame.columns[section]) if section < len(self._frame.columns) \
+                else None
+        return str(section + 1)
+
+
+class ColumnsModel(QAbstractTableModel):
+    """The table's columns: name, type (editable: the owner can override it), missing cells."""
+
+    HEADERS = ("Column", "Type", "Missing cells")
+
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self.session = session
+        self._rows: list[ColumnInfo] = []
+        session.tableChanged.connect(self.refresh)
+
+    def refresh(self) -> None:
+        self.beginResetModel()
+        self._rows = list(self.session.columns)
+        self.endResetModel()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        info = self._rows[index.row()]
+        col = index.column()
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
+            if col == 0:
+                return info.name
+            if col == 1:
+                return self.session.column_types.get(info.name, info.detected_type)
+            return f"{info.missing:,}"
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if col == 1:
+                return (f"Detected as {info.detected_type}; double-click to change. The type "
+                        "only guides which statistics the form offers.")
+            if col == 2:
+                return "Empty or unreadable cells; shown to you only, never exported."
+        if role == Qt.ItemDataRole.TextAlignmentRole and col == 2:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
+        if index.isValid() and index.column() == 1 and role == Qt.ItemDataRole.EditRole \
+                and value in TYPES:
+            self.session.set_column_type(self._rows[index.row()].name, str(value))
+            return True
+        return False
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        base = super().flags(index)
+        if index.isValid() and index.column() == 1:
+            return base | Qt.ItemFlag.ItemIsEditable
+        return base
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return self.HEADERS[section]
+        return None
+
+
+KIND_NAMES = {
+    "count": "Count", "sum": "Sum", "mean": "Mean", "variance": "Variance",
+    "histogram": "Histogram", "quantile": "Quantile", "randomized_response": "Yes/no share",
+}
+
+
+def format_accuracy(half_width: float | None, unit: str) -> str:
+    if half_width is None:
+        return "needs a row count"
+    if not math.isfinite(half_width):
+        return "unbounded"
+    text = f"± {half_width:,.0f}" if abs(half_width) >= 1e4 else f"± {half_width:,.4g}"
+    if unit == "rank":
+        return text + " ranks"
+    if unit == "share":
+        return f"± {100 * half_width:.3g} points"
+    return text
+
+
+class StatisticsModel(QAbstractTableModel):
+    """The plan's statistics with their ε, accuracy and whether their ε is held."""
+
+    HEADERS = ("Statistic", "Kind", "ε", "Accuracy (95%)", "Hold")
+
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self.session = session
+        session.planChanged.connect(self.refresh)
+
+    def refresh(self) -> None:
+        self.beginResetModel()
+        self.endResetModel()
+
+    def _queries(self) -> tuple:
+        plan = self.session.plan
+        return plan.queries if plan is not None else ()
+
+    def query_at(self, row: int) -> str | None:
+        queries = self._queries()
+        return queries[row].id if 0 <= row < len(queries) else None
+
+    def row_of(self, query_id: str) -> int:
+        for i, q in enumerate(self._queries()):
+            if q.id == query_id:
+                return i
+        return -1
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._queries())
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        queries = self._queries()
+        if index.row() >= len(queries):
+            return None
+        q = queries[index.row()]
+        col = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if col == 0:
+                return q.title
+            if col == 1:
+                return KIND_NAMES.get(q.kind, q.kind)
+            if col == 2:
+                return f"{q.epsilon:.4g}"
+            if col == 3:
+                acc = self.session.accuracy(q)
+                return format_accuracy(acc.half_width, acc.unit)
+            return None
+        if role == Qt.ItemDataRole.CheckStateRole and col == 4:
+            return Qt.CheckState.Checked if q.id in self.session.held else Qt.CheckState.Unchecked
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if col == 4:
+                return "Hold this statistic's ε when the budget is split among the others"
+            if col == 3:
+                return "Half-width of the interval that holds the noise with 95% confidence"
+            return q.id
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in (2, 3):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
+        if index.isValid() and index.column() == 4 and role == Qt.ItemDataRole.CheckStateRole:
+            qid = self._queries()[index.row()].id
+            checked = Qt.CheckState(value) == Qt.CheckState.Checked if not isinstance(
+                value, bool) else value
+            if checked:
+                self.session.held.add(qid)
+            else:
+                self.session.held.discard(qid)
+            self.dataChanged.emit(index, index, [Qt.ItemDataRole.CheckStateRole])
+            return True
+        return False
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        base = super().flags(index)
+        if index.isValid() and index.column() == 4:
+            return base | Qt.ItemFlag.ItemIsUserCheckable
+        return base
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return self.HEADERS[section]
+        return None

@@ -1,0 +1,245 @@
+"""The release budget: total ε and δ with harm-level presets, splitting what is left over the
+statistics (evenly or by weights, held ones kept), and the goal: meet several accuracy targets
+with the smallest total ε."""
+
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QFormLayout,
+                               QGroupBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
+                               QMessageBox, QPushButton, QTableWidget, QTableWidgetItem,
+                               QVBoxLayout, QWidget)
+
+from ...core.editing import HARM_PRESETS, solve_goal
+from ..models import format_accuracy
+from ..session import Session, with_budget
+
+COL_NAME, COL_NOW, COL_WEIGHT, COL_TARGET, COL_NEEDS = range(5)
+
+
+class BudgetPane(QWidget):
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self.session = session
+        layout = QVBoxLayout(self)
+
+        total = QGroupBox("This release's budget")
+        form = QFormLayout(total)
+        self.preset = QComboBox()
+        self.preset.addItem("Choose by how sensitive the data is…")
+        for i, p in enumerate(HARM_PRESETS, start=1):
+            self.preset.addItem(f"{p.name}: ε = {p.epsilon:g}, δ = {p.delta:g}")
+            self.preset.setItemData(i, p.reason, Qt.ItemDataRole.ToolTipRole)
+        self.preset.setToolTip("Suggested budgets by the harm a leak could do")
+        self.preset.setAccessibleName("Budget preset")
+        form.addRow("Preset", self.preset)
+        self.preset_reason = QLabel()
+        self.preset_reason.setWordWrap(True)
+        form.addRow("", self.preset_reason)
+        row = QHBoxLayout()
+        self.epsilon = QDoubleSpinBox()
+        self.epsilon.setDecimals(4)
+        self.epsilon.setRange(0.001, 1000)
+        self.epsilon.setKeyboardTracking(False)
+        self.epsilon.setToolTip("The most ε this release may spend, all statistics together")
+        self.epsilon.setAccessibleName("Budget epsilon")
+        self.delta = QLineEdit()
+        self.delta.setToolTip("δ: the chance the guarantee may fail. Keep it far below one "
+                              "over the number of people (for example 1e-6)")
+        self.delta.setAccessibleName("Budget delta")
+        self.delta.setMaximumWidth(110)
+        row.addWidget(QLabel("ε"))
+        row.addWidget(self.epsilon)
+        row.addSpacing(12)
+        row.addWidget(QLabel("δ"))
+        row.addWidget(self.delta)
+        row.addStretch(1)
+        form.addRow("Budget", row)
+        layout.addWidget(total)
+
+        share = QGroupBox("Share the budget among the statistics")
+        share_layout = QVBoxLayout(share)
+        hint = QLabel("Held statistics keep their ε; the others share what is left, evenly or "
+                      "by the weights below. Or type an accuracy target for some statistics "
+                      "and let the app find the smallest total ε that meets them all.")
+        hint.setWordWrap(True)
+        share_layout.addWidget(hint)
+        self.table = QTableWidget(0, 5)
+        self.table.setHorizontalHeaderLabels(
+            ["Statistic", "Now", "Weight", "Target ± (95%)", "Needs ε"])
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(
+            QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.table.setAccessibleName("Statistics with weights and accuracy targets")
+        share_layout.addWidget(self.table)
+        buttons = QHBoxLayout()
+        self.split_even = QPushButton("Split evenly")
+        self.split_even.setToolTip("Give every statistic that is not held the same ε")
+        self.split_weights = QPushButton("Split by weights")
+        self.split_weights.setToolTip("Share what is left in proportion to the weights")
+        self.solve = QPushButton("Find the smallest ε for these targets")
+        self.solve.setToolTip("Uses the core's inverse accuracy for each statistic with a "
+                              "target, then composes the whole plan")
+        self.use = QPushButton("Use these ε")
+        self.use.setEnabled(False)
+        for b in (self.split_even, self.split_weights, self.solve, self.use):
+            buttons.addWidget(b)
+        buttons.addStretch(1)
+        share_layout.addLayout(buttons)
+        self.goal_text = QLabel()
+        self.goal_text.setWordWrap(True)
+        share_layout.addWidget(self.goal_text)
+        layout.addWidget(share, 1)
+
+        self._goal = None
+        self.preset.activated.connect(self._preset_chosen)
+        self.epsilon.valueChanged.connect(self._budget_changed)
+        self.delta.editingFinished.connect(self._budget_changed)
+        self.split_even.clicked.connect(lambda: self._split(False))
+        self.split_weights.clicked.connect(lambda: self._split(True))
+        self.solve.clicked.connect(self._solve)
+        self.use.clicked.connect(self._use_goal)
+        session.planChanged.connect(self.refresh)
+        self.refresh()
+
+    # -- edits --------------------------------------------------------------------------------
+
+    def _preset_chosen(self, index: int) -> None:
+        if index <= 0 or self.session.plan is None:
+            return
+        p = HARM_PRESETS[index - 1]
+        self.preset_reason.setText(p.reason)
+        self.session.apply(f"Use the budget for {p.name.lower()}",
+                           with_budget(self.session.plan, p.epsilon, p.delta))
+
+    def _budget_changed(self, *_args: object) -> None:
+        plan = self.session.plan
+        if plan is None:
+            return
+        try:
+            delta = float(self.delta.text())
+        except ValueError:
+            delta = plan.budget.delta
+        if not 0 <= delta < 1:
+            delta = plan.budget.delta
+        eps = self.epsilon.value()
+        if not math.isclose(eps, plan.budget.epsilon) or delta != plan.budget.delta:
+            self.session.apply("Change the release budget", with_budget(plan, eps, delta))
+
+    def _weights(self) -> dict[str, float]:
+        plan = self.session.plan
+        out = {}
+        assert plan is not None
+        for row, q in enumerate(plan.queries):
+            item = self.table.item(row, COL_WEIGHT)
+            try:
+                out[q.id] = float(item.text()) if item is not None else 1.0
+            except ValueError:
+                out[q.id] = 1.0
+        return out
+
+    def _split(self, weighted: bool) -> None:
+        if self.session.plan is None or not self.session.plan.queries:
+            return
+        try:
+            self.session.split(self._weights() if weighted else None)
+        except ValueError as exc:
+            QMessageBox.warning(self, "Cannot split the budget", f"{exc}.")
+
+    def targets(self) -> dict[str, float]:
+        plan = self.session.plan
+        out = {}
+        assert plan is not None
+        for row, q in enumerate(plan.queries):
+            item = self.table.item(row, COL_TARGET)
+            text = item.text().strip() if item is not None else ""
+            if text:
+                try:
+                    value = float(text.replace(",", ""))
+                except ValueError:
+                    continue
+                if value > 0:
+                    out[q.id] = value
+        return out
+
+    def _solve(self) -> None:
+        plan = self.session.plan
+        if plan is None:
+            return
+        targets = self.targets()
+        if not targets:
+            self.goal_text.setText("Type a target ± in at least one row first.")
+            return
+        result = solve_goal(plan, targets, self.session.settings.confidence)
+        self._goal = result
+        for row, q in enumerate(plan.queries):
+            eps = result.epsilons.get(q.id)
+            text = "" if q.id not in targets else (
+                "unreachable" if q.id in result.unreachable else f"{eps:.4g}")
+            self.table.setItem(row, COL_NEEDS, QTableWidgetItem(text))
+        if result.total is None:
+            names = ", ".join(plan.query(q).title for q in result.unreachable)
+            self.goal_text.setText(f"No ε up to 1000 reaches the target of {names}.")
+            self.use.setEnabled(False)
+            return
+        t = result.total
+        fits = t.epsilon <= plan.budget.epsilon
+        self.goal_text.setText(
+            f"Meeting every target needs a total of ε = {t.epsilon:.4g} ({t.accountant} "
+            f"accountant); the budget is ε = {plan.budget.epsilon:g}"
+            + (" — it fits." if fits else " — it does not fit: ‘Use these ε’ also raises the "
+                                          "budget."))
+        self.use.setEnabled(True)
+
+    def _use_goal(self) -> None:
+        if self._goal is None or self.session.plan is None:
+            return
+        self.session.apply("Use the ε that meet the accuracy targets",
+                           self._goal.apply(self.session.plan))
+        self._goal = None
+        self.use.setEnabled(False)
+
+    # -- view ---------------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        plan = self.session.plan
+        self.setEnabled(plan is not None)
+        if plan is None:
+            return
+        with QSignalBlocker(self.epsilon):
+            self.epsilon.setValue(plan.budget.epsilon)
+        if not self.delta.hasFocus():
+            self.delta.setText(f"{plan.budget.delta:g}")
+        old_targets = {}
+        old_weights = {}
+        for row in range(self.table.rowCount()):
+            name = self.table.item(row, COL_NAME)
+            if name is None:
+                continue
+            qid = name.data(Qt.ItemDataRole.UserRole)
+            for col, store in ((COL_TARGET, old_targets), (COL_WEIGHT, old_weights)):
+                item = self.table.item(row, col)
+                if item is not None:
+                    store[qid] = item.text()
+        with QSignalBlocker(self.table):
+            self.table.setRowCount(len(plan.queries))
+            for row, q in enumerate(plan.queries):
+                acc = self.session.accuracy(q)
+                name = QTableWidgetItem(q.title)
+                name.setData(Qt.ItemDataRole.UserRole, q.id)
+                name.setFlags(name.flags() & ~Qt.ItemFlag.ItemIsEditable)
+                held = " (held)" if q.id in self.session.held else ""
+                now = QTableWidgetItem(f"ε {q.epsilon:.4g}{held}, "
+                                       f"{format_accuracy(acc.half_width, acc.unit)}")
+                now.setFlags(now.flags() & ~Qt.ItemFlag.ItemIsEditable)
+                self.table.setItem(row, COL_NAME, name)
+                self.table.setItem(row, COL_NOW, now)
+                self.table.setItem(row, COL_WEIGHT, QTableWidgetItem(old_weights.get(q.id, "1")))
+                self.table.setItem(row, COL_TARGET, QTableWidgetItem(old_targets.get(q.id, "")))
+                needs = QTableWidgetItem("")
+                needs.setFlags(needs.flags() & ~Qt.ItemFlag.ItemIsEditable)
+                self.table.setItem(row, COL_NEEDS, needs)

@@ -1,0 +1,178 @@
+"""The table: a virtual preview, the columns with their detected (overridable) types and
+missing cells, and who one person is (the privacy unit) and what is protected (the
+neighbouring relation), each in one plain sentence."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtWidgets import (QButtonGroup, QComboBox, QGroupBox, QHBoxLayout, QHeaderView,
+                               QLabel, QRadioButton, QSpinBox, QSplitter, QStyledItemDelegate,
+                               QTableView, QVBoxLayout, QWidget)
+
+from ...core.plan import PrivacyUnit
+from ..models import TYPES, ColumnsModel, DataFrameModel
+from ..session import Session
+
+UNIT_ROW = "Each row is a different person."
+UNIT_PERSON = ("A person can have several rows, identified by an id column; rows beyond the "
+               "maximum are dropped at random, and every statistic protects all of a "
+               "person's rows together.")
+REL_ADD = ("Protect whether a person is in the data at all (add-remove). Use this unless the "
+           "number of people is already public.")
+REL_REPLACE = ("Protect what a person's data says, treating the number of rows as public "
+               "(replace-one).")
+
+
+class TypeDelegate(QStyledItemDelegate):
+    def createEditor(self, parent, option, index):  # type: ignore[no-untyped-def]
+        box = QComboBox(parent)
+        box.addItems(TYPES)
+        return box
+
+    def setEditorData(self, editor, index):  # type: ignore[no-untyped-def]
+        editor.setCurrentText(str(index.data(Qt.ItemDataRole.EditRole)))
+
+    def setModelData(self, editor, model, index):  # type: ignore[no-untyped-def]
+        model.setData(index, editor.currentText(), Qt.ItemDataRole.EditRole)
+
+
+class DataPane(QWidget):
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self.session = session
+        layout = QVBoxLayout(self)
+        self.file_label = QLabel("No table open. File → Open data… (CSV, Excel, Parquet)")
+        self.file_label.setWordWrap(True)
+        layout.addWidget(self.file_label)
+
+        split = QSplitter(Qt.Orientation.Horizontal)
+        self.preview_model = DataFrameModel()
+        self.preview = QTableView()
+        self.preview.setModel(self.preview_model)
+        self.preview.setAccessibleName("Preview of the table")
+        self.preview.setToolTip("The table as loaded; it stays on this computer")
+        self.preview.verticalHeader().setDefaultSectionSize(22)
+        split.addWidget(self.preview)
+        self.columns_model = ColumnsModel(session)
+        self.columns = QTableView()
+        self.columns.setModel(self.columns_model)
+        self.columns.setItemDelegateForColumn(1, TypeDelegate(self.columns))
+        self.columns.verticalHeader().setVisible(False)
+        self.columns.horizontalHeader().setSectionResizeMode(
+            QHeaderView.ResizeMode.ResizeToContents)
+        self.columns.setAccessibleName("Columns with their types and missing cells")
+        split.addWidget(self.columns)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        split.setSizes([600, 330])
+        layout.addWidget(split, 1)
+
+        who = QGroupBox("Who is one person?")
+        who_layout = QVBoxLayout(who)
+        self.unit_row = QRadioButton("Each row is a person")
+        self.unit_person = QRadioButton("A person has up to")
+        self.unit_group = QButtonGroup(self)
+        self.unit_group.addButton(self.unit_row)
+        self.unit_group.addButton(self.unit_person)
+        person_row = QHBoxLayout()
+        self.max_rows = QSpinBox()
+        self.max_rows.setRange(1, 1_000_000)
+        self.max_rows.setSuffix(" rows")
+        self.max_rows.setToolTip("The most rows one person may have; state it from how the "
+                                 "data was collected")
+        self.id_column = QComboBox()
+        self.id_column.setToolTip("The column that identifies a person")
+        person_row.addWidget(self.unit_person)
+        person_row.addWidget(self.max_rows)
+        person_row.addWidget(QLabel("identified by"))
+        person_row.addWidget(self.id_column, 1)
+        who_layout.addWidget(self.unit_row)
+        who_layout.addLayout(person_row)
+        self.unit_text = QLabel()
+        self.unit_text.setWordWrap(True)
+        who_layout.addWidget(self.unit_text)
+        layout.addWidget(who)
+
+        what = QGroupBox("What is protected?")
+        what_layout = QVBoxLayout(what)
+        self.rel_add = QRadioButton("Whether a person is in the data (add-remove)")
+        self.rel_replace = QRadioButton("What a person's data says (replace-one)")
+        self.rel_group = QButtonGroup(self)
+        self.rel_group.addButton(self.rel_add)
+        self.rel_group.addButton(self.rel_replace)
+        what_layout.addWidget(self.rel_add)
+        what_layout.addWidget(self.rel_replace)
+        self.rel_text = QLabel()
+        self.rel_text.setWordWrap(True)
+        what_layout.addWidget(self.rel_text)
+        layout.addWidget(what)
+
+        self.unit_group.buttonToggled.connect(self._unit_edited)
+        self.max_rows.valueChanged.connect(self._unit_edited)
+        self.id_column.currentTextChanged.connect(self._unit_edited)
+        self.rel_group.buttonToggled.connect(self._relation_edited)
+        session.tableChanged.connect(self._table_changed)
+        session.planChanged.connect(self.refresh)
+        self.refresh()
+
+    def _table_changed(self) -> None:
+        table = self.session.table
+        if table is None:
+            return
+        self.preview_model.set_frame(table.frame)
+        self.file_label.setText(
+            f"<b>{table.name}</b>: {table.n_rows:,} rows, {len(table.columns)} columns "
+            f"({table.format}{', ' + table.encoding if table.encoding else ''}). The table "
+            "stays on this computer; only noised results are ever released.")
+        self.refresh()
+
+    def _unit_edited(self, *_args: object) -> None:
+        plan = self.session.plan
+        if plan is None:
+            return
+        if self.unit_person.isChecked() and self.id_column.currentText():
+            unit = PrivacyUnit("person", self.id_column.currentText(), self.max_rows.value())
+        elif self.unit_row.isChecked():
+            unit = PrivacyUnit()
+        else:
+            return
+        if unit != plan.privacy_unit:
+            self.session.apply("Change who one person is", replace(plan, privacy_unit=unit))
+
+    def _relation_edited(self, *_args: object) -> None:
+        plan = self.session.plan
+        if plan is None:
+            return
+        relation = "replace-one" if self.rel_replace.isChecked() else "add-remove"
+        if relation != plan.neighbouring:
+            self.session.apply("Change what is protected", replace(plan, neighbouring=relation))
+
+    def refresh(self) -> None:
+        plan = self.session.plan
+        widgets = (self.unit_row, self.unit_person, self.max_rows, self.id_column,
+                   self.rel_add, self.rel_replace)
+        blockers = [QSignalBlocker(w) for w in (*widgets, self.unit_group, self.rel_group)]
+        columns = [c.name for c in self.session.columns]
+        if plan is not None and plan.privacy_unit.id_column and \
+                plan.privacy_unit.id_column not in columns:
+            columns.append(plan.privacy_unit.id_column)
+        if [self.id_column.itemText(i) for i in range(self.id_column.count())] != columns:
+            self.id_column.clear()
+            self.id_column.addItems(columns)
+        for w in widgets:
+            w.setEnabled(plan is not None)
+        if plan is not None:
+            person = plan.privacy_unit.kind == "person"
+            self.unit_person.setChecked(person)
+            self.unit_row.setChecked(not person)
+            self.max_rows.setValue(plan.privacy_unit.rows_per_unit)
+            if person:
+                self.id_column.setCurrentText(plan.privacy_unit.id_column or "")
+            self.unit_text.setText(UNIT_PERSON if person else UNIT_ROW)
+            replace_one = plan.neighbouring == "replace-one"
+            self.rel_replace.setChecked(replace_one)
+            self.rel_add.setChecked(not replace_one)
+            self.rel_text.setText(REL_REPLACE if replace_one else REL_ADD)
+        del blockers

@@ -1,0 +1,191 @@
+"""What ε means, for the selected statistic or the whole release: the plain sentences, the
+group effect, δ, the posterior-against-prior chart and published deployments to compare."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
+from matplotlib.figure import Figure
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QGroupBox,
+                               QHBoxLayout, QHeaderView, QLabel, QSlider, QSpinBox, QSplitter,
+                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+
+from ...core.accounting import group_privacy
+from ...core.resources import resource_path
+from ...core.risk import explain, posterior_max, posterior_min
+from ..session import Session
+
+PRIORS = np.linspace(0.0, 1.0, 201)
+
+
+class RiskChart(FigureCanvasQTAgg):
+    """Posterior against prior: the diagonal (nothing learned), the upper and lower bounds for
+    the current ε, and the point for the chosen prior."""
+
+    def __init__(self) -> None:
+        self.figure = Figure(figsize=(5.2, 3.6), layout="constrained")
+        super().__init__(self.figure)
+        self.setAccessibleName("Chart of the attacker's belief after the release against "
+                               "before it")
+        ax = self.axes = self.figure.add_subplot(111)
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1)
+        ax.set_xlabel("Attacker's belief before the release (prior)")
+        ax.set_ylabel("At most / at least after it")
+        ax.plot([0, 1], [0, 1], linestyle="--", color="0.5", linewidth=1,
+                label="nothing learned")
+        (self.upper,) = ax.plot(PRIORS, PRIORS, color="#c0392b", linewidth=2,
+                                label="highest belief after")
+        (self.lower,) = ax.plot(PRIORS, PRIORS, color="#2471a3", linewidth=2,
+                                label="lowest belief after")
+        (self.point_hi,) = ax.plot([0.5], [0.5], "o", color="#c0392b", markersize=7)
+        (self.point_lo,) = ax.plot([0.5], [0.5], "o", color="#2471a3", markersize=7)
+        self.guide = ax.axvline(0.5, color="0.6", linewidth=0.8)
+        self.band = None
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="lower right", fontsize=8, framealpha=0.9)
+        self.note = ax.text(0.02, 0.96, "", transform=ax.transAxes, va="top", fontsize=9)
+
+    def show_bounds(self, epsilon: float, prior: float) -> None:
+        up = np.array([posterior_max(p, epsilon) for p in PRIORS])
+        lo = np.array([posterior_min(p, epsilon) for p in PRIORS])
+        self.upper.set_ydata(up)
+        self.lower.set_ydata(lo)
+        if self.band is not None:
+            self.band.remove()
+        self.band = self.axes.fill_between(PRIORS, lo, up, color="#f5b7b1", alpha=0.35,
+                                           linewidth=0)
+        hi_p, lo_p = posterior_max(prior, epsilon), posterior_min(prior, epsilon)
+        self.point_hi.set_data([prior], [hi_p])
+        self.point_lo.set_data([prior], [lo_p])
+        self.guide.set_xdata([prior, prior])
+        self.note.set_text(f"ε = {epsilon:.3g}: from {prior:.0%} to between {lo_p:.1%} "
+                           f"and {hi_p:.1%}")
+        self.draw_idle()
+
+
+def load_deployments() -> list[dict]:
+    return json.loads(resource_path("deployments.json").read_text(encoding="utf-8"))[
+        "deployments"]
+
+
+class RiskPane(QWidget):
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self.session = session
+        layout = QVBoxLayout(self)
+
+        controls = QHBoxLayout()
+        self.scope = QComboBox()
+        self.scope.addItems(["The whole release", "The selected statistic"])
+        self.scope.setToolTip("Explain the composed total of all statistics, or one of them")
+        self.scope.setAccessibleName("What to explain")
+        controls.addWidget(QLabel("Explain:"))
+        controls.addWidget(self.scope)
+        controls.addSpacing(16)
+        controls.addWidget(QLabel("Attacker's belief before:"))
+        self.prior = QSlider(Qt.Orientation.Horizontal)
+        self.prior.setRange(1, 99)
+        self.prior.setValue(50)
+        self.prior.setToolTip("How sure an attacker is, before the release, that a person is "
+                              "in the data")
+        self.prior.setAccessibleName("Attacker's prior belief in percent")
+        self.prior_label = QLabel("50%")
+        controls.addWidget(self.prior, 1)
+        controls.addWidget(self.prior_label)
+        controls.addSpacing(16)
+        controls.addWidget(QLabel("People in a group:"))
+        self.group = QSpinBox()
+        self.group.setRange(1, 50)
+        self.group.setToolTip("People who share data, such as a household: the guarantee for "
+                              "a group is g × ε")
+        self.group.setAccessibleName("Group size")
+        controls.addWidget(self.group)
+        layout.addLayout(controls)
+
+        split = QSplitter(Qt.Orientation.Horizontal)
+        words = QGroupBox("In plain words")
+        form = QFormLayout(words)
+        self.sentence = QLabel()
+        self.lower_text = QLabel()
+        self.frequency = QLabel()
+        self.group_text = QLabel()
+        self.delta_text = QLabel()
+        for label, name in ((self.sentence, "Highest belief"), (self.lower_text, "Lowest belief"),
+                            (self.frequency, "Out of 100"), (self.group_text, "Groups"),
+                            (self.delta_text, "δ")):
+            label.setWordWrap(True)
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            form.addRow(f"<b>{name}</b>", label)
+        split.addWidget(words)
+        self.chart = RiskChart()
+        split.addWidget(self.chart)
+        split.setStretchFactor(1, 1)
+        layout.addWidget(split, 3)
+
+        box = QGroupBox("Published deployments, for comparison")
+        box_layout = QVBoxLayout(box)
+        self.deployments = QTableWidget(0, 6)
+        self.deployments.setHorizontalHeaderLabels(
+            ["Organisation", "Product", "ε", "δ", "Unit of privacy", "Model"])
+        self.deployments.verticalHeader().setVisible(False)
+        self.deployments.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.deployments.horizontalHeader().setSectionResizeMode(
+            QHeaderView.ResizeMode.ResizeToContents)
+        self.deployments.horizontalHeader().setStretchLastSection(True)
+        self.deployments.setAccessibleName("Published deployments of differential privacy")
+        for row, d in enumerate(load_deployments()):
+            self.deployments.insertRow(row)
+            cells = (d["organisation"], d["product"], f"{d['epsilon']:g}",
+                     f"{d['delta']:g}" if d["delta"] else "0", d["unit"], d["model"])
+            for col, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setToolTip(f"{d['source']}" + (f" — {d['note']}" if d["note"] else ""))
+                self.deployments.setItem(row, col, item)
+        box_layout.addWidget(self.deployments)
+        self.caveat = QLabel("Epsilons with different units or periods do not compare "
+                             "directly: a per-day ε is spent again every day.")
+        self.caveat.setWordWrap(True)
+        box_layout.addWidget(self.caveat)
+        layout.addWidget(box, 2)
+
+        self.scope.currentIndexChanged.connect(self.refresh)
+        self.prior.valueChanged.connect(self.refresh)
+        self.group.valueChanged.connect(self.refresh)
+        session.planChanged.connect(self.refresh)
+        session.selectionChanged.connect(self.refresh)
+        self.refresh()
+
+    def current(self) -> tuple[float, float, str]:
+        """(ε, δ, what) for the chosen scope."""
+        plan = self.session.plan
+        if plan is None:
+            return 0.0, 0.0, "this release"
+        if self.scope.currentIndex() == 1 and self.session.selected:
+            q = plan.query(self.session.selected)
+            return self.session.query_epsilon(q), q.delta, f"the release of {q.title!r}"
+        total = self.session.total()
+        return total.epsilon, total.delta, "this release"
+
+    def refresh(self) -> None:
+        prior = self.prior.value() / 100
+        self.prior_label.setText(f"{self.prior.value()}%")
+        epsilon, delta, what = self.current()
+        relation = self.session.plan.neighbouring if self.session.plan else "add-remove"
+        risk = explain(epsilon, delta, prior, self.group.value(), relation, what)
+        self.sentence.setText(risk.sentence)
+        self.lower_text.setText(risk.lower_sentence)
+        self.frequency.setText(risk.frequency_sentence)
+        g = max(2, self.group.value())
+        g_eps, g_delta = group_privacy(epsilon, delta, g)
+        self.group_text.setText(
+            f"For a group of {g} people (say a household) the guarantee is ε = {g_eps:.3g}: "
+            f"an attacker who was {prior:.0%} sure about the group can reach at most "
+            f"{posterior_max(prior, g_eps):.1%}.")
+        self.delta_text.setText(risk.delta_sentence)
+        shown = epsilon * self.group.value()
+        self.chart.show_bounds(shown if math.isfinite(shown) else 50.0, prior)

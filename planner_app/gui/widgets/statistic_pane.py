@@ -1,0 +1,221 @@
+"""The selected statistic: ε as a log-scale slider and a spin box, and its accuracy as an
+editable field. Editing either updates the other through the core."""
+
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtGui import QDoubleValidator
+from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout,
+                               QLabel, QLineEdit, QPushButton, QSlider, QVBoxLayout, QWidget)
+
+from ...core.accuracy import epsilon_for_half_width
+from ...core.risk import explain
+from ..models import KIND_NAMES
+from ..session import Session
+
+SLIDER_STEPS = 1000
+LOG_MIN, LOG_MAX = -3.0, 1.0  # ε from 0.001 to 10 on the slider; the spin box goes further
+
+
+def slider_to_epsilon(value: int) -> float:
+    return float(f"{10 ** (LOG_MIN + (LOG_MAX - LOG_MIN) * value / SLIDER_STEPS):.3g}")
+
+
+def epsilon_to_slider(epsilon: float) -> int:
+    if epsilon <= 0:
+        return 0
+    pos = (math.log10(epsilon) - LOG_MIN) / (LOG_MAX - LOG_MIN) * SLIDER_STEPS
+    return int(round(min(max(pos, 0), SLIDER_STEPS)))
+
+
+UNIT_WORDS = {"count": "people or rows", "value": "in the column's units", "rank": "ranks",
+              "share": "share (0 to 1)"}
+
+
+class StatisticPane(QWidget):
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self.session = session
+        layout = QVBoxLayout(self)
+        self.title = QLabel()
+        self.title.setTextFormat(Qt.TextFormat.RichText)
+        self.title.setWordWrap(True)
+        layout.addWidget(self.title)
+
+        budget = QGroupBox("Privacy and accuracy — change either one")
+        form = QFormLayout(budget)
+        row = QHBoxLayout()
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setRange(0, SLIDER_STEPS)
+        self.slider.setToolTip("ε on a log scale: left is more private and noisier, right is "
+                               "more accurate and less private")
+        self.slider.setAccessibleName("Epsilon slider")
+        self.spin = QDoubleSpinBox()
+        self.spin.setDecimals(4)
+        self.spin.setRange(0.0001, 1000.0)
+        self.spin.setSingleStep(0.01)
+        self.spin.setKeyboardTracking(False)
+        self.spin.setToolTip("This statistic's share of the privacy budget (ε)")
+        self.spin.setAccessibleName("Epsilon")
+        row.addWidget(QLabel("more private"))
+        row.addWidget(self.slider, 1)
+        row.addWidget(QLabel("more accurate"))
+        row.addWidget(self.spin)
+        form.addRow("ε", row)
+        acc_row = QHBoxLayout()
+        self.accuracy = QLineEdit()
+        self.accuracy.setValidator(QDoubleValidator(0.0, 1e18, 6))
+        self.accuracy.setToolTip("Type the accuracy you need (the ± half-width at 95% "
+                                 "confidence) and press Enter: the app finds the ε for it")
+        self.accuracy.setAccessibleName("Accuracy plus or minus")
+        self.accuracy_unit = QLabel()
+        acc_row.addWidget(QLabel("±"))
+        acc_row.addWidget(self.accuracy, 1)
+        acc_row.addWidget(self.accuracy_unit)
+        form.addRow("Accuracy (95%)", acc_row)
+        self.hold = QCheckBox("Hold this ε when the budget is split among the others")
+        self.hold.setToolTip("A held statistic keeps its ε when you split the budget")
+        form.addRow("", self.hold)
+        self.accuracy_note = QLabel()
+        self.accuracy_note.setWordWrap(True)
+        form.addRow("", self.accuracy_note)
+        layout.addWidget(budget)
+
+        about = QGroupBox("How the noise is set")
+        about_layout = QVBoxLayout(about)
+        self.derivation = QLabel()
+        self.derivation.setWordWrap(True)
+        self.derivation.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        about_layout.addWidget(self.derivation)
+        layout.addWidget(about)
+
+        means = QGroupBox("What this ε means")
+        means_layout = QVBoxLayout(means)
+        self.sentence = QLabel()
+        self.sentence.setWordWrap(True)
+        means_layout.addWidget(self.sentence)
+        layout.addWidget(means)
+
+        self.warnings = QLabel()
+        self.warnings.setWordWrap(True)
+        self.warnings.setStyleSheet("color: #b9770e;")
+        layout.addWidget(self.warnings)
+        self.edit_button = QPushButton("Edit the definition…")
+        self.edit_button.setToolTip("Change the column, bounds, categories, conditions or "
+                                    "mechanism of this statistic")
+        layout.addWidget(self.edit_button, 0, Qt.AlignmentFlag.AlignLeft)
+        layout.addStretch(1)
+
+        self.slider.valueChanged.connect(self._slider_moved)
+        self.slider.sliderReleased.connect(self.session.doc.end_merge)
+        self.spin.valueChanged.connect(self._spin_changed)
+        self.accuracy.editingFinished.connect(self._accuracy_entered)
+        self.hold.toggled.connect(self._hold_toggled)
+        session.planChanged.connect(self.refresh)
+        session.selectionChanged.connect(self.refresh)
+        self.refresh()
+
+    # -- edits --------------------------------------------------------------------------------
+
+    def _query(self):  # type: ignore[no-untyped-def]
+        plan, qid = self.session.plan, self.session.selected
+        return plan.query(qid) if plan is not None and qid else None
+
+    def _slider_moved(self, value: int) -> None:
+        q = self._query()
+        if q is not None:
+            self.session.set_epsilon(q.id, slider_to_epsilon(value),
+                                     dragging=self.slider.isSliderDown())
+
+    def _spin_changed(self, value: float) -> None:
+        q = self._query()
+        if q is not None and not math.isclose(value, q.epsilon, rel_tol=1e-9):
+            self.session.set_epsilon(q.id, value)
+
+    def _accuracy_entered(self) -> None:
+        q = self._query()
+        plan = self.session.plan
+        if q is None or plan is None or not self.accuracy.isModified():
+            return
+        self.accuracy.setModified(False)
+        try:
+            target = float(self.accuracy.text().replace(",", ""))
+        except ValueError:
+            return
+        eps = epsilon_for_half_width(q, plan, target, self.session.settings.confidence)
+        if eps is None:
+            self.accuracy_note.setText(f"No ε up to 1000 reaches ± {target:g}; the current ε "
+                                       "is kept.")
+            self.refresh()
+            return
+        self.session.set_epsilon(q.id, eps)
+
+    def _hold_toggled(self, on: bool) -> None:
+        q = self._query()
+        if q is not None:
+            (self.session.held.add if on else self.session.held.discard)(q.id)
+            self.session.planChanged.emit()
+
+    # -- view ---------------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        q = self._query()
+        enabled = q is not None
+        for w in (self.slider, self.spin, self.accuracy, self.hold, self.edit_button):
+            w.setEnabled(enabled)
+        if q is None:
+            self.title.setText("<i>No statistic selected. Add one with Statistics → Add.</i>")
+            for label in (self.derivation, self.sentence, self.warnings, self.accuracy_note):
+                label.setText("")
+            return
+        blockers = [QSignalBlocker(w) for w in (self.slider, self.spin, self.hold)]
+        self.slider.setValue(epsilon_to_slider(q.epsilon))
+        self.spin.setValue(q.epsilon)
+        self.hold.setChecked(q.id in self.session.held)
+        del blockers
+        acc = self.session.accuracy(q)
+        if not self.accuracy.hasFocus():
+            self.accuracy.setText("" if acc.half_width is None or not math.isfinite(
+                acc.half_width) else f"{acc.half_width:.6g}")
+        self.accuracy_unit.setText(UNIT_WORDS.get(acc.unit, acc.unit))
+        self.accuracy_note.setText(acc.note)
+        self.title.setText(f"<h3>{q.title}</h3>{KIND_NAMES.get(q.kind, q.kind)}"
+                           + (f" of <b>{q.column}</b>" if q.column else "")
+                           + (f", grouped by {q.group_by.column}" if q.group_by else ""))
+        ms = self.session.measurements(q)
+        lines = []
+        for m in ms:
+            noise = ("no noise needed" if m.mechanism == "none" else
+                     f"discrete Laplace noise of scale {m.scale_value:.4g}"
+                     if m.scale is not None else
+                     f"discrete Gaussian noise with σ = {m.sigma_value:.4g}"
+                     if m.sigma_sq is not None else m.mechanism.replace("_", " "))
+            lines.append(f"• {m.component.derivation}; {noise}.")
+        self.derivation.setText("\n".join(lines))
+        eps = self.session.query_epsilon(q)
+        plan = self.session.plan
+        assert plan is not None
+        self.sentence.setText(explain(eps, q.delta, relation=plan.neighbouring,
+                                      what="this statistic alone").sentence)
+        self.warnings.setText("\n".join(self._warnings(q)))
+
+    def _warnings(self, q) -> list[str]:  # type: ignore[no-untyped-def]
+        from ...core.plan import canonical_key
+
+        out = []
+        if q.column and self.session.table is not None:
+            seen = self.session.observed(q.column)
+            if q.lower is not None and seen.get("min") == q.lower and seen.get("max") == q.upper:
+                out.append("⚠ These bounds equal the data's own minimum and maximum. Bounds "
+                           "must come from knowledge of the domain, not from the data.")
+            if q.categories is not None and seen.get("present") == {
+                    canonical_key(c) for c in q.categories}:
+                out.append("⚠ The categories are exactly the values in the data. Declare the "
+                           "full public list (which values occur is itself private).")
+        if q.kind in ("sum", "mean", "variance", "quantile", "histogram") and not (
+                q.justification and any(q.justification.values())):
+            out.append("No reason is recorded for the bounds or categories yet "
+                       "(Edit the definition…).")
+        return out

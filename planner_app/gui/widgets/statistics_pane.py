@@ -1,0 +1,84 @@
+"""The list of statistics with add, edit, duplicate and remove."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelectionModel, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel,
+                               QPushButton, QTableView, QVBoxLayout, QWidget)
+
+from ..models import StatisticsModel
+from ..session import Session
+
+
+class StatisticsPane(QWidget):
+    addRequested = Signal()
+    editRequested = Signal(str)
+    duplicateRequested = Signal(str)
+    removeRequested = Signal(str)
+
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self.session = session
+        layout = QVBoxLayout(self)
+        title = QLabel("<b>Statistics to publish</b>")
+        layout.addWidget(title)
+        self.model = StatisticsModel(session)
+        self.view = QTableView()
+        self.view.setModel(self.model)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.verticalHeader().setVisible(False)
+        header = self.view.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.view.setAccessibleName("Statistics to publish")
+        self.view.setToolTip("Select a statistic to set its ε and see its accuracy and risk; "
+                             "double-click to edit it")
+        layout.addWidget(self.view, 1)
+        buttons = QHBoxLayout()
+        self.add = QPushButton("Add…")
+        self.edit = QPushButton("Edit…")
+        self.duplicate = QPushButton("Duplicate")
+        self.remove = QPushButton("Remove")
+        tips = ("Add a statistic", "Edit the selected statistic", "Copy the selected statistic",
+                "Remove the selected statistic")
+        for b, tip in zip((self.add, self.edit, self.duplicate, self.remove), tips):
+            b.setToolTip(tip)
+            buttons.addWidget(b)
+        layout.addLayout(buttons)
+
+        self.add.clicked.connect(self.addRequested)
+        self.edit.clicked.connect(lambda: self._emit(self.editRequested))
+        self.duplicate.clicked.connect(lambda: self._emit(self.duplicateRequested))
+        self.remove.clicked.connect(lambda: self._emit(self.removeRequested))
+        self.view.doubleClicked.connect(lambda _i: self._emit(self.editRequested))
+        self.view.selectionModel().selectionChanged.connect(self._selection_changed)
+        self.model.modelReset.connect(self._restore_selection)
+        session.selectionChanged.connect(lambda _qid: self._restore_selection())
+        self._restore_selection()
+
+    def _emit(self, signal) -> None:  # type: ignore[no-untyped-def]
+        if self.session.selected:
+            signal.emit(self.session.selected)
+
+    def _selection_changed(self, *_args: object) -> None:
+        rows = self.view.selectionModel().selectedRows()
+        if rows:
+            self.session.select(self.model.query_at(rows[0].row()))
+
+    def _restore_selection(self) -> None:
+        has_plan = self.session.plan is not None
+        self.add.setEnabled(has_plan)
+        for b in (self.edit, self.duplicate, self.remove):
+            b.setEnabled(bool(self.session.selected))
+        if not self.session.selected:
+            return
+        row = self.model.row_of(self.session.selected)
+        if row < 0:
+            return
+        index = self.model.index(row, 0)
+        selection = self.view.selectionModel()
+        if not selection.isRowSelected(row, index.parent()):
+            selection.select(index, QItemSelectionModel.SelectionFlag.ClearAndSelect
+                             | QItemSelectionModel.SelectionFlag.Rows)
+
