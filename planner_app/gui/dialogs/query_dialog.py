@@ -271,7 +271,7 @@ class QueryDialog(QDialog):
         gaussian = self.mechanism.currentData() == "gaussian"
         self.delta.setVisible(gaussian)
         self.delta_label.setVisible(gaussian)
-        bounded = kind in ("sum", "mean", "variance", "quantile")
+        bounded = self._bounded()
         hist = kind == "histogram"
         bins = hist and self.use_bins.isChecked()
         for widget, show in ((self.bounds_row, bounded), (self.bounds_reason, bounded),
@@ -284,6 +284,12 @@ class QueryDialog(QDialog):
             if label is not None:
                 label.setVisible(show)
         self._update_warning()
+
+    def _bounded(self) -> bool:
+        return self.kind.currentData() in ("sum", "mean", "variance", "quantile")
+
+    def _has_list(self) -> bool:
+        return self.kind.currentData() == "histogram" and not self.use_bins.isChecked()
 
     def to_dict(self) -> dict[str, Any]:
         kind = self.kind.currentData()
@@ -326,10 +332,9 @@ class QueryDialog(QDialog):
         if doc["mechanism"] == "gaussian":
             doc["delta"] = _number(self.delta.text())
         justification = {}
-        if self.bounds_reason.isVisible() and self.bounds_reason.text().strip():
+        if self._bounded() and self.bounds_reason.text().strip():
             justification["bounds"] = self.bounds_reason.text().strip()
-        if self.declare.isVisible() and self.declare.isChecked() and \
-                self.list_reason.text().strip():
+        if self._has_list() and self.declare.isChecked() and self.list_reason.text().strip():
             justification["categories"] = self.list_reason.text().strip()
         if justification:
             doc["justification"] = justification
@@ -340,11 +345,11 @@ class QueryDialog(QDialog):
         seen = self.session.observed(column) if column else {}
         notes = []
         lo, hi = _number(self.lower.text()), _number(self.upper.text())
-        if self.bounds_row.isVisible() and seen.get("min") is not None and \
+        if self._bounded() and seen.get("min") is not None and \
                 lo == seen["min"] and hi == seen["max"]:
             notes.append("⚠ These bounds equal the data's own minimum and maximum: use what "
                          "you know the values can be, not what this data shows.")
-        if self.categories.isVisible() and seen.get("present"):
+        if self._has_list() and seen.get("present"):
             declared = {canonical_key(v) for v in _lines(self.categories.toPlainText())}
             if declared and declared == seen["present"]:
                 notes.append("⚠ This list is exactly the values in the data. Declare the full "

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import (QButtonGroup, QComboBox, QGroupBox, QHBoxLayout, QHeaderView,
-                               QLabel, QRadioButton, QSpinBox, QSplitter, QStyledItemDelegate,
+                               QLabel, QLineEdit, QRadioButton, QSpinBox, QSplitter, QStyledItemDelegate,
                                QTableView, QVBoxLayout, QWidget)
 
 from ...core.plan import PrivacyUnit
@@ -69,6 +69,28 @@ class DataPane(QWidget):
         split.setSizes([600, 330])
         layout.addWidget(split, 1)
 
+        dataset = QGroupBox("The dataset")
+        dataset_layout = QHBoxLayout(dataset)
+        self.dataset_name = QLineEdit()
+        self.dataset_name.setToolTip("The budget ledger keeps this dataset's lifetime budget "
+                                     "under this name: use the same name for every release "
+                                     "about the same people")
+        self.dataset_name.setAccessibleName("Dataset name")
+        self.expected_rows = QSpinBox()
+        self.expected_rows.setRange(0, 2_000_000_000)
+        self.expected_rows.setSpecialValueText("not stated")
+        self.expected_rows.setGroupSeparatorShown(True)
+        self.expected_rows.setToolTip("A public, approximate number of rows (say, from a "
+                                      "published report). Only used to show the accuracy of "
+                                      "means, variances, quantiles and yes/no shares; never "
+                                      "read from the data")
+        self.expected_rows.setAccessibleName("Approximate public number of rows")
+        dataset_layout.addWidget(QLabel("Name"))
+        dataset_layout.addWidget(self.dataset_name, 1)
+        dataset_layout.addWidget(QLabel("About how many rows (public)"))
+        dataset_layout.addWidget(self.expected_rows)
+        layout.addWidget(dataset)
+
         who = QGroupBox("Who is one person?")
         who_layout = QVBoxLayout(who)
         self.unit_row = QRadioButton("Each row is a person")
@@ -113,6 +135,8 @@ class DataPane(QWidget):
         self.max_rows.valueChanged.connect(self._unit_edited)
         self.id_column.currentTextChanged.connect(self._unit_edited)
         self.rel_group.buttonToggled.connect(self._relation_edited)
+        self.dataset_name.editingFinished.connect(self._dataset_edited)
+        self.expected_rows.editingFinished.connect(self._dataset_edited)
         session.tableChanged.connect(self._table_changed)
         session.planChanged.connect(self.refresh)
         self.refresh()
@@ -141,6 +165,17 @@ class DataPane(QWidget):
         if unit != plan.privacy_unit:
             self.session.apply("Change who one person is", replace(plan, privacy_unit=unit))
 
+    def _dataset_edited(self) -> None:
+        plan = self.session.plan
+        name = self.dataset_name.text().strip()
+        if plan is None or not name:
+            return
+        rows = self.expected_rows.value() or None
+        dataset = replace(plan.dataset, name=name, expected_rows=rows)
+        if dataset != plan.dataset:
+            self.session.apply("Change the dataset's name or row count",
+                               replace(plan, dataset=dataset))
+
     def _relation_edited(self, *_args: object) -> None:
         plan = self.session.plan
         if plan is None:
@@ -152,7 +187,7 @@ class DataPane(QWidget):
     def refresh(self) -> None:
         plan = self.session.plan
         widgets = (self.unit_row, self.unit_person, self.max_rows, self.id_column,
-                   self.rel_add, self.rel_replace)
+                   self.rel_add, self.rel_replace, self.dataset_name, self.expected_rows)
         blockers = [QSignalBlocker(w) for w in (*widgets, self.unit_group, self.rel_group)]
         columns = [c.name for c in self.session.columns]
         if plan is not None and plan.privacy_unit.id_column and \
@@ -164,6 +199,10 @@ class DataPane(QWidget):
         for w in widgets:
             w.setEnabled(plan is not None)
         if plan is not None:
+            if not self.dataset_name.hasFocus():
+                self.dataset_name.setText(plan.dataset.name)
+            if not self.expected_rows.hasFocus():
+                self.expected_rows.setValue(plan.dataset.expected_rows or 0)
             person = plan.privacy_unit.kind == "person"
             self.unit_person.setChecked(person)
             self.unit_row.setChecked(not person)

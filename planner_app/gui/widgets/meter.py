@@ -24,7 +24,8 @@ class BudgetMeter(QWidget):
         self.bar.setMaximumWidth(260)
         self.bar.setAccessibleName("Share of this release's privacy budget used")
         self.text = QLabel()
-        self.text.setWordWrap(True)
+        self.text.setWordWrap(False)
+        self.text.setMinimumHeight(self.text.fontMetrics().lineSpacing() * 2 + 6)
         layout.addWidget(self.bar)
         layout.addWidget(self.text, 1)
         self.over = False
@@ -49,8 +50,8 @@ class BudgetMeter(QWidget):
                  f"({total.accountant} accountant) of ε = {budget:g}, δ = "
                  f"{plan.budget.delta:g}."]
         if self.over:
-            parts.append("<b>Over budget</b>: lower some statistics' ε or raise the budget "
-                         "before anything can be released.")
+            parts.append("<b>Over budget</b>: lower some ε or raise the budget.")
+        parts.append("<br>")
         state = self.session.lifetime()
         if state is None:
             parts.append("Dataset lifetime: the ledger cannot be read.")
@@ -59,7 +60,8 @@ class BudgetMeter(QWidget):
             cap = state.cap
             after = left - total.epsilon
             default = " (default cap)" if cap.is_default else ""
-            parts.append(f"Dataset {plan.dataset.name!r}: ε = {left:.3g} of {cap.epsilon:g}"
+            parts.append(f"Lifetime of dataset {plan.dataset.name!r}: ε = {left:.3g} of "
+                         f"{cap.epsilon:g}"
                          f"{default} left; about {max(0.0, after):.3g} after this release"
                          + (" — <b>not enough</b>." if after < 0 else "."))
         self.text.setText(" ".join(parts))

@@ -1,0 +1,63 @@
+"""GUI fixtures: a main window in a temporary app home, offscreen."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("PySide6")
+
+from planner_app.core.resources import demo_plan_path, demo_table_path  # noqa: E402
+from planner_app.gui.app import build_window  # noqa: E402
+from planner_app.gui.main_window import MainWindow  # noqa: E402
+
+SHOTS = Path(os.environ.get("PLANNER_APP_SCREENSHOTS",
+                            Path(__file__).resolve().parents[1] / "_screenshots"))
+
+
+class Dialogs:
+    """Records the message boxes the app shows and answers them like a user would."""
+
+    def __init__(self) -> None:
+        self.shown: list[tuple[str, str, str]] = []
+        self.answer = None  # for question(): None means "Discard"
+
+    def record(self, kind: str):  # type: ignore[no-untyped-def]
+        from PySide6.QtWidgets import QMessageBox
+
+        def show(_parent, title, text, *args, **kwargs):  # type: ignore[no-untyped-def]
+            self.shown.append((kind, title, text))
+            if kind == "question":
+                return self.answer or QMessageBox.StandardButton.Discard
+            return QMessageBox.StandardButton.Ok
+
+        return show
+
+
+@pytest.fixture(autouse=True)
+def dialogs(monkeypatch: pytest.MonkeyPatch) -> Dialogs:
+    """No test can hang on a modal message box."""
+    from PySide6.QtWidgets import QMessageBox
+
+    recorder = Dialogs()
+    for kind in ("question", "warning", "information", "critical", "about"):
+        monkeypatch.setattr(QMessageBox, kind, staticmethod(recorder.record(kind)))
+    return recorder
+
+
+@pytest.fixture
+def window(qtbot, tmp_path: Path) -> MainWindow:  # type: ignore[no-untyped-def]
+    w = build_window(str(tmp_path / "home"))
+    qtbot.addWidget(w)
+    w.resize(1400, 900)
+    w.show()
+    return w
+
+
+@pytest.fixture
+def demo(window: MainWindow) -> MainWindow:
+    window.load_table(demo_table_path(), synchronous=True)
+    assert window.open_plan(demo_plan_path(), confirmed=True)
+    return window
