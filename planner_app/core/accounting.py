@@ -55,7 +55,7 @@ def zcdp(measurements: Sequence[Measurement], delta: float) -> Total:
 
 
 MAX_PLD_SIGMA_STEPS = 20_000
-DIRECT_LAPLACE_OUTPUTS = 2_000_000
+DIRECT_LAPLACE_OUTPUTS = 20_000
 
 
 def _pld_ok(m: Measurement) -> bool:
@@ -88,37 +88,29 @@ def discrete_laplace_pld(scale: Fraction, sensitivity: int, d: float = PLD_DISCR
     q = math.exp(-a)
     big = a * sensitivity
     bump = 1e-9
-    probs: dict[int, float] = {}
-
-    def add(j: int, p: float) -> None:
-        if p > 0:
-            probs[j] = probs.get(j, 0.0) + p
-
-    add(math.ceil(big / d + bump), 1 / (1 + q))
-    add(math.ceil(-big / d + bump), math.exp(-a * sensitivity) / (1 + q))
+    js = [np.array([math.ceil(big / d + bump), math.ceil(-big / d + bump)], dtype=np.int64)]
+    masses = [np.array([1 / (1 + q), math.exp(-a * sensitivity) / (1 + q)])]
     if sensitivity > 1:
         if sensitivity - 1 <= DIRECT_LAPLACE_OUTPUTS:
             o = np.arange(1, sensitivity, dtype=np.float64)
-            js = np.ceil((big - 2 * a * o) / d + bump).astype(np.int64)
-            masses = (1 - q) / (1 + q) * np.exp(-a * o)
-            lo = int(js.min())
-            summed = np.bincount(js - lo, weights=masses)
-            for i in np.flatnonzero(summed):
-                add(lo + int(i), float(summed[i]))
+            js.append(np.ceil((big - 2 * a * o) / d + bump).astype(np.int64))
+            masses.append((1 - q) / (1 + q) * np.exp(-a * o))
         else:
             # group outputs by loss bucket; one extra bucket up covers float error at edges
             j_hi = math.ceil(big / d + bump)
             j_lo = math.ceil(-big / d + bump)
-            js = np.arange(j_lo, j_hi + 1, dtype=np.float64)
-            start = np.ceil((big - js * d) / (2 * a))
-            end = np.ceil((big - (js - 1) * d) / (2 * a)) - 1
-            start = np.clip(start, 1, sensitivity - 1)
-            end = np.clip(end, 1, sensitivity - 1)
+            buckets = np.arange(j_lo, j_hi + 1, dtype=np.float64)
+            start = np.clip(np.ceil((big - buckets * d) / (2 * a)), 1, sensitivity - 1)
+            end = np.clip(np.ceil((big - (buckets - 1) * d) / (2 * a)) - 1, 1, sensitivity - 1)
             ok = end >= start
-            masses = np.where(ok, (np.exp(-a * start) - np.exp(-a * (end + 1))) / (1 + q), 0.0)
-            for j, p in zip(js[ok].astype(np.int64).tolist(), masses[ok].tolist()):
-                add(j + 1, p)
-    pmf = pld_pmf.create_pmf(probs, d, 0.0, True)
+            js.append(buckets[ok].astype(np.int64) + 1)
+            masses.append((np.exp(-a * start[ok]) - np.exp(-a * (end[ok] + 1))) / (1 + q))
+    all_js = np.concatenate(js)
+    all_masses = np.concatenate(masses)
+    lower = int(all_js.min())
+    probs = np.zeros(int(all_js.max()) - lower + 1)
+    np.add.at(probs, all_js - lower, all_masses)
+    pmf = pld_pmf.DensePLDPmf(d, lower, probs, 0.0, True)
     return pld.PrivacyLossDistribution(pmf)
 
 

@@ -12,7 +12,9 @@ import codecs
 import hashlib
 import io
 import os
+import queue
 import re
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
@@ -26,7 +28,6 @@ from .plan import yes_no
 Progress = Optional[Callable[[float, str], None]]
 Cancel = Optional[Callable[[], bool]]
 
-CSV_CHUNK_ROWS = 100_000
 SNIFF_BYTES = 64 * 1024
 TEXT_SUFFIXES = {".csv", ".tsv", ".txt", ".tab"}
 EXCEL_SUFFIXES = {".xlsx", ".xlsm"}
@@ -54,7 +55,8 @@ class Table:
 
 
 class _HashingReader(io.RawIOBase):
-    """A binary reader that hashes what it reads and reports progress."""
+    """A binary reader that reports progress, honours cancel, and hashes what it reads on a
+    second thread (hashlib releases the GIL), so hashing overlaps with parsing."""
 
     def __init__(self, fh: io.BufferedReader, total: int, progress: Progress, cancel: Cancel,
                  label: str) -> None:
@@ -65,7 +67,17 @@ class _HashingReader(io.RawIOBase):
         self._cancel = cancel
         self._label = label
         self._last = -1.0
-        self.hash = hashlib.sha256()
+        self._hash = hashlib.sha256()
+        self._queue: queue.Queue[bytes | None] = queue.Queue(maxsize=32)
+        self._thread = threading.Thread(target=self._hash_blocks, daemon=True)
+        self._thread.start()
+
+    def _hash_blocks(self) -> None:
+        while True:
+            block = self._queue.get()
+            if block is None:
+                return
+            self._hash.update(block)
 
     def readable(self) -> bool:
         return True
@@ -75,13 +87,23 @@ class _HashingReader(io.RawIOBase):
             raise Cancelled(f"loading {self._label}")
         n = self._fh.readinto(buffer)
         if n:
-            self.hash.update(memoryview(buffer)[:n])
+            self._queue.put(bytes(memoryview(buffer)[:n]))
             self._done += n
             fraction = min(self._done / self._total, 1.0)
             if self._progress is not None and fraction - self._last >= 0.01:
                 self._last = fraction
                 self._progress(0.95 * fraction, f"Reading {self._label}")
         return n or 0
+
+    def hexdigest(self) -> str:
+        """The SHA-256 of everything read (call once, after reading to the end)."""
+        self._queue.put(None)
+        self._thread.join()
+        return self._hash.hexdigest()
+
+    def stop(self) -> None:
+        if self._thread.is_alive():
+            self._queue.put(None)
 
 
 def _file_facts(path: Path) -> tuple[str, int]:
@@ -178,33 +200,32 @@ def _load_text(path: Path, progress: Progress, cancel: Cancel) -> Table:
     with open(path, "rb") as fh:
         reader = _HashingReader(fh, size, progress, cancel, name)
         buffered = io.BufferedReader(reader, buffer_size=1 << 20)
-        text = io.TextIOWrapper(buffered, encoding=encoding, errors="strict", newline="")
-        chunks = []
         try:
-            for chunk in pd.read_csv(text, sep=delimiter, chunksize=CSV_CHUNK_ROWS):
-                chunks.append(chunk)
-                if cancel is not None and cancel():
-                    raise Cancelled(f"loading {name}")
+            frame = pd.read_csv(buffered, sep=delimiter, encoding=encoding,
+                                encoding_errors="strict")
+            while buffered.read(1 << 20):  # the hash covers the whole file
+                pass
         except Cancelled:
+            reader.stop()
             raise
         except UnicodeDecodeError:
+            reader.stop()
             raise InputError(name, None, f"is not valid {encoding} text") from None
         except pd.errors.EmptyDataError:
+            reader.stop()
             raise InputError(name, None, "has no header row") from None
         except (pd.errors.ParserError, csv.Error, ValueError) as exc:
+            reader.stop()
             raise _parser_problem(name, exc) from None
-        # read to the end so the hash covers the whole file
-        while buffered.read(1 << 20):
-            pass
+        digest = reader.hexdigest()
     _check_header([str(c) for c in header_line] or [], name)
-    frame = pd.concat(chunks, ignore_index=True) if chunks else pd.DataFrame()
     if len(frame.columns) and len(header_line) == len(frame.columns):
         frame.columns = [str(c) for c in header_line]
     if frame.empty:
         raise InputError(name, None, "has a header but no rows")
     if progress is not None:
         progress(1.0, f"Read {len(frame):,} rows")
-    return Table(frame=frame, name=name, sha256=reader.hash.hexdigest(), format="csv",
+    return Table(frame=frame, name=name, sha256=digest, format="csv",
                  encoding=encoding, delimiter=delimiter)
 
 

@@ -157,10 +157,17 @@ class StatisticsModel(QAbstractTableModel):
     def __init__(self, session: Session) -> None:
         super().__init__()
         self.session = session
+        self._ids: list[str] = []
         session.planChanged.connect(self.refresh)
 
     def refresh(self) -> None:
+        ids = [q.id for q in self._queries()]
+        if ids == self._ids and ids:
+            # the same statistics: repaint the values, keep the selection
+            self.dataChanged.emit(self.index(0, 0), self.index(len(ids) - 1, len(self.HEADERS) - 1))
+            return
         self.beginResetModel()
+        self._ids = ids
         self.endResetModel()
 
     def _queries(self) -> tuple:

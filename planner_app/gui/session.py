@@ -55,6 +55,7 @@ class Session(QObject):
         self._cache: dict[str, _Cached] = {}
         self._total: tuple[Plan, Total] | None = None
         self._lifetime: tuple[str, LedgerState | None] | None = None
+        self._observed: dict[tuple[int, str], dict[str, Any]] = {}
 
     # -- plan -------------------------------------------------------------------------------
 
@@ -162,6 +163,7 @@ class Session(QObject):
 
     def set_table(self, table: Table, path: Path, columns: list[ColumnInfo]) -> None:
         self.table = table
+        self._observed.clear()
         self.table_path = path
         self.columns = columns
         self.column_types = {c.name: c.detected_type for c in columns}
@@ -172,11 +174,15 @@ class Session(QObject):
         self.tableChanged.emit()
 
     def observed(self, column: str) -> dict[str, Any]:
-        """What the data shows about a column, for the owner's warnings only."""
+        """What the data shows about a column, for the owner's warnings only (cached per
+        table)."""
         from ..core.tables import numeric_values
 
         if self.table is None or column not in self.table.frame.columns:
             return {}
+        key = (id(self.table), column)
+        if key in self._observed:
+            return self._observed[key]
         series = self.table.frame[column]
         values, bad = numeric_values(series)
         good = values[~bad]
@@ -185,6 +191,7 @@ class Session(QObject):
         out: dict[str, Any] = {"present": {canonical_key(v) for v in series.dropna().unique()[:10_001]}}
         if good.size:
             out["min"], out["max"] = float(good.min()), float(good.max())
+        self._observed[key] = out
         return out
 
 

@@ -24,11 +24,16 @@ PRIORS = np.linspace(0.0, 1.0, 201)
 
 class RiskChart(FigureCanvasQTAgg):
     """Posterior against prior: the diagonal (nothing learned), the upper and lower bounds for
-    the current ε, and the point for the chosen prior."""
+    the current ε, and the point for the chosen prior.
+
+    The axes, labels and legend are drawn once; an update redraws only the curves, the band,
+    the points and the note over a cached background (blitting), so moving a slider stays
+    fast."""
 
     def __init__(self) -> None:
-        self.figure = Figure(figsize=(5.2, 3.6), layout="constrained")
+        self.figure = Figure(figsize=(5.2, 3.6))
         super().__init__(self.figure)
+        self.figure.subplots_adjust(left=0.12, right=0.97, top=0.97, bottom=0.14)
         self.setAccessibleName("Chart of the attacker's belief after the release against "
                                "before it")
         ax = self.axes = self.figure.add_subplot(111)
@@ -38,6 +43,9 @@ class RiskChart(FigureCanvasQTAgg):
         ax.set_ylabel("At most / at least after it")
         ax.plot([0, 1], [0, 1], linestyle="--", color="0.5", linewidth=1,
                 label="nothing learned")
+        ax.grid(True, alpha=0.3)
+        (self.band,) = ax.fill(np.r_[PRIORS, PRIORS[::-1]], np.r_[PRIORS, PRIORS[::-1]],
+                               color="#f5b7b1", alpha=0.35, linewidth=0)
         (self.upper,) = ax.plot(PRIORS, PRIORS, color="#c0392b", linewidth=2,
                                 label="highest belief after")
         (self.lower,) = ax.plot(PRIORS, PRIORS, color="#2471a3", linewidth=2,
@@ -45,27 +53,42 @@ class RiskChart(FigureCanvasQTAgg):
         (self.point_hi,) = ax.plot([0.5], [0.5], "o", color="#c0392b", markersize=7)
         (self.point_lo,) = ax.plot([0.5], [0.5], "o", color="#2471a3", markersize=7)
         self.guide = ax.axvline(0.5, color="0.6", linewidth=0.8)
-        self.band = None
-        ax.grid(True, alpha=0.3)
         ax.legend(loc="lower right", fontsize=8, framealpha=0.9)
         self.note = ax.text(0.02, 0.96, "", transform=ax.transAxes, va="top", fontsize=9)
+        self.moving = (self.band, self.upper, self.lower, self.point_hi, self.point_lo,
+                       self.guide, self.note)
+        for artist in self.moving:
+            artist.set_animated(True)
+        self._background = None
+        self.mpl_connect("draw_event", self._on_draw)
+
+    def _on_draw(self, _event: object) -> None:
+        self._background = self.copy_from_bbox(self.figure.bbox)
+        self._draw_moving()
+
+    def _draw_moving(self) -> None:
+        for artist in self.moving:
+            self.axes.draw_artist(artist)
 
     def show_bounds(self, epsilon: float, prior: float) -> None:
-        up = np.array([posterior_max(p, epsilon) for p in PRIORS])
-        lo = np.array([posterior_min(p, epsilon) for p in PRIORS])
+        e = math.exp(min(epsilon, 700.0))
+        up = PRIORS * e / (1 + PRIORS * (e - 1))  # posterior_max, over all priors at once
+        lo = PRIORS / (e - PRIORS * (e - 1))  # posterior_min
         self.upper.set_ydata(up)
         self.lower.set_ydata(lo)
-        if self.band is not None:
-            self.band.remove()
-        self.band = self.axes.fill_between(PRIORS, lo, up, color="#f5b7b1", alpha=0.35,
-                                           linewidth=0)
+        self.band.set_xy(np.column_stack([np.r_[PRIORS, PRIORS[::-1]], np.r_[up, lo[::-1]]]))
         hi_p, lo_p = posterior_max(prior, epsilon), posterior_min(prior, epsilon)
         self.point_hi.set_data([prior], [hi_p])
         self.point_lo.set_data([prior], [lo_p])
         self.guide.set_xdata([prior, prior])
         self.note.set_text(f"ε = {epsilon:.3g}: from {prior:.0%} to between {lo_p:.1%} "
                            f"and {hi_p:.1%}")
-        self.draw_idle()
+        if self._background is None:
+            self.draw_idle()
+            return
+        self.restore_region(self._background)
+        self._draw_moving()
+        self.blit(self.figure.bbox)
 
 
 def load_deployments() -> list[dict]:
