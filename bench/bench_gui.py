@@ -23,7 +23,8 @@ import pandas as pd  # noqa: E402
 
 from planner_app.core.tables import load_table  # noqa: E402
 
-RESULTS = Path(__file__).with_name("results.md")
+from _results import write_section  # noqa: E402
+
 MARK = "## Desktop app"
 
 
@@ -100,14 +101,7 @@ def main() -> None:
         "",
     ]
     section = "\n".join(lines)
-    text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n\n"
-    if MARK in text:
-        head, _, tail = text.partition(MARK)
-        rest = tail.split("\n## ", 1)
-        text = head + section + ("\n## " + rest[1] if len(rest) > 1 else "")
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    RESULTS.write_text(text)
+    write_section(MARK, section)
     print(section)
 
 

@@ -18,7 +18,8 @@ from planner_app.core.mechanisms import (SystemRandomSource, discrete_gaussian, 
 
 N = 2_000_000
 REPEATS = 3
-RESULTS = Path(__file__).with_name("results.md")
+from _results import write_section  # noqa: E402
+
 MARK = "## Samplers"
 
 
@@ -63,14 +64,7 @@ def main() -> None:
                  f"{scalar:,.0f} | - | - |")
     lines.append("")
     section = "\n".join(lines)
-    text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n\n"
-    if MARK in text:
-        head, _, tail = text.partition(MARK)
-        rest = tail.split("\n## ", 1)
-        text = head + section + ("\n## " + rest[1] if len(rest) > 1 else "")
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    RESULTS.write_text(text)
+    write_section(MARK, section)
     print(section)
 
 

@@ -67,7 +67,28 @@ class DataFrameModel(QAbstractTableModel):
         return str(section + 1)
 
 
-class ColumnsModel(QAbstractTableModel):
+class HeaderedModel(QAbstractTableModel):
+    """A flat table model with fixed column headers."""
+
+    HEADERS: tuple[str, ...] = ()
+
+    def _row_count(self) -> int:
+        raise NotImplementedError
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else self._row_count()
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return self.HEADERS[section]
+        return None
+
+
+class ColumnsModel(HeaderedModel):
     """The table's columns: name, type (editable: the owner can override it), missing cells."""
 
     HEADERS = ("Column", "Type", "Missing cells")
@@ -83,11 +104,8 @@ class ColumnsModel(QAbstractTableModel):
         self._rows = list(self.session.columns)
         self.endResetModel()
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.HEADERS)
+    def _row_count(self) -> int:
+        return len(self._rows)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
@@ -123,12 +141,6 @@ class ColumnsModel(QAbstractTableModel):
             return base | Qt.ItemFlag.ItemIsEditable
         return base
 
-    def headerData(self, section: int, orientation: Qt.Orientation,
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.HEADERS[section]
-        return None
-
 
 KIND_NAMES = {
     "count": "Count", "sum": "Sum", "mean": "Mean", "variance": "Variance",
@@ -149,7 +161,7 @@ def format_accuracy(half_width: float | None, unit: str) -> str:
     return text
 
 
-class StatisticsModel(QAbstractTableModel):
+class StatisticsModel(HeaderedModel):
     """The plan's statistics with their ε, accuracy and whether their ε is held."""
 
     HEADERS = ("Statistic", "Kind", "ε", "Accuracy (95%)", "Hold")
@@ -184,11 +196,8 @@ class StatisticsModel(QAbstractTableModel):
                 return i
         return -1
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._queries())
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.HEADERS)
+    def _row_count(self) -> int:
+        return len(self._queries())
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
@@ -239,9 +248,3 @@ class StatisticsModel(QAbstractTableModel):
         if index.isValid() and index.column() == 4:
             return base | Qt.ItemFlag.ItemIsUserCheckable
         return base
-
-    def headerData(self, section: int, orientation: Qt.Orientation,
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.HEADERS[section]
-        return None
