@@ -21,6 +21,7 @@ from . import __version__
 from .core.audit import AuditError
 from .core.errors import Cancelled, InputError, PlannerError
 from .core.ledger import BudgetExceeded, LedgerError
+from .core.review import ApprovalRequired
 
 PROG = "planner-app"
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_REFUSED, EXIT_LEDGER = 0, 1, 2, 3, 4
@@ -113,7 +114,24 @@ def build_parser() -> argparse.ArgumentParser:
                          type=_finite_float("--confidence", lo=0.5, hi=1, hi_open=True))
     release.add_argument("--clamp-counts", action="store_true",
                          help="show negative noisy counts as 0 (recorded in release.json)")
+    release.add_argument("--require-approval", action="store_true",
+                         help="refuse unless a reviewer approved this exact plan")
     release.add_argument("--json", action="store_true", help="print JSON")
+
+    review = sub.add_parser("review", help="approve or reject a plan (the privacy officer)")
+    review.add_argument("plan", help="plan file (JSON); the decision is added to it")
+    decision = review.add_mutually_exclusive_group(required=True)
+    decision.add_argument("--approve", action="store_true")
+    decision.add_argument("--reject", action="store_true")
+    review.add_argument("--reviewer", required=True, help="your name")
+    review.add_argument("--comment", default="", help="why")
+    review.add_argument("--json", action="store_true", help="print JSON")
+
+    report = sub.add_parser("report", help="write a bundle's report as PDF (or HTML)")
+    report.add_argument("bundle", help="the bundle (.zip)")
+    report.add_argument("--pdf", help="where to write the PDF")
+    report.add_argument("--html", help="where to write the HTML")
+    report.add_argument("--json", action="store_true", help="print JSON")
 
     ledger = sub.add_parser("ledger", help="the per-dataset privacy budget ledger")
     ledger_sub = ledger.add_subparsers(dest="ledger_command", metavar="ACTION",
@@ -336,7 +354,7 @@ def cmd_release(args: argparse.Namespace) -> int:
     table = load_table(args.data)
     home = _home(args)
     result = publish(plan, table, Path(args.out), home, confidence=args.confidence,
-                     clamp_counts=args.clamp_counts)
+                     clamp_counts=args.clamp_counts, require_approval=args.require_approval)
     state = result.ledger
     summary = {
         "bundle": str(result.bundle_path), "bundle_sha256": result.bundle_sha256,
@@ -427,6 +445,64 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_review(args: argparse.Namespace) -> int:
+    from .core.files import atomic_write_text
+    from .core.plan import load_plan, plan_digest, plan_to_json
+    from .core.review import review
+
+    path = Path(args.plan)
+    plan = load_plan(path)
+    decision = "approved" if args.approve else "rejected"
+    reviewed = review(plan, args.reviewer, decision, args.comment)
+    atomic_write_text(path, plan_to_json(reviewed))
+    entry = dict(reviewed.approvals[-1])
+    _audit_best_effort(args, f"plan {decision}", {"dataset": plan.dataset.name,
+                                                  "plan_sha256": plan_digest(plan),
+                                                  "reviewer": entry["reviewer"],
+                                                  "comment": entry["comment"]})
+    if args.json:
+        _print_json(entry)
+    else:
+        print(f"{path.name}: {decision} by {entry['reviewer']} (plan SHA-256 "
+              f"{entry['plan_sha256'][:16]}…). A change to the plan needs a new review.")
+    return EXIT_OK
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    import json as _json
+
+    from .core.bundle import RECORD, NotABundle, verify_bundle, read_bundle
+    from .core.files import atomic_write_bytes
+    from .core.report import report_html, report_pdf
+
+    if not args.pdf and not args.html:
+        raise InputError("argument", None, "say where to write the report: --pdf OUT and/or "
+                                           "--html OUT")
+    bundle = Path(args.bundle)
+    try:
+        verdict = verify_bundle(bundle)
+    except NotABundle as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    if not verdict.valid:
+        print(f"{PROG}: {bundle.name}: NOT valid, so no report: {verdict.problems[0]}",
+              file=sys.stderr)
+        return EXIT_INTERNAL
+    record = _json.loads(read_bundle(bundle)[RECORD])
+    written = []
+    if args.pdf:
+        atomic_write_bytes(Path(args.pdf), report_pdf(record))
+        written.append(args.pdf)
+    if args.html:
+        atomic_write_bytes(Path(args.html), report_html(record).encode("utf-8"))
+        written.append(args.html)
+    if args.json:
+        _print_json({"bundle": bundle.name, "verified": True, "written": written})
+    else:
+        print(f"{bundle.name}: verified; wrote {', '.join(written)}")
+    return EXIT_OK
+
+
 def cmd_plan(args: argparse.Namespace) -> int:
     if args.plan_command == "new":
         return cmd_plan_new(args)
@@ -450,12 +526,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
         handlers = {None: cmd_gui, "gui": cmd_gui, "explain": cmd_explain,
                     "check": cmd_check, "release": cmd_release, "ledger": cmd_ledger,
-                    "verify": cmd_verify, "plan": cmd_plan}
+                    "verify": cmd_verify, "plan": cmd_plan, "review": cmd_review,
+                    "report": cmd_report}
         return handlers[args.command](args)
     except InputError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_INPUT
-    except BudgetExceeded as exc:
+    except (BudgetExceeded, ApprovalRequired) as exc:
         print(f"{PROG}: refused: {exc}", file=sys.stderr)
         return EXIT_REFUSED
     except (LedgerError, AuditError) as exc:

@@ -26,6 +26,8 @@ RECORD = "release.json"
 PLAN = "plan.json"
 AUDIT = "audit.jsonl"
 README = "README.txt"
+REPORT_HTML = "report.html"
+REPORT_PDF = "report.pdf"
 NOISED_DIR = "noised"
 RESULT_COLUMNS = ("query_id", "label", "group", "cell", "value", "low", "high", "confidence",
                   "mechanism", "note")

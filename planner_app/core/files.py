@@ -19,6 +19,9 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes,
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # like any new file, not mkstemp's private 0600
         if before_rename is not None:
             before_rename()
         os.replace(tmp, target)

@@ -557,8 +557,18 @@ def plan_from_dict(obj: Any, source: str = "plan") -> Plan:
         queries.append(query)
 
     approvals = obj.get("approvals") or []
-    if not isinstance(approvals, list) or not all(isinstance(a, dict) for a in approvals):
-        r.fail("approvals", "must be a list of objects")
+    if not isinstance(approvals, list):
+        r.fail("approvals", "must be a list of review decisions")
+    for i, a in enumerate(approvals):
+        ar = _Reader(source, a, f"approvals[{i}]",
+                     ("reviewer", "decision", "comment", "plan_sha256", "time"))
+        ar.text("reviewer")
+        ar.choice("decision", ("approved", "rejected"))
+        ar.text("comment", required=False)
+        ar.text("time")
+        digest = ar.text("plan_sha256")
+        if not re.fullmatch(r"[0-9a-f]{64}", digest or ""):
+            ar.fail("plan_sha256", "must be a SHA-256 in hex")
 
     return Plan(
         dataset=dataset, privacy_unit=unit, budget=budget, queries=tuple(queries),

@@ -20,7 +20,8 @@ from .. import __version__
 from .accuracy import DEFAULT_CONFIDENCE
 from .aggregate import PandasEngine
 from .audit import AuditError, AuditLog, canonical, utc_now
-from .bundle import (AUDIT, NOISED_DIR, PLAN, README, RECORD, RELEASE_FORMAT, RESULTS,
+from .bundle import (AUDIT, NOISED_DIR, PLAN, README, RECORD, RELEASE_FORMAT, REPORT_HTML,
+                     REPORT_PDF, RESULTS,
                      json_bytes, noised_csv, results_csv, sha256_bytes,
                      sha256_file, zip_bytes)
 from .check import CheckReport, all_measurements, check_plan
@@ -32,6 +33,9 @@ from .measure import measurement_to_dict
 from .mechanisms import SystemRandomSource
 from .plan import Plan, plan_digest, plan_to_dict
 from .release import QueryRelease, privatize
+from .report import report_html, report_pdf
+from .review import approval_status
+from .review import require_approval as check_approval
 from .tables import Table
 
 Progress = Optional[Callable[[float, str], None]]
@@ -144,6 +148,8 @@ def readme_text(plan: Plan, record: dict[str, Any]) -> str:
         "release.json    the full record: plan, sensitivities, noise, epsilon and delta, accuracy,",
         "                totals, the dataset's lifetime budget after this release",
         "plan.json       the plan as released",
+        "report.html     this release explained, with the transparency questions answered",
+        "report.pdf      the same report as PDF",
         "audit.jsonl     the audit log entries of this release (a hash chain)",
         "noised/         randomized-response answers as published (if any)",
         "MANIFEST.sha256 the SHA-256 of every file",
@@ -160,8 +166,12 @@ def readme_text(plan: Plan, record: dict[str, Any]) -> str:
 
 def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
             confidence: float = DEFAULT_CONFIDENCE, clamp_counts: bool = False,
-            overwrite: bool = False, progress: Progress = None) -> PublishResult:
+            overwrite: bool = False, require_approval: bool = False,
+            progress: Progress = None) -> PublishResult:
     """Release ``plan`` on ``table`` into the bundle ``out``; see the module docstring."""
+    status = approval_status(plan)
+    if require_approval:
+        check_approval(plan)  # before anything is computed, charged or written
 
     def step(fraction: float, message: str) -> None:
         if progress is not None:
@@ -235,7 +245,11 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
     created = utc_now()
     record = release_record(plan, report, releases, table, state, release_id, created,
                             confidence, clamp_counts)
+    record["review"] = status.state
+    record["approval"] = status.latest if status.state == "approved" else None
     files: dict[str, bytes] = {
+        REPORT_HTML: report_html(record).encode("utf-8"),
+        REPORT_PDF: report_pdf(record),
         RESULTS: results_csv([v.to_dict() for r in releases for v in r.values]),
         RECORD: json_bytes(record),
         PLAN: json_bytes(plan_to_dict(plan)),

@@ -177,3 +177,63 @@ def test_kill_9_mid_release_leaves_a_charge_and_no_partial_bundle(tmp_path: Path
     done = run(release_args(out), home)
     assert done.returncode == 0, done.stderr
     assert len(Ledger(app_home(home).ledger_path).state("demo-survey").releases) == 2
+
+
+def test_officer_approves_owner_releases_recipient_verifies(tmp_path: Path) -> None:
+    import shutil
+
+    officer, owner = tmp_path / "officer-home", tmp_path / "owner-home"
+    plan = tmp_path / "plan.json"
+    shutil.copy(DEMO_PLAN, plan)
+    out = tmp_path / "b.zip"
+    # without approval the owner is refused, nothing written
+    done = run(["release", str(plan), "--data", str(DEMO_TABLE), "--out", str(out),
+                "--require-approval"], owner)
+    assert done.returncode == 3 and "requires an approved plan" in done.stderr
+    assert not out.exists()
+    # the officer approves on their machine: the decision is in the plan and their audit log
+    done = run(["review", str(plan), "--approve", "--reviewer", "Ada Officer", "--comment",
+                "bounds from the survey form"], officer)
+    assert done.returncode == 0, done.stderr
+    events = [e["event"] for e in AuditLog(app_home(officer).audit_path).read()]
+    assert events == ["plan approved"]
+    # the owner releases on theirs
+    done = run(["release", str(plan), "--data", str(DEMO_TABLE), "--out", str(out),
+                "--require-approval"], owner)
+    assert done.returncode == 0, done.stderr
+    # a recipient verifies and reads the report
+    done = run(["verify", str(out)], tmp_path / "recipient")
+    assert done.returncode == 0 and "verified" in done.stdout
+    pdf = tmp_path / "report.pdf"
+    done = run(["report", str(out), "--pdf", str(pdf)], tmp_path / "recipient")
+    assert done.returncode == 0 and pdf.read_bytes().startswith(b"%PDF")
+    # a change after approval is refused again
+    doc = json.loads(plan.read_text())
+    doc["queries"][0]["epsilon"] = 0.25
+    plan.write_text(json.dumps(doc))
+    done = run(["release", str(plan), "--data", str(DEMO_TABLE), "--out",
+                str(tmp_path / "c.zip"), "--require-approval"], owner)
+    assert done.returncode == 3 and "changed after the last review" in done.stderr
+    # a rejection is recorded and refuses too
+    done = run(["review", str(plan), "--reject", "--reviewer", "Ada Officer"], officer)
+    assert done.returncode == 0
+    done = run(["release", str(plan), "--data", str(DEMO_TABLE), "--out",
+                str(tmp_path / "d.zip"), "--require-approval"], owner)
+    assert done.returncode == 3 and "Rejected by Ada Officer" in done.stderr
+
+
+def test_report_refuses_an_invalid_bundle(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    out = tmp_path / "b.zip"
+    assert run(release_args(out), home).returncode == 0
+    bad = tmp_path / "bad.zip"
+    with zipfile.ZipFile(out) as zin, zipfile.ZipFile(bad, "w") as zout:
+        for info in zin.infolist():
+            data = bytearray(zin.read(info))
+            if info.filename == "release.json":
+                data[100] ^= 1
+            zout.writestr(info, bytes(data))
+    done = run(["report", str(bad), "--pdf", str(tmp_path / "r.pdf")], home)
+    assert done.returncode == 1 and "NOT valid" in done.stderr
+    assert not (tmp_path / "r.pdf").exists()
+    assert run(["report", str(out)], home).returncode == 2  # says where to write

@@ -1,0 +1,317 @@
+"""The release report, as HTML and PDF, built from release.json alone (so anyone can rebuild it
+from a bundle). It explains each number, the guarantee, and answers the transparency questions
+NIST SP 800-226 and the public deployments registry ask a release to document.
+
+Everything in it is public: noised values and the plan's parameters. Text from the plan
+(labels, reasons) is escaped in HTML.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import math
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+KIND_WORDS = {"count": "count", "sum": "sum", "mean": "mean", "variance": "variance",
+              "histogram": "histogram", "quantile": "quantile",
+              "randomized_response": "share of yes (randomized response)"}
+
+
+def _num(x: Any) -> str:
+    if x is None:
+        return "—"
+    if isinstance(x, int) or (isinstance(x, float) and x.is_integer() and abs(x) < 1e15):
+        return f"{int(x):,}"
+    return f"{x:,.6g}"
+
+
+def _interval(row: dict[str, Any]) -> str:
+    if row.get("low") is None or row.get("high") is None:
+        return "—"
+    return f"{_num(row['low'])} to {_num(row['high'])}"
+
+
+def _cell_name(row: dict[str, Any]) -> str:
+    parts = [str(p) for p in (row.get("group"), row.get("cell")) if p is not None]
+    return " / ".join(parts) if parts else "all"
+
+
+def transparency(record: dict[str, Any]) -> list[tuple[str, str]]:
+    """The transparency fields, as (question, answer) pairs."""
+    plan = record["plan"]
+    unit = record["privacy_unit"]
+    total = record["total"]
+    unit_text = ("one row of the table (each row is a different person)" if unit["kind"] == "row"
+                 else f"one person, identified by {unit.get('id_column')}, with at most "
+                      f"{unit.get('max_rows')} rows (extra rows dropped at random before any "
+                      "computation)")
+    relation = ("add-remove: whether any one person is in the data at all is protected"
+                if record["neighbouring"] == "add-remove" else
+                "replace-one: what any one person's data says is protected; the number of "
+                "people is treated as public")
+    delta = total["delta"]
+    variant = ("pure ε-differential privacy" if delta == 0 else
+               "approximate (ε, δ)-differential privacy")
+    accountant = {"basic": "basic sequential composition (ε and δ add up)",
+                  "zcdp": "zero-concentrated DP (ρ adds up), converted to (ε, δ)",
+                  "pld": "privacy loss distributions (tight numerical composition, Google's "
+                         "dp-accounting)"}.get(total["accountant"], total["accountant"])
+    mechanisms = sorted({m["mechanism"] for q in record["queries"] for m in q["measurements"]
+                         if m["mechanism"] != "none"})
+    local = any(q["kind"] == "randomized_response" for q in record["queries"])
+    bounds, lists, missing = [], [], []
+    for q in plan["queries"]:
+        reason = (q.get("justification") or {})
+        if "lower" in q:
+            bounds.append(f"{q.get('label', q['id'])}: [{q['lower']:g}, {q['upper']:g}] — "
+                          f"{reason.get('bounds') or 'no reason recorded'}")
+        if "categories" in q or "group_by" in q:
+            n = len(q.get("categories") or []) + len((q.get("group_by") or {}).get("keys") or [])
+            lists.append(f"{q.get('label', q['id'])}: {n} declared values — "
+                         f"{reason.get('categories') or reason.get('keys') or 'no reason recorded'}")
+        policy = q.get("missing", "drop")
+        missing.append(f"{q.get('label', q['id'])}: "
+                       + ("rows with a missing value are left out" if policy == "drop" else
+                          f"missing values are replaced by {policy['impute']}"))
+    unnoised = [f"{q['label']}: used without noise (public under replace-one)"
+                for q in record["queries"]
+                if any(m["mechanism"] == "none" for m in q["measurements"])]
+    unnoised += [f"{q['label']}: the number of answers (local model)" for q in record["queries"]
+                 if q["kind"] == "randomized_response"]
+    ledger = record["ledger"]
+    justification = [plan.get("justification") or ""] + [
+        f"{q.get('label', q['id'])}: {(q.get('justification') or {}).get('epsilon')}"
+        for q in plan["queries"] if (q.get("justification") or {}).get("epsilon")]
+    justification = [j for j in justification if j]
+    post = record["post_processing"]
+    approval = record.get("approval")
+    return [
+        ("Unit of privacy", unit_text),
+        ("Neighbouring datasets", relation),
+        ("Privacy parameters", f"ε = {total['epsilon']:.6g}, δ = {delta:.3g}"
+         + (f", ρ = {total['rho']:.6g}" if total.get("rho") is not None else "")),
+        ("Differential privacy variant", variant),
+        ("Model", "central: the data owner's computer adds the noise"
+         + ("; the randomized-response statistics are local (each answer is randomized on its "
+            "own)" if local else "")),
+        ("Mechanisms", ", ".join(m.replace("_", " ") for m in mechanisms) +
+         " (exact discrete samplers, randomness from the operating system's secure generator)"),
+        ("One or many releases", f"release {ledger.get('releases_of_dataset', '?')} of dataset "
+         f"{record['dataset']['name']!r}; its lifetime budget after this release: ε = "
+         f"{ledger['spent']['epsilon']:.4g} spent of {ledger['cap']['epsilon']:g}, "
+         f"{ledger['remaining']['epsilon']:.4g} left"),
+        ("Accounting and composition", f"{accountant}; the cells of a histogram or group-by are "
+         "disjoint and composed in parallel; each statistic's share of ε is listed above"),
+        ("Pre-processing: contribution bounding", unit_text),
+        ("Pre-processing: bounds (clamping)", "; ".join(bounds) or "none"),
+        ("Pre-processing: categories and keys", "; ".join(lists) or "none"),
+        ("Pre-processing: missing values", "; ".join(missing)),
+        ("Quantities released without noise", "; ".join(unnoised) or "none"),
+        ("Post-processing", ", ".join(k.replace("_", " ") for k, v in post.items()
+                                      if v is True) + (f"; {post['grid']}" if post.get("grid")
+                                                       else "")),
+        ("Justification for ε", " ".join(justification) or "none given in the plan"),
+        ("Review", "approved by " + approval["reviewer"] + " on " + approval["time"]
+         + (f" ({approval['comment']})" if approval.get("comment") else "")
+         if approval else "no approval recorded"),
+        ("Software and verification", f"planner-app {record['software']['version']}; check the "
+         "bundle with: planner-app verify BUNDLE.zip"),
+    ]
+
+
+def chart_png(epsilon: float, prior: float = 0.5) -> bytes:
+    """The posterior-against-prior chart as PNG (matplotlib's Agg canvas, no GUI)."""
+    import numpy as np
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(6, 3.8), dpi=110)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot(111)
+    p = np.linspace(0, 1, 201)
+    e = math.exp(min(epsilon, 700.0))
+    up = p * e / (1 + p * (e - 1))
+    lo = p / (e - p * (e - 1))
+    ax.fill_between(p, lo, up, color="#f5b7b1", alpha=0.4, linewidth=0)
+    ax.plot([0, 1], [0, 1], "--", color="0.5", linewidth=1, label="nothing learned")
+    ax.plot(p, up, color="#c0392b", linewidth=2, label="highest belief after")
+    ax.plot(p, lo, color="#2471a3", linewidth=2, label="lowest belief after")
+    ax.plot([prior], [prior * e / (1 + prior * (e - 1))], "o", color="#c0392b")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("Attacker's belief before the release")
+    ax.set_ylabel("Belief after, at most / at least")
+    ax.set_title(f"What ε = {epsilon:.3g} allows an attacker to learn", fontsize=10)
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="lower right", fontsize=8)
+    fig.subplots_adjust(left=0.11, right=0.97, top=0.9, bottom=0.14)
+    out = io.BytesIO()
+    fig.savefig(out, format="png")
+    return out.getvalue()
+
+
+def _statistics(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per statistic: its rows and a sentence on what its interval means."""
+    rows_by_query: dict[str, list[dict[str, Any]]] = {}
+    for r in record["results"]:
+        rows_by_query.setdefault(r["query_id"], []).append(r)
+    out = []
+    confidence = record["confidence"]
+    for q in record["queries"]:
+        acc = q["accuracy"]
+        hw = acc.get("half_width")
+        if q["kind"] == "quantile":
+            meaning = (f"The value is a grid point chosen by the exponential mechanism; with "
+                       f"{confidence:.0%} confidence its rank is within about "
+                       f"{_num(hw)} of the target rank.")
+        elif q["kind"] == "randomized_response":
+            meaning = (f"Each answer was randomized on its own; the share is corrected for the "
+                       f"randomization and the interval holds it with {confidence:.0%} "
+                       "confidence.")
+        elif q["kind"] in ("mean", "variance"):
+            meaning = (f"Computed from a noisy sum and a noisy count; the interval is a "
+                       f"guaranteed bound with at least {confidence:.0%} confidence.")
+        else:
+            meaning = (f"With {confidence:.0%} confidence the noise added is at most "
+                       f"± {_num(hw)}, so the true value lies in the interval.")
+        params = (f"{q['mechanism'].replace('_', ' ')} mechanism, ε = {q['epsilon_spent']:.4g}"
+                  + (f", δ = {q['delta']:g}" if q.get("delta") else "")
+                  + (f", noise scale {q['scale']:.4g}" if q.get("scale") else "")
+                  + (f", σ = {q['sigma']:.4g}" if q.get("sigma") else "")
+                  + f", sensitivity {q['sensitivity']:.6g}")
+        out.append({"query": q, "rows": rows_by_query.get(q["id"], []), "meaning": meaning,
+                    "params": params})
+    return out
+
+
+READING = ("Why can a count be negative or a number fractional? Noise is symmetric: a small "
+           "count plus noise can fall below zero, and sums and means sit on a fine binary grid. "
+           "That is expected and honest. Read a negative count as 'close to zero'; do not "
+           "round values before analysis, and use the interval, not the value alone.")
+
+
+def report_html(record: dict[str, Any]) -> str:
+    import base64
+
+    e = html.escape
+    total = record["total"]
+    risk = record["risk"]
+    chart = base64.b64encode(chart_png(total["epsilon"])).decode()
+    parts = [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+        f"<title>Release report: {e(record['dataset']['name'])}</title>",
+        "<style>body{font-family:DejaVu Sans,Arial,sans-serif;max-width:60em;margin:2em auto;"
+        "padding:0 1em;line-height:1.45;color:#222}table{border-collapse:collapse;margin:.5em 0}"
+        "td,th{border:1px solid #bbb;padding:.25em .6em;text-align:left;vertical-align:top}"
+        "th{background:#eee}.num{text-align:right}.note{color:#555;font-size:.92em}"
+        "@media (prefers-color-scheme:dark){body{background:#1e1e1e;color:#ddd}th{background:#333}}"
+        "</style></head><body>",
+        f"<h1>Differentially private release: {e(record['dataset']['name'])}</h1>",
+        f"<p class='note'>Release {e(record['release_id'])}, {e(record['created_utc'])} (UTC), "
+        f"planner-app {e(record['software']['version'])}. Data file "
+        f"{e(record['dataset']['file_name'])}, SHA-256 {e(record['dataset']['file_sha256'])}."
+        "</p>",
+        "<h2>The numbers</h2>",
+        f"<p>{e(READING)}</p>",
+    ]
+    for s in _statistics(record):
+        q = s["query"]
+        parts.append(f"<h3>{e(q['label'])}</h3><p>{e(KIND_WORDS.get(q['kind'], q['kind']))}"
+                     f"{' of ' + e(q['column']) if q.get('column') else ''}. {e(s['meaning'])}</p>")
+        parts.append("<table><tr><th>Cell</th><th>Value</th><th>Interval "
+                     f"({record['confidence']:.0%})</th><th>Note</th></tr>")
+        for r in s["rows"]:
+            parts.append(f"<tr><td>{e(_cell_name(r))}</td><td class='num'>{e(_num(r['value']))}"
+                         f"</td><td class='num'>{e(_interval(r))}</td><td class='note'>"
+                         f"{e(r.get('note') or '')}</td></tr>")
+        parts.append(f"</table><p class='note'>Parameters: {e(s['params'])}. "
+                     f"{e(q['derivation'])}.</p>")
+    parts += [
+        "<h2>The privacy guarantee</h2>",
+        f"<p>This release spent <b>ε = {total['epsilon']:.4g}</b>, δ = {total['delta']:.3g} "
+        f"({e(total['accountant'])} accounting).</p>",
+        f"<p>{e(risk['sentence'])} {e(risk.get('lower', ''))}</p>",
+        f"<p>{e(risk.get('out_of_100', ''))} {e(risk.get('delta', ''))}</p>",
+        f"<img alt='Posterior against prior for ε = {total['epsilon']:.3g}' "
+        f"src='data:image/png;base64,{chart}' style='max-width:100%'>",
+        "<h2>Transparency</h2><table>",
+    ]
+    for question, answer in transparency(record):
+        parts.append(f"<tr><th>{e(question)}</th><td>{e(answer)}</td></tr>")
+    parts.append("</table></body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def _font_dir() -> Path:
+    import matplotlib
+
+    return Path(matplotlib.get_data_path()) / "fonts" / "ttf"
+
+
+def report_pdf(record: dict[str, Any]) -> bytes:
+    from fpdf import FPDF
+
+    total = record["total"]
+    risk = record["risk"]
+    pdf = FPDF(format="A4")
+    fonts = _font_dir()
+    pdf.add_font("DejaVu", "", str(fonts / "DejaVuSans.ttf"))
+    pdf.add_font("DejaVu", "B", str(fonts / "DejaVuSans-Bold.ttf"))
+    try:
+        created = datetime.strptime(record["created_utc"][:19], "%Y-%m-%dT%H:%M:%S")
+        pdf.set_creation_date(created)
+    except (ValueError, KeyError):
+        pass
+    pdf.set_title(f"Release report: {record['dataset']['name']}")
+    pdf.set_author("planner-app")
+    pdf.set_auto_page_break(True, margin=15)
+    pdf.add_page()
+    width = pdf.w - pdf.l_margin - pdf.r_margin
+
+    def heading(text: str, size: int = 14) -> None:
+        pdf.set_font("DejaVu", "B", size)
+        pdf.multi_cell(width, size * 0.55, text)
+        pdf.ln(1)
+
+    def para(text: str, size: int = 10) -> None:
+        pdf.set_font("DejaVu", "", size)
+        pdf.multi_cell(width, size * 0.5, text, align="L")
+        pdf.ln(1.5)
+
+    heading(f"Differentially private release: {record['dataset']['name']}", 16)
+    para(f"Release {record['release_id']}, {record['created_utc']} (UTC), planner-app "
+         f"{record['software']['version']}. Data file {record['dataset']['file_name']}, "
+         f"SHA-256 {record['dataset']['file_sha256']}.", 8)
+    heading("The numbers")
+    para(READING, 9)
+    for s in _statistics(record):
+        q = s["query"]
+        heading(q["label"], 11)
+        para(f"{KIND_WORDS.get(q['kind'], q['kind'])}"
+             f"{' of ' + q['column'] if q.get('column') else ''}. {s['meaning']}", 9)
+        pdf.set_font("DejaVu", "", 8.5)
+        widths = (0.34 * width, 0.2 * width, 0.3 * width, 0.16 * width)
+        with pdf.table(col_widths=widths, text_align=("LEFT", "RIGHT", "RIGHT", "LEFT"),
+                       line_height=4.6) as table:
+            table.row(("Cell", "Value", f"Interval ({record['confidence']:.0%})", "Note"))
+            for r in s["rows"]:
+                table.row((_cell_name(r), _num(r["value"]), _interval(r),
+                           (r.get("note") or "")[:60]))
+        para(f"Parameters: {s['params']}.", 7.5)
+    heading("The privacy guarantee")
+    para(f"This release spent ε = {total['epsilon']:.4g}, δ = {total['delta']:.3g} "
+         f"({total['accountant']} accounting).")
+    para(f"{risk['sentence']} {risk.get('lower', '')}")
+    para(f"{risk.get('out_of_100', '')} {risk.get('delta', '')}")
+    pdf.image(io.BytesIO(chart_png(total["epsilon"])), w=min(width, 150))
+    pdf.add_page()
+    heading("Transparency")
+    pdf.set_font("DejaVu", "", 8.5)
+    with pdf.table(col_widths=(0.3 * width, 0.7 * width), line_height=4.6,
+                   first_row_as_headings=False, text_align="LEFT") as table:
+        for question, answer in transparency(record):
+            table.row((question, answer))
+    return bytes(pdf.output())
