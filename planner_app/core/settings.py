@@ -20,6 +20,7 @@ class Settings:
     window_state: str = ""  # base64 of QMainWindow.saveState()
     welcome_seen: bool = False
     confidence: float = 0.95
+    require_approval: bool = False  # a release needs an approval of this exact plan
 
     def add_recent(self, path: str | Path) -> None:
         text = str(Path(path).resolve())

@@ -23,6 +23,8 @@ from ..core.resources import demo_plan_path, demo_table_path, resource_path
 from ..core.settings import save_settings
 from ..core.tables import describe_columns, load_table
 from .dialogs.query_dialog import QueryDialog
+from .dialogs.release_wizard import ReleaseWizard
+from .dialogs.review_bundle import BundleDialog, ReviewDialog
 from .session import Session
 from .widgets.budget_pane import BudgetPane
 from .widgets.data_pane import DataPane
@@ -142,6 +144,18 @@ class MainWindow(QMainWindow):
         self.add_action = self._action("&Add statistic…", self.add_statistic,
                                        QKeySequence("Ctrl+Shift+A"), "Add a statistic")
         self.demo_action = self._action("Open the &demo", self.open_demo)
+        self.release_action = self._action("&Release…", self.release, QKeySequence("Ctrl+R"),
+                                           "Check, confirm, spend the budget and write a "
+                                           "release bundle")
+        self.review_plan_action = self._action("Re&view this plan…", self.review_current,
+                                               None, "Approve or reject the plan as a "
+                                               "privacy officer")
+        self.require_action = self._action("Require &approval before release",
+                                           self._toggle_require, None,
+                                           "A release needs a reviewer's approval of this "
+                                           "exact plan")
+        self.require_action.setCheckable(True)
+        self.require_action.setChecked(self.session.settings.require_approval)
         self.guide_action = self._action("&User guide", self.show_guide,
                                          QKeySequence.StandardKey.HelpContents)
         self.about_action = self._action("&About planner_app", self.show_about)
@@ -162,6 +176,11 @@ class MainWindow(QMainWindow):
         edit_menu.addAction(self.redo_action)
         edit_menu.addSeparator()
         edit_menu.addAction(self.add_action)
+        release_menu = bar.addMenu("&Release")
+        release_menu.addAction(self.release_action)
+        release_menu.addAction(self.review_plan_action)
+        release_menu.addSeparator()
+        release_menu.addAction(self.require_action)
         view_menu = bar.addMenu("&View")
         for i in range(self.tabs.count()):
             name = self.tabs.tabText(i).split("  ", 1)[-1]
@@ -197,7 +216,8 @@ class MainWindow(QMainWindow):
         self.redo_action.setEnabled(doc.can_redo)
         self.undo_action.setText(f"&Undo {doc.undo_text}" if doc.can_undo else "&Undo")
         self.redo_action.setText(f"&Redo {doc.redo_text}" if doc.can_redo else "&Redo")
-        for a in (self.save_action, self.save_as_action, self.add_action):
+        for a in (self.save_action, self.save_as_action, self.add_action, self.release_action,
+                  self.review_plan_action):
             a.setEnabled(has_plan)
         name = doc.path.name if doc.path else (doc.plan.dataset.name if doc.plan else "")
         self.setWindowTitle(f"{name}[*] — planner_app {__version__}"
@@ -284,7 +304,51 @@ class MainWindow(QMainWindow):
     def open_review_dialog(self) -> None:
         name, _ = QFileDialog.getOpenFileName(self, "Open a plan or bundle", "", REVIEW_FILTER)
         if name:
-            self.open_path(Path(name))
+            path = Path(name)
+            if path.suffix.lower() == ".json":
+                self.review_plan_file(path)
+            else:
+                self.open_path(path)
+
+    def review_plan_file(self, path: Path) -> ReviewDialog | None:
+        """The officer's read-only review of a plan file; no data needed."""
+        try:
+            plan = load_plan(path)
+        except InputError as exc:
+            self.error("This plan cannot be opened", str(exc))
+            return None
+        dialog = ReviewDialog(plan, path, self.session.home, self)
+        dialog.show()
+        return dialog
+
+    def review_current(self) -> None:
+        if self.session.plan is None:
+            return
+        if self.session.doc.dirty or self.session.doc.path is None:
+            QMessageBox.information(self, "Save the plan first", "A review is bound to the "
+                                    "saved plan file: save it, then review it.")
+            if not self.save_plan():
+                return
+        path = self.session.doc.path
+        assert path is not None
+        dialog = self.review_plan_file(path)
+        if dialog is not None:
+            dialog.finished.connect(lambda _r: self._reload_reviewed(path))
+
+    def _reload_reviewed(self, path: Path) -> None:
+        if self.session.doc.path == path and not self.session.doc.dirty:
+            self.session.doc.load(load_plan(path), path)
+
+    def _toggle_require(self) -> None:
+        self.session.settings.require_approval = self.require_action.isChecked()
+        self._save_settings()
+
+    def release(self) -> ReleaseWizard | None:
+        if self.session.plan is None:
+            return None
+        wizard = ReleaseWizard(self.session, self)
+        wizard.show()
+        return wizard
 
     def load_table(self, path: Path, then: Callable[[], None] | None = None,
                    synchronous: bool = False) -> None:
@@ -372,12 +436,8 @@ class MainWindow(QMainWindow):
         except NotABundle as exc:
             self.error("Not a release bundle", str(exc))
             return
-        if verdict.valid:
-            QMessageBox.information(self, "Bundle verified", f"{path.name}: verified.\n\n"
-                                    + "\n".join(f"✓ {c}" for c in verdict.checks))
-        else:
-            self.error("Bundle NOT valid", f"{path.name} failed verification:\n\n"
-                       + "\n".join(verdict.problems[:10]))
+        self.bundle_dialog = BundleDialog(path, verdict, self)
+        self.bundle_dialog.show()
 
     def save_plan(self) -> bool:
         if self.session.doc.path is None:

@@ -24,7 +24,7 @@ def test_welcome_first_then_the_planner(window) -> None:  # type: ignore[no-unty
     assert window.stack.currentWidget() is window.welcome
     assert not window.save_action.isEnabled()
     menus = [a.text().replace("&", "") for a in window.menuBar().actions()]
-    assert menus == ["File", "Edit", "View", "Help"]
+    assert menus == ["File", "Edit", "Release", "View", "Help"]
     assert window.undo_action.shortcut().toString() == "Ctrl+Z"
 
 
@@ -83,7 +83,7 @@ def test_a_bundle_opened_for_review_is_verified(window, dialogs, tmp_path: Path)
     publish(load_plan(demo_plan_path()), load_table(demo_table_path()), out,
             app_home(tmp_path / "h"))
     window.open_path(out)
-    assert dialogs.shown[-1][:2] == ("information", "Bundle verified")
+    assert "Verified" in window.bundle_dialog.verdict.text()
     broken = tmp_path / "x.zip"
     broken.write_text("not a zip")
     window.open_path(broken)

@@ -1,0 +1,199 @@
+"""The privacy officer's review of a plan (no data needed), and the bundle viewer for anyone
+who receives a release: the verdict first, then results, parameters, audit trail and report."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from pathlib import Path
+
+from PySide6.QtCore import QUrl
+from PySide6.QtGui import QImage, QTextDocument
+from PySide6.QtWidgets import (QDialog, QFormLayout, QHBoxLayout, QHeaderView, QLabel,
+                               QLineEdit, QPushButton, QTableWidget, QTableWidgetItem, QTabWidget,
+                               QTextBrowser, QVBoxLayout, QWidget)
+
+from ...core.accounting import compose
+from ...core.accuracy import accuracy_for
+from ...core.audit import AuditLog
+from ...core.bundle import AUDIT, RECORD, REPORT_HTML, RESULTS, Verdict, read_bundle
+from ...core.files import atomic_write_text
+from ...core.home import AppHome
+from ...core.measure import measurements_for
+from ...core.plan import Plan, plan_digest, plan_to_json
+from ...core.review import approval_status, review
+from ...core.risk import explain
+from ..models import KIND_NAMES, format_accuracy
+from ..widgets.risk_pane import RiskChart
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> QTableWidget:
+    table = QTableWidget(len(rows), len(headers))
+    table.setHorizontalHeaderLabels(headers)
+    table.verticalHeader().setVisible(False)
+    table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+    for i, row in enumerate(rows):
+        for j, text in enumerate(row):
+            item = QTableWidgetItem(text)
+            item.setToolTip(text)
+            table.setItem(i, j, item)
+    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    table.horizontalHeader().setStretchLastSection(True)
+    return table
+
+
+def _public_parameters(q) -> str:  # type: ignore[no-untyped-def]
+    parts = []
+    if q.lower is not None:
+        parts.append(f"bounds [{q.lower:g}, {q.upper:g}]")
+    if q.categories is not None:
+        parts.append(f"{len(q.categories)} categories: {', '.join(map(str, q.categories[:8]))}"
+                     + ("…" if len(q.categories) > 8 else ""))
+    if q.bins is not None:
+        parts.append(f"bins {', '.join(f'{b:g}' for b in q.bins)}")
+    if q.group_by is not None:
+        parts.append(f"by {q.group_by.column} ({len(q.group_by.keys)} keys)")
+    if q.where:
+        parts.append("where " + ", ".join(f"{c.column} {c.op} {c.value}" for c in q.where))
+    return "; ".join(parts) or "—"
+
+
+class ReviewDialog(QDialog):
+    """Read-only view of a plan for the privacy officer, with approve / reject."""
+
+    def __init__(self, plan: Plan, path: Path, home: AppHome,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.plan = plan
+        self.path = path
+        self.home = home
+        self.setWindowTitle(f"Review {path.name}")
+        self.resize(1100, 760)
+        layout = QVBoxLayout(self)
+        unit = plan.privacy_unit
+        who = ("each row is a different person" if unit.kind == "row" else
+               f"a person is {unit.id_column}, at most {unit.max_rows} rows")
+        ms = [m for q in plan.queries for m in measurements_for(q, plan)]
+        total = compose(ms, plan.budget.delta, plan.budget.accountant)
+        risk = explain(total.epsilon, total.delta, relation=plan.neighbouring)
+        head = QLabel(
+            f"<h2>{plan.dataset.name}</h2><p><b>Unit of privacy:</b> {who}. "
+            f"<b>Neighbouring tables:</b> {plan.neighbouring}. <b>Budget:</b> ε = "
+            f"{plan.budget.epsilon:g}, δ = {plan.budget.delta:g}. <b>Composed total:</b> "
+            f"ε = {total.epsilon:.4g}, δ = {total.delta:.3g} ({total.accountant}).</p>"
+            f"<p>{risk.sentence}</p><p><i>Reason for ε:</i> "
+            f"{plan.justification or 'none given'}</p><p>Plan SHA-256 {plan_digest(plan)}</p>")
+        head.setWordWrap(True)
+        layout.addWidget(head)
+        rows = []
+        for q in plan.queries:
+            acc = accuracy_for(q, plan)
+            eps = sum(m.epsilon for m in measurements_for(q, plan))
+            j = q.justification or {}
+            rows.append([q.title, KIND_NAMES.get(q.kind, q.kind), q.column or "—",
+                         _public_parameters(q),
+                         "; ".join(f"{k}: {v}" for k, v in j.items()) or "none recorded",
+                         f"{q.epsilon:g}", format_accuracy(acc.half_width, acc.unit),
+                         explain(eps, q.delta, relation=plan.neighbouring,
+                                 what="it").sentence])
+        middle = QHBoxLayout()
+        self.statistics = _table(["Statistic", "Kind", "Column", "Public parameters",
+                                  "Reasons", "ε", "Accuracy", "Risk"], rows)
+        middle.addWidget(self.statistics, 3)
+        self.chart = RiskChart()
+        self.chart.show_bounds(total.epsilon, 0.5)
+        middle.addWidget(self.chart, 2)
+        layout.addLayout(middle, 1)
+        form = QFormLayout()
+        self.reviewer = QLineEdit()
+        self.reviewer.setAccessibleName("Reviewer name")
+        self.comment = QLineEdit()
+        self.comment.setAccessibleName("Review comment")
+        form.addRow("Your name", self.reviewer)
+        form.addRow("Comment", self.comment)
+        layout.addLayout(form)
+        buttons = QHBoxLayout()
+        self.approve = QPushButton("Approve this plan")
+        self.reject_button = QPushButton("Reject")
+        self.status = QLabel(approval_status(plan).sentence)
+        self.status.setWordWrap(True)
+        buttons.addWidget(self.status, 1)
+        buttons.addWidget(self.reject_button)
+        buttons.addWidget(self.approve)
+        layout.addLayout(buttons)
+        self.approve.clicked.connect(lambda: self.decide("approved"))
+        self.reject_button.clicked.connect(lambda: self.decide("rejected"))
+
+    def decide(self, decision: str) -> bool:
+        name = self.reviewer.text().strip()
+        if not name:
+            self.status.setText("Type your name first: the decision records who made it.")
+            return False
+        self.plan = review(self.plan, name, decision, self.comment.text())
+        atomic_write_text(self.path, plan_to_json(self.plan))
+        AuditLog(self.home.ensure().audit_path).append(
+            f"plan {decision}", {"dataset": self.plan.dataset.name,
+                                 "plan_sha256": plan_digest(self.plan), "reviewer": name,
+                                 "comment": self.comment.text().strip()})
+        self.status.setText(approval_status(self.plan).sentence + f" Saved in {self.path.name}.")
+        return True
+
+
+class BundleDialog(QDialog):
+    """A received bundle: the verdict, then what is in it."""
+
+    def __init__(self, path: Path, verdict: Verdict, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(f"Release bundle {path.name}")
+        self.resize(1000, 720)
+        layout = QVBoxLayout(self)
+        if verdict.valid:
+            text = (f"<h2 style='color:#1e8449'>✓ Verified</h2><p>{path.name}: "
+                    + "; ".join(verdict.checks) + ".</p>")
+        else:
+            text = (f"<h2 style='color:#c0392b'>✗ NOT valid</h2><p>{path.name} failed "
+                    "verification; do not rely on its numbers.</p><ul>"
+                    + "".join(f"<li>{p}</li>" for p in verdict.problems[:12]) + "</ul>")
+        self.verdict = QLabel(text)
+        self.verdict.setWordWrap(True)
+        layout.addWidget(self.verdict)
+        self.tabs = QTabWidget()
+        layout.addWidget(self.tabs, 1)
+        files = read_bundle(path)
+        rows = list(csv.reader(io.StringIO(files.get(RESULTS, b"").decode("utf-8", "replace"))))
+        if rows:
+            self.tabs.addTab(_table(rows[0], rows[1:]), "Results")
+        try:
+            record = json.loads(files[RECORD])
+            params = [[q["label"], q["kind"], q["mechanism"], f"{q['sensitivity']:.6g}",
+                       f"{q['epsilon_spent']:.4g}", f"{q['delta']:g}",
+                       format_accuracy(q["accuracy"]["half_width"], q["accuracy"]["unit"]),
+                       q["derivation"]] for q in record["queries"]]
+            self.tabs.addTab(_table(["Statistic", "Kind", "Mechanism", "Sensitivity", "ε", "δ",
+                                     "Accuracy", "Derivation"], params), "Parameters")
+        except (KeyError, ValueError, TypeError):
+            pass
+        entries = []
+        for line in files.get(AUDIT, b"").decode("utf-8", "replace").splitlines():
+            try:
+                e = json.loads(line)
+                entries.append([e.get("time", ""), e.get("user", ""), e.get("event", ""),
+                                e.get("hash", "")[:16] + "…"])
+            except ValueError:
+                entries.append(["", "", "(damaged line)", ""])
+        self.tabs.addTab(_table(["Time (UTC)", "User", "Event", "Hash"], entries),
+                         "Audit trail")
+        browser = QTextBrowser()
+        page = files.get(REPORT_HTML, b"").decode("utf-8", "replace")
+        match = re.search(r"src='data:image/png;base64,([A-Za-z0-9+/=]+)'", page)
+        if match:
+            import base64
+
+            image = QImage.fromData(base64.b64decode(match.group(1)))
+            browser.document().addResource(QTextDocument.ResourceType.ImageResource,
+                                           QUrl("chart.png"), image)
+            page = page.replace(match.group(0), "src='chart.png'")
+        browser.setHtml(page or "<p>This bundle has no report.</p>")
+        self.tabs.addTab(browser, "Report")

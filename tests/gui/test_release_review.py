@@ -1,0 +1,111 @@
+"""The release wizard, the officer's review and the bundle viewer, with screenshots."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import zipfile
+from pathlib import Path
+
+from planner_app.core.audit import AuditLog
+from planner_app.core.ledger import Ledger
+from planner_app.core.plan import load_plan
+from planner_app.core.resources import demo_plan_path
+from planner_app.gui.dialogs.release_wizard import checklist
+from tests.gui.conftest import SHOTS
+
+
+def test_checklist_names_what_is_missing(demo) -> None:  # type: ignore[no-untyped-def]
+    items = dict((text.split(":")[0], ok) for ok, text in checklist(demo.session))
+    assert all(ok for ok, _ in checklist(demo.session)), checklist(demo.session)
+    demo.session.settings.require_approval = True
+    last_ok, last_text = checklist(demo.session)[-1]
+    assert not last_ok and last_text.startswith("Approval: Not reviewed yet")
+    demo.session.settings.require_approval = False
+    assert items
+
+
+def test_the_wizard_releases_and_shows_results(demo, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    wizard = demo.release()
+    qtbot.addWidget(wizard)
+    page = wizard.checklist
+    assert not page.isComplete()  # the unit of privacy is not confirmed yet
+    page.confirm_unit.setChecked(True)
+    assert page.isComplete()
+    wizard.grab().save(str(SHOTS / "10-release-checklist.png"))
+    wizard.next()
+    out = tmp_path / "wizard.zip"
+    wizard.confirm.path.setText(str(out))
+    assert "ε = 3.346" in wizard.confirm.text.text() and "left" in wizard.confirm.text.text()
+    wizard.grab().save(str(SHOTS / "11-release-confirm.png"))
+    wizard.next()
+    qtbot.waitUntil(lambda: wizard.result is not None, timeout=60_000)
+    qtbot.waitUntil(lambda: wizard.currentPage() is wizard.results, timeout=10_000)
+    assert out.exists()
+    assert wizard.results.table.rowCount() == sum(len(r.values) for r in wizard.result.releases)
+    wizard.grab().save(str(SHOTS / "12-release-results.png"))
+    state = Ledger(demo.session.home.ledger_path).state("demo-survey")
+    assert len(state.releases) == 1
+    assert "6.65" in demo.meter.text.text()  # the meter shows what is left now
+
+
+def test_the_wizard_explains_a_refusal(demo, qtbot, dialogs, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    Ledger(demo.session.home.ledger_path).set_cap("demo-survey", 3.0, 1e-5)
+    demo.session.refresh_lifetime()
+    items = checklist(demo.session)
+    assert not all(ok for ok, _ in items)
+    assert any("not enough" in text for _, text in items)
+
+
+def test_review_approves_and_a_change_needs_a_new_review(window, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    plan_file = tmp_path / "plan.json"
+    shutil.copy(demo_plan_path(), plan_file)
+    dialog = window.review_plan_file(plan_file)
+    qtbot.addWidget(dialog)
+    assert dialog.statistics.rowCount() == 10
+    assert "Not reviewed yet" in dialog.status.text()
+    assert not dialog.decide("approved")  # a name is required
+    dialog.reviewer.setText("Ada Officer")
+    dialog.comment.setText("bounds from the survey form")
+    dialog.grab().save(str(SHOTS / "20-review.png"))
+    assert dialog.decide("approved")
+    saved = load_plan(plan_file)
+    assert saved.approvals[-1]["reviewer"] == "Ada Officer"
+    assert "Approved by Ada Officer" in dialog.status.text()
+    events = [e["event"] for e in AuditLog(window.session.home.audit_path).read()]
+    assert events[-1] == "plan approved"
+
+
+def test_bundle_viewer_shows_verdict_then_contents(window, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from planner_app.core.home import app_home
+    from planner_app.core.publish import publish
+    from planner_app.core.resources import demo_table_path
+    from planner_app.core.tables import load_table
+
+    out = tmp_path / "b.zip"
+    publish(load_plan(demo_plan_path()), load_table(demo_table_path()), out,
+            app_home(tmp_path / "h"))
+    window.open_path(out)
+    viewer = window.bundle_dialog
+    qtbot.addWidget(viewer)
+    assert "Verified" in viewer.verdict.text()
+    tabs = [viewer.tabs.tabText(i) for i in range(viewer.tabs.count())]
+    assert tabs == ["Results", "Parameters", "Audit trail", "Report"]
+    for i in range(viewer.tabs.count()):
+        viewer.tabs.setCurrentIndex(i)
+        viewer.grab().save(str(SHOTS / f"3{i}-bundle-{tabs[i].lower().replace(' ', '-')}.png"))
+    report = viewer.tabs.widget(3)
+    assert "Transparency" in report.toPlainText()
+    # a tampered bundle says NOT valid
+    bad = tmp_path / "bad.zip"
+    with zipfile.ZipFile(out) as zin, zipfile.ZipFile(bad, "w") as zout:
+        for info in zin.infolist():
+            data = bytearray(zin.read(info))
+            if info.filename == "results.csv":
+                data[50] ^= 1
+            zout.writestr(info, bytes(data))
+    window.open_path(bad)
+    assert "NOT valid" in window.bundle_dialog.verdict.text()
+    assert "results.csv" in window.bundle_dialog.verdict.text()
+    json.dumps({})
