@@ -51,3 +51,15 @@ def write_json(path: Path, doc: Any) -> Path:
 def reference_values() -> dict[str, Any]:
     """The project's test vectors (a copy of ../shared/reference/reference-values.json)."""
     return json.loads((ROOT / "tests" / "data" / "reference-values.json").read_text())
+
+
+def flip_zip_byte(src: Path, dst: Path, member: str, offset: int = 10) -> None:
+    """Copy a zip, flipping one bit of one byte of one member (a tampered bundle)."""
+    import zipfile
+
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
+        for info in zin.infolist():
+            data = bytearray(zin.read(info))
+            if info.filename == member:
+                data[offset % len(data)] ^= 0x01
+            zout.writestr(info, bytes(data))

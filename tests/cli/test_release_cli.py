@@ -16,7 +16,7 @@ import pytest
 from planner_app.core.audit import AuditLog
 from planner_app.core.home import app_home
 from planner_app.core.ledger import Ledger
-from tests.conftest import DEMO_PLAN, DEMO_TABLE, ROOT, plan_dict, write_json
+from tests.conftest import DEMO_PLAN, DEMO_TABLE, ROOT, flip_zip_byte, plan_dict, write_json
 
 
 def env_for(home: Path, **extra: str) -> dict[str, str]:
@@ -85,12 +85,7 @@ def test_verify_exit_codes(tmp_path: Path) -> None:
     out = tmp_path / "b.zip"
     assert run(release_args(out), home).returncode == 0
     bad = tmp_path / "bad.zip"
-    with zipfile.ZipFile(out) as zin, zipfile.ZipFile(bad, "w") as zout:
-        for info in zin.infolist():
-            data = bytearray(zin.read(info))
-            if info.filename == "results.csv":
-                data[40] ^= 1
-            zout.writestr(info, bytes(data))
+    flip_zip_byte(out, bad, "results.csv", 40)
     done = run(["verify", str(bad)], home)
     assert done.returncode == 1
     assert "results.csv: its content does not match its hash" in done.stderr
@@ -227,12 +222,7 @@ def test_report_refuses_an_invalid_bundle(tmp_path: Path) -> None:
     out = tmp_path / "b.zip"
     assert run(release_args(out), home).returncode == 0
     bad = tmp_path / "bad.zip"
-    with zipfile.ZipFile(out) as zin, zipfile.ZipFile(bad, "w") as zout:
-        for info in zin.infolist():
-            data = bytearray(zin.read(info))
-            if info.filename == "release.json":
-                data[100] ^= 1
-            zout.writestr(info, bytes(data))
+    flip_zip_byte(out, bad, "release.json", 100)
     done = run(["report", str(bad), "--pdf", str(tmp_path / "r.pdf")], home)
     assert done.returncode == 1 and "NOT valid" in done.stderr
     assert not (tmp_path / "r.pdf").exists()

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import shutil
-import zipfile
 from pathlib import Path
 
 from planner_app.core.audit import AuditLog
@@ -12,6 +10,7 @@ from planner_app.core.ledger import Ledger
 from planner_app.core.plan import load_plan
 from planner_app.core.resources import demo_plan_path
 from planner_app.gui.dialogs.release_wizard import checklist
+from tests.conftest import flip_zip_byte
 from tests.gui.conftest import SHOTS
 
 
@@ -99,13 +98,7 @@ def test_bundle_viewer_shows_verdict_then_contents(window, qtbot, tmp_path: Path
     assert "Transparency" in report.toPlainText()
     # a tampered bundle says NOT valid
     bad = tmp_path / "bad.zip"
-    with zipfile.ZipFile(out) as zin, zipfile.ZipFile(bad, "w") as zout:
-        for info in zin.infolist():
-            data = bytearray(zin.read(info))
-            if info.filename == "results.csv":
-                data[50] ^= 1
-            zout.writestr(info, bytes(data))
+    flip_zip_byte(out, bad, "results.csv", 50)
     window.open_path(bad)
     assert "NOT valid" in window.bundle_dialog.verdict.text()
     assert "results.csv" in window.bundle_dialog.verdict.text()
-    json.dumps({})
