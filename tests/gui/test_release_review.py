@@ -102,3 +102,22 @@ def test_bundle_viewer_shows_verdict_then_contents(window, qtbot, tmp_path: Path
     window.open_path(bad)
     assert "NOT valid" in window.bundle_dialog.verdict.text()
     assert "results.csv" in window.bundle_dialog.verdict.text()
+
+
+def test_refusals_are_explained_with_what_to_do(demo, qtbot, dialogs) -> None:  # type: ignore[no-untyped-def]
+    from planner_app.core.ledger import BudgetExceeded, LedgerError
+    from planner_app.core.review import ApprovalRequired
+
+    cases = [(BudgetExceeded("dataset 'demo-survey' has ε = 1 left"), "not enough budget",
+              "Lower some statistics' ε"),
+             (ApprovalRequired("the plan changed after the last review"), "approval needed",
+              "review this exact plan"),
+             (LedgerError("the budget ledger is locked"), "ledger cannot be used",
+              "Nothing was released")]
+    for exc, title, advice in cases:
+        wizard = demo.release()
+        qtbot.addWidget(wizard)
+        wizard.progress._failed(exc)
+        kind, shown_title, text = dialogs.shown[-1]
+        assert kind == "warning" and title in shown_title
+        assert str(exc) in text and advice in text
