@@ -7,6 +7,7 @@ the query's ε/δ, and the exact rational noise parameter the sampler uses. Scal
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -136,6 +137,7 @@ def rho_for(epsilon: float, delta: float) -> float:
     return lo
 
 
+@functools.lru_cache(maxsize=4096)
 def gaussian_sigma_sq(l2_sq: int, epsilon: float, delta: float) -> Fraction:
     """σ² (in steps²) so the discrete Gaussian is ρ-zCDP with ρ converting to (ε, δ)."""
     rho = rho_for(epsilon, delta)
