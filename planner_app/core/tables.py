@@ -124,10 +124,10 @@ def _detect_encoding(sample: bytes, name: str) -> str:
         return "utf-8-sig"
     if sample.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return "utf-16"
-    if b"\x00" in sample:
-        raise InputError(name, None, "is a binary file, not a text table (CSV or TSV)")
     if sample.startswith(b"PK\x03\x04"):
         raise InputError(name, None, "is a zip or Excel file; save it as .xlsx or .csv")
+    if b"\x00" in sample:
+        raise InputError(name, None, "is a binary file, not a text table (CSV or TSV)")
     decoder = codecs.getincrementaldecoder("utf-8")()
     try:
         decoder.decode(sample, final=False)

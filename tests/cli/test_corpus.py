@@ -1,0 +1,101 @@
+"""The bad-input corpus (tests/corpus, made by make_corpus.py): every input gets its clear
+one-line message and exit code, writes nothing, and leaves the ledger and audit log intact."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from planner_app.cli import main
+from planner_app.core.audit import AuditLog
+from planner_app.core.home import app_home
+from planner_app.core.plan import plan_from_dict
+from planner_app.core.publish import publish
+from planner_app.core.tables import load_table
+
+CORPUS = Path(__file__).resolve().parents[1] / "corpus"
+SPEC = json.loads((CORPUS / "cases.json").read_text())
+CASES = SPEC["cases"]
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """An app home with one release already charged, a good plan and a good table."""
+    folder = tmp_path_factory.mktemp("corpus")
+    good_table = folder / "good.csv"
+    good_table.write_text(SPEC["good_table"])
+    good_plan = folder / "good-plan.json"
+    good_plan.write_text(json.dumps(SPEC["plan"]))
+    home = folder / "home"
+    publish(plan_from_dict(SPEC["plan"]), load_table(good_table), folder / "first.zip",
+            app_home(home))
+    return {"folder": folder, "table": good_table, "plan": good_plan, "home": home}
+
+
+def fingerprint(home: Path) -> dict[str, str]:
+    h = app_home(home)
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in (h.ledger_path, h.audit_path) if p.exists()}
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(args)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_the_corpus_is_big_enough() -> None:
+    kinds = {c["file"].split("/")[0] for c in CASES}
+    assert len(CASES) >= 50 and kinds == {"tables", "plans", "bundles"}
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["file"] for c in CASES])
+def test_bad_input(case: dict[str, Any], world: dict[str, Path], capsys,  # type: ignore[no-untyped-def]
+                   monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PLANNER_APP_HOME", str(world["home"]))
+    path = CORPUS / case["file"]
+    before = fingerprint(world["home"])
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    if case["command"] == "check-data":
+        args = ["check", str(world["plan"]), "--data", str(path)]
+    elif case["command"] == "check":
+        args = ["check", str(path)]
+    else:
+        args = ["verify", str(path)]
+    code, out, err = run(args, capsys)
+    assert code == case["exit"], (case, err)
+    assert "Traceback" not in err + out
+    if case["exit"] == 0:
+        assert case["message"] in out + err
+        assert AuditLog(app_home(world["home"]).audit_path).verify() is None
+        return
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert case["message"] in lines[0], (case["message"], lines[0])
+    assert path.name in lines[0] or case["command"] == "check-data" and "no column" in lines[0]
+    assert fingerprint(world["home"]) == before  # ledger and audit log untouched
+    if case["command"] == "check-data":
+        # releasing on the bad table refuses the same way and writes nothing
+        bundle = out_dir / "never.zip"
+        code, out, err = run(["release", str(world["plan"]), "--data", str(path), "--out",
+                              str(bundle)], capsys)
+        assert code == 2 and case["message"] in err
+        assert list(out_dir.iterdir()) == []
+        assert fingerprint(world["home"]) == before
+
+
+def test_content_tampering_is_exit_1(world: dict[str, Path], capsys,  # type: ignore[no-untyped-def]
+                                     tmp_path: Path) -> None:
+    from tests.conftest import flip_zip_byte
+
+    first = world["folder"] / "first.zip"
+    for member in ("results.csv", "release.json", "audit.jsonl", "report.pdf"):
+        bad = tmp_path / f"{member}.zip"
+        flip_zip_byte(first, bad, member, 200)
+        code, _, err = run(["verify", str(bad)], capsys)
+        assert code == 1 and f"{member}: its content does not match" in err

@@ -1,0 +1,186 @@
+"""Write the bad-input corpus (tables, plans, bundles) and cases.json.
+
+Run: python tests/corpus/make_corpus.py   (the files are committed; rerun after editing)
+Each case names the command to run, the exit code and a fragment of the one-line message.
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).parent
+PLAN: dict[str, Any] = {
+    "format": "planner-app/plan@1",
+    "dataset": {"name": "corpus"},
+    "privacy_unit": {"kind": "row"},
+    "budget": {"epsilon": 2.0, "delta": 1e-6},
+    "queries": [
+        {"id": "n", "kind": "count", "epsilon": 0.5},
+        {"id": "s", "kind": "sum", "column": "x", "lower": 0, "upper": 10, "epsilon": 0.5,
+         "justification": {"bounds": "a 0-10 scale"}},
+        {"id": "h", "kind": "histogram", "column": "g", "categories": ["a", "b"],
+         "epsilon": 0.5, "justification": {"categories": "the form's two options"}},
+    ],
+}
+cases: list[dict[str, Any]] = []
+
+
+def table(name: str, data: bytes | str, exit_code: int, message: str) -> None:
+    path = HERE / "tables" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+    cases.append({"file": f"tables/{name}", "command": "check-data", "exit": exit_code,
+                  "message": message})
+
+
+def plan(name: str, doc: Any, message: str, raw: bytes | None = None) -> None:
+    path = HERE / "plans" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(raw if raw is not None else json.dumps(doc, allow_nan=True).encode())
+    cases.append({"file": f"plans/{name}", "command": "check", "exit": 2, "message": message})
+
+
+def bundle(name: str, members: list[tuple[str, bytes]], exit_code: int, message: str,
+           raw: bytes | None = None) -> None:
+    path = HERE / "bundles" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if raw is not None:
+        path.write_bytes(raw)
+    else:
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+            for member, data in members:
+                zf.writestr(member, data)
+        path.write_bytes(buffer.getvalue())
+    cases.append({"file": f"bundles/{name}", "command": "verify", "exit": exit_code,
+                  "message": message})
+
+
+def with_query(**changes: Any) -> dict[str, Any]:
+    doc = copy.deepcopy(PLAN)
+    doc["queries"][1].update(changes)
+    return {k: v for k, v in doc.items()}
+
+
+def with_top(**changes: Any) -> dict[str, Any]:
+    doc = copy.deepcopy(PLAN)
+    doc.update(changes)
+    return doc
+
+
+GOOD = "x,g\n1,a\n5,b\n9,a\n"
+
+# ---------------------------------------------------------------- tables
+table("empty.csv", b"", 2, "is empty")
+table("only-header.csv", "x,g\n", 2, "has a header but no rows")
+table("binary.csv", bytes(range(256)) * 8, 2, "is a binary file")
+table("zip-named-csv.csv", b"PK\x03\x04" + b"\x00" * 64, 2, "is a zip or Excel file")
+table("ragged.csv", "x,g\n1,a\n2,b,extra\n", 2, "line 3: has 3 fields where the header has 2")
+table("duplicate-header.csv", "x,g,x\n1,a,2\n", 2, "appears twice")
+table("blank-header.csv", "x,,g\n1,2,a\n", 2, "the header cell is empty")
+table("unclosed-quote.csv", 'x,g\n1,"a\n2,b\n', 2, "a quoted cell is never closed")
+table("bad-utf8-late.csv", ("x,g\n" + "1,a\n" * 20000).encode() + b"2,\xff\xfe\n", 2,
+      "is not valid utf-8 text")
+table("old-format.xls", b"\xd0\xcf\x11\xe0" + b"\x00" * 100, 2, "old .xls workbooks")
+table("not-a-workbook.xlsx", b"not a workbook", 2, "is not a readable .xlsx workbook")
+table("not-parquet.parquet", b"PAR1 but not really", 2, "is not a readable Parquet file")
+table("missing-column.csv", "y,g\n1,a\n", 2, "no column 'x'")
+table("utf16-with-bom.csv", "x,g\n1,a\n".encode("utf-16"), 0, "Composed total")
+table("formulas.csv", 'x,g\n1,=HYPERLINK("http://x")\n2,+cmd\n3,@SUM(1)\n', 0,
+      "Composed total")
+table("huge-cell.csv", "x,g\n" + "9" * 300_000 + ",a\n1,b\n", 0, "Composed total")
+table("junk-numbers.csv", "x,g\nabc,a\n1e999,b\nNaN,a\n3,b\n", 0, "will be dropped")
+table("semicolon.csv", "x;g\n1;a\n2;b\n", 0, "Composed total")
+
+# ---------------------------------------------------------------- plans
+plan("truncated.json", None, "invalid JSON", raw=json.dumps(PLAN).encode()[:-20])
+plan("empty.json", None, "invalid JSON", raw=b"")
+plan("a-list.json", [1, 2, 3], "a plan must be a JSON object")
+plan("format-2.json", with_top(format="planner-app/plan@2"), "unknown format version")
+plan("no-format.json", {k: v for k, v in PLAN.items() if k != "format"}, "format: is required")
+plan("unknown-field.json", with_top(epsilon=1), "epsilon: unknown field")
+plan("duplicate-key.json", None, "appears twice",
+     raw=b'{"format": "planner-app/plan@1", "format": "planner-app/plan@1"}')
+plan("nan.json", with_top(budget={"epsilon": float("nan")}), "NaN is not allowed")
+plan("infinity-epsilon.json", with_query(epsilon=float("inf")), "Infinity is not allowed")
+plan("unknown-kind.json", with_query(kind="median"), "'median' is not one of")
+plan("lower-above-upper.json", with_query(lower=10, upper=0), "must be below upper")
+plan("lower-equals-upper.json", with_query(lower=5, upper=5), "must be below upper")
+plan("epsilon-zero.json", with_query(epsilon=0), "must be above 0")
+plan("epsilon-negative.json", with_query(epsilon=-1), "must be above 0")
+plan("epsilon-string.json", with_query(epsilon="1"), "must be a number, not a string")
+plan("epsilon-bool.json", with_query(epsilon=True), "must be a number, not true/false")
+plan("epsilon-absurd.json", with_query(epsilon=1e9), "at most 1000")
+plan("delta-one.json", with_top(budget={"epsilon": 1, "delta": 1}), "must lie in [0, 1)")
+plan("gaussian-no-delta.json", with_query(mechanism="gaussian"), "needs a delta above 0")
+plan("laplace-with-delta.json", with_query(delta=0.01), "only used by the gaussian")
+plan("empty-categories.json", {**PLAN, "queries": [{**PLAN["queries"][2], "categories": []}]},
+     "must not be empty")
+plan("duplicate-categories.json",
+     {**PLAN, "queries": [{**PLAN["queries"][2], "categories": ["a", "a"]}]}, "repeats")
+plan("duplicate-ids.json", {**PLAN, "queries": [PLAN["queries"][0], PLAN["queries"][0]]},
+     "duplicate id")
+plan("id-with-space.json", with_query(id="my stat"), "letters, digits")
+plan("id-homoglyph.json", with_query(id="s\u0430m"), "letters, digits")
+plan("bidi-label.json", with_query(label="safe\u202eevil"), "invisible direction control")
+plan("control-char-name.json", with_top(dataset={"name": "a\x07b"}), "control character")
+plan("where-expression.json", with_query(where="x > 1 or __import__('os')"),
+     "must be a list of")
+plan("where-bad-op.json", with_query(where=[{"column": "x", "op": "~=", "value": 1}]),
+     "'~=' is not one of")
+plan("impute-wrong-type.json", with_query(missing={"impute": "lots"}), "must be a number")
+plan("bins-not-increasing.json",
+     {**PLAN, "queries": [{"id": "b", "kind": "histogram", "column": "x", "bins": [0, 5, 5],
+                           "epsilon": 1}]}, "increase strictly")
+plan("quantile-two.json",
+     {**PLAN, "queries": [{"id": "q", "kind": "quantile", "column": "x", "lower": 0,
+                           "upper": 10, "quantile": 2, "epsilon": 1}]}, "must lie in [0, 1]")
+plan("group-by-no-keys.json", with_query(group_by={"column": "g"}), "keys: is required")
+plan("person-no-id.json", with_top(privacy_unit={"kind": "person", "max_rows": 2}),
+     "id_column: is required")
+plan("person-zero-rows.json",
+     with_top(privacy_unit={"kind": "person", "id_column": "x", "max_rows": 0}),
+     "between 1 and 1,000,000")
+plan("too-many-queries.json",
+     {**PLAN, "queries": [{"id": f"q{i}", "kind": "count", "epsilon": 0.1}
+                          for i in range(10_001)]}, "at most 10,000 are allowed")
+plan("forged-approval.json",
+     with_top(approvals=[{"reviewer": "x", "decision": "approved", "plan_sha256": "00",
+                          "time": "now"}]), "must be a SHA-256")
+plan("utf16-plan.json", None, "is not UTF-8 text", raw=json.dumps(PLAN).encode("utf-16"))
+plan("deep-nesting.json", None, "invalid JSON", raw=b"[" * 100_000 + b"]" * 100_000)
+plan("huge-bound.json", with_query(upper=1e300), "bounds must lie within")
+
+# ---------------------------------------------------------------- bundles
+bundle("text-file.zip", [], 2, "is not a zip file", raw=b"just some text")
+bundle("truncated.zip", [("MANIFEST.sha256", b"x" * 5000)], 2, "zip",
+       raw=None)
+truncated = (HERE / "bundles" / "truncated.zip").read_bytes()
+(HERE / "bundles" / "truncated.zip").write_bytes(truncated[: len(truncated) // 2])
+bundle("path-traversal.zip", [("../../evil.sh", b"rm -rf /"), ("MANIFEST.sha256", b"")], 2,
+       "path traversal")
+bundle("absolute-path.zip", [("/etc/cron.d/evil", b"x"), ("MANIFEST.sha256", b"")], 2,
+       "path traversal")
+bundle("backslash-path.zip", [("..\\evil.txt", b"x"), ("MANIFEST.sha256", b"")], 2,
+       "path traversal")
+bundle("no-manifest.zip", [("results.csv", b"query_id\n")], 2, "has no MANIFEST.sha256")
+bundle("zip-bomb.zip", [("bomb.bin", b"\0" * 20_000_000), ("MANIFEST.sha256", b"")], 2,
+       "zip bomb")
+bundle("bad-manifest-line.zip", [("results.csv", b"x"), ("MANIFEST.sha256", b"not a hash\n")],
+       1, "MANIFEST.sha256: line 1")
+
+import warnings  # noqa: E402
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    bundle("duplicate-names.zip", [("a.txt", b"1"), ("a.txt", b"2"),
+                                   ("MANIFEST.sha256", b"")], 2, "appears twice")
+
+(HERE / "cases.json").write_text(json.dumps({"plan": PLAN, "good_table": GOOD,
+                                             "cases": cases}, indent=1) + "\n")
+print(f"{len(cases)} cases")
