@@ -224,6 +224,7 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
                                                 "delta": report.total.delta,
                                                 "accountant": report.total.accountant})
     segment = [first]
+    _checkpoint("requested")
     step(0.3, "Charging the budget ledger")
     state = ledger.charge(release_id=release_id, dataset=plan.dataset.name,
                           file_name=table.name, file_sha256=table.sha256, plan_sha256=plan_sha,
@@ -261,10 +262,14 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
     segment.append(audit.append("bundle sealed", {
         "release_id": release_id, "release_prev": segment[-1]["hash"],
         "files": {name: sha256_bytes(data) for name, data in sorted(files.items())}}))
+    _checkpoint("sealed")
     files[AUDIT] = b"".join(json_bytes_line(e) for e in segment)
     data = zip_bytes(files)
+    for stale in out.parent.glob(f".{out.name}.*.partial"):  # left by a killed release
+        stale.unlink(missing_ok=True)
     atomic_write_bytes(out, data, before_rename=lambda: _checkpoint("bundle-temp-written"))
     bundle_sha = sha256_file(out)
+    _checkpoint("renamed")
     ledger.complete(release_id, bundle_sha)
     audit.append("bundle written", {"release_id": release_id, "bundle_name": out.name,
                                     "bundle_sha256": bundle_sha})

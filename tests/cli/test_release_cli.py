@@ -145,7 +145,10 @@ def test_concurrent_releases_never_pass_the_cap(tmp_path: Path) -> None:
     assert AuditLog(app_home(home).audit_path).verify() is None
 
 
-@pytest.mark.parametrize("stage", ["charged", "noised", "bundle-temp-written"])
+STAGES = ["requested", "charged", "noised", "sealed", "bundle-temp-written", "renamed"]
+
+
+@pytest.mark.parametrize("stage", STAGES)
 def test_kill_9_mid_release_leaves_a_charge_and_no_partial_bundle(tmp_path: Path,
                                                                   stage: str) -> None:
     home = tmp_path / "home"
@@ -163,15 +166,29 @@ def test_kill_9_mid_release_leaves_a_charge_and_no_partial_bundle(tmp_path: Path
     assert line.strip() == f"paused at {stage}"
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)
-    assert not out.exists()  # never a partial bundle at the target path
     state = Ledger(app_home(home).ledger_path).state("demo-survey")
-    assert len(state.releases) == 1 and state.releases[0].status == "charged"
-    assert state.spent.epsilon > 3  # charged at least what was drawn
+    leftovers = list(tmp_path.glob(".k.zip.*.partial"))
+    assert len(leftovers) == (1 if stage == "bundle-temp-written" else 0)
+    if stage == "renamed":
+        # killed after the rename: the bundle is complete and verifies
+        from planner_app.core.bundle import verify_bundle
+
+        assert verify_bundle(out).valid
+    else:
+        assert not out.exists()  # ...nor at the target path
+    if stage == "requested":
+        assert state.releases == []  # nothing charged, nothing drawn
+    else:
+        assert len(state.releases) == 1 and state.releases[0].status == "charged"
+        assert state.spent.epsilon > 3  # charged at least what was drawn
     assert AuditLog(app_home(home).audit_path).verify() is None
     # the next release works and is charged on top
+    out.unlink(missing_ok=True)
     done = run(release_args(out), home)
     assert done.returncode == 0, done.stderr
-    assert len(Ledger(app_home(home).ledger_path).state("demo-survey").releases) == 2
+    assert len(Ledger(app_home(home).ledger_path).state("demo-survey").releases) == \
+        len(state.releases) + 1
+    assert list(tmp_path.glob(".k.zip.*.partial")) == []  # the next release tidies up
 
 
 def test_officer_approves_owner_releases_recipient_verifies(tmp_path: Path) -> None:
