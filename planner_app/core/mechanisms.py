@@ -289,20 +289,56 @@ def exponential_quantile(
     key_arr = np.asarray(keys, dtype=np.int64)
     size_arr = np.asarray(sizes, dtype=np.int64)
     largest = int(size_arr.max())
-    # weight exp(-eps*|K-2m|/(4*Delta)) over K: a discrete Laplace with scale 4*Delta/eps
-    scale = Fraction(4 * sensitivity) / Fraction(repr(float(epsilon)))
+    # the target weight of run r: size_r * exp(-a * |K_r - 2m|), a = eps / (4 * Delta)
+    a = Fraction(repr(float(epsilon))) / (4 * sensitivity)
+    dist = np.abs(key_arr - 2 * m)
+    right = int(np.searchsorted(key_arr, 2 * m))  # first run with K >= 2m
+    left = right - 1
+    d_min = int(dist.min())
+    # Proposal: a side by a fair coin, then an offset j >= 0 outward from that side's first
+    # run with P(j) proportional to exp(-a j). Keys grow by at least 1 per run, so
+    # dist_r >= dist_side + j >= d_min + j, and accepting with (size_r / largest) *
+    # exp(-a (dist_r - d_min - j)) gives exactly the target.
+    scale = Fraction(1) / a
     if scale.denominator >= 1 << 32 or scale.numerator >= 1 << 40:
         scale = Fraction(math.ceil(scale * (1 << 20)), 1 << 20)
+        a = Fraction(1) / scale
     batch = 256
     while True:
-        proposal = 2 * m + discrete_laplace(source, scale, batch)
-        pos = np.searchsorted(key_arr, proposal)
-        pos_ok = np.clip(pos, 0, key_arr.size - 1)
-        hit = (pos < key_arr.size) & (key_arr[pos_ok] == proposal)
-        run_size = np.where(hit, size_arr[pos_ok], 0)
-        accept = uniform_below(source, largest, batch).astype(np.int64) < run_size
-        chosen = np.flatnonzero(accept)
-        if chosen.size:
-            run = int(pos_ok[chosen[0]])
-            return starts[run] + source.randbelow(sizes[run])
-        batch = min(batch * 2, 1 << 20)
+        z = discrete_laplace(source, scale, batch)
+        z = z[z >= 0]  # one-sided: P(j) proportional to exp(-a j)
+        go_right = (source.words(z.size) & U64(1)).astype(bool)
+        runs = np.where(go_right, right + z, left - z)
+        ok = (runs >= 0) & (runs < key_arr.size)
+        runs, j = runs[ok], z[ok]
+        if runs.size:
+            excess = dist[runs] - d_min - j
+            keep = uniform_below(source, largest, runs.size).astype(np.int64) < size_arr[runs]
+            keep &= _bernoulli_exp_many(source, excess, a)
+            chosen = np.flatnonzero(keep)
+            if chosen.size:
+                run = int(runs[chosen[0]])
+                return starts[run] + source.randbelow(sizes[run])
+        batch = min(batch * 2, 1 << 18)
+
+
+def _bernoulli_exp_many(source: RandomSource, x: np.ndarray, a: Fraction) -> np.ndarray:
+    """Exact Bernoulli(exp(-a * x)) for non-negative integers x and rational a > 0: one
+    Bernoulli(exp(-1)) per whole unit of a*x, then one for the fraction (CKS Algorithm 1)."""
+    p, q = a.numerator, a.denominator
+    num = x.astype(object) * p  # a*x = num / q, exactly
+    whole = np.array([int(n // q) for n in num], dtype=np.int64)
+    frac = np.array([int(n % q) for n in num], dtype=U64)
+    result = np.ones(x.size, dtype=bool)
+    alive = np.flatnonzero(whole > 0)
+    remaining = whole.copy()
+    while alive.size:  # each round keeps an element with probability exp(-1)
+        passed = bernoulli_exp_vec(source, np.ones(alive.size, dtype=U64), 1)
+        result[alive[~passed]] = False
+        alive = alive[passed]
+        remaining[alive] -= 1
+        alive = alive[remaining[alive] > 0]
+    idx = np.flatnonzero(result)
+    if idx.size:
+        result[idx] = bernoulli_exp_vec(source, frac[idx], q)
+    return result

@@ -24,6 +24,7 @@ from .errors import InputError
 from .plan import Plan, PrivacyUnit, Query
 
 DEFAULT_GRID_BITS = 16
+QUANTILE_GRID_BITS = 12
 
 
 @dataclass(frozen=True)
@@ -73,13 +74,16 @@ class Grid:
 
 
 def grid_for(query: Query) -> Grid:
-    """Grid step: the plan's ``grid_step``, else 2^(floor(log2(U-L)) - 16): depends on the
-    public bounds only, never on the data."""
+    """Grid step: the plan's ``grid_step``, else 2^(floor(log2(U-L)) - 16) (- 12 for quantiles):
+    depends on the public bounds only, never on the data."""
     assert query.lower is not None and query.upper is not None
     if query.grid_step is not None:
         step = query.grid_step
     else:
-        exponent = math.floor(math.log2(query.upper - query.lower)) - DEFAULT_GRID_BITS
+        # quantiles choose among grid points: 2^12 of them keep the exact sampler fast and
+        # are finer than the mechanism's own rank error
+        bits = QUANTILE_GRID_BITS if query.kind == "quantile" else DEFAULT_GRID_BITS
+        exponent = math.floor(math.log2(query.upper - query.lower)) - bits
         step = math.ldexp(1.0, exponent)
     return Grid(step=step, lo=round(query.lower / step), hi=round(query.upper / step))
 
