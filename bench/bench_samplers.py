@@ -62,6 +62,10 @@ def main() -> None:
                  f"{numpy_g / gauss:.1f}x |")
     lines.append(f"| discrete Laplace, scale 10, scalar big-int path (reference) | "
                  f"{scalar:,.0f} | - | - |")
+    import resource
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    lines.append(f"\nPeak memory of this benchmark process: {peak:.0f} MB.")
     lines.append("")
     section = "\n".join(lines)
     write_section(MARK, section)
