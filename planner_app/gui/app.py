@@ -17,6 +17,18 @@ from .main_window import MainWindow
 from .session import Session
 
 
+def app_icon():  # type: ignore[no-untyped-def]
+    """The icon at several sizes, so it stays sharp on high-DPI screens."""
+    from PySide6.QtGui import QIcon
+
+    from ..core.resources import resource_path
+
+    icon = QIcon()
+    for size in (32, 256, 512):
+        icon.addFile(str(resource_path("icons", f"planner-app-{size}.png")))
+    return icon
+
+
 def build_window(home_dir: str | None = None) -> MainWindow:
     home = app_home(home_dir).ensure()
     session = Session(home, load_settings(home.settings_path))
@@ -56,6 +68,7 @@ def run(demo: bool = False, smoke_test: bool = False, home: str | None = None) -
     assert isinstance(app, QApplication)
     app.setApplicationName("planner-app")
     app.setApplicationVersion(__version__)
+    app.setWindowIcon(app_icon())
     window = build_window(home)
     window.show()
     if smoke:
