@@ -12,7 +12,14 @@ home=$(mktemp -d)
 export QT_QPA_PLATFORM=offscreen
 "$app" --home "$home" gui --smoke-test
 echo "size of the app folder: $(du -sh installers/dist/planner-app | cut -f1)"
-time_it() { local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null; t1=$(date +%s.%N); echo "$t1 - $t0" | bc; }
+time_it() {
+    python - "$@" <<'PY'
+import subprocess, sys, time
+t0 = time.perf_counter()
+subprocess.run(sys.argv[1:], check=True, capture_output=True)
+print(f"{time.perf_counter() - t0:.2f}")
+PY
+}
 frozen=$(time_it "$app" --home "$home" gui --smoke-test)
 venv=$(time_it planner-app --home "$home" gui --smoke-test)
 echo "start-up to a shown, rendered window (smoke test): frozen ${frozen}s, venv ${venv}s"

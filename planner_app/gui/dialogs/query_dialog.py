@@ -178,6 +178,7 @@ class QueryDialog(QDialog):
                                    | QDialogButtonBox.StandardButton.Cancel)
         layout.addWidget(buttons)
 
+        self._name_fields()
         columns = [c.name for c in session.columns]
         self.column.addItems(columns)
         self.group_column.addItems([NONE, *columns])
@@ -197,6 +198,43 @@ class QueryDialog(QDialog):
         if query is not None:
             self._load(query)
         self._kind_changed()
+
+    def _name_fields(self) -> None:
+        """Accessible names and tooltips for screen readers and for the curious."""
+        names = {
+            self.label: ("Label", "What readers of the release will see"),
+            self.ident: ("Id", "A short unique name: letters, digits, _ . -"),
+            self.kind: ("Kind of statistic", "Count, sum, mean, variance, histogram, quantile or "
+                                             "share of yes"),
+            self.column: ("Column", "The column the statistic is about"),
+            self.lower: ("Lower bound", "The lowest value possible, from knowledge of the data"),
+            self.upper: ("Upper bound", "The highest value possible, from knowledge of the "
+                                        "data"),
+            self.bounds_reason: ("Reason for the bounds", "Where the bounds come from"),
+            self.use_bins: ("Use numeric bins", "Count values in numeric bins instead of "
+                                                "categories"),
+            self.categories: ("Categories", "The full public list, one per line"),
+            self.bins: ("Bin edges", "Increasing numbers separated by commas"),
+            self.list_reason: ("Reason for the list", "Where the list comes from"),
+            self.declare: ("Declare the list public", "Confirm the list comes from knowledge "
+                                                      "of the domain, not from this data"),
+            self.quantile: ("Quantile", "0.5 is the median"),
+            self.group_column: ("Group by column", "Publish the statistic for each group"),
+            self.group_keys: ("Group keys", "The full public list of groups, one per line"),
+            self.conditions: ("Conditions", "Only rows where all conditions hold"),
+            self.missing: ("Missing values", "Leave rows with a missing value out, or use a "
+                                             "value"),
+            self.impute: ("Value for missing cells", "Used when the cell is missing"),
+            self.mechanism: ("Noise mechanism", "Discrete Laplace (pure ε) or Gaussian "
+                                                "(needs δ)"),
+            self.epsilon: ("Epsilon", "This statistic's share of the privacy budget"),
+            self.delta: ("Delta", "The Gaussian mechanism's δ, far below 1 / number of "
+                                  "people"),
+        }
+        for widget, (name, tip) in names.items():
+            widget.setAccessibleName(name)
+            if not widget.toolTip():
+                widget.setToolTip(tip)
 
     # -- form <-> plan JSON ---------------------------------------------------------------------
 
