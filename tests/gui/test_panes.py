@@ -213,3 +213,23 @@ def test_dataset_name_and_public_row_count(demo) -> None:  # type: ignore[no-unt
     pane.dataset_name.editingFinished.emit()
     assert session.plan.dataset.name == "survey-2025"
     assert "survey-2025" in demo.meter.text.text()
+
+
+def test_editing_keeps_every_recorded_reason(demo, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Opening a grouped statistic and pressing OK changes nothing, reasons included."""
+    from dataclasses import replace as dc_replace
+
+    session = demo.session
+    original = session.plan.query("satisfaction_by_region")
+    with_eps = dc_replace(original, justification={**original.justification,
+                                                   "epsilon": "agreed with the board"})
+    from planner_app.core.editing import replace_query
+
+    session.apply("add an ε reason", replace_query(session.plan, with_eps))
+    dialog = QueryDialog(session, with_eps)
+    qtbot.addWidget(dialog)
+    dialog._accept()
+    assert dialog.result_plan is not None, dialog.error.text()
+    again = dialog.result_plan.query("satisfaction_by_region")
+    assert again == with_eps
+    assert again.justification["keys"] == "The four official statistical regions."

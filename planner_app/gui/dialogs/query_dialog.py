@@ -116,7 +116,7 @@ class QueryDialog(QDialog):
         self.group_column = QComboBox()
         self.group_keys = QPlainTextEdit()
         self.group_keys.setPlaceholderText("One group key per line, the full public list")
-        self.group_keys.setMaximumHeight(70)
+        self.group_keys.setMaximumHeight(90)
         group.addWidget(self.group_column)
         group.addWidget(self.group_keys, 1)
         form.addRow("Group by", group)
@@ -185,6 +185,7 @@ class QueryDialog(QDialog):
         self._form = form
         self.kind.currentIndexChanged.connect(self._kind_changed)
         self.use_bins.toggled.connect(self._kind_changed)
+        self.group_column.currentTextChanged.connect(self._kind_changed)
         self.mechanism.currentIndexChanged.connect(self._kind_changed)
         for w in (self.lower, self.upper, self.bins):
             w.textChanged.connect(self._update_warning)
@@ -315,8 +316,8 @@ class QueryDialog(QDialog):
         for widget, show in ((self.bounds_row, bounded), (self.bounds_reason, bounded),
                              (self.use_bins, hist), (self.categories, hist and not bins),
                              (self.bins, bins), (self.quantile, kind == "quantile"),
-                             (self.list_reason, hist and not bins),
-                             (self.declare, hist and not bins)):
+                             (self.list_reason, self._has_list()),
+                             (self.declare, self._has_list())):
             widget.setVisible(show)
             label = self._form.labelForField(widget)
             if label is not None:
@@ -326,8 +327,15 @@ class QueryDialog(QDialog):
     def _bounded(self) -> bool:
         return self.kind.currentData() in ("sum", "mean", "variance", "quantile")
 
-    def _has_list(self) -> bool:
+    def _has_categories(self) -> bool:
         return self.kind.currentData() == "histogram" and not self.use_bins.isChecked()
+
+    def _has_groups(self) -> bool:
+        return self.group_column.currentText() not in ("", NONE)
+
+    def _has_list(self) -> bool:
+        """A declared public list (categories or group keys) needs a reason."""
+        return self._has_categories() or self._has_groups()
 
     def to_dict(self) -> dict[str, Any]:
         kind = self.kind.currentData()
@@ -369,11 +377,18 @@ class QueryDialog(QDialog):
             doc["missing"] = {"impute": _number(self.impute.text())}
         if doc["mechanism"] == "gaussian":
             doc["delta"] = _number(self.delta.text())
-        justification = {}
+        # keep the reasons this form does not edit (such as one for ε)
+        justification = {k: v for k, v in dict(
+            (self.original.justification or {}) if self.original else {}).items()
+            if k not in ("bounds", "categories", "keys")}
         if self._bounded() and self.bounds_reason.text().strip():
             justification["bounds"] = self.bounds_reason.text().strip()
-        if self._has_list() and self.declare.isChecked() and self.list_reason.text().strip():
-            justification["categories"] = self.list_reason.text().strip()
+        reason = self.list_reason.text().strip()
+        if self.declare.isChecked() and reason:
+            if self._has_categories():
+                justification["categories"] = reason
+            if self._has_groups():
+                justification["keys"] = reason
         if justification:
             doc["justification"] = justification
         return doc
@@ -387,7 +402,7 @@ class QueryDialog(QDialog):
                 lo == seen["min"] and hi == seen["max"]:
             notes.append("⚠ These bounds equal the data's own minimum and maximum: use what "
                          "you know the values can be, not what this data shows.")
-        if self._has_list() and seen.get("present"):
+        if self._has_categories() and seen.get("present"):
             declared = {canonical_key(v) for v in _lines(self.categories.toPlainText())}
             if declared and declared == seen["present"]:
                 notes.append("⚠ This list is exactly the values in the data. Declare the full "
