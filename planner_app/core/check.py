@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import pandas as pd
 
@@ -197,48 +197,78 @@ def _query_warnings(q: Query, plan: Plan, ms: list[Measurement], acc: Accuracy) 
     return out
 
 
+@dataclass(frozen=True)
+class ColumnFacts:
+    """What the data shows about one column. For the owner's warnings only: never exported."""
+
+    minimum: float | None
+    maximum: float | None
+    present: frozenset[str]  # canonical keys of the values present (first 10,001 distinct)
+    numeric_share: float
+
+
+def column_facts(series: pd.Series) -> ColumnFacts:
+    values, bad = numeric_values(series)
+    good = values[~bad]
+    present = frozenset(canonical_key(v) for v in pd.unique(series.dropna())[:10_001])
+    return ColumnFacts(float(good.min()) if good.size else None,
+                       float(good.max()) if good.size else None, present,
+                       float((~bad).mean()) if bad.size else 0.0)
+
+
+def copied_from_data(query: Query, facts: Callable[[str], ColumnFacts | None]) -> list[str]:
+    """Warnings when a query's public parameters look read off the data: bounds equal to the
+    observed minimum and maximum, or a declared list equal to exactly the values present."""
+    out = []
+    seen = facts(query.column) if query.column else None
+    if seen is not None and query.lower is not None and seen.minimum == query.lower \
+            and seen.maximum == query.upper:
+        out.append(f"the bounds of {query.column} equal the data's own minimum and maximum; "
+                   "bounds must come from knowledge of the domain, not from the data")
+    lists = [("categories", query.column, query.categories)]
+    if query.group_by is not None:
+        lists.append(("group keys", query.group_by.column, query.group_by.keys))
+    for what, column, declared in lists:
+        seen = facts(column) if column and declared is not None else None
+        if seen is not None and seen.present and \
+                seen.present == {canonical_key(v) for v in declared or ()}:
+            out.append(f"the {what} of {column} are exactly the values present in the data; a "
+                       "public list must come from knowledge of the domain (which values occur "
+                       "is itself private)")
+    return out
+
+
 def _check_against_table(report: CheckReport, table: Table) -> None:
     plan = report.plan
     engine = PandasEngine(plan, table.frame, SystemRandomSource(), table.name)
     frame = table.frame
+    cache: dict[str, ColumnFacts] = {}
+
+    def facts(column: str) -> ColumnFacts | None:
+        if column not in frame.columns:
+            return None
+        if column not in cache:
+            cache[column] = column_facts(frame[column])
+        return cache[column]
+
     warn = report.warnings
-    facts = report.owner_facts
+    owner = report.owner_facts
     if engine.rows_dropped_by_bound:
-        facts.append(f"{engine.rows_dropped_by_bound:,} rows beyond "
+        owner.append(f"{engine.rows_dropped_by_bound:,} rows beyond "
                      f"{plan.privacy_unit.max_rows} per person will be dropped at random")
     for q in plan.queries:
-        agg = engine.aggregate(q)
-        f = agg.facts
+        f = engine.aggregate(q).facts
         if f.missing_dropped:
-            facts.append(f"{q.id}: {f.missing_dropped:,} missing or unreadable cells of "
+            owner.append(f"{q.id}: {f.missing_dropped:,} missing or unreadable cells of "
                          f"{q.column} will be dropped")
         if f.missing_imputed:
-            facts.append(f"{q.id}: {f.missing_imputed:,} missing or unreadable cells of "
+            owner.append(f"{q.id}: {f.missing_imputed:,} missing or unreadable cells of "
                          f"{q.column} will be imputed")
         if f.outside_declared:
-            facts.append(f"{q.id}: {f.outside_declared:,} rows fall outside the declared "
+            owner.append(f"{q.id}: {f.outside_declared:,} rows fall outside the declared "
                          "categories, bins or keys and are left out")
-        if q.lower is not None and q.upper is not None and q.column is not None:
-            values, bad = numeric_values(frame[q.column])
-            good = values[~bad]
-            if good.size and float(good.min()) == q.lower and float(good.max()) == q.upper:
-                warn.append(f"{q.id}: the bounds of {q.column} equal the data's own minimum "
-                            "and maximum; bounds must come from knowledge of the domain, not "
-                            "from the data")
-            if bad.size and bad.mean() > 0.5:
+        warn.extend(f"{q.id}: {w}" for w in copied_from_data(q, facts))
+        if q.lower is not None and q.column is not None:
+            seen = facts(q.column)
+            if seen is not None and seen.numeric_share < 0.5:
                 warn.append(f"{q.id}: most cells of {q.column} are not numbers")
-        if q.categories is not None and q.column is not None:
-            _warn_if_list_from_data(warn, q.id, "categories", frame[q.column], q.categories)
-        if q.group_by is not None:
-            _warn_if_list_from_data(warn, q.id, "group keys", frame[q.group_by.column],
-                                    q.group_by.keys)
-
-
-def _warn_if_list_from_data(warn: list[str], qid: str, what: str, series: pd.Series,
-                            declared: tuple[Any, ...]) -> None:
-    present = {canonical_key(v) for v in pd.unique(series.dropna())}
-    if present and present == {canonical_key(v) for v in declared}:
-        warn.append(f"{qid}: the {what} are exactly the values present in the data; a public "
-                    "list must come from knowledge of the domain (which values occur is "
-                    "itself private)")
-

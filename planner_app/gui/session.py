@@ -55,7 +55,7 @@ class Session(QObject):
         self._cache: dict[str, _Cached] = {}
         self._total: tuple[Plan, Total] | None = None
         self._lifetime: tuple[str, LedgerState | None] | None = None
-        self._observed: dict[tuple[int, str], dict[str, Any]] = {}
+        self._observed: dict[tuple[int, str], Any] = {}
 
     # -- plan -------------------------------------------------------------------------------
 
@@ -173,26 +173,16 @@ class Session(QObject):
         self.column_types[name] = kind
         self.tableChanged.emit()
 
-    def observed(self, column: str) -> dict[str, Any]:
-        """What the data shows about a column, for the owner's warnings only (cached per
-        table)."""
-        from ..core.tables import numeric_values
+    def column_facts(self, column: str):  # type: ignore[no-untyped-def]
+        """What the data shows about a column (owner-only warnings), cached per table."""
+        from ..core.check import column_facts
 
         if self.table is None or column not in self.table.frame.columns:
-            return {}
+            return None
         key = (id(self.table), column)
-        if key in self._observed:
-            return self._observed[key]
-        series = self.table.frame[column]
-        values, bad = numeric_values(series)
-        good = values[~bad]
-        from ..core.plan import canonical_key
-
-        out: dict[str, Any] = {"present": {canonical_key(v) for v in series.dropna().unique()[:10_001]}}
-        if good.size:
-            out["min"], out["max"] = float(good.min()), float(good.max())
-        self._observed[key] = out
-        return out
+        if key not in self._observed:
+            self._observed[key] = column_facts(self.table.frame[column])
+        return self._observed[key]
 
 
 def with_budget(plan: Plan, epsilon: float | None = None, delta: float | None = None) -> Plan:

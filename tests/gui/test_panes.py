@@ -167,13 +167,13 @@ def test_query_form_validates_through_the_core(demo, qtbot) -> None:  # type: ig
 
 
 def test_query_form_warns_about_lists_and_bounds_from_the_data(demo, qtbot) -> None:  # type: ignore[no-untyped-def]
-    seen = demo.session.observed("age")
+    seen = demo.session.column_facts("age")
     dialog = QueryDialog(demo.session)
     qtbot.addWidget(dialog)
-    fill(dialog, kind="sum", column="age", lower=seen["min"], upper=seen["max"])
+    fill(dialog, kind="sum", column="age", lower=int(seen.minimum), upper=int(seen.maximum))
     assert "equal the data's own minimum and maximum" in dialog.warning.text()
     fill(dialog, kind="histogram", column="region", categories=["North", "South", "East", "West"])
-    assert "exactly the values in the data" in dialog.warning.text()
+    assert "exactly the values present in the data" in dialog.warning.text()
     fill(dialog, kind="histogram", column="region",
          categories=["North", "South", "East", "West", "Islands"])
     assert dialog.warning.text() == ""
@@ -233,3 +233,13 @@ def test_editing_keeps_every_recorded_reason(demo, qtbot) -> None:  # type: igno
     again = dialog.result_plan.query("satisfaction_by_region")
     assert again == with_eps
     assert again.justification["keys"] == "The four official statistical regions."
+
+
+def test_group_keys_copied_from_the_data_are_flagged(demo, qtbot) -> None:  # type: ignore[no-untyped-def]
+    dialog = QueryDialog(demo.session, demo.session.plan.query("satisfaction_by_region"))
+    qtbot.addWidget(dialog)
+    assert "group keys of region are exactly the values present" in dialog.warning.text()
+    dialog.group_keys.setPlainText("North\nSouth\nEast\nWest\nIslands")
+    assert "group keys" not in dialog.warning.text()
+    demo.session.select("satisfaction_by_region")
+    assert "group keys of region" in demo.statistic_pane.warnings.text()

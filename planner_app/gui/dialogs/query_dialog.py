@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ...core.errors import InputError
-from ...core.plan import (OPS, Plan, Query, canonical_key, plan_from_dict, plan_to_dict)
+from ...core.plan import OPS, Plan, Query, plan_from_dict, plan_to_dict
 from ..models import KIND_NAMES
 from ..session import Session
 
@@ -190,6 +190,7 @@ class QueryDialog(QDialog):
         for w in (self.lower, self.upper, self.bins):
             w.textChanged.connect(self._update_warning)
         self.categories.textChanged.connect(self._update_warning)
+        self.group_keys.textChanged.connect(self._update_warning)
         self.column.currentTextChanged.connect(self._update_warning)
         add_cond.clicked.connect(self._add_condition)
         remove_cond.clicked.connect(lambda: self.conditions.removeRow(
@@ -394,20 +395,24 @@ class QueryDialog(QDialog):
         return doc
 
     def _update_warning(self, *_args: object) -> None:
-        column = self.column.currentText()
-        seen = self.session.observed(column) if column else {}
-        notes = []
+        """The core's check for parameters read off the data, on the form as it stands."""
+        from ...core.check import copied_from_data
+        from ...core.plan import GroupBy
+
         lo, hi = _number(self.lower.text()), _number(self.upper.text())
-        if self._bounded() and seen.get("min") is not None and \
-                lo == seen["min"] and hi == seen["max"]:
-            notes.append("⚠ These bounds equal the data's own minimum and maximum: use what "
-                         "you know the values can be, not what this data shows.")
-        if self._has_categories() and seen.get("present"):
-            declared = {canonical_key(v) for v in _lines(self.categories.toPlainText())}
-            if declared and declared == seen["present"]:
-                notes.append("⚠ This list is exactly the values in the data. Declare the full "
-                             "public list, including values that may not occur.")
-        self.warning.setText("\n".join(notes))
+        numeric = isinstance(lo, (int, float)) and isinstance(hi, (int, float))
+        draft = Query(
+            id="draft", kind=self.kind.currentData() or "count", epsilon=1.0,
+            column=self.column.currentText() or None,
+            lower=float(lo) if self._bounded() and numeric else None,
+            upper=float(hi) if self._bounded() and numeric else None,
+            categories=tuple(_lines(self.categories.toPlainText()))
+            if self._has_categories() else None,
+            group_by=GroupBy(self.group_column.currentText(),
+                             tuple(_lines(self.group_keys.toPlainText())))
+            if self._has_groups() else None)
+        notes = copied_from_data(draft, self.session.column_facts)
+        self.warning.setText("\n".join(f"⚠ {n[0].upper()}{n[1:]}." for n in notes))
 
     def _accept(self) -> None:
         plan = self.session.plan

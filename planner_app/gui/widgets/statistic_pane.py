@@ -202,18 +202,9 @@ class StatisticPane(QWidget):
         self.warnings.setText("\n".join(self._warnings(q)))
 
     def _warnings(self, q) -> list[str]:  # type: ignore[no-untyped-def]
-        from ...core.plan import canonical_key
+        from ...core.check import copied_from_data
 
-        out = []
-        if q.column and self.session.table is not None:
-            seen = self.session.observed(q.column)
-            if q.lower is not None and seen.get("min") == q.lower and seen.get("max") == q.upper:
-                out.append("⚠ These bounds equal the data's own minimum and maximum. Bounds "
-                           "must come from knowledge of the domain, not from the data.")
-            if q.categories is not None and seen.get("present") == {
-                    canonical_key(c) for c in q.categories}:
-                out.append("⚠ The categories are exactly the values in the data. Declare the "
-                           "full public list (which values occur is itself private).")
+        out = [f"⚠ {w[0].upper()}{w[1:]}." for w in copied_from_data(q, self.session.column_facts)]
         if q.kind in ("sum", "mean", "variance", "quantile", "histogram") and not (
                 q.justification and any(q.justification.values())):
             out.append("No reason is recorded for the bounds or categories yet "
