@@ -446,20 +446,16 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_review(args: argparse.Namespace) -> int:
-    from .core.files import atomic_write_text
-    from .core.plan import load_plan, plan_digest, plan_to_json
-    from .core.review import review
+    from .core.audit import AuditLog
+    from .core.plan import load_plan
+    from .core.review import record_review
 
     path = Path(args.plan)
-    plan = load_plan(path)
     decision = "approved" if args.approve else "rejected"
-    reviewed = review(plan, args.reviewer, decision, args.comment)
-    atomic_write_text(path, plan_to_json(reviewed))
+    audit = AuditLog(_home(args).ensure().audit_path)
+    reviewed = record_review(path, load_plan(path), args.reviewer, decision, args.comment,
+                             audit)
     entry = dict(reviewed.approvals[-1])
-    _audit_best_effort(args, f"plan {decision}", {"dataset": plan.dataset.name,
-                                                  "plan_sha256": plan_digest(plan),
-                                                  "reviewer": entry["reviewer"],
-                                                  "comment": entry["comment"]})
     if args.json:
         _print_json(entry)
     else:

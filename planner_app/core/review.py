@@ -10,11 +10,14 @@ tamper-evident trace.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
-from .audit import utc_now
+
+from .audit import AuditLog, utc_now
 from .errors import InputError, PlannerError
-from .plan import Plan, plan_digest
+from .files import atomic_write_text
+from .plan import Plan, plan_digest, plan_to_json
 
 DECISIONS = ("approved", "rejected")
 
@@ -53,6 +56,18 @@ def review(plan: Plan, reviewer: str, decision: str, comment: str = "") -> Plan:
     entry = {"reviewer": reviewer, "decision": decision, "comment": comment.strip(),
              "plan_sha256": plan_digest(plan), "time": utc_now()}
     return replace(plan, approvals=(*plan.approvals, entry))
+
+
+def record_review(path: Path, plan: Plan, reviewer: str, decision: str, comment: str,
+                  audit: AuditLog) -> Plan:
+    """Decide, log the decision in the audit log, then write it into the plan file."""
+    reviewed = review(plan, reviewer, decision, comment)
+    entry = reviewed.approvals[-1]
+    audit.append(f"plan {decision}", {"dataset": plan.dataset.name,
+                                      "plan_sha256": entry["plan_sha256"],
+                                      "reviewer": entry["reviewer"], "comment": entry["comment"]})
+    atomic_write_text(path, plan_to_json(reviewed))
+    return reviewed
 
 
 def approval_status(plan: Plan) -> ApprovalStatus:

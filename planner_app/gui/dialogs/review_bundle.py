@@ -19,11 +19,10 @@ from ...core.accounting import compose
 from ...core.accuracy import accuracy_for
 from ...core.audit import AuditLog
 from ...core.bundle import AUDIT, RECORD, REPORT_HTML, RESULTS, Verdict, read_bundle
-from ...core.files import atomic_write_text
 from ...core.home import AppHome
 from ...core.measure import measurements_for
-from ...core.plan import Plan, plan_digest, plan_to_json
-from ...core.review import approval_status, review
+from ...core.plan import Plan, plan_digest
+from ...core.review import approval_status, record_review
 from ...core.risk import explain
 from ..models import KIND_NAMES, format_accuracy
 from ..widgets.risk_pane import RiskChart
@@ -131,12 +130,8 @@ class ReviewDialog(QDialog):
         if not name:
             self.status.setText("Type your name first: the decision records who made it.")
             return False
-        self.plan = review(self.plan, name, decision, self.comment.text())
-        atomic_write_text(self.path, plan_to_json(self.plan))
-        AuditLog(self.home.ensure().audit_path).append(
-            f"plan {decision}", {"dataset": self.plan.dataset.name,
-                                 "plan_sha256": plan_digest(self.plan), "reviewer": name,
-                                 "comment": self.comment.text().strip()})
+        self.plan = record_review(self.path, self.plan, name, decision, self.comment.text(),
+                                  AuditLog(self.home.ensure().audit_path))
         self.status.setText(approval_status(self.plan).sentence + f" Saved in {self.path.name}.")
         return True
 
