@@ -187,16 +187,18 @@ class PandasEngine:
 
         if q.kind == "randomized_response":
             assert q.column is not None
-            series = self.frame[q.column]
-            keys = pd.Series(series).map(lambda v: yes_no(v) if pd.notna(v) else None)
-            known = keys.notna().to_numpy()
+            # map each distinct cell once (1 yes, 0 no, -1 unknown), not every row
+            codes, uniques = pd.factorize(self.frame[q.column], use_na_sentinel=True)
+            table = np.array([{True: 1, False: 0, None: -1}[yes_no(u)] for u in uniques]
+                             + [-1], dtype=np.int8)
+            answer = table[codes]
+            known = answer >= 0
             if q.missing.policy == "impute":
                 facts.missing_imputed = int((~known).sum())
-                fill = bool(yes_no(q.missing.value))
-                answers = np.where(known, keys.fillna(False).astype(bool).to_numpy(), fill)
+                answers = np.where(known, answer == 1, bool(yes_no(q.missing.value)))
             else:
                 facts.missing_dropped = int((~known).sum())
-                answers = keys[known].astype(bool).to_numpy()
+                answers = answer[known] == 1
             agg.answers = np.asarray(answers, dtype=bool)
             return agg
 

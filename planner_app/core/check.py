@@ -22,6 +22,7 @@ from .measure import Measurement, measurements_for
 from .mechanisms import SystemRandomSource
 from .plan import Plan, Query, canonical_key
 from .risk import explain
+from .sensitivity import headline_index
 from .tables import Table, numeric_values
 
 HIGH_EPSILON = 10.0
@@ -36,11 +37,7 @@ class QueryCheck:
 
     @property
     def headline(self) -> Measurement:
-        for name in ("sum", "cells", "count", "rank", "answers"):
-            for m in self.measurements:
-                if m.component.name == name:
-                    return m
-        return self.measurements[0]
+        return self.measurements[headline_index([m.component.name for m in self.measurements])]
 
     @property
     def epsilon_spent(self) -> float:

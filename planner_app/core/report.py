@@ -20,7 +20,7 @@ KIND_WORDS = {"count": "count", "sum": "sum", "mean": "mean", "variance": "varia
               "randomized_response": "share of yes (randomized response)"}
 
 
-def _num(x: Any) -> str:
+def format_number(x: Any) -> str:
     if x is None:
         return "—"
     if isinstance(x, int) or (isinstance(x, float) and x.is_integer() and abs(x) < 1e15):
@@ -28,13 +28,13 @@ def _num(x: Any) -> str:
     return f"{x:,.6g}"
 
 
-def _interval(row: dict[str, Any]) -> str:
+def format_interval(row: dict[str, Any]) -> str:
     if row.get("low") is None or row.get("high") is None:
         return "—"
-    return f"{_num(row['low'])} to {_num(row['high'])}"
+    return f"{format_number(row['low'])} to {format_number(row['high'])}"
 
 
-def _cell_name(row: dict[str, Any]) -> str:
+def cell_name(row: dict[str, Any]) -> str:
     parts = [str(p) for p in (row.get("group"), row.get("cell")) if p is not None]
     return " / ".join(parts) if parts else "all"
 
@@ -166,7 +166,7 @@ def _statistics(record: dict[str, Any]) -> list[dict[str, Any]]:
         if q["kind"] == "quantile":
             meaning = (f"The value is a grid point chosen by the exponential mechanism; with "
                        f"{confidence:.0%} confidence its rank is within about "
-                       f"{_num(hw)} of the target rank.")
+                       f"{format_number(hw)} of the target rank.")
         elif q["kind"] == "randomized_response":
             meaning = (f"Each answer was randomized on its own; the share is corrected for the "
                        f"randomization and the interval holds it with {confidence:.0%} "
@@ -176,7 +176,7 @@ def _statistics(record: dict[str, Any]) -> list[dict[str, Any]]:
                        f"guaranteed bound with at least {confidence:.0%} confidence.")
         else:
             meaning = (f"With {confidence:.0%} confidence the noise added is at most "
-                       f"± {_num(hw)}, so the true value lies in the interval.")
+                       f"± {format_number(hw)}, so the true value lies in the interval.")
         params = (f"{q['mechanism'].replace('_', ' ')} mechanism, ε = {q['epsilon_spent']:.4g}"
                   + (f", δ = {q['delta']:g}" if q.get("delta") else "")
                   + (f", noise scale {q['scale']:.4g}" if q.get("scale") else "")
@@ -224,8 +224,8 @@ def report_html(record: dict[str, Any]) -> str:
         parts.append("<table><tr><th>Cell</th><th>Value</th><th>Interval "
                      f"({record['confidence']:.0%})</th><th>Note</th></tr>")
         for r in s["rows"]:
-            parts.append(f"<tr><td>{e(_cell_name(r))}</td><td class='num'>{e(_num(r['value']))}"
-                         f"</td><td class='num'>{e(_interval(r))}</td><td class='note'>"
+            parts.append(f"<tr><td>{e(cell_name(r))}</td><td class='num'>{e(format_number(r['value']))}"
+                         f"</td><td class='num'>{e(format_interval(r))}</td><td class='note'>"
                          f"{e(r.get('note') or '')}</td></tr>")
         parts.append(f"</table><p class='note'>Parameters: {e(s['params'])}. "
                      f"{e(q['derivation'])}.</p>")
@@ -298,7 +298,7 @@ def report_pdf(record: dict[str, Any]) -> bytes:
                        line_height=4.6) as table:
             table.row(("Cell", "Value", f"Interval ({record['confidence']:.0%})", "Note"))
             for r in s["rows"]:
-                table.row((_cell_name(r), _num(r["value"]), _interval(r),
+                table.row((cell_name(r), format_number(r["value"]), format_interval(r),
                            (r.get("note") or "")[:60]))
         para(f"Parameters: {s['params']}.", 7.5)
     heading("The privacy guarantee")

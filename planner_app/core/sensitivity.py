@@ -215,14 +215,22 @@ def components_for(query: Query, unit: PrivacyUnit, relation: str) -> list[Compo
     raise InputError("plan", f"queries[{query.id}].kind", f"unknown kind {query.kind!r}")
 
 
+HEADLINE_ORDER = ("sum", "cells", "count", "rank", "answers")
+
+
+def headline_index(names: list[str]) -> int:
+    """Which component stands for the whole statistic (the sum of a mean, the cells of a
+    histogram)."""
+    for name in HEADLINE_ORDER:
+        if name in names:
+            return names.index(name)
+    return 0
+
+
 def sensitivity_for(query: Query, unit: PrivacyUnit, relation: str) -> Component:
-    """The headline component of a query (the sum of a mean, the cells of a histogram)."""
+    """The headline component of a query."""
     parts = components_for(query, unit, relation)
-    for name in ("sum", "cells", "count", "rank", "answers"):
-        for part in parts:
-            if part.name == name:
-                return part
-    return parts[0]
+    return parts[headline_index([p.name for p in parts])]
 
 
 def plan_components(plan: Plan) -> dict[str, list[Component]]:
