@@ -274,7 +274,3 @@ class PandasEngine:
         if q.kind == "variance":
             agg.parts["sumsq"] = _int_sum(where, centred * centred, n_cells)
         return agg
-
-
-def aggregate_plan(engine: AggregateEngine, plan: Plan) -> dict[str, Aggregate]:
-    return {q.id: engine.aggregate(q) for q in plan.queries}

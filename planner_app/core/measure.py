@@ -188,9 +188,6 @@ def measurements_for(query: Query, plan: Plan) -> list[Measurement]:
     return out
 
 
-def plan_measurements(plan: Plan) -> dict[str, list[Measurement]]:
-    return {q.id: measurements_for(q, plan) for q in plan.queries}
-
 
 # ----------------------------------------------------------------------------- records
 

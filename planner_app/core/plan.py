@@ -506,7 +506,12 @@ def plan_from_dict(obj: Any, source: str = "plan") -> Plan:
     expected_rows = d.integer("expected_rows", required=False)
     if expected_rows is not None and expected_rows < 1:
         d.fail("expected_rows", "must be at least 1")
-    dataset = Dataset(name=name, path=d.text("path", required=False), expected_rows=expected_rows)
+    path = d.text("path", required=False)
+    if path and (path.startswith(("/", "\\", "~")) or re.match(r"^[A-Za-z]:[\\/]", path)):
+        d.fail("path", "must be a file name or a relative path: a plan is shared with "
+                       "reviewers and released, and an absolute path would reveal where the "
+                       "private data lives")
+    dataset = Dataset(name=name, path=path, expected_rows=expected_rows)
 
     if not r.has("privacy_unit"):
         r.fail("privacy_unit", 'is required ({"kind": "row"} or {"kind": "person", ...})')

@@ -231,7 +231,3 @@ def sensitivity_for(query: Query, unit: PrivacyUnit, relation: str) -> Component
     """The headline component of a query."""
     parts = components_for(query, unit, relation)
     return parts[headline_index([p.name for p in parts])]
-
-
-def plan_components(plan: Plan) -> dict[str, list[Component]]:
-    return {q.id: components_for(q, plan.privacy_unit, plan.neighbouring) for q in plan.queries}

@@ -29,6 +29,10 @@ BAD_PLANS = [
     ({k: v for k, v in plan_dict().items() if k != "format"}, "format", "required"),
     (plan_dict(extra=1), "extra", "unknown field"),
     (plan_dict(dataset={"name": ""}), "dataset.name", "blank"),
+    (plan_dict(dataset={"name": "d", "path": "/home/owner/secret/people.csv"}), "dataset.path",
+     "absolute path"),
+    (plan_dict(dataset={"name": "d", "path": "C:\\Users\\owner\\people.csv"}),
+     "dataset.path", "absolute path"),
     (plan_dict(dataset={"name": "a\u202eb"}), "dataset.name", "direction control"),
     (plan_dict(privacy_unit={"kind": "person", "id_column": "id"}), "privacy_unit.max_rows",
      "required"),
@@ -105,7 +109,8 @@ def test_invalid_plans_name_the_field(doc: dict[str, Any], where: str, words: st
 SCHEMA_CAN_SEE = [case for case in BAD_PLANS if case[2] not in (
     "must be below upper", "duplicate id", "repeats", "increase strictly", "blank",
     "direction control", "control character", "compares numbers", "yes/no", "number",
-    "power of two", "within", "not used by kind", "only used by the gaussian")]
+    "power of two", "within", "not used by kind", "only used by the gaussian",
+    "absolute path")]
 
 
 @pytest.mark.parametrize("doc,where,words", SCHEMA_CAN_SEE)

@@ -54,8 +54,10 @@ def bundle(name: str, members: list[tuple[str, bytes]], exit_code: int, message:
     else:
         buffer = io.BytesIO()
         with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-            for member, data in members:
-                zf.writestr(member, data)
+            for member, data in members:  # fixed dates: the corpus regenerates identically
+                info = zipfile.ZipInfo(member, date_time=(2020, 1, 1, 0, 0, 0))
+                info.compress_type = zipfile.ZIP_DEFLATED
+                zf.writestr(info, data)
         path.write_bytes(buffer.getvalue())
     cases.append({"file": f"bundles/{name}", "command": "verify", "exit": exit_code,
                   "message": message})
@@ -155,6 +157,9 @@ plan("forged-approval.json",
 plan("utf16-plan.json", None, "is not UTF-8 text", raw=json.dumps(PLAN).encode("utf-16"))
 plan("deep-nesting.json", None, "invalid JSON", raw=b"[" * 100_000 + b"]" * 100_000)
 plan("huge-bound.json", with_query(upper=1e300), "bounds must lie within")
+plan("absolute-data-path.json", with_top(dataset={"name": "corpus",
+                                                  "path": "/home/owner/private/people.csv"}),
+     "absolute path would reveal where the private data lives")
 
 # ---------------------------------------------------------------- bundles
 bundle("text-file.zip", [], 2, "is not a zip file", raw=b"just some text")
