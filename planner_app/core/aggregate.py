@@ -94,6 +94,7 @@ class PandasEngine:
         self.table_name = table_name
         self._check_columns(frame)
         self.frame, self.rows_dropped_by_bound = self._bound_contributions(frame, source)
+        self._done: dict[str, tuple[Query, Aggregate]] = {}
 
     # -- plan/table fit -------------------------------------------------------------------
 
@@ -177,6 +178,16 @@ class PandasEngine:
     # -- the interface --------------------------------------------------------------------
 
     def aggregate(self, query: Query) -> Aggregate:
+        """The query's aggregates (computed once per engine: a check and the release that
+        follows it share them, and the same bounded rows)."""
+        hit = self._done.get(query.id)
+        if hit is not None and hit[0] == query:
+            return hit[1]
+        agg = self._aggregate(query)
+        self._done[query.id] = (query, agg)
+        return agg
+
+    def _aggregate(self, query: Query) -> Aggregate:
         q = query
         facts = AggregateFacts()
         mask = self._where_mask(q.where)

@@ -144,7 +144,9 @@ def alternatives_for(measurements: list[Measurement], delta: float) -> list[Tota
 
 
 def check_plan(plan: Plan, table: Table | None = None,
-               confidence: float = DEFAULT_CONFIDENCE) -> CheckReport:
+               confidence: float = DEFAULT_CONFIDENCE,
+               engine: PandasEngine | None = None) -> CheckReport:
+    """The report; with a table, also its fit to the data (pass ``engine`` to reuse one)."""
     checks = []
     warnings: list[str] = []
     for q in plan.queries:
@@ -167,7 +169,7 @@ def check_plan(plan: Plan, table: Table | None = None,
                            f"release's δ = {plan.budget.delta:g}")
     report.warnings = warnings
     if table is not None:
-        _check_against_table(report, table)
+        _check_against_table(report, table, engine)
     return report
 
 
@@ -235,9 +237,11 @@ def copied_from_data(query: Query, facts: Callable[[str], ColumnFacts | None]) -
     return out
 
 
-def _check_against_table(report: CheckReport, table: Table) -> None:
+def _check_against_table(report: CheckReport, table: Table,
+                         engine: PandasEngine | None = None) -> None:
     plan = report.plan
-    engine = PandasEngine(plan, table.frame, SystemRandomSource(), table.name)
+    if engine is None:
+        engine = PandasEngine(plan, table.frame, SystemRandomSource(), table.name)
     frame = table.frame
     cache: dict[str, ColumnFacts] = {}
 

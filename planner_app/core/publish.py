@@ -184,15 +184,16 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
     if not out.parent.is_dir():
         raise InputError(out.name, None, "its folder does not exist")
     step(0.05, "Checking the plan against the data")
+    # one engine: the check and the release share the bounded rows and the aggregates
+    engine = PandasEngine(plan, table.frame, SystemRandomSource(), table.name)
     # the data-aware check: its warnings and facts are for the owner only, never the bundle
-    report = check_plan(plan, table, confidence=confidence)
+    report = check_plan(plan, table, confidence=confidence, engine=engine)
     if not report.fits_budget:
         raise BudgetExceeded(
             f"the plan's composed total ε = {report.total.epsilon:.4g}, δ = "
             f"{report.total.delta:.3g} exceeds its budget ε = {plan.budget.epsilon:g}, δ = "
             f"{plan.budget.delta:g}. Nothing was charged or written.")
     step(0.15, "Computing the aggregates")
-    engine = PandasEngine(plan, table.frame, SystemRandomSource(), table.name)
     aggregates = {q.id: engine.aggregate(q) for q in plan.queries}  # true values: memory only
 
     home.ensure()
@@ -239,7 +240,7 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
 
     step(0.45, "Drawing the noise")
     releases = privatize(plan, aggregates, confidence=confidence, clamp_counts=clamp_counts)
-    del aggregates
+    del aggregates, engine
     _checkpoint("noised")
 
     step(0.7, "Writing the bundle")
