@@ -54,6 +54,20 @@ def _finite_float(name: str, lo: float | None = None, hi: float | None = None,
     return parse
 
 
+def _delta_arg(name: str):  # type: ignore[no-untyped-def]
+    """A δ argument: the core's one rule (0, or at least MIN_DELTA and below 1)."""
+    def parse(text: str) -> float:
+        from .core.plan import delta_problem
+
+        value = _finite_float(name)(text)
+        problem = delta_problem(value)
+        if problem:
+            raise argparse.ArgumentTypeError(f"{name} {problem}")
+        return value
+
+    return parse
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -87,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("--epsilon", required=True,
                          type=_finite_float("--epsilon", lo=0, lo_open=True, hi=1000))
     explain.add_argument("--delta", default=0.0,
-                         type=_finite_float("--delta", lo=0, hi=1, hi_open=True))
+                         type=_delta_arg("--delta"))
     explain.add_argument("--prior", default=0.5,
                          type=_finite_float("--prior", lo=0, hi=1, lo_open=True, hi_open=True),
                          help="the attacker's belief before the release (default 0.5)")
@@ -141,7 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
     cap.add_argument("--epsilon", required=True,
                      type=_finite_float("--epsilon", lo=0, lo_open=True, hi=1000))
     cap.add_argument("--delta", default=None,
-                     type=_finite_float("--delta", lo=0, hi=1, hi_open=True))
+                     type=_delta_arg("--delta"))
     cap.add_argument("--json", action="store_true", help="print JSON")
     show = ledger_sub.add_parser("show", help="what each dataset has spent and has left")
     show.add_argument("name", nargs="?", help="one dataset (default: all)")

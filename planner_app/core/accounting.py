@@ -192,6 +192,8 @@ def pld(measurements: Sequence[Measurement], delta: float) -> Total:
         total = hit
     assert total is not None
     eps = float(total.get_epsilon_for_delta(delta))
+    if math.isnan(eps):  # fail closed: an accountant that cannot compute is never 0
+        eps = math.inf
     return Total(max(eps, 0.0), delta, "pld")
 
 

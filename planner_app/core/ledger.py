@@ -18,8 +18,8 @@ from typing import Any, Sequence
 
 from .accounting import Total, compose
 from .audit import utc_now
-from .errors import PlannerError
-from .measure import Measurement, measurement_from_dict, measurement_to_dict
+from .errors import InputError, PlannerError
+from .measure import Measurement, delta_problem, measurement_from_dict, measurement_to_dict
 
 DEFAULT_CAP_EPSILON = 10.0
 DEFAULT_CAP_DELTA = 1e-5
@@ -229,6 +229,11 @@ class Ledger:
     # -- writes -----------------------------------------------------------------------------
 
     def set_cap(self, name: str, epsilon: float, delta: float) -> LedgerState:
+        if not (isinstance(epsilon, (int, float)) and math.isfinite(epsilon) and epsilon > 0):
+            raise InputError("argument", "--epsilon", "the cap's ε must be a number above 0")
+        problem = delta_problem(delta)
+        if problem:
+            raise InputError("argument", "--delta", f"the cap's δ {problem}")
         con = self._connect()
         try:
             con.execute("BEGIN IMMEDIATE")

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from .errors import InputError
-from .plan import Plan, Query
+from .plan import MIN_DELTA, Plan, Query, delta_problem  # noqa: F401 (re-exported)
 from .sensitivity import Component, components_for
 
 MAX_SCALE_BITS = 48
@@ -92,12 +92,15 @@ def epsilon_from_rho(rho: float, delta: float) -> float:
     """(ε, δ) from ρ-zCDP: min over α > 1 of
     αρ + log((α-1)/α) - (log δ + log α)/(α-1)
     (Canonne, Kamath, Steinke 2020, Corollary 13). Any α gives a valid bound, so an
-    approximate minimiser is still sound."""
+    approximate minimiser is still sound. Fails closed: whatever it cannot compute (NaN
+    arithmetic, a δ out of range) is ``inf``, never a small number."""
+    if not (math.isfinite(rho) and math.isfinite(delta)) or delta >= 1:
+        return math.inf
     if rho <= 0:
         return 0.0
     if delta <= 0:
         return math.inf
-    log_inv_delta = math.log(1 / delta)
+    log_inv_delta = -math.log(delta)  # exact for denormals, where 1/δ overflows
 
     def eps_at(alpha: float) -> float:
         return (alpha * rho + math.log((alpha - 1) / alpha)
@@ -118,14 +121,22 @@ def epsilon_from_rho(rho: float, delta: float) -> float:
         else:
             a = c
     best = min(values[i], eps_at(1 + math.exp((a + b) / 2)))
-    return max(0.0, min(best, rho + 2 * math.sqrt(rho * log_inv_delta)))
+    result = min(best, rho + 2 * math.sqrt(rho * log_inv_delta))
+    if math.isnan(result):  # max(0.0, nan) would be 0.0: fail closed instead
+        return math.inf
+    return max(0.0, result)
 
 
 def rho_for(epsilon: float, delta: float) -> float:
     """Largest ρ (to a relative 1e-12) whose conversion gives at most ε at δ."""
+    problem = delta_problem(delta)
+    if problem or delta <= 0 or not math.isfinite(epsilon) or epsilon <= 0:
+        return 0.0  # no ρ converts to this (ε, δ); callers refuse ρ = 0
     lo, hi = 0.0, max(epsilon, 1.0)
     while epsilon_from_rho(hi, delta) <= epsilon:
         hi *= 2
+        if hi > 1e300:  # cannot happen for a valid δ: ε grows without bound in ρ
+            return 0.0
     for _ in range(200):
         mid = (lo + hi) / 2
         if epsilon_from_rho(mid, delta) <= epsilon:

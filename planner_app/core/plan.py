@@ -245,6 +245,26 @@ class _Reader:
         return tuple(value)
 
 
+# The smallest δ above 0 that the tool accepts. Below it the accountants' arithmetic leaves
+# the range where it is exact (1/δ overflows near 5.6e-309; δ itself is denormal below
+# 2.2e-308), and no meaningful release needs it: a smaller δ is refused, never rounded.
+MIN_DELTA = 1e-100
+
+
+def delta_problem(delta: float) -> str | None:
+    """Why ``delta`` cannot be used as a δ (one phrase), or None: δ is 0 or in
+    [MIN_DELTA, 1)."""
+    if not isinstance(delta, (int, float)) or not math.isfinite(delta):
+        return "must be a finite number"
+    if not 0 <= delta < 1:
+        return f"must lie in [0, 1), not {delta:g}"
+    if 0 < delta < MIN_DELTA:
+        return (f"{delta:.3g} is too small for any accountant; use 0 (no δ) or at least "
+                f"{MIN_DELTA:g}")
+    return None
+
+
+
 def _json_type(value: Any) -> str:
     if value is None:
         return "null"
@@ -447,8 +467,8 @@ def _read_query(source: str, obj: Any, path: str) -> Query:
         r.fail("epsilon", f"must be above 0 and at most {MAX_EPSILON:g}, not {epsilon:g}")
     delta = r.number("delta", required=False, default=0.0)
     assert delta is not None
-    if not 0 <= delta < 1:
-        r.fail("delta", f"must lie in [0, 1), not {delta:g}")
+    if delta_problem(delta):
+        r.fail("delta", delta_problem(delta))
     if mechanism == "gaussian" and delta <= 0:
         r.fail("delta", "the gaussian mechanism needs a delta above 0")
     if mechanism != "gaussian" and delta != 0:
@@ -541,8 +561,8 @@ def plan_from_dict(obj: Any, source: str = "plan") -> Plan:
         b.fail("epsilon", f"must be above 0 and at most {MAX_EPSILON:g}, not {b_eps:g}")
     b_delta = b.number("delta", required=False, default=0.0)
     assert b_delta is not None
-    if not 0 <= b_delta < 1:
-        b.fail("delta", f"must lie in [0, 1), not {b_delta:g}")
+    if delta_problem(b_delta):
+        b.fail("delta", delta_problem(b_delta))
     accountant = b.choice("accountant", ACCOUNTANTS, default="") if b.has("accountant") else None
     budget = Budget(epsilon=b_eps, delta=b_delta, accountant=accountant)
 

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QFo
                                QVBoxLayout, QWidget)
 
 from ...core.editing import HARM_PRESETS, solve_goal
+from ...core.plan import delta_problem
 from ..models import format_accuracy
 from ..session import Session, with_budget
 
@@ -124,8 +125,9 @@ class BudgetPane(QWidget):
             delta = float(self.delta.text())
         except ValueError:
             delta = plan.budget.delta
-        if not 0 <= delta < 1:
+        if delta_problem(delta):  # the core's rule; a refused δ keeps the plan's
             delta = plan.budget.delta
+            self.delta.setText(f"{delta:g}")
         eps = self.epsilon.value()
         if not math.isclose(eps, plan.budget.epsilon) or delta != plan.budget.delta:
             self.session.apply("Change the release budget", with_budget(plan, eps, delta))
