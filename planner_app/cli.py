@@ -422,16 +422,23 @@ def cmd_ledger(args: argparse.Namespace) -> int:
             print("\n".join(_ledger_lines(state)))
         return EXIT_OK
     if args.ledger_command == "show":
+        from .core.audit import AuditLog
+
         names = [args.name] if args.name else ledger.datasets()
         states = [ledger.state(n) for n in names]
+        problems = ledger.audit_problems(AuditLog(home.audit_path).read())
         if args.json:
             _print_json(states[0].to_dict() if args.name else [s.to_dict() for s in states])
-            return EXIT_OK
-        if not states:
-            print(f"No dataset has a release or a cap yet. The default lifetime cap is "
-                  f"ε = {DEFAULT_CAP_EPSILON:g}, δ = {DEFAULT_CAP_DELTA:g}.")
-        for state in states:
-            print("\n".join(_ledger_lines(state)))
+        else:
+            if not states:
+                print(f"No dataset has a release or a cap yet. The default lifetime cap is "
+                      f"ε = {DEFAULT_CAP_EPSILON:g}, δ = {DEFAULT_CAP_DELTA:g}.")
+            for state in states:
+                print("\n".join(_ledger_lines(state)))
+        if problems:  # shown, then exit 4: no release runs until this is mended
+            print(f"{PROG}: the budget ledger and the audit log disagree: "
+                  f"{'; '.join(problems)}", file=sys.stderr)
+            return EXIT_LEDGER
         return EXIT_OK
     raise InputError("argument", None, "ledger needs an action: set-cap or show")
 

@@ -104,10 +104,19 @@ class AuditLog:
                 from None
 
     def verify(self) -> ChainProblem | None:
+        """The first broken link, or None. A partial last line (an append cut short by a
+        full disk or a crash) is rolled back first, with an entry saying so: it was never a
+        complete entry, so nothing recorded is lost."""
+        if _ends_mid_line(self.path):
+            self._append_entries([])  # rolls the partial tail back, with an entry
         return verify_chain(self.read())
 
     def append(self, event: str, params: dict[str, Any]) -> dict[str, Any]:
-        """Append one entry under an exclusive file lock, fsynced before returning."""
+        """Append one entry, all or nothing, under an exclusive file lock, fsynced before
+        returning."""
+        return self._append_entries([(event, params)])[-1]
+
+    def _append_entries(self, items: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
@@ -116,6 +125,14 @@ class AuditLog:
                 from None
         try:
             _lock(fd)
+            removed = _roll_back_partial_tail(fd)
+            if removed:
+                items = [("audit log repaired",
+                          {"removed_partial_entry_bytes": removed,
+                           "why": "an append was cut short (full disk or crash); the "
+                                  "incomplete line was removed"})] + items
+            if not items:
+                return []
             last = _last_line(fd)
             prev = GENESIS
             seq = 1
@@ -126,17 +143,81 @@ class AuditLog:
                 except (ValueError, KeyError, TypeError):
                     raise AuditError(f"the audit log {self.path} ends in a damaged entry") \
                         from None
-            entry: dict[str, Any] = {"seq": seq, "time": utc_now(), "user": _os_user(),
-                                     "event": event, "params": params, "prev": prev}
-            entry["hash"] = entry_hash(entry)
-            os.write(fd, canonical(entry) + b"\n")
-            os.fsync(fd)
-            return entry
+            entries = []
+            for event, params in items:
+                entry: dict[str, Any] = {"seq": seq, "time": utc_now(), "user": _os_user(),
+                                         "event": event, "params": params, "prev": prev}
+                entry["hash"] = entry_hash(entry)
+                entries.append(entry)
+                prev, seq = entry["hash"], seq + 1
+            _write_all_or_nothing(fd, b"".join(canonical(e) + b"\n" for e in entries),
+                                  self.path)
+            return entries
         except OSError as exc:
             raise AuditError(f"the audit log {self.path} cannot be written ({exc.strerror})") \
                 from None
         finally:
             os.close(fd)
+
+
+def _write_all_or_nothing(fd: int, data: bytes, path: Path) -> None:
+    """Write ``data`` at the end, flush it to disk and check the length; on any failure cut
+    the file back to where it was, so the log never ends mid-entry."""
+    start = os.lseek(fd, 0, os.SEEK_END)
+    try:
+        view = memoryview(data)
+        while view:
+            n = os.write(fd, view)
+            if n <= 0:
+                raise OSError(28, "no space left on device")
+            view = view[n:]
+        os.fsync(fd)
+        if os.fstat(fd).st_size != start + len(data):
+            raise OSError(5, "the log's length after the write is not what was written")
+    except OSError as exc:
+        try:
+            os.ftruncate(fd, start)
+            os.fsync(fd)
+        except OSError:
+            pass  # the next append rolls the partial line back
+        raise AuditError(f"the audit log {path} cannot be written ({exc.strerror}); it was "
+                         "left as it was and nothing was released") from None
+
+
+def _ends_mid_line(path: Path) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            if fh.seek(0, os.SEEK_END) == 0:
+                return False
+            fh.seek(-1, os.SEEK_END)
+            return fh.read(1) != b"\n"
+    except OSError:
+        return False  # read() reports what is wrong
+
+
+def _roll_back_partial_tail(fd: int) -> int:
+    """Remove bytes after the last newline (an append that never finished); how many."""
+    size = os.lseek(fd, 0, os.SEEK_END)
+    if size == 0:
+        return 0
+    os.lseek(fd, size - 1, os.SEEK_SET)
+    if os.read(fd, 1) == b"\n":
+        return 0
+    block = min(size, 1 << 16)
+    end = 0
+    while True:
+        os.lseek(fd, size - block, os.SEEK_SET)
+        data = os.read(fd, block)
+        cut = data.rfind(b"\n")
+        if cut >= 0:
+            end = size - block + cut + 1
+            break
+        if block == size:
+            break
+        block = min(size, block * 2)
+    os.ftruncate(fd, end)
+    os.fsync(fd)
+    return size - end
 
 
 def _lock(fd: int) -> None:

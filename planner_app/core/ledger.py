@@ -23,7 +23,7 @@ from .measure import Measurement, delta_problem, measurement_from_dict, measurem
 
 DEFAULT_CAP_EPSILON = 10.0
 DEFAULT_CAP_DELTA = 1e-5
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: each release names its audit entry; a count of releases ever charged
 BUSY_TIMEOUT_S = 15.0
 TOLERANCE = 1e-9
 
@@ -145,6 +145,8 @@ class Ledger:
             version = con.execute("PRAGMA user_version").fetchone()[0]
             if version == 0:
                 self._create(con)
+            elif version < SCHEMA_VERSION:
+                self._migrate(con)
             elif version > SCHEMA_VERSION:
                 raise LedgerError(f"the budget ledger {self.path} was written by a newer "
                                   "planner-app; upgrade before releasing")
@@ -168,6 +170,26 @@ class Ledger:
                     bundle_sha256 TEXT, measurements TEXT NOT NULL)""")
                 con.execute("CREATE INDEX IF NOT EXISTS releases_by_dataset "
                             "ON releases(dataset, time)")
+                con.execute("PRAGMA user_version = 1")
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        self._migrate(con)
+
+    @staticmethod
+    def _migrate(con: sqlite3.Connection) -> None:
+        """Version 1 -> 2: audit references on each release and a count of releases ever
+        charged (a deleted row leaves the count above the rows)."""
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            if con.execute("PRAGMA user_version").fetchone()[0] == 1:
+                con.execute("ALTER TABLE releases ADD COLUMN audit_seq INTEGER")
+                con.execute("ALTER TABLE releases ADD COLUMN audit_hash TEXT")
+                con.execute("CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, "
+                            "value INTEGER NOT NULL)")
+                con.execute("INSERT OR IGNORE INTO counters(name, value) "
+                            "SELECT 'releases_charged', COUNT(*) FROM releases")
                 con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             con.execute("COMMIT")
         except BaseException:
@@ -176,24 +198,96 @@ class Ledger:
 
     # -- reads ------------------------------------------------------------------------------
 
-    @staticmethod
-    def _cap(con: sqlite3.Connection, name: str) -> Cap:
+    def _damaged(self, what: str) -> LedgerError:
+        return LedgerError(f"the budget ledger {self.path} holds a damaged {what}; restore it "
+                           "from a backup; nothing was released")
+
+    def _cap(self, con: sqlite3.Connection, name: str) -> Cap:
         row = con.execute("SELECT cap_epsilon, cap_delta FROM datasets WHERE name = ?",
                           (name,)).fetchone()
-        return DEFAULT_CAP if row is None else Cap(float(row[0]), float(row[1]))
+        if row is None:
+            return DEFAULT_CAP
+        try:
+            cap = Cap(_number(row[0]), _number(row[1]))
+        except (TypeError, ValueError):
+            raise self._damaged(f"cap for dataset {name!r}") from None
+        if cap.epsilon <= 0 or delta_problem(cap.delta):
+            raise self._damaged(f"cap for dataset {name!r}")
+        return cap
 
-    @staticmethod
-    def _records(con: sqlite3.Connection, name: str) -> list[ReleaseRecord]:
+    def _records(self, con: sqlite3.Connection, name: str) -> list[ReleaseRecord]:
         rows = con.execute(
             "SELECT id, dataset, time, file_name, file_sha256, plan_sha256, epsilon, delta, rho,"
             " accountant, status, bundle_sha256, measurements FROM releases WHERE dataset = ?"
             " ORDER BY time, id", (name,)).fetchall()
-        return [ReleaseRecord(*row[:12], measurements=json.loads(row[12])) for row in rows]
+        out = []
+        for row in rows:
+            try:
+                measurements = json.loads(row[12])
+                if not isinstance(measurements, list):
+                    raise ValueError
+                for m in measurements:  # each must read back as a measurement
+                    measurement_from_dict(m)
+                rho = None if row[8] is None else _number(row[8])
+                record = ReleaseRecord(*row[:6], _number(row[6]), _number(row[7]), rho,
+                                       *row[9:12], measurements=measurements)
+            except (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError):
+                raise self._damaged(f"release record ({str(row[0])[:40]!r})") from None
+            out.append(record)
+        return out
 
     def _state(self, con: sqlite3.Connection, name: str) -> LedgerState:
         cap = self._cap(con, name)
         records = self._records(con, name)
-        return LedgerState(name, cap, lifetime_total(records, [], None, cap.delta), records)
+        try:
+            spent = lifetime_total(records, [], None, cap.delta)
+        except (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError):
+            raise self._damaged(f"release record of dataset {name!r}") from None
+        return LedgerState(name, cap, spent, records)
+
+    # -- agreement with the audit log -------------------------------------------------------
+
+    def audit_problems(self, audit_entries: Sequence[dict[str, Any]]) -> list[str]:
+        """Where the ledger and the audit log disagree: a release the audit log recorded as
+        charged that the ledger no longer holds (rows deleted), fewer rows than releases ever
+        charged, or a release whose audit entry is gone or changed (the log truncated,
+        deleted or replaced). Each names the release id."""
+        con = self._connect()
+        try:
+            rows = con.execute("SELECT id, audit_seq, audit_hash FROM releases").fetchall()
+            counted = con.execute("SELECT value FROM counters WHERE name = "
+                                  "'releases_charged'").fetchone()
+        except sqlite3.Error as exc:
+            raise self._fail(exc) from None
+        finally:
+            con.close()
+        problems = []
+        ids = {r[0] for r in rows}
+        if counted is not None and isinstance(counted[0], int) and counted[0] > len(rows):
+            problems.append(f"the budget ledger has {len(rows)} release record(s) but "
+                            f"{counted[0]} were charged: rows were deleted")
+        by_seq = {e.get("seq"): e.get("hash") for e in audit_entries if isinstance(e, dict)}
+        for e in audit_entries:
+            params = e.get("params") if isinstance(e, dict) else None
+            if e.get("event") == "release charged" and isinstance(params, dict) \
+                    and params.get("release_id") not in ids:
+                problems.append(f"the audit log records release {params.get('release_id')} "
+                                "as charged but the budget ledger has no such row: rows were "
+                                "deleted")
+        recorded = [e["params"].get("ledger_releases_charged") for e in audit_entries
+                    if isinstance(e, dict) and isinstance(e.get("params"), dict)]
+        recorded_max = max((n for n in recorded if isinstance(n, int)), default=0)
+        if counted is not None and isinstance(counted[0], int) and recorded_max > counted[0]:
+            problems.append(f"the audit log records {recorded_max} charged releases but the "
+                            f"budget ledger only {counted[0]}: the ledger was replaced by an "
+                            "older copy")
+        for rid, seq, digest in rows:
+            if seq is None:
+                continue  # charged before version 2 of the ledger
+            if by_seq.get(seq) != digest:
+                problems.append(f"the audit log lost the entry of release {rid} (line {seq}): "
+                                "it was truncated, deleted or replaced")
+        return problems
 
     def state(self, name: str) -> LedgerState:
         con = self._connect()
@@ -250,7 +344,8 @@ class Ledger:
             con.close()
 
     def charge(self, *, release_id: str, dataset: str, file_name: str, file_sha256: str,
-               plan_sha256: str, total: Total, measurements: Sequence[Measurement]) -> LedgerState:
+               plan_sha256: str, total: Total, measurements: Sequence[Measurement],
+               audit_entry: dict[str, Any] | None = None) -> LedgerState:
         """Charge a release, or raise BudgetExceeded with nothing charged. Returns the state
         after the charge."""
         con = self._connect()
@@ -273,17 +368,34 @@ class Ledger:
             rho = total.rho
             con.execute(
                 "INSERT INTO releases(id, dataset, time, file_name, file_sha256, plan_sha256,"
-                " epsilon, delta, rho, accountant, status, bundle_sha256, measurements)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'charged', NULL, ?)",
+                " epsilon, delta, rho, accountant, status, bundle_sha256, measurements,"
+                " audit_seq, audit_hash)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'charged', NULL, ?, ?, ?)",
                 (release_id, dataset, utc_now(), file_name, file_sha256, plan_sha256,
                  total.epsilon, total.delta, rho, total.accountant,
-                 json.dumps([measurement_to_dict(m) for m in measurements])))
+                 json.dumps([measurement_to_dict(m) for m in measurements]),
+                 None if audit_entry is None else audit_entry["seq"],
+                 None if audit_entry is None else audit_entry["hash"]))
+            con.execute("INSERT INTO counters(name, value) VALUES ('releases_charged', 1) "
+                        "ON CONFLICT(name) DO UPDATE SET value = value + 1")
             con.execute("COMMIT")
             return self._state(con, dataset)
         except BudgetExceeded:
             raise
         except sqlite3.Error as exc:
             _rollback(con)
+            raise self._fail(exc) from None
+        finally:
+            con.close()
+
+    def releases_charged(self) -> int:
+        """How many releases this ledger has ever charged (all datasets)."""
+        con = self._connect()
+        try:
+            row = con.execute("SELECT value FROM counters WHERE name = 'releases_charged'"
+                              ).fetchone()
+            return int(row[0]) if row else 0
+        except (sqlite3.Error, TypeError, ValueError) as exc:
             raise self._fail(exc) from None
         finally:
             con.close()
@@ -300,6 +412,16 @@ class Ledger:
             raise self._fail(exc) from None
         finally:
             con.close()
+
+
+def _number(value: Any) -> float:
+    """A finite, non-negative number from a ledger cell (text such as 'abc' is damage)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(value)
+    number = float(value)
+    if not math.isfinite(number) or number < 0:
+        raise ValueError(value)
+    return number
 
 
 def _rollback(con: sqlite3.Connection) -> None:

@@ -203,6 +203,10 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
         raise AuditError(f"the audit log {home.audit_path} is broken at {broken}; nothing was "
                          "released")
     ledger = Ledger(home.ledger_path)
+    disagreements = ledger.audit_problems(audit.read())
+    if disagreements:
+        raise AuditError(f"{disagreements[0]}; restore the ledger and audit log from a backup "
+                         "(planner-app ledger show lists what disagrees); nothing was released")
     notes = list(report.warnings) + list(report.owner_facts)
     prior = ledger.state(plan.dataset.name)
     hashes = {r.file_sha256 for r in prior.releases}
@@ -229,13 +233,13 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
     step(0.3, "Charging the budget ledger")
     state = ledger.charge(release_id=release_id, dataset=plan.dataset.name,
                           file_name=table.name, file_sha256=table.sha256, plan_sha256=plan_sha,
-                          total=report.total, measurements=measurements)
+                          total=report.total, measurements=measurements, audit_entry=first)
     segment.append(audit.append("release charged", {
         "release_id": release_id, "release_prev": segment[-1]["hash"],
         "dataset": plan.dataset.name, "epsilon": report.total.epsilon,
         "delta": report.total.delta, "rho": report.total.rho,
         "accountant": report.total.accountant, "lifetime": state.to_dict()["spent"],
-        "cap": state.cap.to_dict()}))
+        "cap": state.cap.to_dict(), "ledger_releases_charged": ledger.releases_charged()}))
     _checkpoint("charged")
 
     step(0.45, "Drawing the noise")
