@@ -13,6 +13,7 @@ from .. import __version__
 from ..core.home import app_home
 from ..core.resources import demo_plan_path, demo_table_path
 from ..core.settings import load_settings
+from .errors import install_error_dialogs
 from .main_window import MainWindow
 from .session import Session
 
@@ -70,6 +71,7 @@ def run(demo: bool = False, smoke_test: bool = False, home: str | None = None) -
     app.setApplicationVersion(__version__)
     app.setWindowIcon(app_icon())
     window = build_window(home)
+    install_error_dialogs(window)
     window.show()
     if smoke:
         ok = run_smoke_test(window)

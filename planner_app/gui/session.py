@@ -59,6 +59,25 @@ class Session(QObject):
 
     # -- plan -------------------------------------------------------------------------------
 
+    def keep_recovery_copy(self) -> Path | None:
+        """Save the plan being edited (if it has unsaved changes) to a recovery file in the app
+        home; its path, or None when there was nothing to keep or it could not be written."""
+        from datetime import datetime, timezone
+
+        from ..core.plan import save_plan
+
+        plan = self.doc.plan
+        if plan is None or not self.doc.dirty:
+            return None
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        target = self.home.data_dir / "recovery" / f"plan-{stamp}.json"
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            save_plan(plan, target)
+        except Exception:  # never let keeping the work raise a second error
+            return None
+        return target
+
     @property
     def plan(self) -> Plan | None:
         return self.doc.plan
