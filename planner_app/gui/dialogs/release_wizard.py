@@ -3,6 +3,7 @@ release in a worker with progress, then the results with charts. It calls core.p
 
 from __future__ import annotations
 
+import html
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -30,6 +31,8 @@ def checklist(session: Session) -> list[tuple[bool, str]]:
     items.append((session.table is not None,
                   f"The table is loaded ({session.table.name})" if session.table is not None
                   else "Open the table to release (File → Open data…)."))
+    if session.table is not None:
+        items.append(fit_item(session))
     items.append((bool(plan.queries), f"{len(plan.queries)} statistics to release"
                   if plan.queries else "Add at least one statistic."))
     missing = []
@@ -63,6 +66,21 @@ def checklist(session: Session) -> list[tuple[bool, str]]:
         items.append((status.state == "approved",
                       "Approval: " + status.sentence))
     return items
+
+
+def fit_item(session: Session) -> tuple[bool, str]:
+    """The plan against the loaded table (the core's one rule: columns, id column, types,
+    yes/no values), checked before the confirmation page."""
+    assert session.table is not None
+    name = html.escape(session.table.name)
+    problems = session.fit_problems()
+    if not problems:
+        return True, (f"The plan fits {name}: its columns, id column, column types and yes/no "
+                      "values")
+    shown = "; ".join(html.escape(f"{p.where}: {p.problem}" if p.where else p.problem)
+                      for p in problems[:4])
+    more = f" (and {len(problems) - 4} more)" if len(problems) > 4 else ""
+    return False, f"The plan does not fit {name}: {shown}{more}"
 
 
 class ChecklistPage(QWizardPage):
