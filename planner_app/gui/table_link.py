@@ -72,10 +72,15 @@ def plans_table(plan: Plan, plan_path: Path) -> Path | None:
     return plan_path.parent / plan.dataset.path
 
 
+def problem_line(problem: InputError, table_name: str) -> str:
+    """One problem in a list about one table: what is wrong, then the plan field it names."""
+    text = problem.problem.replace(f" in {table_name}", "")
+    return f"{text} ({problem.where})" if problem.where else text
+
+
 def problems_text(table_name: str, problems: list[InputError], limit: int = 12) -> str:
     lines = [f"The plan does not fit {table_name}:"]
-    lines += [f"• {p.where}: {p.problem}" if p.where else f"• {p.problem}"
-              for p in problems[:limit]]
+    lines += [f"• {problem_line(p, table_name)}" for p in problems[:limit]]
     if len(problems) > limit:
         lines.append(f"• … and {len(problems) - limit} more")
     lines.append("")

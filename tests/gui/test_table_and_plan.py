@@ -28,6 +28,10 @@ def chile(tmp_path: Path) -> Path:
 
 
 def shoot(widget, name: str) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtWidgets import QApplication
+
+    for _ in range(3):  # let layouts settle after the last text change
+        QApplication.processEvents()
     SHOTS.mkdir(parents=True, exist_ok=True)
     widget.grab().save(str(SHOTS / name))
 
@@ -45,7 +49,7 @@ def test_a_table_opened_with_a_plan_open_asks_and_checks(demo, dialogs, tmp_path
     plan = demo.session.plan
     assert plan.dataset.name == "demo-survey" and plan.dataset.path == "chile.csv"
     warnings = [d for d in dialogs.shown if d[1] == "The plan does not fit the table"]
-    assert warnings and "privacy_unit.id_column: no column 'person_id'" in warnings[0][2]
+    assert warnings and "no column 'person_id' (privacy_unit.id_column)" in warnings[0][2]
     assert "queries[smokers].column" in warnings[0][2]
     # the wizard refuses before the confirmation page
     ok, text = next(item for item in checklist(demo.session) if "fit" in item[1])
@@ -150,7 +154,8 @@ def test_the_form_reads_m_f_only_as_declared(window, qtbot, tmp_path: Path) -> N
     assert "F, M, X" in dialog.yes_no_hint.text()
     dialog.yes_values.setPlainText("F")
     dialog.no_values.setPlainText("M")
-    assert "4 cells are in neither list" in dialog.yes_no_hint.text()
+    hint = dialog.yes_no_hint.text()
+    assert "4 cells are in neither list" in hint and "Also in sex: X." in hint
     dialog._accept()
     assert dialog.result_plan is None and "Confirm the yes and no values" in dialog.error.text()
     dialog.list_reason.setText("The survey codes sex as F and M")
@@ -165,7 +170,9 @@ def test_the_form_reads_m_f_only_as_declared(window, qtbot, tmp_path: Path) -> N
     # the statistic pane tells the owner how many cells were neither
     session.apply("add", dialog.result_plan)
     session.select(q.id)
+    window.show_tab(1)
     window.statistic_pane.refresh()
+    shoot(window, "64-statistic-pane-yes-no.png")
     assert "4 cells of sex are neither a yes nor a no value" in \
         window.statistic_pane.warnings.text()
     # editing keeps the lists and the confirmation

@@ -58,7 +58,7 @@ class QueryDialog(QDialog):
         self.result_plan: Plan | None = None
         self.result_id: str | None = None
         self.setWindowTitle("Edit statistic" if query else "Add a statistic")
-        self.setMinimumWidth(620)
+        self.setMinimumWidth(700)
         layout = QVBoxLayout(self)
         form = QFormLayout()
         layout.addLayout(form)
@@ -473,10 +473,13 @@ class QueryDialog(QDialog):
         if not self._reads_yes_no():
             return
         parts = []
-        if self._other_values:
-            parts.append(f"Other values in {self.column.currentText()}: "
-                         f"{', '.join(self._other_values)}. Put each under yes or no, or leave "
-                         "it out (it then counts as missing); then confirm the lists below.")
+        typed = {str(v) for box in (self.yes_values, self.no_values)
+                 for v in _lines(box.toPlainText())}
+        pending = [v for v in self._other_values if v not in typed]
+        if pending:
+            parts.append(f"Also in {self.column.currentText()}: {', '.join(pending)}. Put each "
+                         "under yes or no, or leave it out (it then counts as missing); then "
+                         "confirm the lists below.")
         elif not self.yes_values.toPlainText().strip():
             parts.append(f"Without lists the column may hold only {FIXED_YES_NO}. Declare the "
                          "values if it uses other codes (such as M and F).")

@@ -19,6 +19,7 @@ from ...core.publish import PublishResult, publish
 from ...core.report import cell_name, format_interval, format_number
 from ...core.review import ApprovalRequired, approval_status
 from ..session import Session
+from ..table_link import problem_line
 from ..workers import Worker, WorkerSlot
 
 
@@ -77,10 +78,11 @@ def fit_item(session: Session) -> tuple[bool, str]:
     if not problems:
         return True, (f"The plan fits {name}: its columns, id column, column types and yes/no "
                       "values")
-    shown = "; ".join(html.escape(f"{p.where}: {p.problem}" if p.where else p.problem)
-                      for p in problems[:4])
-    more = f" (and {len(problems) - 4} more)" if len(problems) > 4 else ""
-    return False, f"The plan does not fit {name}: {shown}{more}"
+    lines = [html.escape(problem_line(p, session.table.name)) for p in problems[:5]]
+    if len(problems) > 5:
+        lines.append(f"… and {len(problems) - 5} more")
+    return False, (f"The plan does not fit {name}: edit the plan or open its own table."
+                   + "".join(f"<br>&nbsp;&nbsp;&nbsp;• {line}" for line in lines))
 
 
 class ChecklistPage(QWizardPage):
