@@ -200,7 +200,7 @@ def test_categories_of_a_text_column_are_fine() -> None:
     PandasEngine(plan, CHILE, SeededRandomSource(0))
 
 
-# ----------------------------------------------------------------------------- the plan vs the table
+# ----------------------------------------------------------------------------- plan vs table
 
 
 def test_the_demo_plan_on_a_chile_table_names_every_problem() -> None:
