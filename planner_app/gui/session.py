@@ -58,8 +58,8 @@ class Session(QObject):
         self._lifetime: tuple[str, LedgerState | None] | None = None
         self._observed: dict[tuple[int, str], Any] = {}
         self._fit: tuple[Plan, Table, list[InputError]] | None = None
-        self._query_fit: dict[str, tuple[Query, Table, list[InputError],
-                                         YesNoTally | None]] = {}
+        self._query_fit: dict[tuple[int, Query], tuple[Table, list[InputError],
+                                                       YesNoTally | None]] = {}
 
     # -- plan -------------------------------------------------------------------------------
 
@@ -197,14 +197,20 @@ class Session(QObject):
         table = self.table
         if table is None:
             return [], None
-        hit = self._query_fit.get(query.id)
-        if hit is not None and hit[0] is query and hit[1] is table:
-            return hit[2], hit[3]
+        # what the answer depends on (not the label, ε or reasons): a form's keystrokes and
+        # a slider's moves do not scan the column again
+        key = (id(table), replace(query, label="", epsilon=1.0, justification=None,
+                                  expected_count=None))
+        hit = self._query_fit.get(key)
+        if hit is not None and hit[0] is table:
+            return hit[1], hit[2]
         problems = query_problems(query, table.frame, table.name)
         tally = None
         if not problems and query.kind in YES_NO_KINDS and query.column is not None:
             tally = yes_no_tally(query, table.frame[query.column])
-        self._query_fit[query.id] = (query, table, problems, tally)
+        if len(self._query_fit) > 256:
+            self._query_fit.clear()
+        self._query_fit[key] = (table, problems, tally)
         return problems, tally
 
     def column_facts(self, column: str):  # type: ignore[no-untyped-def]
