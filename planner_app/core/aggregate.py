@@ -19,8 +19,9 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
+from .fit import NEITHER, require_fit, yes_no_codes
 from .mechanisms import RandomSource
-from .plan import Condition, Plan, Query, canonical_key, yes_no
+from .plan import Condition, Plan, Query, answer_reader, canonical_key
 from .sensitivity import cell_count, grid_for
 from .tables import numeric_values
 
@@ -36,6 +37,7 @@ class AggregateFacts:
     missing_dropped: int = 0
     missing_imputed: int = 0
     outside_declared: int = 0
+    not_yes_no: int = 0  # present cells in neither the yes nor the no values (yes/no kinds)
 
 
 @dataclass
@@ -98,22 +100,8 @@ class PandasEngine:
 
     # -- plan/table fit -------------------------------------------------------------------
 
-    def _missing_column(self, field_path: str, column: str) -> InputError:
-        return InputError("plan", field_path, f"no column {column!r} in {self.table_name}")
-
     def _check_columns(self, frame: pd.DataFrame) -> None:
-        columns = {str(c) for c in frame.columns}
-        unit = self.plan.privacy_unit
-        if unit.kind == "person" and unit.id_column not in columns:
-            raise self._missing_column("privacy_unit.id_column", str(unit.id_column))
-        for q in self.plan.queries:
-            if q.column is not None and q.column not in columns:
-                raise self._missing_column(f"queries[{q.id}].column", q.column)
-            if q.group_by is not None and q.group_by.column not in columns:
-                raise self._missing_column(f"queries[{q.id}].group_by.column", q.group_by.column)
-            for i, c in enumerate(q.where):
-                if c.column not in columns:
-                    raise self._missing_column(f"queries[{q.id}].where[{i}].column", c.column)
+        require_fit(self.plan, frame, self.table_name)  # the one plan/table rule (fit.py)
 
     def _bound_contributions(self, frame: pd.DataFrame,
                              source: RandomSource) -> tuple[pd.DataFrame, int]:
@@ -198,15 +186,13 @@ class PandasEngine:
 
         if q.kind == "randomized_response":
             assert q.column is not None
-            # map each distinct cell once (1 yes, 0 no, -1 unknown), not every row
-            codes, uniques = pd.factorize(self.frame[q.column], use_na_sentinel=True)
-            table = np.array([{True: 1, False: 0, None: -1}[yes_no(u)] for u in uniques]
-                             + [-1], dtype=np.int8)
-            answer = table[codes]
+            answer = yes_no_codes(q, self.frame[q.column])
             known = answer >= 0
+            facts.not_yes_no = int((answer == NEITHER).sum())
             if q.missing.policy == "impute":
                 facts.missing_imputed = int((~known).sum())
-                answers = np.where(known, answer == 1, bool(yes_no(q.missing.value)))
+                answers = np.where(known, answer == 1,
+                                   bool(answer_reader(q)(q.missing.value)))
             else:
                 facts.missing_dropped = int((~known).sum())
                 answers = answer[known] == 1

@@ -18,6 +18,7 @@ import pandas as pd
 from .accounting import Total, basic, compose, pld, pld_supported, zcdp
 from .accuracy import DEFAULT_CONFIDENCE, Accuracy, accuracy_for
 from .aggregate import PandasEngine
+from .fit import plan_only_notes
 from .measure import Measurement, measurements_for
 from .mechanisms import SystemRandomSource
 from .plan import Plan, Query, canonical_key
@@ -157,6 +158,8 @@ def check_plan(plan: Plan, table: Table | None = None,
                            what=f"the release of {q.title!r}").sentence
         checks.append(QueryCheck(q, ms, acc, sentence))
         warnings.extend(_query_warnings(q, plan, ms, acc))
+        if table is None:  # with the data, the fit check decides instead (fit.py)
+            warnings.extend(plan_only_notes(q))
     measurements = all_measurements(checks)
     total = compose(measurements, plan.budget.delta, plan.budget.accountant)
     report = CheckReport(plan, checks, total, alternatives_for(measurements, plan.budget.delta))
@@ -265,6 +268,10 @@ def _check_against_table(report: CheckReport, table: Table,
         if f.missing_imputed:
             owner.append(f"{q.id}: {f.missing_imputed:,} missing or unreadable cells of "
                          f"{q.column} will be imputed")
+        if f.not_yes_no:
+            owner.append(f"{q.id}: {f.not_yes_no:,} cells of {q.column} are neither a yes "
+                         f"nor a no value; they count as missing (the query's missing-value "
+                         "policy)")
         if f.outside_declared:
             owner.append(f"{q.id}: {f.outside_declared:,} rows fall outside the declared "
                          "categories, bins or keys and are left out")

@@ -15,7 +15,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from .errors import InputError
 from .files import atomic_write_text
@@ -36,6 +36,7 @@ MECHANISMS_BY_KIND: dict[str, tuple[str, ...]] = {
 }
 NEEDS_COLUMN = ("sum", "mean", "variance", "histogram", "quantile", "randomized_response")
 NEEDS_BOUNDS = ("sum", "mean", "variance", "quantile")
+YES_NO_KINDS = ("randomized_response",)  # kinds that read cells as yes or no
 
 MAX_PLAN_BYTES = 50 * 1024 * 1024
 MAX_QUERIES = 10_000
@@ -95,6 +96,8 @@ class Query:
     grid_step: float | None = None
     expected_count: float | None = None
     justification: Mapping[str, str] | None = None
+    yes: tuple[Scalar, ...] | None = None  # cell values that mean yes (randomized response)
+    no: tuple[Scalar, ...] | None = None  # cell values that mean no
 
     @property
     def title(self) -> str:
@@ -355,7 +358,7 @@ def _read_condition(source: str, obj: Any, path: str) -> Condition:
 QUERY_FIELDS = (
     "id", "label", "kind", "column", "lower", "upper", "categories", "bins", "quantile",
     "group_by", "where", "missing", "mechanism", "epsilon", "delta", "grid_step",
-    "expected_count", "justification",
+    "expected_count", "justification", "yes", "no",
 )
 
 
@@ -441,6 +444,8 @@ def _read_query(source: str, obj: Any, path: str) -> Query:
             _read_condition(source, c, r.where(f"where[{i}]")) for i, c in enumerate(raw_where)
         )
 
+    yes_values, no_values = _read_yes_no(r, kind)
+
     missing = Missing()
     if r.has("missing"):
         raw_missing = r.obj["missing"]
@@ -455,7 +460,10 @@ def _read_query(source: str, obj: Any, path: str) -> Query:
             if kind == "histogram" and categories is not None:
                 if canonical_key(value) not in {canonical_key(c) for c in categories}:
                     r.fail("missing.impute", "must be one of the declared categories")
-            if kind == "randomized_response" and yes_no(value) is None:
+            if kind == "randomized_response" and yes_values is not None:
+                if _declared_answer(yes_values, no_values, value) is None:
+                    r.fail("missing.impute", "must be one of the declared yes or no values")
+            elif kind == "randomized_response" and yes_no(value) is None:
                 r.fail("missing.impute", "must be a yes/no value (yes, no, true, false, 1, 0)")
             missing = Missing(policy="impute", value=value)
         else:
@@ -490,15 +498,36 @@ def _read_query(source: str, obj: Any, path: str) -> Query:
     justification = None
     if r.has("justification"):
         j = _Reader(source, r.obj["justification"], r.where("justification"),
-                    ("bounds", "categories", "epsilon", "keys"))
+                    ("bounds", "categories", "epsilon", "keys", "values"))
         justification = {k: j.text(k) or "" for k in j.obj}
 
     return Query(
         id=qid, kind=kind, epsilon=epsilon, label=label, column=column, lower=lower,
         upper=upper, categories=categories, bins=bins, quantile=quantile, group_by=group_by,
         where=where, missing=missing, mechanism=mechanism, delta=delta, grid_step=grid_step,
-        expected_count=expected_count, justification=justification,
+        expected_count=expected_count, justification=justification, yes=yes_values,
+        no=no_values,
     )
+
+
+def _read_yes_no(r: _Reader, kind: str) -> tuple[tuple[Scalar, ...] | None,
+                                                   tuple[Scalar, ...] | None]:
+    """The declared yes and no values: both or neither, disjoint, only where yes/no is read."""
+    if not (r.has("yes") or r.has("no")):
+        return None, None
+    if kind not in YES_NO_KINDS:
+        r.fail("yes" if r.has("yes") else "no", f"is not used by kind {kind}")
+    for key, other in (("yes", "no"), ("no", "yes")):
+        if not r.has(key):
+            r.fail(key, f"is required with {other!r}: declare which cell values mean yes "
+                        "and which mean no")
+    yes_values = r.scalars("yes", "values that mean yes")
+    no_values = r.scalars("no", "values that mean no")
+    yes_keys = {canonical_key(v) for v in yes_values}
+    for i, v in enumerate(no_values):
+        if canonical_key(v) in yes_keys:
+            r.fail(f"no[{i}]", f"{canonical_key(v)!r} is also declared as a yes value")
+    return yes_values, no_values
 
 
 PLAN_FIELDS = ("format", "dataset", "privacy_unit", "neighbouring", "budget", "queries",
@@ -685,6 +714,9 @@ def _query_to_dict(q: Query) -> dict[str, Any]:
         out["expected_count"] = q.expected_count
     if q.justification:
         out["justification"] = dict(q.justification)
+    if q.yes is not None:
+        out["yes"] = list(q.yes)
+        out["no"] = list(q.no or ())
     return out
 
 
@@ -736,15 +768,43 @@ def save_plan(plan: Plan, path: str | os.PathLike[str]) -> None:
 
 # ----------------------------------------------------------------------------- yes/no values
 
-_YES = {"yes", "y", "true", "t", "1"}
-_NO = {"no", "n", "false", "f", "0"}
+# The fixed vocabulary, read only when a query declares no "yes"/"no" lists. Single letters
+# (y/n, t/f) are not in it: "F" is as likely to mean female as false.
+_YES = {"yes", "true", "1"}
+_NO = {"no", "false", "0"}
+FIXED_YES_NO = "yes/no, true/false or 1/0"
 
 
 def yes_no(value: Any) -> bool | None:
-    """The fixed, public vocabulary of yes/no answers for randomized response."""
+    """The fixed, public vocabulary of yes/no answers (any case)."""
     key = canonical_key(value).lower()
     if key in _YES:
         return True
     if key in _NO:
         return False
     return None
+
+
+def _declared_answer(yes: Iterable[Scalar], no: Iterable[Scalar] | None,
+                     value: Any) -> bool | None:
+    key = canonical_key(value)
+    if key in {canonical_key(v) for v in yes}:
+        return True
+    if key in {canonical_key(v) for v in no or ()}:
+        return False
+    return None
+
+
+def answer_reader(query: Query) -> Callable[[Any], bool | None]:
+    """How a query reads a cell as yes (True), no (False) or neither (None): its declared
+    lists when it has them (exact text, as categories match), else the fixed vocabulary."""
+    if query.yes is None:
+        return yes_no
+    yes_keys = {canonical_key(v) for v in query.yes}
+    no_keys = {canonical_key(v) for v in query.no or ()}
+
+    def read(value: Any) -> bool | None:
+        key = canonical_key(value)
+        return True if key in yes_keys else False if key in no_keys else None
+
+    return read

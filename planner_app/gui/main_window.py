@@ -26,6 +26,8 @@ from .dialogs.query_dialog import QueryDialog
 from .dialogs.release_wizard import ReleaseWizard
 from .dialogs.review_bundle import BundleDialog, ReviewDialog
 from .session import Session
+from .table_link import (ATTACH, NEW, ask_new_or_attach, attached, plans_table, problems_text,
+                         table_path_text)
 from .widgets.budget_pane import BudgetPane
 from .widgets.data_pane import DataPane
 from .widgets.meter import BudgetMeter
@@ -351,7 +353,8 @@ class MainWindow(QMainWindow):
         return wizard
 
     def load_table(self, path: Path, then: Callable[[], None] | None = None,
-                   synchronous: bool = False) -> None:
+                   synchronous: bool = False, ask: bool = True) -> None:
+        """Load a table; with a plan open (and ``ask``), first ask: new plan or attach."""
         def work(progress, cancel):  # type: ignore[no-untyped-def]
             table = load_table(path, progress=progress, cancel=cancel)
             return table, describe_columns(table)
@@ -359,9 +362,18 @@ class MainWindow(QMainWindow):
         def done(result: object) -> None:
             table, columns = result  # type: ignore[misc]
             self._busy(False)
+            plan = self.session.plan
+            choice = None
+            if ask and plan is not None and Path(plan.dataset.path or "").name != path.name:
+                choice = self.ask_new_or_attach(path.name)
+                if choice is None or choice == NEW and not self.confirm_discard():
+                    self.statusBar().showMessage(f"{path.name} was not opened", 8000)
+                    return
             self.session.set_table(table, path, columns)
-            if self.session.plan is None:
+            if self.session.plan is None or choice == NEW:
                 self.session.new_plan(path.stem)
+            elif choice == ATTACH:
+                self.attach_plan_to_table(path)
             self.stack.setCurrentIndex(1)
             self.statusBar().showMessage(f"Loaded {table.n_rows:,} rows from {path.name}", 8000)
             self._remember(path)
@@ -420,12 +432,66 @@ class MainWindow(QMainWindow):
         self.session.doc.load(plan, path)
         self.stack.setCurrentIndex(1)
         self._remember(path)
+        self._find_plans_table(path)
         return True
+
+    # -- the table and the plan belong together (see table_link.py) ---------------------------
+
+    def ask_new_or_attach(self, table_name: str) -> str | None:
+        assert self.session.plan is not None
+        return ask_new_or_attach(self, table_name, self.session.plan)
+
+    def attach_plan_to_table(self, path: Path) -> None:
+        """Point the open plan at this table (an undoable edit), then show what does not fit."""
+        plan = self.session.plan
+        if plan is None:
+            return
+        new = attached(plan, table_path_text(path, self.session.doc.path))
+        if new is not None:
+            self.session.apply(f"Use the plan with {path.name}", new)
+        self.show_fit_problems()
+
+    def show_fit_problems(self) -> bool:
+        """Name every way the plan does not fit the loaded table; True when it fits."""
+        problems = self.session.fit_problems()
+        if problems and self.session.table is not None:
+            self.error("The plan does not fit the table",
+                       problems_text(self.session.table.name, problems))
+        return not problems
+
+    def _find_plans_table(self, plan_path: Path) -> None:
+        """Open a saved plan's own table, or say it is missing and offer to locate it."""
+        plan = self.session.plan
+        assert plan is not None
+        wanted = plans_table(plan, plan_path)
+        table = self.session.table
+        if wanted is None or table is not None and table.name == wanted.name:
+            self.show_fit_problems()
+            return
+        if wanted.is_file():
+            self.load_table(wanted, then=self.show_fit_problems, ask=False)
+            return
+        now = (f"\n\nUntil then the plan is checked against {table.name}, which is open."
+               if table is not None else "")
+        answer = QMessageBox.question(
+            self, "The plan's table was not found",
+            f"The plan's table {wanted.name} was not found in {wanted.parent}. Locate it?{now}",
+            QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Ignore,
+            QMessageBox.StandardButton.Open)
+        if answer == QMessageBox.StandardButton.Open:
+            name, _ = QFileDialog.getOpenFileName(self, f"Locate {wanted.name}",
+                                                  str(plan_path.parent), TABLE_FILTER)
+            if name:
+                self.load_table(Path(name), ask=False,
+                                then=lambda: self.attach_plan_to_table(Path(name)))
+                return
+        if table is not None:
+            self.show_fit_problems()
 
     def open_demo(self) -> None:
         if not self.confirm_discard():
             return
-        self.load_table(demo_table_path(),
+        self.load_table(demo_table_path(), ask=False,
                         then=lambda: self.open_plan(demo_plan_path(), confirmed=True))
 
     def review_bundle(self, path: Path) -> None:

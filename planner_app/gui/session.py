@@ -14,11 +14,12 @@ from PySide6.QtCore import QObject, Signal
 from ..core.accounting import Total, compose
 from ..core.accuracy import Accuracy, accuracy_for
 from ..core.editing import PlanDocument, set_query_epsilon, split_remaining
-from ..core.errors import PlannerError
+from ..core.errors import InputError, PlannerError
+from ..core.fit import YesNoTally
 from ..core.home import AppHome
 from ..core.ledger import Ledger, LedgerState
 from ..core.measure import Measurement, measurements_for
-from ..core.plan import Budget, Dataset, Plan, PrivacyUnit, Query
+from ..core.plan import YES_NO_KINDS, Budget, Dataset, Plan, PrivacyUnit, Query
 from ..core.settings import Settings
 from ..core.tables import ColumnInfo, Table
 
@@ -56,6 +57,9 @@ class Session(QObject):
         self._total: tuple[Plan, Total] | None = None
         self._lifetime: tuple[str, LedgerState | None] | None = None
         self._observed: dict[tuple[int, str], Any] = {}
+        self._fit: tuple[Plan, Table, list[InputError]] | None = None
+        self._query_fit: dict[tuple[int, Query], tuple[Table, list[InputError],
+                                                       YesNoTally | None]] = {}
 
     # -- plan -------------------------------------------------------------------------------
 
@@ -191,6 +195,42 @@ class Session(QObject):
     def set_column_type(self, name: str, kind: str) -> None:
         self.column_types[name] = kind
         self.tableChanged.emit()
+
+    def fit_problems(self) -> list[InputError]:
+        """Every way the plan does not fit the loaded table (the core's one rule), cached for
+        this plan and table; empty without a plan or a table."""
+        from ..core.fit import plan_problems
+
+        plan, table = self.plan, self.table
+        if plan is None or table is None:
+            return []
+        if self._fit is None or self._fit[0] is not plan or self._fit[1] is not table:
+            self._fit = (plan, table, plan_problems(plan, table.frame, table.name))
+        return self._fit[2]
+
+    def query_fit(self, query: Query) -> tuple[list[InputError], YesNoTally | None]:
+        """One statistic against the loaded table: its problems, and for a yes/no statistic
+        how its column reads (owner-only, never exported)."""
+        from ..core.fit import query_problems, yes_no_tally
+
+        table = self.table
+        if table is None:
+            return [], None
+        # what the answer depends on (not the label, ε or reasons): a form's keystrokes and
+        # a slider's moves do not scan the column again
+        key = (id(table), replace(query, label="", epsilon=1.0, justification=None,
+                                  expected_count=None))
+        hit = self._query_fit.get(key)
+        if hit is not None and hit[0] is table:
+            return hit[1], hit[2]
+        problems = query_problems(query, table.frame, table.name)
+        tally = None
+        if not problems and query.kind in YES_NO_KINDS and query.column is not None:
+            tally = yes_no_tally(query, table.frame[query.column])
+        if len(self._query_fit) > 256:
+            self._query_fit.clear()
+        self._query_fit[key] = (table, problems, tally)
+        return problems, tally
 
     def column_facts(self, column: str):  # type: ignore[no-untyped-def]
         """What the data shows about a column (owner-only warnings), cached per table."""

@@ -14,7 +14,8 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ...core.errors import InputError
-from ...core.plan import OPS, Plan, Query, plan_from_dict, plan_to_dict
+from ...core.plan import (FIXED_YES_NO, OPS, YES_NO_KINDS, Plan, Query, plan_from_dict,
+                             plan_to_dict)
 from ..models import KIND_NAMES
 from ..session import Session
 
@@ -57,7 +58,7 @@ class QueryDialog(QDialog):
         self.result_plan: Plan | None = None
         self.result_id: str | None = None
         self.setWindowTitle("Edit statistic" if query else "Add a statistic")
-        self.setMinimumWidth(620)
+        self.setMinimumWidth(700)
         layout = QVBoxLayout(self)
         form = QFormLayout()
         layout.addLayout(form)
@@ -100,6 +101,23 @@ class QueryDialog(QDialog):
         self.bins = QLineEdit()
         self.bins.setPlaceholderText("Bin edges, e.g. 0, 18, 30, 65, 120")
         form.addRow("Bins", self.bins)
+        yes_no = QHBoxLayout()
+        yes_no.setContentsMargins(0, 0, 0, 0)
+        self.yes_values = QPlainTextEdit()
+        self.yes_values.setPlaceholderText("Values that mean yes, one per line")
+        self.no_values = QPlainTextEdit()
+        self.no_values.setPlaceholderText("Values that mean no, one per line")
+        for box in (self.yes_values, self.no_values):
+            box.setMaximumHeight(70)
+            yes_no.addWidget(box, 1)
+        self.suggest = QPushButton("Suggest from the data")
+        yes_no.addWidget(self.suggest, 0, Qt.AlignmentFlag.AlignTop)
+        self.yes_no_row = QWidget()
+        self.yes_no_row.setLayout(yes_no)
+        form.addRow("Yes / no values", self.yes_no_row)
+        self.yes_no_hint = QLabel()
+        self.yes_no_hint.setWordWrap(True)
+        form.addRow("", self.yes_no_hint)
         self.list_reason = QLineEdit()
         self.list_reason.setPlaceholderText("Where does the list come from? e.g. the official "
                                             "list of regions")
@@ -191,6 +209,10 @@ class QueryDialog(QDialog):
             w.textChanged.connect(self._update_warning)
         self.categories.textChanged.connect(self._update_warning)
         self.group_keys.textChanged.connect(self._update_warning)
+        self.yes_values.textChanged.connect(self._update_warning)
+        self.no_values.textChanged.connect(self._update_warning)
+        self.suggest.clicked.connect(self.suggest_yes_no)
+        self._other_values: list[str] = []
         self.column.currentTextChanged.connect(self._update_warning)
         add_cond.clicked.connect(self._add_condition)
         remove_cond.clicked.connect(lambda: self.conditions.removeRow(
@@ -217,6 +239,12 @@ class QueryDialog(QDialog):
                                                 "categories"),
             self.categories: ("Categories", "The full public list, one per line"),
             self.bins: ("Bin edges", "Increasing numbers separated by commas"),
+            self.yes_values: ("Values that mean yes", "The cell values read as yes, one per "
+                                                      "line (exact text)"),
+            self.no_values: ("Values that mean no", "The cell values read as no, one per line "
+                                                    "(exact text)"),
+            self.suggest: ("Suggest yes and no values", "Fill the lists from the column's "
+                                                        "values; you confirm them"),
             self.list_reason: ("Reason for the list", "Where the list comes from"),
             self.declare: ("Declare the list public", "Confirm the list comes from knowledge "
                                                       "of the domain, not from this data"),
@@ -277,6 +305,9 @@ class QueryDialog(QDialog):
         for c in q.where:
             value = ", ".join(str(v) for v in c.value) if c.op == "in" else str(c.value)
             self._add_condition(c.column, c.op, value)
+        if q.yes is not None:
+            self.yes_values.setPlainText("\n".join(str(v) for v in q.yes))
+            self.no_values.setPlainText("\n".join(str(v) for v in q.no or ()))
         if q.missing.policy == "impute":
             self.missing.setCurrentIndex(1)
             self.impute.setText(str(q.missing.value))
@@ -285,8 +316,10 @@ class QueryDialog(QDialog):
             self.delta.setText(f"{q.delta:g}")
         j = q.justification or {}
         self.bounds_reason.setText(j.get("bounds", ""))
-        self.list_reason.setText(j.get("categories", "") or j.get("keys", ""))
-        self.declare.setChecked(bool(j.get("categories") or j.get("keys")))
+        self.list_reason.setText(j.get("categories", "") or j.get("keys", "")
+                                 or j.get("values", ""))
+        self.declare.setChecked(bool(j.get("categories") or j.get("keys") or j.get("values")
+                                     or q.yes is not None))
         self._mechanism_wanted = q.mechanism
 
     def _kind_changed(self, *_args: object) -> None:
@@ -317,6 +350,8 @@ class QueryDialog(QDialog):
         for widget, show in ((self.bounds_row, bounded), (self.bounds_reason, bounded),
                              (self.use_bins, hist), (self.categories, hist and not bins),
                              (self.bins, bins), (self.quantile, kind == "quantile"),
+                             (self.yes_no_row, self._reads_yes_no()),
+                             (self.yes_no_hint, self._reads_yes_no()),
                              (self.list_reason, self._has_list()),
                              (self.declare, self._has_list())):
             widget.setVisible(show)
@@ -334,9 +369,12 @@ class QueryDialog(QDialog):
     def _has_groups(self) -> bool:
         return self.group_column.currentText() not in ("", NONE)
 
+    def _reads_yes_no(self) -> bool:
+        return self.kind.currentData() in YES_NO_KINDS
+
     def _has_list(self) -> bool:
-        """A declared public list (categories or group keys) needs a reason."""
-        return self._has_categories() or self._has_groups()
+        """A declared public list (categories, group keys, yes/no values) needs a reason."""
+        return self._has_categories() or self._has_groups() or self._reads_yes_no()
 
     def to_dict(self) -> dict[str, Any]:
         kind = self.kind.currentData()
@@ -360,6 +398,11 @@ class QueryDialog(QDialog):
                 doc["categories"] = _lines(self.categories.toPlainText())
         if kind == "quantile":
             doc["quantile"] = self.quantile.value()
+        if self._reads_yes_no():
+            for key, box in (("yes", self.yes_values), ("no", self.no_values)):
+                values = _lines(box.toPlainText())
+                if values:
+                    doc[key] = values
         if self.group_column.currentText() not in ("", NONE):
             doc["group_by"] = {"column": self.group_column.currentText(),
                                "keys": _lines(self.group_keys.toPlainText())}
@@ -381,7 +424,7 @@ class QueryDialog(QDialog):
         # keep the reasons this form does not edit (such as one for ε)
         justification = {k: v for k, v in dict(
             (self.original.justification or {}) if self.original else {}).items()
-            if k not in ("bounds", "categories", "keys")}
+            if k not in ("bounds", "categories", "keys", "values")}
         if self._bounded() and self.bounds_reason.text().strip():
             justification["bounds"] = self.bounds_reason.text().strip()
         reason = self.list_reason.text().strip()
@@ -390,6 +433,8 @@ class QueryDialog(QDialog):
                 justification["categories"] = reason
             if self._has_groups():
                 justification["keys"] = reason
+            if self._reads_yes_no() and "yes" in doc:
+                justification["values"] = reason
         if justification:
             doc["justification"] = justification
         return doc
@@ -410,9 +455,56 @@ class QueryDialog(QDialog):
             if self._has_categories() else None,
             group_by=GroupBy(self.group_column.currentText(),
                              tuple(_lines(self.group_keys.toPlainText())))
-            if self._has_groups() else None)
+            if self._has_groups() else None,
+            yes=tuple(_lines(self.yes_values.toPlainText())) or None
+            if self._reads_yes_no() else None,
+            no=tuple(_lines(self.no_values.toPlainText())) or None
+            if self._reads_yes_no() else None)
         notes = copied_from_data(draft, self.session.column_facts)
-        self.warning.setText("\n".join(f"⚠ {n[0].upper()}{n[1:]}." for n in notes))
+        lines = [f"⚠ {n[0].upper()}{n[1:]}." for n in notes]
+        problems, tally = self.session.query_fit(draft) if draft.column else ([], None)
+        lines += [f"✗ {p.problem[0].upper()}{p.problem[1:]}." for p in problems
+                  if not p.problem.startswith("no column")]
+        self.warning.setText("\n".join(lines))
+        self._update_yes_no_hint(tally)
+
+    def _update_yes_no_hint(self, tally: Any) -> None:
+        """How the column reads with the lists as typed (owner-only, never exported)."""
+        if not self._reads_yes_no():
+            return
+        parts = []
+        typed = {str(v) for box in (self.yes_values, self.no_values)
+                 for v in _lines(box.toPlainText())}
+        pending = [v for v in self._other_values if v not in typed]
+        if pending:
+            parts.append(f"Also in {self.column.currentText()}: {', '.join(pending)}. Put each "
+                         "under yes or no, or leave it out (it then counts as missing); then "
+                         "confirm the lists below.")
+        elif not self.yes_values.toPlainText().strip():
+            parts.append(f"Without lists the column may hold only {FIXED_YES_NO}. Declare the "
+                         "values if it uses other codes (such as M and F).")
+        if tally is not None and tally.neither and self.yes_values.toPlainText().strip():
+            parts.append(f"For you only (never exported): {tally.neither:,} cells are in "
+                         "neither list; they count as missing.")
+        self.yes_no_hint.setText(" ".join(parts))
+
+    def suggest_yes_no(self) -> None:
+        """Fill the lists from the column's distinct values: the fixed vocabulary goes to its
+        list, every other value is named for the owner to place. The owner must confirm."""
+        from ...core.fit import distinct_values
+        from ...core.plan import yes_no
+
+        table = self.session.table
+        column = self.column.currentText()
+        if table is None or column not in table.frame.columns:
+            self.yes_no_hint.setText("Open the table to see the values of this column.")
+            return
+        values = distinct_values(table.frame[column])
+        self.yes_values.setPlainText("\n".join(v for v in values if yes_no(v) is True))
+        self.no_values.setPlainText("\n".join(v for v in values if yes_no(v) is False))
+        self._other_values = [v for v in values if yes_no(v) is None]
+        self.declare.setChecked(False)
+        self._update_warning()
 
     def _accept(self) -> None:
         plan = self.session.plan
@@ -428,6 +520,15 @@ class QueryDialog(QDialog):
             new_plan = plan_from_dict(doc, "this statistic")
         except InputError as exc:
             self.error.setText(str(exc).replace("this statistic: ", ""))
+            return
+        query = new_plan.query(mine["id"])
+        if query.yes is not None and not self.declare.isChecked():
+            self.error.setText("Confirm the yes and no values: tick “I declare this list "
+                               "public” (they should come from the column's code book).")
+            return
+        problems, _ = self.session.query_fit(query)  # the core's plan/table rule
+        if problems:
+            self.error.setText("\n".join(f"{p.where}: {p.problem}" for p in problems))
             return
         self.result_plan = new_plan
         self.result_id = mine["id"]

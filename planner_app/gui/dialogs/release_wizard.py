@@ -3,6 +3,7 @@ release in a worker with progress, then the results with charts. It calls core.p
 
 from __future__ import annotations
 
+import html
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from ...core.publish import PublishResult, publish
 from ...core.report import cell_name, format_interval, format_number
 from ...core.review import ApprovalRequired, approval_status
 from ..session import Session
+from ..table_link import problem_line
 from ..workers import Worker, WorkerSlot
 
 
@@ -30,6 +32,8 @@ def checklist(session: Session) -> list[tuple[bool, str]]:
     items.append((session.table is not None,
                   f"The table is loaded ({session.table.name})" if session.table is not None
                   else "Open the table to release (File → Open data…)."))
+    if session.table is not None:
+        items.append(fit_item(session))
     items.append((bool(plan.queries), f"{len(plan.queries)} statistics to release"
                   if plan.queries else "Add at least one statistic."))
     missing = []
@@ -63,6 +67,22 @@ def checklist(session: Session) -> list[tuple[bool, str]]:
         items.append((status.state == "approved",
                       "Approval: " + status.sentence))
     return items
+
+
+def fit_item(session: Session) -> tuple[bool, str]:
+    """The plan against the loaded table (the core's one rule: columns, id column, types,
+    yes/no values), checked before the confirmation page."""
+    assert session.table is not None
+    name = html.escape(session.table.name)
+    problems = session.fit_problems()
+    if not problems:
+        return True, (f"The plan fits {name}: its columns, id column, column types and yes/no "
+                      "values")
+    lines = [html.escape(problem_line(p, session.table.name)) for p in problems[:5]]
+    if len(problems) > 5:
+        lines.append(f"… and {len(problems) - 5} more")
+    return False, (f"The plan does not fit {name}: edit the plan or open its own table."
+                   + "".join(f"<br>&nbsp;&nbsp;&nbsp;• {line}" for line in lines))
 
 
 class ChecklistPage(QWizardPage):

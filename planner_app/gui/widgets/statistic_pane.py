@@ -205,6 +205,11 @@ class StatisticPane(QWidget):
         from ...core.check import copied_from_data
 
         out = [f"⚠ {w[0].upper()}{w[1:]}." for w in copied_from_data(q, self.session.column_facts)]
+        problems, tally = self.session.query_fit(q)  # the core's plan/table rule
+        out += [f"✗ {p.problem[0].upper()}{p.problem[1:]}." for p in problems]
+        if tally is not None and tally.neither:
+            out.append(f"For you only (never exported): {tally.neither:,} cells of {q.column} "
+                       "are neither a yes nor a no value; they count as missing.")
         if q.kind in ("sum", "mean", "variance", "quantile", "histogram") and not (
                 q.justification and any(q.justification.values())):
             out.append("No reason is recorded for the bounds or categories yet "
