@@ -29,6 +29,14 @@ class AuditError(PlannerError):
 
 
 def utc_now() -> str:
+    """The time for anything that may be published (audit entries travel in bundles, and
+    release.json and the report carry the release's time): whole seconds, so that no published
+    time can measure how long a data-dependent step (such as sampling) took."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def utc_now_private() -> str:
+    """A fine time for the private ledger only (it orders releases); never published."""
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
@@ -106,8 +114,13 @@ class AuditLog:
     def verify(self) -> ChainProblem | None:
         return verify_chain(self.read())
 
-    def append(self, event: str, params: dict[str, Any]) -> dict[str, Any]:
-        """Append one entry under an exclusive file lock, fsynced before returning."""
+    def append(self, event: str, params: dict[str, Any],
+               time: str | None = None) -> dict[str, Any]:
+        """Append one entry under an exclusive file lock, fsynced before returning.
+
+        ``time`` (whole seconds, as utc_now gives) stamps the entries a release writes into its
+        bundle with the one time the release was requested, so that the published segment
+        shows no duration at all; the default is now."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
@@ -126,7 +139,7 @@ class AuditLog:
                 except (ValueError, KeyError, TypeError):
                     raise AuditError(f"the audit log {self.path} ends in a damaged entry") \
                         from None
-            entry: dict[str, Any] = {"seq": seq, "time": utc_now(), "user": _os_user(),
+            entry: dict[str, Any] = {"seq": seq, "time": time or utc_now(), "user": _os_user(),
                                      "event": event, "params": params, "prev": prev}
             entry["hash"] = entry_hash(entry)
             os.write(fd, canonical(entry) + b"\n")

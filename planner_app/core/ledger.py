@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .accounting import Total, compose
-from .audit import utc_now
+from .audit import utc_now, utc_now_private
 from .errors import PlannerError
 from .measure import Measurement, measurement_from_dict, measurement_to_dict
 
@@ -270,7 +270,7 @@ class Ledger:
                 "INSERT INTO releases(id, dataset, time, file_name, file_sha256, plan_sha256,"
                 " epsilon, delta, rho, accountant, status, bundle_sha256, measurements)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'charged', NULL, ?)",
-                (release_id, dataset, utc_now(), file_name, file_sha256, plan_sha256,
+                (release_id, dataset, utc_now_private(), file_name, file_sha256, plan_sha256,
                  total.epsilon, total.delta, rho, total.accountant,
                  json.dumps([measurement_to_dict(m) for m in measurements])))
             con.execute("COMMIT")
