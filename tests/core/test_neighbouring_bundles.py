@@ -257,7 +257,8 @@ def differences(a: Any, b: Any, where: str = "") -> list[str]:
     if a != b:
         if isinstance(a, str) and isinstance(b, str) and len(a) > 200:
             at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-            return [f"{where}: ...{a[max(0, at - 60):at + 60]!r} != ...{b[max(0, at - 60):at + 60]!r}"]
+            lo = max(0, at - 60)
+            return [f"{where}: ...{a[lo:at + 60]!r} != ...{b[lo:at + 60]!r}"]
         return [f"{where}: {a!r} != {b!r}"]
     return []
 
