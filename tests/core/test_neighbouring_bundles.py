@@ -190,10 +190,13 @@ def masked_results(text: str) -> list[dict[str, Any]]:
     return rows
 
 
-def masked_noised(text: str) -> dict[str, Any]:
+def masked_noised(text: str, query: dict[str, Any]) -> dict[str, Any]:
     lines = text.splitlines()
-    # each published answer is noise; how many there are is not
-    return {"header": lines[:1], "answers": len(lines) - 1,
+    # each published answer is noise; how many there are is data unless release.json says
+    # that number was noised (a "count" component with a mechanism)
+    noised_length = any(c.get("name") == "count" and c.get("mechanism") != "none"
+                        for c in query.get("components", []))
+    return {"header": lines[:1], "answers": MASK if noised_length else len(lines) - 1,
             "only_yes_no": set(lines[1:]) <= {"yes", "no"}}
 
 
@@ -227,7 +230,9 @@ def bundle_view(path: Path) -> dict[str, Any]:
         elif name == MANIFEST:
             view[name] = sorted(line.split("  ", 1)[1] for line in text.splitlines())
         elif name.startswith("noised/"):
-            view[name] = masked_noised(text)
+            query_id = name[len("noised/"):-len(".csv")]
+            query = next(q for q in record["queries"] if q["id"] == query_id)
+            view[name] = masked_noised(text, query)
         elif name == README:
             view[name] = masked_text(text, record)
         elif name in (REPORT_HTML, REPORT_PDF):
