@@ -160,6 +160,14 @@ def build_parser() -> argparse.ArgumentParser:
     show = ledger_sub.add_parser("show", help="what each dataset has spent and has left")
     show.add_argument("name", nargs="?", help="one dataset (default: all)")
     show.add_argument("--json", action="store_true", help="print JSON")
+    prove = ledger_sub.add_parser(
+        "prove-file", help="the keys that open a dataset's file commitments, for an auditor "
+                           "who holds the data file")
+    prove.add_argument("name", help="the dataset's name (as in its plans)")
+    prove.add_argument("--data", required=True, help="the data file to prove")
+    prove.add_argument("--bundle", help="check this bundle's commitment (default: every "
+                                        "release of NAME made from the file)")
+    prove.add_argument("--json", action="store_true", help="print JSON")
 
     verify = sub.add_parser("verify", help="check a release bundle offline")
     verify.add_argument("bundle", help="the bundle (.zip)")
@@ -440,7 +448,36 @@ def cmd_ledger(args: argparse.Namespace) -> int:
                   f"{'; '.join(problems)}", file=sys.stderr)
             return EXIT_LEDGER
         return EXIT_OK
-    raise InputError("argument", None, "ledger needs an action: set-cap or show")
+    if args.ledger_command == "prove-file":
+        return _prove_file(args, home)
+    raise InputError("argument", None, "ledger needs an action: set-cap, show or prove-file")
+
+
+def _prove_file(args: argparse.Namespace, home) -> int:  # type: ignore[no-untyped-def]
+    from .core.commitment import prove_file
+
+    proof = prove_file(home, args.name, Path(args.data),
+                       Path(args.bundle) if args.bundle else None)
+    ok = bool(proof.openings) and all(o.opens is not False for o in proof.openings)
+    if args.json:
+        _print_json(proof.to_dict())
+        return EXIT_OK if ok else EXIT_INTERNAL
+    if not proof.openings:
+        print(f"{proof.file_name} was not used by any release of {args.name!r} (its SHA-256 "
+              "is not in the ledger).", file=sys.stderr)
+        return EXIT_INTERNAL
+    for o in proof.openings:
+        if o.opens is False:
+            print(f"release {o.release_id}: its commitment does NOT open to "
+                  f"{proof.file_name}: this is not the file that release used.")
+            continue
+        what = "opens to" if o.opens else "was made from"
+        print(f"release {o.release_id}{' (' + o.time + ')' if o.time else ''} {what} "
+              f"{proof.file_name}\n  commitment {o.commitment}\n  key        {o.key}")
+    print(f"An auditor who holds {proof.file_name} checks it with the key alone (see "
+          "docs/bundle-format.md): HMAC-SHA256(key, the file's SHA-256 in hex) equals the "
+          "bundle's dataset.file_commitment.value. Each key opens one release only.")
+    return EXIT_OK if ok else EXIT_INTERNAL
 
 
 def cmd_verify(args: argparse.Namespace) -> int:

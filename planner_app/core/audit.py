@@ -29,6 +29,14 @@ class AuditError(PlannerError):
 
 
 def utc_now() -> str:
+    """The time for anything that may be published (audit entries travel in bundles, and
+    release.json and the report carry the release's time): whole seconds, so that no published
+    time can measure how long a data-dependent step (such as sampling) took."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def utc_now_private() -> str:
+    """A fine time for the private ledger only (it orders releases); never published."""
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
@@ -111,12 +119,18 @@ class AuditLog:
             self._append_entries([])  # rolls the partial tail back, with an entry
         return verify_chain(self.read())
 
-    def append(self, event: str, params: dict[str, Any]) -> dict[str, Any]:
+    def append(self, event: str, params: dict[str, Any],
+               time: str | None = None) -> dict[str, Any]:
         """Append one entry, all or nothing, under an exclusive file lock, fsynced before
-        returning."""
-        return self._append_entries([(event, params)])[-1]
+        returning.
 
-    def _append_entries(self, items: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+        ``time`` (whole seconds, as utc_now gives) stamps the entries a release writes into its
+        bundle with the one time the release was requested, so that the published segment
+        shows no duration at all; the default is now."""
+        return self._append_entries([(event, params)], time)[-1]
+
+    def _append_entries(self, items: list[tuple[str, dict[str, Any]]],
+                        time: str | None = None) -> list[dict[str, Any]]:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
@@ -145,8 +159,9 @@ class AuditLog:
                         from None
             entries = []
             for event, params in items:
-                entry: dict[str, Any] = {"seq": seq, "time": utc_now(), "user": _os_user(),
-                                         "event": event, "params": params, "prev": prev}
+                entry: dict[str, Any] = {"seq": seq, "time": time or utc_now(),
+                                         "user": _os_user(), "event": event,
+                                         "params": params, "prev": prev}
                 entry["hash"] = entry_hash(entry)
                 entries.append(entry)
                 prev, seq = entry["hash"], seq + 1

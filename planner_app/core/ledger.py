@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .accounting import Total, compose
-from .audit import utc_now
+from .audit import utc_now, utc_now_private
 from .errors import InputError, PlannerError
 from .measure import Measurement, delta_problem, measurement_from_dict, measurement_to_dict
 
@@ -371,7 +371,7 @@ class Ledger:
                 " epsilon, delta, rho, accountant, status, bundle_sha256, measurements,"
                 " audit_seq, audit_hash)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'charged', NULL, ?, ?, ?)",
-                (release_id, dataset, utc_now(), file_name, file_sha256, plan_sha256,
+                (release_id, dataset, utc_now_private(), file_name, file_sha256, plan_sha256,
                  total.epsilon, total.delta, rho, total.accountant,
                  json.dumps([measurement_to_dict(m) for m in measurements]),
                  None if audit_entry is None else audit_entry["seq"],

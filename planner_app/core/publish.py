@@ -25,12 +25,13 @@ from .bundle import (AUDIT, NOISED_DIR, PLAN, README, RECORD, RELEASE_FORMAT, RE
                      json_bytes, noised_csv, results_csv, sha256_bytes,
                      sha256_file, zip_bytes)
 from .check import CheckReport, all_measurements, check_plan
+from .commitment import file_commitment
 from .errors import InputError
 from .files import atomic_write_bytes
 from .home import AppHome
 from .ledger import BudgetExceeded, Ledger, LedgerState
 from .measure import measurement_to_dict
-from .mechanisms import SystemRandomSource
+from .mechanisms import RandomSource, SystemRandomSource
 from .plan import Plan, plan_digest, plan_to_dict
 from .release import QueryRelease, privatize
 from .report import report_html, report_pdf
@@ -65,8 +66,10 @@ class PublishResult:
 
 def release_record(plan: Plan, report: CheckReport, releases: list[QueryRelease],
                    table: Table, ledger: LedgerState, release_id: str, created: str,
-                   confidence: float, clamp_counts: bool) -> dict[str, Any]:
-    """release.json: public parameters and noised values only."""
+                   confidence: float, clamp_counts: bool,
+                   file_commitment: dict[str, str]) -> dict[str, Any]:
+    """release.json: public parameters and noised values only. The data file appears by its
+    name and a keyed commitment (see commitment.py), never by its plain hash."""
     data = report.to_dict()
     queries = []
     for qc, qd in zip(report.queries, data["queries"]):
@@ -77,7 +80,7 @@ def release_record(plan: Plan, report: CheckReport, releases: list[QueryRelease]
         "created_utc": created,
         "software": {"name": "planner-app", "version": __version__},
         "dataset": {"name": plan.dataset.name, "file_name": table.name,
-                    "file_sha256": table.sha256},
+                    "file_commitment": file_commitment},
         "privacy_unit": data["plan"]["privacy_unit"],
         "neighbouring": plan.neighbouring,
         "model": "central (randomized_response statistics are local)",
@@ -167,8 +170,12 @@ def readme_text(plan: Plan, record: dict[str, Any]) -> str:
 def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
             confidence: float = DEFAULT_CONFIDENCE, clamp_counts: bool = False,
             overwrite: bool = False, require_approval: bool = False,
-            progress: Progress = None) -> PublishResult:
-    """Release ``plan`` on ``table`` into the bundle ``out``; see the module docstring."""
+            progress: Progress = None,
+            source: RandomSource | None = None) -> PublishResult:
+    """Release ``plan`` on ``table`` into the bundle ``out``; see the module docstring.
+
+    ``source`` is for tests only (a seeded source makes neighbouring releases comparable);
+    by default every release draws from the OS CSPRNG."""
     status = approval_status(plan)
     if require_approval:
         check_approval(plan)  # before anything is computed, charged or written
@@ -185,7 +192,8 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
         raise InputError(out.name, None, "its folder does not exist")
     step(0.05, "Checking the plan against the data")
     # one engine: the check and the release share the bounded rows and the aggregates
-    engine = PandasEngine(plan, table.frame, SystemRandomSource(), table.name)
+    rng: RandomSource = source if source is not None else SystemRandomSource()
+    engine = PandasEngine(plan, table.frame, rng, table.name)
     # the data-aware check: its warnings and facts are for the owner only, never the bundle
     report = check_plan(plan, table, confidence=confidence, engine=engine)
     if not report.fits_budget:
@@ -222,12 +230,18 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
     release_id = uuid.uuid4().hex
     plan_sha = plan_digest(plan)
     measurements = all_measurements(report.queries)
+    # the file's plain SHA-256 goes to the private ledger only: audit entries travel in bundles
+    commitment = file_commitment(home, plan.dataset.name, release_id, table.sha256)
     params = {"release_id": release_id, "dataset": plan.dataset.name, "plan_sha256": plan_sha,
-              "file_name": table.name, "file_sha256": table.sha256}
+              "file_name": table.name, "file_commitment": commitment}
+    # every published time of this release is this one, in whole seconds: the bundle shows
+    # when the release was requested, never how long the noise or any other step took
+    created = utc_now()
     first = audit.append("release requested", {**params, "release_prev": None,
                                                 "epsilon": report.total.epsilon,
                                                 "delta": report.total.delta,
-                                                "accountant": report.total.accountant})
+                                                "accountant": report.total.accountant},
+                         time=created)
     segment = [first]
     _checkpoint("requested")
     step(0.3, "Charging the budget ledger")
@@ -239,18 +253,19 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
         "dataset": plan.dataset.name, "epsilon": report.total.epsilon,
         "delta": report.total.delta, "rho": report.total.rho,
         "accountant": report.total.accountant, "lifetime": state.to_dict()["spent"],
-        "cap": state.cap.to_dict(), "ledger_releases_charged": ledger.releases_charged()}))
+        "cap": state.cap.to_dict(), "ledger_releases_charged": ledger.releases_charged()},
+        time=created))
     _checkpoint("charged")
 
     step(0.45, "Drawing the noise")
-    releases = privatize(plan, aggregates, confidence=confidence, clamp_counts=clamp_counts)
+    releases = privatize(plan, aggregates, source=rng, confidence=confidence,
+                         clamp_counts=clamp_counts)
     del aggregates, engine
     _checkpoint("noised")
 
     step(0.7, "Writing the bundle")
-    created = utc_now()
     record = release_record(plan, report, releases, table, state, release_id, created,
-                            confidence, clamp_counts)
+                            confidence, clamp_counts, commitment)
     record["review"] = status.state
     record["approval"] = status.latest if status.state == "approved" else None
     files: dict[str, bytes] = {
@@ -266,7 +281,8 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
             files[f"{NOISED_DIR}/{r.query_id}.csv"] = noised_csv(r.noised_answers.tolist())
     segment.append(audit.append("bundle sealed", {
         "release_id": release_id, "release_prev": segment[-1]["hash"],
-        "files": {name: sha256_bytes(data) for name, data in sorted(files.items())}}))
+        "files": {name: sha256_bytes(data) for name, data in sorted(files.items())}},
+        time=created))
     _checkpoint("sealed")
     files[AUDIT] = b"".join(json_bytes_line(e) for e in segment)
     data = zip_bytes(files)

@@ -39,6 +39,19 @@ def cell_name(row: dict[str, Any]) -> str:
     return " / ".join(parts) if parts else "all"
 
 
+def data_file_sentence(record: dict[str, Any]) -> str:
+    """The data file by name and keyed commitment; never a plain hash of the file (a record
+    that has one, from an older release, does not get it repeated here)."""
+    dataset = record.get("dataset") or {}
+    text = f"Data file {dataset.get('file_name', '')}."
+    commitment = dataset.get("file_commitment")
+    if isinstance(commitment, dict) and commitment.get("value"):
+        text += (f" Keyed commitment {commitment['value']}: with a key only the data owner "
+                 "holds, it proves to an auditor who has the file which file was used; to "
+                 "anyone else it reveals nothing about the file.")
+    return text
+
+
 def transparency(record: dict[str, Any]) -> list[tuple[str, str]]:
     """The transparency fields, as (question, answer) pairs."""
     plan = record["plan"]
@@ -211,8 +224,7 @@ def report_html(record: dict[str, Any]) -> str:
         "</style></head><body>",
         f"<h1>Differentially private release: {e(record['dataset']['name'])}</h1>",
         f"<p class='note'>Release {e(record['release_id'])}, {e(record['created_utc'])} (UTC), "
-        f"planner-app {e(record['software']['version'])}. Data file "
-        f"{e(record['dataset']['file_name'])}, SHA-256 {e(record['dataset']['file_sha256'])}."
+        f"planner-app {e(record['software']['version'])}. {e(data_file_sentence(record))}"
         "</p>",
         "<h2>The numbers</h2>",
         f"<p>{e(READING)}</p>",
@@ -283,8 +295,7 @@ def report_pdf(record: dict[str, Any]) -> bytes:
 
     heading(f"Differentially private release: {record['dataset']['name']}", 16)
     para(f"Release {record['release_id']}, {record['created_utc']} (UTC), planner-app "
-         f"{record['software']['version']}. Data file {record['dataset']['file_name']}, "
-         f"SHA-256 {record['dataset']['file_sha256']}.", 8)
+         f"{record['software']['version']}. {data_file_sentence(record)}", 8)
     heading("The numbers")
     para(READING, 9)
     for s in _statistics(record):
