@@ -176,14 +176,14 @@ def check_plan(plan: Plan, table: Table | None = None,
 def _query_warnings(q: Query, plan: Plan, ms: list[Measurement], acc: Accuracy) -> list[str]:
     out = []
     name = f"{q.id}:"
-    if any(m.mechanism == "none" for m in ms):
+    if any(m.mechanism == "none" for m in ms) and q.kind == "randomized_response":
+        out.append(f"{name} every row answers (missing answers are imputed), so under "
+                   "replace-one the number of answers is public and is not noised")
+    elif any(m.mechanism == "none" for m in ms):
         out.append(f"{name} a count of all rows is public under replace-one, so it is used "
                    "without noise")
     if acc.half_width is None:
         out.append(f"{name} {acc.note}")
-    if q.kind == "randomized_response" and plan.neighbouring == "add-remove":
-        out.append(f"{name} randomized response publishes the number of answers; it is "
-                   "treated as public (local model)")
     if q.epsilon > HIGH_EPSILON:
         out.append(f"{name} ε = {q.epsilon:g} is above {HIGH_EPSILON:g}: it gives little "
                    "protection")

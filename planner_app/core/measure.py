@@ -152,10 +152,25 @@ def gaussian_sigma_sq(l2_sq: int, epsilon: float, delta: float) -> Fraction:
 # ----------------------------------------------------------------------------- measurements
 
 
+# Randomized response: the share of ε spent on the noised number of answers (the length of
+# the published answer file); the answers themselves get the rest. The count's error enters
+# the share divided by the number of answers, the answers' error only by its square root, so
+# most of ε goes to the answers.
+RR_COUNT_SHARE = 0.1
+# The largest discrete Laplace scale (in answers) for that count: beyond it the answer file
+# would be padded with millions of fair coins, and the share would be noise anyway.
+RR_MAX_COUNT_SCALE = 100_000
+
+
 def _split(query: Query, parts: list[Component]) -> list[tuple[Component, float, float]]:
-    """Even split of the query's ε and δ over the components that need noise."""
+    """Even split of the query's ε and δ over the components that need noise (randomized
+    response: RR_COUNT_SHARE of ε to its noised count)."""
     noisy = [c for c in parts if c.l1 > 0]
     n = max(1, len(noisy))
+    if query.kind == "randomized_response" and len(noisy) == 2:
+        count_eps = query.epsilon * RR_COUNT_SHARE
+        return [(c, count_eps if c.name == "count" else query.epsilon - count_eps, 0.0)
+                for c in parts]
     return [(c, query.epsilon / n if c.l1 > 0 else 0.0, query.delta / n if c.l1 > 0 else 0.0)
             for c in parts]
 
@@ -175,11 +190,22 @@ def measurements_for(query: Query, plan: Plan) -> list[Measurement]:
             out.append(Measurement(query.id, comp, "gaussian", eps, delta, sigma_sq=sigma_sq))
         elif query.mechanism == "exponential":
             out.append(Measurement(query.id, comp, "exponential", eps, 0.0))
+        elif query.mechanism == "randomized_response" and comp.name == "count":
+            if eps <= 0 or Fraction(comp.l1) / exact_epsilon(eps) > RR_MAX_COUNT_SCALE:
+                raise InputError("plan", f"queries[{query.id}].epsilon", _rr_too_small(
+                    query, "its noised number of answers would need a noise scale above "
+                           f"{RR_MAX_COUNT_SCALE:,} answers"))
+            scale = laplace_scale(comp.l1, eps)
+            out.append(Measurement(query.id, comp, "laplace", laplace_epsilon(comp.l1, scale),
+                                   0.0, scale=scale))
         elif query.mechanism == "randomized_response":
             from .mechanisms import truth_probability
 
             k = comp.l1
             truth = truth_probability(eps / k)
+            if truth <= 0:
+                raise InputError("plan", f"queries[{query.id}].epsilon", _rr_too_small(
+                    query, "the chance of a truthful answer rounds to 0"))
             row_eps = math.log((1 + truth) / (1 - truth))
             out.append(Measurement(query.id, comp, "randomized_response", k * row_eps, 0.0,
                                    truth=truth))
@@ -187,6 +213,10 @@ def measurements_for(query: Query, plan: Plan) -> list[Measurement]:
             raise InputError("plan", f"queries[{query.id}].mechanism", "unknown mechanism")
     return out
 
+
+def _rr_too_small(query: Query, why: str) -> str:
+    return (f"ε = {query.epsilon:g} is too small for randomized response ({why}); raise ε "
+            "(or lower max_rows)")
 
 
 # ----------------------------------------------------------------------------- records
