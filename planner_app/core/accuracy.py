@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from .errors import InputError
-from .measure import Measurement, measurements_for
+from .measure import Measurement, measurements_for, rr_refusal
 from .plan import Plan, Query
 from .sensitivity import grid_for
 
@@ -174,6 +174,9 @@ def accuracy_for(query: Query, plan: Plan, confidence: float = DEFAULT_CONFIDENC
         m = next(m for m in ms if m.component.name == "answers")
         count = next((m for m in ms if m.component.name == "count"), None)
         assert m.truth is not None
+        refused = rr_refusal(query, ms)
+        if refused is not None:
+            return Accuracy(confidence, math.inf, "share", refused)
         if n is None:
             return Accuracy(confidence, None, "share", NEEDS_ROWS)
         hw = rr_half_width(n, m.truth, count, confidence)

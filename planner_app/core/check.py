@@ -18,7 +18,8 @@ import pandas as pd
 from .accounting import Total, basic, compose, pld, pld_supported, zcdp
 from .accuracy import DEFAULT_CONFIDENCE, Accuracy, accuracy_for
 from .aggregate import PandasEngine
-from .measure import Measurement, measurements_for
+from .errors import InputError
+from .measure import Measurement, measurements_for, rr_refusal
 from .mechanisms import SystemRandomSource
 from .plan import Plan, Query, canonical_key
 from .risk import explain
@@ -151,6 +152,9 @@ def check_plan(plan: Plan, table: Table | None = None,
     warnings: list[str] = []
     for q in plan.queries:
         ms = measurements_for(q, plan)
+        refused = rr_refusal(q, ms)
+        if refused is not None:  # before any charge: a release would divide by 0
+            raise InputError("plan", f"queries[{q.id}].epsilon", refused)
         acc = accuracy_for(q, plan, confidence, ms)
         eps = math.fsum(m.epsilon for m in ms)
         sentence = explain(eps, q.delta, relation=plan.neighbouring,

@@ -191,7 +191,8 @@ def measurements_for(query: Query, plan: Plan) -> list[Measurement]:
         elif query.mechanism == "exponential":
             out.append(Measurement(query.id, comp, "exponential", eps, 0.0))
         elif query.mechanism == "randomized_response" and comp.name == "count":
-            if eps <= 0 or Fraction(comp.l1) / exact_epsilon(eps) > RR_MAX_COUNT_SCALE:
+            if eps <= 0 or Fraction(comp.l1) / exact_epsilon(eps) >= 1 << 40:
+                # far below what rr_refusal allows, and no sampler scale exists
                 raise InputError("plan", f"queries[{query.id}].epsilon", _rr_too_small(
                     query, "its noised number of answers would need a noise scale above "
                            f"{RR_MAX_COUNT_SCALE:,} answers"))
@@ -202,16 +203,30 @@ def measurements_for(query: Query, plan: Plan) -> list[Measurement]:
             from .mechanisms import truth_probability
 
             k = comp.l1
-            truth = truth_probability(eps / k)
-            if truth <= 0:
-                raise InputError("plan", f"queries[{query.id}].epsilon", _rr_too_small(
-                    query, "the chance of a truthful answer rounds to 0"))
+            truth = truth_probability(eps / k)  # 0 when it underflows: see rr_refusal
             row_eps = math.log((1 + truth) / (1 - truth))
             out.append(Measurement(query.id, comp, "randomized_response", k * row_eps, 0.0,
                                    truth=truth))
         else:  # pragma: no cover - validated in plan.py
             raise InputError("plan", f"queries[{query.id}].mechanism", "unknown mechanism")
     return out
+
+
+def rr_refusal(query: Query, measurements: list[Measurement]) -> str | None:
+    """Why a randomized-response statistic cannot be released at its ε (None when it can):
+    the chance of a truthful answer rounds to 0 (the share would divide by 0), or the noised
+    number of answers needs a scale above RR_MAX_COUNT_SCALE. The one rule: check_plan
+    refuses such a plan before any charge, and accuracy_for shows the reason."""
+    if query.kind != "randomized_response":
+        return None
+    for m in measurements:
+        if m.mechanism == "randomized_response" and (m.truth is None or m.truth <= 0):
+            return _rr_too_small(query, "the chance of a truthful answer rounds to 0")
+        if m.component.name == "count" and m.scale is not None \
+                and m.scale > RR_MAX_COUNT_SCALE:
+            return _rr_too_small(query, "its noised number of answers would need a noise "
+                                        f"scale above {RR_MAX_COUNT_SCALE:,} answers")
+    return None
 
 
 def _rr_too_small(query: Query, why: str) -> str:

@@ -171,18 +171,36 @@ def test_planned_accuracy_adds_the_count_error() -> None:
 
 @pytest.mark.parametrize("epsilon", [1e-12, 1e-300, 5e-324, 1e-6])
 def test_an_epsilon_too_small_is_refused_with_a_clear_message(epsilon: float) -> None:
+    from planner_app.core.check import check_plan
+
     plan = plan_of({**RR, "epsilon": epsilon})
     with pytest.raises(InputError) as info:
-        measurements_for(plan.queries[0], plan)
+        check_plan(plan)
     assert "queries[r].epsilon" in str(info.value) and "too small" in str(info.value)
 
 
 def test_an_epsilon_whose_truth_underflows_is_refused_where_the_count_is_public() -> None:
+    from planner_app.core.check import check_plan
+
     plan = plan_of({**RR, "epsilon": 1e-12, "missing": {"impute": "no"}},
                    neighbouring="replace-one")
     with pytest.raises(InputError) as info:
-        measurements_for(plan.queries[0], plan)
+        check_plan(plan)
     assert "truthful answer rounds to 0" in str(info.value)
+
+
+def test_an_editor_can_still_show_a_refused_epsilon() -> None:
+    """The GUI recomputes at every ε its spin box allows (down to 0.0001, with k rows): the
+    measurements, the total and the accuracy exist; the accuracy says why it is refused."""
+    from planner_app.core.accounting import compose
+    from planner_app.core.accuracy import accuracy_for
+
+    plan = plan_of({**RR, "epsilon": 0.0001},
+                   privacy_unit={"kind": "person", "id_column": "pid", "max_rows": 1000})
+    ms = measurements_for(plan.queries[0], plan)
+    assert compose(ms, 0.0).epsilon <= 0.0001 + 1e-12
+    acc = accuracy_for(plan.queries[0], plan)
+    assert acc.half_width == math.inf and "too small" in acc.note
 
 
 def test_the_solver_treats_a_refused_epsilon_as_unreachable() -> None:
