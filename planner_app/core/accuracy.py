@@ -4,7 +4,8 @@ Counts, sums and histogram cells: exact for the discrete distributions (the smal
 with P(|noise| > k) <= 1 - confidence). Means and variances: a guaranteed bound by the union
 of the components' intervals, for a stated public approximate row count. Quantiles: a bound
 on the rank error from the exponential mechanism's utility guarantee. Randomized response:
-Hoeffding's bound on the debiased share plus the error of the noised number of answers. And the inverse: the ε a target half-width needs.
+Hoeffding's bound on the debiased share plus the error of the noised number of answers. And
+the inverse: the ε a target half-width needs.
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 
-def test_a_refused_epsilon_shows_its_reason_and_the_app_goes_on(demo) -> None:  # type: ignore[no-untyped-def]
+def test_a_refused_epsilon_shows_its_reason_and_the_app_goes_on(  # type: ignore[no-untyped-def]
+        demo) -> None:
     session = demo.session
     session.select("smokers")
     # the spin box's smallest ε; the demo's person may have 3 rows: the noised number of
