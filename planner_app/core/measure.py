@@ -195,7 +195,7 @@ def measurements_for(query: Query, plan: Plan) -> list[Measurement]:
                 # far below what rr_refusal allows, and no sampler scale exists
                 raise InputError("plan", f"queries[{query.id}].epsilon", _rr_too_small(
                     query, "its noised number of answers would need a noise scale above "
-                           f"{RR_MAX_COUNT_SCALE:,} answers"))
+                           f"{RR_MAX_COUNT_SCALE:,} answers", plan.privacy_unit.rows_per_unit))
             scale = laplace_scale(comp.l1, eps)
             out.append(Measurement(query.id, comp, "laplace", laplace_epsilon(comp.l1, scale),
                                    0.0, scale=scale))
@@ -219,19 +219,21 @@ def rr_refusal(query: Query, measurements: list[Measurement]) -> str | None:
     refuses such a plan before any charge, and accuracy_for shows the reason."""
     if query.kind != "randomized_response":
         return None
+    rows = max((m.component.l1 for m in measurements if m.component.name == "answers"),
+               default=1)  # k: each person's answers
     for m in measurements:
         if m.mechanism == "randomized_response" and (m.truth is None or m.truth <= 0):
-            return _rr_too_small(query, "the chance of a truthful answer rounds to 0")
+            return _rr_too_small(query, "the chance of a truthful answer rounds to 0", rows)
         if m.component.name == "count" and m.scale is not None \
                 and m.scale > RR_MAX_COUNT_SCALE:
             return _rr_too_small(query, "its noised number of answers would need a noise "
-                                        f"scale above {RR_MAX_COUNT_SCALE:,} answers")
+                                        f"scale above {RR_MAX_COUNT_SCALE:,} answers", rows)
     return None
 
 
-def _rr_too_small(query: Query, why: str) -> str:
-    return (f"ε = {query.epsilon:g} is too small for randomized response ({why}); raise ε "
-            "(or lower max_rows)")
+def _rr_too_small(query: Query, why: str, rows: int = 1) -> str:
+    return (f"ε = {query.epsilon:g} is too small for randomized response ({why}); raise ε"
+            + (f" (or lower max_rows from {rows})" if rows > 1 else ""))
 
 
 # ----------------------------------------------------------------------------- records
