@@ -4,15 +4,18 @@ Counts, sums and histogram cells: exact for the discrete distributions (the smal
 with P(|noise| > k) <= 1 - confidence). Means and variances: a guaranteed bound by the union
 of the components' intervals, for a stated public approximate row count. Quantiles: a bound
 on the rank error from the exponential mechanism's utility guarantee. Randomized response:
-Hoeffding's bound on the debiased share. And the inverse: the ε a target half-width needs.
+Hoeffding's bound on the debiased share plus the error of the noised number of answers. And
+the inverse: the ε a target half-width needs.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from fractions import Fraction
 
-from .measure import Measurement, measurements_for
+from .errors import InputError
+from .measure import Measurement, measurements_for, rr_refusal
 from .plan import Plan, Query
 from .sensitivity import grid_for
 
@@ -110,6 +113,23 @@ def ratio_error(hw_num: float, bound: float, hw_count: float, n: float) -> float
     return (hw_num + bound * hw_count) / (n - hw_count)
 
 
+def rr_half_width(answers: float, truth: float | Fraction, count: Measurement | None,
+                  confidence: float) -> float:
+    """Half-width of randomized response's debiased share from a file of ``answers`` published
+    answers: Hoeffding's bound on their randomization, sqrt(ln(2/a) / 2n) / t, plus, when
+    their number was noised, that count's half-width / n (the file then holds a random subset
+    of the real answers or fair coins beyond them, which moves the share by at most
+    |noise| / n). The confidence is split evenly between the two (union bound)."""
+    alpha = 1 - confidence
+    noisy = count is not None and count.mechanism != "none"
+    a = alpha / 2 if noisy else alpha
+    hw = math.sqrt(math.log(2 / a) / (2 * answers)) / float(truth)
+    if noisy:
+        assert count is not None
+        hw += measurement_half_width(count, 1 - a) / answers
+    return hw
+
+
 NEEDS_ROWS = "state dataset.expected_rows (a public approximate row count) to see this accuracy"
 
 
@@ -152,12 +172,19 @@ def accuracy_for(query: Query, plan: Plan, confidence: float = DEFAULT_CONFIDENC
             note += f" (about {100 * ranks / n:.3g}% of {n:g} rows)"
         return Accuracy(confidence, ranks, "rank", note)
     if query.kind == "randomized_response":
-        m = ms[0]
+        m = next(m for m in ms if m.component.name == "answers")
+        count = next((m for m in ms if m.component.name == "count"), None)
         assert m.truth is not None
+        refused = rr_refusal(query, ms)
+        if refused is not None:
+            return Accuracy(confidence, math.inf, "share", refused)
         if n is None:
             return Accuracy(confidence, None, "share", NEEDS_ROWS)
-        hw = math.sqrt(math.log(2 / alpha) / (2 * n)) / float(m.truth)
-        return Accuracy(confidence, hw, "share", f"Hoeffding bound for about {n:g} answers")
+        hw = rr_half_width(n, m.truth, count, confidence)
+        what = ("" if count is None or count.mechanism == "none"
+                else " (with the error of their noised number)")
+        return Accuracy(confidence, hw, "share",
+                        f"Hoeffding bound for about {n:g} answers{what}")
     raise ValueError(query.kind)
 
 
@@ -169,7 +196,10 @@ def epsilon_for_half_width(query: Query, plan: Plan, target: float,
 
     def width(eps: float) -> float:
         q = replace(query, epsilon=eps)
-        hw = accuracy_for(q, plan, confidence).half_width
+        try:
+            hw = accuracy_for(q, plan, confidence).half_width
+        except InputError:  # an ε the mechanism refuses (too small): no accuracy at all
+            return math.inf
         return math.inf if hw is None else hw
 
     hi = 1000.0

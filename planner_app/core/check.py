@@ -18,8 +18,9 @@ import pandas as pd
 from .accounting import Total, basic, compose, pld, pld_supported, zcdp
 from .accuracy import DEFAULT_CONFIDENCE, Accuracy, accuracy_for
 from .aggregate import PandasEngine
+from .errors import InputError
 from .fit import plan_only_notes
-from .measure import Measurement, measurements_for
+from .measure import Measurement, measurements_for, rr_refusal
 from .mechanisms import SystemRandomSource
 from .plan import Plan, Query, canonical_key
 from .risk import explain
@@ -152,6 +153,9 @@ def check_plan(plan: Plan, table: Table | None = None,
     warnings: list[str] = []
     for q in plan.queries:
         ms = measurements_for(q, plan)
+        refused = rr_refusal(q, ms)
+        if refused is not None:  # before any charge: a release would divide by 0
+            raise InputError("plan", f"queries[{q.id}].epsilon", refused)
         acc = accuracy_for(q, plan, confidence, ms)
         eps = math.fsum(m.epsilon for m in ms)
         sentence = explain(eps, q.delta, relation=plan.neighbouring,
@@ -179,14 +183,14 @@ def check_plan(plan: Plan, table: Table | None = None,
 def _query_warnings(q: Query, plan: Plan, ms: list[Measurement], acc: Accuracy) -> list[str]:
     out = []
     name = f"{q.id}:"
-    if any(m.mechanism == "none" for m in ms):
+    if any(m.mechanism == "none" for m in ms) and q.kind == "randomized_response":
+        out.append(f"{name} every row answers (missing answers are imputed), so under "
+                   "replace-one the number of answers is public and is not noised")
+    elif any(m.mechanism == "none" for m in ms):
         out.append(f"{name} a count of all rows is public under replace-one, so it is used "
                    "without noise")
     if acc.half_width is None:
         out.append(f"{name} {acc.note}")
-    if q.kind == "randomized_response" and plan.neighbouring == "add-remove":
-        out.append(f"{name} randomized response publishes the number of answers; it is "
-                   "treated as public (local model)")
     if q.epsilon > HIGH_EPSILON:
         out.append(f"{name} ε = {q.epsilon:g} is above {HIGH_EPSILON:g}: it gives little "
                    "protection")

@@ -163,10 +163,25 @@ def gaussian_sigma_sq(l2_sq: int, epsilon: float, delta: float) -> Fraction:
 # ----------------------------------------------------------------------------- measurements
 
 
+# Randomized response: the share of ε spent on the noised number of answers (the length of
+# the published answer file); the answers themselves get the rest. The count's error enters
+# the share divided by the number of answers, the answers' error only by its square root, so
+# most of ε goes to the answers.
+RR_COUNT_SHARE = 0.1
+# The largest discrete Laplace scale (in answers) for that count: beyond it the answer file
+# would be padded with millions of fair coins, and the share would be noise anyway.
+RR_MAX_COUNT_SCALE = 100_000
+
+
 def _split(query: Query, parts: list[Component]) -> list[tuple[Component, float, float]]:
-    """Even split of the query's ε and δ over the components that need noise."""
+    """Even split of the query's ε and δ over the components that need noise (randomized
+    response: RR_COUNT_SHARE of ε to its noised count)."""
     noisy = [c for c in parts if c.l1 > 0]
     n = max(1, len(noisy))
+    if query.kind == "randomized_response" and len(noisy) == 2:
+        count_eps = query.epsilon * RR_COUNT_SHARE
+        return [(c, count_eps if c.name == "count" else query.epsilon - count_eps, 0.0)
+                for c in parts]
     return [(c, query.epsilon / n if c.l1 > 0 else 0.0, query.delta / n if c.l1 > 0 else 0.0)
             for c in parts]
 
@@ -186,11 +201,20 @@ def measurements_for(query: Query, plan: Plan) -> list[Measurement]:
             out.append(Measurement(query.id, comp, "gaussian", eps, delta, sigma_sq=sigma_sq))
         elif query.mechanism == "exponential":
             out.append(Measurement(query.id, comp, "exponential", eps, 0.0))
+        elif query.mechanism == "randomized_response" and comp.name == "count":
+            if eps <= 0 or Fraction(comp.l1) / exact_epsilon(eps) >= 1 << 40:
+                # far below what rr_refusal allows, and no sampler scale exists
+                raise InputError("plan", f"queries[{query.id}].epsilon", _rr_too_small(
+                    query, "its noised number of answers would need a noise scale above "
+                           f"{RR_MAX_COUNT_SCALE:,} answers", plan.privacy_unit.rows_per_unit))
+            scale = laplace_scale(comp.l1, eps)
+            out.append(Measurement(query.id, comp, "laplace", laplace_epsilon(comp.l1, scale),
+                                   0.0, scale=scale))
         elif query.mechanism == "randomized_response":
             from .mechanisms import truth_probability
 
             k = comp.l1
-            truth = truth_probability(eps / k)
+            truth = truth_probability(eps / k)  # 0 when it underflows: see rr_refusal
             row_eps = math.log((1 + truth) / (1 - truth))
             out.append(Measurement(query.id, comp, "randomized_response", k * row_eps, 0.0,
                                    truth=truth))
@@ -198,6 +222,29 @@ def measurements_for(query: Query, plan: Plan) -> list[Measurement]:
             raise InputError("plan", f"queries[{query.id}].mechanism", "unknown mechanism")
     return out
 
+
+def rr_refusal(query: Query, measurements: list[Measurement]) -> str | None:
+    """Why a randomized-response statistic cannot be released at its ε (None when it can):
+    the chance of a truthful answer rounds to 0 (the share would divide by 0), or the noised
+    number of answers needs a scale above RR_MAX_COUNT_SCALE. The one rule: check_plan
+    refuses such a plan before any charge, and accuracy_for shows the reason."""
+    if query.kind != "randomized_response":
+        return None
+    rows = max((m.component.l1 for m in measurements if m.component.name == "answers"),
+               default=1)  # k: each person's answers
+    for m in measurements:
+        if m.mechanism == "randomized_response" and (m.truth is None or m.truth <= 0):
+            return _rr_too_small(query, "the chance of a truthful answer rounds to 0", rows)
+        if m.component.name == "count" and m.scale is not None \
+                and m.scale > RR_MAX_COUNT_SCALE:
+            return _rr_too_small(query, "its noised number of answers would need a noise "
+                                        f"scale above {RR_MAX_COUNT_SCALE:,} answers", rows)
+    return None
+
+
+def _rr_too_small(query: Query, why: str, rows: int = 1) -> str:
+    return (f"ε = {query.epsilon:g} is too small for randomized response ({why}); raise ε"
+            + (f" (or lower max_rows from {rows})" if rows > 1 else ""))
 
 
 # ----------------------------------------------------------------------------- records

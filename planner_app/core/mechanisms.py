@@ -228,6 +228,35 @@ def randomized_response(source: RandomSource, answers: np.ndarray, truth: Fracti
     return np.where(keep, answers.astype(bool), coin)
 
 
+def uniform_permutation(source: RandomSource, n: int) -> np.ndarray:
+    """An exactly uniform random permutation of range(n): the order of n random 64-bit keys,
+    drawn again until all are distinct (then every order is equally likely, by symmetry)."""
+    while True:
+        keys = source.words(n)
+        order = np.argsort(keys, kind="stable")
+        ranked = keys[order]
+        if n < 2 or not bool(np.any(ranked[1:] == ranked[:-1])):
+            return order
+
+
+def randomized_answer_file(source: RandomSource, answers: np.ndarray, truth: Fraction,
+                           length: int) -> np.ndarray:
+    """The published answer file of randomized response, ``length`` answers long.
+
+    Each real answer is randomized on its own (``randomized_response``). When ``length`` is
+    below the number of answers, the file holds a uniformly random subset of them; when it is
+    above, the rest are fair coins (what a missing answer, a dropped row or an absent person
+    looks like). The file is shuffled uniformly, so only how many answers and how many yes
+    it holds carry information. ``length`` must itself be public or noised (release.py)."""
+    n = int(answers.size)
+    noised = randomized_response(source, answers, truth)
+    kept = noised[uniform_permutation(source, n)[:max(0, length)]]
+    pad = max(0, length - n)
+    coins = (source.words(pad) & U64(1)).astype(bool)
+    out = np.concatenate([kept, coins])
+    return out[uniform_permutation(source, out.size)]
+
+
 def truth_probability(epsilon: float) -> Fraction:
     """Largest t on a 2^-32 grid with ln((1+t)/(1-t)) <= epsilon (t = tanh(epsilon/2))."""
     scale = 1 << 32

@@ -19,10 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from .accuracy import DEFAULT_CONFIDENCE, measurement_half_width, ratio_error
+from .accuracy import DEFAULT_CONFIDENCE, measurement_half_width, ratio_error, rr_half_width
 from .aggregate import Aggregate, AggregateEngine
 from .mechanisms import (RandomSource, SystemRandomSource, discrete_gaussian, discrete_laplace,
-                         exponential_quantile, randomized_response)
+                         exponential_quantile, randomized_answer_file)
 from .measure import Measurement, measurements_for
 from .plan import Plan, Query
 from .sensitivity import grid_for
@@ -54,7 +54,8 @@ class ReleasedValue:
 class QueryRelease:
     query_id: str
     values: list[ReleasedValue]
-    noised_answers: np.ndarray | None = None  # randomized response: the noised column
+    # randomized response: the published answer file (noised length, see rr_answer_file)
+    noised_answers: np.ndarray | None = None
 
 
 def _noise(m: Measurement, size: int, source: RandomSource) -> np.ndarray:
@@ -72,20 +73,37 @@ def _noise(m: Measurement, size: int, source: RandomSource) -> np.ndarray:
 RR_STEP = 2.0**-20
 
 
-def randomized_response_estimate(yes: int, n: int, truth: Fraction,
-                                 confidence: float) -> tuple[float, float, float]:
-    """The debiased share of yes p = (A - (1-t)/2)/t from the noised answers, kept in [0, 1],
-    with Hoeffding's interval; on a 2^-20 grid. A post-processing of published answers."""
+def randomized_response_estimate(yes: int, n: int, truth: Fraction, confidence: float,
+                                 count: Measurement | None = None) -> tuple[float, float, float]:
+    """The debiased share of yes p = (A - (1-t)/2)/t from a published answer file of ``n``
+    answers with ``yes`` of them yes, kept in [0, 1], with its interval (Hoeffding plus the
+    noised count's error, rr_half_width); on a 2^-20 grid, the interval rounded outwards.
+    A post-processing of the published file and public parameters only."""
     share_yes = Fraction(yes, n)
     p_hat = float((share_yes - (1 - truth) / 2) / truth)
-    hw = math.sqrt(math.log(2 / (1 - confidence)) / (2 * n)) / float(truth)
-    return (snap(min(1.0, max(0.0, p_hat)), RR_STEP), snap(max(0.0, p_hat - hw), RR_STEP),
-            snap(min(1.0, p_hat + hw), RR_STEP))
+    hw = rr_half_width(n, truth, count, confidence)
+    low = math.floor(max(0.0, p_hat - hw) / RR_STEP) * RR_STEP
+    high = math.ceil(min(1.0, p_hat + hw) / RR_STEP) * RR_STEP
+    return snap(min(1.0, max(0.0, p_hat)), RR_STEP), float(low), float(high)
 
 
 def snap(value: float, step: float) -> float:
     """Round to the nearest multiple of a power-of-two step (exact in binary floating point)."""
     return float(round(value / step) * step)
+
+
+def _named(ms: list[Measurement], name: str) -> Measurement:
+    return next(m for m in ms if m.component.name == name)
+
+
+def rr_answer_file(source: RandomSource, answers: np.ndarray, truth: Fraction,
+                   count: Measurement) -> np.ndarray:
+    """Randomized response's published answer file: its length is the number of answers
+    plus the count measurement's noise (exact only where the relation makes the number of
+    answers public), never below 0; see mechanisms.randomized_answer_file and the privacy
+    argument in docs/engine.md."""
+    length = max(0, int(answers.size) + int(_noise(count, 1, source)[0]))
+    return randomized_answer_file(source, answers, truth, length)
 
 
 def _noisy_parts(aggregate: Aggregate, ms: list[Measurement],
@@ -109,19 +127,21 @@ def _release_query(query: Query, plan: Plan, aggregate: Aggregate, ms: list[Meas
                                     mechanism, note))
 
     if query.kind == "randomized_response":
-        m = ms[0]
-        assert aggregate.answers is not None and m.truth is not None
-        noised = randomized_response(source, aggregate.answers, m.truth)
-        noised = noised[np.argsort(source.words(noised.size), kind="stable")]
-        n = int(noised.size)
-        t = m.truth
+        answers_m = _named(ms, "answers")
+        count_m = _named(ms, "count")
+        assert aggregate.answers is not None and answers_m.truth is not None
+        published = rr_answer_file(source, aggregate.answers, answers_m.truth, count_m)
+        n = int(published.size)
         if n == 0:
-            add(0, None, None, None, "randomized_response", "no answers")
-            return QueryRelease(query.id, values, noised)
-        p, low, high = randomized_response_estimate(int(noised.sum()), n, t, confidence)
+            add(0, None, None, None, "randomized_response", "no answers were published")
+            return QueryRelease(query.id, values, published)
+        p, low, high = randomized_response_estimate(int(published.sum()), n, answers_m.truth,
+                                                    confidence, count_m)
+        how = ("is public under replace-one (every row answers)" if count_m.mechanism == "none"
+               else "was noised; the interval includes its error")
         add(0, p, low, high, "randomized_response",
-            f"debiased share of yes among {n} answers (the number of answers is public)")
-        return QueryRelease(query.id, values, noised)
+            f"debiased share of yes from the published answers; their number {how}")
+        return QueryRelease(query.id, values, published)
 
     if query.kind == "quantile":
         m = ms[0]

@@ -89,11 +89,12 @@ def transparency(record: dict[str, Any]) -> list[tuple[str, str]]:
         missing.append(f"{q.get('label', q['id'])}: "
                        + ("rows with a missing value are left out" if policy == "drop" else
                           f"missing values are replaced by {policy['impute']}"))
-    unnoised = [f"{q['label']}: used without noise (public under replace-one)"
+    unnoised = [f"{q['label']}: " + (
+        "the number of answers (every row answers, so it is public under replace-one)"
+        if q["kind"] == "randomized_response" else "used without noise (public under "
+                                                   "replace-one)")
                 for q in record["queries"]
                 if any(m["mechanism"] == "none" for m in q["measurements"])]
-    unnoised += [f"{q['label']}: the number of answers (local model)" for q in record["queries"]
-                 if q["kind"] == "randomized_response"]
     ledger = record["ledger"]
     justification = [plan.get("justification") or ""] + [
         f"{q.get('label', q['id'])}: {(q.get('justification') or {}).get('epsilon')}"
@@ -108,8 +109,9 @@ def transparency(record: dict[str, Any]) -> list[tuple[str, str]]:
          + (f", ρ = {total['rho']:.6g}" if total.get("rho") is not None else "")),
         ("Differential privacy variant", variant),
         ("Model", "central: the data owner's computer adds the noise"
-         + ("; the randomized-response statistics are local (each answer is randomized on its "
-            "own)" if local else "")),
+         + ("; in the randomized-response statistics each answer is also randomized on its "
+            "own (local), and the number of answers published is noised unless it is public"
+            if local else "")),
         ("Mechanisms", ", ".join(m.replace("_", " ") for m in mechanisms) +
          " (exact discrete samplers, randomness from the operating system's secure generator)"),
         ("One or many releases", f"release {ledger.get('releases_of_dataset', '?')} of dataset "
@@ -183,7 +185,7 @@ def _statistics(record: dict[str, Any]) -> list[dict[str, Any]]:
         elif q["kind"] == "randomized_response":
             meaning = (f"Each answer was randomized on its own; the share is corrected for the "
                        f"randomization and the interval holds it with {confidence:.0%} "
-                       "confidence.")
+                       "confidence. " + rr_file_sentence(q))
         elif q["kind"] in ("mean", "variance"):
             meaning = (f"Computed from a noisy sum and a noisy count; the interval is a "
                        f"guaranteed bound with at least {confidence:.0%} confidence.")
@@ -326,3 +328,17 @@ def report_pdf(record: dict[str, Any]) -> bytes:
         for question, answer in transparency(record):
             table.row((question, answer))
     return bytes(pdf.output())
+
+
+def rr_file_sentence(query: dict[str, Any]) -> str:
+    """What randomized response's published answer file holds (from the record's public
+    measurements)."""
+    exact = any(m["name"] == "count" and m["mechanism"] == "none"
+                for m in query.get("measurements", []))
+    if exact:
+        return ("The answer file holds every answer: every row answers, so their number is "
+                "public under replace-one.")
+    return ("The number of answers in the answer file is noised: fair coins fill the extra "
+            "places, or a random subset of the answers is left out, and the interval includes "
+            "that error. The true number of answers, of missing answers and of rows dropped to "
+            "bound each person's contribution is not published.")

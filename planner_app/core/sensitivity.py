@@ -208,14 +208,19 @@ def components_for(query: Query, unit: PrivacyUnit, relation: str) -> list[Compo
         return [Component(name="rank", step=1.0, l1=rank, l2_sq=rank * rank, cells=cells,
                           single_cell=cells == 1, derivation=derivation)]
     if query.kind == "randomized_response":
+        # the number of answers is the length of the published answer file: a count with its
+        # own sensitivity (none under replace-one when every row answers, after imputation)
+        count = _component("count", 1, 1, 1.0, query, unit, relation,
+                           f"number of answers of {query.column} (the length of the published "
+                           f"answer file){extra}")
         derivation = (f"each answer of {query.column} is randomized on its own (local model); "
                       f"{_unit_text(unit)}, so a person's answers share the ε")
-        return [Component(name="answers", step=1.0, l1=k, l2_sq=k * k, cells=1,
-                          single_cell=True, derivation=derivation)]
+        return [count, Component(name="answers", step=1.0, l1=k, l2_sq=k * k, cells=1,
+                                 single_cell=True, derivation=derivation)]
     raise InputError("plan", f"queries[{query.id}].kind", f"unknown kind {query.kind!r}")
 
 
-HEADLINE_ORDER = ("sum", "cells", "count", "rank", "answers")
+HEADLINE_ORDER = ("sum", "cells", "answers", "count", "rank")
 
 
 def headline_index(names: list[str]) -> int:

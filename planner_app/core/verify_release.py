@@ -5,7 +5,8 @@
   total recomposes from the record's own measurements;
 * the audit segment is an intact hash chain for this release and seals these very files;
 * every results.csv row is a declared cell with the interval the stated accuracy gives
-  (randomized response: the share recomputes from the published noised answers).
+  (randomized response: the share and its interval recompute from the published answer file,
+  whose length is the noised number of answers).
 """
 
 from __future__ import annotations
@@ -279,10 +280,11 @@ def _rr_problem(q: Any, plan: Plan, value: float | None, low: float | None,
     answers = lines[1:]
     if not answers:
         return None if value is None else "has a value without answers"
-    truth = measurements_for(q, plan)[0].truth
+    ms = {m.component.name: m for m in measurements_for(q, plan)}
+    truth = ms["answers"].truth
     assert truth is not None
     expected = randomized_response_estimate(answers.count("yes"), len(answers), truth,
-                                            confidence)
+                                            confidence, ms.get("count"))
     if (value, low, high) != expected:
         return f"the share and its interval do not recompute from {name}"
     return None

@@ -134,11 +134,15 @@ def test_check_gives_the_numbers_an_independent_computation_gives() -> None:
     assert comps["sum"]["sensitivity_l1"] == pytest.approx(k * 4.5)
     # quantile: rank sensitivity k
     assert qs["income_median"]["sensitivity"] == k
-    # randomized response: each of k answers gets ε/k
-    t = math.tanh(0.5 / k / 2)
+    # randomized response: a tenth of ε noises the number of answers (sensitivity k), each of
+    # k answers gets the rest / k; the share's ± adds the count's error over n answers
+    t = math.tanh(0.45 / k / 2)
     assert qs["smokers"]["truth_probability"] == pytest.approx(t, abs=1e-8)
+    comps = {c["name"]: c for c in qs["smokers"]["components"]}
+    assert comps["count"]["scale"] == pytest.approx(k / 0.05)
     assert qs["smokers"]["accuracy"]["half_width"] == pytest.approx(
-        math.sqrt(math.log(2 / 0.05) / (2 * n)) / t, rel=1e-6)
+        math.sqrt(math.log(2 / 0.025) / (2 * n)) / t + dlap_half_width(k / 0.05, 0.975) / n,
+        rel=1e-6)
     # gaussian: σ so that ρ = Δ²/2σ² converts to exactly (ε, δ)
     sigma = qs["employed"]["sigma"]
     rho = k**2 / (2 * sigma**2)

@@ -281,9 +281,7 @@ def release(frame: pd.DataFrame, doc: dict[str, Any], folder: Path) -> Path:
     return out
 
 
-CASES = [pytest.param(kind, unit, relation, id=f"{kind}-{unit}-{relation}",
-                      marks=[pytest.mark.xfail(strict=True, reason="RR count: fixed on branch rr")]
-                      if kind == "randomized_response" else [])
+CASES = [pytest.param(kind, unit, relation, id=f"{kind}-{unit}-{relation}")
          for kind in KINDS for unit in UNITS for relation in RELATIONS]
 
 
