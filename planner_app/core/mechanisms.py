@@ -241,6 +241,59 @@ def truth_probability(epsilon: float) -> Fraction:
 # ----------------------------------------------------------------------------- quantiles
 
 
+# The sampler's work is an array of this many runs (2 * min(rows, grid points) + 1); a plan whose
+# quantile could need more is refused before the ledger is charged (quantile_work below).
+MAX_QUANTILE_WORK = 1 << 22
+# Every cumulative weight computed in float64 is within this fraction of the total (weights:
+# relative error below 2^-42; blocked sums: below 2^-40). Checked in the tests.
+_FLOAT_SLACK = 2.0**-37
+_BLOCK = 1024
+
+
+def quantile_work(grid_points: int, rows: int | None) -> int:
+    """How many runs the quantile sampler handles: 2 * min(rows, grid points) + 1, from the grid
+    size and a bound on the row count only (never the data's values)."""
+    bound = grid_points if rows is None else min(rows, grid_points)
+    return 2 * bound + 1
+
+
+def _quantile_runs(values: np.ndarray, lo: int, hi: int, quantile: float, width: int
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Runs of grid points with the same rank key K = #{v < x} + #{v <= x}, padded with empty
+    runs to ``width``: (keys, starts, sizes, 2m). Vectorised, with the same work for any data of
+    the same size."""
+    n = int(values.size)
+    m2 = 2 * int(round(quantile * n))
+    keys = np.zeros(width, dtype=np.int64)
+    starts = np.full(width, lo, dtype=np.int64)
+    sizes = np.zeros(width, dtype=np.int64)
+    if n == 0:
+        keys[0], sizes[0] = 0, hi - lo + 1
+        return keys, starts, sizes, m2
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    np.not_equal(values[1:], values[:-1], out=new[1:])
+    first = np.flatnonzero(new)  # index of each distinct value's first row
+    distinct = values[first]
+    below = first  # rows strictly below each distinct value
+    cum = np.append(first[1:], n)  # rows at or below it
+    d = distinct.size
+    prev_end = np.append(lo - 1, distinct[:-1])
+    prev_cum = np.append(0, cum[:-1])
+    # gap before value i at 2i, value i at 2i + 1, the last gap at 2d
+    keys[0:2 * d:2] = 2 * prev_cum
+    starts[0:2 * d:2] = prev_end + 1
+    sizes[0:2 * d:2] = distinct - prev_end - 1
+    keys[1:2 * d:2] = below + cum
+    starts[1:2 * d:2] = distinct
+    sizes[1:2 * d:2] = 1
+    keys[2 * d] = 2 * n
+    starts[2 * d] = distinct[-1] + 1
+    sizes[2 * d] = hi - distinct[-1]
+    keys[2 * d + 1:] = 2 * n  # padding: empty runs, weight 0
+    return keys, starts, sizes, m2
+
+
 def exponential_quantile(
     source: RandomSource,
     sorted_steps: np.ndarray,
@@ -254,72 +307,104 @@ def exponential_quantile(
 
     Utility of a grid point x: -|(#{v < x} + #{v <= x})/2 - m| with m = round(q*n); it moves
     by at most 1 per row. The output has probability proportional to exp(-eps*|u|/(2*Delta)).
-    Exact sampling: grid points group into runs with the same key K = #{v<x} + #{v<=x};
-    propose K from a discrete Laplace around 2m (exact, rational scale), accept with
-    (points in run)/(largest run). Returns a grid point in steps.
+
+    Exact inversion with a work that depends on the grid size and the row count only: the grid
+    points group into runs with the same key K (at most 2 * min(n, grid points) + 1 of them;
+    the arrays are padded to that length). A uniform U is compared with the cumulative weights
+    size_r * exp(-a |K_r - 2m|), a = eps / (4 Delta), computed in float64 with a proven error
+    bound; only when U falls within that bound of a boundary (probability below 2^-36 per run)
+    is the comparison redone in exact-enough decimal arithmetic with more bits of the same U.
+    The output is therefore exactly the mechanism's law, and the running time no longer depends
+    on where the data's values lie (the rejection sampler it replaces could run for minutes on
+    concentrated data on a fine grid). Returns a grid point in steps.
     """
     values = np.asarray(sorted_steps, dtype=np.int64)
     n = int(values.size)
-    m = int(round(quantile * n))
-    distinct, counts = np.unique(values, return_counts=True) if n else (np.zeros(0, np.int64),
-                                                                       np.zeros(0, np.int64))
-    cum = np.cumsum(counts)
-    below = cum - counts
-    # runs in increasing x: [lo, d0-1], {d0}, [d0+1, d1-1], {d1}, ..., [d_last+1, hi]
-    keys: list[int] = []
-    starts: list[int] = []
-    sizes: list[int] = []
-    prev_end = lo - 1
-    prev_cum = 0
-    for d, c_below, c_cum in zip(distinct.tolist(), below.tolist(), cum.tolist()):
-        gap = d - prev_end - 1
-        if gap > 0:
-            keys.append(2 * prev_cum)
-            starts.append(prev_end + 1)
-            sizes.append(gap)
-        keys.append(c_below + c_cum)
-        starts.append(d)
-        sizes.append(1)
-        prev_end = d
-        prev_cum = c_cum
-    if hi - prev_end > 0:
-        keys.append(2 * prev_cum)
-        starts.append(prev_end + 1)
-        sizes.append(hi - prev_end)
-    key_arr = np.asarray(keys, dtype=np.int64)
-    size_arr = np.asarray(sizes, dtype=np.int64)
-    largest = int(size_arr.max())
-    # the target weight of run r: size_r * exp(-a * |K_r - 2m|), a = eps / (4 * Delta)
-    a = Fraction(repr(float(epsilon))) / (4 * sensitivity)
-    dist = np.abs(key_arr - 2 * m)
-    right = int(np.searchsorted(key_arr, 2 * m))  # first run with K >= 2m
-    left = right - 1
-    d_min = int(dist.min())
-    # Proposal: a side by a fair coin, then an offset j >= 0 outward from that side's first
-    # run with P(j) proportional to exp(-a j). Keys grow by at least 1 per run, so
-    # dist_r >= dist_side + j >= d_min + j, and accepting with (size_r / largest) *
-    # exp(-a (dist_r - d_min - j)) gives exactly the target.
-    scale = Fraction(1) / a
-    if scale.denominator >= 1 << 32 or scale.numerator >= 1 << 40:
-        scale = Fraction(math.ceil(scale * (1 << 20)), 1 << 20)
-        a = Fraction(1) / scale
-    batch = 256
+    points = hi - lo + 1
+    width = quantile_work(points, n)
+    keys, starts, sizes, m2 = _quantile_runs(values, lo, hi, quantile, width)
+    a = float(epsilon) / (4 * sensitivity)
+    dist = np.abs(keys - m2)
+    # subtract the nearest live run's distance in integers, so that a * dist stays below
+    # about 800 wherever a weight is not negligible (its float error stays below 2^-42)
+    d_min = int(np.where(sizes > 0, dist, np.iinfo(np.int64).max).min())
+    with np.errstate(divide="ignore"):
+        log_w = np.log(sizes.astype(np.float64)) - a * (dist - d_min).astype(np.float64)
+    log_w -= log_w.max()  # the largest weight is 1, so the total is at least 1
+    weights = np.exp(log_w)
+    cdf = _blocked_cumsum(weights)
+    total = float(cdf[-1])
+    u = int(source.words(1)[0])
+    u_float = u / 2.0**64
+    r = int(np.searchsorted(cdf, u_float * total, side="right"))
+    r = min(r, width - 1)
+    lower = float(cdf[r - 1]) / total if r > 0 else 0.0
+    upper = float(cdf[r]) / total
+    if lower + _FLOAT_SLACK < u_float and u_float + 2.0**-52 < upper - _FLOAT_SLACK \
+            and sizes[r] > 0:
+        run = r
+    else:  # within the float error of a boundary: decide exactly with the same U
+        run = _quantile_run_exact(source, u, keys, sizes, m2, epsilon, sensitivity)
+    return int(starts[run]) + source.randbelow(int(sizes[run]))
+
+
+def _blocked_cumsum(weights: np.ndarray) -> np.ndarray:
+    """Cumulative sums with error below 2^-40 of the total: running sums inside blocks of
+    1,024, plus running sums of the (pairwise) block totals."""
+    n = weights.size
+    pad = (-n) % _BLOCK
+    blocks = np.concatenate([weights, np.zeros(pad)]).reshape(-1, _BLOCK)
+    inside = np.cumsum(blocks, axis=1)
+    offsets = np.concatenate([[0.0], np.cumsum(blocks.sum(axis=1))[:-1]])
+    return (inside + offsets[:, None]).reshape(-1)[:n]
+
+
+def _quantile_run_exact(source: RandomSource, u: int, keys: np.ndarray, sizes: np.ndarray,
+                        m2: int, epsilon: float, sensitivity: int) -> int:
+    """The run holding U, decided with rigorous decimal bounds on every cumulative weight and
+    as many further random bits of U as it takes (rarely reached; slow but exact)."""
+    from decimal import ROUND_CEILING, ROUND_FLOOR, Context, Decimal
+
+    live = np.flatnonzero(sizes > 0)
+    dist = [int(x) for x in np.abs(keys[live] - m2)]
+    size = [int(x) for x in sizes[live]]
+    u_bits, bits = u, 64
+    digits = 40
+    a = Fraction(epsilon) / (4 * sensitivity)
     while True:
-        z = discrete_laplace(source, scale, batch)
-        z = z[z >= 0]  # one-sided: P(j) proportional to exp(-a j)
-        go_right = (source.words(z.size) & U64(1)).astype(bool)
-        runs = np.where(go_right, right + z, left - z)
-        ok = (runs >= 0) & (runs < key_arr.size)
-        runs, j = runs[ok], z[ok]
-        if runs.size:
-            excess = dist[runs] - d_min - j
-            keep = uniform_below(source, largest, runs.size).astype(np.int64) < size_arr[runs]
-            keep &= _bernoulli_exp_many(source, excess, a)
-            chosen = np.flatnonzero(keep)
-            if chosen.size:
-                run = int(runs[chosen[0]])
-                return starts[run] + source.randbelow(sizes[run])
-        batch = min(batch * 2, 1 << 18)
+        ctx = Context(prec=digits, Emin=-999_999_999, Emax=999_999_999)
+        lo_ctx = Context(prec=digits, rounding=ROUND_FLOOR, Emin=-999_999_999,
+                         Emax=999_999_999)
+        hi_ctx = Context(prec=digits, rounding=ROUND_CEILING, Emin=-999_999_999,
+                         Emax=999_999_999)
+        d_min = min(dist)
+        # each weight size * exp(-a (dist - d_min)) to a relative error below `rel`
+        rel = Decimal(10) ** (3 - digits) * (1 + int(a * (max(dist) - d_min)) + 1)
+        a_dec = ctx.divide(Decimal(a.numerator), Decimal(a.denominator))
+        w_lo, w_hi = [], []
+        for dd, ss in zip(dist, size):
+            w = ctx.multiply(Decimal(ss), ctx.exp(ctx.minus(ctx.multiply(a_dec, dd - d_min))))
+            w_lo.append(lo_ctx.multiply(w, 1 - rel))
+            # below the decimal range: the weight is under 10^-999,999,990, say so
+            w_hi.append(hi_ctx.multiply(w, 1 + rel) if w else Decimal("1e-999999990"))
+        c_lo, c_hi = [], []
+        s_lo, s_hi = Decimal(0), Decimal(0)
+        for wl, wh in zip(w_lo, w_hi):
+            s_lo, s_hi = lo_ctx.add(s_lo, wl), hi_ctx.add(s_hi, wh)
+            c_lo.append(s_lo)
+            c_hi.append(s_hi)
+        u_lo = Decimal(u_bits) / Decimal(2) ** bits  # exact: a dyadic fraction
+        u_hi = (Decimal(u_bits) + 1) / Decimal(2) ** bits
+        # U in run j for sure when C_hi[j-1]/Z_lo <= U_lo and U_hi <= C_lo[j]/Z_hi
+        z_lo, z_hi = s_lo, s_hi
+        for j in range(len(live)):
+            below = hi_ctx.divide(c_hi[j - 1], z_lo) if j > 0 else Decimal(0)
+            above = lo_ctx.divide(c_lo[j], z_hi)
+            if below <= u_lo and u_hi <= above:
+                return int(live[j])
+        u_bits = (u_bits << 64) | int(source.words(1)[0])
+        bits += 64
+        digits += 30
 
 
 def _bernoulli_exp_many(source: RandomSource, x: np.ndarray, a: Fraction) -> np.ndarray:
