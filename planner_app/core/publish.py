@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from .. import __version__
-from .accuracy import DEFAULT_CONFIDENCE
+from .accuracy import DEFAULT_CONFIDENCE, quantile_refusal
 from .aggregate import PandasEngine
 from .audit import AuditError, AuditLog, canonical, utc_now
 from .bundle import (AUDIT, NOISED_DIR, PLAN, README, RECORD, RELEASE_FORMAT, REPORT_HTML,
@@ -193,6 +193,10 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
             f"the plan's composed total ε = {report.total.epsilon:.4g}, δ = "
             f"{report.total.delta:.3g} exceeds its budget ε = {plan.budget.epsilon:g}, δ = "
             f"{plan.budget.delta:g}. Nothing was charged or written.")
+    for q in plan.queries:  # a quantile the sampler cannot finish: refuse before the charge
+        why = quantile_refusal(q, len(table.frame))
+        if why is not None:
+            raise InputError("plan", f"query {q.id}", why)
     step(0.15, "Computing the aggregates")
     aggregates = {q.id: engine.aggregate(q) for q in plan.queries}  # true values: memory only
 

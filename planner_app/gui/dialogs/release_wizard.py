@@ -65,6 +65,18 @@ def checklist(session: Session) -> list[tuple[bool, str]]:
     return items
 
 
+def statistic_notes(session: Session) -> list[str]:
+    """The core's plain-word warnings per statistic (useless ±, a quantile too costly)."""
+    from ...core.check import statistic_warnings
+
+    plan = session.plan
+    if plan is None:
+        return []
+    rows = len(session.table.frame) if session.table is not None else None
+    return [f"{q.title}: {w}" for q in plan.queries
+            for w in statistic_warnings(q, session.accuracy(q), rows)]
+
+
 class ChecklistPage(QWizardPage):
     def __init__(self, session: Session) -> None:
         super().__init__()
@@ -75,6 +87,10 @@ class ChecklistPage(QWizardPage):
         self.items = QLabel()
         self.items.setWordWrap(True)
         layout.addWidget(self.items)
+        self.notes = QLabel()  # statistics that will say almost nothing (not a refusal)
+        self.notes.setWordWrap(True)
+        self.notes.setStyleSheet("color: #b9770e;")
+        layout.addWidget(self.notes)
         self.confirm_unit = QCheckBox()
         self.confirm_unit.toggled.connect(self.completeChanged)
         layout.addWidget(self.confirm_unit)
@@ -85,6 +101,7 @@ class ChecklistPage(QWizardPage):
         rows = checklist(self.session)
         self.ok = all(ok for ok, _ in rows)
         self.items.setText("<br>".join(("✓ " if ok else "✗ ") + text for ok, text in rows))
+        self.notes.setText("\n".join(f"⚠ {w}" for w in statistic_notes(self.session)))
         if plan is not None:
             unit = plan.privacy_unit
             who = ("each row of the table is a different person" if unit.kind == "row" else
