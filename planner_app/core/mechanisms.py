@@ -241,8 +241,8 @@ def truth_probability(epsilon: float) -> Fraction:
 # ----------------------------------------------------------------------------- quantiles
 
 
-# The sampler's work is an array of this many runs (2 * min(rows, grid points) + 1); a plan whose
-# quantile could need more is refused before the ledger is charged (quantile_work below).
+# The sampler's work is an array of this many runs (quantile_work below); a plan whose quantile
+# could need more is refused before the ledger is charged.
 MAX_QUANTILE_WORK = 1 << 22
 # Every cumulative weight computed in float64 is within this fraction of the total (weights:
 # relative error below 2^-42; blocked sums: below 2^-40). Checked in the tests.
@@ -251,46 +251,53 @@ _BLOCK = 1024
 
 
 def quantile_work(grid_points: int, rows: int | None) -> int:
-    """How many runs the quantile sampler handles: 2 * min(rows, grid points) + 1, from the grid
-    size and a bound on the row count only (never the data's values)."""
-    bound = grid_points if rows is None else min(rows, grid_points)
-    return 2 * bound + 1
+    """How many runs the quantile sampler handles, from the grid size and a bound on the row
+    count only (never the data's values): one per grid point when the grid is no larger than
+    the rows, else two per row and one more."""
+    if rows is None or grid_points <= rows:
+        return grid_points
+    return 2 * rows + 1
 
 
-def _quantile_runs(values: np.ndarray, lo: int, hi: int, quantile: float, width: int
+def _quantile_runs(values: np.ndarray, lo: int, hi: int, quantile: float
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """Runs of grid points with the same rank key K = #{v < x} + #{v <= x}, padded with empty
-    runs to ``width``: (keys, starts, sizes, 2m). Vectorised, with the same work for any data of
-    the same size."""
+    """Runs of grid points with the same rank key K = #{v < x} + #{v <= x}, as (keys, starts,
+    sizes, 2m), in arrays whose shape and work depend on the grid size and the row count only.
+
+    A grid no larger than the rows: every grid point is a run of its own (binary searches
+    over the rows). Otherwise each sorted row i owns two runs, the gap of grid points just
+    below it and its own point, both empty unless it is the first row with its value, plus the
+    gap above the last row."""
     n = int(values.size)
     m2 = 2 * int(round(quantile * n))
-    keys = np.zeros(width, dtype=np.int64)
-    starts = np.full(width, lo, dtype=np.int64)
-    sizes = np.zeros(width, dtype=np.int64)
-    if n == 0:
-        keys[0], sizes[0] = 0, hi - lo + 1
-        return keys, starts, sizes, m2
-    new = np.empty(n, dtype=bool)
-    new[0] = True
-    np.not_equal(values[1:], values[:-1], out=new[1:])
-    first = np.flatnonzero(new)  # index of each distinct value's first row
-    distinct = values[first]
-    below = first  # rows strictly below each distinct value
-    cum = np.append(first[1:], n)  # rows at or below it
-    d = distinct.size
-    prev_end = np.append(lo - 1, distinct[:-1])
-    prev_cum = np.append(0, cum[:-1])
-    # gap before value i at 2i, value i at 2i + 1, the last gap at 2d
-    keys[0:2 * d:2] = 2 * prev_cum
-    starts[0:2 * d:2] = prev_end + 1
-    sizes[0:2 * d:2] = distinct - prev_end - 1
-    keys[1:2 * d:2] = below + cum
-    starts[1:2 * d:2] = distinct
-    sizes[1:2 * d:2] = 1
-    keys[2 * d] = 2 * n
-    starts[2 * d] = distinct[-1] + 1
-    sizes[2 * d] = hi - distinct[-1]
-    keys[2 * d + 1:] = 2 * n  # padding: empty runs, weight 0
+    points = hi - lo + 1
+    # counting and running minima, not binary searches: numpy's searchsorted on sorted keys
+    # starts from the previous answer, so its time would depend on the values
+    if quantile_work(points, n) == points:
+        counts = np.bincount(values - lo, minlength=points).astype(np.int64)
+        at_or_below = np.cumsum(counts)
+        keys = 2 * at_or_below - counts
+        return keys, np.arange(lo, hi + 1, dtype=np.int64), np.ones(points, dtype=np.int64), m2
+    index = np.arange(n, dtype=np.int64)
+    first = np.ones(n, dtype=bool)
+    np.not_equal(values[1:], values[:-1], out=first[1:])
+    last = np.ones(n, dtype=bool)
+    np.not_equal(values[:-1], values[1:], out=last[:-1])
+    previous = np.concatenate([[lo - 1], values[:-1]])
+    # rows at or below row i's value: one past the last row with the same value
+    at_or_below = np.minimum.accumulate(np.where(last, index + 1, n)[::-1])[::-1]
+    keys = np.empty(2 * n + 1, dtype=np.int64)
+    starts = np.empty(2 * n + 1, dtype=np.int64)
+    sizes = np.empty(2 * n + 1, dtype=np.int64)
+    keys[0:2 * n:2] = 2 * index  # rows strictly below a first row: its index
+    starts[0:2 * n:2] = previous + 1
+    sizes[0:2 * n:2] = np.where(first, values - previous - 1, 0)
+    keys[1:2 * n:2] = index + at_or_below
+    starts[1:2 * n:2] = values
+    sizes[1:2 * n:2] = first
+    keys[2 * n] = 2 * n
+    starts[2 * n] = values[-1] + 1 if n else lo
+    sizes[2 * n] = hi - values[-1] if n else points
     return keys, starts, sizes, m2
 
 
@@ -309,8 +316,8 @@ def exponential_quantile(
     by at most 1 per row. The output has probability proportional to exp(-eps*|u|/(2*Delta)).
 
     Exact inversion with a work that depends on the grid size and the row count only: the grid
-    points group into runs with the same key K (at most 2 * min(n, grid points) + 1 of them;
-    the arrays are padded to that length). A uniform U is compared with the cumulative weights
+    points group into runs with the same key K, laid out in arrays whose shape depends on the
+    grid size and the row count only (``_quantile_runs``). A uniform U is compared with the cumulative weights
     size_r * exp(-a |K_r - 2m|), a = eps / (4 Delta), computed in float64 with a proven error
     bound; only when U falls within that bound of a boundary (probability below 2^-36 per run)
     is the comparison redone in exact-enough decimal arithmetic with more bits of the same U.
@@ -318,11 +325,9 @@ def exponential_quantile(
     on where the data's values lie (the rejection sampler it replaces could run for minutes on
     concentrated data on a fine grid). Returns a grid point in steps.
     """
-    values = np.asarray(sorted_steps, dtype=np.int64)
-    n = int(values.size)
-    points = hi - lo + 1
-    width = quantile_work(points, n)
-    keys, starts, sizes, m2 = _quantile_runs(values, lo, hi, quantile, width)
+    values = np.clip(np.asarray(sorted_steps, dtype=np.int64), lo, hi)  # clamped already
+    keys, starts, sizes, m2 = _quantile_runs(values, lo, hi, quantile)
+    width = keys.size
     a = float(epsilon) / (4 * sensitivity)
     dist = np.abs(keys - m2)
     # subtract the nearest live run's distance in integers, so that a * dist stays below
@@ -331,7 +336,10 @@ def exponential_quantile(
     with np.errstate(divide="ignore"):
         log_w = np.log(sizes.astype(np.float64)) - a * (dist - d_min).astype(np.float64)
     log_w -= log_w.max()  # the largest weight is 1, so the total is at least 1
-    weights = np.exp(log_w)
+    # weights below e^-700 are raised to it (never a subnormal, whose arithmetic is slow and
+    # would time the data): 2^22 runs add at most 2^22 * e^-700 < 2^-900 of the total to the
+    # float error bound; empty runs stay exactly 0
+    weights = np.where(sizes > 0, np.exp(np.maximum(log_w, -700.0)), 0.0)
     cdf = _blocked_cumsum(weights)
     total = float(cdf[-1])
     u = int(source.words(1)[0])
