@@ -110,6 +110,23 @@ def loss_tail_bound(delta: float, slack: float) -> float:
     return min(1.0, delta / -math.expm1(-slack))
 
 
+def frequency_words(epsilon: float, delta: float = 0.0) -> str:
+    """Out of N coin-flip targets, how many an attacker is right about at most (rounded up).
+    N grows from 100 by tens until the wrong guesses number at least one, so that ε = 7, 8
+    and 10 do not all read "at most 100 of 100"."""
+    if epsilon > 700:
+        wrong = 0.0
+    else:
+        e = math.exp(epsilon)
+        wrong = max(0.0, (1 - delta) / (1 + e))  # 1 - guess_success, without cancellation
+    people = 100
+    while people * wrong < 1 and people < 10**12:
+        people *= 10
+    right = min(people, math.ceil(people * (1 - wrong) - 1e-9 * people * wrong))
+    return (f"Of {people:,} people targeted from a coin-flip start, an attacker is right about "
+            f"at most {right:,} of them, against {people // 2:,} with no release.")
+
+
 def _subject(relation: str) -> str:
     if relation == "replace-one":
         return "a fact about one person's record"
@@ -160,8 +177,7 @@ def explain(epsilon: float, delta: float = 0.0, prior: float = 0.5, group_size: 
     lower = (f"An attacker who was {before} sure can be pushed down to "
              f"no less than {lower_percent(prior, g_eps)}.")
     n100 = out_of_100(g_eps, g_delta)
-    frequency = (f"Of 100 people targeted from a coin-flip start, an attacker is right about "
-                 f"at most {n100} of them, against 50 with no release.")
+    frequency = frequency_words(g_eps, g_delta)
     if g_delta > 0:
         delta_text = delta_words(g_eps, g_delta, prior)
     else:

@@ -85,3 +85,19 @@ def test_delta_is_not_the_chance_the_loss_exceeds_epsilon() -> None:
     # what the sentence does claim holds: P(L > ε + ln 2) <= 2δ
     assert 1 - loss.cdf(eps + math.log(2)) <= loss_tail_bound(delta, math.log(2))
     assert loss_tail_bound(delta, math.log(2)) == pytest.approx(2 * delta)
+
+
+def test_the_frequency_sentence_tells_large_epsilons_apart() -> None:
+    seen = set()
+    for eps in (5, 7, 8, 10):
+        text = explain(float(eps)).frequency_sentence
+        m = re.search(r"Of ([0-9,]+) people .* at most ([0-9,]+) of them", text)
+        assert m, text
+        people, right = (int(g.replace(",", "")) for g in m.groups())
+        # rounded up: at least the true bound e^ε/(1 + e^ε) of them
+        assert Decimal(right) >= Decimal(people) * Decimal(eps).exp() / (1 + Decimal(eps).exp())
+        assert right < people
+        seen.add((people, right))
+    assert len(seen) == 4
+    assert "Of 100 people" in explain(1.0).frequency_sentence
+    assert "at most 74 of them" in explain(1.0).frequency_sentence
