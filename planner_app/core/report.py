@@ -30,9 +30,24 @@ def format_number(x: Any) -> str:
     return f"{x:,.6g}"
 
 
+def _is_share(row: dict[str, Any]) -> bool:
+    return row.get("mechanism") == "randomized_response"
+
+
+def _percent(x: Any) -> str:
+    return "—" if x is None else f"{100 * float(x):.4g}%"
+
+
+def format_value(row: dict[str, Any]) -> str:
+    """A released value as a person reads it: a share in percent (its ± is in points)."""
+    return _percent(row.get("value")) if _is_share(row) else format_number(row.get("value"))
+
+
 def format_interval(row: dict[str, Any]) -> str:
     if row.get("low") is None or row.get("high") is None:
         return "—"
+    if _is_share(row):
+        return f"{_percent(row['low'])} to {_percent(row['high'])}"
     return f"{format_number(row['low'])} to {format_number(row['high'])}"
 
 
@@ -246,7 +261,7 @@ def report_html(record: dict[str, Any]) -> str:
         parts.append("<table><tr><th>Cell</th><th>Value</th><th>Interval "
                      f"({record['confidence']:.0%})</th><th>Note</th></tr>")
         for r in s["rows"]:
-            parts.append(f"<tr><td>{e(cell_name(r))}</td><td class='num'>{e(format_number(r['value']))}"
+            parts.append(f"<tr><td>{e(cell_name(r))}</td><td class='num'>{e(format_value(r))}"
                          f"</td><td class='num'>{e(format_interval(r))}</td><td class='note'>"
                          f"{e(r.get('note') or '')}</td></tr>")
         parts.append(f"</table><p class='note'>Parameters: {e(s['params'])}. "
@@ -320,7 +335,7 @@ def report_pdf(record: dict[str, Any]) -> bytes:
                        line_height=4.6) as table:
             table.row(("Cell", "Value", f"Interval ({record['confidence']:.0%})", "Note"))
             for r in s["rows"]:
-                table.row((cell_name(r), format_number(r["value"]), format_interval(r),
+                table.row((cell_name(r), format_value(r), format_interval(r),
                            (r.get("note") or "")[:60]))
         para(f"Parameters: {s['params']}.", 7.5)
     heading("The privacy guarantee")

@@ -59,3 +59,8 @@ def test_the_report_reads_quantiles_and_useless_statistics_in_words(
     assert "the released median lies between the 45th and 55th percentile of the data" in html
     assert "This statistic says almost nothing" in html
     assert "points" in html
+    # the share's value and interval in percent, like its ± in points
+    record = json.loads(zipfile.ZipFile(out).read("release.json"))
+    share = next(r for r in record["results"] if r["query_id"] == "smokers")
+    assert f"{100 * share['value']:.4g}%" in html
+    assert f"{100 * share['low']:.4g}% to {100 * share['high']:.4g}%" in html

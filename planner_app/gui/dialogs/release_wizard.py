@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (QCheckBox, QFileDialog, QHBoxLayout, QHeaderView,
 from ...core.errors import PlannerError
 from ...core.ledger import BudgetExceeded, LedgerError
 from ...core.publish import PublishResult, publish
-from ...core.report import cell_name, format_interval, format_number
+from ...core.report import cell_name, format_interval, format_value
 from ...core.review import ApprovalRequired, approval_status
 from ..session import Session
 from ..workers import Worker, WorkerSlot
@@ -263,7 +263,7 @@ class ResultsPage(QWizardPage):
                              f"{result.ledger.dataset!r}: {result.ledger.remaining_epsilon:.4g}.")
         self.table.setRowCount(len(rows))
         for i, r in enumerate(rows):
-            for j, text in enumerate((r["label"], cell_name(r), format_number(r["value"]),
+            for j, text in enumerate((r["label"], cell_name(r), format_value(r),
                                       format_interval(r))):
                 self.table.setItem(i, j, QTableWidgetItem(text))
         draw_estimates(self.figure, result)
