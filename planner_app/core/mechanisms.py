@@ -393,7 +393,8 @@ def _quantile_run_exact(source: RandomSource, u: int, keys: np.ndarray, sizes: n
         for dd, ss in zip(dist, size):
             w = ctx.multiply(Decimal(ss), ctx.exp(ctx.minus(ctx.multiply(a_dec, dd - d_min))))
             w_lo.append(lo_ctx.multiply(w, 1 - rel))
-            # below the decimal range: the weight is under 10^-999,999,990, say so
+            # below the decimal range: the weight is under 10^-999,999,990, say so (a * dist
+            # stays below 1.1e9 within MAX_QUANTILE_WORK, so exp never gets near that range)
             w_hi.append(hi_ctx.multiply(w, 1 + rel) if w else Decimal("1e-999999990"))
         c_lo, c_hi = [], []
         s_lo, s_hi = Decimal(0), Decimal(0)
@@ -401,13 +402,13 @@ def _quantile_run_exact(source: RandomSource, u: int, keys: np.ndarray, sizes: n
             s_lo, s_hi = lo_ctx.add(s_lo, wl), hi_ctx.add(s_hi, wh)
             c_lo.append(s_lo)
             c_hi.append(s_hi)
-        u_lo = Decimal(u_bits) / Decimal(2) ** bits  # exact: a dyadic fraction
-        u_hi = (Decimal(u_bits) + 1) / Decimal(2) ** bits
+        u_lo = Fraction(u_bits, 1 << bits)  # U lies in [u_lo, u_hi), compared exactly
+        u_hi = Fraction(u_bits + 1, 1 << bits)
         # U in run j for sure when C_hi[j-1]/Z_lo <= U_lo and U_hi <= C_lo[j]/Z_hi
         z_lo, z_hi = s_lo, s_hi
         for j in range(len(live)):
-            below = hi_ctx.divide(c_hi[j - 1], z_lo) if j > 0 else Decimal(0)
-            above = lo_ctx.divide(c_lo[j], z_hi)
+            below = Fraction(hi_ctx.divide(c_hi[j - 1], z_lo)) if j > 0 else Fraction(0)
+            above = Fraction(lo_ctx.divide(c_lo[j], z_hi))
             if below <= u_lo and u_hi <= above:
                 return int(live[j])
         u_bits = (u_bits << 64) | int(source.words(1)[0])

@@ -80,14 +80,18 @@ def test_a_single_release_on_a_very_fine_grid_finishes() -> None:
     assert abs(out - (1 << 35)) <= 1
 
 
-def test_the_exact_fallback_follows_the_same_law(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("hi", [15, 5])  # runs from the rows, or one per grid point
+def test_the_exact_fallback_follows_the_same_law(monkeypatch: pytest.MonkeyPatch,
+                                                 hi: int) -> None:
     monkeypatch.setattr(mech, "_FLOAT_SLACK", 2.0)  # every draw takes the decimal path
-    values = np.array([2, 3, 3, 7, 9, 9, 9, 12], dtype=np.int64)
-    law = direct_law(values, 0, 15, 0.5, 1.0)
+    values = np.minimum(np.array([2, 3, 3, 7, 9, 9, 9, 12], dtype=np.int64), hi)
+    law = direct_law(values, 0, hi, 0.5, 1.0)
     src = SeededRandomSource(12)
-    draws = np.array([exponential_quantile(src, values, 0, 15, 0.5, 1.0, 1)
+    draws = np.array([exponential_quantile(src, values, 0, hi, 0.5, 1.0, 1)
                       for _ in range(1500)])
     assert chi_square(draws, 0, law) > 1e-4
+    wrong = direct_law(values, 0, hi, 0.5, 2.0)
+    assert chi_square(draws, 0, wrong) < 1e-4
 
 
 def count_words(monkeypatch: pytest.MonkeyPatch, values: np.ndarray, seed: int) -> list[int]:
@@ -145,3 +149,13 @@ def test_float_cumulative_weights_are_within_the_stated_slack(hi: int) -> None:
             worst = max(worst, abs(float(running / total) - f_float[k]))
         assert worst < mech._FLOAT_SLACK / 4
         assert math.isfinite(worst)
+
+
+def test_a_grid_no_larger_than_the_rows_follows_the_law() -> None:
+    values = np.sort(np.random.default_rng(7).integers(3, 12, 60))
+    law = direct_law(values, 0, 15, 0.3, 0.5)
+    src = SeededRandomSource(13)
+    draws = np.array([exponential_quantile(src, values, 0, 15, 0.3, 0.5, 1)
+                      for _ in range(4000)])
+    assert chi_square(draws, 0, law) > 1e-4
+    assert chi_square(draws, 0, direct_law(values, 0, 15, 0.3, 0.8)) < 1e-6

@@ -87,3 +87,13 @@ def test_risk_pane_reads_large_epsilon_with_enough_digits(demo) -> None:  # type
     assert "99.967%" in risk.sentence.text()  # 1 - 1/(1 + e^8) = 99.9665%, rounded up
     assert "99.9%" not in risk.sentence.text()
     demo.grab().save(str(SHOTS / "52-words-risk.png"))
+
+
+def test_the_wizard_checklist_names_a_useless_statistic(demo, qtbot) -> None:  # type: ignore[no-untyped-def]
+    demo.session.set_epsilon("smokers", 0.02)
+    wizard = demo.release()
+    qtbot.addWidget(wizard)
+    text = wizard.checklist.notes.text()
+    title = demo.session.plan.query("smokers").title
+    assert f"⚠ {title}: this statistic says almost nothing" in text
+    wizard.grab().save(str(SHOTS / "53-words-wizard.png"))
