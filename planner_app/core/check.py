@@ -158,7 +158,8 @@ def check_plan(plan: Plan, table: Table | None = None,
                            what=f"the release of {q.title!r}").sentence
         checks.append(QueryCheck(q, ms, acc, sentence))
         warnings.extend(_query_warnings(q, plan, ms, acc))
-        warnings.extend(f"{q.id}: {w}" for w in statistic_warnings(q, acc))
+        rows = len(table.frame) if table is not None else None
+        warnings.extend(f"{q.id}: {w}" for w in statistic_warnings(q, acc, rows))
     measurements = all_measurements(checks)
     total = compose(measurements, plan.budget.delta, plan.budget.accountant)
     report = CheckReport(plan, checks, total, alternatives_for(measurements, plan.budget.delta))

@@ -125,7 +125,8 @@ def readme_text(plan: Plan, record: dict[str, Any]) -> str:
         f"noise with {record['confidence']:.0%} confidence: read a value as 'about this much, "
         "give",
         "or take the interval'. Quantiles have no interval in value units; release.json gives",
-        "their accuracy in ranks, and the report reads it in percentiles of the data.",
+        "their accuracy in ranks, and the report reads it in percentiles of the data when the",
+        "plan states a public approximate row count.",
         "",
         "Why can a count be negative or a number look odd? The noise is symmetric: a small true",
         "count plus noise can come out below zero. That is expected and honest; treat it as",
