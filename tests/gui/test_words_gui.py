@@ -97,3 +97,13 @@ def test_the_wizard_checklist_names_a_useless_statistic(demo, qtbot) -> None:  #
     title = demo.session.plan.query("smokers").title
     assert f"⚠ {title}: this statistic says almost nothing" in text
     wizard.grab().save(str(SHOTS / "53-words-wizard.png"))
+
+
+def test_risk_pane_delta_sentence(demo) -> None:  # type: ignore[no-untyped-def]
+    risk = demo.risk_pane
+    demo.tabs.setCurrentWidget(risk)
+    risk.scope.setCurrentIndex(0)  # the whole release: δ = 1e-06
+    risk.refresh()
+    text = risk.delta_text.text()
+    assert "does not mean the bounds above fail only with a chance of δ" in text
+    demo.grab().save(str(SHOTS / "54-words-delta.png"))

@@ -140,7 +140,7 @@ class RiskPane(QWidget):
         self.group_text = QLabel()
         self.delta_text = QLabel()
         for label, name in ((self.sentence, "Highest belief"), (self.lower_text, "Lowest belief"),
-                            (self.frequency, "Out of 100"), (self.group_text, "Groups"),
+                            (self.frequency, "Right guesses"), (self.group_text, "Groups"),
                             (self.delta_text, "δ")):
             label.setWordWrap(True)
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
