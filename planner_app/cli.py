@@ -258,14 +258,17 @@ def cmd_check(args: argparse.Namespace) -> int:
     header = f"{'statistic':<26} {'kind':<19} {'ε':>8} {'± at ' + str(int(args.confidence * 100)) + '%':>14}  noise"
     print(header)
     print("-" * len(header))
-    for q in data["queries"]:
+    from .core.accuracy import format_half_width, quantile_words
+
+    for q, qc in zip(data["queries"], report.queries):
         acc = q["accuracy"]
-        unit_word = {"rank": " ranks", "share": ""}.get(acc["unit"], "")
         noise = (f"σ = {_num(q['sigma'])}" if "sigma" in q else
                  f"scale {_num(q.get('scale'))}" if q.get("scale") is not None else q["mechanism"])
         print(f"{q['id'][:26]:<26} {q['kind']:<19} {q['epsilon']:>8.4g} "
-              f"{_num(acc['half_width']) + unit_word:>14}  {noise}")
+              f"{format_half_width(acc).removeprefix('± '):>14}  {noise}")
         print(f"    {q['derivation']}")
+        if qc.query.kind == "quantile" and qc.query.quantile is not None:
+            print(f"    {quantile_words(acc, qc.query.quantile)}")
     t = data["total"]
     print()
     print(f"Composed total: ε = {t['epsilon']:.4g}, δ = {t['delta']:.3g} ({t['accountant']} "

@@ -90,10 +90,14 @@ class Accuracy:
     half_width: float | None  # in the statistic's units (None: needs an expected row count)
     unit: str  # "value" | "count" | "rank" | "share"
     note: str = ""
+    rows: float | None = None  # quantiles: the public approximate row count, if stated
 
     def to_dict(self) -> dict[str, object]:
-        return {"confidence": self.confidence, "half_width": self.half_width, "unit": self.unit,
-                "note": self.note}
+        out: dict[str, object] = {"confidence": self.confidence, "half_width": self.half_width,
+                                  "unit": self.unit, "note": self.note}
+        if self.rows is not None:
+            out["rows"] = self.rows
+        return out
 
 
 def expected_count(query: Query, plan: Plan) -> float | None:
@@ -170,7 +174,7 @@ def accuracy_for(query: Query, plan: Plan, confidence: float = DEFAULT_CONFIDENC
         note = "rank error"
         if n is not None:
             note += f" (about {100 * ranks / n:.3g}% of {n:g} rows)"
-        return Accuracy(confidence, ranks, "rank", note)
+        return Accuracy(confidence, ranks, "rank", note, rows=n)
     if query.kind == "randomized_response":
         m = next(m for m in ms if m.component.name == "answers")
         count = next((m for m in ms if m.component.name == "count"), None)
@@ -219,3 +223,167 @@ def epsilon_for_half_width(query: Query, plan: Plan, target: float,
     digits = 3 - int(math.floor(math.log10(hi))) - 1
     rounded = math.ceil(hi * 10**digits) / 10**digits
     return rounded if width(rounded) <= target else hi
+
+
+# ----------------------------------------------------------------------------- one unit per kind
+#
+# Every place that shows or reads a ± (the statistics table, the statistic pane's field and its
+# target, the goal solver, the wizard, the report and the CLI) goes through these functions, so
+# a share is always in percentage points and a quantile in percentiles of the data (ranks only
+# when no row count is stated). Accuracy.half_width itself stays in the statistic's own scale
+# (a share from 0 to 1, a quantile in ranks), as release.json records it.
+
+UNIT_WORDS = {"count": "people or rows", "value": "in the column's units",
+              "share": "percentage points", "percentile": "percentiles of the data",
+              "rank": "ranks (rows)"}
+
+
+def _field(acc: Accuracy | dict, name: str) -> object:
+    return acc.get(name) if isinstance(acc, dict) else getattr(acc, name)
+
+
+def shown_unit(acc: Accuracy | dict) -> str:
+    """The unit a person reads and types this accuracy in."""
+    unit = str(_field(acc, "unit"))
+    if unit == "rank":
+        return "percentile" if _field(acc, "rows") else "rank"
+    return unit
+
+
+def shown_scale(acc: Accuracy | dict) -> float:
+    """Shown value = half_width × this."""
+    unit = shown_unit(acc)
+    if unit == "share":
+        return 100.0
+    if unit == "percentile":
+        return 100.0 / float(_field(acc, "rows"))  # type: ignore[arg-type]
+    return 1.0
+
+
+def shown_half_width(acc: Accuracy | dict) -> float | None:
+    hw = _field(acc, "half_width")
+    return None if hw is None else float(hw) * shown_scale(acc)  # type: ignore[arg-type]
+
+
+def format_number_short(x: float) -> str:
+    return f"{x:,.0f}" if abs(x) >= 1e4 else f"{x:,.4g}"
+
+
+def format_half_width(acc: Accuracy | dict) -> str:
+    """The ± for a table cell, in the shown unit: "± 12 points", "± 3.5 percentiles"."""
+    hw = shown_half_width(acc)
+    if hw is None:
+        return "needs a row count"
+    if not math.isfinite(hw):
+        return "unbounded"
+    unit = shown_unit(acc)
+    suffix = {"share": " points", "percentile": " percentiles", "rank": " ranks"}.get(unit, "")
+    return f"± {format_number_short(hw)}{suffix}"
+
+
+def half_width_from_shown(acc: Accuracy | dict, shown: float) -> float:
+    """A target typed in the shown unit, in the statistic's own scale."""
+    return shown / shown_scale(acc)
+
+
+def epsilon_for_shown_target(query: Query, plan: Plan, shown: float,
+                             confidence: float = DEFAULT_CONFIDENCE) -> float | None:
+    """The smallest ε whose ± (in the shown unit) is at most ``shown``."""
+    acc = accuracy_for(query, plan, confidence)
+    return epsilon_for_half_width(query, plan, half_width_from_shown(acc, shown), confidence)
+
+
+# ----------------------------------------------------------------------------- quantiles in words
+
+
+def ordinal(k: int) -> str:
+    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
+    return f"{k}{suffix}"
+
+
+def quantile_name(q: float) -> str:
+    if q == 0.5:
+        return "median"
+    pct = 100 * q
+    return f"{ordinal(int(pct))} percentile" if float(pct).is_integer() else f"{pct:g}% quantile"
+
+
+def quantile_words(acc: Accuracy | dict, quantile: float) -> str:
+    """"With 95% chance the released median lies between the 45th and 55th percentile of the
+    data" — the rank bound turned into percentiles (outward-rounded), or into rows when no row
+    count is stated."""
+    confidence = float(_field(acc, "confidence"))  # type: ignore[arg-type]
+    name = quantile_name(quantile)
+    chance = f"With {100 * confidence:g}% chance the released {name}"
+    hw = shown_half_width(acc)
+    if hw is None or not math.isfinite(hw):
+        return f"{chance} can lie anywhere within the bounds."
+    if shown_unit(acc) == "rank":
+        return (f"{chance} lies within {format_number_short(hw)} rows of the true {name} in the "
+                "sorted data (state dataset.expected_rows to read this in percentiles).")
+    low = max(0.0, math.floor(100 * quantile - hw))
+    high = min(100.0, math.ceil(100 * quantile + hw))
+    if low <= 0 and high >= 100:
+        return f"{chance} can lie anywhere in the data (0th to 100th percentile)."
+    return (f"{chance} lies between the {ordinal(int(low))} and {ordinal(int(high))} percentile "
+            "of the data.")
+
+
+# ----------------------------------------------------------------------------- useless statistics
+
+USELESS_SHARE = 0.5  # the ± reaches half the range: the interval from the middle covers it all
+
+
+def possible_range(query: Query, acc: Accuracy | dict) -> tuple[float, str] | None:
+    """The width of the values a statistic can take, and how to say it (None: unbounded)."""
+    if query.kind == "randomized_response":
+        return 1.0, "0 to 100%"
+    if query.kind == "mean" and query.lower is not None and query.upper is not None:
+        return query.upper - query.lower, f"{query.lower:g} to {query.upper:g}"
+    if query.kind == "variance" and query.lower is not None and query.upper is not None:
+        top = (query.upper - query.lower) ** 2 / 4
+        return top, f"0 to {top:g}, the largest variance its bounds allow"
+    if query.kind == "quantile" and _field(acc, "rows"):
+        return float(_field(acc, "rows")), "the whole data"  # type: ignore[arg-type]
+    return None
+
+
+def useless_warning(query: Query, acc: Accuracy | dict) -> str | None:
+    """A plain sentence when the ± covers most of what the statistic could be, else None.
+
+    The one rule for `check`, the statistics list, the wizard and the report."""
+    hw = _field(acc, "half_width")
+    span = possible_range(query, acc)
+    if hw is None or span is None:
+        return None
+    width, words = span
+    if not (float(hw) >= USELESS_SHARE * width):  # type: ignore[arg-type]
+        return None
+    confidence = float(_field(acc, "confidence"))  # type: ignore[arg-type]
+    return (f"this statistic says almost nothing: at {100 * confidence:g}% confidence its "
+            f"{format_half_width(acc)} covers most of what it can be ({words}). Give it a larger "
+            "ε, or leave it out.")
+
+
+# ----------------------------------------------------------------------------- quantile cost
+
+
+def quantile_refusal(query: Query, rows: int | None) -> str | None:
+    """Why the quantile sampler would not finish in reasonable time, from public parameters
+    only: the grid's size and a bound on the rows (the table's row count at release; None for
+    "unknown", when only the grid counts). None when it will finish."""
+    if query.kind != "quantile":
+        return None
+    from .mechanisms import MAX_QUANTILE_WORK, quantile_work
+
+    points = grid_for(query).points
+    if quantile_work(points, rows) <= MAX_QUANTILE_WORK:
+        return None
+    limit = (MAX_QUANTILE_WORK - 1) // 2
+    if rows is None:
+        return (f"the quantile grid has {points:,} points; the release can only "
+                f"run on a table of at most {limit:,} rows (a coarser grid_step removes the "
+                "limit)")
+    return (f"the quantile grid has {points:,} points and the table more than {limit:,} rows; "
+            f"the sampler handles at most {limit:,} of the smaller of the two. Use a coarser "
+            "grid_step (nothing was charged)")

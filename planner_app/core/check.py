@@ -16,7 +16,8 @@ from typing import Any, Callable
 import pandas as pd
 
 from .accounting import Total, basic, compose, pld, pld_supported, zcdp
-from .accuracy import DEFAULT_CONFIDENCE, Accuracy, accuracy_for
+from .accuracy import (DEFAULT_CONFIDENCE, Accuracy, accuracy_for, quantile_refusal,
+                       useless_warning)
 from .aggregate import PandasEngine
 from .errors import InputError
 from .fit import plan_only_notes
@@ -164,6 +165,8 @@ def check_plan(plan: Plan, table: Table | None = None,
         warnings.extend(_query_warnings(q, plan, ms, acc))
         if table is None:  # with the data, the fit check decides instead (fit.py)
             warnings.extend(plan_only_notes(q))
+        rows = len(table.frame) if table is not None else None
+        warnings.extend(f"{q.id}: {w}" for w in statistic_warnings(q, acc, rows))
     measurements = all_measurements(checks)
     total = compose(measurements, plan.budget.delta, plan.budget.accountant)
     report = CheckReport(plan, checks, total, alternatives_for(measurements, plan.budget.delta))
@@ -178,6 +181,19 @@ def check_plan(plan: Plan, table: Table | None = None,
     if table is not None:
         _check_against_table(report, table, engine)
     return report
+
+
+def statistic_warnings(q: Query, acc: Accuracy, rows: int | None = None) -> list[str]:
+    """The words branch's rules, kept apart so the readiness rules can call them: a ± that
+    covers most of the possible range, and a quantile grid the sampler cannot finish."""
+    out = []
+    useless = useless_warning(q, acc)
+    if useless is not None:
+        out.append(useless)
+    costly = quantile_refusal(q, rows)
+    if costly is not None:
+        out.append(costly)
+    return out
 
 
 def _query_warnings(q: Query, plan: Plan, ms: list[Measurement], acc: Accuracy) -> list[str]:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
 from .accounting import Total, compose
-from .accuracy import DEFAULT_CONFIDENCE, epsilon_for_half_width
+from .accuracy import DEFAULT_CONFIDENCE, epsilon_for_shown_target
 from .measure import measurements_for
 from .plan import Plan, Query
 
@@ -238,12 +238,14 @@ def solve_goal(plan: Plan, targets: Mapping[str, float],
                confidence: float = DEFAULT_CONFIDENCE) -> GoalResult:
     """The smallest total ε that meets every accuracy target.
 
-    A statistic's accuracy depends on its own ε only, and every accountant's total grows with
-    each ε, so the smallest ε meeting each target separately gives the smallest total."""
+    Targets are in the unit each statistic is shown in (``accuracy.shown_unit``: percentage
+    points for a share, percentiles for a quantile), as a person types them. A statistic's
+    accuracy depends on its own ε only, and every accountant's total grows with each ε, so the
+    smallest ε meeting each target separately gives the smallest total."""
     epsilons: dict[str, float] = {}
     unreachable: list[str] = []
     for qid, target in targets.items():
-        eps = epsilon_for_half_width(plan.query(qid), plan, target, confidence)
+        eps = epsilon_for_shown_target(plan.query(qid), plan, target, confidence)
         if eps is None:
             unreachable.append(qid)
         else:

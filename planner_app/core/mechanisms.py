@@ -270,6 +270,66 @@ def truth_probability(epsilon: float) -> Fraction:
 # ----------------------------------------------------------------------------- quantiles
 
 
+# The sampler's work is an array of this many runs (quantile_work below); a plan whose quantile
+# could need more is refused before the ledger is charged.
+MAX_QUANTILE_WORK = 1 << 22
+# Every cumulative weight computed in float64 is within this fraction of the total (weights:
+# relative error below 2^-42; blocked sums: below 2^-40). Checked in the tests.
+_FLOAT_SLACK = 2.0**-37
+_BLOCK = 1024
+
+
+def quantile_work(grid_points: int, rows: int | None) -> int:
+    """How many runs the quantile sampler handles, from the grid size and a bound on the row
+    count only (never the data's values): one per grid point when the grid is no larger than
+    the rows, else two per row and one more."""
+    if rows is None or grid_points <= rows:
+        return grid_points
+    return 2 * rows + 1
+
+
+def _quantile_runs(values: np.ndarray, lo: int, hi: int, quantile: float
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Runs of grid points with the same rank key K = #{v < x} + #{v <= x}, as (keys, starts,
+    sizes, 2m), in arrays whose shape and work depend on the grid size and the row count only.
+
+    A grid no larger than the rows: every grid point is a run of its own (binary searches
+    over the rows). Otherwise each sorted row i owns two runs, the gap of grid points just
+    below it and its own point, both empty unless it is the first row with its value, plus the
+    gap above the last row."""
+    n = int(values.size)
+    m2 = 2 * int(round(quantile * n))
+    points = hi - lo + 1
+    # counting and running minima, not binary searches: numpy's searchsorted on sorted keys
+    # starts from the previous answer, so its time would depend on the values
+    if quantile_work(points, n) == points:
+        counts = np.bincount(values - lo, minlength=points).astype(np.int64)
+        at_or_below = np.cumsum(counts)
+        keys = 2 * at_or_below - counts
+        return keys, np.arange(lo, hi + 1, dtype=np.int64), np.ones(points, dtype=np.int64), m2
+    index = np.arange(n, dtype=np.int64)
+    first = np.ones(n, dtype=bool)
+    np.not_equal(values[1:], values[:-1], out=first[1:])
+    last = np.ones(n, dtype=bool)
+    np.not_equal(values[:-1], values[1:], out=last[:-1])
+    previous = np.concatenate([[lo - 1], values[:-1]])
+    # rows at or below row i's value: one past the last row with the same value
+    at_or_below = np.minimum.accumulate(np.where(last, index + 1, n)[::-1])[::-1]
+    keys = np.empty(2 * n + 1, dtype=np.int64)
+    starts = np.empty(2 * n + 1, dtype=np.int64)
+    sizes = np.empty(2 * n + 1, dtype=np.int64)
+    keys[0:2 * n:2] = 2 * index  # rows strictly below a first row: its index
+    starts[0:2 * n:2] = previous + 1
+    sizes[0:2 * n:2] = np.where(first, values - previous - 1, 0)
+    keys[1:2 * n:2] = index + at_or_below
+    starts[1:2 * n:2] = values
+    sizes[1:2 * n:2] = first
+    keys[2 * n] = 2 * n
+    starts[2 * n] = values[-1] + 1 if n else lo
+    sizes[2 * n] = hi - values[-1] if n else points
+    return keys, starts, sizes, m2
+
+
 def exponential_quantile(
     source: RandomSource,
     sorted_steps: np.ndarray,
@@ -283,72 +343,106 @@ def exponential_quantile(
 
     Utility of a grid point x: -|(#{v < x} + #{v <= x})/2 - m| with m = round(q*n); it moves
     by at most 1 per row. The output has probability proportional to exp(-eps*|u|/(2*Delta)).
-    Exact sampling: grid points group into runs with the same key K = #{v<x} + #{v<=x};
-    propose K from a discrete Laplace around 2m (exact, rational scale), accept with
-    (points in run)/(largest run). Returns a grid point in steps.
+
+    Exact inversion with a work that depends on the grid size and the row count only: the grid
+    points group into runs with the same key K, laid out in arrays whose shape depends on the
+    grid size and the row count only (``_quantile_runs``). A uniform U is compared with the cumulative weights
+    size_r * exp(-a |K_r - 2m|), a = eps / (4 Delta), computed in float64 with a proven error
+    bound; only when U falls within that bound of a boundary (probability below 2^-36 per run)
+    is the comparison redone in exact-enough decimal arithmetic with more bits of the same U.
+    The output is therefore exactly the mechanism's law, and the running time no longer depends
+    on where the data's values lie (the rejection sampler it replaces could run for minutes on
+    concentrated data on a fine grid). Returns a grid point in steps.
     """
-    values = np.asarray(sorted_steps, dtype=np.int64)
-    n = int(values.size)
-    m = int(round(quantile * n))
-    distinct, counts = np.unique(values, return_counts=True) if n else (np.zeros(0, np.int64),
-                                                                       np.zeros(0, np.int64))
-    cum = np.cumsum(counts)
-    below = cum - counts
-    # runs in increasing x: [lo, d0-1], {d0}, [d0+1, d1-1], {d1}, ..., [d_last+1, hi]
-    keys: list[int] = []
-    starts: list[int] = []
-    sizes: list[int] = []
-    prev_end = lo - 1
-    prev_cum = 0
-    for d, c_below, c_cum in zip(distinct.tolist(), below.tolist(), cum.tolist()):
-        gap = d - prev_end - 1
-        if gap > 0:
-            keys.append(2 * prev_cum)
-            starts.append(prev_end + 1)
-            sizes.append(gap)
-        keys.append(c_below + c_cum)
-        starts.append(d)
-        sizes.append(1)
-        prev_end = d
-        prev_cum = c_cum
-    if hi - prev_end > 0:
-        keys.append(2 * prev_cum)
-        starts.append(prev_end + 1)
-        sizes.append(hi - prev_end)
-    key_arr = np.asarray(keys, dtype=np.int64)
-    size_arr = np.asarray(sizes, dtype=np.int64)
-    largest = int(size_arr.max())
-    # the target weight of run r: size_r * exp(-a * |K_r - 2m|), a = eps / (4 * Delta)
-    a = Fraction(repr(float(epsilon))) / (4 * sensitivity)
-    dist = np.abs(key_arr - 2 * m)
-    right = int(np.searchsorted(key_arr, 2 * m))  # first run with K >= 2m
-    left = right - 1
-    d_min = int(dist.min())
-    # Proposal: a side by a fair coin, then an offset j >= 0 outward from that side's first
-    # run with P(j) proportional to exp(-a j). Keys grow by at least 1 per run, so
-    # dist_r >= dist_side + j >= d_min + j, and accepting with (size_r / largest) *
-    # exp(-a (dist_r - d_min - j)) gives exactly the target.
-    scale = Fraction(1) / a
-    if scale.denominator >= 1 << 32 or scale.numerator >= 1 << 40:
-        scale = Fraction(math.ceil(scale * (1 << 20)), 1 << 20)
-        a = Fraction(1) / scale
-    batch = 256
+    values = np.clip(np.asarray(sorted_steps, dtype=np.int64), lo, hi)  # clamped already
+    keys, starts, sizes, m2 = _quantile_runs(values, lo, hi, quantile)
+    width = keys.size
+    a = float(epsilon) / (4 * sensitivity)
+    dist = np.abs(keys - m2)
+    # subtract the nearest live run's distance in integers, so that a * dist stays below
+    # about 800 wherever a weight is not negligible (its float error stays below 2^-42)
+    d_min = int(np.where(sizes > 0, dist, np.iinfo(np.int64).max).min())
+    with np.errstate(divide="ignore"):
+        log_w = np.log(sizes.astype(np.float64)) - a * (dist - d_min).astype(np.float64)
+    log_w -= log_w.max()  # the largest weight is 1, so the total is at least 1
+    # weights below e^-700 are raised to it (never a subnormal, whose arithmetic is slow and
+    # would time the data): 2^22 runs add at most 2^22 * e^-700 < 2^-900 of the total to the
+    # float error bound; empty runs stay exactly 0
+    weights = np.where(sizes > 0, np.exp(np.maximum(log_w, -700.0)), 0.0)
+    cdf = _blocked_cumsum(weights)
+    total = float(cdf[-1])
+    u = int(source.words(1)[0])
+    u_float = u / 2.0**64
+    r = int(np.searchsorted(cdf, u_float * total, side="right"))
+    r = min(r, width - 1)
+    lower = float(cdf[r - 1]) / total if r > 0 else 0.0
+    upper = float(cdf[r]) / total
+    if lower + _FLOAT_SLACK < u_float and u_float + 2.0**-52 < upper - _FLOAT_SLACK \
+            and sizes[r] > 0:
+        run = r
+    else:  # within the float error of a boundary: decide exactly with the same U
+        run = _quantile_run_exact(source, u, keys, sizes, m2, epsilon, sensitivity)
+    return int(starts[run]) + source.randbelow(int(sizes[run]))
+
+
+def _blocked_cumsum(weights: np.ndarray) -> np.ndarray:
+    """Cumulative sums with error below 2^-40 of the total: running sums inside blocks of
+    1,024, plus running sums of the (pairwise) block totals."""
+    n = weights.size
+    pad = (-n) % _BLOCK
+    blocks = np.concatenate([weights, np.zeros(pad)]).reshape(-1, _BLOCK)
+    inside = np.cumsum(blocks, axis=1)
+    offsets = np.concatenate([[0.0], np.cumsum(blocks.sum(axis=1))[:-1]])
+    return (inside + offsets[:, None]).reshape(-1)[:n]
+
+
+def _quantile_run_exact(source: RandomSource, u: int, keys: np.ndarray, sizes: np.ndarray,
+                        m2: int, epsilon: float, sensitivity: int) -> int:
+    """The run holding U, decided with rigorous decimal bounds on every cumulative weight and
+    as many further random bits of U as it takes (rarely reached; slow but exact)."""
+    from decimal import ROUND_CEILING, ROUND_FLOOR, Context, Decimal
+
+    live = np.flatnonzero(sizes > 0)
+    dist = [int(x) for x in np.abs(keys[live] - m2)]
+    size = [int(x) for x in sizes[live]]
+    u_bits, bits = u, 64
+    digits = 40
+    a = Fraction(epsilon) / (4 * sensitivity)
     while True:
-        z = discrete_laplace(source, scale, batch)
-        z = z[z >= 0]  # one-sided: P(j) proportional to exp(-a j)
-        go_right = (source.words(z.size) & U64(1)).astype(bool)
-        runs = np.where(go_right, right + z, left - z)
-        ok = (runs >= 0) & (runs < key_arr.size)
-        runs, j = runs[ok], z[ok]
-        if runs.size:
-            excess = dist[runs] - d_min - j
-            keep = uniform_below(source, largest, runs.size).astype(np.int64) < size_arr[runs]
-            keep &= _bernoulli_exp_many(source, excess, a)
-            chosen = np.flatnonzero(keep)
-            if chosen.size:
-                run = int(runs[chosen[0]])
-                return starts[run] + source.randbelow(sizes[run])
-        batch = min(batch * 2, 1 << 18)
+        ctx = Context(prec=digits, Emin=-999_999_999, Emax=999_999_999)
+        lo_ctx = Context(prec=digits, rounding=ROUND_FLOOR, Emin=-999_999_999,
+                         Emax=999_999_999)
+        hi_ctx = Context(prec=digits, rounding=ROUND_CEILING, Emin=-999_999_999,
+                         Emax=999_999_999)
+        d_min = min(dist)
+        # each weight size * exp(-a (dist - d_min)) to a relative error below `rel`
+        rel = Decimal(10) ** (3 - digits) * (1 + int(a * (max(dist) - d_min)) + 1)
+        a_dec = ctx.divide(Decimal(a.numerator), Decimal(a.denominator))
+        w_lo, w_hi = [], []
+        for dd, ss in zip(dist, size):
+            w = ctx.multiply(Decimal(ss), ctx.exp(ctx.minus(ctx.multiply(a_dec, dd - d_min))))
+            w_lo.append(lo_ctx.multiply(w, 1 - rel))
+            # below the decimal range: the weight is under 10^-999,999,990, say so (a * dist
+            # stays below 1.1e9 within MAX_QUANTILE_WORK, so exp never gets near that range)
+            w_hi.append(hi_ctx.multiply(w, 1 + rel) if w else Decimal("1e-999999990"))
+        c_lo, c_hi = [], []
+        s_lo, s_hi = Decimal(0), Decimal(0)
+        for wl, wh in zip(w_lo, w_hi):
+            s_lo, s_hi = lo_ctx.add(s_lo, wl), hi_ctx.add(s_hi, wh)
+            c_lo.append(s_lo)
+            c_hi.append(s_hi)
+        u_lo = Fraction(u_bits, 1 << bits)  # U lies in [u_lo, u_hi), compared exactly
+        u_hi = Fraction(u_bits + 1, 1 << bits)
+        # U in run j for sure when C_hi[j-1]/Z_lo <= U_lo and U_hi <= C_lo[j]/Z_hi
+        z_lo, z_hi = s_lo, s_hi
+        for j in range(len(live)):
+            below = Fraction(hi_ctx.divide(c_hi[j - 1], z_lo)) if j > 0 else Fraction(0)
+            above = Fraction(lo_ctx.divide(c_lo[j], z_hi))
+            if below <= u_lo and u_hi <= above:
+                return int(live[j])
+        u_bits = (u_bits << 64) | int(source.words(1)[0])
+        bits += 64
+        digits += 30
 
 
 def _bernoulli_exp_many(source: RandomSource, x: np.ndarray, a: Fraction) -> np.ndarray:

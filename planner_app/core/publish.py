@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from .. import __version__
-from .accuracy import DEFAULT_CONFIDENCE
+from .accuracy import DEFAULT_CONFIDENCE, quantile_refusal
 from .aggregate import PandasEngine
 from .audit import AuditError, AuditLog, canonical, utc_now
 from .bundle import (AUDIT, NOISED_DIR, PLAN, README, RECORD, RELEASE_FORMAT, REPORT_HTML,
@@ -128,7 +128,8 @@ def readme_text(plan: Plan, record: dict[str, Any]) -> str:
         f"noise with {record['confidence']:.0%} confidence: read a value as 'about this much, "
         "give",
         "or take the interval'. Quantiles have no interval in value units; release.json gives",
-        "their accuracy in ranks.",
+        "their accuracy in ranks, and the report reads it in percentiles of the data when the",
+        "plan states a public approximate row count.",
         "",
         "Why can a count be negative or a number look odd? The noise is symmetric: a small true",
         "count plus noise can come out below zero. That is expected and honest; treat it as",
@@ -204,6 +205,10 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
             f"the plan's composed total ε = {report.total.epsilon:.4g}, δ = "
             f"{report.total.delta:.3g} exceeds its budget ε = {plan.budget.epsilon:g}, δ = "
             f"{plan.budget.delta:g}. Nothing was charged or written.")
+    for q in plan.queries:  # a quantile the sampler cannot finish: refuse before the charge
+        why = quantile_refusal(q, len(table.frame))
+        if why is not None:
+            raise InputError("plan", f"query {q.id}", why)
     step(0.15, "Computing the aggregates")
     aggregates = {q.id: engine.aggregate(q) for q in plan.queries}  # true values: memory only
 

@@ -15,6 +15,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from .accuracy import format_half_width, quantile_words, useless_warning
+
 KIND_WORDS = {"count": "count", "sum": "sum", "mean": "mean", "variance": "variance",
               "histogram": "histogram", "quantile": "quantile",
               "randomized_response": "share of yes (randomized response)"}
@@ -28,9 +30,24 @@ def format_number(x: Any) -> str:
     return f"{x:,.6g}"
 
 
+def _is_share(row: dict[str, Any]) -> bool:
+    return row.get("mechanism") == "randomized_response"
+
+
+def _percent(x: Any) -> str:
+    return "—" if x is None else f"{100 * float(x):.4g}%"
+
+
+def format_value(row: dict[str, Any]) -> str:
+    """A released value as a person reads it: a share in percent (its ± is in points)."""
+    return _percent(row.get("value")) if _is_share(row) else format_number(row.get("value"))
+
+
 def format_interval(row: dict[str, Any]) -> str:
     if row.get("low") is None or row.get("high") is None:
         return "—"
+    if _is_share(row):
+        return f"{_percent(row['low'])} to {_percent(row['high'])}"
     return f"{format_number(row['low'])} to {format_number(row['high'])}"
 
 
@@ -168,6 +185,17 @@ def chart_png(epsilon: float, prior: float = 0.5) -> bytes:
     return out.getvalue()
 
 
+def _declared_queries(record: dict[str, Any]) -> dict[str, Any]:
+    """The plan's queries from the record (for their bounds and quantile), or none when the
+    record's plan does not read (the report still renders)."""
+    from .plan import plan_from_dict
+
+    try:
+        return {q.id: q for q in plan_from_dict(record["plan"]).queries}
+    except Exception:  # a report never fails on this: it only adds words
+        return {}
+
+
 def _statistics(record: dict[str, Any]) -> list[dict[str, Any]]:
     """Per statistic: its rows and a sentence on what its interval means."""
     rows_by_query: dict[str, list[dict[str, Any]]] = {}
@@ -175,13 +203,17 @@ def _statistics(record: dict[str, Any]) -> list[dict[str, Any]]:
         rows_by_query.setdefault(r["query_id"], []).append(r)
     out = []
     confidence = record["confidence"]
+    declared = _declared_queries(record)
     for q in record["queries"]:
         acc = q["accuracy"]
         hw = acc.get("half_width")
+        query = declared.get(q["id"])
         if q["kind"] == "quantile":
-            meaning = (f"The value is a grid point chosen by the exponential mechanism; with "
-                       f"{confidence:.0%} confidence its rank is within about "
-                       f"{format_number(hw)} of the target rank.")
+            meaning = ("The value is a grid point chosen by the exponential mechanism. "
+                       + (quantile_words(acc, query.quantile) if query is not None and
+                          query.quantile is not None else
+                          f"With {confidence:.0%} confidence its rank is within about "
+                          f"{format_number(hw)} of the target rank."))
         elif q["kind"] == "randomized_response":
             meaning = (f"Each answer was randomized on its own; the share is corrected for the "
                        f"randomization and the interval holds it with {confidence:.0%} "
@@ -192,6 +224,11 @@ def _statistics(record: dict[str, Any]) -> list[dict[str, Any]]:
         else:
             meaning = (f"With {confidence:.0%} confidence the noise added is at most "
                        f"± {format_number(hw)}, so the true value lies in the interval.")
+        if q["kind"] == "randomized_response" and hw is not None:
+            meaning += f" That is {format_half_width(acc)}."
+        useless = useless_warning(query, acc) if query is not None else None
+        if useless is not None:
+            meaning += f" Note: {useless[0].upper()}{useless[1:]}"
         params = (f"{q['mechanism'].replace('_', ' ')} mechanism, ε = {q['epsilon_spent']:.4g}"
                   + (f", δ = {q['delta']:g}" if q.get("delta") else "")
                   + (f", noise scale {q['scale']:.4g}" if q.get("scale") else "")
@@ -238,7 +275,7 @@ def report_html(record: dict[str, Any]) -> str:
         parts.append("<table><tr><th>Cell</th><th>Value</th><th>Interval "
                      f"({record['confidence']:.0%})</th><th>Note</th></tr>")
         for r in s["rows"]:
-            parts.append(f"<tr><td>{e(cell_name(r))}</td><td class='num'>{e(format_number(r['value']))}"
+            parts.append(f"<tr><td>{e(cell_name(r))}</td><td class='num'>{e(format_value(r))}"
                          f"</td><td class='num'>{e(format_interval(r))}</td><td class='note'>"
                          f"{e(r.get('note') or '')}</td></tr>")
         parts.append(f"</table><p class='note'>Parameters: {e(s['params'])}. "
@@ -311,7 +348,7 @@ def report_pdf(record: dict[str, Any]) -> bytes:
                        line_height=4.6) as table:
             table.row(("Cell", "Value", f"Interval ({record['confidence']:.0%})", "Note"))
             for r in s["rows"]:
-                table.row((cell_name(r), format_number(r["value"]), format_interval(r),
+                table.row((cell_name(r), format_value(r), format_interval(r),
                            (r.get("note") or "")[:60]))
         para(f"Parameters: {s['params']}.", 7.5)
     heading("The privacy guarantee")

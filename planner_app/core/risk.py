@@ -3,14 +3,19 @@
 An attacker who knows everyone but the target and believes with probability p (the prior)
 that the target is in the data can, after an ε-DP release, believe at most
 upper(p, ε) = p·e^ε / (1 + p·(e^ε - 1)) and at least lower(p, ε) = p / (e^ε - p·(e^ε - 1)).
-With δ > 0 these hold except with probability δ, and a coin-flip guess is right with
-probability at most (e^ε + δ)/(1 + e^ε).
+With δ > 0, (ε, δ)-DP says that any set of outcomes is at most e^ε times as likely with the
+person as without, plus δ. It does not say these bounds fail with probability at most δ (the
+privacy loss can exceed ε more often: 8.6-11.9 × δ for the tool's own totals). What it does
+give: a coin-flip guess is right with probability at most (e^ε + δ)/(1 + e^ε), and the loss
+exceeds ε + t with probability at most δ/(1 - e^-t), so the bounds for ε + ln 2 hold except
+with probability at most 2δ.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
 from .accounting import group_privacy
 
@@ -46,20 +51,80 @@ def out_of_100(epsilon: float, delta: float = 0.0) -> int:
     return min(100, math.ceil(100 * guess_success(epsilon, delta) - 1e-9))
 
 
-def percent(p: float, round_up: bool) -> str:
-    """A probability as a percentage, one decimal at most, rounded in the safe direction."""
-    v = 100 * p
-    r = round(v, 1)
-    if round_up and r < v - 1e-9:
-        r = math.ceil(v * 10 - 1e-6) / 10
-    elif not round_up and r > v + 1e-9:
-        r = math.floor(v * 10 + 1e-6) / 10
-    if r == 100 and v < 100:
-        r = 99.9
-    if r == 0 and v > 0:
-        return "less than 0.1%"
-    text = f"{r:.1f}".rstrip("0").rstrip(".")
+def format_percent(p: float, round_up: bool, complement: float | None = None) -> str:
+    """A probability as a percentage, rounded in the safe direction: an upper bound up, a lower
+    bound down. It shows two significant digits of the smaller of p and 1 - p (at least one
+    decimal), so 99.909% and 99.966% never both read "99.9%". Pass ``complement`` (1 - p,
+    computed without cancellation) when p is within float precision of 1."""
+    q = (1 - p) if complement is None else complement
+    if not math.isfinite(p) or q <= 0:
+        return "100%"
+    if p <= 0:
+        return "0%"
+    small = min(p, q)
+    decimals = max(1, -math.floor(math.log10(100 * small)) + 1) if small > 0 else 1
+    decimals = min(decimals, 40)
+    if q < p and complement is not None:
+        # 100 - 100q exactly in decimal, so digits far below float's 16 are right
+        value = Decimal(100) - Decimal(100) * Decimal(q)
+    else:
+        value = Decimal(100) * Decimal(p)
+    step = Decimal(1).scaleb(-decimals)
+    rounded = value.quantize(step, rounding=ROUND_CEILING if round_up else ROUND_FLOOR)
+    rounded = min(max(rounded, Decimal(0)), Decimal(100))
+    if rounded == 100:
+        return "100%"
+    text = f"{rounded:.{decimals}f}".rstrip("0").rstrip(".")
     return f"{text}%"
+
+
+def percent(p: float, round_up: bool) -> str:
+    """Kept for callers of the old name: ``format_percent`` without a complement."""
+    return format_percent(p, round_up)
+
+
+def posterior_max_complement(prior: float, epsilon: float) -> float:
+    """1 - posterior_max(prior, ε), computed without cancellation (for many digits near 1)."""
+    if prior >= 1 or epsilon > 700:
+        return 0.0 if prior > 0 else 1.0
+    e = math.exp(epsilon)
+    return (1 - prior) / (1 + prior * (e - 1))
+
+
+def upper_percent(prior: float, epsilon: float) -> str:
+    """The highest belief after a release, as text rounded up."""
+    return format_percent(posterior_max(prior, epsilon), round_up=True,
+                          complement=posterior_max_complement(prior, epsilon))
+
+
+def lower_percent(prior: float, epsilon: float) -> str:
+    """The lowest belief after a release, as text rounded down."""
+    return format_percent(posterior_min(prior, epsilon), round_up=False)
+
+
+def loss_tail_bound(delta: float, slack: float) -> float:
+    """What (ε, δ)-DP says about the privacy loss L: P(L > ε + slack) <= δ / (1 - e^-slack).
+
+    (ε, δ)-DP bounds the hockey-stick divergence E[(1 - e^(ε - L))+] <= δ; on the event
+    L > ε + t the integrand is at least 1 - e^-t (Markov). It does NOT bound P(L > ε) by δ."""
+    return min(1.0, delta / -math.expm1(-slack))
+
+
+def frequency_words(epsilon: float, delta: float = 0.0) -> str:
+    """Out of N coin-flip targets, how many an attacker is right about at most (rounded up).
+    N grows from 100 by tens until the wrong guesses number at least one, so that ε = 7, 8
+    and 10 do not all read "at most 100 of 100"."""
+    if epsilon > 700:
+        wrong = 0.0
+    else:
+        e = math.exp(epsilon)
+        wrong = max(0.0, (1 - delta) / (1 + e))  # 1 - guess_success, without cancellation
+    people = 100
+    while people * wrong < 1 and people < 10**12:
+        people *= 10
+    right = min(people, math.ceil(people * (1 - wrong) - 1e-9 * people * wrong))
+    return (f"Of {people:,} people targeted from a coin-flip start, an attacker is right about "
+            f"at most {right:,} of them, against {people // 2:,} with no release.")
 
 
 def _subject(relation: str) -> str:
@@ -106,17 +171,15 @@ def explain(epsilon: float, delta: float = 0.0, prior: float = 0.5, group_size: 
     if group_size > 1:
         subject = subject.replace("a person", "a group of people").replace(
             "one person's record", f"the records of {group_size} people")
-    sentence = (f"An attacker who was {percent(prior, round_up=False)} sure that {subject} "
-                f"can be at most {percent(hi, round_up=True)} sure after {what}.")
-    lower = (f"An attacker who was {percent(prior, round_up=False)} sure can be pushed down to "
-             f"no less than {percent(lo, round_up=False)}.")
+    before = format_percent(prior, round_up=False)
+    sentence = (f"An attacker who was {before} sure that {subject} "
+                f"can be at most {upper_percent(prior, g_eps)} sure after {what}.")
+    lower = (f"An attacker who was {before} sure can be pushed down to "
+             f"no less than {lower_percent(prior, g_eps)}.")
     n100 = out_of_100(g_eps, g_delta)
-    frequency = (f"Of 100 people targeted from a coin-flip start, an attacker is right about "
-                 f"at most {n100} of them, against 50 with no release.")
+    frequency = frequency_words(g_eps, g_delta)
     if g_delta > 0:
-        delta_text = (f"δ = {g_delta:.3g}: the bounds above hold except with a chance of at most "
-                      f"{g_delta:.3g} (about 1 in {max(1, round(1 / g_delta)):,}), in which "
-                      "the release could reveal more.")
+        delta_text = delta_words(g_eps, g_delta, prior)
     else:
         delta_text = "δ = 0: the bounds hold always (pure differential privacy)."
     group_text = (f"For {who}, the guarantee is ε = {g_eps:.4g}"
@@ -126,3 +189,17 @@ def explain(epsilon: float, delta: float = 0.0, prior: float = 0.5, group_size: 
                 out_of_100=n100, sentence=sentence, lower_sentence=lower,
                 frequency_sentence=frequency, delta_sentence=delta_text,
                 group_sentence=group_text)
+
+
+def delta_words(epsilon: float, delta: float, prior: float = 0.5) -> str:
+    """What δ > 0 guarantees, truthfully: not "the bounds fail with chance δ"."""
+    slack = math.log(2)
+    wider = format_percent(posterior_max(prior, epsilon + slack), round_up=True,
+                           complement=posterior_max_complement(prior, epsilon + slack))
+    tail = loss_tail_bound(delta, slack)
+    return (f"δ = {delta:.3g}: any outcome of the release is at most e^ε times as likely with "
+            f"the person's data as without it, plus {delta:.3g}. This does not mean the bounds "
+            f"above fail only with a chance of δ: they can fail more often. What holds: "
+            f"from a {format_percent(prior, round_up=False)} start the attacker stays at or "
+            f"below {wider} except with a chance of at most {tail:.3g} (2δ), and the count "
+            "out of 100 above already allows for δ.")

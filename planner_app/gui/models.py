@@ -10,6 +10,7 @@ import pandas as pd
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
+from ..core.accuracy import format_half_width, useless_warning
 from ..core.tables import ColumnInfo
 from .session import Session
 
@@ -148,17 +149,10 @@ KIND_NAMES = {
 }
 
 
-def format_accuracy(half_width: float | None, unit: str) -> str:
-    if half_width is None:
-        return "needs a row count"
-    if not math.isfinite(half_width):
-        return "unbounded"
-    text = f"± {half_width:,.0f}" if abs(half_width) >= 1e4 else f"± {half_width:,.4g}"
-    if unit == "rank":
-        return text + " ranks"
-    if unit == "share":
-        return f"± {100 * half_width:.3g} points"
-    return text
+def format_accuracy(half_width: float | None, unit: str, rows: float | None = None) -> str:
+    """The core's one format for a ± (percentage points for shares, percentiles for
+    quantiles with a row count)."""
+    return format_half_width({"half_width": half_width, "unit": unit, "rows": rows})
 
 
 class StatisticsModel(HeaderedModel):
@@ -216,15 +210,23 @@ class StatisticsModel(HeaderedModel):
                 return f"{q.epsilon:.4g}"
             if col == 3:
                 acc = self.session.accuracy(q)
-                return format_accuracy(acc.half_width, acc.unit)
+                text = format_half_width(acc)
+                # the sentence is in the tooltip and the statistic pane; the mark keeps the
+                # column narrow enough for the statistics' names
+                return f"⚠ {text}" if useless_warning(q, acc) else text
             return None
+        if role == Qt.ItemDataRole.ForegroundRole and col == 3 and \
+                useless_warning(q, self.session.accuracy(q)):
+            return QBrush(QColor("#b9770e"))
         if role == Qt.ItemDataRole.CheckStateRole and col == 4:
             return Qt.CheckState.Checked if q.id in self.session.held else Qt.CheckState.Unchecked
         if role == Qt.ItemDataRole.ToolTipRole:
             if col == 4:
                 return "Hold this statistic's ε when the budget is split among the others"
             if col == 3:
-                return "Half-width of the interval that holds the noise with 95% confidence"
+                useless = useless_warning(q, self.session.accuracy(q))
+                return f"{useless[0].upper()}{useless[1:]}" if useless else ("Half-width of the interval that holds the noise with 95% "
+                                   "confidence")
             return q.id
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (2, 3):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)

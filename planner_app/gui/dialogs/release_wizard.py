@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (QCheckBox, QFileDialog, QHBoxLayout, QHeaderView,
 from ...core.errors import PlannerError
 from ...core.ledger import BudgetExceeded, LedgerError
 from ...core.publish import PublishResult, publish
-from ...core.report import cell_name, format_interval, format_number
+from ...core.report import cell_name, format_interval, format_value
 from ...core.review import ApprovalRequired, approval_status
 from ..session import Session
 from ..table_link import problem_line
@@ -85,6 +85,18 @@ def fit_item(session: Session) -> tuple[bool, str]:
                    + "".join(f"<br>&nbsp;&nbsp;&nbsp;• {line}" for line in lines))
 
 
+def statistic_notes(session: Session) -> list[str]:
+    """The core's plain-word warnings per statistic (useless ±, a quantile too costly)."""
+    from ...core.check import statistic_warnings
+
+    plan = session.plan
+    if plan is None:
+        return []
+    rows = len(session.table.frame) if session.table is not None else None
+    return [f"{q.title}: {w}" for q in plan.queries
+            for w in statistic_warnings(q, session.accuracy(q), rows)]
+
+
 class ChecklistPage(QWizardPage):
     def __init__(self, session: Session) -> None:
         super().__init__()
@@ -95,6 +107,10 @@ class ChecklistPage(QWizardPage):
         self.items = QLabel()
         self.items.setWordWrap(True)
         layout.addWidget(self.items)
+        self.notes = QLabel()  # statistics that will say almost nothing (not a refusal)
+        self.notes.setWordWrap(True)
+        self.notes.setStyleSheet("color: #b9770e;")
+        layout.addWidget(self.notes)
         self.confirm_unit = QCheckBox()
         self.confirm_unit.toggled.connect(self.completeChanged)
         layout.addWidget(self.confirm_unit)
@@ -105,6 +121,7 @@ class ChecklistPage(QWizardPage):
         rows = checklist(self.session)
         self.ok = all(ok for ok, _ in rows)
         self.items.setText("<br>".join(("✓ " if ok else "✗ ") + text for ok, text in rows))
+        self.notes.setText("\n".join(f"⚠ {w}" for w in statistic_notes(self.session)))
         if plan is not None:
             unit = plan.privacy_unit
             who = ("each row of the table is a different person" if unit.kind == "row" else
@@ -266,7 +283,7 @@ class ResultsPage(QWizardPage):
                              f"{result.ledger.dataset!r}: {result.ledger.remaining_epsilon:.4g}.")
         self.table.setRowCount(len(rows))
         for i, r in enumerate(rows):
-            for j, text in enumerate((r["label"], cell_name(r), format_number(r["value"]),
+            for j, text in enumerate((r["label"], cell_name(r), format_value(r),
                                       format_interval(r))):
                 self.table.setItem(i, j, QTableWidgetItem(text))
         draw_estimates(self.figure, result)

@@ -94,7 +94,7 @@ class ReviewDialog(QDialog):
             rows.append([q.title, KIND_NAMES.get(q.kind, q.kind), q.column or "—",
                          _public_parameters(q),
                          "; ".join(f"{k}: {v}" for k, v in j.items()) or "none recorded",
-                         f"{q.epsilon:g}", format_accuracy(acc.half_width, acc.unit),
+                         f"{q.epsilon:g}", format_accuracy(acc.half_width, acc.unit, acc.rows),
                          explain(eps, q.delta, relation=plan.neighbouring,
                                  what="it").sentence])
         middle = QHBoxLayout()
@@ -164,7 +164,8 @@ class BundleDialog(QDialog):
             record = json.loads(files[RECORD])
             params = [[q["label"], q["kind"], q["mechanism"], f"{q['sensitivity']:.6g}",
                        f"{q['epsilon_spent']:.4g}", f"{q['delta']:g}",
-                       format_accuracy(q["accuracy"]["half_width"], q["accuracy"]["unit"]),
+                       format_accuracy(q["accuracy"]["half_width"], q["accuracy"]["unit"],
+                                       q["accuracy"].get("rows")),
                        q["derivation"]] for q in record["queries"]]
             self.tabs.addTab(_table(["Statistic", "Kind", "Mechanism", "Sensitivity", "ε", "δ",
                                      "Accuracy", "Derivation"], params), "Parameters")

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QFo
                                QVBoxLayout, QWidget)
 
 from ...core.editing import HARM_PRESETS, solve_goal
+from ...core.accuracy import UNIT_WORDS, shown_unit
 from ...core.plan import delta_problem
 from ..models import format_accuracy
 from ..session import Session, with_budget
@@ -236,12 +237,15 @@ class BudgetPane(QWidget):
                 name.setFlags(name.flags() & ~Qt.ItemFlag.ItemIsEditable)
                 held = " (held)" if q.id in self.session.held else ""
                 now = QTableWidgetItem(f"ε {q.epsilon:.4g}{held}, "
-                                       f"{format_accuracy(acc.half_width, acc.unit)}")
+                                       f"{format_accuracy(acc.half_width, acc.unit, acc.rows)}")
                 now.setFlags(now.flags() & ~Qt.ItemFlag.ItemIsEditable)
                 self.table.setItem(row, COL_NAME, name)
                 self.table.setItem(row, COL_NOW, now)
                 self.table.setItem(row, COL_WEIGHT, QTableWidgetItem(old_weights.get(q.id, "1")))
-                self.table.setItem(row, COL_TARGET, QTableWidgetItem(old_targets.get(q.id, "")))
+                target = QTableWidgetItem(old_targets.get(q.id, ""))
+                target.setToolTip("Type the ± you need, in the unit shown under Now: "
+                                  + UNIT_WORDS.get(shown_unit(acc), shown_unit(acc)))
+                self.table.setItem(row, COL_TARGET, target)
                 needs = QTableWidgetItem("")
                 needs.setFlags(needs.flags() & ~Qt.ItemFlag.ItemIsEditable)
                 self.table.setItem(row, COL_NEEDS, needs)

@@ -16,7 +16,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QGroup
 
 from ...core.accounting import group_privacy
 from ...core.resources import resource_path
-from ...core.risk import explain, posterior_max, posterior_min
+from ...core.risk import (explain, format_percent, lower_percent, posterior_max,
+                          posterior_min, upper_percent)
 from ..session import Session
 
 PRIORS = np.linspace(0.0, 1.0, 201)
@@ -81,8 +82,8 @@ class RiskChart(FigureCanvasQTAgg):
         self.point_hi.set_data([prior], [hi_p])
         self.point_lo.set_data([prior], [lo_p])
         self.guide.set_xdata([prior, prior])
-        self.note.set_text(f"ε = {epsilon:.3g}: from {prior:.0%} to between {lo_p:.1%} "
-                           f"and {hi_p:.1%}")
+        self.note.set_text(f"ε = {epsilon:.3g}: from {format_percent(prior, False)} to between "
+                           f"{lower_percent(prior, epsilon)} and {upper_percent(prior, epsilon)}")
         if self._background is None:
             self.draw_idle()
             return
@@ -139,7 +140,7 @@ class RiskPane(QWidget):
         self.group_text = QLabel()
         self.delta_text = QLabel()
         for label, name in ((self.sentence, "Highest belief"), (self.lower_text, "Lowest belief"),
-                            (self.frequency, "Out of 100"), (self.group_text, "Groups"),
+                            (self.frequency, "Right guesses"), (self.group_text, "Groups"),
                             (self.delta_text, "δ")):
             label.setWordWrap(True)
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -207,8 +208,8 @@ class RiskPane(QWidget):
         g_eps, g_delta = group_privacy(epsilon, delta, g)
         self.group_text.setText(
             f"For a group of {g} people (say a household) the guarantee is ε = {g_eps:.3g}: "
-            f"an attacker who was {prior:.0%} sure about the group can reach at most "
-            f"{posterior_max(prior, g_eps):.1%}.")
+            f"an attacker who was {format_percent(prior, False)} sure about the group can reach "
+            f"at most {upper_percent(prior, g_eps)}.")
         self.delta_text.setText(risk.delta_sentence)
         shown = epsilon * self.group.value()
         self.chart.show_bounds(shown if math.isfinite(shown) else 50.0, prior)

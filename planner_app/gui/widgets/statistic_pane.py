@@ -10,7 +10,8 @@ from PySide6.QtGui import QDoubleValidator
 from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout,
                                QLabel, QLineEdit, QPushButton, QSlider, QVBoxLayout, QWidget)
 
-from ...core.accuracy import epsilon_for_half_width
+from ...core.accuracy import (UNIT_WORDS, epsilon_for_shown_target, quantile_words,
+                               shown_half_width, shown_unit, useless_warning)
 from ...core.risk import explain
 from ..models import KIND_NAMES
 from ..session import Session
@@ -28,10 +29,6 @@ def epsilon_to_slider(epsilon: float) -> int:
         return 0
     pos = (math.log10(epsilon) - LOG_MIN) / (LOG_MAX - LOG_MIN) * SLIDER_STEPS
     return int(round(min(max(pos, 0), SLIDER_STEPS)))
-
-
-UNIT_WORDS = {"count": "people or rows", "value": "in the column's units", "rank": "ranks",
-              "share": "share (0 to 1)"}
 
 
 class StatisticPane(QWidget):
@@ -144,7 +141,7 @@ class StatisticPane(QWidget):
             target = float(self.accuracy.text().replace(",", ""))
         except ValueError:
             return
-        eps = epsilon_for_half_width(q, plan, target, self.session.settings.confidence)
+        eps = epsilon_for_shown_target(q, plan, target, self.session.settings.confidence)
         if eps is None:
             self.accuracy_note.setText(f"No ε up to 1000 reaches ± {target:g}; the current ε "
                                        "is kept.")
@@ -176,11 +173,18 @@ class StatisticPane(QWidget):
         self.hold.setChecked(q.id in self.session.held)
         del blockers
         acc = self.session.accuracy(q)
+        shown = shown_half_width(acc)
         if not self.accuracy.hasFocus():
-            self.accuracy.setText("" if acc.half_width is None or not math.isfinite(
-                acc.half_width) else f"{acc.half_width:.6g}")
-        self.accuracy_unit.setText(UNIT_WORDS.get(acc.unit, acc.unit))
-        self.accuracy_note.setText(acc.note)
+            self.accuracy.setText("" if shown is None or not math.isfinite(shown)
+                                  else f"{shown:.6g}")
+        unit = shown_unit(acc)
+        self.accuracy_unit.setText(UNIT_WORDS.get(unit, unit))
+        notes = [quantile_words(acc, q.quantile) if q.kind == "quantile" and
+                 q.quantile is not None else acc.note]
+        useless = useless_warning(q, acc)
+        if useless is not None:
+            notes.append(f"⚠ {useless[0].upper()}{useless[1:]}")
+        self.accuracy_note.setText("\n".join(n for n in notes if n))
         self.title.setText(f"<h3>{q.title}</h3>{KIND_NAMES.get(q.kind, q.kind)}"
                            + (f" of <b>{q.column}</b>" if q.column else "")
                            + (f", grouped by {q.group_by.column}" if q.group_by else ""))

@@ -1,0 +1,97 @@
+"""One unit per statistic, useless statistics flagged, quantile accuracy in words, and a
+quantile plan the sampler cannot finish refused before the charge."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import replace
+
+import pytest
+
+from planner_app.core.accuracy import (accuracy_for, format_half_width, quantile_refusal,
+                                       quantile_words, useless_warning)
+from planner_app.core.check import check_plan
+from planner_app.core.editing import solve_goal
+from planner_app.core.plan import plan_from_dict
+from planner_app.core.resources import demo_plan_path
+
+
+def demo(**epsilons: float):  # type: ignore[no-untyped-def]
+    d = json.loads(demo_plan_path().read_text(encoding="utf-8"))
+    for q in d["queries"]:
+        if q["id"] in epsilons:
+            q["epsilon"] = epsilons[q["id"]]
+    d["budget"]["epsilon"] = 50
+    return plan_from_dict(d)
+
+
+def hoeffding_points(plan, eps: float) -> float:  # type: ignore[no-untyped-def]
+    """The randomized-response ± in percentage points, from the formula: Hoeffding's bound on
+    the kept-answer share, divided by the truth probability tanh(ε/2) (per answer: a person's
+    k answers share the ε)."""
+    q = plan.query("smokers")
+    n = plan.dataset.expected_rows
+    k = plan.privacy_unit.rows_per_unit
+    t = math.tanh(eps / k / 2)
+    return 100 * math.sqrt(math.log(2 / 0.05) / (2 * n)) / t if q else math.inf
+
+
+def test_a_share_target_in_points_is_read_in_points() -> None:
+    plan = demo()
+    result = solve_goal(plan, {"smokers": 10.0})  # "± 10 points", as the table shows it
+    eps = result.epsilons["smokers"]
+    assert hoeffding_points(plan, eps) <= 10 * (1 + 1e-6)
+    assert hoeffding_points(plan, eps * 0.99) > 10  # and not much more ε than needed
+    new = result.apply(plan)
+    assert format_half_width(accuracy_for(new.query("smokers"), new)).endswith(" points")
+
+
+def test_quantile_accuracy_in_percentiles() -> None:
+    plan = demo()
+    q = plan.query("income_median")
+    acc = accuracy_for(q, plan)
+    text = quantile_words(acc, 0.5)
+    # independent: the exponential mechanism's rank bound (2Δ/ε)(ln G + ln 1/α) + 1, over n
+    from planner_app.core.sensitivity import grid_for
+    g = grid_for(q).points
+    delta = plan.privacy_unit.rows_per_unit
+    ranks = 2 * delta / q.epsilon * (math.log(g) + math.log(20)) + 1
+    pct = 100 * ranks / plan.dataset.expected_rows
+    lo, hi = math.floor(50 - pct), math.ceil(50 + pct)
+    assert f"between the {lo}th and {hi}th percentile of the data" in text
+    assert text.startswith("With 95% chance the released median")
+    assert "rank" not in format_half_width(acc)
+    # a target in percentiles is read in percentiles
+    eps = solve_goal(plan, {"income_median": 2.0}).epsilons["income_median"]
+    need = 2 * delta / eps * (math.log(g) + math.log(20)) + 1
+    assert 100 * need / plan.dataset.expected_rows <= 2.0 + 1e-9
+
+
+@pytest.mark.parametrize("qid,eps,useless", [
+    ("smokers", 0.02, True), ("smokers", 2.0, False),
+    ("age_variance", 0.01, True), ("age_variance", 1.0, False),
+    ("income_median", 0.01, True), ("income_median", 0.4, False),
+    ("hours_mean", 0.001, True), ("hours_mean", 0.4, False),
+])
+def test_useless_statistics_are_flagged(qid: str, eps: float, useless: bool) -> None:
+    plan = demo(**{qid: eps})
+    q = plan.query(qid)
+    acc = accuracy_for(q, plan)
+    # independent: the ± against half the possible range of the statistic
+    span = {"smokers": 1.0, "age_variance": (100 - 16) ** 2 / 4, "income_median":
+            plan.dataset.expected_rows, "hours_mean": 80.0}[qid]
+    assert (acc.half_width >= span / 2) == useless
+    assert (useless_warning(q, acc) is not None) == useless
+    warned = [w for w in check_plan(plan).warnings if w.startswith(f"{qid}:")
+              and "says almost nothing" in w]
+    assert bool(warned) == useless
+
+
+def test_a_quantile_on_a_too_fine_grid_is_refused_before_the_charge(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    plan = demo()
+    q = replace(plan.query("income_median"), grid_step=2.0**-20)  # 2^37.6 grid points
+    assert quantile_refusal(q, None) is not None
+    assert quantile_refusal(q, 1000) is None  # few rows: the runs stay few
+    assert quantile_refusal(q, 10_000_000) is not None
+    assert quantile_refusal(plan.query("income_median"), 10_000_000) is None  # 4,097 points
