@@ -28,14 +28,14 @@ from .check import CheckReport, all_measurements, check_plan
 from .errors import InputError
 from .files import atomic_write_bytes
 from .home import AppHome
-from .ledger import BudgetExceeded, Ledger, LedgerState
+from .ledger import Ledger, LedgerState
 from .measure import measurement_to_dict
 from .mechanisms import SystemRandomSource
 from .plan import Plan, plan_digest, plan_to_dict
 from .release import QueryRelease, privatize
 from .report import report_html, report_pdf
+from .readiness import readiness, require_ready
 from .review import approval_status
-from .review import require_approval as check_approval
 from .tables import Table
 
 Progress = Optional[Callable[[float, str], None]]
@@ -170,8 +170,6 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
             progress: Progress = None) -> PublishResult:
     """Release ``plan`` on ``table`` into the bundle ``out``; see the module docstring."""
     status = approval_status(plan)
-    if require_approval:
-        check_approval(plan)  # before anything is computed, charged or written
 
     def step(fraction: float, message: str) -> None:
         if progress is not None:
@@ -188,11 +186,10 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
     engine = PandasEngine(plan, table.frame, SystemRandomSource(), table.name)
     # the data-aware check: its warnings and facts are for the owner only, never the bundle
     report = check_plan(plan, table, confidence=confidence, engine=engine)
-    if not report.fits_budget:
-        raise BudgetExceeded(
-            f"the plan's composed total ε = {report.total.epsilon:.4g}, δ = "
-            f"{report.total.delta:.3g} exceeds its budget ε = {plan.budget.epsilon:g}, δ = "
-            f"{plan.budget.delta:g}. Nothing was charged or written.")
+    # the release rules of readiness.py (the wizard's checklist and `check` show the same);
+    # the lifetime cap is the ledger's, re-checked by its charge under the lock
+    require_ready(readiness(plan, report.total, all_measurements(report.queries),
+                            require_approval=require_approval))
     step(0.15, "Computing the aggregates")
     aggregates = {q.id: engine.aggregate(q) for q in plan.queries}  # true values: memory only
 

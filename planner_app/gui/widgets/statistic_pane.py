@@ -203,10 +203,11 @@ class StatisticPane(QWidget):
 
     def _warnings(self, q) -> list[str]:  # type: ignore[no-untyped-def]
         from ...core.check import copied_from_data
+        from ...core.readiness import missing_reasons
 
         out = [f"⚠ {w[0].upper()}{w[1:]}." for w in copied_from_data(q, self.session.column_facts)]
-        if q.kind in ("sum", "mean", "variance", "quantile", "histogram") and not (
-                q.justification and any(q.justification.values())):
-            out.append("No reason is recorded for the bounds or categories yet "
-                       "(Edit the definition…).")
+        missing = [what for _, what in missing_reasons(q)]  # the core's reasons rule
+        if missing:
+            out.append(f"No reason is recorded for the {' and '.join(missing)} yet (Edit the "
+                       "definition…); a release needs one.")
         return out
