@@ -171,3 +171,38 @@ def test_a_missing_reason_exits_2_naming_the_plan_file_and_field(tmp_path: Path)
     assert done.stderr.startswith("planner-app: error: plan.json: "
                                   "queries[age_bands].justification.bounds: ")
     assert "bin edges" in done.stderr
+
+
+def test_the_form_asks_and_keeps_a_reason_for_bin_edges(demo, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """A binned histogram needs a reason for its edges; the form showed no field for it and
+    dropped the plan's reason when the statistic was edited."""
+    from planner_app.gui.dialogs.query_dialog import QueryDialog
+
+    original = demo.session.plan.query("age_bands")
+    dialog = QueryDialog(demo.session, original)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    assert dialog.bounds_reason.isVisible()
+    assert dialog.bounds_reason.text() == original.justification["bounds"]
+    assert dialog._form.labelForField(dialog.bounds_reason).text() == "Why these bin edges"
+    dialog._accept()
+    assert dialog.result_plan is not None, dialog.error.text()
+    assert dialog.result_plan.query("age_bands") == original
+
+
+def test_the_statistic_pane_names_the_reasons_the_core_misses(demo) -> None:  # type: ignore[no-untyped-def]
+    """The pane took any reason (one for ε included) as a reason for the bounds."""
+    from dataclasses import replace
+
+    from planner_app.core.editing import replace_query
+
+    session = demo.session
+    q = session.plan.query("income_2025")
+    session.apply("only a reason for ε", replace_query(
+        session.plan, replace(q, justification={"epsilon": "agreed with the board"})))
+    session.select("income_2025")
+    demo.statistic_pane.refresh()
+    assert "No reason is recorded for the bounds" in demo.statistic_pane.warnings.text()
+    session.select("age_bands")
+    demo.statistic_pane.refresh()
+    assert "No reason" not in demo.statistic_pane.warnings.text()
