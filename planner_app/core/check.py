@@ -18,10 +18,10 @@ import pandas as pd
 from .accounting import Total, basic, compose, pld, pld_supported, within, zcdp
 from .accuracy import DEFAULT_CONFIDENCE, Accuracy, accuracy_for
 from .aggregate import PandasEngine
-from .measure import Measurement, measurements_for
-from .mechanisms import SystemRandomSource
 from .errors import PlannerError
 from .ledger import LedgerState
+from .measure import Measurement, measurements_for
+from .mechanisms import SystemRandomSource
 from .plan import Plan, Query, canonical_key
 from .readiness import Readiness, readiness
 from .risk import explain

@@ -32,9 +32,9 @@ from .ledger import Ledger, LedgerState
 from .measure import measurement_to_dict
 from .mechanisms import SystemRandomSource
 from .plan import Plan, plan_digest, plan_to_dict
+from .readiness import readiness, require_ready
 from .release import QueryRelease, privatize
 from .report import report_html, report_pdf
-from .readiness import readiness, require_ready
 from .review import approval_status
 from .tables import Table
 

@@ -16,8 +16,8 @@ from PySide6.QtWidgets import (QCheckBox, QFileDialog, QHBoxLayout, QHeaderView,
 from ...core.errors import PlannerError
 from ...core.ledger import BudgetExceeded, LedgerError, lifetime_after
 from ...core.publish import PublishResult, publish
-from ...core.report import cell_name, format_interval, format_number
 from ...core.readiness import WARN, NotReady, unit_sentence
+from ...core.report import cell_name, format_interval, format_number
 from ...core.review import ApprovalRequired
 from ..session import Session
 from ..workers import Worker, WorkerSlot
