@@ -206,3 +206,15 @@ def test_the_statistic_pane_names_the_reasons_the_core_misses(demo) -> None:  # 
     session.select("age_bands")
     demo.statistic_pane.refresh()
     assert "No reason" not in demo.statistic_pane.warnings.text()
+
+
+def test_a_plan_the_core_finds_not_ready_is_explained(demo, qtbot, dialogs) -> None:  # type: ignore[no-untyped-def]
+    from planner_app.core.readiness import NotReady
+
+    wizard = demo.release()
+    qtbot.addWidget(wizard)
+    exc = NotReady("plan", "queries[age_bands].justification.bounds", "no reason is recorded")
+    wizard.progress._failed(exc)
+    kind, title, text = dialogs.shown[-1]
+    assert kind == "warning" and "not ready" in title
+    assert str(exc) in text and "Nothing was charged" in text
