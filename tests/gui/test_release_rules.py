@@ -218,3 +218,19 @@ def test_a_plan_the_core_finds_not_ready_is_explained(demo, qtbot, dialogs) -> N
     kind, title, text = dialogs.shown[-1]
     assert kind == "warning" and "not ready" in title
     assert str(exc) in text and "Nothing was charged" in text
+
+
+def test_the_officer_sees_which_reasons_are_missing(window, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The review listed any recorded text (a reason for ε included) as the reasons."""
+    doc = copy.deepcopy(DEMO)
+    _query(doc, "income_2025")["justification"] = {"epsilon": "agreed with the board"}
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(json.dumps(doc), encoding="utf-8")
+    dialog = window.review_plan_file(plan_file)
+    qtbot.addWidget(dialog)
+    rows = {dialog.statistics.item(r, 0).text(): dialog.statistics.item(r, 4).text()
+            for r in range(dialog.statistics.rowCount())}
+    assert rows["Total income reported in 2025"] == \
+        "epsilon: agreed with the board; NO REASON for the bounds"
+    assert rows["Responses by age band"] == "bounds: Standard reporting age bands."
+    assert rows["Number of survey responses"] == "none needed"
