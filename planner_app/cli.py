@@ -353,7 +353,8 @@ def cmd_plan_new(args: argparse.Namespace) -> int:
     else:
         print(f"Wrote a starter plan with {len(queries)} statistics to {out}.")
         print(f"{todo} of them need bounds or categories that you know from the domain "
-              "(never from the data); `planner-app check` names each missing field.")
+              "(never from the data), and each a reason in place of its TODO; "
+              "`planner-app check` names each missing field and reason.")
         if ids:
             print(f"{ids[0]} looks like a person id: set privacy_unit.max_rows to the most "
                   "rows one person may have.")
@@ -381,9 +382,8 @@ def _audit_best_effort(args: argparse.Namespace, event: str, params: dict[str, A
 def cmd_release(args: argparse.Namespace) -> int:
     from .core.plan import load_plan
     from .core.publish import publish
-    from .core.tables import load_table
-
     from .core.readiness import NotReady
+    from .core.tables import load_table
 
     plan = load_plan(args.plan)
     table = load_table(args.data)
