@@ -32,7 +32,7 @@ from .ledger import Ledger, LedgerState
 from .measure import measurement_to_dict
 from .mechanisms import SystemRandomSource
 from .plan import Plan, plan_digest, plan_to_dict
-from .readiness import readiness, require_ready
+from .readiness import require_ready
 from .release import QueryRelease, privatize
 from .report import report_html, report_pdf
 from .review import approval_status
@@ -185,11 +185,12 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
     # one engine: the check and the release share the bounded rows and the aggregates
     engine = PandasEngine(plan, table.frame, SystemRandomSource(), table.name)
     # the data-aware check: its warnings and facts are for the owner only, never the bundle
-    report = check_plan(plan, table, confidence=confidence, engine=engine)
+    report = check_plan(plan, table, confidence=confidence, engine=engine,
+                        require_approval=require_approval)
     # the release rules of readiness.py (the wizard's checklist and `check` show the same);
-    # the lifetime cap is the ledger's, re-checked by its charge under the lock
-    require_ready(readiness(plan, report.total, all_measurements(report.queries),
-                            require_approval=require_approval))
+    # the lifetime cap is the ledger's, checked by its charge under the lock
+    assert report.readiness is not None
+    require_ready(report.readiness)
     step(0.15, "Computing the aggregates")
     aggregates = {q.id: engine.aggregate(q) for q in plan.queries}  # true values: memory only
 
