@@ -117,6 +117,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--data", help="also check the plan against this table")
     check.add_argument("--confidence", default=0.95,
                        type=_finite_float("--confidence", lo=0.5, hi=1, hi_open=True))
+    check.add_argument("--require-approval", action="store_true",
+                       help="count an approval of this exact plan as a release rule (as "
+                            "release --require-approval and the app setting do)")
     check.add_argument("--json", action="store_true", help="print JSON")
 
     release = sub.add_parser("release", help="charge the ledger, add the noise once and write "
@@ -129,7 +132,8 @@ def build_parser() -> argparse.ArgumentParser:
     release.add_argument("--clamp-counts", action="store_true",
                          help="show negative noisy counts as 0 (recorded in release.json)")
     release.add_argument("--require-approval", action="store_true",
-                         help="refuse unless a reviewer approved this exact plan")
+                         help="refuse unless a reviewer approved this exact plan (also "
+                              "when the app setting 'Require approval before release' is on)")
     release.add_argument("--json", action="store_true", help="print JSON")
 
     review = sub.add_parser("review", help="approve or reject a plan (the privacy officer)")
@@ -235,7 +239,9 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     plan = load_plan(args.plan)
     table = load_table(args.data) if args.data else None
-    report = check_plan(plan, table, confidence=args.confidence)
+    report = check_plan(plan, table, confidence=args.confidence,
+                        ledger=_ledger_state_or_error(args, plan.dataset.name),
+                        require_approval=_approval_required(args))
     data = report.to_dict()
     from .core.plan import plan_digest
 
@@ -280,7 +286,34 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"warning: {w}")
     for f in data["owner_facts"]:
         print(f"note (for you only, never exported): {f}")
+    print()
+    print(f"Ready to release: {'yes' if data['ready'] else 'NO'}")
+    assert report.readiness is not None
+    for r in report.readiness.results:
+        print(f"  {RULE_MARKS[r.status]} {r.line}")
     return EXIT_OK
+
+
+RULE_MARKS = {"pass": "ok  ", "fail": "NO  ", "warn": "warn"}
+
+
+def _approval_required(args: argparse.Namespace) -> bool:
+    """--require-approval, or the app setting "Require approval before release" of this home
+    (the same setting the wizard reads)."""
+    from .core.settings import load_settings
+
+    settings = load_settings(_home(args).settings_path)
+    return bool(args.require_approval) or settings.require_approval
+
+
+def _ledger_state_or_error(args: argparse.Namespace, dataset: str):  # type: ignore[no-untyped-def]
+    """The dataset's ledger state for the lifetime rule, or the error reading it."""
+    from .core.ledger import Ledger
+
+    try:
+        return Ledger(_home(args).ledger_path).state(dataset)
+    except PlannerError as exc:
+        return exc
 
 
 def _looks_like_id(name: str) -> bool:
@@ -345,7 +378,8 @@ def cmd_plan_new(args: argparse.Namespace) -> int:
     else:
         print(f"Wrote a starter plan with {len(queries)} statistics to {out}.")
         print(f"{todo} of them need bounds or categories that you know from the domain "
-              "(never from the data); `planner-app check` names each missing field.")
+              "(never from the data), and each a reason in place of its TODO; "
+              "`planner-app check` names each missing field and reason.")
         if ids:
             print(f"{ids[0]} looks like a person id: set privacy_unit.max_rows to the most "
                   "rows one person may have.")
@@ -373,13 +407,18 @@ def _audit_best_effort(args: argparse.Namespace, event: str, params: dict[str, A
 def cmd_release(args: argparse.Namespace) -> int:
     from .core.plan import load_plan
     from .core.publish import publish
+    from .core.readiness import NotReady
     from .core.tables import load_table
 
     plan = load_plan(args.plan)
     table = load_table(args.data)
     home = _home(args)
-    result = publish(plan, table, Path(args.out), home, confidence=args.confidence,
-                     clamp_counts=args.clamp_counts, require_approval=args.require_approval)
+    try:
+        result = publish(plan, table, Path(args.out), home, confidence=args.confidence,
+                         clamp_counts=args.clamp_counts,
+                         require_approval=_approval_required(args))
+    except NotReady as exc:  # name the plan file, as every other plan error does
+        raise NotReady(Path(args.plan).name, exc.where, exc.problem) from None
     state = result.ledger
     summary = {
         "bundle": str(result.bundle_path), "bundle_sha256": result.bundle_sha256,

@@ -43,6 +43,17 @@ class Total:
         return out
 
 
+FIT_TOLERANCE = 1e-9  # relative: totals are computed in floating point
+
+
+def within(total: Total, epsilon: float, delta: float) -> bool:
+    """Whether ``total`` fits a budget or cap of (``epsilon``, ``delta``): the one comparison
+    every caller uses (check, the ledger's charge, the wizard, the meter, the goal solver).
+    Fails closed: a NaN total never fits."""
+    return (total.epsilon <= epsilon * (1 + FIT_TOLERANCE)
+            and total.delta <= delta * (1 + FIT_TOLERANCE))
+
+
 def basic(measurements: Sequence[Measurement]) -> Total:
     eps = math.fsum(m.epsilon for m in measurements)
     delta = math.fsum(m.delta for m in measurements)

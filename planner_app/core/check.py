@@ -15,15 +15,17 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from .accounting import Total, basic, compose, pld, pld_supported, zcdp
+from .accounting import Total, basic, compose, pld, pld_supported, within, zcdp
 from .accuracy import (DEFAULT_CONFIDENCE, Accuracy, accuracy_for, quantile_refusal,
                        useless_warning)
 from .aggregate import PandasEngine
-from .errors import InputError
+from .errors import InputError, PlannerError
 from .fit import plan_only_notes
+from .ledger import LedgerState
 from .measure import Measurement, measurements_for, rr_refusal
 from .mechanisms import SystemRandomSource
 from .plan import Plan, Query, canonical_key
+from .readiness import Readiness, readiness
 from .risk import explain
 from .sensitivity import headline_index
 from .tables import Table, numeric_values
@@ -104,11 +106,11 @@ class CheckReport:
     alternatives: list[Total]
     warnings: list[str] = field(default_factory=list)
     owner_facts: list[str] = field(default_factory=list)
+    readiness: Readiness | None = None  # the release rules (readiness.py)
 
     @property
     def fits_budget(self) -> bool:
-        b = self.plan.budget
-        return self.total.epsilon <= b.epsilon * (1 + 1e-12) and self.total.delta <= b.delta
+        return within(self.total, self.plan.budget.epsilon, self.plan.budget.delta)
 
     def to_dict(self) -> dict[str, Any]:
         p = self.plan
@@ -130,6 +132,7 @@ class CheckReport:
             "risk": risk.summary(),
             "warnings": list(self.warnings),
             "owner_facts": list(self.owner_facts),
+            **(self.readiness.to_dict() if self.readiness is not None else {}),
         }
 
 
@@ -148,8 +151,12 @@ def alternatives_for(measurements: list[Measurement], delta: float) -> list[Tota
 
 def check_plan(plan: Plan, table: Table | None = None,
                confidence: float = DEFAULT_CONFIDENCE,
-               engine: PandasEngine | None = None) -> CheckReport:
-    """The report; with a table, also its fit to the data (pass ``engine`` to reuse one)."""
+               engine: PandasEngine | None = None, *,
+               ledger: LedgerState | PlannerError | None = None,
+               require_approval: bool = False) -> CheckReport:
+    """The report; with a table, also its fit to the data (pass ``engine`` to reuse one).
+    Its ``readiness`` holds the release rules (with the lifetime rule when ``ledger`` is
+    given, the approval rule when ``require_approval``)."""
     checks = []
     warnings: list[str] = []
     for q in plan.queries:
@@ -170,13 +177,10 @@ def check_plan(plan: Plan, table: Table | None = None,
     measurements = all_measurements(checks)
     total = compose(measurements, plan.budget.delta, plan.budget.accountant)
     report = CheckReport(plan, checks, total, alternatives_for(measurements, plan.budget.delta))
-    if total.epsilon > plan.budget.epsilon * (1 + 1e-12):
-        warnings.insert(0, f"over budget: the composed total ε = {total.epsilon:.6g} "
-                           f"({total.accountant}) exceeds this release's ε = "
-                           f"{plan.budget.epsilon:g}")
-    if total.delta > plan.budget.delta:
-        warnings.insert(0, f"over budget: the total δ = {total.delta:.3g} exceeds this "
-                           f"release's δ = {plan.budget.delta:g}")
+    # over budget and missing reasons are release rules: report.readiness, not warnings
+    report.readiness = readiness(plan, total, measurements, ledger=ledger,
+                                 require_approval=require_approval,
+                                 accuracies={c.query.id: c.accuracy for c in checks})
     report.warnings = warnings
     if table is not None:
         _check_against_table(report, table, engine)
@@ -210,12 +214,6 @@ def _query_warnings(q: Query, plan: Plan, ms: list[Measurement], acc: Accuracy) 
     if q.epsilon > HIGH_EPSILON:
         out.append(f"{name} ε = {q.epsilon:g} is above {HIGH_EPSILON:g}: it gives little "
                    "protection")
-    if q.kind in ("sum", "mean", "variance", "quantile", "histogram") and not (
-            q.justification and (q.justification.get("bounds") or q.justification.get(
-                "categories"))):
-        what = "categories" if q.categories is not None else "bounds"
-        out.append(f"{name} no reason is recorded for the {what}; say where they come from "
-                   "(knowledge of the domain, never the data)")
     return out
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from .accounting import Total, compose
+from .accounting import Total, compose, within
 from .audit import utc_now, utc_now_private
 from .errors import InputError, PlannerError
 from .measure import Measurement, delta_problem, measurement_from_dict, measurement_to_dict
@@ -25,7 +25,6 @@ DEFAULT_CAP_EPSILON = 10.0
 DEFAULT_CAP_DELTA = 1e-5
 SCHEMA_VERSION = 2  # 2: each release names its audit entry; a count of releases ever charged
 BUSY_TIMEOUT_S = 15.0
-TOLERANCE = 1e-9
 
 
 class LedgerError(PlannerError):
@@ -113,6 +112,14 @@ def lifetime_total(records: Sequence[ReleaseRecord], extra: Sequence[Measurement
     if target > 0:
         candidates.append(compose(measurements, target))
     return min(candidates, key=lambda t: (t.epsilon, t.accountant != "basic"))
+
+
+def lifetime_after(state: LedgerState, measurements: Sequence[Measurement],
+                   total: Total) -> Total:
+    """What the dataset would have spent after a release of ``measurements`` (composed to
+    ``total``): the same composition the charge uses, for the checklist, `check` and the
+    meter. ``within(lifetime_after(...), cap.epsilon, cap.delta)`` is the charge's test."""
+    return lifetime_total(state.releases, measurements, total, state.cap.delta)
 
 
 class Ledger:
@@ -355,8 +362,7 @@ class Ledger:
             records = self._records(con, dataset)
             before = lifetime_total(records, [], None, cap.delta)
             after = lifetime_total(records, measurements, total, cap.delta)
-            if (after.epsilon > cap.epsilon * (1 + TOLERANCE)
-                    or after.delta > cap.delta * (1 + TOLERANCE) + 1e-300):
+            if not within(after, cap.epsilon, cap.delta):  # the rule of readiness.py
                 con.execute("ROLLBACK")
                 left = LedgerState(dataset, cap, before, records)
                 raise BudgetExceeded(

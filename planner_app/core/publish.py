@@ -29,14 +29,14 @@ from .commitment import file_commitment
 from .errors import InputError
 from .files import atomic_write_bytes
 from .home import AppHome
-from .ledger import BudgetExceeded, Ledger, LedgerState
+from .ledger import Ledger, LedgerState
 from .measure import measurement_to_dict
 from .mechanisms import RandomSource, SystemRandomSource
 from .plan import Plan, plan_digest, plan_to_dict
+from .readiness import require_ready
 from .release import QueryRelease, privatize
 from .report import report_html, report_pdf
 from .review import approval_status
-from .review import require_approval as check_approval
 from .tables import Table
 
 Progress = Optional[Callable[[float, str], None]]
@@ -181,8 +181,6 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
     ``source`` is for tests only (a seeded source makes neighbouring releases comparable);
     by default every release draws from the OS CSPRNG."""
     status = approval_status(plan)
-    if require_approval:
-        check_approval(plan)  # before anything is computed, charged or written
 
     def step(fraction: float, message: str) -> None:
         if progress is not None:
@@ -199,12 +197,12 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
     rng: RandomSource = source if source is not None else SystemRandomSource()
     engine = PandasEngine(plan, table.frame, rng, table.name)
     # the data-aware check: its warnings and facts are for the owner only, never the bundle
-    report = check_plan(plan, table, confidence=confidence, engine=engine)
-    if not report.fits_budget:
-        raise BudgetExceeded(
-            f"the plan's composed total ε = {report.total.epsilon:.4g}, δ = "
-            f"{report.total.delta:.3g} exceeds its budget ε = {plan.budget.epsilon:g}, δ = "
-            f"{plan.budget.delta:g}. Nothing was charged or written.")
+    report = check_plan(plan, table, confidence=confidence, engine=engine,
+                        require_approval=require_approval)
+    # the release rules of readiness.py (the wizard's checklist and `check` show the same);
+    # the lifetime cap is the ledger's, checked by its charge under the lock
+    assert report.readiness is not None
+    require_ready(report.readiness)
     for q in plan.queries:  # a quantile the sampler cannot finish: refuse before the charge
         why = quantile_refusal(q, len(table.frame))
         if why is not None:

@@ -17,9 +17,10 @@ from ..core.editing import PlanDocument, set_query_epsilon, split_remaining
 from ..core.errors import InputError, PlannerError
 from ..core.fit import YesNoTally
 from ..core.home import AppHome
-from ..core.ledger import Ledger, LedgerState
+from ..core.ledger import Ledger, LedgerError, LedgerState
 from ..core.measure import Measurement, measurements_for
 from ..core.plan import YES_NO_KINDS, Budget, Dataset, Plan, PrivacyUnit, Query
+from ..core.readiness import Readiness, readiness
 from ..core.settings import Settings
 from ..core.tables import ColumnInfo, Table
 
@@ -60,6 +61,7 @@ class Session(QObject):
         self._fit: tuple[Plan, Table, list[InputError]] | None = None
         self._query_fit: dict[tuple[int, Query], tuple[Table, list[InputError],
                                                        YesNoTally | None]] = {}
+        self._rules: tuple[tuple[Any, ...], Readiness] | None = None
 
     # -- plan -------------------------------------------------------------------------------
 
@@ -177,6 +179,29 @@ class Session(QObject):
                 state = None
             self._lifetime = (name, state)
         return self._lifetime[1]
+
+    def release_rules(self, unit_confirmed: bool | None = None) -> Readiness:
+        """The core's release rules (readiness.py) for the plan as it stands: what the
+        wizard's checklist, the meter and `planner-app check` / `release` all decide by."""
+        plan = self.plan
+        assert plan is not None
+        state = self.lifetime()
+        key = (plan, state, self.table, self.settings.require_approval,
+               self.settings.confidence, unit_confirmed)
+        if self._rules is not None and all(
+                a is b or (type(a) in (bool, float) and a == b)
+                for a, b in zip(self._rules[0], key)):
+            return self._rules[1]  # the meter asks on every slider step
+        result = readiness(
+            plan, self.total(), [m for q in plan.queries for m in self.measurements(q)],
+            ledger=state if state is not None else LedgerError(
+                f"the budget ledger {self.home.ledger_path} cannot be read"),
+            require_approval=self.settings.require_approval, unit_confirmed=unit_confirmed,
+            table_loaded=self.table is not None,
+            table_name=self.table.name if self.table is not None else "",
+            accuracies={q.id: self.accuracy(q) for q in plan.queries})
+        self._rules = (key, result)
+        return result
 
     def refresh_lifetime(self) -> None:
         self._lifetime = None

@@ -29,7 +29,7 @@ from planner_app.core.plan import load_plan, plan_from_dict
 from planner_app.core.publish import publish
 from planner_app.core.resources import demo_plan_path, resource_path
 from planner_app.core.tables import Table, load_table
-from tests.conftest import DEMO_TABLE, flip_zip_byte, plan_dict
+from tests.conftest import DEMO_TABLE, flip_zip_byte, plan_dict, with_reasons
 
 RELEASE_SCHEMA = json.loads(resource_path("release.schema.json").read_text())
 
@@ -206,9 +206,9 @@ def test_formula_cells_are_neutralised() -> None:
 def test_labels_that_look_like_formulas_reach_csv_neutralised(tmp_path: Path,
                                                              home: AppHome) -> None:
     frame = pd.DataFrame({"g": ["=1+1", "b", "b"]})
-    plan = plan_from_dict(plan_dict(queries=[
+    plan = plan_from_dict(with_reasons(plan_dict(queries=[
         {"id": "h", "label": "=cmd|' /C calc'!A0", "kind": "histogram", "column": "g",
-         "categories": ["=1+1", "b"], "epsilon": 1}]))
+         "categories": ["=1+1", "b"], "epsilon": 1}])))
     table = Table(frame=frame, name="t.csv", sha256="0" * 64, format="csv")
     out = tmp_path / "f.zip"
     publish(plan, table, out, home)
@@ -244,7 +244,7 @@ def test_no_true_value_leaves_in_the_bundle_or_the_logs(tmp_path: Path, home: Ap
     data = tmp_path / "secret-folder" / "people.csv"
     data.parent.mkdir()
     frame.to_csv(data, index=False)
-    plan = plan_from_dict(plan_dict(
+    plan = plan_from_dict(with_reasons(plan_dict(
         dataset={"name": "scan", "expected_rows": 4000},
         budget={"epsilon": 2.0, "delta": 0.0},
         queries=[
@@ -259,7 +259,7 @@ def test_no_true_value_leaves_in_the_bundle_or_the_logs(tmp_path: Path, home: Ap
              "categories": ["alpha", "beta", "gamma", "delta"], "epsilon": 0.2},
             {"id": "q", "kind": "quantile", "column": "wage", "lower": 0, "upper": 10000,
              "quantile": 0.5, "epsilon": 0.2},
-        ]))
+        ])))
     table = load_table(data)
     out = tmp_path / "scan.zip"
     result = publish(plan, table, out, home)

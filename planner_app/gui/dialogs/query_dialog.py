@@ -347,7 +347,11 @@ class QueryDialog(QDialog):
         bounded = self._bounded()
         hist = kind == "histogram"
         bins = hist and self.use_bins.isChecked()
-        for widget, show in ((self.bounds_row, bounded), (self.bounds_reason, bounded),
+        reason_label = self._form.labelForField(self.bounds_reason)
+        if reason_label is not None:  # bin edges need a reason too (core.readiness)
+            reason_label.setText("Why these bin edges" if bins else "Why these bounds")
+        for widget, show in ((self.bounds_row, bounded),
+                             (self.bounds_reason, bounded or bins),
                              (self.use_bins, hist), (self.categories, hist and not bins),
                              (self.bins, bins), (self.quantile, kind == "quantile"),
                              (self.yes_no_row, self._reads_yes_no()),
@@ -362,6 +366,11 @@ class QueryDialog(QDialog):
 
     def _bounded(self) -> bool:
         return self.kind.currentData() in ("sum", "mean", "variance", "quantile")
+
+    def _needs_bounds_reason(self) -> bool:
+        """Bounds and bin edges both need a reason (core.readiness.missing_reasons)."""
+        return self._bounded() or (self.kind.currentData() == "histogram"
+                                    and self.use_bins.isChecked())
 
     def _has_categories(self) -> bool:
         return self.kind.currentData() == "histogram" and not self.use_bins.isChecked()
@@ -425,7 +434,7 @@ class QueryDialog(QDialog):
         justification = {k: v for k, v in dict(
             (self.original.justification or {}) if self.original else {}).items()
             if k not in ("bounds", "categories", "keys", "values")}
-        if self._bounded() and self.bounds_reason.text().strip():
+        if self._needs_bounds_reason() and self.bounds_reason.text().strip():
             justification["bounds"] = self.bounds_reason.text().strip()
         reason = self.list_reason.text().strip()
         if self.declare.isChecked() and reason:

@@ -3,8 +3,8 @@ release in a worker with progress, then the results with charts. It calls core.p
 
 from __future__ import annotations
 
-import html
 from datetime import datetime, timezone
+from html import escape
 from pathlib import Path
 
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
@@ -14,75 +14,49 @@ from PySide6.QtWidgets import (QCheckBox, QFileDialog, QHBoxLayout, QHeaderView,
                                QTableWidgetItem, QVBoxLayout, QWidget, QWizard, QWizardPage)
 
 from ...core.errors import PlannerError
-from ...core.ledger import BudgetExceeded, LedgerError
+from ...core.ledger import BudgetExceeded, LedgerError, lifetime_after
 from ...core.publish import PublishResult, publish
+from ...core.readiness import WARN, NotReady, unit_sentence
 from ...core.report import cell_name, format_interval, format_value
-from ...core.review import ApprovalRequired, approval_status
+from ...core.review import ApprovalRequired
 from ..session import Session
 from ..table_link import problem_line
 from ..workers import Worker, WorkerSlot
 
 
 def checklist(session: Session) -> list[tuple[bool, str]]:
-    """(ok, text) for every condition a release needs."""
-    plan = session.plan
-    items: list[tuple[bool, str]] = []
-    if plan is None:
+    """(ok, text) for every release rule of the core (core/readiness.py) except the unit of
+    privacy, which the page asks as a tick box; a warning is (True, "⚠ …")."""
+    if session.plan is None:
         return [(False, "Open or make a plan first.")]
-    items.append((session.table is not None,
-                  f"The table is loaded ({session.table.name})" if session.table is not None
-                  else "Open the table to release (File → Open data…)."))
-    if session.table is not None:
-        items.append(fit_item(session))
-    items.append((bool(plan.queries), f"{len(plan.queries)} statistics to release"
-                  if plan.queries else "Add at least one statistic."))
-    missing = []
-    for q in plan.queries:
-        j = q.justification or {}
-        if q.kind in ("sum", "mean", "variance", "quantile") and not j.get("bounds"):
-            missing.append(f"{q.title} (bounds)")
-        if (q.categories is not None or q.group_by is not None) and not (
-                j.get("categories") or j.get("keys")):
-            missing.append(f"{q.title} (list)")
-    items.append((not missing, "Every bound and list is declared public with a reason"
-                  if not missing else "Give a reason for: " + ", ".join(missing)))
-    total = session.total()
-    within = total.epsilon <= plan.budget.epsilon * (1 + 1e-12) and \
-        total.delta <= plan.budget.delta
-    items.append((within, f"The total ε = {total.epsilon:.4g} is within this release's budget "
-                  f"ε = {plan.budget.epsilon:g}" if within else
-                  f"Over budget: the total ε = {total.epsilon:.4g} exceeds ε = "
-                  f"{plan.budget.epsilon:g}. Lower some ε or raise the budget."))
-    state = session.lifetime()
-    if state is None:
-        items.append((False, "The budget ledger cannot be read."))
-    else:
-        left = state.remaining_epsilon
-        items.append((total.epsilon <= left,
-                      f"The dataset has ε = {left:.4g} left of its lifetime cap "
-                      f"{state.cap.epsilon:g}" + ("" if total.epsilon <= left else
-                                                  ": not enough for this release")))
-    if session.settings.require_approval:
-        status = approval_status(plan)
-        items.append((status.state == "approved",
-                      "Approval: " + status.sentence))
+    items = [(not r.failed, ("⚠ " if r.status == WARN else "") + r.line)
+             for r in session.release_rules().results if r.rule != "unit"]
+    if session.table is not None:  # the plan against the table (core/fit.py)
+        items.insert(1, fit_item(session))
     return items
+
+
+def _mark(ok: bool, text: str) -> str:
+    lines = text.split("\n")  # an item may list several problems, one per line
+    body = escape(lines[0]) + "".join(f"<br>&nbsp;&nbsp;&nbsp;• {escape(line)}"
+                                      for line in lines[1:])
+    return ("" if text.startswith("⚠") else "✓ ") + body if ok else "✗ " + body
 
 
 def fit_item(session: Session) -> tuple[bool, str]:
     """The plan against the loaded table (the core's one rule: columns, id column, types,
     yes/no values), checked before the confirmation page."""
     assert session.table is not None
-    name = html.escape(session.table.name)
+    name = session.table.name
     problems = session.fit_problems()
     if not problems:
         return True, (f"The plan fits {name}: its columns, id column, column types and yes/no "
                       "values")
-    lines = [html.escape(problem_line(p, session.table.name)) for p in problems[:5]]
+    lines = [problem_line(p, session.table.name) for p in problems[:5]]
     if len(problems) > 5:
         lines.append(f"… and {len(problems) - 5} more")
-    return False, (f"The plan does not fit {name}: edit the plan or open its own table."
-                   + "".join(f"<br>&nbsp;&nbsp;&nbsp;• {line}" for line in lines))
+    return False, "\n".join([f"The plan does not fit {name}: edit the plan or open its own "
+                              "table.", *lines])
 
 
 def statistic_notes(session: Session) -> list[str]:
@@ -120,16 +94,16 @@ class ChecklistPage(QWizardPage):
         plan = self.session.plan
         rows = checklist(self.session)
         self.ok = all(ok for ok, _ in rows)
-        self.items.setText("<br>".join(("✓ " if ok else "✗ ") + text for ok, text in rows))
+        self.items.setText("<br>".join(_mark(ok, text) for ok, text in rows))
         self.notes.setText("\n".join(f"⚠ {w}" for w in statistic_notes(self.session)))
         if plan is not None:
-            unit = plan.privacy_unit
-            who = ("each row of the table is a different person" if unit.kind == "row" else
-                   f"a person is {unit.id_column}, with at most {unit.max_rows} rows")
-            self.confirm_unit.setText(f"I confirm the unit of privacy: {who}.")
+            self.confirm_unit.setText(
+                f"I confirm the unit of privacy: {unit_sentence(plan.privacy_unit)}.")
 
     def isComplete(self) -> bool:  # noqa: N802
-        return getattr(self, "ok", False) and self.confirm_unit.isChecked()
+        # the core decides, the unit rule included (the tick box is its input)
+        return self.session.plan is not None and getattr(self, "ok", False) and \
+            self.session.release_rules(unit_confirmed=self.confirm_unit.isChecked()).ready
 
 
 class ConfirmPage(QWizardPage):
@@ -164,7 +138,9 @@ class ConfirmPage(QWizardPage):
         assert plan is not None
         total = self.session.total()
         state = self.session.lifetime()
-        left = (state.remaining_epsilon - total.epsilon) if state else float("nan")
+        measurements = [m for q in plan.queries for m in self.session.measurements(q)]
+        left = (state.cap.epsilon - lifetime_after(state, measurements, total).epsilon) \
+            if state else float("nan")
         stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
         folder = (self.session.doc.path.parent if self.session.doc.path else
                   self.session.table_path.parent if self.session.table_path else Path.home())
@@ -240,6 +216,8 @@ class ProgressPage(QWizardPage):
             LedgerError: ("The budget ledger cannot be used", "Nothing was released. Check "
                           "that the app's folder is writable and no other release is "
                           "running, then try again."),
+            NotReady: ("Refused: the plan is not ready", "Nothing was charged. Complete what "
+                       "the message names and try again."),
         }
         title, advice = next(((t, a) for cls, (t, a) in what.items() if isinstance(exc, cls)),
                              ("The release did not happen", "Fix what the message names and "

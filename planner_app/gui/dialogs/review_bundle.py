@@ -22,6 +22,7 @@ from ...core.bundle import AUDIT, RECORD, REPORT_HTML, RESULTS, Verdict, read_bu
 from ...core.home import AppHome
 from ...core.measure import measurements_for
 from ...core.plan import Plan, plan_digest
+from ...core.readiness import missing_reasons
 from ...core.review import approval_status, record_review
 from ...core.risk import explain
 from ..models import KIND_NAMES, format_accuracy
@@ -91,9 +92,13 @@ class ReviewDialog(QDialog):
             acc = accuracy_for(q, plan)
             eps = sum(m.epsilon for m in measurements_for(q, plan))
             j = q.justification or {}
+            lacking = [what for _, what in missing_reasons(q)]  # the core's reasons rule
+            reasons = "; ".join(f"{k}: {v}" for k, v in j.items() if str(v).strip())
+            if lacking:
+                reasons = "; ".join(filter(None, [reasons, "NO REASON for the "
+                                                  + " and ".join(lacking)]))
             rows.append([q.title, KIND_NAMES.get(q.kind, q.kind), q.column or "—",
-                         _public_parameters(q),
-                         "; ".join(f"{k}: {v}" for k, v in j.items()) or "none recorded",
+                         _public_parameters(q), reasons or "none needed",
                          f"{q.epsilon:g}", format_accuracy(acc.half_width, acc.unit, acc.rows),
                          explain(eps, q.delta, relation=plan.neighbouring,
                                  what="it").sentence])

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QFo
                                QMessageBox, QPushButton, QTableWidget, QTableWidgetItem,
                                QVBoxLayout, QWidget)
 
+from ...core.accounting import within
 from ...core.editing import HARM_PRESETS, solve_goal
 from ...core.accuracy import UNIT_WORDS, shown_unit
 from ...core.plan import delta_problem
@@ -190,7 +191,7 @@ class BudgetPane(QWidget):
             self.use.setEnabled(False)
             return
         t = result.total
-        fits = t.epsilon <= plan.budget.epsilon
+        fits = within(t, plan.budget.epsilon, plan.budget.delta)
         self.goal_text.setText(
             f"Meeting every target needs a total of ε = {t.epsilon:.4g} ({t.accountant} "
             f"accountant); the budget is ε = {plan.budget.epsilon:g}"

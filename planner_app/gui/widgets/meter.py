@@ -3,6 +3,8 @@ left of the dataset's lifetime budget, naming the accountant. Always visible."""
 
 from __future__ import annotations
 
+from html import escape
+
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QWidget
 
 from ..session import Session
@@ -42,28 +44,22 @@ class BudgetMeter(QWidget):
         total = self.session.total()
         budget = plan.budget.epsilon
         fraction = total.epsilon / budget if budget > 0 else 0.0
-        self.over = total.epsilon > budget * (1 + 1e-12) or total.delta > plan.budget.delta
+        rules = self.session.release_rules()  # the core's release rules decide, not the meter
+        budget_rule = rules.get("budget")
+        self.over = budget_rule is not None and budget_rule.failed
         self.bar.setValue(int(min(1.0, fraction) * 1000))
         self.bar.setFormat(f"ε {total.epsilon:.3g} of {budget:g}")
         self.bar.setStyleSheet(OVER_STYLE if self.over else OK_STYLE)
         parts = [f"This release: ε = {total.epsilon:.4g}, δ = {total.delta:.2g} "
                  f"({total.accountant} accountant) of ε = {budget:g}, δ = "
                  f"{plan.budget.delta:g}."]
-        if self.over:
-            parts.append("<b>Over budget</b>: lower some ε or raise the budget.")
+        if self.over and budget_rule is not None:
+            parts.append(f"<b>Over budget</b>: {escape(budget_rule.action)}")
         parts.append("<br>")
-        state = self.session.lifetime()
-        if state is None:
-            parts.append("Dataset lifetime: the ledger cannot be read.")
-        else:
-            left = state.remaining_epsilon
-            cap = state.cap
-            after = left - total.epsilon
-            default = " (default cap)" if cap.is_default else ""
-            parts.append(f"Lifetime of dataset {plan.dataset.name!r}: ε = {left:.3g} of "
-                         f"{cap.epsilon:g}"
-                         f"{default} left; about {max(0.0, after):.3g} after this release"
-                         + (" — <b>not enough</b>." if after < 0 else "."))
+        lifetime = rules.get("lifetime") or rules.get("ledger")
+        if lifetime is not None:
+            text = escape(lifetime.message)
+            parts.append(f"<b>{text}</b>" if lifetime.failed else text)
         self.text.setText(" ".join(parts))
         self.setToolTip("The composed total uses the tightest valid accountant; the lifetime "
                         "budget is what the ledger on this computer has recorded for the "

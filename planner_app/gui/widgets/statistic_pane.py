@@ -207,6 +207,7 @@ class StatisticPane(QWidget):
 
     def _warnings(self, q) -> list[str]:  # type: ignore[no-untyped-def]
         from ...core.check import copied_from_data
+        from ...core.readiness import missing_reasons
 
         out = [f"⚠ {w[0].upper()}{w[1:]}." for w in copied_from_data(q, self.session.column_facts)]
         problems, tally = self.session.query_fit(q)  # the core's plan/table rule
@@ -214,8 +215,8 @@ class StatisticPane(QWidget):
         if tally is not None and tally.neither:
             out.append(f"For you only (never exported): {tally.neither:,} cells of {q.column} "
                        "are neither a yes nor a no value; they count as missing.")
-        if q.kind in ("sum", "mean", "variance", "quantile", "histogram") and not (
-                q.justification and any(q.justification.values())):
-            out.append("No reason is recorded for the bounds or categories yet "
-                       "(Edit the definition…).")
+        missing = [what for _, what in missing_reasons(q)]  # the core's reasons rule
+        if missing:
+            out.append(f"No reason is recorded for the {' and '.join(missing)} yet (Edit the "
+                       "definition…); a release needs one.")
         return out
