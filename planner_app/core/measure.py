@@ -149,6 +149,25 @@ def gaussian_sigma_sq(l2_sq: int, epsilon: float, delta: float) -> Fraction:
     return sigma_sq
 
 
+@functools.lru_cache(maxsize=4096)
+def exact_gaussian_sigma_sq(sensitivity: int, epsilon: float, delta: float) -> Fraction:
+    """σ² (in steps²) for ONE cell of integer sensitivity, from the discrete Gaussian's exact
+    (ε, δ) curve (gaussian.py): about 5-9% less noise than going through zCDP. Falls back to
+    the zCDP σ² where the curve cannot be certified; never above it."""
+    via_zcdp = gaussian_sigma_sq(sensitivity * sensitivity, epsilon, delta)
+    from .gaussian import delta_upper, sigma_sq_for
+
+    found = sigma_sq_for(sensitivity, epsilon, delta, float(via_zcdp))
+    if found is None:
+        return via_zcdp
+    sigma_sq = round_up_fraction(Fraction(found))
+    # certify the rational the sampler will use (less noise, pessimistically)
+    if sigma_sq >= via_zcdp or delta_upper(math.nextafter(float(sigma_sq), 0.0), sensitivity,
+                                           epsilon) > delta:
+        return via_zcdp
+    return sigma_sq
+
+
 # ----------------------------------------------------------------------------- measurements
 
 
@@ -171,7 +190,10 @@ def measurements_for(query: Query, plan: Plan) -> list[Measurement]:
             out.append(Measurement(query.id, comp, "laplace", laplace_epsilon(comp.l1, scale),
                                    0.0, scale=scale))
         elif query.mechanism == "gaussian":
-            sigma_sq = gaussian_sigma_sq(comp.l2_sq, eps, delta)
+            # one cell: the exact curve; several cells a person can touch: zCDP (exact for
+            # independent discrete Gaussians, whose Rényi divergences add up)
+            sigma_sq = (exact_gaussian_sigma_sq(comp.l1, eps, delta) if comp.single_cell
+                        else gaussian_sigma_sq(comp.l2_sq, eps, delta))
             out.append(Measurement(query.id, comp, "gaussian", eps, delta, sigma_sq=sigma_sq))
         elif query.mechanism == "exponential":
             out.append(Measurement(query.id, comp, "exponential", eps, 0.0))

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
 
@@ -91,6 +92,14 @@ def zcdp_epsilon(rho: float, delta: float) -> float:
     return float(res.fun)
 
 
+def discrete_gaussian_delta(sigma: float, shift: int, epsilon: float) -> float:
+    """δ(ε) of N_Z(0, σ²) against N_Z(shift, σ²), summed from the definition."""
+    y = np.arange(-int(60 * sigma) - shift - 10, int(60 * sigma) + shift + 11)
+    w = np.exp(-(y.astype(float) ** 2) / (2 * sigma**2))
+    p, q = w[shift:], w[:-shift]  # p(y) and p(y - shift) on the same outputs
+    return float(np.maximum(0.0, p - math.exp(epsilon) * q).sum() / w.sum())
+
+
 def test_check_gives_the_numbers_an_independent_computation_gives() -> None:
     done = run(["check", str(DEMO_PLAN), "--json"])
     assert done.returncode == 0, done.stderr
@@ -139,10 +148,12 @@ def test_check_gives_the_numbers_an_independent_computation_gives() -> None:
     assert qs["smokers"]["truth_probability"] == pytest.approx(t, abs=1e-8)
     assert qs["smokers"]["accuracy"]["half_width"] == pytest.approx(
         math.sqrt(math.log(2 / 0.05) / (2 * n)) / t, rel=1e-6)
-    # gaussian: σ so that ρ = Δ²/2σ² converts to exactly (ε, δ)
+    # gaussian: the smallest σ whose exact (ε, δ) curve meets (0.3, 5e-7), summed from the
+    # definition δ = Σ_y max(0, p(y) - e^ε p(y - Δ)); less noise than zCDP would give
     sigma = qs["employed"]["sigma"]
-    rho = k**2 / (2 * sigma**2)
-    assert zcdp_epsilon(rho, 5e-7) == pytest.approx(0.3, abs=1e-6)
+    assert discrete_gaussian_delta(sigma, k, 0.3) <= 5e-7 * (1 + 1e-9)
+    assert discrete_gaussian_delta(sigma * 0.999, k, 0.3) > 5e-7
+    assert zcdp_epsilon(k**2 / (2 * sigma**2), 5e-7) > 0.3
     # the total: basic is the sum of what each statistic spends; the chosen one is the least
     basic = next(a for a in data["alternatives"] if a["accountant"] == "basic")
     assert basic["epsilon"] == pytest.approx(sum(q["epsilon_spent"] for q in qs.values()))
