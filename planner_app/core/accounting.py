@@ -15,7 +15,6 @@ The default is the tightest valid accountant.
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -24,6 +23,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from .errors import InputError
+from .gaussian import shift_patterns
 from .measure import Measurement, epsilon_from_rho
 
 PLD_DISCRETISATION = 1e-4
@@ -74,46 +74,6 @@ def pld_supported(measurements: Iterable[Measurement]) -> bool:
     steps, or over several cells with a sensitivity too large to enumerate its shifts; such
     plans use zcdp."""
     return all(_pld_ok(m) for m in measurements)
-
-
-MAX_PATTERN_L1 = 16
-MAX_PATTERNS = 64
-
-
-@functools.lru_cache(maxsize=256)
-def shift_patterns(l1: int, l2_sq: int, cells: int) -> tuple[tuple[int, ...], ...] | None:
-    """The shifts one person can make to a vector of cells, up to order and sign, that no
-    other such shift covers coordinate by coordinate: the integer vectors with L1 norm at
-    most ``l1``, squared L2 norm at most ``l2_sq`` and at most ``cells`` non-zero entries
-    (a superset of the real shifts, since l1 and l2 are the exact sensitivities).
-
-    Independent discrete Gaussians on the cells make the privacy loss of a shift v the
-    composition of one-dimensional losses at |v_i|, and a smaller |v_i| never costs more
-    (gaussian.py), so these maximal shifts dominate every real one. None when there are too
-    many to enumerate."""
-    if l1 > MAX_PATTERN_L1 or l1 <= 0:
-        return None
-    found: list[tuple[int, ...]] = []
-
-    def grow(prefix: tuple[int, ...], left1: int, left2: int) -> None:
-        top = min(prefix[-1] if prefix else left1, left1, math.isqrt(left2))
-        if len(prefix) == cells or top == 0:
-            found.append(prefix)
-            return
-        for part in range(top, 0, -1):
-            grow(prefix + (part,), left1 - part, left2 - part * part)
-        found.append(prefix)
-
-    grow((), l1, l2_sq)
-
-    def covers(u: tuple[int, ...], t: tuple[int, ...]) -> bool:
-        return len(u) >= len(t) and all(a >= b for a, b in zip(u, t))
-
-    maximal = sorted({t for t in found if t and not any(u != t and covers(u, t)
-                                                         for u in found)}, reverse=True)
-    if not maximal or len(maximal) > MAX_PATTERNS:
-        return None
-    return tuple(maximal)
 
 
 def discrete_laplace_pld(scale: Fraction, sensitivity: int, d: float = PLD_DISCRETISATION):

@@ -125,3 +125,21 @@ def test_a_gaussian_histogram_plan_gets_a_pld_total() -> None:
     ref = pld.from_discrete_gaussian_mechanism(
         sigma, sensitivity=1, value_discretization_interval=1e-4).self_compose(20)
     assert tight.epsilon == pytest.approx(ref.get_epsilon_for_delta(1e-6), rel=1e-3)
+
+
+@pytest.mark.parametrize(("relation", "k", "shifts"), [
+    ("replace-one", 1, [(1, 1)]), ("add-remove", 2, [(2, 0), (1, 1)])])
+def test_sigma_of_a_gaussian_histogram_meets_its_exact_curve(
+        relation: str, k: int, shifts: list[tuple[int, int]]) -> None:
+    """Before: σ through zCDP at Δ₂, 5.72 for replace-one at ε = 1, δ = 1e-5."""
+    unit = {"kind": "row"} if k == 1 else {"kind": "person", "id_column": "id", "max_rows": k}
+    plan = plan_from_dict(plan_dict(
+        privacy_unit=unit, neighbouring=relation, budget={"epsilon": 1, "delta": 1e-5},
+        queries=[{"id": "h", "kind": "histogram", "column": "x", "mechanism": "gaussian",
+                  "categories": ["a", "b"], "epsilon": 1, "delta": 1e-5}]))
+    (m,) = measurements_for(plan.queries[0], plan)
+    sigma_sq = float(m.sigma_sq)  # type: ignore[arg-type]
+    assert max(two_cell_delta(sigma_sq, s, 1.0) for s in shifts) <= 1e-5
+    assert max(two_cell_delta(sigma_sq * 0.998, s, 1.0) for s in shifts) > 1e-5
+    zcdp_sigma = 4.0451303583555935 * math.sqrt(m.component.l2_sq)  # ρ = Δ₂²/2σ² at (1, 1e-5)
+    assert math.sqrt(sigma_sq) < 0.95 * zcdp_sigma
