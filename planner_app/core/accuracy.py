@@ -2,9 +2,10 @@
 
 Counts, sums and histogram cells: exact for the discrete distributions (the smallest integer k
 with P(|noise| > k) <= 1 - confidence). Means and variances: the widest interval of the exact
-pivot in intervals.py, wherever the statistic lies, for a stated public approximate row count. Quantiles: a bound
-on the rank error from the exponential mechanism's utility guarantee. Randomized response:
-Hoeffding's bound on the debiased share. And the inverse: the ε a target half-width needs.
+pivot in intervals.py, wherever the statistic lies, for a stated public approximate row
+count. Quantiles: a bound on the rank error from the exponential mechanism's utility
+guarantee. Randomized response: Hoeffding's bound on the debiased share. And the inverse:
+the ε a target half-width needs.
 """
 
 from __future__ import annotations
