@@ -7,8 +7,8 @@
 * zcdp: ρ adds up (pure ε gives ε²/2, the exponential mechanism ε²/8, a discrete Gaussian
   Δ₂²/2σ²), then converted to (ε, δ) at the budget's δ. Needs δ > 0.
 * pld: privacy loss distributions composed with Google's dp-accounting (pessimistic
-  discretisation, so the result is an upper bound). Needs δ > 0; a multi-cell Gaussian
-  measurement has no exact PLD here, so such plans use zcdp or basic.
+  discretisation, so the result is an upper bound). Needs δ > 0. A Gaussian over cells one
+  person can touch several of is accounted by its maximal shifts (``shift_patterns``).
 
 The default is the tightest valid accountant.
 """
@@ -23,6 +23,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from .errors import InputError
+from .gaussian import shift_patterns
 from .measure import Measurement, epsilon_from_rho
 
 PLD_DISCRETISATION = 1e-4
@@ -73,12 +74,16 @@ def _pld_ok(m: Measurement) -> bool:
     if m.mechanism != "gaussian":
         return True
     assert m.sigma_sq is not None
-    return m.component.single_cell and float(m.sigma_sq) <= MAX_PLD_SIGMA_STEPS**2
+    if float(m.sigma_sq) > MAX_PLD_SIGMA_STEPS**2:
+        return False
+    return m.component.single_cell or shift_patterns(m.component.l1, m.component.l2_sq,
+                                                     m.component.cells) is not None
 
 
 def pld_supported(measurements: Iterable[Measurement]) -> bool:
-    """A PLD here exists for every measurement but a Gaussian over several cells or with a
-    very large σ in grid steps; such plans use zcdp."""
+    """A PLD here exists for every measurement but a Gaussian with a very large σ in grid
+    steps, or over several cells with a sensitivity too large to enumerate its shifts; such
+    plans use zcdp."""
     return all(_pld_ok(m) for m in measurements)
 
 
@@ -136,8 +141,12 @@ def _pld_of(m: Measurement):  # type: ignore[no-untyped-def]
     if m.mechanism == "gaussian":
         assert m.sigma_sq is not None
         sigma = math.nextafter(math.sqrt(float(m.sigma_sq)), 0.0)
-        return pld.from_discrete_gaussian_mechanism(
-            sigma, sensitivity=m.component.l1, value_discretization_interval=d)
+        if m.component.single_cell:
+            return pld.from_discrete_gaussian_mechanism(
+                sigma, sensitivity=m.component.l1, value_discretization_interval=d)
+        patterns = shift_patterns(m.component.l1, m.component.l2_sq, m.component.cells)
+        assert patterns is not None
+        return _max_pld([_shift_pld(sigma, pattern, d) for pattern in patterns], d)
     if m.mechanism == "randomized_response":
         assert m.truth is not None
         noise = math.nextafter(float(1 - m.truth), 0.0)
@@ -148,8 +157,58 @@ def _pld_of(m: Measurement):  # type: ignore[no-untyped-def]
         common.DifferentialPrivacyParameters(m.epsilon, 0.0), value_discretization_interval=d)
 
 
+def _shift_pld(sigma: float, pattern: tuple[int, ...], d: float):  # type: ignore[no-untyped-def]
+    """PLD of independent discrete Gaussians on cells shifted by ``pattern``: the
+    composition of the one-dimensional PLDs."""
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    total = None
+    for part in sorted(set(pattern)):
+        one = pld.from_discrete_gaussian_mechanism(sigma, sensitivity=part,
+                                                   value_discretization_interval=d)
+        times = pattern.count(part)
+        piece = one.self_compose(times) if times > 1 else one
+        total = piece if total is None else total.compose(piece)
+    return total
+
+
+def _max_pld(plds: list, d: float):  # type: ignore[no-untyped-def,type-arg]
+    """One PLD that dominates each of ``plds`` (all symmetric): pessimistic connect-the-dots
+    (Doroshenko et al. 2022) on the largest of their δ(ε) at every loss on the grid. The
+    largest of hockey-stick curves is again convex in e^ε, so a pair with that curve exists
+    and the connect-the-dots PLD dominates it."""
+    if len(plds) == 1:
+        return plds[0]
+    from dp_accounting.pld import pld_pmf
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    pmfs = [p._pmf_remove.to_dense_pmf() for p in plds]  # noqa: SLF001 - symmetric PLDs
+    lower = min(pm._lower_loss for pm in pmfs)  # noqa: SLF001
+    upper = max(pm._lower_loss + pm.size - 1 for pm in pmfs)  # noqa: SLF001
+    grid = np.arange(lower, upper + 1)
+    deltas = np.max([_deltas_on_grid(pm, grid, d) for pm in pmfs], axis=0)
+    deltas = np.minimum(1.0, np.maximum(0.0, deltas * (1 + 1e-9) + 1e-15))  # float error
+    return pld.PrivacyLossDistribution(
+        pld_pmf.create_pmf_pessimistic_connect_dots(d, grid, deltas))
+
+
+def _deltas_on_grid(pm, grid: np.ndarray, d: float) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """δ(ε) of a dense PLD pmf at every ε = g·d, in one pass: δ(ε) = ∞-mass +
+    Σ_{L > ε} p_L (1 - e^(ε - L)), from reverse cumulative sums."""
+    lower, probs = pm._lower_loss, np.asarray(pm._probs)  # noqa: SLF001
+    losses = (lower + np.arange(probs.size)) * d
+    tail_p = np.append(np.cumsum(probs[::-1])[::-1], 0.0)
+    tail_q = np.append(np.cumsum((probs * np.exp(-losses))[::-1])[::-1], 0.0)
+    first = np.clip(grid - lower + 1, 0, probs.size)  # the first loss above g·d
+    return pm._infinity_mass + np.maximum(  # noqa: SLF001
+        0.0, tail_p[first] - np.exp(grid * d) * tail_q[first])
+
+
 def _pld_key(m: Measurement) -> tuple:
-    return (m.mechanism, m.component.single_cell, m.component.l1, m.scale, m.sigma_sq, m.truth,
+    return (m.mechanism, m.component.single_cell, m.component.l1,
+            m.component.l2_sq if m.mechanism == "gaussian" else None,
+            m.component.cells if m.mechanism == "gaussian" and not m.component.single_cell
+            else None, m.scale, m.sigma_sq, m.truth,
             m.epsilon if m.mechanism in ("exponential",) or not m.component.single_cell else None)
 
 
@@ -221,8 +280,8 @@ def compose(measurements: Sequence[Measurement], delta: float,
     if accountant == "pld":
         if not pld_supported(measurements):
             raise InputError("plan", "budget.accountant",
-                             "pld cannot account for a gaussian histogram or group-by here; "
-                             "use zcdp")
+                             "pld cannot account for a gaussian statistic with this large a "
+                             "noise or sensitivity in grid steps; use zcdp")
         return pld(measurements, delta)
     candidates = [basic(measurements)]
     if delta > 0:

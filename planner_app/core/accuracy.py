@@ -1,11 +1,12 @@
 """Accuracy shown before release: the ± half-width that holds the noise with a confidence.
 
 Counts, sums and histogram cells: exact for the discrete distributions (the smallest integer k
-with P(|noise| > k) <= 1 - confidence). Means and variances: a guaranteed bound by the union
-of the components' intervals, for a stated public approximate row count. Quantiles: a bound
-on the rank error from the exponential mechanism's utility guarantee. Randomized response:
-Hoeffding's bound on the debiased share plus the error of the noised number of answers. And
-the inverse: the ε a target half-width needs.
+with P(|noise| > k) <= 1 - confidence). Means and variances: the widest interval of the exact
+pivot in intervals.py, wherever the statistic lies, for a stated public approximate row
+count. Quantiles: a bound on the rank error from the exponential mechanism's utility
+guarantee. Randomized response:
+Hoeffding's bound on the debiased share plus the error of the noised number of answers. And the inverse:
+the ε a target half-width needs.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from .errors import InputError
+from .intervals import mean_half_width, mean_parts, variance_half_width
 from .measure import Measurement, measurements_for, rr_refusal
 from .plan import Plan, Query
 from .sensitivity import grid_for
@@ -152,21 +154,16 @@ def accuracy_for(query: Query, plan: Plan, confidence: float = DEFAULT_CONFIDENC
     n = expected_count(query, plan)
     if query.kind in ("mean", "variance"):
         grid = grid_for(query)
-        share = 1 - alpha / sum(1 for m in ms if m.mechanism != "none")
-        hws = {m.component.name: measurement_half_width(m, share) * m.component.step for m in ms}
-        radius = grid.radius * grid.step
         if n is None:
             return Accuracy(confidence, None, "value", NEEDS_ROWS)
-        hw_n = hws["count"]
-        e_mean = ratio_error(hws["sum"], radius, hw_n, n)
+        parts = mean_parts(query, ms)
         if query.kind == "mean":
             cap = (grid.hi - grid.lo) * grid.step
-            return Accuracy(confidence, min(e_mean, cap), "value",
+            return Accuracy(confidence, min(mean_half_width(parts, n, alpha), cap), "value",
                             f"guaranteed bound for about {n:g} rows")
-        e_sq = ratio_error(hws["sumsq"], radius * radius, hw_n, n)
-        cap = radius * radius
-        return Accuracy(confidence, min(e_sq + 2 * radius * e_mean, cap), "value",
-                        f"guaranteed bound for about {n:g} rows")
+        radius = grid.radius * grid.step
+        return Accuracy(confidence, min(variance_half_width(parts, n, alpha), radius * radius),
+                        "value", f"guaranteed bound for about {n:g} rows")
     if query.kind == "quantile":
         m = ms[0]
         points = grid_for(query).points

@@ -160,6 +160,48 @@ def gaussian_sigma_sq(l2_sq: int, epsilon: float, delta: float) -> Fraction:
     return sigma_sq
 
 
+@functools.lru_cache(maxsize=4096)
+def exact_gaussian_sigma_sq(sensitivity: int, epsilon: float, delta: float) -> Fraction:
+    """σ² (in steps²) for ONE cell of integer sensitivity, from the discrete Gaussian's exact
+    (ε, δ) curve (gaussian.py): about 5-9% less noise than going through zCDP. Falls back to
+    the zCDP σ² where the curve cannot be certified; never above it."""
+    via_zcdp = gaussian_sigma_sq(sensitivity * sensitivity, epsilon, delta)
+    from .gaussian import delta_upper, sigma_sq_for
+
+    found = sigma_sq_for(sensitivity, epsilon, delta, float(via_zcdp))
+    if found is None:
+        return via_zcdp
+    sigma_sq = round_up_fraction(Fraction(found))
+    # certify the rational the sampler will use (less noise, pessimistically)
+    if sigma_sq >= via_zcdp or delta_upper(math.nextafter(float(sigma_sq), 0.0), sensitivity,
+                                           epsilon) > delta:
+        return via_zcdp
+    return sigma_sq
+
+
+@functools.lru_cache(maxsize=1024)
+def multi_cell_gaussian_sigma_sq(l1: int, l2_sq: int, cells: int, epsilon: float,
+                                 delta: float) -> Fraction:
+    """σ² (in steps²) for cells one person can touch several of: from the exact curve of
+    every maximal shift (gaussian.py) where they can be enumerated, else through zCDP
+    (exact for independent discrete Gaussians, whose Rényi divergences add up). Never above
+    the zCDP σ²."""
+    via_zcdp = gaussian_sigma_sq(l2_sq, epsilon, delta)
+    from .gaussian import multi_cell_sigma_sq_for, patterns_delta_upper, shift_patterns
+
+    patterns = shift_patterns(l1, l2_sq, cells)
+    if patterns is None:
+        return via_zcdp
+    found = multi_cell_sigma_sq_for(patterns, epsilon, delta, float(via_zcdp))
+    if found is None:
+        return via_zcdp
+    sigma_sq = round_up_fraction(Fraction(found))
+    if sigma_sq >= via_zcdp or patterns_delta_upper(
+            math.nextafter(float(sigma_sq), 0.0), patterns, epsilon, delta) > delta:
+        return via_zcdp
+    return sigma_sq
+
+
 # ----------------------------------------------------------------------------- measurements
 
 
@@ -197,7 +239,10 @@ def measurements_for(query: Query, plan: Plan) -> list[Measurement]:
             out.append(Measurement(query.id, comp, "laplace", laplace_epsilon(comp.l1, scale),
                                    0.0, scale=scale))
         elif query.mechanism == "gaussian":
-            sigma_sq = gaussian_sigma_sq(comp.l2_sq, eps, delta)
+            # the exact curve: of one cell, or of the maximal shifts over several cells
+            sigma_sq = (exact_gaussian_sigma_sq(comp.l1, eps, delta) if comp.single_cell
+                        else multi_cell_gaussian_sigma_sq(comp.l1, comp.l2_sq, comp.cells, eps,
+                                                          delta))
             out.append(Measurement(query.id, comp, "gaussian", eps, delta, sigma_sq=sigma_sq))
         elif query.mechanism == "exponential":
             out.append(Measurement(query.id, comp, "exponential", eps, 0.0))

@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from .accuracy import DEFAULT_CONFIDENCE, measurement_half_width, ratio_error, rr_half_width
+from .accuracy import DEFAULT_CONFIDENCE, measurement_half_width, rr_half_width
+from .intervals import mean_interval, mean_parts, variance_interval
 from .aggregate import Aggregate, AggregateEngine
 from .mechanisms import (RandomSource, SystemRandomSource, discrete_gaussian, discrete_laplace,
                          exponential_quantile, randomized_answer_file)
@@ -106,6 +107,16 @@ def rr_answer_file(source: RandomSource, answers: np.ndarray, truth: Fraction,
     return randomized_answer_file(source, answers, truth, length)
 
 
+def snap_down(value: float, step: float) -> float:
+    """The largest multiple of a power-of-two step at or below ``value``."""
+    return float(math.floor(value / step) * step)
+
+
+def snap_up(value: float, step: float) -> float:
+    """The smallest multiple of a power-of-two step at or above ``value``."""
+    return float(math.ceil(value / step) * step)
+
+
 def _noisy_parts(aggregate: Aggregate, ms: list[Measurement],
                  source: RandomSource) -> dict[str, np.ndarray]:
     out = {}
@@ -177,41 +188,36 @@ def _release_query(query: Query, plan: Plan, aggregate: Aggregate, ms: list[Meas
             add(i, float(v * step), float((v - hw) * step), float((v + hw) * step), m.mechanism)
         return QueryRelease(query.id, values)
 
-    # mean and variance: post-processing of noisy (centred) sums and a noisy count
+    # mean and variance: post-processing of noisy (centred) sums and a noisy count; the
+    # intervals come from the exact pivot of intervals.py
     grid = grid_for(query)
     assert query.lower is not None and query.upper is not None
     centre = grid.centre * grid.step
     radius = grid.radius * grid.step
-    share = 1 - (1 - confidence) / sum(1 for m in ms if m.mechanism != "none")
-    hw_share = {m.component.name: measurement_half_width(m, share) * m.component.step
-                for m in ms}
+    alpha = 1 - confidence
+    parts = mean_parts(query, ms)
     mechanism = next(m.mechanism for m in ms if m.mechanism != "none")
     for i in range(len(aggregate.cells)):
         n_noisy = float(noisy["count"][i])
         n = max(n_noisy, 1.0)
         s1 = float(noisy["sum"][i]) * grid.step
         mean_c = min(radius, max(-radius, s1 / n))
-        e_mean = ratio_error(hw_share["sum"], radius, hw_share["count"], n_noisy)
         note = "" if n_noisy >= 1 else "the noisy count is below 1: the estimate is unreliable"
         if query.kind == "mean":
             value = snap(min(query.upper, max(query.lower, centre + mean_c)), grid.step)
-            low = snap(max(query.lower, value - e_mean), grid.step) if math.isfinite(e_mean) \
-                else query.lower
-            high = snap(min(query.upper, value + e_mean), grid.step) if math.isfinite(e_mean) \
-                else query.upper
+            a, b = mean_interval(parts, float(noisy["sum"][i]), n_noisy, alpha)
+            low = min(value, max(query.lower, snap_down(centre + a, grid.step)))
+            high = max(value, min(query.upper, snap_up(centre + b, grid.step)))
             add(i, value, low, high, mechanism, note or "kept within the declared bounds (post-processing)")
             continue
         sq_step = grid.step * grid.step
         s2 = float(noisy["sumsq"][i]) * sq_step
         var = min(radius * radius, max(0.0, s2 / n - mean_c * mean_c))
-        e_sq = ratio_error(hw_share["sumsq"], radius * radius, hw_share["count"], n_noisy)
-        e_var = e_sq + 2 * radius * e_mean
         value = snap(var, sq_step)
-        if math.isfinite(e_var):
-            low, high = snap(max(0.0, var - e_var), sq_step), snap(min(radius**2, var + e_var),
-                                                                    sq_step)
-        else:
-            low, high = 0.0, snap(radius * radius, sq_step)
+        a, b = variance_interval(parts, float(noisy["sum"][i]), float(noisy["sumsq"][i]),
+                                 n_noisy, alpha)
+        low = min(value, max(0.0, snap_down(a, sq_step)))
+        high = max(value, min(snap(radius * radius, sq_step), snap_up(b, sq_step)))
         add(i, value, low, high, mechanism, note or "kept within [0, ((upper-lower)/2)^2] (post-processing)")
     return QueryRelease(query.id, values)
 

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
 
@@ -91,6 +92,37 @@ def zcdp_epsilon(rho: float, delta: float) -> float:
     return float(res.fun)
 
 
+def pivot_quantile(scale_x: float, scale_y: float, radius: float, confidence: float) -> int:
+    """Smallest integer w with P(|X + radius·Y| <= w) >= confidence for independent discrete
+    Laplace X, Y (radius a whole number of steps, so X + radius·Y is an integer)."""
+    qx, qy = math.exp(-1 / scale_x), math.exp(-1 / scale_y)
+    ys = np.arange(-int(40 * scale_y) - 1, int(40 * scale_y) + 2)
+    p_y = (1 - qy) / (1 + qy) * qy ** np.abs(ys)
+
+    def cdf_x(v: np.ndarray) -> np.ndarray:  # P(X <= v), v integer
+        return np.where(v >= 0, 1 - qx ** (v + 1) / (1 + qx), qx ** (-v) / (1 + qx))
+
+    def inside(w: int) -> float:
+        centre = radius * ys
+        return float((p_y * (cdf_x(w - centre) - cdf_x(-w - centre - 1))).sum())
+
+    lo, hi = 0, 1
+    while inside(hi) < confidence:
+        hi *= 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if inside(mid) >= confidence else (mid, hi)
+    return hi
+
+
+def discrete_gaussian_delta(sigma: float, shift: int, epsilon: float) -> float:
+    """δ(ε) of N_Z(0, σ²) against N_Z(shift, σ²), summed from the definition."""
+    y = np.arange(-int(60 * sigma) - shift - 10, int(60 * sigma) + shift + 11)
+    w = np.exp(-(y.astype(float) ** 2) / (2 * sigma**2))
+    p, q = w[shift:], w[:-shift]  # p(y) and p(y - shift) on the same outputs
+    return float(np.maximum(0.0, p - math.exp(epsilon) * q).sum() / w.sum())
+
+
 def test_check_gives_the_numbers_an_independent_computation_gives() -> None:
     done = run(["check", str(DEMO_PLAN), "--json"])
     assert done.returncode == 0, done.stderr
@@ -121,11 +153,14 @@ def test_check_gives_the_numbers_an_independent_computation_gives() -> None:
     comps = {c["name"]: c for c in qs["hours_mean"]["components"]}
     assert comps["sum"]["sensitivity_l1"] == k * 40 and comps["sum"]["scale"] == k * 40 / 0.2
     assert comps["count"]["scale"] == pytest.approx(k / 0.2)
+    # its ± is the 95% quantile of |X + R·Y| (sum noise X, count noise Y, R the radius,
+    # all in grid steps) at the worst mean |μ| = R, over the row count, plus one grid step
+    # for the lattice and half a step for rounding the values to the grid
     n = 3800
-    hw_s = dlap_half_width(k * 40 / 0.2 * 2**11, 0.975) / 2**11
-    hw_n = dlap_half_width(k / 0.2, 0.975)
+    step = 2.0 ** (math.floor(math.log2(80)) - 16)  # the grid of [0, 80]
+    w = pivot_quantile(k * 40 / 0.2 / step, k / 0.2, 40 / step, 0.95)
     assert qs["hours_mean"]["accuracy"]["half_width"] == pytest.approx(
-        (hw_s + 40 * hw_n) / (n - hw_n))
+        (w + 1) / n * step + step / 2, rel=1e-6)
     # variance: three parts, the squares bounded by k * radius^2
     comps = {c["name"]: c for c in qs["age_variance"]["components"]}
     assert comps["sumsq"]["sensitivity_l1"] == k * 42**2
@@ -143,10 +178,12 @@ def test_check_gives_the_numbers_an_independent_computation_gives() -> None:
     assert qs["smokers"]["accuracy"]["half_width"] == pytest.approx(
         math.sqrt(math.log(2 / 0.025) / (2 * n)) / t + dlap_half_width(k / 0.05, 0.975) / n,
         rel=1e-6)
-    # gaussian: σ so that ρ = Δ²/2σ² converts to exactly (ε, δ)
+    # gaussian: the smallest σ whose exact (ε, δ) curve meets (0.3, 5e-7), summed from the
+    # definition δ = Σ_y max(0, p(y) - e^ε p(y - Δ)); less noise than zCDP would give
     sigma = qs["employed"]["sigma"]
-    rho = k**2 / (2 * sigma**2)
-    assert zcdp_epsilon(rho, 5e-7) == pytest.approx(0.3, abs=1e-6)
+    assert discrete_gaussian_delta(sigma, k, 0.3) <= 5e-7 * (1 + 1e-9)
+    assert discrete_gaussian_delta(sigma * 0.999, k, 0.3) > 5e-7
+    assert zcdp_epsilon(k**2 / (2 * sigma**2), 5e-7) > 0.3
     # the total: basic is the sum of what each statistic spends; the chosen one is the least
     basic = next(a for a in data["alternatives"] if a["accountant"] == "basic")
     assert basic["epsilon"] == pytest.approx(sum(q["epsilon_spent"] for q in qs.values()))

@@ -36,7 +36,7 @@ def test_the_wizard_releases_and_shows_results(demo, qtbot, tmp_path: Path) -> N
     wizard.next()
     out = tmp_path / "wizard.zip"
     wizard.confirm.path.setText(str(out))
-    assert "ε = 3.317" in wizard.confirm.text.text() and "left" in wizard.confirm.text.text()
+    assert "ε = 3.323" in wizard.confirm.text.text() and "left" in wizard.confirm.text.text()
     wizard.grab().save(str(SHOTS / "11-release-confirm.png"))
     wizard.next()
     qtbot.waitUntil(lambda: wizard.result is not None, timeout=60_000)
