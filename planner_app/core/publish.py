@@ -1,14 +1,23 @@
 """The release: check, charge the ledger, draw the noise once, write the bundle.
 
-Order matters. Everything that can fail on bad input (plan, table, columns, budget) fails
-before the ledger is touched. The charge is committed before any noise is drawn; the bundle is
-written to a temporary file and renamed into place. A crash can waste budget, never release
-without charging, and never leave a partial bundle at the target path.
+Order matters, and a bug never burns budget. ``prepare`` does everything that can fail
+without the noise (plan, table, columns, budget, audit log, the output path, the report built
+from placeholder values, the disk space) before the ledger is touched. ``charge_and_release``
+commits the charge before any noise is drawn, then saves the noised record (pending.py) before
+anything else; ``complete_release`` writes the bundle from that record, to a temporary file
+renamed into place. If it fails, ``resume_release`` (``planner-app release --resume``) writes
+the same bundle later without new noise or a second charge. A crash can waste budget only
+between the noise and the saved record; it never releases without charging, and never leaves
+a partial bundle at the target path. The output path is held (files.OutputLock) from its
+check, through the charge, to the rename: two releases to one path cannot both be charged.
 """
 
 from __future__ import annotations
 
+import glob
+import json
 import os
+import shutil
 import sys
 import time
 import uuid
@@ -16,23 +25,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
+import numpy as np
+
 from .. import __version__
 from .accuracy import DEFAULT_CONFIDENCE
-from .aggregate import PandasEngine
+from .aggregate import PandasEngine, cell_labels
 from .audit import AuditError, AuditLog, canonical, utc_now
 from .bundle import (AUDIT, NOISED_DIR, PLAN, README, RECORD, RELEASE_FORMAT, REPORT_HTML,
                      REPORT_PDF, RESULTS,
-                     json_bytes, noised_csv, results_csv, sha256_bytes,
-                     sha256_file, zip_bytes)
+                     json_bytes, noised_csv, read_bundle, results_csv, sha256_bytes,
+                     sha256_file, verify_bundle, zip_bytes)
 from .check import CheckReport, all_measurements, check_plan
-from .errors import InputError
-from .files import atomic_write_bytes
+from .errors import InputError, PlannerError
+from .files import OutputLock, atomic_write_bytes, check_output, existing_kind
 from .home import AppHome
-from .ledger import BudgetExceeded, Ledger, LedgerState
+from .ledger import BudgetExceeded, Ledger, LedgerError, LedgerState
 from .measure import measurement_to_dict
 from .mechanisms import SystemRandomSource
-from .plan import Plan, plan_digest, plan_to_dict
-from .release import QueryRelease, privatize
+from .pending import list_pending, load_pending, remove_pending, save_pending
+from .plan import Plan, plan_digest, plan_from_dict, plan_to_dict
+from .release import QueryRelease, ReleasedValue, privatize
 from .report import report_html, report_pdf
 from .review import approval_status
 from .review import require_approval as check_approval
@@ -164,25 +176,114 @@ def readme_text(plan: Plan, record: dict[str, Any]) -> str:
 # ----------------------------------------------------------------------------- publish
 
 
+class ReleaseUnfinished(PlannerError):
+    """The ledger was charged and the noise drawn, but the bundle could not be written. The
+    noised record is saved: ``resume_release`` (``planner-app release --resume``) completes
+    the bundle from it without new noise."""
+
+    def __init__(self, release_id: str, problem: str, saved: bool) -> None:
+        self.release_id = release_id
+        if saved:
+            text = (f"the budget was charged and the noised values are saved, but the bundle "
+                    f"could not be written: {problem}. Fix that, then complete it without new "
+                    f"noise: planner-app release --resume {release_id}")
+        else:
+            text = (f"the budget was charged but neither the bundle nor the noised values "
+                    f"could be written: {problem}")
+        super().__init__(text)
+
+
+@dataclass
+class Prepared:
+    """Everything checked before the charge: what ``publish`` needs after it."""
+
+    plan: Plan
+    table: Table
+    out: Path
+    home: AppHome
+    report: CheckReport
+    aggregates: dict[str, Any]
+    status: Any
+    audit: AuditLog
+    ledger: Ledger
+    notes: list[str]
+    confidence: float
+    clamp_counts: bool
+    overwrite: bool
+    progress: Progress
+
+
+def _placeholder_releases(plan: Plan, confidence: float) -> list[QueryRelease]:
+    """Every declared cell with a wide made-up number: the report and the bundle are built
+    from these before the charge, so a report that cannot be written fails then."""
+    wide = -888_888_888_888.125
+    note = "a note as long as the longest a release writes beside a released value (words)"
+    out = []
+    for q in plan.queries:
+        values = [ReleasedValue(q.id, q.title, group, cell, wide,
+                                None if q.kind == "quantile" else wide,
+                                None if q.kind == "quantile" else wide, confidence,
+                                "laplace", note) for group, cell in cell_labels(q)]
+        out.append(QueryRelease(q.id, values))
+    return out
+
+
+def preflight_bundle(p: Prepared, prior: LedgerState) -> None:
+    """Build the report (HTML and PDF) and the bundle's files from a record with placeholder
+    values, and check the room they need beside the bundle and in the app home. Whatever
+    fails here fails before the charge; nothing of it is kept."""
+    placeholder = _placeholder_releases(p.plan, p.confidence)
+    record = release_record(p.plan, p.report, placeholder, p.table, prior, "0" * 32,
+                            utc_now(), p.confidence, p.clamp_counts)
+    record["review"] = p.status.state
+    record["approval"] = p.status.latest if p.status.state == "approved" else None
+    try:
+        reports = _report_files(p.plan, record)
+        # the JSON and CSV files cannot fail on these values: only their size is estimated
+        # (compact JSON, at most half the size of the indented files the bundle holds)
+        data = 2 * len(json.dumps(record, ensure_ascii=False, allow_nan=False).encode())
+    except Exception as exc:  # a report that cannot be built: refuse while nothing is spent
+        raise PlannerError(f"the release report cannot be written for this plan "
+                           f"({type(exc).__name__}: {str(exc)[:200]}); nothing was charged"
+                           ) from exc
+    answers = sum(len(p.table.frame) for q in p.plan.queries
+                  if q.kind == "randomized_response")
+    size = sum(len(v) for v in reports.values()) + 2 * data + 4 * answers + (1 << 16)
+    check_output(p.out, p.overwrite, size=2 * size)  # the bundle, and its temporary file
+    home_free = shutil.disk_usage(p.home.data_dir).free
+    if home_free < size + (1 << 20):
+        raise PlannerError(f"the app folder {p.home.data_dir} has {home_free / 1e6:,.1f} MB "
+                           f"free; this release needs about {size / 1e6:,.1f} MB there for its "
+                           "saved record; nothing was charged")
+
+
 def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
             confidence: float = DEFAULT_CONFIDENCE, clamp_counts: bool = False,
             overwrite: bool = False, require_approval: bool = False,
             progress: Progress = None) -> PublishResult:
     """Release ``plan`` on ``table`` into the bundle ``out``; see the module docstring."""
-    status = approval_status(plan)
     if require_approval:
         check_approval(plan)  # before anything is computed, charged or written
+    # the output path is held from its check to the rename: a second release to it is
+    # refused before its charge (the lock is taken before, and kept through, the charge)
+    with OutputLock(check_output(Path(out), overwrite)):
+        prepared = prepare(plan, table, Path(out), home, confidence=confidence,
+                           clamp_counts=clamp_counts, overwrite=overwrite, progress=progress)
+        return charge_and_release(prepared)
+
+
+def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
+            confidence: float = DEFAULT_CONFIDENCE, clamp_counts: bool = False,
+            overwrite: bool = False, progress: Progress = None) -> Prepared:
+    """Everything before the charge: the plan against the data, the budget, the audit log,
+    the output path, the report and the disk space. Raises with nothing charged."""
+    status = approval_status(plan)
 
     def step(fraction: float, message: str) -> None:
         if progress is not None:
             progress(fraction, message)
 
-    out = Path(out)
-    if out.exists() and not overwrite:
-        raise InputError(out.name, None, "already exists; choose another name (nothing was "
-                                         "charged)")
-    if not out.parent.is_dir():
-        raise InputError(out.name, None, "its folder does not exist")
+    out = check_output(Path(out), overwrite)  # again, now that the path is held
     step(0.05, "Checking the plan against the data")
     # one engine: the check and the release share the bounded rows and the aggregates
     engine = PandasEngine(plan, table.frame, SystemRandomSource(), table.name)
@@ -214,6 +315,28 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
     if others:
         notes.append(f"this exact file was released before as dataset {others[0]!r}; a new "
                      "dataset name does not give the same people a new budget")
+    unfinished = list_pending(home, plan.dataset.name)
+    if unfinished:
+        notes.append(f"{len(unfinished)} earlier release(s) of {plan.dataset.name!r} were "
+                     "charged but not written; complete them without new noise: planner-app "
+                     f"release --resume {unfinished[0].release_id}")
+    prepared = Prepared(plan, table, out, home, report, aggregates, status, audit, ledger,
+                        notes, confidence, clamp_counts, overwrite, progress)
+    step(0.25, "Checking the report and the room for the bundle")
+    preflight_bundle(prepared, prior)
+    return prepared
+
+
+def charge_and_release(p: Prepared) -> PublishResult:
+    """Charge the ledger, draw the noise once, save the noised record, write the bundle."""
+    plan, table, report, home, audit, ledger = p.plan, p.table, p.report, p.home, p.audit, \
+        p.ledger
+    confidence, clamp_counts, status, aggregates = p.confidence, p.clamp_counts, p.status, \
+        p.aggregates
+
+    def step(fraction: float, message: str) -> None:
+        if p.progress is not None:
+            p.progress(fraction, message)
 
     release_id = uuid.uuid4().hex
     plan_sha = plan_digest(plan)
@@ -240,42 +363,172 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
 
     step(0.45, "Drawing the noise")
     releases = privatize(plan, aggregates, confidence=confidence, clamp_counts=clamp_counts)
-    del aggregates, engine
+    del aggregates, p.aggregates
     _checkpoint("noised")
 
-    step(0.7, "Writing the bundle")
     created = utc_now()
     record = release_record(plan, report, releases, table, state, release_id, created,
                             confidence, clamp_counts)
     record["review"] = status.state
     record["approval"] = status.latest if status.state == "approved" else None
+    # the noised record first, before anything that could fail: then a failure below costs
+    # no budget, `release --resume` writes the bundle from it
+    doc = {"release_id": release_id, "dataset": plan.dataset.name, "out": str(p.out.absolute()),
+           "overwrite": p.overwrite, "record": record, "segment": segment,
+           "noised": {r.query_id: [int(a) for a in r.noised_answers.tolist()]
+                      for r in releases if r.noised_answers is not None}}
+    saved = True
+    try:
+        save_pending(home, doc)
+    except PlannerError as exc:  # go on: the bundle may still be written
+        saved = False
+        p.notes.append(f"the noised record could not be saved before writing the bundle: {exc}")
+    _checkpoint("saved")
+    try:
+        bundle_sha = complete_release(home, doc, plan, p.out, p.overwrite, step, resumed=False)
+    except ReleaseUnfinished:
+        raise
+    except Exception as exc:
+        problem = str(exc) if isinstance(exc, PlannerError) else \
+            f"{type(exc).__name__}: {str(exc)[:200]}"
+        raise ReleaseUnfinished(release_id, problem, saved) from exc
+    step(1.0, "Released")
+    return PublishResult(release_id, p.out, bundle_sha, state, report, releases, p.notes)
+
+
+def _bundle_files(plan: Plan, doc: dict[str, Any]) -> dict[str, bytes]:
+    """The bundle's files (all but the audit segment and the manifest), from the saved
+    record alone: a resumed release writes exactly what the first attempt would have."""
+    record = doc["record"]
     files: dict[str, bytes] = {
+        **_report_files(plan, record),
+        RESULTS: results_csv(record["results"]),
+        RECORD: json_bytes(record),
+        PLAN: json_bytes(record["plan"]),
+    }
+    for query_id, answers in doc["noised"].items():
+        files[f"{NOISED_DIR}/{query_id}.csv"] = noised_csv([bool(a) for a in answers])
+    return files
+
+
+def _report_files(plan: Plan, record: dict[str, Any]) -> dict[str, bytes]:
+    """The files written from templates: the reports and the README."""
+    return {
         REPORT_HTML: report_html(record).encode("utf-8"),
         REPORT_PDF: report_pdf(record),
-        RESULTS: results_csv([v.to_dict() for r in releases for v in r.values]),
-        RECORD: json_bytes(record),
-        PLAN: json_bytes(plan_to_dict(plan)),
         README: readme_text(plan, record).encode("utf-8"),
     }
-    for r in releases:
-        if r.noised_answers is not None:
-            files[f"{NOISED_DIR}/{r.query_id}.csv"] = noised_csv(r.noised_answers.tolist())
+
+
+def complete_release(home: AppHome, doc: dict[str, Any], plan: Plan, out: Path,
+                     overwrite: bool, step: Callable[[float, str], None], *,
+                     resumed: bool) -> str:
+    """Seal and write the bundle of a charged release from its saved record; mark the ledger
+    row completed and remove the saved record. Draws no noise. Returns the bundle's SHA-256."""
+    release_id = doc["release_id"]
+    audit = AuditLog(home.audit_path)
+    ledger = Ledger(home.ledger_path)
+    step(0.7, "Writing the bundle")
+    files = _bundle_files(plan, doc)
+    segment = list(doc["segment"])
+    if resumed:
+        segment.append(audit.append("release resumed", {
+            "release_id": release_id, "release_prev": segment[-1]["hash"]}))
     segment.append(audit.append("bundle sealed", {
         "release_id": release_id, "release_prev": segment[-1]["hash"],
         "files": {name: sha256_bytes(data) for name, data in sorted(files.items())}}))
     _checkpoint("sealed")
     files[AUDIT] = b"".join(json_bytes_line(e) for e in segment)
     data = zip_bytes(files)
-    for stale in out.parent.glob(f".{out.name}.*.partial"):  # left by a killed release
+    for stale in out.parent.glob(f".{glob.escape(out.name)}.*.partial"):  # a killed release
         stale.unlink(missing_ok=True)
-    atomic_write_bytes(out, data, before_rename=lambda: _checkpoint("bundle-temp-written"))
+    atomic_write_bytes(out, data, before_rename=lambda: _checkpoint("bundle-temp-written"),
+                       overwrite=overwrite)
     bundle_sha = sha256_file(out)
     _checkpoint("renamed")
+    _finish(home, ledger, audit, release_id, out, bundle_sha)
+    return bundle_sha
+
+
+def _finish(home: AppHome, ledger: Ledger, audit: AuditLog, release_id: str, out: Path,
+            bundle_sha: str) -> None:
     ledger.complete(release_id, bundle_sha)
     audit.append("bundle written", {"release_id": release_id, "bundle_name": out.name,
                                     "bundle_sha256": bundle_sha})
+    remove_pending(home, release_id)
+
+
+def resume_release(home: AppHome, release_id: str | None = None, *, out: Path | None = None,
+                   overwrite: bool = False, progress: Progress = None) -> PublishResult:
+    """Complete an unfinished release from its saved record, without drawing new noise and
+    without a second charge. ``release_id`` may be left out when there is exactly one;
+    ``out`` writes the bundle somewhere other than first asked."""
+    def step(fraction: float, message: str) -> None:
+        if progress is not None:
+            progress(fraction, message)
+
+    if release_id is None:
+        waiting = list_pending(home)
+        if not waiting:
+            raise InputError("argument", None, "there is no unfinished release to complete")
+        if len(waiting) > 1:
+            raise InputError("argument", None, f"{len(waiting)} releases are unfinished; say "
+                             "which: --resume " + " or ".join(w.release_id for w in waiting))
+        release_id = waiting[0].release_id
+    doc = load_pending(home, release_id)
+    record = doc["record"]
+    plan = plan_from_dict(record["plan"], "the saved record")
+    target = Path(out) if out is not None else Path(doc["out"])
+    overwrite = overwrite or bool(doc.get("overwrite"))
+    audit = AuditLog(home.audit_path)
+    broken = audit.verify()
+    if broken is not None:
+        raise AuditError(f"the audit log {home.audit_path} is broken at {broken}; nothing was "
+                         "written")
+    ledger = Ledger(home.ledger_path)
+    row = next((r for r in ledger.state(doc["dataset"]).releases if r.id == release_id), None)
+    if row is None:  # never publish what the ledger does not hold as charged
+        raise LedgerError(f"the budget ledger has no charge for release {release_id}; it "
+                          "cannot be completed")
+    step(0.1, "Checking where the bundle goes")
+    with OutputLock(target):
+        done = _already_written(target, release_id)
+        if done is not None:
+            _finish(home, ledger, audit, release_id, target, done)
+            bundle_sha = done
+        else:
+            check_output(target, overwrite)
+            bundle_sha = complete_release(home, doc, plan, target, overwrite, step,
+                                          resumed=True)
     step(1.0, "Released")
-    return PublishResult(release_id, out, bundle_sha, state, report, releases, notes)
+    report = check_plan(plan, confidence=float(record["confidence"]))
+    state = ledger.state(doc["dataset"])
+    return PublishResult(release_id, target, bundle_sha, state, report,
+                         _releases_from(record, doc), [])
+
+
+def _already_written(out: Path, release_id: str) -> str | None:
+    """The bundle's SHA-256 when ``out`` already holds this very release, complete and valid
+    (the failure came after the rename)."""
+    if existing_kind(out) != "file":
+        return None
+    try:
+        record = json.loads(read_bundle(out)[RECORD])
+        if record.get("release_id") != release_id or not verify_bundle(out).valid:
+            return None
+    except (PlannerError, KeyError, ValueError):
+        return None
+    return sha256_file(out)
+
+
+def _releases_from(record: dict[str, Any], doc: dict[str, Any]) -> list[QueryRelease]:
+    by_query: dict[str, list[ReleasedValue]] = {}
+    for row in record["results"]:
+        by_query.setdefault(row["query_id"], []).append(ReleasedValue(**row))
+    noised = doc.get("noised") or {}
+    return [QueryRelease(q["id"], by_query.get(q["id"], []),
+                         np.array(noised[q["id"]], dtype=bool) if q["id"] in noised else None)
+            for q in record["queries"]]
 
 
 def json_bytes_line(entry: dict[str, Any]) -> bytes:

@@ -15,6 +15,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+MAX_REPORT_ROWS = 50  # cells shown per statistic; results.csv has every one
+MAX_LISTED = 40  # statistics named in one transparency answer; plan.json has every one
+MAX_CELL_TEXT = 300  # characters of a cell name in a PDF table row
+RESULTS_FILE = "results.csv"
+
 KIND_WORDS = {"count": "count", "sum": "sum", "mean": "mean", "variance": "variance",
               "histogram": "histogram", "quantile": "quantile",
               "randomized_response": "share of yes (randomized response)"}
@@ -106,14 +111,14 @@ def transparency(record: dict[str, Any]) -> list[tuple[str, str]]:
         ("Accounting and composition", f"{accountant}; the cells of a histogram or group-by are "
          "disjoint and composed in parallel; each statistic's share of ε is listed above"),
         ("Pre-processing: contribution bounding", unit_text),
-        ("Pre-processing: bounds (clamping)", "; ".join(bounds) or "none"),
-        ("Pre-processing: categories and keys", "; ".join(lists) or "none"),
-        ("Pre-processing: missing values", "; ".join(missing)),
-        ("Quantities released without noise", "; ".join(unnoised) or "none"),
+        ("Pre-processing: bounds (clamping)", listing(bounds) or "none"),
+        ("Pre-processing: categories and keys", listing(lists) or "none"),
+        ("Pre-processing: missing values", listing(missing)),
+        ("Quantities released without noise", listing(unnoised) or "none"),
         ("Post-processing", ", ".join(k.replace("_", " ") for k, v in post.items()
                                       if v is True) + (f"; {post['grid']}" if post.get("grid")
                                                        else "")),
-        ("Justification for ε", " ".join(justification) or "none given in the plan"),
+        ("Justification for ε", listing(justification) or "none given in the plan"),
         ("Review", "approved by " + approval["reviewer"] + " on " + approval["time"]
          + (f" ({approval['comment']})" if approval.get("comment") else "")
          if approval else "no approval recorded"),
@@ -182,9 +187,38 @@ def _statistics(record: dict[str, Any]) -> list[dict[str, Any]]:
                   + (f", noise scale {q['scale']:.4g}" if q.get("scale") else "")
                   + (f", σ = {q['sigma']:.4g}" if q.get("sigma") else "")
                   + f", sensitivity {q['sensitivity']:.6g}")
-        out.append({"query": q, "rows": rows_by_query.get(q["id"], []), "meaning": meaning,
-                    "params": params})
+        rows = rows_by_query.get(q["id"], [])
+        shown = largest(rows)
+        more = (f"The {len(shown):,} largest of its {len(rows):,} cells are shown; all of them "
+                f"are in {RESULTS_FILE}." if len(shown) < len(rows) else "")
+        out.append({"query": q, "rows": shown, "meaning": meaning, "params": params,
+                    "more": more})
     return out
+
+
+def largest(rows: list[dict[str, Any]], limit: int | None = None) -> list[dict[str, Any]]:
+    """At most ``limit`` rows: all of them, or the largest values (released numbers only, so
+    the choice is post-processing), largest first."""
+    limit = MAX_REPORT_ROWS if limit is None else limit
+    if len(rows) <= limit:
+        return rows
+    def key(r: dict[str, Any]) -> float:
+        v = r.get("value")
+        return float(v) if isinstance(v, (int, float)) else float("-inf")
+    return sorted(rows, key=key, reverse=True)[:limit]
+
+
+def listing(items: list[str], limit: int = MAX_LISTED) -> str:
+    """Items joined by "; ", at most ``limit`` of them: a plan with thousands of statistics
+    keeps a report that fits (everything is in plan.json)."""
+    if len(items) <= limit:
+        return "; ".join(items)
+    return "; ".join(items[:limit]) + f"; and {len(items) - limit:,} more (see plan.json)"
+
+
+def clip(text: str, limit: int = MAX_CELL_TEXT) -> str:
+    """A cell's text for a PDF table row, which must fit on one page."""
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 READING = ("Why can a count be negative or a number fractional? Noise is symmetric: a small "
@@ -227,7 +261,7 @@ def report_html(record: dict[str, Any]) -> str:
             parts.append(f"<tr><td>{e(cell_name(r))}</td><td class='num'>{e(format_number(r['value']))}"
                          f"</td><td class='num'>{e(format_interval(r))}</td><td class='note'>"
                          f"{e(r.get('note') or '')}</td></tr>")
-        parts.append(f"</table><p class='note'>Parameters: {e(s['params'])}. "
+        parts.append(f"</table><p class='note'>{e(s['more'])} Parameters: {e(s['params'])}. "
                      f"{e(q['derivation'])}.</p>")
     parts += [
         "<h2>The privacy guarantee</h2>",
@@ -298,9 +332,9 @@ def report_pdf(record: dict[str, Any]) -> bytes:
                        line_height=4.6) as table:
             table.row(("Cell", "Value", f"Interval ({record['confidence']:.0%})", "Note"))
             for r in s["rows"]:
-                table.row((cell_name(r), format_number(r["value"]), format_interval(r),
+                table.row((clip(cell_name(r)), format_number(r["value"]), format_interval(r),
                            (r.get("note") or "")[:60]))
-        para(f"Parameters: {s['params']}.", 7.5)
+        para(f"{s['more']} Parameters: {s['params']}.".strip(), 7.5)
     heading("The privacy guarantee")
     para(f"This release spent ε = {total['epsilon']:.4g}, δ = {total['delta']:.3g} "
          f"({total['accountant']} accounting).")
@@ -309,9 +343,9 @@ def report_pdf(record: dict[str, Any]) -> bytes:
     pdf.image(io.BytesIO(chart_png(total["epsilon"])), w=min(width, 150))
     pdf.add_page()
     heading("Transparency")
-    pdf.set_font("DejaVu", "", 8.5)
-    with pdf.table(col_widths=(0.3 * width, 0.7 * width), line_height=4.6,
-                   first_row_as_headings=False, text_align="LEFT") as table:
-        for question, answer in transparency(record):
-            table.row((question, answer))
+    # question and answer as flowing paragraphs: a long answer continues on the next page
+    # (a table row must fit on one page, and raised "row too high" after the charge)
+    for question, answer in transparency(record):
+        heading(question, 9)
+        para(answer, 8.5)
     return bytes(pdf.output())
