@@ -248,6 +248,8 @@ class ProgressPage(QWizardPage):
                              ("The release did not happen", "Fix what the message names and "
                               "try again."))
         text = str(exc) if isinstance(exc, PlannerError) else type(exc).__name__
+        if isinstance(exc, ReleaseUnfinished):
+            self.session.refresh_lifetime()  # the charge stands: the meter shows it
         self.status.setText(f"{title}. {text}")
         QMessageBox.warning(self, title, f"{text}\n\n{advice}")
         self.wizard_.reject()
