@@ -352,7 +352,8 @@ def _audit_best_effort(args: argparse.Namespace, event: str, params: dict[str, A
 
 def cmd_release(args: argparse.Namespace) -> int:
     from .core.plan import load_plan
-    from .core.publish import publish, resume_release
+    from .core.publish import publish
+    from .core.resume import resume_release
     from .core.tables import load_table
 
     home = _home(args)

@@ -4,7 +4,7 @@ while writing the report or the bundle never wastes the budget that was charged.
 One private JSON file per release in the app home (``data/pending/<release id>.json``, owner
 only). It holds what the bundle is built from: release.json's record (noised values and public
 parameters, never a true value), the randomized-response answers as published, the audit
-entries written so far, and where the bundle goes. ``publish.resume_release`` completes the
+entries written so far, and where the bundle goes. ``resume.resume_release`` completes the
 bundle from it without drawing new noise; the file is removed once the bundle is written.
 """
 

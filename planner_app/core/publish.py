@@ -25,25 +25,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-import numpy as np
-
 from .. import __version__
 from .accuracy import DEFAULT_CONFIDENCE
 from .aggregate import PandasEngine, cell_labels
 from .audit import AuditError, AuditLog, canonical, utc_now
 from .bundle import (AUDIT, NOISED_DIR, PLAN, README, RECORD, RELEASE_FORMAT, REPORT_HTML,
                      REPORT_PDF, RESULTS,
-                     json_bytes, noised_csv, read_bundle, results_csv, sha256_bytes,
-                     sha256_file, verify_bundle, zip_bytes)
+                     json_bytes, noised_csv, results_csv, sha256_bytes,
+                     sha256_file, zip_bytes)
 from .check import CheckReport, all_measurements, check_plan
-from .errors import InputError, PlannerError
-from .files import OutputLock, atomic_write_bytes, check_output, existing_kind
+from .errors import PlannerError
+from .files import OutputLock, atomic_write_bytes, check_output
 from .home import AppHome
-from .ledger import BudgetExceeded, Ledger, LedgerError, LedgerState
+from .ledger import BudgetExceeded, Ledger, LedgerState
 from .measure import measurement_to_dict
 from .mechanisms import SystemRandomSource
-from .pending import list_pending, load_pending, remove_pending, save_pending
-from .plan import Plan, plan_digest, plan_from_dict, plan_to_dict
+from .pending import list_pending, remove_pending, save_pending
+from .plan import Plan, plan_digest, plan_to_dict
 from .release import QueryRelease, ReleasedValue, privatize
 from .report import report_html, report_pdf
 from .review import approval_status
@@ -380,9 +378,10 @@ def charge_and_release(p: Prepared) -> PublishResult:
     saved = True
     try:
         save_pending(home, doc)
-    except PlannerError as exc:  # go on: the bundle may still be written
+    except Exception as exc:  # go on: the bundle may still be written
         saved = False
-        p.notes.append(f"the noised record could not be saved before writing the bundle: {exc}")
+        p.notes.append("the noised record could not be saved before writing the bundle: "
+                       + (str(exc) if isinstance(exc, PlannerError) else type(exc).__name__))
     _checkpoint("saved")
     try:
         bundle_sha = complete_release(home, doc, plan, p.out, p.overwrite, step, resumed=False)
@@ -446,89 +445,17 @@ def complete_release(home: AppHome, doc: dict[str, Any], plan: Plan, out: Path,
                        overwrite=overwrite)
     bundle_sha = sha256_file(out)
     _checkpoint("renamed")
-    _finish(home, ledger, audit, release_id, out, bundle_sha)
+    finish_release(home, ledger, audit, release_id, out, bundle_sha)
     return bundle_sha
 
 
-def _finish(home: AppHome, ledger: Ledger, audit: AuditLog, release_id: str, out: Path,
-            bundle_sha: str) -> None:
+def finish_release(home: AppHome, ledger: Ledger, audit: AuditLog, release_id: str,
+                   out: Path, bundle_sha: str) -> None:
+    """The bundle is in place: mark the ledger row completed, log it, drop the saved record."""
     ledger.complete(release_id, bundle_sha)
     audit.append("bundle written", {"release_id": release_id, "bundle_name": out.name,
                                     "bundle_sha256": bundle_sha})
     remove_pending(home, release_id)
-
-
-def resume_release(home: AppHome, release_id: str | None = None, *, out: Path | None = None,
-                   overwrite: bool = False, progress: Progress = None) -> PublishResult:
-    """Complete an unfinished release from its saved record, without drawing new noise and
-    without a second charge. ``release_id`` may be left out when there is exactly one;
-    ``out`` writes the bundle somewhere other than first asked."""
-    def step(fraction: float, message: str) -> None:
-        if progress is not None:
-            progress(fraction, message)
-
-    if release_id is None:
-        waiting = list_pending(home)
-        if not waiting:
-            raise InputError("argument", None, "there is no unfinished release to complete")
-        if len(waiting) > 1:
-            raise InputError("argument", None, f"{len(waiting)} releases are unfinished; say "
-                             "which: --resume " + " or ".join(w.release_id for w in waiting))
-        release_id = waiting[0].release_id
-    doc = load_pending(home, release_id)
-    record = doc["record"]
-    plan = plan_from_dict(record["plan"], "the saved record")
-    target = Path(out) if out is not None else Path(doc["out"])
-    overwrite = overwrite or bool(doc.get("overwrite"))
-    audit = AuditLog(home.audit_path)
-    broken = audit.verify()
-    if broken is not None:
-        raise AuditError(f"the audit log {home.audit_path} is broken at {broken}; nothing was "
-                         "written")
-    ledger = Ledger(home.ledger_path)
-    row = next((r for r in ledger.state(doc["dataset"]).releases if r.id == release_id), None)
-    if row is None:  # never publish what the ledger does not hold as charged
-        raise LedgerError(f"the budget ledger has no charge for release {release_id}; it "
-                          "cannot be completed")
-    step(0.1, "Checking where the bundle goes")
-    with OutputLock(target):
-        done = _already_written(target, release_id)
-        if done is not None:
-            _finish(home, ledger, audit, release_id, target, done)
-            bundle_sha = done
-        else:
-            check_output(target, overwrite)
-            bundle_sha = complete_release(home, doc, plan, target, overwrite, step,
-                                          resumed=True)
-    step(1.0, "Released")
-    report = check_plan(plan, confidence=float(record["confidence"]))
-    state = ledger.state(doc["dataset"])
-    return PublishResult(release_id, target, bundle_sha, state, report,
-                         _releases_from(record, doc), [])
-
-
-def _already_written(out: Path, release_id: str) -> str | None:
-    """The bundle's SHA-256 when ``out`` already holds this very release, complete and valid
-    (the failure came after the rename)."""
-    if existing_kind(out) != "file":
-        return None
-    try:
-        record = json.loads(read_bundle(out)[RECORD])
-        if record.get("release_id") != release_id or not verify_bundle(out).valid:
-            return None
-    except (PlannerError, KeyError, ValueError):
-        return None
-    return sha256_file(out)
-
-
-def _releases_from(record: dict[str, Any], doc: dict[str, Any]) -> list[QueryRelease]:
-    by_query: dict[str, list[ReleasedValue]] = {}
-    for row in record["results"]:
-        by_query.setdefault(row["query_id"], []).append(ReleasedValue(**row))
-    noised = doc.get("noised") or {}
-    return [QueryRelease(q["id"], by_query.get(q["id"], []),
-                         np.array(noised[q["id"]], dtype=bool) if q["id"] in noised else None)
-            for q in record["queries"]]
 
 
 def json_bytes_line(entry: dict[str, Any]) -> bytes:

@@ -152,7 +152,8 @@ def test_a_failure_after_the_charge_is_completed_by_resume(
         tmp_path: Path, home: AppHome, monkeypatch: pytest.MonkeyPatch) -> None:
     import planner_app.core.publish as publish_module
     from planner_app.core.pending import list_pending
-    from planner_app.core.publish import ReleaseUnfinished, resume_release
+    from planner_app.core.publish import ReleaseUnfinished
+    from planner_app.core.resume import resume_release
 
     rng = np.random.default_rng(11)  # test data only
     n = 777
@@ -220,7 +221,8 @@ def test_a_failure_after_the_charge_is_completed_by_resume(
 
 def test_a_failure_after_the_bundle_was_written_is_completed_without_rewriting_it(
         tmp_path: Path, home: AppHome, demo, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    from planner_app.core.publish import ReleaseUnfinished, publish, resume_release
+    from planner_app.core.publish import ReleaseUnfinished, publish
+    from planner_app.core.resume import resume_release
 
     plan, table = demo
 
@@ -244,6 +246,7 @@ def test_a_failure_after_the_bundle_was_written_is_completed_without_rewriting_i
 def test_resume_writes_elsewhere_and_never_over_a_file(
         tmp_path: Path, home: AppHome, demo, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     import planner_app.core.publish as publish_module
+    from planner_app.core.resume import resume_release
 
     plan, table = demo
     monkeypatch.setattr(publish_module, "report_html",
@@ -254,10 +257,10 @@ def test_resume_writes_elsewhere_and_never_over_a_file(
     monkeypatch.undo()
     out.write_bytes(b"someone else's file")  # appeared meanwhile
     with pytest.raises(InputError, match="already exists"):
-        publish_module.resume_release(home, info.value.release_id)
+        resume_release(home, info.value.release_id)
     assert out.read_bytes() == b"someone else's file"
     other = tmp_path / "b.zip"
-    publish_module.resume_release(home, info.value.release_id, out=other)
+    resume_release(home, info.value.release_id, out=other)
     assert verify_bundle(other).valid and out.read_bytes() == b"someone else's file"
     assert len(charged(home)) == 1
 
@@ -265,6 +268,7 @@ def test_resume_writes_elsewhere_and_never_over_a_file(
 def test_resume_refuses_a_release_the_ledger_does_not_hold(
         tmp_path: Path, home: AppHome, demo, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     import planner_app.core.publish as publish_module
+    from planner_app.core.resume import resume_release
 
     plan, table = demo
     monkeypatch.setattr(publish_module, "report_pdf",
@@ -277,7 +281,7 @@ def test_resume_refuses_a_release_the_ledger_does_not_hold(
     con.commit()
     con.close()
     with pytest.raises(LedgerError, match="no charge for release"):
-        publish_module.resume_release(home)
+        resume_release(home)
     assert not (tmp_path / "x.zip").exists()
     assert len(pending_files(home)) == 1
 

@@ -15,7 +15,8 @@ from PySide6.QtWidgets import (QCheckBox, QFileDialog, QHBoxLayout, QHeaderView,
 from ...core.errors import PlannerError
 from ...core.ledger import BudgetExceeded, LedgerError
 from ...core.pending import list_pending
-from ...core.publish import PublishResult, ReleaseUnfinished, publish, resume_release
+from ...core.publish import PublishResult, ReleaseUnfinished, publish
+from ...core.resume import resume_release
 from ...core.report import cell_name, format_interval, format_number
 from ...core.review import ApprovalRequired, approval_status
 from ..session import Session
