@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 MAX_REPORT_ROWS = 50  # cells shown per statistic; results.csv has every one
+MAX_REPORT_STATISTICS = 1_000  # statistics explained; results.csv has every one
 MAX_LISTED = 40  # statistics named in one transparency answer; plan.json has every one
 MAX_CELL_TEXT = 300  # characters of a cell name in a PDF table row
 RESULTS_FILE = "results.csv"
@@ -165,7 +166,7 @@ def _statistics(record: dict[str, Any]) -> list[dict[str, Any]]:
         rows_by_query.setdefault(r["query_id"], []).append(r)
     out = []
     confidence = record["confidence"]
-    for q in record["queries"]:
+    for q in record["queries"][:MAX_REPORT_STATISTICS]:
         acc = q["accuracy"]
         hw = acc.get("half_width")
         if q["kind"] == "quantile":
@@ -218,6 +219,16 @@ def listing(items: list[str], limit: int = MAX_LISTED) -> str:
     return "; ".join(items[:limit]) + f"; and {len(items) - limit:,} more (see plan.json)"
 
 
+def statistics_left_out(record: dict[str, Any]) -> str:
+    """A sentence when the plan has more statistics than the report explains, else ""."""
+    n = len(record["queries"])
+    if n <= MAX_REPORT_STATISTICS:
+        return ""
+    return (f"This release has {n:,} statistics; the first {MAX_REPORT_STATISTICS:,} are "
+            f"explained above. Every released value is in {RESULTS_FILE} and every "
+            "statistic's parameters are in release.json.")
+
+
 def clip(text: str, limit: int = MAX_CELL_TEXT) -> str:
     """A cell's text for a PDF table row, which must fit on one page."""
     return text if len(text) <= limit else text[:limit - 1] + "…"
@@ -265,6 +276,8 @@ def report_html(record: dict[str, Any]) -> str:
                          f"{e(r.get('note') or '')}</td></tr>")
         parts.append(f"</table><p class='note'>{e(s['more'])} Parameters: {e(s['params'])}. "
                      f"{e(q['derivation'])}.</p>")
+    if statistics_left_out(record):
+        parts.append(f"<p class='note'>{e(statistics_left_out(record))}</p>")
     parts += [
         "<h2>The privacy guarantee</h2>",
         f"<p>This release spent <b>ε = {total['epsilon']:.4g}</b>, δ = {total['delta']:.3g} "
@@ -355,6 +368,8 @@ def report_pdf(record: dict[str, Any]) -> bytes:
                    [(clip(cell_name(r)), format_number(r["value"]), format_interval(r),
                      (r.get("note") or "")[:60]) for r in s["rows"]])
         para(f"{s['more']} Parameters: {s['params']}.".strip(), 7.5)
+    if statistics_left_out(record):
+        para(statistics_left_out(record), 9)
     heading("The privacy guarantee")
     para(f"This release spent ε = {total['epsilon']:.4g}, δ = {total['delta']:.3g} "
          f"({total['accountant']} accounting).")

@@ -346,4 +346,9 @@ def test_a_thousand_statistics_and_long_labels_render(tmp_path: Path, home: AppH
     assert len(pages) > 100
     assert "Statistic 999" in " ".join(p.extract_text() for p in pages[-60:])
     assert "<h3>Statistic 999</h3>" in report_html(record)
+    # beyond 1,000 the report explains the first 1,000 and points to the files
+    record["queries"] += [{**query, "id": f"t{i}", "label": f"Extra {i}"} for i in range(5)]
+    html = report_html(record)
+    assert "Extra 0" not in html
+    assert "This release has 1,005 statistics; the first 1,000 are explained above" in html
     print(f"1,000 statistics: PDF in {seconds:.1f} s")
