@@ -21,8 +21,8 @@ from .errors import InputError
 
 PARTIAL_SUFFIX = ".partial"
 TEMP_EXTRA = 18  # mkstemp(prefix=".NAME.", suffix=".partial") adds 1 + 1 + 8 + 8 characters
-NOT_REGULAR = ("is not a regular file (a link, folder, pipe or device); it is never "
-               "replaced: choose another name")
+NO_HARD_LINKS = {getattr(errno, name) for name in ("EPERM", "EOPNOTSUPP", "ENOTSUP", "EXDEV",
+                                                   "EMLINK", "EACCES") if hasattr(errno, name)}
 
 
 def _kind(mode: int) -> str:
@@ -165,8 +165,7 @@ def _place(tmp: str, target: Path, overwrite: bool) -> None:
         raise InputError(target.name, None, "already exists (another program wrote it "
                                             "meanwhile); nothing was replaced") from None
     except OSError as exc:
-        if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EXDEV,
-                             errno.EMLINK):
+        if exc.errno not in NO_HARD_LINKS:
             raise
         refuse_unless_replaceable(target, False)  # no hard links here (FAT, some shares)
         os.replace(tmp, target)

@@ -188,3 +188,19 @@ def test_resume_arguments(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert code == 2 and "release needs --data, --out" in err
     code, err = cli(["--home", str(home), "release", "--resume", "../../etc"], capsys)
     assert code == 2 and "is not a release id" in err
+
+
+def test_review_never_replaces_a_linked_plan(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    real = tmp_path / "real-plan.json"
+    shutil.copy(DEMO_PLAN, real)
+    link = tmp_path / "plan.json"
+    link.symlink_to(real)
+    home = tmp_path / "home"
+    code, err = cli(["--home", str(home), "review", str(link), "--approve", "--reviewer", "Ada"],
+                    capsys)
+    assert code == 2 and "plan.json: is a symbolic link" in err
+    assert link.is_symlink() and real.read_bytes() == DEMO_PLAN.read_bytes()
+    assert AuditLog(app_home(home).audit_path).read() == []  # no decision logged either
