@@ -246,8 +246,9 @@ def preflight_bundle(p: Prepared, prior: LedgerState) -> None:
                            ) from exc
     answers = sum(len(p.table.frame) for q in p.plan.queries
                   if q.kind == "randomized_response")
-    size = sum(len(v) for v in reports.values()) + 2 * data + 4 * answers + (1 << 16)
-    check_output(p.out, p.overwrite, size=2 * size)  # the bundle, and its temporary file
+    # release.json (data), plan.json and results.csv (each within the compact record)
+    size = sum(len(v) for v in reports.values()) + data + data // 2 + 4 * answers + (1 << 16)
+    check_output(p.out, p.overwrite, size=size)  # the bundle's temporary file, before zipping
     home_free = shutil.disk_usage(p.home.data_dir).free
     if home_free < size + (1 << 20):
         raise PlannerError(f"the app folder {p.home.data_dir} has {home_free / 1e6:,.1f} MB "
