@@ -124,9 +124,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     release = sub.add_parser("release", help="charge the ledger, add the noise once and write "
                                              "a release bundle")
-    release.add_argument("plan", help="plan file (JSON)")
-    release.add_argument("--data", required=True, help="the table")
-    release.add_argument("--out", required=True, help="the bundle to write (.zip)")
+    release.add_argument("plan", nargs="?", help="plan file (JSON)")
+    release.add_argument("--data", help="the table (required unless --resume)")
+    release.add_argument("--out", help="the bundle to write (.zip; required unless --resume, "
+                                       "which writes where the release first aimed)")
+    release.add_argument("--force", action="store_true",
+                         help="replace an existing bundle file at --out")
+    release.add_argument("--resume", nargs="?", const="", metavar="RELEASE_ID",
+                         help="complete a release that was charged but whose bundle was not "
+                              "written, from its saved noised record (no new noise, no new "
+                              "charge); the id may be left out when only one is unfinished")
     release.add_argument("--confidence", default=0.95,
                          type=_finite_float("--confidence", lo=0.5, hi=1, hi_open=True))
     release.add_argument("--clamp-counts", action="store_true",
@@ -149,6 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("bundle", help="the bundle (.zip)")
     report.add_argument("--pdf", help="where to write the PDF")
     report.add_argument("--html", help="where to write the HTML")
+    report.add_argument("--force", action="store_true", help="overwrite existing files")
     report.add_argument("--json", action="store_true", help="print JSON")
 
     ledger = sub.add_parser("ledger", help="the per-dataset privacy budget ledger")
@@ -322,15 +330,11 @@ def _looks_like_id(name: str) -> bool:
 
 
 def cmd_plan_new(args: argparse.Namespace) -> int:
-    from .core.files import atomic_write_text
+    from .core.files import atomic_write_text, check_output
     from .core.plan import FORMAT
     from .core.tables import describe_columns, load_table
 
-    out = Path(args.out)
-    if out.exists() and not args.force:
-        raise InputError(out.name, None, "already exists (use --force to overwrite)")
-    if not out.parent.exists():
-        raise InputError(out.name, None, f"the folder {out.parent.name!r} does not exist")
+    out = check_output(Path(args.out), args.force)  # never over a link, pipe or device
     table = load_table(args.data)
     columns = describe_columns(table)
     queries: list[dict[str, Any]] = [
@@ -369,7 +373,8 @@ def cmd_plan_new(args: argparse.Namespace) -> int:
         "budget": {"epsilon": 1.0, "delta": 0.0},
         "queries": queries,
     }
-    atomic_write_text(out, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    atomic_write_text(out, json.dumps(doc, indent=2, ensure_ascii=False) + "\n",
+                      overwrite=args.force)
     todo = sum(1 for q in queries if q.get("lower", 0) is None or q.get("categories") == [])
     summary = {"plan": str(out), "queries": len(queries), "to_fill_in": todo,
                "columns": [{"name": c.name, "type": c.detected_type} for c in columns]}
@@ -408,17 +413,32 @@ def cmd_release(args: argparse.Namespace) -> int:
     from .core.plan import load_plan
     from .core.publish import publish
     from .core.readiness import NotReady
+    from .core.resume import resume_release
     from .core.tables import load_table
 
-    plan = load_plan(args.plan)
-    table = load_table(args.data)
     home = _home(args)
-    try:
-        result = publish(plan, table, Path(args.out), home, confidence=args.confidence,
-                         clamp_counts=args.clamp_counts,
-                         require_approval=_approval_required(args))
-    except NotReady as exc:  # name the plan file, as every other plan error does
-        raise NotReady(Path(args.plan).name, exc.where, exc.problem) from None
+    if args.resume is not None:
+        if args.plan or args.data:
+            raise InputError("argument", None, "--resume completes a saved release: give no "
+                                               "plan or --data (see planner-app release --help)")
+        result = resume_release(home, args.resume or None,
+                                out=Path(args.out) if args.out else None,
+                                overwrite=args.force)
+        plan = result.report.plan
+    else:
+        missing = [n for n, v in (("PLAN", args.plan), ("--data", args.data),
+                                  ("--out", args.out)) if not v]
+        if missing:
+            raise InputError("argument", None, f"release needs {', '.join(missing)} (see "
+                                               "planner-app release --help)")
+        plan = load_plan(args.plan)
+        table = load_table(args.data)
+        try:
+            result = publish(plan, table, Path(args.out), home, confidence=args.confidence,
+                             clamp_counts=args.clamp_counts, overwrite=args.force,
+                             require_approval=_approval_required(args))
+        except NotReady as exc:  # name the plan file, as every other plan error does
+            raise NotReady(Path(args.plan).name, exc.where, exc.problem) from None
     state = result.ledger
     summary = {
         "bundle": str(result.bundle_path), "bundle_sha256": result.bundle_sha256,
@@ -568,7 +588,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     import json as _json
 
     from .core.bundle import RECORD, NotABundle, verify_bundle, read_bundle
-    from .core.files import atomic_write_bytes
+    from .core.files import atomic_write_bytes, check_output
     from .core.report import report_html, report_pdf
 
     if not args.pdf and not args.html:
@@ -584,13 +604,19 @@ def cmd_report(args: argparse.Namespace) -> int:
         print(f"{PROG}: {bundle.name}: NOT valid, so no report: {verdict.problems[0]}",
               file=sys.stderr)
         return EXIT_INTERNAL
+    targets = [Path(t) for t in (args.pdf, args.html) if t]
+    if len(targets) == 2 and targets[0].absolute() == targets[1].absolute():
+        raise InputError("argument", None, "--pdf and --html name the same file")
+    for target in targets:  # before anything is written: never over a file without --force
+        check_output(target, args.force)
     record = _json.loads(read_bundle(bundle)[RECORD])
     written = []
     if args.pdf:
-        atomic_write_bytes(Path(args.pdf), report_pdf(record))
+        atomic_write_bytes(Path(args.pdf), report_pdf(record), overwrite=args.force)
         written.append(args.pdf)
     if args.html:
-        atomic_write_bytes(Path(args.html), report_html(record).encode("utf-8"))
+        atomic_write_bytes(Path(args.html), report_html(record).encode("utf-8"),
+                           overwrite=args.force)
         written.append(args.html)
     if args.json:
         _print_json({"bundle": bundle.name, "verified": True, "written": written})

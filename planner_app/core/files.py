@@ -1,30 +1,141 @@
-"""Writing files completely or not at all."""
+"""Writing files completely or not at all, and never over anything but a regular file.
+
+Every writer goes through ``atomic_write_bytes``: it refuses a target that is a link, a
+folder, a pipe or a device (as root, replacing ``/dev/null`` would break the system), and
+with ``overwrite=False`` it never replaces an existing file, even one created a moment ago by
+another process. ``check_output`` asks the same questions up front, so that a release can
+refuse before its ledger is charged; ``OutputLock`` holds an output path for one release.
+"""
 
 from __future__ import annotations
 
+import errno
 import os
+import shutil
+import stat
 import tempfile
 from pathlib import Path
 from typing import Callable, Optional
 
+from .errors import InputError
+
+PARTIAL_SUFFIX = ".partial"
+TEMP_EXTRA = 18  # mkstemp(prefix=".NAME.", suffix=".partial") adds 1 + 1 + 8 + 8 characters
+NO_HARD_LINKS = {getattr(errno, name) for name in ("EPERM", "EOPNOTSUPP", "ENOTSUP", "EXDEV",
+                                                   "EMLINK", "EACCES") if hasattr(errno, name)}
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a pipe (FIFO)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def existing_kind(path: Path) -> str | None:
+    """None when nothing is at ``path``; "file" for a regular file; else what it is. Links
+    are not followed."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise InputError(path.name, None, f"cannot be examined ({exc.strerror})") from None
+    return "file" if stat.S_ISREG(mode) else _kind(mode)
+
+
+def refuse_unless_replaceable(path: Path, overwrite: bool) -> None:
+    """Raise InputError unless writing ``path`` would create a file or (``overwrite``)
+    replace a regular one."""
+    kind = existing_kind(path)
+    if kind is None:
+        return
+    if kind != "file":
+        raise InputError(path.name, None, f"is {kind}, not a regular file; it is never "
+                                          "replaced: choose another name")
+    if not overwrite:
+        raise InputError(path.name, None, "already exists (use --force to overwrite, or "
+                                          "choose another name)")
+
+
+def name_max(folder: Path) -> int:
+    try:
+        return int(os.pathconf(folder, "PC_NAME_MAX"))
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - Windows
+        return 255
+
+
+def check_output(path: str | os.PathLike[str], overwrite: bool, size: int = 0) -> Path:
+    """Everything about writing ``path`` that can be known without writing it: the target
+    (absent, or a regular file with ``overwrite``), its folder (exists, is a folder, is
+    writable), the length of its name and of its temporary name, and ``size`` bytes of free
+    space. Raises InputError naming the problem; returns the path."""
+    target = Path(path)
+    if not target.name or target.name in (".", ".."):
+        raise InputError(str(target), None, "is not a file name")
+    folder = target.parent
+    if not folder.exists():
+        raise InputError(target.name, None, f"its folder {folder.name or str(folder)!r} does "
+                                            "not exist")
+    if not folder.is_dir():
+        raise InputError(target.name, None, f"{folder.name!r} is not a folder")
+    refuse_unless_replaceable(target, overwrite)
+    limit = name_max(folder)
+    if len(os.fsencode(target.name)) + TEMP_EXTRA > limit:
+        raise InputError(target.name[:40] + "…", None,
+                         f"the name is too long for this file system (at most "
+                         f"{limit - TEMP_EXTRA} bytes here); choose a shorter one")
+    # a real probe: the temporary name a write would use, created and removed at once
+    try:
+        fd, probe = tempfile.mkstemp(prefix=f".{target.name}.", suffix=PARTIAL_SUFFIX,
+                                     dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise InputError(target.name, None, f"cannot be written in its folder "
+                                            f"({exc.strerror})") from None
+    if size:
+        free = shutil.disk_usage(folder).free
+        if free < size:
+            raise InputError(target.name, None, f"needs about {size / 1e6:,.1f} MB but its "
+                                                f"folder has {free / 1e6:,.1f} MB free")
+    return target
+
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes,
-                       before_rename: Optional[Callable[[], None]] = None) -> None:
+                       before_rename: Optional[Callable[[], None]] = None, *,
+                       overwrite: bool = True, private: bool = False) -> None:
     """Write to a temporary file beside ``path``, fsync, then rename: the target is either
-    absent (or its old self) or complete, never partial."""
+    absent (or its old self) or complete, never partial. Never replaces anything but a
+    regular file; with ``overwrite=False`` never replaces anything at all. ``private``
+    keeps mkstemp's owner-only mode."""
     target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent)
+    refuse_unless_replaceable(target, overwrite)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=PARTIAL_SUFFIX,
+                                   dir=target.parent)
+    except OSError as exc:
+        raise InputError(target.name, None, f"cannot be written ({exc.strerror}); nothing "
+                                            "was written") from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # like any new file, not mkstemp's private 0600
+        if not private:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)  # like any new file, not mkstemp's private 0600
         if before_rename is not None:
             before_rename()
-        os.replace(tmp, target)
+        _place(tmp, target, overwrite)
     except BaseException:
         try:
             os.unlink(tmp)
@@ -41,5 +152,99 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes,
         pass
 
 
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"))
+def _place(tmp: str, target: Path, overwrite: bool) -> None:
+    """Move the finished temporary file to ``target``. Without ``overwrite`` a hard link
+    makes the step fail if anything appeared there meanwhile (no check-then-replace race)."""
+    if overwrite:
+        refuse_unless_replaceable(target, True)  # again: it may have changed while writing
+        os.replace(tmp, target)
+        return
+    try:
+        os.link(tmp, target)
+    except FileExistsError:
+        raise InputError(target.name, None, "already exists (another program wrote it "
+                                            "meanwhile); nothing was replaced") from None
+    except OSError as exc:
+        if exc.errno not in NO_HARD_LINKS:
+            raise
+        refuse_unless_replaceable(target, False)  # no hard links here (FAT, some shares)
+        os.replace(tmp, target)
+        return
+    os.unlink(tmp)
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str, *,
+                      overwrite: bool = True) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), overwrite=overwrite)
+
+
+class OutputLock:
+    """Holds an output path for one writer: an advisory lock on ``.NAME.lock`` beside it.
+
+    A second release to the same path is refused at once (before its charge), instead of
+    being charged and then silently replacing the first bundle."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.lock_path = path.parent / f".{path.name}.lock"
+        self.fd: int | None = None
+
+    def acquire(self) -> OutputLock:
+        for _ in range(5):
+            try:
+                fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+            except OSError as exc:
+                raise InputError(self.path.name, None, f"cannot be written in its folder "
+                                                       f"({exc.strerror})") from None
+            if not _try_lock(fd):
+                os.close(fd)
+                raise InputError(self.path.name, None, "another release is writing this "
+                                                       "bundle right now; nothing was charged")
+            if _same_file(fd, self.lock_path):
+                self.fd = fd
+                return self
+            os.close(fd)  # the holder removed it as we locked it: take the new one
+        raise InputError(self.path.name, None, "another release is writing this bundle right "
+                                               "now; nothing was charged")
+
+    def release(self) -> None:
+        if self.fd is None:
+            return
+        try:
+            os.unlink(self.lock_path)  # while still held: a waiter then finds the bundle
+        except OSError:
+            pass
+        os.close(self.fd)  # closing drops the lock
+        self.fd = None
+
+    def __enter__(self) -> OutputLock:
+        return self.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    try:
+        here, there = os.fstat(fd), os.stat(path)
+    except OSError:
+        return False
+    return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
+
+
+def _try_lock(fd: int) -> bool:
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        import msvcrt
+
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]
+            return True
+        except OSError:
+            return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except OSError:
+        return False

@@ -1,14 +1,23 @@
 """The release: check, charge the ledger, draw the noise once, write the bundle.
 
-Order matters. Everything that can fail on bad input (plan, table, columns, budget) fails
-before the ledger is touched. The charge is committed before any noise is drawn; the bundle is
-written to a temporary file and renamed into place. A crash can waste budget, never release
-without charging, and never leave a partial bundle at the target path.
+Order matters, and a bug never burns budget. ``prepare`` does everything that can fail
+without the noise (plan, table, columns, budget, audit log, the output path, the report built
+from placeholder values, the disk space) before the ledger is touched. ``charge_and_release``
+commits the charge before any noise is drawn, then saves the noised record (pending.py) before
+anything else; ``complete_release`` writes the bundle from that record, to a temporary file
+renamed into place. If it fails, ``resume_release`` (``planner-app release --resume``) writes
+the same bundle later without new noise or a second charge. A crash can waste budget only
+between the noise and the saved record; it never releases without charging, and never leaves
+a partial bundle at the target path. The output path is held (files.OutputLock) from its
+check, through the charge, to the rename: two releases to one path cannot both be charged.
 """
 
 from __future__ import annotations
 
+import glob
+import json
 import os
+import shutil
 import sys
 import time
 import uuid
@@ -18,23 +27,24 @@ from typing import Any, Callable, Optional
 
 from .. import __version__
 from .accuracy import DEFAULT_CONFIDENCE, quantile_refusal
-from .aggregate import PandasEngine
+from .aggregate import PandasEngine, cell_labels
 from .audit import AuditError, AuditLog, canonical, utc_now
 from .bundle import (AUDIT, NOISED_DIR, PLAN, README, RECORD, RELEASE_FORMAT, REPORT_HTML,
                      REPORT_PDF, RESULTS,
                      json_bytes, noised_csv, results_csv, sha256_bytes,
                      sha256_file, zip_bytes)
 from .check import CheckReport, all_measurements, check_plan
-from .commitment import file_commitment
-from .errors import InputError
-from .files import atomic_write_bytes
+from .commitment import SCHEME, file_commitment
+from .errors import InputError, PlannerError
+from .files import OutputLock, atomic_write_bytes, check_output
 from .home import AppHome
 from .ledger import Ledger, LedgerState
 from .measure import measurement_to_dict
 from .mechanisms import RandomSource, SystemRandomSource
+from .pending import list_pending, remove_pending, save_pending
 from .plan import Plan, plan_digest, plan_to_dict
 from .readiness import require_ready
-from .release import QueryRelease, privatize
+from .release import QueryRelease, ReleasedValue, privatize
 from .report import report_html, report_pdf
 from .review import approval_status
 from .tables import Table
@@ -171,6 +181,90 @@ def readme_text(plan: Plan, record: dict[str, Any]) -> str:
 # ----------------------------------------------------------------------------- publish
 
 
+class ReleaseUnfinished(PlannerError):
+    """The ledger was charged and the noise drawn, but the bundle could not be written. The
+    noised record is saved: ``resume_release`` (``planner-app release --resume``) completes
+    the bundle from it without new noise."""
+
+    def __init__(self, release_id: str, problem: str, saved: bool) -> None:
+        self.release_id = release_id
+        if saved:
+            text = (f"the budget was charged and the noised values are saved, but the bundle "
+                    f"could not be written: {problem}. Fix that, then complete it without new "
+                    f"noise: planner-app release --resume {release_id}")
+        else:
+            text = (f"the budget was charged but neither the bundle nor the noised values "
+                    f"could be written: {problem}")
+        super().__init__(text)
+
+
+@dataclass
+class Prepared:
+    """Everything checked before the charge: what ``publish`` needs after it."""
+
+    plan: Plan
+    table: Table
+    out: Path
+    home: AppHome
+    report: CheckReport
+    aggregates: dict[str, Any]
+    status: Any
+    audit: AuditLog
+    ledger: Ledger
+    notes: list[str]
+    confidence: float
+    clamp_counts: bool
+    overwrite: bool
+    progress: Progress
+    rng: RandomSource
+
+
+def _placeholder_releases(plan: Plan, confidence: float) -> list[QueryRelease]:
+    """Every declared cell with a wide made-up number: the report and the bundle are built
+    from these before the charge, so a report that cannot be written fails then."""
+    wide = -888_888_888_888.125
+    note = "a note as long as the longest a release writes beside a released value (words)"
+    out = []
+    for q in plan.queries:
+        values = [ReleasedValue(q.id, q.title, group, cell, wide,
+                                None if q.kind == "quantile" else wide,
+                                None if q.kind == "quantile" else wide, confidence,
+                                "laplace", note) for group, cell in cell_labels(q)]
+        out.append(QueryRelease(q.id, values))
+    return out
+
+
+def preflight_bundle(p: Prepared, prior: LedgerState) -> None:
+    """Build the report (HTML and PDF) and the bundle's files from a record with placeholder
+    values, and check the room they need beside the bundle and in the app home. Whatever
+    fails here fails before the charge; nothing of it is kept."""
+    placeholder = _placeholder_releases(p.plan, p.confidence)
+    record = release_record(p.plan, p.report, placeholder, p.table, prior, "0" * 32,
+                            utc_now(), p.confidence, p.clamp_counts,
+                            {"scheme": SCHEME, "value": "0" * 64})
+    record["review"] = p.status.state
+    record["approval"] = p.status.latest if p.status.state == "approved" else None
+    try:
+        reports = _report_files(p.plan, record)
+        # the JSON and CSV files cannot fail on these values: only their size is estimated
+        # (compact JSON, at most half the size of the indented files the bundle holds)
+        data = 2 * len(json.dumps(record, ensure_ascii=False, allow_nan=False).encode())
+    except Exception as exc:  # a report that cannot be built: refuse while nothing is spent
+        raise PlannerError(f"the release report cannot be written for this plan "
+                           f"({type(exc).__name__}: {str(exc)[:200]}); nothing was charged"
+                           ) from exc
+    answers = sum(len(p.table.frame) for q in p.plan.queries
+                  if q.kind == "randomized_response")
+    # release.json (data), plan.json and results.csv (each within the compact record)
+    size = sum(len(v) for v in reports.values()) + data + data // 2 + 4 * answers + (1 << 16)
+    check_output(p.out, p.overwrite, size=size)  # the bundle's temporary file, before zipping
+    home_free = shutil.disk_usage(p.home.data_dir).free
+    if home_free < size + (1 << 20):
+        raise PlannerError(f"the app folder {p.home.data_dir} has {home_free / 1e6:,.1f} MB "
+                           f"free; this release needs about {size / 1e6:,.1f} MB there for its "
+                           "saved record; nothing was charged")
+
+
 def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
             confidence: float = DEFAULT_CONFIDENCE, clamp_counts: bool = False,
             overwrite: bool = False, require_approval: bool = False,
@@ -180,18 +274,28 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
 
     ``source`` is for tests only (a seeded source makes neighbouring releases comparable);
     by default every release draws from the OS CSPRNG."""
+    # the output path is held from its check to the rename: a second release to it is
+    # refused before its charge (the lock is taken before, and kept through, the charge)
+    with OutputLock(check_output(Path(out), overwrite)):
+        prepared = prepare(plan, table, Path(out), home, confidence=confidence,
+                           clamp_counts=clamp_counts, overwrite=overwrite, progress=progress,
+                           require_approval=require_approval, source=source)
+        return charge_and_release(prepared)
+
+
+def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
+            confidence: float = DEFAULT_CONFIDENCE, clamp_counts: bool = False,
+            overwrite: bool = False, progress: Progress = None,
+            require_approval: bool = False, source: RandomSource | None = None) -> Prepared:
+    """Everything before the charge: the plan against the data, the budget, the audit log,
+    the output path, the report and the disk space. Raises with nothing charged."""
     status = approval_status(plan)
 
     def step(fraction: float, message: str) -> None:
         if progress is not None:
             progress(fraction, message)
 
-    out = Path(out)
-    if out.exists() and not overwrite:
-        raise InputError(out.name, None, "already exists; choose another name (nothing was "
-                                         "charged)")
-    if not out.parent.is_dir():
-        raise InputError(out.name, None, "its folder does not exist")
+    out = check_output(Path(out), overwrite)  # again, now that the path is held
     step(0.05, "Checking the plan against the data")
     # one engine: the check and the release share the bounded rows and the aggregates
     rng: RandomSource = source if source is not None else SystemRandomSource()
@@ -232,6 +336,28 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
     if others:
         notes.append(f"this exact file was released before as dataset {others[0]!r}; a new "
                      "dataset name does not give the same people a new budget")
+    unfinished = list_pending(home, plan.dataset.name)
+    if unfinished:
+        notes.append(f"{len(unfinished)} earlier release(s) of {plan.dataset.name!r} were "
+                     "charged but not written; complete them without new noise: planner-app "
+                     f"release --resume {unfinished[0].release_id}")
+    prepared = Prepared(plan, table, out, home, report, aggregates, status, audit, ledger,
+                        notes, confidence, clamp_counts, overwrite, progress, rng)
+    step(0.25, "Checking the report and the room for the bundle")
+    preflight_bundle(prepared, prior)
+    return prepared
+
+
+def charge_and_release(p: Prepared) -> PublishResult:
+    """Charge the ledger, draw the noise once, save the noised record, write the bundle."""
+    plan, table, report, home, audit, ledger = p.plan, p.table, p.report, p.home, p.audit, \
+        p.ledger
+    confidence, clamp_counts, status, aggregates = p.confidence, p.clamp_counts, p.status, \
+        p.aggregates
+
+    def step(fraction: float, message: str) -> None:
+        if p.progress is not None:
+            p.progress(fraction, message)
 
     release_id = uuid.uuid4().hex
     plan_sha = plan_digest(plan)
@@ -264,27 +390,80 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
     _checkpoint("charged")
 
     step(0.45, "Drawing the noise")
-    releases = privatize(plan, aggregates, source=rng, confidence=confidence,
+    releases = privatize(plan, aggregates, source=p.rng, confidence=confidence,
                          clamp_counts=clamp_counts)
-    del aggregates, engine
+    del aggregates, p.aggregates
     _checkpoint("noised")
 
-    step(0.7, "Writing the bundle")
     record = release_record(plan, report, releases, table, state, release_id, created,
                             confidence, clamp_counts, commitment)
     record["review"] = status.state
     record["approval"] = status.latest if status.state == "approved" else None
+    # the noised record first, before anything that could fail: then a failure below costs
+    # no budget, `release --resume` writes the bundle from it
+    doc = {"release_id": release_id, "dataset": plan.dataset.name, "out": str(p.out.absolute()),
+           "overwrite": p.overwrite, "record": record, "segment": segment,
+           "noised": {r.query_id: [int(a) for a in r.noised_answers.tolist()]
+                      for r in releases if r.noised_answers is not None}}
+    saved = True
+    try:
+        save_pending(home, doc)
+    except Exception as exc:  # go on: the bundle may still be written
+        saved = False
+        p.notes.append("the noised record could not be saved before writing the bundle: "
+                       + (str(exc) if isinstance(exc, PlannerError) else type(exc).__name__))
+    _checkpoint("saved")
+    try:
+        bundle_sha = complete_release(home, doc, plan, p.out, p.overwrite, step, resumed=False)
+    except ReleaseUnfinished:
+        raise
+    except Exception as exc:
+        problem = str(exc) if isinstance(exc, PlannerError) else \
+            f"{type(exc).__name__}: {str(exc)[:200]}"
+        raise ReleaseUnfinished(release_id, problem, saved) from exc
+    step(1.0, "Released")
+    return PublishResult(release_id, p.out, bundle_sha, state, report, releases, p.notes)
+
+
+def _bundle_files(plan: Plan, doc: dict[str, Any]) -> dict[str, bytes]:
+    """The bundle's files (all but the audit segment and the manifest), from the saved
+    record alone: a resumed release writes exactly what the first attempt would have."""
+    record = doc["record"]
     files: dict[str, bytes] = {
+        **_report_files(plan, record),
+        RESULTS: results_csv(record["results"]),
+        RECORD: json_bytes(record),
+        PLAN: json_bytes(record["plan"]),
+    }
+    for query_id, answers in doc["noised"].items():
+        files[f"{NOISED_DIR}/{query_id}.csv"] = noised_csv([bool(a) for a in answers])
+    return files
+
+
+def _report_files(plan: Plan, record: dict[str, Any]) -> dict[str, bytes]:
+    """The files written from templates: the reports and the README."""
+    return {
         REPORT_HTML: report_html(record).encode("utf-8"),
         REPORT_PDF: report_pdf(record),
-        RESULTS: results_csv([v.to_dict() for r in releases for v in r.values]),
-        RECORD: json_bytes(record),
-        PLAN: json_bytes(plan_to_dict(plan)),
         README: readme_text(plan, record).encode("utf-8"),
     }
-    for r in releases:
-        if r.noised_answers is not None:
-            files[f"{NOISED_DIR}/{r.query_id}.csv"] = noised_csv(r.noised_answers.tolist())
+
+
+def complete_release(home: AppHome, doc: dict[str, Any], plan: Plan, out: Path,
+                     overwrite: bool, step: Callable[[float, str], None], *,
+                     resumed: bool) -> str:
+    """Seal and write the bundle of a charged release from its saved record; mark the ledger
+    row completed and remove the saved record. Draws no noise. Returns the bundle's SHA-256."""
+    release_id = doc["release_id"]
+    audit = AuditLog(home.audit_path)
+    ledger = Ledger(home.ledger_path)
+    step(0.7, "Writing the bundle")
+    files = _bundle_files(plan, doc)
+    segment = list(doc["segment"])
+    created = doc["record"]["created_utc"]  # every time the bundle shows is this one
+    if resumed:
+        segment.append(audit.append("release resumed", {
+            "release_id": release_id, "release_prev": segment[-1]["hash"]}, time=created))
     segment.append(audit.append("bundle sealed", {
         "release_id": release_id, "release_prev": segment[-1]["hash"],
         "files": {name: sha256_bytes(data) for name, data in sorted(files.items())}},
@@ -292,16 +471,23 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
     _checkpoint("sealed")
     files[AUDIT] = b"".join(json_bytes_line(e) for e in segment)
     data = zip_bytes(files)
-    for stale in out.parent.glob(f".{out.name}.*.partial"):  # left by a killed release
+    for stale in out.parent.glob(f".{glob.escape(out.name)}.*.partial"):  # a killed release
         stale.unlink(missing_ok=True)
-    atomic_write_bytes(out, data, before_rename=lambda: _checkpoint("bundle-temp-written"))
+    atomic_write_bytes(out, data, before_rename=lambda: _checkpoint("bundle-temp-written"),
+                       overwrite=overwrite)
     bundle_sha = sha256_file(out)
     _checkpoint("renamed")
+    finish_release(home, ledger, audit, release_id, out, bundle_sha)
+    return bundle_sha
+
+
+def finish_release(home: AppHome, ledger: Ledger, audit: AuditLog, release_id: str,
+                   out: Path, bundle_sha: str) -> None:
+    """The bundle is in place: mark the ledger row completed, log it, drop the saved record."""
     ledger.complete(release_id, bundle_sha)
     audit.append("bundle written", {"release_id": release_id, "bundle_name": out.name,
                                     "bundle_sha256": bundle_sha})
-    step(1.0, "Released")
-    return PublishResult(release_id, out, bundle_sha, state, report, releases, notes)
+    remove_pending(home, release_id)
 
 
 def json_bytes_line(entry: dict[str, Any]) -> bytes:

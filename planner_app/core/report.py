@@ -17,6 +17,12 @@ from typing import Any
 
 from .accuracy import format_half_width, quantile_words, useless_warning
 
+MAX_REPORT_ROWS = 50  # cells shown per statistic; results.csv has every one
+MAX_REPORT_STATISTICS = 1_000  # statistics explained; results.csv has every one
+MAX_LISTED = 40  # statistics named in one transparency answer; plan.json has every one
+MAX_CELL_TEXT = 300  # characters of a cell name in a PDF table row
+RESULTS_FILE = "results.csv"
+
 KIND_WORDS = {"count": "count", "sum": "sum", "mean": "mean", "variance": "variance",
               "histogram": "histogram", "quantile": "quantile",
               "randomized_response": "share of yes (randomized response)"}
@@ -138,14 +144,14 @@ def transparency(record: dict[str, Any]) -> list[tuple[str, str]]:
         ("Accounting and composition", f"{accountant}; the cells of a histogram or group-by are "
          "disjoint and composed in parallel; each statistic's share of ε is listed above"),
         ("Pre-processing: contribution bounding", unit_text),
-        ("Pre-processing: bounds (clamping)", "; ".join(bounds) or "none"),
-        ("Pre-processing: categories and keys", "; ".join(lists) or "none"),
-        ("Pre-processing: missing values", "; ".join(missing)),
-        ("Quantities released without noise", "; ".join(unnoised) or "none"),
+        ("Pre-processing: bounds (clamping)", listing(bounds) or "none"),
+        ("Pre-processing: categories and keys", listing(lists) or "none"),
+        ("Pre-processing: missing values", listing(missing)),
+        ("Quantities released without noise", listing(unnoised) or "none"),
         ("Post-processing", ", ".join(k.replace("_", " ") for k, v in post.items()
                                       if v is True) + (f"; {post['grid']}" if post.get("grid")
                                                        else "")),
-        ("Justification for ε", " ".join(justification) or "none given in the plan"),
+        ("Justification for ε", listing(justification) or "none given in the plan"),
         ("Review", "approved by " + approval["reviewer"] + " on " + approval["time"]
          + (f" ({approval['comment']})" if approval.get("comment") else "")
          if approval else "no approval recorded"),
@@ -204,7 +210,7 @@ def _statistics(record: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     confidence = record["confidence"]
     declared = _declared_queries(record)
-    for q in record["queries"]:
+    for q in record["queries"][:MAX_REPORT_STATISTICS]:
         acc = q["accuracy"]
         hw = acc.get("half_width")
         query = declared.get(q["id"])
@@ -234,9 +240,50 @@ def _statistics(record: dict[str, Any]) -> list[dict[str, Any]]:
                   + (f", noise scale {q['scale']:.4g}" if q.get("scale") else "")
                   + (f", σ = {q['sigma']:.4g}" if q.get("sigma") else "")
                   + f", sensitivity {q['sensitivity']:.6g}")
-        out.append({"query": q, "rows": rows_by_query.get(q["id"], []), "meaning": meaning,
-                    "params": params})
+        rows = rows_by_query.get(q["id"], [])
+        shown = largest(rows)
+        more = (f"The {len(shown):,} largest of its {len(rows):,} cells are shown; all of them "
+                f"are in {RESULTS_FILE}." if len(shown) < len(rows) else "")
+        out.append({"query": q, "rows": shown, "meaning": meaning, "params": params,
+                    "more": more})
     return out
+
+
+def largest(rows: list[dict[str, Any]], limit: int | None = None) -> list[dict[str, Any]]:
+    """At most ``limit`` rows: all of them, or the largest values (released numbers only, so
+    the choice is post-processing), largest first."""
+    limit = MAX_REPORT_ROWS if limit is None else limit
+    if len(rows) <= limit:
+        return rows
+
+    def key(r: dict[str, Any]) -> float:
+        v = r.get("value")
+        return float(v) if isinstance(v, (int, float)) else float("-inf")
+
+    return sorted(rows, key=key, reverse=True)[:limit]
+
+
+def listing(items: list[str], limit: int = MAX_LISTED) -> str:
+    """Items joined by "; ", at most ``limit`` of them: a plan with thousands of statistics
+    keeps a report that fits (everything is in plan.json)."""
+    if len(items) <= limit:
+        return "; ".join(items)
+    return "; ".join(items[:limit]) + f"; and {len(items) - limit:,} more (see plan.json)"
+
+
+def statistics_left_out(record: dict[str, Any]) -> str:
+    """A sentence when the plan has more statistics than the report explains, else ""."""
+    n = len(record["queries"])
+    if n <= MAX_REPORT_STATISTICS:
+        return ""
+    return (f"This release has {n:,} statistics; the first {MAX_REPORT_STATISTICS:,} are "
+            f"explained above. Every released value is in {RESULTS_FILE} and every "
+            "statistic's parameters are in release.json.")
+
+
+def clip(text: str, limit: int = MAX_CELL_TEXT) -> str:
+    """A cell's text for a PDF table row, which must fit on one page."""
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 READING = ("Why can a count be negative or a number fractional? Noise is symmetric: a small "
@@ -278,8 +325,10 @@ def report_html(record: dict[str, Any]) -> str:
             parts.append(f"<tr><td>{e(cell_name(r))}</td><td class='num'>{e(format_value(r))}"
                          f"</td><td class='num'>{e(format_interval(r))}</td><td class='note'>"
                          f"{e(r.get('note') or '')}</td></tr>")
-        parts.append(f"</table><p class='note'>Parameters: {e(s['params'])}. "
+        parts.append(f"</table><p class='note'>{e(s['more'])} Parameters: {e(s['params'])}. "
                      f"{e(q['derivation'])}.</p>")
+    if statistics_left_out(record):
+        parts.append(f"<p class='note'>{e(statistics_left_out(record))}</p>")
     parts += [
         "<h2>The privacy guarantee</h2>",
         f"<p>This release spent <b>ε = {total['epsilon']:.4g}</b>, δ = {total['delta']:.3g} "
@@ -294,6 +343,27 @@ def report_html(record: dict[str, Any]) -> str:
         parts.append(f"<tr><th>{e(question)}</th><td>{e(answer)}</td></tr>")
     parts.append("</table></body></html>")
     return "\n".join(parts) + "\n"
+
+
+def table_rows(pdf: Any, widths: tuple[float, ...], aligns: tuple[str, ...],
+               rows: list[tuple[str, ...]], size: float = 8.5) -> None:
+    """A bordered table, the first row in bold. A row whose cells each fit on one line is
+    drawn as plain cells; only a row that needs wrapping goes through fpdf's table, which
+    lays out every cell as a paragraph (1,000 statistics took tens of seconds that way)."""
+    height = size * 0.65
+    for i, cells in enumerate(rows):
+        pdf.set_font("DejaVu", "B" if i == 0 else "", size)
+        if all(pdf.get_string_width(text) <= w - 2 * pdf.c_margin - 0.5
+               for text, w in zip(cells, widths)):
+            if pdf.will_page_break(height):
+                pdf.add_page()
+            for text, w, align in zip(cells, widths, aligns):
+                pdf.cell(w, height, text, border=1, align=align[0])
+            pdf.ln(height)
+            continue
+        with pdf.table(col_widths=widths, text_align=aligns, line_height=size * 0.54,
+                       first_row_as_headings=False) as table:
+            table.row(cells)
 
 
 def _font_dir() -> Path:
@@ -342,15 +412,14 @@ def report_pdf(record: dict[str, Any]) -> bytes:
         heading(q["label"], 11)
         para(f"{KIND_WORDS.get(q['kind'], q['kind'])}"
              f"{' of ' + q['column'] if q.get('column') else ''}. {s['meaning']}", 9)
-        pdf.set_font("DejaVu", "", 8.5)
         widths = (0.34 * width, 0.2 * width, 0.3 * width, 0.16 * width)
-        with pdf.table(col_widths=widths, text_align=("LEFT", "RIGHT", "RIGHT", "LEFT"),
-                       line_height=4.6) as table:
-            table.row(("Cell", "Value", f"Interval ({record['confidence']:.0%})", "Note"))
-            for r in s["rows"]:
-                table.row((cell_name(r), format_value(r), format_interval(r),
-                           (r.get("note") or "")[:60]))
-        para(f"Parameters: {s['params']}.", 7.5)
+        table_rows(pdf, widths, ("LEFT", "RIGHT", "RIGHT", "LEFT"),
+                   [("Cell", "Value", f"Interval ({record['confidence']:.0%})", "Note")] +
+                   [(clip(cell_name(r)), format_value(r), format_interval(r),
+                     (r.get("note") or "")[:60]) for r in s["rows"]])
+        para(f"{s['more']} Parameters: {s['params']}.".strip(), 7.5)
+    if statistics_left_out(record):
+        para(statistics_left_out(record), 9)
     heading("The privacy guarantee")
     para(f"This release spent ε = {total['epsilon']:.4g}, δ = {total['delta']:.3g} "
          f"({total['accountant']} accounting).")
@@ -359,11 +428,11 @@ def report_pdf(record: dict[str, Any]) -> bytes:
     pdf.image(io.BytesIO(chart_png(total["epsilon"])), w=min(width, 150))
     pdf.add_page()
     heading("Transparency")
-    pdf.set_font("DejaVu", "", 8.5)
-    with pdf.table(col_widths=(0.3 * width, 0.7 * width), line_height=4.6,
-                   first_row_as_headings=False, text_align="LEFT") as table:
-        for question, answer in transparency(record):
-            table.row((question, answer))
+    # question and answer as flowing paragraphs: a long answer continues on the next page
+    # (a table row must fit on one page, and raised "row too high" after the charge)
+    for question, answer in transparency(record):
+        heading(question, 9)
+        para(answer, 8.5)
     return bytes(pdf.output())
 
 

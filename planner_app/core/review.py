@@ -16,7 +16,7 @@ from typing import Any
 
 from .audit import AuditLog, utc_now
 from .errors import InputError, PlannerError
-from .files import atomic_write_text
+from .files import atomic_write_text, refuse_unless_replaceable
 from .plan import Plan, plan_digest, plan_to_json
 
 DECISIONS = ("approved", "rejected")
@@ -63,6 +63,7 @@ def record_review(path: Path, plan: Plan, reviewer: str, decision: str, comment:
     """Decide, log the decision in the audit log, then write it into the plan file."""
     reviewed = review(plan, reviewer, decision, comment)
     entry = reviewed.approvals[-1]
+    refuse_unless_replaceable(Path(path), True)  # a link, pipe or device: before the log
     audit.append(f"plan {decision}", {"dataset": plan.dataset.name,
                                       "plan_sha256": entry["plan_sha256"],
                                       "reviewer": entry["reviewer"], "comment": entry["comment"]})

@@ -6,6 +6,7 @@ import json
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
+from .errors import InputError
 from .files import atomic_write_text
 
 SCHEMA_VERSION = 1
@@ -46,5 +47,10 @@ def load_settings(path: Path) -> Settings:
 
 
 def save_settings(settings: Settings, path: Path) -> None:
+    """Raises OSError when the file cannot be written. A settings.json that is a link (a
+    dotfiles folder) is written where it points; a pipe or device is never replaced."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, json.dumps(asdict(settings), indent=2) + "\n")
+    try:
+        atomic_write_text(path.resolve(), json.dumps(asdict(settings), indent=2) + "\n")
+    except InputError as exc:
+        raise OSError(str(exc)) from None

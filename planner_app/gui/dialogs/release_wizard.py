@@ -15,9 +15,11 @@ from PySide6.QtWidgets import (QCheckBox, QFileDialog, QHBoxLayout, QHeaderView,
 
 from ...core.errors import PlannerError
 from ...core.ledger import BudgetExceeded, LedgerError, lifetime_after
-from ...core.publish import PublishResult, publish
+from ...core.pending import list_pending
+from ...core.publish import PublishResult, ReleaseUnfinished, publish
 from ...core.readiness import WARN, NotReady, unit_sentence
 from ...core.report import cell_name, format_interval, format_value
+from ...core.resume import resume_release
 from ...core.review import ApprovalRequired
 from ..session import Session
 from ..table_link import problem_line
@@ -88,6 +90,16 @@ class ChecklistPage(QWizardPage):
         self.confirm_unit = QCheckBox()
         self.confirm_unit.toggled.connect(self.completeChanged)
         layout.addWidget(self.confirm_unit)
+        # a release that was charged but whose bundle was not written: offer to finish it
+        self.unfinished = QLabel()
+        self.unfinished.setWordWrap(True)
+        self.resume_button = QPushButton("Complete the unfinished release")
+        self.resume_button.setAccessibleName("Complete the unfinished release from its saved "
+                                             "noised values")
+        self.resume_button.clicked.connect(self._resume)
+        layout.addWidget(self.unfinished)
+        layout.addWidget(self.resume_button)
+        self.pending: list = []
         layout.addStretch(1)
 
     def initializePage(self) -> None:  # noqa: N802
@@ -99,8 +111,28 @@ class ChecklistPage(QWizardPage):
         if plan is not None:
             self.confirm_unit.setText(
                 f"I confirm the unit of privacy: {unit_sentence(plan.privacy_unit)}.")
+        self.pending = list_pending(self.session.home, plan.dataset.name) if plan else []
+        if self.pending:
+            first = self.pending[0]
+            self.unfinished.setText(
+                f"<p><b>An earlier release of {plan.dataset.name} was charged but its bundle "
+                f"was not written</b> (release {first.release_id[:12]}…, to "
+                f"{first.out.name}). Its noised values are saved: completing it writes the "
+                "bundle from them, with no new noise and no new charge.</p>")
+        self.unfinished.setVisible(bool(self.pending))
+        self.resume_button.setVisible(bool(self.pending))
+
+    def _resume(self) -> None:
+        wizard = self.wizard()
+        if self.pending and isinstance(wizard, ReleaseWizard):
+            wizard.resume_id = self.pending[0].release_id
+            self.completeChanged.emit()
+            wizard.next()
 
     def isComplete(self) -> bool:  # noqa: N802
+        wizard = self.wizard()
+        if isinstance(wizard, ReleaseWizard) and wizard.resume_id is not None:
+            return True
         # the core decides, the unit rule included (the tick box is its input)
         return self.session.plan is not None and getattr(self, "ok", False) and \
             self.session.release_rules(unit_confirmed=self.confirm_unit.isChecked()).ready
@@ -183,8 +215,13 @@ class ProgressPage(QWizardPage):
         out = Path(self.wizard_.confirm.path.text().strip())
         require = self.session.settings.require_approval
         home = self.session.home
+        resume_id = self.wizard_.resume_id
+        # the work has started (and may have charged): there is no way back from here
+        self.wizard_.button(QWizard.WizardButton.BackButton).setEnabled(False)
 
         def work(progress, cancel):  # type: ignore[no-untyped-def]
+            if resume_id is not None:  # no new noise, no new charge
+                return resume_release(home, resume_id, progress=progress)
             return publish(plan, table, out, home, require_approval=require,
                            progress=progress)
 
@@ -218,11 +255,17 @@ class ProgressPage(QWizardPage):
                           "running, then try again."),
             NotReady: ("Refused: the plan is not ready", "Nothing was charged. Complete what "
                        "the message names and try again."),
+            ReleaseUnfinished: ("The bundle was not written", "Fix what the message names, "
+                                "then open Release again and choose \u201cComplete the "
+                                "unfinished release\u201d: it writes the bundle from the saved "
+                                "values, with no new noise and no new charge."),
         }
         title, advice = next(((t, a) for cls, (t, a) in what.items() if isinstance(exc, cls)),
                              ("The release did not happen", "Fix what the message names and "
                               "try again."))
         text = str(exc) if isinstance(exc, PlannerError) else type(exc).__name__
+        if isinstance(exc, ReleaseUnfinished):
+            self.session.refresh_lifetime()  # the charge stands: the meter shows it
         self.status.setText(f"{title}. {text}")
         QMessageBox.warning(self, title, f"{text}\n\n{advice}")
         self.wizard_.reject()
@@ -293,6 +336,7 @@ class ReleaseWizard(QWizard):
         super().__init__(parent)
         self.session = session
         self.result: PublishResult | None = None
+        self.resume_id: str | None = None  # set when completing an unfinished release
         self.setWindowTitle("Release")
         self.resize(760, 620)
         self.checklist = ChecklistPage(session)
@@ -303,3 +347,9 @@ class ReleaseWizard(QWizard):
             self.addPage(page)
         self.setButtonText(QWizard.WizardButton.CommitButton, "Spend the budget and release")
         self.confirm.setCommitPage(True)
+
+    def nextId(self) -> int:  # noqa: N802
+        """Completing an unfinished release skips the confirm step: nothing is spent."""
+        if self.resume_id is not None and self.currentPage() is self.checklist:
+            return self.pageIds()[2]
+        return super().nextId()
