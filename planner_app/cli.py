@@ -319,7 +319,7 @@ def _ledger_state_or_error(args: argparse.Namespace, dataset: str):  # type: ign
     from .core.ledger import Ledger
 
     try:
-        return Ledger(_home(args).ledger_path).state(dataset)
+        return Ledger(_home(args).ledger_path).state_without_creating(dataset)
     except PlannerError as exc:
         return exc
 

@@ -305,6 +305,14 @@ class Ledger:
         finally:
             con.close()
 
+    def state_without_creating(self, name: str) -> LedgerState:
+        """The state for reading only: a ledger that does not exist yet has spent nothing, and
+        reading it does not create it (``check`` writes nothing)."""
+        if not self.path.exists():
+            return LedgerState(name, DEFAULT_CAP, lifetime_total([], [], None, DEFAULT_CAP.delta),
+                               [])
+        return self.state(name)
+
     def datasets(self) -> list[str]:
         con = self._connect()
         try:

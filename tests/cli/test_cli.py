@@ -281,7 +281,7 @@ def test_other_bad_inputs_exit_2(tmp_path: Path) -> None:
         (["check", str(DEMO_PLAN), "--data", str(tmp_path / "none.csv")], "no such file"),
         (["explain", "--epsilon", "-1"], "--epsilon must be above 0"),
         (["explain", "--epsilon", "nan"], "--epsilon must be finite"),
-        (["explain", "--epsilon", "1", "--delta", "1"], "--delta must be below 1"),
+        (["explain", "--epsilon", "1", "--delta", "1"], "--delta must lie in [0, 1)"),
         (["explain"], "required"),
         (["frobnicate"], "invalid choice"),
     ]

@@ -34,6 +34,7 @@ from planner_app.core.home import app_home
 from planner_app.core.ledger import Ledger
 from planner_app.core.mechanisms import SeededRandomSource
 from planner_app.core.plan import plan_from_dict
+from tests.conftest import with_reasons
 from planner_app.core.publish import publish, readme_text
 from planner_app.core.report import report_html
 from planner_app.core.tables import load_table
@@ -276,7 +277,7 @@ def release(frame: pd.DataFrame, doc: dict[str, Any], folder: Path) -> Path:
     out = folder / "bundle.zip"
     home = app_home(folder / "home")
     Ledger(home.ledger_path).set_cap(doc["dataset"]["name"], 100.0, 1e-5)
-    publish(plan_from_dict(doc, "plan.json"), load_table(data), out,
+    publish(plan_from_dict(with_reasons(doc), "plan.json"), load_table(data), out,
             home, source=SeededRandomSource(20261122))
     return out
 

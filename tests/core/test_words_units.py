@@ -27,14 +27,21 @@ def demo(**epsilons: float):  # type: ignore[no-untyped-def]
 
 
 def hoeffding_points(plan, eps: float) -> float:  # type: ignore[no-untyped-def]
-    """The randomized-response ± in percentage points, from the formula: Hoeffding's bound on
-    the kept-answer share, divided by the truth probability tanh(ε/2) (per answer: a person's
-    k answers share the ε)."""
+    """The randomized-response ± in percentage points, from the formula (docs/engine.md):
+    Hoeffding's bound at α/2 on the published share, divided by the truth probability
+    tanh(0.9·ε/(2k)) (a tenth of ε noises the number of answers; a person's k answers share
+    the rest), plus the noised count's error at α/2 (discrete Laplace, scale k/(ε/10)) over
+    the public row count."""
     q = plan.query("smokers")
     n = plan.dataset.expected_rows
     k = plan.privacy_unit.rows_per_unit
-    t = math.tanh(eps / k / 2)
-    return 100 * math.sqrt(math.log(2 / 0.05) / (2 * n)) / t if q else math.inf
+    t = math.tanh(0.9 * eps / k / 2)
+    scale = k / (eps / 10)
+    m = 0  # smallest m with P(|X| > m) <= 0.025, from the discrete Laplace tail
+    while 2 * math.exp(-(m + 1) / scale) / (1 + math.exp(-1 / scale)) > 0.025:
+        m += 1
+    share = math.sqrt(math.log(2 / 0.025) / (2 * n)) / t + m / n
+    return 100 * share if q else math.inf
 
 
 def test_a_share_target_in_points_is_read_in_points() -> None:
