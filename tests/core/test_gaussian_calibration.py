@@ -97,5 +97,9 @@ def test_exact_sigma_never_exceeds_the_zcdp_sigma() -> None:
                     sens * sens, eps, delta)
 
 
-def test_tiny_delta_falls_back_to_zcdp() -> None:
-    assert exact_gaussian_sigma_sq(1, 1.0, 1e-250) == gaussian_sigma_sq(1, 1.0, 1e-250)
+def test_the_smallest_delta_a_plan_may_hold_is_calibrated_without_more_noise() -> None:
+    # plans refuse δ below MIN_DELTA (1e-100); at it, the exact curve still gives a σ no
+    # larger than zCDP's (below 1e-200 the code would keep zCDP's; no plan reaches that)
+    from planner_app.core.plan import MIN_DELTA
+
+    assert exact_gaussian_sigma_sq(1, 1.0, MIN_DELTA) <= gaussian_sigma_sq(1, 1.0, MIN_DELTA)

@@ -28,7 +28,13 @@ from planner_app.core.ledger import Ledger, LedgerError
 from planner_app.core.plan import load_plan, plan_from_dict
 from planner_app.core.resources import demo_plan_path
 from planner_app.core.tables import Table, load_table
-from tests.conftest import DEMO_TABLE, plan_dict
+from tests.conftest import DEMO_TABLE, with_reasons
+from tests.conftest import plan_dict as _plan_dict
+
+
+def plan_dict(**changes: Any) -> dict[str, Any]:
+    """The tests' plans give a reason for every bound and list (a release needs them)."""
+    return with_reasons(_plan_dict(**changes))
 
 
 @pytest.fixture

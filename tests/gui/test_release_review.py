@@ -46,7 +46,7 @@ def test_the_wizard_releases_and_shows_results(demo, qtbot, tmp_path: Path) -> N
     wizard.grab().save(str(SHOTS / "12-release-results.png"))
     state = Ledger(demo.session.home.ledger_path).state("demo-survey")
     assert len(state.releases) == 1
-    assert "6.68" in demo.meter.text.text()  # the meter shows what is left now
+    assert "6.677" in demo.meter.text.text()  # the meter shows what is left now
 
 
 def test_the_wizard_explains_a_refusal(demo, qtbot, dialogs, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -47,7 +47,7 @@ def test_the_wizard_completes_an_unfinished_release(demo, qtbot, dialogs, tmp_pa
     assert not page.unfinished.isHidden() and not page.resume_button.isHidden()
     assert "charged but its bundle was not written" in page.unfinished.text()
     assert "unfinished.zip" in page.unfinished.text()
-    assert any("ε = 6.65" in text and "left of" in text
+    assert any("ε = 6.677" in text and "left of" in text
                for _, text in checklist(demo.session))  # the charge shows
     SHOTS.mkdir(parents=True, exist_ok=True)
     wizard.grab().save(str(SHOTS / "13-release-unfinished.png"))
