@@ -9,7 +9,6 @@ from __future__ import annotations
 import platform
 import time
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 

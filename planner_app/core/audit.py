@@ -119,6 +119,15 @@ class AuditLog:
             self._append_entries([])  # rolls the partial tail back, with an entry
         return verify_chain(self.read())
 
+    def require_intact(self) -> "AuditLog":
+        """This log, or AuditError when its chain is broken: nothing is released or written
+        on a broken log."""
+        broken = self.verify()
+        if broken is not None:
+            raise AuditError(f"the audit log {self.path} is broken at {broken}; nothing was "
+                             "released or written")
+        return self
+
     def append(self, event: str, params: dict[str, Any],
                time: str | None = None) -> dict[str, Any]:
         """Append one entry, all or nothing, under an exclusive file lock, fsynced before

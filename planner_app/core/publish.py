@@ -315,11 +315,7 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
     aggregates = {q.id: engine.aggregate(q) for q in plan.queries}  # true values: memory only
 
     home.ensure()
-    audit = AuditLog(home.audit_path)
-    broken = audit.verify()
-    if broken is not None:
-        raise AuditError(f"the audit log {home.audit_path} is broken at {broken}; nothing was "
-                         "released")
+    audit = AuditLog(home.audit_path).require_intact()
     ledger = Ledger(home.ledger_path)
     disagreements = ledger.audit_problems(audit.read())
     if disagreements:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .audit import AuditError, AuditLog
+from .audit import AuditLog
 from .bundle import RECORD, read_bundle, sha256_file, verify_bundle
 from .check import check_plan
 from .errors import InputError, PlannerError
@@ -49,11 +49,7 @@ def resume_release(home: AppHome, release_id: str | None = None, *, out: Path | 
     plan = plan_from_dict(record["plan"], "the saved record")
     target = Path(out) if out is not None else Path(doc["out"])
     overwrite = overwrite or bool(doc.get("overwrite"))
-    audit = AuditLog(home.audit_path)
-    broken = audit.verify()
-    if broken is not None:
-        raise AuditError(f"the audit log {home.audit_path} is broken at {broken}; nothing was "
-                         "written")
+    audit = AuditLog(home.audit_path).require_intact()
     ledger = Ledger(home.ledger_path)
     row = next((r for r in ledger.state(doc["dataset"]).releases if r.id == release_id), None)
     if row is None:  # never publish what the ledger does not hold as charged

@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass
 
 from .errors import InputError
-from .plan import Plan, PrivacyUnit, Query
+from .plan import PrivacyUnit, Query
 
 DEFAULT_GRID_BITS = 16
 QUANTILE_GRID_BITS = 12

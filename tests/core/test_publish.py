@@ -8,7 +8,6 @@ import io
 import json
 import os
 import sqlite3
-import stat
 import zipfile
 from pathlib import Path
 from typing import Any

@@ -6,11 +6,9 @@ import math
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
 
 from planner_app.core.accuracy import accuracy_for, epsilon_for_half_width
 from planner_app.core.editing import HARM_PRESETS
-from planner_app.core.plan import load_plan
 from planner_app.core.risk import explain
 from planner_app.gui.dialogs.query_dialog import QueryDialog
 from planner_app.gui.widgets.statistic_pane import epsilon_to_slider, slider_to_epsilon
