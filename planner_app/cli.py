@@ -10,12 +10,13 @@ used (nothing released). Never a traceback unless PLANNER_APP_DEBUG=1.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from . import __version__
 from .core.audit import AuditError
@@ -213,7 +214,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     plan = load_plan(args.plan)
     table = load_table(args.data) if args.data else None
-    report = check_plan(plan, table, confidence=args.confidence)
+    with _naming_plan_file(args.plan):
+        report = check_plan(plan, table, confidence=args.confidence)
     data = report.to_dict()
     from .core.plan import plan_digest
 
@@ -258,13 +260,24 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+@contextlib.contextmanager
+def _naming_plan_file(plan_path: str) -> Iterator[None]:
+    """Core checks name a plan problem with the source "plan": say which file it is."""
+    try:
+        yield
+    except InputError as exc:
+        if exc.source != "plan":
+            raise
+        raise InputError(Path(plan_path).name, exc.where, exc.problem) from None
+
+
 def _looks_like_id(name: str) -> bool:
     lowered = name.lower()
     return lowered in ("id", "key", "uuid") or lowered.endswith(("_id", " id", "-id"))
 
 
 def cmd_plan_new(args: argparse.Namespace) -> int:
-    from .core.files import atomic_write_text
+    from .core.files import atomic_write_text, check_output_path
     from .core.plan import FORMAT
     from .core.tables import describe_columns, load_table
 
@@ -273,6 +286,7 @@ def cmd_plan_new(args: argparse.Namespace) -> int:
         raise InputError(out.name, None, "already exists (use --force to overwrite)")
     if not out.parent.exists():
         raise InputError(out.name, None, f"the folder {out.parent.name!r} does not exist")
+    check_output_path(out, overwrite=args.force)
     table = load_table(args.data)
     columns = describe_columns(table)
     queries: list[dict[str, Any]] = [
@@ -346,6 +360,7 @@ def _audit_best_effort(args: argparse.Namespace, event: str, params: dict[str, A
 
 
 def cmd_release(args: argparse.Namespace) -> int:
+    from .core.files import check_output_path
     from .core.plan import load_plan
     from .core.publish import publish
     from .core.tables import load_table
@@ -353,8 +368,11 @@ def cmd_release(args: argparse.Namespace) -> int:
     plan = load_plan(args.plan)
     table = load_table(args.data)
     home = _home(args)
-    result = publish(plan, table, Path(args.out), home, confidence=args.confidence,
-                     clamp_counts=args.clamp_counts, require_approval=args.require_approval)
+    check_output_path(Path(args.out), overwrite=False)  # before the charge, not after it
+    with _naming_plan_file(args.plan):
+        result = publish(plan, table, Path(args.out), home, confidence=args.confidence,
+                         clamp_counts=args.clamp_counts,
+                         require_approval=args.require_approval)
     state = result.ledger
     summary = {
         "bundle": str(result.bundle_path), "bundle_sha256": result.bundle_sha256,
@@ -468,7 +486,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     import json as _json
 
     from .core.bundle import RECORD, NotABundle, verify_bundle, read_bundle
-    from .core.files import atomic_write_bytes
+    from .core.files import atomic_write_bytes, check_output_path
     from .core.report import report_html, report_pdf
 
     if not args.pdf and not args.html:
@@ -484,6 +502,9 @@ def cmd_report(args: argparse.Namespace) -> int:
         print(f"{PROG}: {bundle.name}: NOT valid, so no report: {verdict.problems[0]}",
               file=sys.stderr)
         return EXIT_INTERNAL
+    for out in (args.pdf, args.html):
+        if out:  # before the report is built: a path that cannot take it is named now
+            check_output_path(Path(out), overwrite=True)
     record = _json.loads(read_bundle(bundle)[RECORD])
     written = []
     if args.pdf:

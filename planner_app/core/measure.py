@@ -161,6 +161,16 @@ def _split(query: Query, parts: list[Component]) -> list[tuple[Component, float,
 
 
 def measurements_for(query: Query, plan: Plan) -> list[Measurement]:
+    try:
+        return _measurements_for(query, plan)
+    except InputError as exc:
+        if exc.where is not None:
+            raise
+        # a noise parameter no sampler can draw: name the field to change
+        raise InputError(exc.source, f"queries[{query.id}].epsilon", exc.problem) from None
+
+
+def _measurements_for(query: Query, plan: Plan) -> list[Measurement]:
     parts = components_for(query, plan.privacy_unit, plan.neighbouring)
     out = []
     for comp, eps, delta in _split(query, parts):
@@ -174,12 +184,23 @@ def measurements_for(query: Query, plan: Plan) -> list[Measurement]:
             sigma_sq = gaussian_sigma_sq(comp.l2_sq, eps, delta)
             out.append(Measurement(query.id, comp, "gaussian", eps, delta, sigma_sq=sigma_sq))
         elif query.mechanism == "exponential":
+            from .mechanisms import quantile_proposal_scale
+
+            try:  # refused here, before any charge, not in the sampler after it
+                quantile_proposal_scale(eps, comp.l1)
+            except ValueError:
+                raise InputError("plan", None, f"ε = {eps:g} is too small for the quantile "
+                                               "sampler: raise epsilon") from None
             out.append(Measurement(query.id, comp, "exponential", eps, 0.0))
         elif query.mechanism == "randomized_response":
             from .mechanisms import truth_probability
 
             k = comp.l1
             truth = truth_probability(eps / k)
+            if truth <= 0:  # every answer would be a coin flip: nothing to debias
+                raise InputError("plan", None, f"ε = {eps:g} is too small for randomized "
+                                               "response (the answers would carry no "
+                                               "information): raise epsilon")
             row_eps = math.log((1 + truth) / (1 - truth))
             out.append(Measurement(query.id, comp, "randomized_response", k * row_eps, 0.0,
                                    truth=truth))

@@ -290,7 +290,6 @@ def exponential_quantile(
     size_arr = np.asarray(sizes, dtype=np.int64)
     largest = int(size_arr.max())
     # the target weight of run r: size_r * exp(-a * |K_r - 2m|), a = eps / (4 * Delta)
-    a = Fraction(repr(float(epsilon))) / (4 * sensitivity)
     dist = np.abs(key_arr - 2 * m)
     right = int(np.searchsorted(key_arr, 2 * m))  # first run with K >= 2m
     left = right - 1
@@ -299,10 +298,8 @@ def exponential_quantile(
     # run with P(j) proportional to exp(-a j). Keys grow by at least 1 per run, so
     # dist_r >= dist_side + j >= d_min + j, and accepting with (size_r / largest) *
     # exp(-a (dist_r - d_min - j)) gives exactly the target.
-    scale = Fraction(1) / a
-    if scale.denominator >= 1 << 32 or scale.numerator >= 1 << 40:
-        scale = Fraction(math.ceil(scale * (1 << 20)), 1 << 20)
-        a = Fraction(1) / scale
+    scale = quantile_proposal_scale(epsilon, sensitivity)
+    a = Fraction(1) / scale
     batch = 256
     while True:
         z = discrete_laplace(source, scale, batch)
@@ -320,6 +317,20 @@ def exponential_quantile(
                 run = int(runs[chosen[0]])
                 return starts[run] + source.randbelow(sizes[run])
         batch = min(batch * 2, 1 << 18)
+
+
+def quantile_proposal_scale(epsilon: float, sensitivity: int) -> Fraction:
+    """The discrete Laplace scale 4*Delta/eps of the quantile sampler's proposal (rounded up
+    to a 2^-20 grid when its bits are many); ValueError when the sampler cannot draw it."""
+    a = Fraction(repr(float(epsilon))) / (4 * sensitivity)
+    if a <= 0:
+        raise ValueError("epsilon is too small for the quantile sampler")
+    scale = Fraction(1) / a
+    if scale.denominator >= 1 << 32 or scale.numerator >= 1 << 40:
+        scale = Fraction(math.ceil(scale * (1 << 20)), 1 << 20)
+    if scale.numerator >= 1 << 52 or scale.denominator >= 1 << 52:
+        raise ValueError("epsilon is too small for the quantile sampler")
+    return scale
 
 
 def _bernoulli_exp_many(source: RandomSource, x: np.ndarray, a: Fraction) -> np.ndarray:

@@ -59,7 +59,7 @@ def test_release_of_every_kind_verifies(tmp_path: Path, home: AppHome, demo) -> 
     assert out.exists() and result.bundle_sha256
     verdict = verify_bundle(out)
     assert verdict.valid, verdict.problems
-    assert len(verdict.checks) == 5
+    assert len(verdict.checks) == 7 and "exactly what release.json gives" in verdict.checks[-1]
     files = read_bundle(out)
     assert set(files) >= {"results.csv", "release.json", "plan.json", "audit.jsonl",
                           "README.txt", MANIFEST, "noised/smokers.csv"}
