@@ -75,7 +75,7 @@ def _record(files: dict[str, bytes], problems: list[str]) -> dict[str, Any] | No
         return None
     try:
         record = json.loads(files[RECORD].decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (UnicodeDecodeError, ValueError, RecursionError):  # JSONDecodeError is a ValueError
         problems.append(f"{RECORD}: is not valid JSON")
         return None
     if not isinstance(record, dict) or record.get("format") != RELEASE_FORMAT:
@@ -196,7 +196,7 @@ def _audit(files: dict[str, bytes], record: dict[str, Any], problems: list[str])
     try:
         entries = [json.loads(line) for line in files[AUDIT].decode("utf-8").splitlines()
                    if line.strip()]
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         problems.append(f"{AUDIT}: is not JSON lines")
         return
     if not entries:

@@ -165,6 +165,9 @@ CRAFTS: dict[str, Callable[[bytes], bytes]] = {
                                                     "extra/data.bin": b"\x00" * 1000})),
     "noised-file-for-a-count": _extra_members(10),
     "ten-thousand-members": _extra_members(10_000),
+    "record-deeply-nested": _file_change(  # 5,000 levels, with text that does not compress
+        "release.json", lambda b: b"".join(b'["%s",' % hashlib.sha256(b"%d" % i).hexdigest()[
+            :8].encode() for i in range(5000)) + b"0" + b"]" * 5000),
     "zip-comment": lambda good: rezip(unzip(good), comment=b"changed"),
     "prepended-bytes": lambda good: b"#!/bin/sh\nexit 0\n" + good,
     "appended-bytes": lambda good: good + b"tail",
@@ -191,6 +194,7 @@ CRAFTED: list[tuple[str, int, str]] = [
     ("extra-sealed-file", 1, "extra/data.bin: a bundle never contains this file"),
     ("noised-file-for-a-count", 1, "a release of this plan never contains this file"),
     ("ten-thousand-members", 1, "a release of this plan never contains this file"),
+    ("record-deeply-nested", 1, "release.json: is not valid JSON"),
     ("zip-comment", 1, "the zip has a comment; a bundle never has one"),
     ("prepended-bytes", 1, "unexpected bytes before the first entry"),
     ("appended-bytes", 1, "unexpected bytes at its end"),
