@@ -189,8 +189,12 @@ def _measurements_for(query: Query, plan: Plan) -> list[Measurement]:
             try:  # refused here, before any charge, not in the sampler after it
                 quantile_proposal_scale(eps, comp.l1)
             except ValueError:
+                from .mechanisms import MAX_QUANTILE_SCALE
+
                 raise InputError("plan", None, f"ε = {eps:g} is too small for the quantile "
-                                               "sampler: raise epsilon") from None
+                                               "sampler: raise it to at least "
+                                               f"{4 * comp.l1 / MAX_QUANTILE_SCALE:.2g}") \
+                    from None
             out.append(Measurement(query.id, comp, "exponential", eps, 0.0))
         elif query.mechanism == "randomized_response":
             from .mechanisms import truth_probability

@@ -319,11 +319,16 @@ def exponential_quantile(
         batch = min(batch * 2, 1 << 18)
 
 
+MAX_QUANTILE_SCALE = 1 << 20  # larger: the proposal leaves the runs almost always (a hang)
+
+
 def quantile_proposal_scale(epsilon: float, sensitivity: int) -> Fraction:
     """The discrete Laplace scale 4*Delta/eps of the quantile sampler's proposal (rounded up
-    to a 2^-20 grid when its bits are many); ValueError when the sampler cannot draw it."""
+    to a 2^-20 grid when its bits are many); ValueError when the sampler cannot draw it in
+    reasonable time: a proposal lands on one of the (at most 2n+1) runs with a chance of about
+    runs/scale, so a scale above MAX_QUANTILE_SCALE could loop for hours."""
     a = Fraction(repr(float(epsilon))) / (4 * sensitivity)
-    if a <= 0:
+    if a <= 0 or 1 / a > MAX_QUANTILE_SCALE:
         raise ValueError("epsilon is too small for the quantile sampler")
     scale = Fraction(1) / a
     if scale.denominator >= 1 << 32 or scale.numerator >= 1 << 40:

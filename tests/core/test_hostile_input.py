@@ -176,7 +176,11 @@ def test_what_the_quantile_check_accepts_the_sampler_draws() -> None:
 
     from planner_app.core.mechanisms import SystemRandomSource, exponential_quantile
 
-    for epsilon in (1e-12, 1e-9, 1.0):  # tiny but drawable: nearly uniform over the grid
-        point = exponential_quantile(SystemRandomSource(), np.arange(3, dtype=np.int64), 0, 10,
-                                     0.5, epsilon, 1)
-        assert 0 <= point <= 10
+    from planner_app.core.mechanisms import MAX_QUANTILE_SCALE
+
+    smallest = 4 / MAX_QUANTILE_SCALE * 1.0000001
+    for epsilon in (smallest, 1e-3, 1.0):  # tiny but drawable: nearly uniform over the grid
+        start = time.perf_counter()
+        point = exponential_quantile(SystemRandomSource(), np.arange(3, dtype=np.int64), 0,
+                                     1000, 0.5, epsilon, 1)
+        assert 0 <= point <= 1000 and time.perf_counter() - start < 30
