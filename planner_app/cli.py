@@ -10,12 +10,13 @@ used (nothing released). Never a traceback unless PLANNER_APP_DEBUG=1.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from . import __version__
 from .core.audit import AuditError
@@ -247,9 +248,10 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     plan = load_plan(args.plan)
     table = load_table(args.data) if args.data else None
-    report = check_plan(plan, table, confidence=args.confidence,
-                        ledger=_ledger_state_or_error(args, plan.dataset.name),
-                        require_approval=_approval_required(args))
+    with _naming_plan_file(args.plan):
+        report = check_plan(plan, table, confidence=args.confidence,
+                            ledger=_ledger_state_or_error(args, plan.dataset.name),
+                            require_approval=_approval_required(args))
     data = report.to_dict()
     from .core.plan import plan_digest
 
@@ -324,17 +326,28 @@ def _ledger_state_or_error(args: argparse.Namespace, dataset: str):  # type: ign
         return exc
 
 
+@contextlib.contextmanager
+def _naming_plan_file(plan_path: str) -> Iterator[None]:
+    """Core checks name a plan problem with the source "plan": say which file it is."""
+    try:
+        yield
+    except InputError as exc:
+        if exc.source != "plan":
+            raise
+        raise InputError(Path(plan_path).name, exc.where, exc.problem) from None
+
+
 def _looks_like_id(name: str) -> bool:
     lowered = name.lower()
     return lowered in ("id", "key", "uuid") or lowered.endswith(("_id", " id", "-id"))
 
 
 def cmd_plan_new(args: argparse.Namespace) -> int:
-    from .core.files import atomic_write_text, check_output
+    from .core.files import atomic_write_text, check_output_path
     from .core.plan import FORMAT
     from .core.tables import describe_columns, load_table
 
-    out = check_output(Path(args.out), args.force)  # never over a link, pipe or device
+    out = check_output_path(Path(args.out), overwrite=args.force)  # never over a link, pipe or device
     table = load_table(args.data)
     columns = describe_columns(table)
     queries: list[dict[str, Any]] = [
@@ -410,9 +423,9 @@ def _audit_best_effort(args: argparse.Namespace, event: str, params: dict[str, A
 
 
 def cmd_release(args: argparse.Namespace) -> int:
+    from .core.files import check_output_path
     from .core.plan import load_plan
     from .core.publish import publish
-    from .core.readiness import NotReady
     from .core.resume import resume_release
     from .core.tables import load_table
 
@@ -433,12 +446,10 @@ def cmd_release(args: argparse.Namespace) -> int:
                                                "planner-app release --help)")
         plan = load_plan(args.plan)
         table = load_table(args.data)
-        try:
+        with _naming_plan_file(args.plan):  # core errors name "plan": say which file
             result = publish(plan, table, Path(args.out), home, confidence=args.confidence,
                              clamp_counts=args.clamp_counts, overwrite=args.force,
                              require_approval=_approval_required(args))
-        except NotReady as exc:  # name the plan file, as every other plan error does
-            raise NotReady(Path(args.plan).name, exc.where, exc.problem) from None
     state = result.ledger
     summary = {
         "bundle": str(result.bundle_path), "bundle_sha256": result.bundle_sha256,
@@ -588,7 +599,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     import json as _json
 
     from .core.bundle import RECORD, NotABundle, verify_bundle, read_bundle
-    from .core.files import atomic_write_bytes, check_output
+    from .core.files import atomic_write_bytes, check_output_path
     from .core.report import report_html, report_pdf
 
     if not args.pdf and not args.html:
@@ -608,7 +619,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     if len(targets) == 2 and targets[0].absolute() == targets[1].absolute():
         raise InputError("argument", None, "--pdf and --html name the same file")
     for target in targets:  # before anything is written: never over a file without --force
-        check_output(target, args.force)
+        check_output_path(target, overwrite=args.force)
     record = _json.loads(read_bundle(bundle)[RECORD])
     written = []
     if args.pdf:

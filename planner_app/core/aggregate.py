@@ -102,6 +102,28 @@ class PandasEngine:
 
     def _check_columns(self, frame: pd.DataFrame) -> None:
         require_fit(self.plan, frame, self.table_name)  # the one plan/table rule (fit.py)
+        self._check_flat_columns(frame)
+
+    def _check_flat_columns(self, frame: pd.DataFrame) -> None:
+        """A column a statistic uses must hold single values, not the lists, structs or maps
+        a Parquet file can hold (their cells cannot be compared, counted or summed)."""
+        unit = self.plan.privacy_unit
+        used = [("privacy_unit.id_column", unit.id_column)] if unit.kind == "person" else []
+        for q in self.plan.queries:
+            used.append((f"queries[{q.id}].column", q.column))
+            if q.group_by is not None:
+                used.append((f"queries[{q.id}].group_by.column", q.group_by.column))
+            used += [(f"queries[{q.id}].where[{i}].column", c.column)
+                     for i, c in enumerate(q.where)]
+        for field_path, column in used:
+            if column is None or frame[column].dtype != object:
+                continue
+            present = frame[column].dropna()
+            if len(present) and isinstance(present.iloc[0], (list, tuple, dict, set, np.ndarray)):
+                raise InputError("plan", field_path,
+                                 f"the column {column!r} of {self.table_name} holds lists or "
+                                 "records (a nested Parquet column), not single values; "
+                                 "flatten it first")
 
     def _bound_contributions(self, frame: pd.DataFrame,
                              source: RandomSource) -> tuple[pd.DataFrame, int]:

@@ -12,6 +12,8 @@ import hashlib
 import io
 import json
 import math
+import re
+import struct
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -129,8 +131,98 @@ def _safe_name(name: str) -> bool:
     return all(p not in ("..", ".", "") for p in parts)
 
 
+_NOISED_RE = re.compile(r"noised/[A-Za-z0-9_.-]{1,64}\.csv")
+FIXED_NAMES = (AUDIT, MANIFEST, PLAN, README, RECORD, REPORT_HTML, REPORT_PDF, RESULTS)
+_LOCAL = struct.Struct("<4s5H3L2H")  # a zip local file header
+_END = struct.Struct("<4s4H2LH")  # the end of central directory record
+
+
+def is_bundle_name(name: str) -> bool:
+    """A file name a bundle can hold: the fixed files, and noised/<query id>.csv."""
+    return name in FIXED_NAMES or bool(_NOISED_RE.fullmatch(name))
+
+
+def _dos_time(date_time: tuple[int, ...]) -> tuple[int, int]:
+    y, mo, d, h, mi, sec = date_time
+    return (h << 11) | (mi << 5) | (sec // 2), ((y - 1980) << 9) | (mo << 5) | d
+
+
+def layout_problems(path: Path, zf: zipfile.ZipFile) -> list[str]:
+    """What zip_bytes never writes: bytes before, between or after the entries, a comment,
+    other dates, flags (encryption), compression or extra fields, directories, a different
+    order, local headers that disagree with the central directory, or unknown file names.
+    A problem here means the bundle was changed after it was made (exit 1, not valid)."""
+    problems: list[str] = []
+    infos = zf.infolist()
+    names = [i.filename for i in infos]
+    if zf.comment:
+        problems.append("the zip has a comment; a bundle never has one (changed)")
+    unknown = [n for n in names if not is_bundle_name(n)]
+    if unknown:
+        problems.append(f"{unknown[0]}: a bundle never contains this file"
+                        + (f" (nor {len(unknown) - 1} more)" if len(unknown) > 1 else ""))
+    expected_order = sorted(n for n in names if n != MANIFEST) + [MANIFEST]
+    if names != expected_order:
+        problems.append("the zip's entries are not in the order a bundle writes them "
+                        "(changed)")
+    want_time, want_date = _dos_time(ZIP_TIME)
+    size = path.stat().st_size
+    with open(path, "rb") as fh:
+        offset = 0
+        for info in sorted(infos, key=lambda i: i.header_offset):
+            label = info.filename
+            if info.flag_bits & 0x1:
+                problems.append(f"{label}: is flagged as encrypted; a bundle never is")
+                continue
+            if (info.date_time != ZIP_TIME or info.compress_type != zipfile.ZIP_DEFLATED
+                    or info.extra or info.comment or info.flag_bits & ~0x800 or info.is_dir()):
+                problems.append(f"{label}: its zip header (date, flags, compression or extra "
+                                "fields) is not what a bundle writes (changed)")
+                continue
+            if info.header_offset != offset:
+                where = "before the first entry" if offset == 0 else f"before {label}"
+                problems.append(f"the zip has {info.header_offset - offset:,} unexpected "
+                                f"bytes {where} (changed)")
+                break
+            fh.seek(info.header_offset)
+            head = fh.read(_LOCAL.size)
+            if len(head) < _LOCAL.size:
+                problems.append(f"{label}: its local zip header is truncated")
+                break
+            (sig, _, flags, method, dtime, ddate, crc, csize, usize, nlen,
+             xlen) = _LOCAL.unpack(head)
+            local_name = fh.read(nlen)
+            if (sig != b"PK\x03\x04" or flags != info.flag_bits or method != info.compress_type
+                    or (dtime, ddate) != (want_time, want_date) or crc != info.CRC
+                    or csize != info.compress_size or usize != info.file_size or xlen
+                    or local_name != info.filename.encode("utf-8" if flags & 0x800 else "cp437")):
+                problems.append(f"{label}: its local zip header disagrees with the zip's "
+                                "directory (changed)")
+                break
+            offset = info.header_offset + _LOCAL.size + nlen + csize
+        else:
+            if zf.start_dir != offset:
+                problems.append(f"the zip has {zf.start_dir - offset:,} unexpected bytes "
+                                "after its last entry (changed)")
+            else:
+                fh.seek(max(0, size - _END.size))
+                end = fh.read(_END.size)
+                fields = _END.unpack(end) if len(end) == _END.size else None
+                if (fields is None or fields[0] != b"PK\x05\x06" or fields[6] != offset
+                        or offset + fields[5] + _END.size != size):
+                    problems.append("the zip has unexpected bytes at its end (changed)")
+    return problems
+
+
 def read_bundle(path: Path) -> dict[str, bytes]:
     """All members of a bundle, after the structural checks; NotABundle when it is not one."""
+    return open_bundle(path)[0]
+
+
+def open_bundle(path: Path) -> tuple[dict[str, bytes], list[str]]:
+    """The members a bundle can hold, and the problems of its zip layout (layout_problems):
+    encrypted members and names a bundle never holds are not read. NotABundle when the file
+    is not a bundle at all."""
     name = path.name
     if not path.exists():
         raise NotABundle(f"{name}: no such file")
@@ -158,20 +250,21 @@ def read_bundle(path: Path) -> dict[str, bytes]:
                                      f"{info.file_size:,} bytes (a zip bomb?); refused")
             if MANIFEST not in seen:
                 raise NotABundle(f"{name}: has no {MANIFEST}, so it is not a release bundle")
+            problems = layout_problems(path, zf)
             out = {}
             for info in infos:
-                if info.is_dir():
+                if info.is_dir() or info.flag_bits & 0x1 or not is_bundle_name(info.filename):
                     continue
                 with zf.open(info) as fh:
                     data = fh.read(MAX_MEMBER_BYTES + 1)
                 if len(data) > MAX_MEMBER_BYTES:
                     raise NotABundle(f"{name}: the entry {info.filename!r} is too large")
                 out[info.filename] = data
-            return out
+            return out, problems
     except NotABundle:
         raise
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,
-            NotImplementedError) as exc:
+            NotImplementedError, RuntimeError, struct.error) as exc:
         raise NotABundle(f"{name}: the zip is damaged or truncated ({type(exc).__name__})") \
             from None
 
@@ -210,8 +303,14 @@ def verify_bundle(path: Path) -> Verdict:
     """Check a bundle offline. Raises NotABundle when it is not one at all."""
     from .verify_release import verify_contents
 
-    files = read_bundle(path)
+    files, layout = open_bundle(path)
     verdict = Verdict(bundle=path.name, valid=True)
+    if layout:
+        verdict.problems.extend(layout)
+        verdict.valid = False
+        return verdict
+    verdict.checks.append("the zip is laid out exactly as a bundle is written (no comment, "
+                          "no extra bytes or files, fixed dates and headers)")
     manifest = _parse_manifest(files[MANIFEST])
     if isinstance(manifest, str):
         verdict.problems.append(f"{MANIFEST}: {manifest}")
@@ -232,6 +331,10 @@ def verify_bundle(path: Path) -> Verdict:
         verdict.valid = False
         return verdict
     verdict.checks.append(f"every file matches {MANIFEST}")
-    verify_contents(files, verdict)
+    try:
+        verify_contents(files, verdict)
+    except Exception as exc:  # fail closed: a crafted bundle never crashes the verifier
+        verdict.problems.append(f"{RECORD}: its contents cannot be checked "
+                                f"({type(exc).__name__}); the bundle was changed")
     verdict.valid = not verdict.problems
     return verdict

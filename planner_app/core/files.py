@@ -47,6 +47,9 @@ def existing_kind(path: Path) -> str | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:
+            raise InputError(path.name[:40] + "…", None, "the file name is too long for this "
+                                                         "file system") from None
         raise InputError(path.name, None, f"cannot be examined ({exc.strerror})") from None
     return "file" if stat.S_ISREG(mode) else _kind(mode)
 
@@ -248,3 +251,37 @@ def _try_lock(fd: int) -> bool:
         return True
     except OSError:
         return False
+
+
+# ----------------------------------------------------------------------------- checks
+
+
+MIN_FREE_BYTES = 1024 * 1024  # a bundle, report or plan needs at least this much room
+
+
+def _error(name: str, problem: str) -> InputError:
+    return InputError(name, None, problem)
+
+
+def input_file_size(path: str | os.PathLike[str], what: str = "file") -> int:
+    """The size of a file that is about to be read; InputError when it is missing, a folder, or
+    not a regular file (a FIFO, socket or device would block the reader or never end)."""
+    p = Path(path)
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        raise _error(p.name, "no such file") from None
+    except OSError as exc:
+        raise _error(p.name, f"cannot be read ({exc.strerror})") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise _error(p.name, f"is a folder, not a {what}")
+    if not stat.S_ISREG(st.st_mode):
+        raise _error(p.name, f"is not a regular file (a pipe or device?), so not a {what}")
+    return st.st_size
+
+
+def check_output_path(path: str | os.PathLike[str], overwrite: bool = False,
+                      need_bytes: int = MIN_FREE_BYTES) -> Path:
+    """``check_output`` with a floor of free space: what the command line checks before
+    writing a report, a plan or a bundle (publish estimates the bundle's size itself)."""
+    return check_output(path, overwrite, size=need_bytes)

@@ -229,6 +229,16 @@ def _split(query: Query, parts: list[Component]) -> list[tuple[Component, float,
 
 
 def measurements_for(query: Query, plan: Plan) -> list[Measurement]:
+    try:
+        return _measurements_for(query, plan)
+    except InputError as exc:
+        if exc.where is not None:
+            raise
+        # a noise parameter no sampler can draw: name the field to change
+        raise InputError(exc.source, f"queries[{query.id}].epsilon", exc.problem) from None
+
+
+def _measurements_for(query: Query, plan: Plan) -> list[Measurement]:
     parts = components_for(query, plan.privacy_unit, plan.neighbouring)
     out = []
     for comp, eps, delta in _split(query, parts):
@@ -245,6 +255,17 @@ def measurements_for(query: Query, plan: Plan) -> list[Measurement]:
                                                           delta))
             out.append(Measurement(query.id, comp, "gaussian", eps, delta, sigma_sq=sigma_sq))
         elif query.mechanism == "exponential":
+            from .mechanisms import quantile_proposal_scale
+
+            try:  # refused here, before any charge, not in the sampler after it
+                quantile_proposal_scale(eps, comp.l1)
+            except ValueError:
+                from .mechanisms import MAX_QUANTILE_SCALE
+
+                raise InputError("plan", None, f"ε = {eps:g} is too small for the quantile "
+                                               "sampler: raise it to at least "
+                                               f"{4 * comp.l1 / MAX_QUANTILE_SCALE:.2g}") \
+                    from None
             out.append(Measurement(query.id, comp, "exponential", eps, 0.0))
         elif query.mechanism == "randomized_response" and comp.name == "count":
             if eps <= 0 or Fraction(comp.l1) / exact_epsilon(eps) >= 1 << 40:

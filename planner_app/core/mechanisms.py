@@ -445,6 +445,25 @@ def _quantile_run_exact(source: RandomSource, u: int, keys: np.ndarray, sizes: n
         digits += 30
 
 
+MAX_QUANTILE_SCALE = 1 << 20  # 4Δ/ε above this: a quantile's ε is refused as too small
+
+
+def quantile_proposal_scale(epsilon: float, sensitivity: int) -> Fraction:
+    """4Δ/ε, the scale of a quantile's exponential weights exp(-|rank error| / scale); a
+    ValueError when it exceeds MAX_QUANTILE_SCALE. Such an ε makes the release nearly uniform
+    over the grid (it says nothing), and its exact arithmetic would need ever more digits: it
+    is refused before any charge (measure.py)."""
+    a = Fraction(repr(float(epsilon))) / (4 * sensitivity)
+    if a <= 0 or 1 / a > MAX_QUANTILE_SCALE:
+        raise ValueError("epsilon is too small for the quantile sampler")
+    scale = Fraction(1) / a
+    if scale.denominator >= 1 << 32 or scale.numerator >= 1 << 40:
+        scale = Fraction(math.ceil(scale * (1 << 20)), 1 << 20)
+    if scale.numerator >= 1 << 52 or scale.denominator >= 1 << 52:
+        raise ValueError("epsilon is too small for the quantile sampler")
+    return scale
+
+
 def _bernoulli_exp_many(source: RandomSource, x: np.ndarray, a: Fraction) -> np.ndarray:
     """Exact Bernoulli(exp(-a * x)) for non-negative integers x and rational a > 0: one
     Bernoulli(exp(-1)) per whole unit of a*x, then one for the fraction (CKS Algorithm 1)."""

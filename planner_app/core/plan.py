@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from .errors import InputError
-from .files import atomic_write_text
+from .files import atomic_write_text, input_file_size
 
 FORMAT = "planner-app/plan@1"
 KINDS = ("count", "sum", "mean", "variance", "histogram", "quantile", "randomized_response")
@@ -44,7 +44,9 @@ MAX_LIST = 1_000_000
 MAX_ABS_BOUND = 1e15
 MAX_EPSILON = 1000.0
 MAX_TEXT = 2_000
-_ID_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+MAX_EXPECTED_ROWS = 2_000_000_000  # the app's row-count field holds up to this
+MIN_DELTA = 1e-100  # smaller (denormal) deltas overflow 1/δ and log(1/δ) in the accountants
+_ID_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")  # fullmatch: "$" would allow a final newline
 
 Scalar = str | int | float | bool
 
@@ -221,6 +223,9 @@ class _Reader:
             self.fail(key, f"must be a whole number, not {_json_type(value)}")
         if isinstance(value, float) and (not math.isfinite(value) or value != int(value)):
             self.fail(key, "must be a whole number")
+        if abs(value) > 2**53:
+            self.fail(key, f"is a {len(str(abs(int(value))))}-digit number, too large to be "
+                           "a count of rows")
         return int(value)
 
     def scalars(self, key: str, what: str) -> tuple[Scalar, ...]:
@@ -284,10 +289,23 @@ def _json_type(value: Any) -> str:
     return type(value).__name__
 
 
+def delta_problem(delta: float) -> str | None:
+    """Why a δ cannot be used (None when it can): it is 0 or lies in [MIN_DELTA, 1)."""
+    if not 0 <= delta < 1:
+        return f"must lie in [0, 1), not {delta:g}"
+    if 0 < delta < MIN_DELTA:
+        return (f"{delta:g} is too small for any accountant to handle: use 0 (no δ) or at "
+                f"least {MIN_DELTA:g}")
+    return None
+
+
 def _as_number(value: Any, fail: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         fail(f"must be a number, not {_json_type(value)}")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # a JSON integer of hundreds of digits
+        fail(f"is a {len(str(abs(value)))}-digit number, too large for any computation")
     if not math.isfinite(number):
         fail("must be a finite number")
     return number
@@ -366,7 +384,7 @@ def _read_query(source: str, obj: Any, path: str) -> Query:
     r = _Reader(source, obj, path, QUERY_FIELDS)
     qid = r.text("id")
     assert qid is not None
-    if not _ID_RE.match(qid):
+    if not _ID_RE.fullmatch(qid):
         r.fail("id", "must be 1-64 letters, digits, '_', '.' or '-'")
     r.path = f"queries[{qid}]"
     kind = r.choice("kind", KINDS)
@@ -475,8 +493,9 @@ def _read_query(source: str, obj: Any, path: str) -> Query:
         r.fail("epsilon", f"must be above 0 and at most {MAX_EPSILON:g}, not {epsilon:g}")
     delta = r.number("delta", required=False, default=0.0)
     assert delta is not None
-    if delta_problem(delta):
-        r.fail("delta", delta_problem(delta))
+    problem = delta_problem(delta)
+    if problem:
+        r.fail("delta", problem)
     if mechanism == "gaussian" and delta <= 0:
         r.fail("delta", "the gaussian mechanism needs a delta above 0")
     if mechanism != "gaussian" and delta != 0:
@@ -553,8 +572,8 @@ def plan_from_dict(obj: Any, source: str = "plan") -> Plan:
     if not name.strip():
         d.fail("name", "must not be blank")
     expected_rows = d.integer("expected_rows", required=False)
-    if expected_rows is not None and expected_rows < 1:
-        d.fail("expected_rows", "must be at least 1")
+    if expected_rows is not None and not 1 <= expected_rows <= MAX_EXPECTED_ROWS:
+        d.fail("expected_rows", f"must be between 1 and {MAX_EXPECTED_ROWS:,}")
     path = d.text("path", required=False)
     if path and (path.startswith(("/", "\\", "~")) or re.match(r"^[A-Za-z]:[\\/]", path)):
         d.fail("path", "must be a file name or a relative path: a plan is shared with "
@@ -590,8 +609,9 @@ def plan_from_dict(obj: Any, source: str = "plan") -> Plan:
         b.fail("epsilon", f"must be above 0 and at most {MAX_EPSILON:g}, not {b_eps:g}")
     b_delta = b.number("delta", required=False, default=0.0)
     assert b_delta is not None
-    if delta_problem(b_delta):
-        b.fail("delta", delta_problem(b_delta))
+    problem = delta_problem(b_delta)
+    if problem:
+        b.fail("delta", problem)
     accountant = b.choice("accountant", ACCOUNTANTS, default="") if b.has("accountant") else None
     budget = Budget(epsilon=b_eps, delta=b_delta, accountant=accountant)
 
@@ -661,8 +681,8 @@ def load_plan(path: str | os.PathLike[str]) -> Plan:
     """Read a plan file; every problem becomes an InputError naming the file."""
     p = Path(path)
     source = p.name
+    size = input_file_size(p, "plan file")  # a FIFO or device would hang the read
     try:
-        size = p.stat().st_size
         if size > MAX_PLAN_BYTES:
             raise InputError(source, None, f"is {size:,} bytes; a plan file may be at most "
                                            f"{MAX_PLAN_BYTES:,} bytes")

@@ -23,12 +23,14 @@ import numpy as np
 import pandas as pd
 
 from .errors import Cancelled, InputError
+from .files import input_file_size
 from .plan import yes_no
 
 Progress = Optional[Callable[[float, str], None]]
 Cancel = Optional[Callable[[], bool]]
 
 SNIFF_BYTES = 64 * 1024
+MAX_LINE_BYTES = 16 * 1024 * 1024  # a longer line is not a table row (and would fill memory)
 TEXT_SUFFIXES = {".csv", ".tsv", ".txt", ".tab"}
 EXCEL_SUFFIXES = {".xlsx", ".xlsm"}
 PARQUET_SUFFIXES = {".parquet", ".pq"}
@@ -59,8 +61,9 @@ class _HashingReader(io.RawIOBase):
     second thread (hashlib releases the GIL), so hashing overlaps with parsing."""
 
     def __init__(self, fh: io.BufferedReader, total: int, progress: Progress, cancel: Cancel,
-                 label: str) -> None:
+                 label: str, max_line: int | None = None, no_nul: bool = False) -> None:
         self._fh = fh
+        self._lines = _LineGuard(label, max_line, no_nul)
         self._total = max(total, 1)
         self._done = 0
         self._progress = progress
@@ -87,7 +90,9 @@ class _HashingReader(io.RawIOBase):
             raise Cancelled(f"loading {self._label}")
         n = self._fh.readinto(buffer)
         if n:
-            self._queue.put(bytes(memoryview(buffer)[:n]))
+            block = bytes(memoryview(buffer)[:n])
+            self._lines.feed(block)
+            self._queue.put(block)
             self._done += n
             fraction = min(self._done / self._total, 1.0)
             if self._progress is not None and fraction - self._last >= 0.01:
@@ -106,17 +111,46 @@ class _HashingReader(io.RawIOBase):
             self._queue.put(None)
 
 
+class _LineGuard:
+    """Watches the raw bytes of a text table as they stream by: a NUL byte anywhere (not only
+    in the first 64 KB) and a line longer than ``max_line`` bytes are refused with their line
+    number, before the parser has buffered them (no hang, no memory blow-up on a 2 GB line).
+    Line ends are LF, CRLF or CR alone."""
+
+    def __init__(self, label: str, max_line: int | None, no_nul: bool) -> None:
+        self.label = label
+        self.max_line = max_line
+        self.no_nul = no_nul
+        self.lf = 0  # line ends seen so far (LF, and CR for CR-only files)
+        self.cr = 0
+        self.run = 0  # bytes since the last line end
+
+    def line(self, block: bytes, upto: int) -> int:
+        return max(self.lf + block.count(b"\n", 0, upto), self.cr + block.count(b"\r", 0, upto)) + 1
+
+    def feed(self, block: bytes) -> None:
+        if self.no_nul:
+            at = block.find(b"\x00")
+            if at >= 0:
+                raise InputError(self.label, f"line {self.line(block, at)}",
+                                 "contains a NUL byte: a binary file, not a text table")
+        if self.max_line is not None:
+            ends = [i for i in (block.find(b"\n"), block.find(b"\r")) if i >= 0]
+            first = min(ends) if ends else len(block)
+            if self.run + first > self.max_line:
+                raise InputError(self.label, f"line {self.line(block, 0)}",
+                                 f"is longer than {self.max_line:,} bytes: not a table row "
+                                 "(check the line ends and quotes)")
+            if ends:
+                self.run = len(block) - 1 - max(block.rfind(b"\n"), block.rfind(b"\r"))
+            else:
+                self.run += len(block)
+        self.lf += block.count(b"\n")
+        self.cr += block.count(b"\r")
+
+
 def _file_facts(path: Path) -> tuple[str, int]:
-    name = path.name
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        raise InputError(name, None, "no such file") from None
-    except OSError as exc:
-        raise InputError(name, None, f"cannot be read ({exc.strerror})") from None
-    if path.is_dir():
-        raise InputError(name, None, "is a folder, not a table")
-    return name, size
+    return path.name, input_file_size(path, "table")  # never a FIFO or device: it would hang
 
 
 def _detect_encoding(sample: bytes, name: str) -> str:
@@ -183,7 +217,32 @@ def _check_header(columns: list[str], name: str) -> None:
         seen.add(col)
 
 
-def _load_text(path: Path, progress: Progress, cancel: Cancel) -> Table:
+def _read_header(path: Path, name: str, encoding: str, delimiter: str,
+                 max_line: int | None) -> list[str]:
+    """The whole first record (the sample may cut a long header short), read line by line
+    with a bounded readline, so a header without a line end cannot fill memory."""
+    limit = max_line if max_line is not None else -1
+
+    def lines():  # type: ignore[no-untyped-def]
+        with open(path, encoding=encoding, errors="replace", newline="") as fh:
+            while True:
+                line = fh.readline(limit)
+                if not line:
+                    return
+                if max_line is not None and len(line) >= max_line:
+                    raise InputError(name, "line 1", f"is longer than {max_line:,} bytes: not a "
+                                                     "table header (check the line ends)")
+                yield line
+
+    try:
+        return next(csv.reader(lines(), delimiter=delimiter), [])
+    except csv.Error:
+        raise InputError(name, "line 1", "the header cannot be read (check its quotes)") \
+            from None
+
+
+def _load_text(path: Path, progress: Progress, cancel: Cancel,
+               max_line: int | None = MAX_LINE_BYTES) -> Table:
     name, size = _file_facts(path)
     if size == 0:
         raise InputError(name, None, "is empty")
@@ -195,17 +254,19 @@ def _load_text(path: Path, progress: Progress, cancel: Cancel) -> Table:
     except LookupError:  # pragma: no cover
         sample_text = sample.decode("latin-1")
     delimiter = _detect_delimiter(sample_text, path.suffix.lower())
-    header_line = next(csv.reader(io.StringIO(sample_text.lstrip("\ufeff")),
-                                  delimiter=delimiter), [])
+    header_line = _read_header(path, name, encoding, delimiter, max_line)
+    if header_line:
+        header_line[0] = header_line[0].lstrip("\ufeff")
     with open(path, "rb") as fh:
-        reader = _HashingReader(fh, size, progress, cancel, name)
+        reader = _HashingReader(fh, size, progress, cancel, name, max_line=max_line,
+                                no_nul=encoding != "utf-16")
         buffered = io.BufferedReader(reader, buffer_size=1 << 20)
         try:
             frame = pd.read_csv(buffered, sep=delimiter, encoding=encoding,
                                 encoding_errors="strict")
             while buffered.read(1 << 20):  # the hash covers the whole file
                 pass
-        except Cancelled:
+        except (Cancelled, InputError):
             reader.stop()
             raise
         except UnicodeDecodeError:
@@ -252,27 +313,42 @@ def _load_excel(path: Path, progress: Progress, cancel: Cancel) -> Table:
     except Exception:  # openpyxl raises many types for damaged files
         raise InputError(name, None, "is not a readable .xlsx workbook") from None
     try:
-        ws = wb.worksheets[0]
-        total = ws.max_row or 1
-        rows_iter = ws.iter_rows(values_only=True)
-        header = next(rows_iter, None)
-        if header is None:
-            raise InputError(name, None, "the first sheet is empty")
-        columns = ["" if h is None else str(h).strip() for h in header]
-        while columns and columns[-1] == "":
-            columns.pop()
-        _check_header(columns, name)
-        width = len(columns)
-        rows = []
-        for i, row in enumerate(rows_iter, start=2):
-            rows.append(list(row[:width]) + [None] * (width - len(row)))
-            if i % 5000 == 0:
-                if cancel is not None and cancel():
-                    raise Cancelled(f"loading {name}")
-                if progress is not None:
-                    progress(0.95 * min(i / total, 1.0), f"Reading {name}")
+        return _excel_frame(wb, path, name, progress, cancel)
+    except (InputError, Cancelled):
+        raise
+    except Exception:  # openpyxl parses sheets lazily: damage shows up while reading rows
+        raise InputError(name, None, "is not a readable .xlsx workbook (its first sheet is "
+                                     "damaged or missing)") from None
     finally:
         wb.close()
+
+
+def _excel_frame(wb, path: Path, name: str, progress: Progress,  # type: ignore[no-untyped-def]
+                 cancel: Cancel) -> Table:
+    sheets = [ws for ws in wb.worksheets if hasattr(ws, "iter_rows")]
+    if not sheets:
+        if getattr(wb, "chartsheets", None):
+            raise InputError(name, None, "has only chart sheets, no worksheet with a table")
+        raise InputError(name, None, "has no readable worksheet (its sheet part is missing)")
+    ws = sheets[0]
+    total = ws.max_row or 1
+    rows_iter = ws.iter_rows(values_only=True)
+    header = next(rows_iter, None)
+    if header is None:
+        raise InputError(name, None, "the first sheet is empty")
+    columns = ["" if h is None else str(h).strip() for h in header]
+    while columns and columns[-1] == "":
+        columns.pop()
+    _check_header(columns, name)
+    width = len(columns)
+    rows = []
+    for i, row in enumerate(rows_iter, start=2):
+        rows.append(list(row[:width]) + [None] * (width - len(row)))
+        if i % 5000 == 0:
+            if cancel is not None and cancel():
+                raise Cancelled(f"loading {name}")
+            if progress is not None:
+                progress(0.95 * min(i / total, 1.0), f"Reading {name}")
     frame = pd.DataFrame(rows, columns=columns)
     frame = frame.dropna(how="all").reset_index(drop=True)
     if frame.empty:
@@ -316,8 +392,9 @@ def _load_parquet(path: Path, progress: Progress, cancel: Cancel) -> Table:
 
 
 def load_table(path: str | os.PathLike[str], progress: Progress = None,
-               cancel: Cancel = None) -> Table:
-    """Load a table by its file suffix (.csv/.tsv/.txt, .xlsx, .parquet)."""
+               cancel: Cancel = None, max_line: int | None = MAX_LINE_BYTES) -> Table:
+    """Load a table by its file suffix (.csv/.tsv/.txt, .xlsx, .parquet). A text table's
+    lines may be at most ``max_line`` bytes long."""
     p = Path(path)
     suffix = p.suffix.lower()
     if suffix in EXCEL_SUFFIXES:
@@ -326,7 +403,7 @@ def load_table(path: str | os.PathLike[str], progress: Progress = None,
         return _load_parquet(p, progress, cancel)
     if suffix == ".xls":
         raise InputError(p.name, None, "old .xls workbooks are not supported; save as .xlsx")
-    return _load_text(p, progress, cancel)
+    return _load_text(p, progress, cancel, max_line)
 
 
 # ----------------------------------------------------------------------------- column facts

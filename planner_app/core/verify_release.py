@@ -64,6 +64,10 @@ def verify_contents(files: dict[str, bytes], verdict: Verdict) -> None:
     _results(files, plan, record, problems)
     if len(problems) == n:
         verdict.checks.append("every result is a declared cell with its stated interval")
+    n = len(problems)
+    agreement = _agreement(files, plan, record, problems)
+    if len(problems) == n:
+        verdict.checks.append(agreement)
 
 
 def _record(files: dict[str, bytes], problems: list[str]) -> dict[str, Any] | None:
@@ -72,7 +76,7 @@ def _record(files: dict[str, bytes], problems: list[str]) -> dict[str, Any] | No
         return None
     try:
         record = json.loads(files[RECORD].decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (UnicodeDecodeError, ValueError, RecursionError):  # JSONDecodeError is a ValueError
         problems.append(f"{RECORD}: is not valid JSON")
         return None
     if not isinstance(record, dict) or record.get("format") != RELEASE_FORMAT:
@@ -83,7 +87,52 @@ def _record(files: dict[str, bytes], problems: list[str]) -> dict[str, Any] | No
         if key not in record:
             problems.append(f"{RECORD}: lacks the field {key!r}")
             return None
+    problem = _record_shape(record)
+    if problem:
+        problems.append(f"{RECORD}: {problem}")
+        return None
     return record
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _record_shape(record: dict[str, Any]) -> str | None:
+    """The types release.json's fields must have before anything is recomputed from them (a
+    crafted record whose hashes were recomputed must be named, never crash the verifier)."""
+    confidence = record["confidence"]
+    if not _is_number(confidence) or not 0.5 <= confidence < 1:
+        return f"confidence must be a number in [0.5, 1), not {json.dumps(confidence)[:40]}"
+    for key in ("plan", "total", "dataset", "post_processing"):
+        if not isinstance(record[key], dict):
+            return f"{key} must be an object"
+    if not isinstance(record["dataset"].get("name"), str):
+        return "dataset.name must be text"
+    if not isinstance(record["plan_sha256"], str):
+        return "plan_sha256 must be text"
+    for key in ("release_id", "created_utc"):
+        if not isinstance(record.get(key), str):
+            return f"{key} must be text"
+    total = record["total"]
+    if not (_is_number(total.get("epsilon")) and _is_number(total.get("delta"))
+            and isinstance(total.get("accountant"), str)):
+        return "total must hold the numbers epsilon and delta and the accountant's name"
+    for key in ("queries", "results"):
+        if not isinstance(record[key], list) or not all(isinstance(x, dict)
+                                                        for x in record[key]):
+            return f"{key} must be a list of objects"
+    for i, q in enumerate(record["queries"]):
+        accuracy = q.get("accuracy")
+        if not isinstance(q.get("id"), str) or not isinstance(accuracy, dict):
+            return f"queries[{i}] must have a text id and an accuracy object"
+        half = accuracy.get("half_width")
+        if half is not None and not _is_number(half):
+            return f"queries[{i}].accuracy.half_width must be a number"
+        ms = q.get("measurements")
+        if not isinstance(ms, list) or not all(isinstance(m, dict) for m in ms):
+            return f"queries[{i}].measurements must be a list of objects"
+    return None
 
 
 def _plan(files: dict[str, bytes], record: dict[str, Any], problems: list[str]) -> Plan | None:
@@ -148,7 +197,7 @@ def _audit(files: dict[str, bytes], record: dict[str, Any], problems: list[str])
     try:
         entries = [json.loads(line) for line in files[AUDIT].decode("utf-8").splitlines()
                    if line.strip()]
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         problems.append(f"{AUDIT}: is not JSON lines")
         return
     if not entries:
@@ -163,7 +212,10 @@ def _audit(files: dict[str, bytes], record: dict[str, Any], problems: list[str])
             problems.append(f"{AUDIT}: line {n}: its content does not match its hash "
                             "(changed)")
             return
-        params = entry.get("params") or {}
+        params = entry.get("params")
+        if not isinstance(params, dict):
+            problems.append(f"{AUDIT}: line {n}: its params are not an object")
+            return
         if params.get("release_id") != record.get("release_id"):
             problems.append(f"{AUDIT}: line {n}: belongs to another release")
             return
@@ -176,7 +228,7 @@ def _audit(files: dict[str, bytes], record: dict[str, Any], problems: list[str])
     if last.get("event") != "bundle sealed":
         problems.append(f"{AUDIT}: does not end with the 'bundle sealed' entry")
         return
-    sealed = (last.get("params") or {}).get("files") or {}
+    sealed = last["params"].get("files") or {}
     actual = {name: sha256_bytes(data) for name, data in files.items()
               if name not in (AUDIT, MANIFEST)}
     if sealed != actual:
@@ -288,3 +340,45 @@ def _rr_problem(q: Any, plan: Plan, value: float | None, low: float | None,
     if (value, low, high) != expected:
         return f"the share and its interval do not recompute from {name}"
     return None
+
+
+# ----------------------------------------------------------------------------- agreement
+
+def _agreement(files: dict[str, bytes], plan: Plan, record: dict[str, Any],
+               problems: list[str]) -> str:
+    """The files a bundle derives from release.json are rebuilt from it and compared byte for
+    byte (each is a deterministic function of the record), and only the files a release of
+    this plan writes are present. A report built by another version is not compared."""
+    from .. import __version__
+    from .bundle import README, REPORT_HTML, REPORT_PDF, results_csv
+
+    rr = {f"{NOISED_DIR}/{q.id}.csv" for q in plan.queries if q.kind == "randomized_response"}
+    for name in sorted(files):
+        if name.startswith(f"{NOISED_DIR}/") and name not in rr:
+            problems.append(f"{name}: a release of this plan never contains this file")
+    expected = results_csv(record["results"])
+    if files.get(RESULTS) != expected:
+        got = files.get(RESULTS, b"").decode("utf-8", "replace").splitlines()
+        want = expected.decode("utf-8").splitlines()
+        line = next((i for i, (a, b) in enumerate(zip(got, want), start=1) if a != b),
+                    min(len(got), len(want)) + 1)
+        problems.append(f"{RESULTS}: line {line}: does not agree with the results in {RECORD}")
+    software = record.get("software")
+    version = software.get("version") if isinstance(software, dict) else None
+    if version != __version__:  # the reports' wording belongs to the version that wrote them
+        return (f"results.csv is exactly what release.json gives; README.txt and the reports "
+                f"were made by planner-app {version} and are not compared by this version "
+                f"({__version__})")
+    from .publish import readme_text
+    from .report import report_html, report_pdf
+
+    for name, build in ((README, lambda: readme_text(plan, record).encode("utf-8")),
+                        (REPORT_HTML, lambda: report_html(record).encode("utf-8")),
+                        (REPORT_PDF, lambda: report_pdf(record))):
+        if name not in files:
+            problems.append(f"{name}: missing")
+        elif files[name] != build():
+            problems.append(f"{name}: does not agree with {RECORD} (it is not the report "
+                            f"planner-app {__version__} builds from it)")
+    return ("results.csv, README.txt, report.html and report.pdf are exactly what release.json "
+            "gives")

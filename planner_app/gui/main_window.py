@@ -499,10 +499,16 @@ class MainWindow(QMainWindow):
 
         try:
             verdict = verify_bundle(path)
+            dialog = BundleDialog(path, verdict, self)
         except NotABundle as exc:
             self.error("Not a release bundle", str(exc))
             return
-        self.bundle_dialog = BundleDialog(path, verdict, self)
+        except Exception as exc:  # a crafted bundle gets a dialog, never a crash
+            self.error("Cannot show this bundle",
+                       f"{path.name} cannot be shown ({type(exc).__name__}); treat it as not "
+                       "valid.")
+            return
+        self.bundle_dialog = dialog
         self.bundle_dialog.show()
 
     def save_plan(self) -> bool:

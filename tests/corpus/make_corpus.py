@@ -179,6 +179,185 @@ bundle("zip-bomb.zip", [("bomb.bin", b"\0" * 20_000_000), ("MANIFEST.sha256", b"
 bundle("bad-manifest-line.zip", [("results.csv", b"x"), ("MANIFEST.sha256", b"not a hash\n")],
        1, "MANIFEST.sha256: line 1")
 
+# ---------------------------------------------------------------- adversarial pass (issue 10 §7)
+BIG = "1" + "0" * 400  # a JSON integer no float can hold
+big_text = json.dumps(PLAN)
+
+
+def plan_text(name: str, text: str, message: str) -> None:
+    plan(name, None, message, raw=text.encode())
+
+
+def with_big(doc: dict[str, Any], marker: str) -> str:
+    """The plan's JSON with the number 7777 (written as ``marker``) replaced by BIG."""
+    return json.dumps(doc).replace(marker, BIG)
+
+
+plan_text("huge-epsilon.json", with_big(with_query(epsilon=7777), "7777"),
+          "queries[s].epsilon: is a 401-digit number, too large for any computation")
+plan_text("huge-budget-epsilon.json",
+          with_big(with_top(budget={"epsilon": 7777, "delta": 0}), "7777"),
+          "budget.epsilon: is a 401-digit number")
+plan_text("huge-upper.json", with_big(with_query(upper=7777), "7777"),
+          "queries[s].upper: is a 401-digit number")
+plan_text("huge-bin-edge.json", with_big(
+    {**PLAN, "queries": [{"id": "b", "kind": "histogram", "column": "x", "bins": [0, 5, 7777],
+                          "epsilon": 1}]}, "7777"), "queries[b].bins[2]: is a 401-digit number")
+plan_text("huge-expected-rows.json",
+          with_big(with_top(dataset={"name": "corpus", "expected_rows": 7777}), "7777"),
+          "dataset.expected_rows: is a 401-digit number, too large to be a count of rows")
+plan("expected-rows-absurd.json", with_top(dataset={"name": "corpus", "expected_rows": 10**15}),
+     "dataset.expected_rows: must be between 1 and 2,000,000,000")
+plan_text("huge-where-value.json",
+          with_big(with_query(where=[{"column": "x", "op": "<", "value": 7777}]), "7777"),
+          "queries[s].where[0].value: is a 401-digit number")
+plan("denormal-budget-delta.json", with_top(budget={"epsilon": 2, "delta": 1e-320}),
+     "budget.delta: 9.99989e-321 is too small for any accountant to handle")
+plan("smallest-delta.json", with_top(budget={"epsilon": 2, "delta": 5e-324}),
+     "budget.delta: 4.94066e-324 is too small for any accountant to handle")
+plan("denormal-query-delta.json",
+     with_query(mechanism="gaussian", delta=1e-310), "queries[s].delta: 1e-310 is too small")
+plan("rr-tiny-epsilon.json",
+     {**PLAN, "queries": [{"id": "r", "kind": "randomized_response", "column": "g",
+                           "epsilon": 1e-12}]},
+     "queries[r].epsilon: ε = 1e-12 is too small for randomized response")
+plan("quantile-tiny-epsilon.json",
+     {**PLAN, "queries": [{"id": "q", "kind": "quantile", "column": "x", "lower": 0,
+                           "upper": 10, "quantile": 0.5, "epsilon": 1e-300}]},
+     "queries[q].epsilon: ε = 1e-300 is too small for the quantile sampler")
+plan("laplace-tiny-epsilon.json", with_query(epsilon=5e-324),
+     "queries[s].epsilon: the noise scale is too large")
+plan("id-trailing-newline.json", with_query(id="r\n"), "queries[1].id: must be 1-64 letters")
+
+
+def xlsx(name: str, parts: dict[str, bytes], exit_code: int, message: str) -> None:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for member, data in parts.items():
+            zf.writestr(zipfile.ZipInfo(member, date_time=(2020, 1, 1, 0, 0, 0)), data)
+    table(name, buffer.getvalue(), exit_code, message)
+
+
+def workbook_parts(chart: bool = False) -> dict[str, bytes]:
+    """An .xlsx made by openpyxl (x, g and three rows), as its parts, with fixed dates."""
+    import re
+
+    import openpyxl
+    from openpyxl.chart import BarChart, Reference
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for row in (("x", "g"), (1, "a"), (5, "b"), (9, "a")):
+        ws.append(row)
+    if chart:
+        sheet = wb.create_chartsheet()
+        bars = BarChart()
+        bars.add_data(Reference(ws, min_col=1, min_row=1, max_row=4))
+        sheet.add_chart(bars)
+    buffer = io.BytesIO()
+    wb.save(buffer)
+    with zipfile.ZipFile(buffer) as zf:
+        parts = {i.filename: zf.read(i) for i in zf.infolist()}
+    parts["docProps/core.xml"] = re.sub(rb"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ",
+                                        b"2020-01-01T00:00:00Z", parts["docProps/core.xml"])
+    return parts
+
+
+def without_worksheet(parts: dict[str, bytes]) -> dict[str, bytes]:
+    """The workbook with its worksheet taken out of the sheet list (the chart sheet stays)."""
+    import re
+
+    parts = dict(parts)
+    parts["xl/workbook.xml"] = re.sub(rb'<sheet name="Sheet"[^>]*/>', b"",
+                                      parts["xl/workbook.xml"])
+    parts["xl/_rels/workbook.xml.rels"] = re.sub(
+        rb'<Relationship[^>]*worksheets/sheet1.xml"[^>]*/>', b"",
+        parts["xl/_rels/workbook.xml.rels"])
+    del parts["xl/worksheets/sheet1.xml"]
+    return parts
+
+
+PLAIN = workbook_parts()
+SHEET = PLAIN["xl/worksheets/sheet1.xml"]
+xlsx("minimal.xlsx", PLAIN, 0, "Composed total")
+xlsx("truncated-sheet.xlsx", {**PLAIN, "xl/worksheets/sheet1.xml": SHEET[: len(SHEET) // 2]}, 2,
+     "is not a readable .xlsx workbook (its first sheet is damaged or missing)")
+xlsx("missing-sheet-part.xlsx",
+     {k: v for k, v in PLAIN.items() if k != "xl/worksheets/sheet1.xml"}, 2,
+     "has no readable worksheet (its sheet part is missing)")
+xlsx("only-a-chart-sheet.xlsx", without_worksheet(workbook_parts(chart=True)), 2,
+     "has only chart sheets, no worksheet with a table")
+table("cr-line-ends.csv", b"x,g\r1,a\r5,b\r9,a\r", 0, "Composed total")
+table("nul-after-64kb.csv", b"x,g\n" + b"1,a\n" * 20000 + b"2,\x00b\n", 2,
+      "line 20002: contains a NUL byte")
+table("duplicate-header-after-64kb.csv",
+      ("x,g," + ",".join(f"c{i:06d}" for i in range(9000)) + ",g\n1,a," + "0," * 9000
+       + "b\n").encode(), 2, "line 1, column 9003: the column name 'g' appears twice")
+
+
+def parquet(name: str, columns: dict[str, Any], exit_code: int, message: str) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    sink = io.BytesIO()
+    pq.write_table(pa.table(columns), sink)
+    table(name, sink.getvalue(), exit_code, message)
+
+
+def _parquet_cases() -> None:
+    import pyarrow as pa
+
+    g = pa.array(["a", "b", "a"])
+    parquet("list-column.parquet", {"x": pa.array([[1, 2], [3], [4]]), "g": g}, 2,
+            "the column 'x' of list-column.parquet holds lists or records")
+    parquet("struct-column.parquet", {"x": pa.array([{"a": 1}, {"a": 2}, {"a": 3}]), "g": g},
+            2, "the column 'x' of struct-column.parquet holds lists or records")
+    parquet("map-column.parquet",
+            {"x": pa.array([[("k", 1)], [("k", 2)], [("k", 3)]],
+                           type=pa.map_(pa.string(), pa.int64())), "g": g}, 2,
+            "the column 'x' of map-column.parquet holds lists or records")
+    parquet("list-group-column.parquet", {"x": pa.array([1, 5, 9]),
+                                          "g": pa.array([["a"], ["b"], ["a"]])}, 2,
+            "queries[h].column: the column 'g' of list-group-column.parquet holds lists")
+    parquet("dictionary-columns.parquet", {"x": pa.array([1.0, 5.0, 9.0]).dictionary_encode(),
+                                           "g": g.dictionary_encode()}, 0, "Composed total")
+
+
+_parquet_cases()
+
+# cases the test builds itself: a special file, an output path, a file too big to commit
+special: list[dict[str, Any]] = [
+    {"file": "special/plan-fifo.json", "command": "check", "exit": 2,
+     "message": "is not a regular file (a pipe or device?), so not a plan file"},
+    {"file": "special/table-fifo.csv", "command": "check-data", "exit": 2,
+     "message": "is not a regular file (a pipe or device?), so not a table"},
+    {"file": "special/dev-zero", "command": "check", "exit": 2,
+     "message": "is not a regular file"},
+    {"file": "special/long-line.csv", "command": "check-data", "exit": 2,
+     "message": "line 2: is longer than 16,777,216 bytes"},
+    {"file": "special/long-header.csv", "command": "check-data", "exit": 2,
+     "message": "line 1: is longer than 16,777,216 bytes"},
+    {"file": "outputs/existing-folder.zip", "command": "release-out", "exit": 2,
+     "message": "is a folder; choose a file name"},
+    {"file": "outputs/" + "n" * 240 + ".zip", "command": "release-out", "exit": 2,
+     "message": "the file name is too long for this file system"},
+    {"file": "outputs/read-only/bundle.zip", "command": "release-out", "exit": 2,
+     "message": "cannot be written in its folder"},
+    {"file": "outputs/full-disk/bundle.zip", "command": "release-out", "exit": 2,
+     "message": "the disk has"},
+    {"file": "outputs/dev-full", "command": "release-out", "exit": 2,
+     "message": "exists and is not a regular file"},
+    {"file": "outputs/no-folder/bundle.zip", "command": "release-out", "exit": 2,
+     "message": "its folder does not exist"},
+]
+cases.extend(special)
+
+from crafted import CRAFTED  # noqa: E402
+
+for recipe, exit_code, message in CRAFTED:
+    cases.append({"file": f"crafted/{recipe}.zip", "command": "verify", "exit": exit_code,
+                  "message": message})
+
 import warnings  # noqa: E402
 
 with warnings.catch_warnings():

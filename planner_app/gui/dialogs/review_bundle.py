@@ -4,6 +4,7 @@ who receives a release: the verdict first, then results, parameters, audit trail
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
 import re
@@ -149,22 +150,35 @@ class BundleDialog(QDialog):
         self.setWindowTitle(f"Release bundle {path.name}")
         self.resize(1000, 720)
         layout = QVBoxLayout(self)
+        name = html.escape(path.name)
         if verdict.valid:
-            text = (f"<h2 style='color:#1e8449'>✓ Verified</h2><p>{path.name}: "
-                    + "; ".join(verdict.checks) + ".</p>")
-        else:
-            text = (f"<h2 style='color:#c0392b'>✗ NOT valid</h2><p>{path.name} failed "
+            text = (f"<h2 style='color:#1e8449'>✓ Verified</h2><p>{name}: "
+                    + "; ".join(html.escape(c) for c in verdict.checks) + ".</p>")
+        else:  # problems quote names from the bundle: escaped, never read as markup
+            text = (f"<h2 style='color:#c0392b'>✗ NOT valid</h2><p>{name} failed "
                     "verification; do not rely on its numbers.</p><ul>"
-                    + "".join(f"<li>{p}</li>" for p in verdict.problems[:12]) + "</ul>")
+                    + "".join(f"<li>{html.escape(p)}</li>" for p in verdict.problems[:12])
+                    + "</ul>")
         self.verdict = QLabel(text)
         self.verdict.setWordWrap(True)
         layout.addWidget(self.verdict)
         self.tabs = QTabWidget()
         layout.addWidget(self.tabs, 1)
         files = read_bundle(path)
+        for build in (self._results_tab, self._parameters_tab, self._audit_tab,
+                      self._report_tab):
+            try:  # a crafted part is shown as such; the other tabs still open
+                build(files)
+            except Exception:
+                self.tabs.addTab(QLabel("This part of the bundle cannot be shown."),
+                                 build.__name__.strip("_").replace("_tab", "").title())
+
+    def _results_tab(self, files: dict[str, bytes]) -> None:
         rows = list(csv.reader(io.StringIO(files.get(RESULTS, b"").decode("utf-8", "replace"))))
         if rows:
             self.tabs.addTab(_table(rows[0], rows[1:]), "Results")
+
+    def _parameters_tab(self, files: dict[str, bytes]) -> None:
         try:
             record = json.loads(files[RECORD])
             params = [[q["label"], q["kind"], q["mechanism"], f"{q['sensitivity']:.6g}",
@@ -176,16 +190,20 @@ class BundleDialog(QDialog):
                                      "Accuracy", "Derivation"], params), "Parameters")
         except (KeyError, ValueError, TypeError):
             pass
+
+    def _audit_tab(self, files: dict[str, bytes]) -> None:
         entries = []
         for line in files.get(AUDIT, b"").decode("utf-8", "replace").splitlines():
             try:
                 e = json.loads(line)
-                entries.append([e.get("time", ""), e.get("user", ""), e.get("event", ""),
-                                e.get("hash", "")[:16] + "…"])
-            except ValueError:
+                entries.append([str(e.get("time", "")), str(e.get("user", "")),
+                                str(e.get("event", "")), str(e.get("hash", ""))[:16] + "…"])
+            except (ValueError, AttributeError):
                 entries.append(["", "", "(damaged line)", ""])
         self.tabs.addTab(_table(["Time (UTC)", "User", "Event", "Hash"], entries),
                          "Audit trail")
+
+    def _report_tab(self, files: dict[str, bytes]) -> None:
         browser = QTextBrowser()
         page = files.get(REPORT_HTML, b"").decode("utf-8", "replace")
         match = re.search(r"src='data:image/png;base64,([A-Za-z0-9+/=]+)'", page)

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import (QButtonGroup, QComboBox, QGroupBox, QHBoxLayout, 
                                QLabel, QLineEdit, QRadioButton, QSpinBox, QSplitter, QStyledItemDelegate,
                                QTableView, QVBoxLayout, QWidget)
 
-from ...core.plan import PrivacyUnit
+from ...core.plan import MAX_EXPECTED_ROWS, PrivacyUnit
 from ..models import TYPES, ColumnsModel, DataFrameModel
 from ..session import Session
 
@@ -77,7 +77,7 @@ class DataPane(QWidget):
                                      "about the same people")
         self.dataset_name.setAccessibleName("Dataset name")
         self.expected_rows = QSpinBox()
-        self.expected_rows.setRange(0, 2_000_000_000)
+        self.expected_rows.setRange(0, MAX_EXPECTED_ROWS)
         self.expected_rows.setSpecialValueText("not stated")
         self.expected_rows.setGroupSeparatorShown(True)
         self.expected_rows.setToolTip("A public, approximate number of rows (say, from a "

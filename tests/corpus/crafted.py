@@ -1,0 +1,206 @@
+"""Crafted bundles: a real bundle changed in one way, every hash recomputed where the change
+needs it (manifest, sealed file list, audit entry hashes), so that only verify's own checks
+of shape, layout and agreement can catch it.
+
+The corpus keeps the recipes, not the bundles: a bundle's values are random, so the test makes
+a fresh good bundle and applies each recipe to it (CRAFTED names the recipe, its exit code and
+the message it must get). The zip writing and hashing here are written out with zipfile and
+hashlib, independently of planner_app's own writer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import struct
+import zipfile
+from typing import Any, Callable
+
+ZIP_TIME = (2020, 1, 1, 0, 0, 0)
+Files = dict[str, bytes]
+
+
+def unzip(data: bytes) -> Files:
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        return {i.filename: zf.read(i) for i in zf.infolist()}
+
+
+def _canonical(obj: Any) -> bytes:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=True).encode("utf-8")
+
+
+def _entry_hash(entry: dict[str, Any]) -> str:
+    return hashlib.sha256(_canonical({k: v for k, v in entry.items() if k != "hash"})
+                          ).hexdigest()
+
+
+def reseal(files: Files) -> Files:
+    """Recompute the sealed file list, every audit entry hash and the manifest."""
+    files = dict(files)
+    files.pop("MANIFEST.sha256", None)
+    entries = [json.loads(line) for line in files["audit.jsonl"].decode().splitlines()]
+    sealed = {name: hashlib.sha256(data).hexdigest() for name, data in sorted(files.items())
+              if name != "audit.jsonl"}
+    prev = None
+    for entry in entries:
+        params = entry.get("params")
+        if isinstance(params, dict):
+            params["release_prev"] = prev
+            if entry.get("event") == "bundle sealed":
+                params["files"] = sealed
+        entry["hash"] = _entry_hash(entry)
+        prev = entry["hash"]
+    files["audit.jsonl"] = b"".join(_canonical(e) + b"\n" for e in entries)
+    files["MANIFEST.sha256"] = "".join(
+        f"{hashlib.sha256(data).hexdigest()}  {name}\n" for name, data in sorted(files.items())
+    ).encode()
+    return files
+
+
+def rezip(files: Files, comment: bytes = b"") -> bytes:
+    """A zip as a bundle writes it: sorted names, the manifest last, fixed dates."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for name in sorted(n for n in files if n != "MANIFEST.sha256") + ["MANIFEST.sha256"]:
+            info = zipfile.ZipInfo(name, date_time=ZIP_TIME)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, files[name])
+        zf.comment = comment
+    return buffer.getvalue()
+
+
+def _record_change(change: Callable[[dict[str, Any]], None]) -> Callable[[bytes], bytes]:
+    def craft(good: bytes) -> bytes:
+        files = unzip(good)
+        record = json.loads(files["release.json"])
+        change(record)
+        files["release.json"] = json.dumps(record, indent=2, allow_nan=True).encode()
+        return rezip(reseal(files))
+
+    return craft
+
+
+def _set(key: str, value: Any) -> Callable[[dict[str, Any]], None]:
+    return lambda record: record.__setitem__(key, value)
+
+
+def _file_change(name: str, change: Callable[[bytes], bytes]) -> Callable[[bytes], bytes]:
+    def craft(good: bytes) -> bytes:
+        files = unzip(good)
+        files[name] = change(files[name])
+        return rezip(reseal(files))
+
+    return craft
+
+
+def _audit_params_list(good: bytes) -> bytes:
+    files = unzip(good)
+    lines = files["audit.jsonl"].decode().splitlines()
+    entry = json.loads(lines[0])
+    entry["params"] = list(entry["params"].items())
+    lines[0] = _canonical(entry).decode()
+    files["audit.jsonl"] = ("\n".join(lines) + "\n").encode()
+    return rezip(reseal(files))
+
+
+def _patch_headers(good: bytes, member: str, local: bool, central: bool,
+                   patch: Callable[[bytearray, int], None]) -> bytes:
+    """Apply ``patch(data, offset_of_header)`` to the member's local and/or central header."""
+    data = bytearray(good)
+    with zipfile.ZipFile(io.BytesIO(good)) as zf:
+        info = zf.getinfo(member)
+    if local:
+        patch(data, info.header_offset)
+    if central:
+        end = data.rfind(b"PK\x05\x06")
+        cd_offset = struct.unpack_from("<L", data, end + 16)[0]
+        pos = cd_offset
+        while data[pos:pos + 4] == b"PK\x01\x02":
+            nlen, xlen, clen = struct.unpack_from("<3H", data, pos + 28)
+            if data[pos + 46:pos + 46 + nlen] == member.encode():
+                patch(data, pos + 2)  # the central header has one more field in front
+                break
+            pos += 46 + nlen + xlen + clen
+    return bytes(data)
+
+
+def _set_flag(data: bytearray, at: int) -> None:
+    flags = struct.unpack_from("<H", data, at + 6)[0]
+    struct.pack_into("<H", data, at + 6, flags | 0x1)
+
+
+def _set_date(data: bytearray, at: int) -> None:
+    struct.pack_into("<H", data, at + 12, ((2024 - 1980) << 9) | (6 << 5) | 1)
+
+
+def _extra_members(count: int) -> Callable[[bytes], bytes]:
+    def craft(good: bytes) -> bytes:
+        files = unzip(good)
+        for i in range(count - len(files)):
+            files[f"noised/x{i}.csv"] = b"answer\n"
+        return rezip(reseal(files))
+
+    return craft
+
+
+CRAFTS: dict[str, Callable[[bytes], bytes]] = {
+    "confidence-text": _record_change(_set("confidence", "abc")),
+    "confidence-nan": _record_change(_set("confidence", float("nan"))),
+    "confidence-two": _record_change(_set("confidence", 2)),
+    "queries-object": _record_change(_set("queries", {"n": {}})),
+    "total-list": _record_change(_set("total", [1.5, 0])),
+    "results-null": _record_change(_set("results", None)),
+    "measurements-null": _record_change(
+        lambda r: r["queries"][0].__setitem__("measurements", None)),
+    "audit-params-list": _audit_params_list,
+    "results-label-changed": _file_change(
+        "results.csv", lambda b: b.replace(b"\nn,", b"\nn,x", 1)),
+    "report-html-changed": _file_change(
+        "report.html", lambda b: b.replace(b"</body>", b"<p>all good</p></body>", 1)),
+    "readme-changed": _file_change("README.txt", lambda b: b + b"Trust me.\n"),
+    "extra-sealed-file": lambda good: rezip(reseal({**unzip(good),
+                                                    "extra/data.bin": b"\x00" * 1000})),
+    "noised-file-for-a-count": _extra_members(10),
+    "ten-thousand-members": _extra_members(10_000),
+    "record-deeply-nested": _file_change(  # 5,000 levels, with text that does not compress
+        "release.json", lambda b: b"".join(b'["%s",' % hashlib.sha256(b"%d" % i).hexdigest()[
+            :8].encode() for i in range(5000)) + b"0" + b"]" * 5000),
+    "zip-comment": lambda good: rezip(unzip(good), comment=b"changed"),
+    "prepended-bytes": lambda good: b"#!/bin/sh\nexit 0\n" + good,
+    "appended-bytes": lambda good: good + b"tail",
+    "header-dates": lambda good: _patch_headers(good, "results.csv", True, True, _set_date),
+    "local-header-date": lambda good: _patch_headers(good, "results.csv", True, False,
+                                                     _set_date),
+    "encrypted-flag": lambda good: _patch_headers(good, "results.csv", True, True, _set_flag),
+}
+
+# (recipe, exit code, fragment of the one-line message)
+CRAFTED: list[tuple[str, int, str]] = [
+    ("confidence-text", 1, "confidence must be a number in [0.5, 1), not \"abc\""),
+    ("confidence-nan", 1, "confidence must be a number in [0.5, 1), not NaN"),
+    ("confidence-two", 1, "confidence must be a number in [0.5, 1), not 2"),
+    ("queries-object", 1, "queries must be a list of objects"),
+    ("total-list", 1, "total must be an object"),
+    ("results-null", 1, "results must be a list of objects"),
+    ("measurements-null", 1, "queries[0].measurements must be a list of objects"),
+    ("audit-params-list", 1, "audit.jsonl: line 1: its params are not an object"),
+    ("results-label-changed", 1, "results.csv: line 2: does not agree with the results in "
+                                 "release.json"),
+    ("report-html-changed", 1, "report.html: does not agree with release.json"),
+    ("readme-changed", 1, "README.txt: does not agree with release.json"),
+    ("extra-sealed-file", 1, "extra/data.bin: a bundle never contains this file"),
+    ("noised-file-for-a-count", 1, "a release of this plan never contains this file"),
+    ("ten-thousand-members", 1, "a release of this plan never contains this file"),
+    ("record-deeply-nested", 1, "release.json: is not valid JSON"),
+    ("zip-comment", 1, "the zip has a comment; a bundle never has one"),
+    ("prepended-bytes", 1, "unexpected bytes before the first entry"),
+    ("appended-bytes", 1, "unexpected bytes at its end"),
+    ("header-dates", 1, "results.csv: its zip header (date, flags, compression or extra "
+                        "fields) is not what a bundle writes"),
+    ("local-header-date", 1, "results.csv: its local zip header disagrees with the zip's "
+                             "directory"),
+    ("encrypted-flag", 1, "results.csv: is flagged as encrypted; a bundle never is"),
+]
