@@ -423,7 +423,6 @@ def _audit_best_effort(args: argparse.Namespace, event: str, params: dict[str, A
 
 
 def cmd_release(args: argparse.Namespace) -> int:
-    from .core.files import check_output_path
     from .core.plan import load_plan
     from .core.publish import publish
     from .core.resume import resume_release

@@ -45,7 +45,10 @@ MAX_ABS_BOUND = 1e15
 MAX_EPSILON = 1000.0
 MAX_TEXT = 2_000
 MAX_EXPECTED_ROWS = 2_000_000_000  # the app's row-count field holds up to this
-MIN_DELTA = 1e-100  # smaller (denormal) deltas overflow 1/δ and log(1/δ) in the accountants
+# The smallest δ above 0 that the tool accepts. Below it the accountants' arithmetic leaves
+# the range where it is exact (1/δ overflows near 5.6e-309; δ itself is denormal below
+# 2.2e-308), and no meaningful release needs it: a smaller δ is refused, never rounded.
+MIN_DELTA = 1e-100
 _ID_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")  # fullmatch: "$" would allow a final newline
 
 Scalar = str | int | float | bool
@@ -253,12 +256,6 @@ class _Reader:
         return tuple(value)
 
 
-# The smallest δ above 0 that the tool accepts. Below it the accountants' arithmetic leaves
-# the range where it is exact (1/δ overflows near 5.6e-309; δ itself is denormal below
-# 2.2e-308), and no meaningful release needs it: a smaller δ is refused, never rounded.
-MIN_DELTA = 1e-100
-
-
 def delta_problem(delta: float) -> str | None:
     """Why ``delta`` cannot be used as a δ (one phrase), or None: δ is 0 or in
     [MIN_DELTA, 1)."""
@@ -267,8 +264,8 @@ def delta_problem(delta: float) -> str | None:
     if not 0 <= delta < 1:
         return f"must lie in [0, 1), not {delta:g}"
     if 0 < delta < MIN_DELTA:
-        return (f"{delta:.3g} is too small for any accountant; use 0 (no δ) or at least "
-                f"{MIN_DELTA:g}")
+        return (f"{delta:g} is too small for any accountant to handle: use 0 (no δ) or at "
+                f"least {MIN_DELTA:g}")
     return None
 
 
@@ -287,16 +284,6 @@ def _json_type(value: Any) -> str:
     if isinstance(value, dict):
         return "an object"
     return type(value).__name__
-
-
-def delta_problem(delta: float) -> str | None:
-    """Why a δ cannot be used (None when it can): it is 0 or lies in [MIN_DELTA, 1)."""
-    if not 0 <= delta < 1:
-        return f"must lie in [0, 1), not {delta:g}"
-    if 0 < delta < MIN_DELTA:
-        return (f"{delta:g} is too small for any accountant to handle: use 0 (no δ) or at "
-                f"least {MIN_DELTA:g}")
-    return None
 
 
 def _as_number(value: Any, fail: Any) -> float:
