@@ -101,8 +101,8 @@ class PandasEngine:
     # -- plan/table fit -------------------------------------------------------------------
 
     def _check_columns(self, frame: pd.DataFrame) -> None:
+        self._check_flat_columns(frame)  # first: a nested column is not "text"
         require_fit(self.plan, frame, self.table_name)  # the one plan/table rule (fit.py)
-        self._check_flat_columns(frame)
 
     def _check_flat_columns(self, frame: pd.DataFrame) -> None:
         """A column a statistic uses must hold single values, not the lists, structs or maps
@@ -116,7 +116,7 @@ class PandasEngine:
             used += [(f"queries[{q.id}].where[{i}].column", c.column)
                      for i, c in enumerate(q.where)]
         for field_path, column in used:
-            if column is None or frame[column].dtype != object:
+            if column is None or column not in frame.columns or frame[column].dtype != object:
                 continue
             present = frame[column].dropna()
             if len(present) and isinstance(present.iloc[0], (list, tuple, dict, set, np.ndarray)):

@@ -48,7 +48,7 @@ def existing_kind(path: Path) -> str | None:
         return None
     except OSError as exc:
         if exc.errno == errno.ENAMETOOLONG:
-            raise InputError(path.name[:40] + "…", None, "the file name is too long for this "
+            raise InputError(path.name[:60] + "…", None, "the file name is too long for this "
                                                          "file system") from None
         raise InputError(path.name, None, f"cannot be examined ({exc.strerror})") from None
     return "file" if stat.S_ISREG(mode) else _kind(mode)
@@ -92,7 +92,7 @@ def check_output(path: str | os.PathLike[str], overwrite: bool, size: int = 0) -
     refuse_unless_replaceable(target, overwrite)
     limit = name_max(folder)
     if len(os.fsencode(target.name)) + TEMP_EXTRA > limit:
-        raise InputError(target.name[:40] + "…", None,
+        raise InputError(target.name[:60] + "…", None,
                          f"the name is too long for this file system (at most "
                          f"{limit - TEMP_EXTRA} bytes here); choose a shorter one")
     # a real probe: the temporary name a write would use, created and removed at once

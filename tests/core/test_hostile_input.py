@@ -62,7 +62,7 @@ def test_a_full_disk_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
 
     usage = shutil.disk_usage(tmp_path)
     monkeypatch.setattr(files.shutil, "disk_usage", lambda p: usage._replace(free=100))
-    with pytest.raises(InputError, match="the disk has 100 bytes free"):
+    with pytest.raises(InputError, match="needs about 1.0 MB but its folder has 0.0 MB free"):
         check_output_path(tmp_path / "b.zip")
 
 

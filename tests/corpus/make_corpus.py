@@ -338,17 +338,17 @@ special: list[dict[str, Any]] = [
     {"file": "special/long-header.csv", "command": "check-data", "exit": 2,
      "message": "line 1: is longer than 16,777,216 bytes"},
     {"file": "outputs/existing-folder.zip", "command": "release-out", "exit": 2,
-     "message": "is a folder; choose a file name"},
+     "message": "is a folder, not a regular file; it is never replaced"},
     {"file": "outputs/" + "n" * 240 + ".zip", "command": "release-out", "exit": 2,
-     "message": "the file name is too long for this file system"},
+     "message": "the name is too long for this file system"},
     {"file": "outputs/read-only/bundle.zip", "command": "release-out", "exit": 2,
      "message": "cannot be written in its folder"},
     {"file": "outputs/full-disk/bundle.zip", "command": "release-out", "exit": 2,
-     "message": "the disk has"},
+     "message": "MB free"},
     {"file": "outputs/dev-full", "command": "release-out", "exit": 2,
-     "message": "exists and is not a regular file"},
+     "message": "is a device, not a regular file; it is never replaced"},
     {"file": "outputs/no-folder/bundle.zip", "command": "release-out", "exit": 2,
-     "message": "its folder does not exist"},
+     "message": "does not exist"},
 ]
 cases.extend(special)
 
