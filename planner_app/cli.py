@@ -347,7 +347,8 @@ def cmd_plan_new(args: argparse.Namespace) -> int:
     from .core.plan import FORMAT
     from .core.tables import describe_columns, load_table
 
-    out = check_output_path(Path(args.out), overwrite=args.force)  # never over a link, pipe or device
+    out = check_output_path(Path(args.out), overwrite=args.force,  # never over a link,
+                            keep=[Path(args.data)])  # a pipe, a device or the table
     table = load_table(args.data)
     columns = describe_columns(table)
     queries: list[dict[str, Any]] = [
@@ -448,7 +449,8 @@ def cmd_release(args: argparse.Namespace) -> int:
         with _naming_plan_file(args.plan):  # core errors name "plan": say which file
             result = publish(plan, table, Path(args.out), home, confidence=args.confidence,
                              clamp_counts=args.clamp_counts, overwrite=args.force,
-                             require_approval=_approval_required(args))
+                             require_approval=_approval_required(args),
+                             inputs=[Path(args.plan), Path(args.data)])
     state = result.ledger
     summary = {
         "bundle": str(result.bundle_path), "bundle_sha256": result.bundle_sha256,
@@ -618,7 +620,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     if len(targets) == 2 and targets[0].absolute() == targets[1].absolute():
         raise InputError("argument", None, "--pdf and --html name the same file")
     for target in targets:  # before anything is written: never over a file without --force
-        check_output_path(target, overwrite=args.force)
+        check_output_path(target, overwrite=args.force, keep=[bundle])
     record = _json.loads(read_bundle(bundle)[RECORD])
     written = []
     if args.pdf:

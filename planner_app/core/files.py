@@ -15,7 +15,7 @@ import shutil
 import stat
 import tempfile
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 from .errors import InputError
 
@@ -75,14 +75,42 @@ def name_max(folder: Path) -> int:
         return 255
 
 
-def check_output(path: str | os.PathLike[str], overwrite: bool, size: int = 0) -> Path:
-    """Everything about writing ``path`` that can be known without writing it: the target
-    (absent, or a regular file with ``overwrite``), its folder (exists, is a folder, is
-    writable), the length of its name and of its temporary name, and ``size`` bytes of free
-    space. Raises InputError naming the problem; returns the path."""
+def _same_or_inside(target: Path, kept: Path) -> bool:
+    try:
+        t, k = target.resolve(), kept.resolve()
+    except (OSError, RuntimeError):
+        return False
+    if t == k or (k.is_dir() and k in t.parents):
+        return True
+    try:
+        return t.exists() and k.exists() and os.path.samefile(t, k)
+    except OSError:
+        return False
+
+
+def refuse_kept(target: Path, keep: Sequence[Path]) -> None:
+    """Refuse an output that is one of ``keep`` or lies in one of them that is a folder: a
+    command's own inputs, and the app home's folders (its budget ledger, audit log, keys and
+    saved records). ``--force`` never reaches them."""
+    for kept in keep:
+        if _same_or_inside(target, Path(kept)):
+            what = ("lies in the app's own folder (its budget ledger, audit log and keys)"
+                    if Path(kept).is_dir() else "is one of this command's own inputs")
+            raise InputError(target.name, None, f"{what}; it is never written over: choose "
+                                                "another place")
+
+
+def check_output(path: str | os.PathLike[str], overwrite: bool, size: int = 0,
+                 keep: Sequence[Path] = ()) -> Path:
+    """Everything about writing ``path`` that can be known without writing it: not one of
+    ``keep`` (refuse_kept), the target (absent, or a regular file with ``overwrite``), its
+    folder (exists, is a folder, is writable), the length of its name and of its temporary
+    name, and ``size`` bytes of free space. Raises InputError naming the problem; returns the
+    path."""
     target = Path(path)
     if not target.name or target.name in (".", ".."):
         raise InputError(str(target), None, "is not a file name")
+    refuse_kept(target, keep)
     folder = target.parent
     if not folder.exists():
         raise InputError(target.name, None, f"its folder {folder.name or str(folder)!r} does "
@@ -281,7 +309,7 @@ def input_file_size(path: str | os.PathLike[str], what: str = "file") -> int:
 
 
 def check_output_path(path: str | os.PathLike[str], overwrite: bool = False,
-                      need_bytes: int = MIN_FREE_BYTES) -> Path:
+                      need_bytes: int = MIN_FREE_BYTES, keep: Sequence[Path] = ()) -> Path:
     """``check_output`` with a floor of free space: what the command line checks before
     writing a report, a plan or a bundle (publish estimates the bundle's size itself)."""
-    return check_output(path, overwrite, size=need_bytes)
+    return check_output(path, overwrite, size=need_bytes, keep=keep)

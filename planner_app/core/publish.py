@@ -23,7 +23,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
 from .. import __version__
 from .accuracy import DEFAULT_CONFIDENCE, quantile_refusal
@@ -269,14 +269,17 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
             confidence: float = DEFAULT_CONFIDENCE, clamp_counts: bool = False,
             overwrite: bool = False, require_approval: bool = False,
             progress: Progress = None,
-            source: RandomSource | None = None) -> PublishResult:
+            source: RandomSource | None = None,
+            inputs: Sequence[Path] = ()) -> PublishResult:
     """Release ``plan`` on ``table`` into the bundle ``out``; see the module docstring.
 
     ``source`` is for tests only (a seeded source makes neighbouring releases comparable);
-    by default every release draws from the OS CSPRNG."""
+    by default every release draws from the OS CSPRNG. ``inputs`` (the table and plan files)
+    and the app home's folders are never an output, whatever ``overwrite`` says."""
+    keep = [home.data_dir, home.config_dir, *inputs]
     # the output path is held from its check to the rename: a second release to it is
     # refused before its charge (the lock is taken before, and kept through, the charge)
-    with OutputLock(check_output(Path(out), overwrite)):
+    with OutputLock(check_output(Path(out), overwrite, keep=keep)):
         prepared = prepare(plan, table, Path(out), home, confidence=confidence,
                            clamp_counts=clamp_counts, overwrite=overwrite, progress=progress,
                            require_approval=require_approval, source=source)

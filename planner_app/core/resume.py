@@ -62,7 +62,7 @@ def resume_release(home: AppHome, release_id: str | None = None, *, out: Path | 
             finish_release(home, ledger, audit, release_id, target, done)
             bundle_sha = done
         else:
-            check_output(target, overwrite)
+            check_output(target, overwrite, keep=[home.data_dir, home.config_dir])
             bundle_sha = complete_release(home, doc, plan, target, overwrite, step,
                                           resumed=True)
     step(1.0, "Released")

@@ -216,6 +216,7 @@ class ProgressPage(QWizardPage):
         require = self.session.settings.require_approval
         home = self.session.home
         resume_id = self.wizard_.resume_id
+        inputs = [self.session.table_path] if self.session.table_path is not None else []
         # the work has started (and may have charged): there is no way back from here
         self.wizard_.button(QWizard.WizardButton.BackButton).setEnabled(False)
 
@@ -223,7 +224,7 @@ class ProgressPage(QWizardPage):
             if resume_id is not None:  # no new noise, no new charge
                 return resume_release(home, resume_id, progress=progress)
             return publish(plan, table, out, home, require_approval=require,
-                           progress=progress)
+                           progress=progress, inputs=inputs)
 
         worker = Worker(work)
         worker.signals.progress.connect(self._progress)
