@@ -168,6 +168,10 @@ def accuracy_for(query: Query, plan: Plan, confidence: float = DEFAULT_CONFIDENC
         m = ms[0]
         points = grid_for(query).points
         ranks = (2 * m.component.l1 / m.epsilon) * (math.log(points) + math.log(1 / alpha)) + 1
+        # percentiles need this statistic's own row count: the table's (or an even share of it
+        # per group) says nothing about how many rows a filter or a group keeps
+        if query.expected_count is None and (query.where or query.group_by is not None):
+            n = None
         note = "rank error"
         if n is not None:
             note += f" (about {100 * ranks / n:.3g}% of {n:g} rows)"
@@ -317,7 +321,8 @@ def quantile_words(acc: Accuracy | dict, quantile: float) -> str:
         return f"{chance} can lie anywhere within the bounds."
     if shown_unit(acc) == "rank":
         return (f"{chance} lies within {format_number_short(hw)} rows of the true {name} in the "
-                "sorted data (state dataset.expected_rows to read this in percentiles).")
+                "sorted data (state the statistic's expected_count, or dataset.expected_rows "
+                "when it has no filter or group-by, to read this in percentiles).")
     low = max(0.0, math.floor(100 * quantile - hw))
     high = min(100.0, math.ceil(100 * quantile + hw))
     if low <= 0 and high >= 100:

@@ -102,3 +102,28 @@ def test_a_quantile_on_a_too_fine_grid_is_refused_before_the_charge(tmp_path) ->
     assert quantile_refusal(q, 1000) is None  # few rows: the runs stay few
     assert quantile_refusal(q, 10_000_000) is not None
     assert quantile_refusal(plan.query("income_median"), 10_000_000) is None  # 4,097 points
+
+
+def test_a_filtered_or_grouped_quantile_claims_no_percentiles_from_the_tables_rows() -> None:
+    """Found by the adversarial pass: a filtered median was described in percentiles of the
+    whole table's row count (even a filter keeping no row at all)."""
+    d = json.loads(demo_plan_path().read_text(encoding="utf-8"))
+    median = next(q for q in d["queries"] if q["kind"] == "quantile")
+    filtered = {**median, "id": "filtered", "where": [{"column": "age", "op": ">=",
+                                                       "value": 99}]}
+    grouped = {**median, "id": "grouped", "group_by": {"column": "region", "keys": [
+        "North", "South", "East", "West"]}, "justification": {
+            **median.get("justification", {}), "keys": "the four official regions"}}
+    stated = {**filtered, "id": "stated", "expected_count": 400}
+    d["queries"] = [median, filtered, grouped, stated]
+    d["budget"]["epsilon"] = 50
+    plan = plan_from_dict(d)
+    words = {q.id: quantile_words(accuracy_for(q, plan), 0.5) for q in plan.queries}
+    def claims_percentiles(text: str) -> bool:
+        return "lies between the" in text and "percentile of the data" in text
+
+    assert claims_percentiles(words[median["id"]])  # no filter, no group: the table's rows
+    assert not claims_percentiles(words["filtered"])
+    assert "rows of the true median" in words["filtered"]
+    assert not claims_percentiles(words["grouped"])
+    assert claims_percentiles(words["stated"])  # its own public count
