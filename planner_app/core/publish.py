@@ -133,8 +133,9 @@ def readme_text(plan: Plan, record: dict[str, Any]) -> str:
         "",
         "WHAT THESE NUMBERS ARE",
         "The numbers in results.csv are statistics about people, published under differential",
-        "privacy: random noise was added to each of them, once, so that no one person's data can",
-        "be told from the numbers. Each value comes with an interval (low, high) that holds the",
+        "privacy: random noise was added to each of them, once, so that what they reveal about",
+        "any one person is limited by epsilon (see below). Each value comes with an interval",
+        "(low, high) that holds the",
         f"noise with {record['confidence']:.0%} confidence: read a value as 'about this much, "
         "give",
         "or take the interval'. Quantiles have no interval in value units; release.json gives",

@@ -129,7 +129,7 @@ def frequency_words(epsilon: float, delta: float = 0.0) -> str:
 
 def _subject(relation: str) -> str:
     if relation == "replace-one":
-        return "a fact about one person's record"
+        return "a fact about one person's record holds"
     return "a person is in the data"
 
 

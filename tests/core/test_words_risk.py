@@ -101,3 +101,12 @@ def test_the_frequency_sentence_tells_large_epsilons_apart() -> None:
     assert len(seen) == 4
     assert "Of 100 people" in explain(1.0).frequency_sentence
     assert "at most 74 of them" in explain(1.0).frequency_sentence
+
+
+def test_the_replace_one_sentence_is_a_sentence() -> None:
+    """Found by the adversarial pass: "…sure that a fact about one person's record can be at
+    most…" had no verb."""
+    from planner_app.core.risk import explain
+
+    text = explain(1.0, relation="replace-one").sentence
+    assert "that a fact about one person's record holds can be at most" in text
