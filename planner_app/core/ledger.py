@@ -338,6 +338,8 @@ class Ledger:
     # -- writes -----------------------------------------------------------------------------
 
     def set_cap(self, name: str, epsilon: float, delta: float) -> LedgerState:
+        if not name.strip():  # plans refuse a blank dataset name: no cap can ever apply to it
+            raise InputError("argument", "NAME", "the dataset name must not be blank")
         if not (isinstance(epsilon, (int, float)) and math.isfinite(epsilon) and epsilon > 0):
             raise InputError("argument", "--epsilon", "the cap's ε must be a number above 0")
         problem = delta_problem(delta)

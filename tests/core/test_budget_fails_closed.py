@@ -97,3 +97,8 @@ def test_check_on_a_5e_324_plan_ends_with_exit_2(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "planner_app", "check", str(plan)],
                           capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 2 and "budget.delta" in done.stderr
+
+
+def test_ledger_refuses_a_blank_dataset_name(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="must not be blank"):
+        Ledger(tmp_path / "l.sqlite3").set_cap("  ", 4.0, 1e-5)
