@@ -162,6 +162,8 @@ def _describe(query: Query) -> str:
                      "declared keys")
     if query.column is not None and query.missing.policy == "drop":
         parts.append("missing cells dropped")
+    elif query.column is not None and query.missing.policy == "impute":
+        parts.append("missing cells imputed, and counted")
     return (" (" + "; ".join(parts) + ")") if parts else ""
 
 
@@ -169,8 +171,11 @@ def components_for(query: Query, unit: PrivacyUnit, relation: str) -> list[Compo
     """The integer components of ``query`` with their exact sensitivities."""
     k = unit.rows_per_unit
     extra = _describe(query)
+    # with imputation every row counts, a missing cell included
+    present = (f" with {query.column} present"
+               if query.column and query.missing.policy != "impute" else "")
     if query.kind == "count":
-        what = f"count of rows{' with ' + query.column + ' present' if query.column else ''}{extra}"
+        what = f"count of rows{present}{extra}"
         return [_component("count", 1, 1, 1.0, query, unit, relation, what)]
     if query.kind == "histogram":
         if query.categories is not None:
@@ -187,7 +192,7 @@ def components_for(query: Query, unit: PrivacyUnit, relation: str) -> list[Compo
         c, r = grid.centre, grid.radius
         centred = (f"sum of {bounds}, minus the midpoint {_fmt(c * grid.step)}{extra}")
         count = _component("count", 1, 1, 1.0, query, unit, relation,
-                           f"count of rows with {query.column} present{extra}")
+                           f"count of rows{present}{extra}")
         parts = [count,
                  _component("sum", grid.lo - c, grid.hi - c, grid.step, query, unit, relation,
                             centred)]

@@ -223,3 +223,18 @@ def test_no_neighbour_moves_further_than_the_sensitivity(table, other, kind, rel
         diff = a[name] - b[name]
         assert int(np.abs(diff).sum()) <= comp.l1, (name, a[name], b[name])
         assert int((diff * diff).sum()) <= comp.l2_sq
+
+
+def test_an_imputed_mean_says_its_count_includes_imputed_rows() -> None:
+    """Found by the adversarial pass: an imputed mean's count was described as "rows with the
+    column present" although imputed rows are counted too."""
+    from planner_app.core.plan import plan_from_dict
+    from planner_app.core.sensitivity import components_for
+    from tests.conftest import plan_dict
+
+    plan = plan_from_dict(plan_dict(queries=[{"id": "m", "kind": "mean", "column": "x",
+                                              "lower": 0, "upper": 10, "epsilon": 1.0,
+                                              "missing": {"impute": 5}}]))
+    q = plan.queries[0]
+    count = components_for(q, plan.privacy_unit, plan.neighbouring)[0]
+    assert "present" not in count.derivation and "imputed" in count.derivation
