@@ -17,6 +17,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
+import numpy as np
+
 from .errors import InputError
 from .files import atomic_write_text, input_file_size
 
@@ -316,20 +318,48 @@ def _text_problem(value: str) -> str | None:
     return None
 
 
+def _number_key(value: Any) -> str:
+    """The key of a number: through the (correctly rounded) float, so an integer cell, a
+    float cell and the text of either give one key whatever type the column was read as."""
+    try:
+        x = float(value)
+    except OverflowError:  # an integer beyond the float range
+        x = math.inf if value > 0 else -math.inf
+    if math.isfinite(x) and x == int(x) and abs(x) < 2**63:
+        return str(int(x))
+    return repr(x)
+
+
+def text_number(text: str) -> float | None:
+    """The number a cell's text spells (ASCII decimal or exponent notation, ``inf``), or None.
+    A function of the text alone: the same whatever else its column holds."""
+    if not text.isascii() or "_" in text:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
 def canonical_key(value: Any) -> str:
     """The text form used to match declared categories and keys with table cells.
 
-    ``1``, ``1.0`` and ``"1"`` all match; strings are compared after trimming spaces.
+    It depends on the cell alone, never on the type a table reader inferred for its whole
+    column (one added text cell turns a column of numbers into text): ``1``, ``1.0``, ``"1"``,
+    ``"1.0"`` and ``"01"`` all match (text that spells a number is the number);
+    ``True`` and ``"true"``/``"True"``/``"TRUE"`` match; other text is compared after trimming
+    spaces. Numbers match through their float value (integers beyond 2**53 may share a key).
     """
-    if isinstance(value, bool):
+    if isinstance(value, (bool, np.bool_)):
         return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if math.isfinite(value) and value == int(value) and abs(value) < 2**63:
-            return str(int(value))
-        return repr(value)
-    return str(value).strip()
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return _number_key(value)
+    text = str(value).strip()
+    low = text.lower()
+    if low in ("true", "false"):
+        return low
+    number = text_number(text)
+    return text if number is None else _number_key(number)
 
 
 def _is_power_of_two(x: float) -> bool:

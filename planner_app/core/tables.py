@@ -11,11 +11,13 @@ import csv
 import codecs
 import hashlib
 import io
+import math
 import os
 import queue
 import re
 import threading
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -24,7 +26,7 @@ import pandas as pd
 
 from .errors import Cancelled, InputError
 from .files import input_file_size
-from .plan import yes_no
+from .plan import text_number, yes_no
 
 Progress = Optional[Callable[[float, str], None]]
 Cancel = Optional[Callable[[], bool]]
@@ -189,6 +191,13 @@ def _detect_delimiter(text: str, suffix: str) -> str:
         return best if counts[best] else ","
 
 
+# A number cell must read as Python's float() of its text: the value canonical_key and
+# numeric_values give that same text when one other cell makes its column text. pandas 3
+# parses so by default (and deprecates the option); pandas 2 needs "round_trip".
+_FLOAT_PARSING = {} if int(pd.__version__.split(".")[0]) >= 3 else \
+    {"float_precision": "round_trip"}
+
+
 _FIELDS_RE = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
 _LINE_RE = re.compile(r"(?:line|row) (\d+)")
 
@@ -263,7 +272,7 @@ def _load_text(path: Path, progress: Progress, cancel: Cancel,
         buffered = io.BufferedReader(reader, buffer_size=1 << 20)
         try:
             frame = pd.read_csv(buffered, sep=delimiter, encoding=encoding,
-                                encoding_errors="strict")
+                                encoding_errors="strict", **_FLOAT_PARSING)
             while buffered.read(1 << 20):  # the hash covers the whole file
                 pass
         except (Cancelled, InputError):
@@ -418,13 +427,37 @@ class ColumnInfo:
     missing: int
 
 
+def _cell_number(value: object) -> float:
+    """One cell as a number (NaN when it is not one), from the cell alone: a number, a bool
+    (1/0), or text that spells a number or true/false, whatever type its column was read as."""
+    if isinstance(value, (bool, np.bool_)):
+        return float(value)
+    if isinstance(value, (int, float, np.integer, np.floating, Decimal)):
+        try:
+            return float(value)
+        except (OverflowError, ValueError):  # a huge integer, a signalling Decimal NaN
+            return math.nan
+    if not isinstance(value, str):
+        return math.nan
+    text = value.strip()
+    low = text.lower()
+    if low in ("true", "false"):
+        return 1.0 if low == "true" else 0.0
+    number = text_number(text)
+    return math.nan if number is None else number
+
+
 def numeric_values(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """Float values and a mask of cells that are missing or not numbers."""
-    if pd.api.types.is_bool_dtype(series):
-        values = series.astype("float64")
+    """Float values and a mask of cells that are missing or not numbers. Each cell is read by
+    itself, so a text cell elsewhere in the column never changes how a number reads."""
+    numeric = pd.api.types.is_numeric_dtype(series) \
+        and not isinstance(series.dtype, pd.CategoricalDtype)
+    if pd.api.types.is_bool_dtype(series) or numeric:
+        arr = series.to_numpy(dtype="float64", na_value=np.nan)
     else:
-        values = pd.to_numeric(series, errors="coerce")
-    arr = np.asarray(values, dtype="float64")
+        codes, uniques = pd.factorize(series, use_na_sentinel=True)
+        table = np.array([_cell_number(u) for u in uniques] + [math.nan], dtype="float64")
+        arr = table[codes]  # code -1 (missing) picks the trailing NaN
     bad = ~np.isfinite(arr)
     return arr, bad
 

@@ -341,3 +341,50 @@ def test_published_times_are_whole_seconds(tmp_path: Path) -> None:
     for name, data in files.items():
         if name != REPORT_PDF:
             assert not fine.search(data.decode("utf-8")), name
+
+
+# ----------------------------------------------------------------------------- a CSV by hand
+
+# The tables above are written by pandas and keep their column types. A CSV written by hand
+# can hold one cell that is not a number (or not true/false) in a column of numbers: pandas then
+# reads the whole column as text. The neighbour adds exactly such a row; the release must
+# not change how any other cell reads (docs/plan-format.md, matching by each cell's own text).
+HAND_QUERIES = [
+    {"id": "ones", "kind": "count", "where": [{"column": "w", "op": "==", "value": 1}]},
+    {"id": "by_region", "kind": "count", "group_by": {"column": "g", "keys": ["01", "02"]}},
+    {"id": "years", "kind": "histogram", "column": "year", "categories": [2024, 2025]},
+    {"id": "flag", "kind": "randomized_response", "column": "f", "yes": [True], "no": [False]},
+    {"id": "total", "kind": "sum", "column": "x", **BOUNDS},
+]
+
+
+def _hand_table(extra: str = "") -> str:
+    lines = ["pid,g,w,year,f,x"]
+    lines += [f"R{i:04d},{'01' if i % 2 else '02'},{1.0 if i % 3 else 0.0},"
+              f"{2025.0 if i % 4 else 2024.0},{bool(i % 5)},{i % 90 + 5}" for i in range(240)]
+    return "\n".join(lines) + "\n" + extra
+
+
+def _release_text(text: str, doc: dict[str, Any], folder: Path) -> Path:
+    folder.mkdir()
+    data = folder / "table.csv"
+    data.write_text(text, encoding="utf-8")
+    out = folder / "bundle.zip"
+    home = app_home(folder / "home")
+    Ledger(home.ledger_path).set_cap(doc["dataset"]["name"], 100.0, 1e-5)
+    publish(plan_from_dict(with_reasons(doc), "plan.json"), load_table(data), out,
+            home, source=SeededRandomSource(20261122))
+    return out
+
+
+def test_hand_written_csv_with_one_text_row(tmp_path: Path) -> None:
+    doc = {"format": "planner-app/plan@1", "dataset": {"name": "neighbours"},
+           "privacy_unit": {"kind": "row"}, "neighbouring": "add-remove",
+           "budget": {"epsilon": EPS * len(HAND_QUERIES), "delta": 0.0},
+           "queries": [{**q, "epsilon": EPS} for q in HAND_QUERIES]}
+    a = bundle_view(_release_text(_hand_table(), doc, tmp_path / "a"))
+    b = bundle_view(_release_text(_hand_table("NEW,XX,oops,oops,maybe,oops\n"), doc,
+                                  tmp_path / "b"))
+    assert a["members"] == b["members"]
+    found = differences(a, b)
+    assert not found, "differ between neighbouring tables:\n" + "\n".join(found)
