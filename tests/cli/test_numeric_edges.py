@@ -153,3 +153,19 @@ def test_ledger_show_on_a_non_utf8_audit_log_is_exit_4(world, capsys) -> None:  
     code, out, err = run(["--home", str(world["home"]), "ledger", "show"], capsys)
     assert code == 4, err
     assert len(err.strip().splitlines()) == 1 and "not UTF-8" in err
+
+
+@pytest.mark.parametrize("value", [0.9999999999999999, 2.0, 0.1, float("nan")])
+def test_a_settings_file_confidence_the_core_refuses_falls_back_to_the_default(
+        tmp_path: Path, value: float) -> None:
+    """The app's settings.json is read by hand-editable JSON: a confidence check_plan refuses
+    would break every check in the app, so it is the default instead."""
+    from planner_app.core.settings import Settings, load_settings
+
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"schema_version": Settings().schema_version,
+                                "confidence": value}))
+    assert load_settings(path).confidence == 0.95
+    path.write_text(json.dumps({"schema_version": Settings().schema_version,
+                                "confidence": 0.99}))
+    assert load_settings(path).confidence == 0.99
