@@ -55,6 +55,13 @@ def _finite_float(name: str, lo: float | None = None, hi: float | None = None,
     return parse
 
 
+def _confidence_arg(text: str) -> float:
+    """--confidence: the core's range (accuracy.MIN_CONFIDENCE .. MAX_CONFIDENCE)."""
+    from .core.accuracy import MAX_CONFIDENCE, MIN_CONFIDENCE
+
+    return _finite_float("--confidence", lo=MIN_CONFIDENCE, hi=MAX_CONFIDENCE)(text)
+
+
 def _delta_arg(name: str):  # type: ignore[no-untyped-def]
     """A δ argument: the core's one rule (0, or at least MIN_DELTA and below 1)."""
     def parse(text: str) -> float:
@@ -117,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("plan", help="plan file (JSON)")
     check.add_argument("--data", help="also check the plan against this table")
     check.add_argument("--confidence", default=0.95,
-                       type=_finite_float("--confidence", lo=0.5, hi=1, hi_open=True))
+                       type=_confidence_arg)
     check.add_argument("--require-approval", action="store_true",
                        help="count an approval of this exact plan as a release rule (as "
                             "release --require-approval and the app setting do)")
@@ -136,7 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "written, from its saved noised record (no new noise, no new "
                               "charge); the id may be left out when only one is unfinished")
     release.add_argument("--confidence", default=0.95,
-                         type=_finite_float("--confidence", lo=0.5, hi=1, hi_open=True))
+                         type=_confidence_arg)
     release.add_argument("--clamp-counts", action="store_true",
                          help="show negative noisy counts as 0 (recorded in release.json)")
     release.add_argument("--require-approval", action="store_true",

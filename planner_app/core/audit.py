@@ -110,6 +110,9 @@ class AuditLog:
         except OSError as exc:
             raise AuditError(f"the audit log {self.path} cannot be read ({exc.strerror})") \
                 from None
+        except UnicodeDecodeError as exc:
+            raise AuditError(f"the audit log {self.path} is not UTF-8 text ({exc.reason}); "
+                             "it is unusable") from None
 
     def verify(self) -> ChainProblem | None:
         """The first broken link, or None. A partial last line (an append cut short by a

@@ -16,8 +16,8 @@ from typing import Any, Callable
 import pandas as pd
 
 from .accounting import Total, basic, compose, pld, pld_supported, within, zcdp
-from .accuracy import (DEFAULT_CONFIDENCE, Accuracy, accuracy_for, quantile_refusal,
-                       useless_warning)
+from .accuracy import (DEFAULT_CONFIDENCE, Accuracy, accuracy_for, check_confidence,
+                       quantile_refusal, useless_warning)
 from .aggregate import PandasEngine
 from .errors import InputError, PlannerError
 from .fit import plan_only_notes
@@ -146,7 +146,9 @@ def alternatives_for(measurements: list[Measurement], delta: float) -> list[Tota
         out.append(zcdp(measurements, delta))
         if pld_supported(measurements):
             out.append(pld(measurements, delta))
-    return out
+    # an accountant that cannot compute here fails closed with ε = inf: no alternative (and
+    # no number a JSON record can hold)
+    return [t for t in out if math.isfinite(t.epsilon)] or out[:1]
 
 
 def check_plan(plan: Plan, table: Table | None = None,
@@ -157,6 +159,7 @@ def check_plan(plan: Plan, table: Table | None = None,
     """The report; with a table, also its fit to the data (pass ``engine`` to reuse one).
     Its ``readiness`` holds the release rules (with the lifetime rule when ``ledger`` is
     given, the approval rule when ``require_approval``)."""
+    check_confidence(confidence)  # before any work: every caller (release too) comes here
     checks = []
     warnings: list[str] = []
     for q in plan.queries:

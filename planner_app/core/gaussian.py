@@ -97,7 +97,8 @@ def delta_upper(sigma_sq: float, sensitivity: int, epsilon: float) -> float:
     ups, los = tails(sigma_sq, ask)
     up = [u if t >= 0 else 1 - lo for t, u, lo in zip(ms, ups, los)]
     low = [lo if t >= 0 else 1 - u for t, u, lo in zip(ms, ups, los)]
-    e_eps = math.exp(epsilon) * (1 - _SLACK)
+    # δ(ε) falls as ε grows, so δ(min(ε, 700)) still bounds it (e^999 overflows a float)
+    e_eps = math.exp(min(epsilon, 700.0)) * (1 - _SLACK)
     best = max(up[i] - e_eps * low[3 + i] for i in range(3))
     return min(1.0, max(0.0, best))
 

@@ -526,6 +526,12 @@ def _read_query(source: str, obj: Any, path: str) -> Query:
             r.fail("grid_step", "must be a power of two (for example 0.25, 1 or 1024)")
         if lower is not None and upper is not None and (upper - lower) / grid_step > 2**40:
             r.fail("grid_step", "is too fine for these bounds (more than 2^40 steps)")
+    if kind in NEEDS_BOUNDS and lower is not None and upper is not None and lower < upper:
+        from .sensitivity import grid_problem  # sensitivity imports this module
+
+        grid_error = grid_problem(kind, lower, upper, grid_step)
+        if grid_error is not None:
+            r.fail(*grid_error)
 
     expected_count = r.number("expected_count", required=False)
     if expected_count is not None and expected_count <= 0:

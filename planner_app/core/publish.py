@@ -251,9 +251,9 @@ def preflight_bundle(p: Prepared, prior: LedgerState) -> None:
         # (compact JSON, at most half the size of the indented files the bundle holds)
         data = 2 * len(json.dumps(record, ensure_ascii=False, allow_nan=False).encode())
     except Exception as exc:  # a report that cannot be built: refuse while nothing is spent
-        raise PlannerError(f"the release report cannot be written for this plan "
-                           f"({type(exc).__name__}: {str(exc)[:200]}); nothing was charged"
-                           ) from exc
+        raise InputError("plan", None, f"the release report cannot be written for this "
+                         f"plan ({type(exc).__name__}: {str(exc)[:200]}); nothing was "
+                         f"charged") from exc
     answers = sum(len(p.table.frame) for q in p.plan.queries
                   if q.kind == "randomized_response")
     # release.json (data), plan.json and results.csv (each within the compact record)

@@ -172,7 +172,7 @@ def chart_png(epsilon: float, prior: float = 0.5) -> bytes:
     p = np.linspace(0, 1, 201)
     e = math.exp(min(epsilon, 700.0))
     up = p * e / (1 + p * (e - 1))
-    lo = p / (e - p * (e - 1))
+    lo = p / (p + (1 - p) * e)  # = p / (e - p(e - 1)), which divides by 0 at p = 1 for a big e
     ax.fill_between(p, lo, up, color="#f5b7b1", alpha=0.4, linewidth=0)
     ax.plot([0, 1], [0, 1], "--", color="0.5", linewidth=1, label="nothing learned")
     ax.plot(p, up, color="#c0392b", linewidth=2, label="highest belief after")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
 
 from .accounting import group_privacy
 
@@ -64,13 +64,18 @@ def format_percent(p: float, round_up: bool, complement: float | None = None) ->
     small = min(p, q)
     decimals = max(1, -math.floor(math.log10(100 * small)) + 1) if small > 0 else 1
     decimals = min(decimals, 40)
-    if q < p and complement is not None:
-        # 100 - 100q exactly in decimal, so digits far below float's 16 are right
-        value = Decimal(100) - Decimal(100) * Decimal(q)
-    else:
-        value = Decimal(100) * Decimal(p)
-    step = Decimal(1).scaleb(-decimals)
-    rounded = value.quantize(step, rounding=ROUND_CEILING if round_up else ROUND_FLOOR)
+    with localcontext() as ctx:
+        # enough digits that every step is exact: a float has at most ~770 significant
+        # digits and 1100 cover 100 - 100q down to q = 5e-324 (the default 28 could not
+        # quantize 100 - 7e-44 to 40 decimals: InvalidOperation)
+        ctx.prec = 1100
+        if q < p and complement is not None:
+            # 100 - 100q exactly in decimal, so digits far below float's 16 are right
+            value = Decimal(100) - Decimal(100) * Decimal(q)
+        else:
+            value = Decimal(100) * Decimal(p)
+        step = Decimal(1).scaleb(-decimals)
+        rounded = value.quantize(step, rounding=ROUND_CEILING if round_up else ROUND_FLOOR)
     rounded = min(max(rounded, Decimal(0)), Decimal(100))
     if rounded == 100:
         return "100%"

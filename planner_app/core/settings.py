@@ -43,6 +43,10 @@ def load_settings(path: Path) -> Settings:
         if key in known and isinstance(value, type(getattr(out, key))):
             setattr(out, key, value)
     out.recent_files = [p for p in out.recent_files if isinstance(p, str)][:MAX_RECENT]
+    from .accuracy import MAX_CONFIDENCE, MIN_CONFIDENCE  # the core's one range
+
+    if not MIN_CONFIDENCE <= out.confidence <= MAX_CONFIDENCE:  # NaN fails this too
+        out.confidence = Settings.confidence
     return out
 
 

@@ -19,6 +19,7 @@ from fractions import Fraction
 from typing import Any
 
 from .accounting import compose
+from .accuracy import MAX_CONFIDENCE, MIN_CONFIDENCE
 from .aggregate import cell_labels
 from .audit import entry_hash
 from .bundle import (AUDIT, MANIFEST, NOISED_DIR, PLAN, RECORD, RELEASE_FORMAT, RESULT_COLUMNS,
@@ -102,8 +103,9 @@ def _record_shape(record: dict[str, Any]) -> str | None:
     """The types release.json's fields must have before anything is recomputed from them (a
     crafted record whose hashes were recomputed must be named, never crash the verifier)."""
     confidence = record["confidence"]
-    if not _is_number(confidence) or not 0.5 <= confidence < 1:
-        return f"confidence must be a number in [0.5, 1), not {json.dumps(confidence)[:40]}"
+    if not _is_number(confidence) or not MIN_CONFIDENCE <= confidence <= MAX_CONFIDENCE:
+        return (f"confidence must be a number in [{MIN_CONFIDENCE:g}, {MAX_CONFIDENCE:g}], "
+                f"not {json.dumps(confidence)[:40]}")
     for key in ("plan", "total", "dataset", "post_processing"):
         if not isinstance(record[key], dict):
             return f"{key} must be an object"

@@ -150,6 +150,7 @@ CRAFTS: dict[str, Callable[[bytes], bytes]] = {
     "confidence-text": _record_change(_set("confidence", "abc")),
     "confidence-nan": _record_change(_set("confidence", float("nan"))),
     "confidence-two": _record_change(_set("confidence", 2)),
+    "confidence-near-one": _record_change(_set("confidence", 0.9999999999999999)),
     "queries-object": _record_change(_set("queries", {"n": {}})),
     "total-list": _record_change(_set("total", [1.5, 0])),
     "results-null": _record_change(_set("results", None)),
@@ -179,9 +180,11 @@ CRAFTS: dict[str, Callable[[bytes], bytes]] = {
 
 # (recipe, exit code, fragment of the one-line message)
 CRAFTED: list[tuple[str, int, str]] = [
-    ("confidence-text", 1, "confidence must be a number in [0.5, 1), not \"abc\""),
-    ("confidence-nan", 1, "confidence must be a number in [0.5, 1), not NaN"),
-    ("confidence-two", 1, "confidence must be a number in [0.5, 1), not 2"),
+    ("confidence-text", 1, "confidence must be a number in [0.5, 0.999999], not \"abc\""),
+    ("confidence-nan", 1, "confidence must be a number in [0.5, 0.999999], not NaN"),
+    ("confidence-two", 1, "confidence must be a number in [0.5, 0.999999], not 2"),
+    ("confidence-near-one", 1,
+     "confidence must be a number in [0.5, 0.999999], not 0.9999999999999999"),
     ("queries-object", 1, "queries must be a list of objects"),
     ("total-list", 1, "total must be an object"),
     ("results-null", 1, "results must be a list of objects"),

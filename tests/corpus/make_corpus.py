@@ -228,6 +228,23 @@ plan("quantile-tiny-epsilon.json",
 plan("laplace-tiny-epsilon.json", with_query(epsilon=5e-324),
      "queries[s].epsilon: the noise scale is too large")
 plan("id-trailing-newline.json", with_query(id="r\n"), "queries[1].id: must be 1-64 letters")
+# bounds so close that the grid step (or its square, in a variance) underflows: refused
+# before any charge, not a ZeroDivisionError while drawing the noise
+for name, kind, upper in (("variance-1e-300", "variance", 1e-300),
+                          ("variance-1e-170", "variance", 1e-170),
+                          ("variance-1e-200", "variance", 1e-200),
+                          ("mean-subnormal-upper", "mean", 5e-324),
+                          ("sum-subnormal-upper", "sum", 5e-324)):
+    plan(f"{name}.json", with_query(kind=kind, lower=0, upper=upper),
+         "queries[s].upper: lower and upper are so close that the grid step")
+# narrow bounds far from 0: the grid needs more steps than an int64 holds
+for kind in ("mean", "variance", "quantile", "sum"):
+    extra = {"quantile": 0.5} if kind == "quantile" else {}
+    plan(f"{kind}-far-narrow-bounds.json",
+         with_query(kind=kind, lower=1e15 - 1, upper=1e15, **extra),
+         "queries[s].grid_step: lower and upper are too far from 0 for the grid step")
+plan("grid-step-far-bounds.json", with_query(lower=1e12, upper=1e12 + 1, grid_step=2**-20),
+     "queries[s].grid_step: lower and upper are too far from 0 for the grid step")
 
 
 def xlsx(name: str, parts: dict[str, bytes], exit_code: int, message: str) -> None:
