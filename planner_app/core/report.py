@@ -108,6 +108,10 @@ def transparency(record: dict[str, Any]) -> list[tuple[str, str]]:
             n = len(q.get("categories") or []) + len((q.get("group_by") or {}).get("keys") or [])
             lists.append(f"{q.get('label', q['id'])}: {n} declared values — "
                          f"{reason.get('categories') or reason.get('keys') or 'no reason recorded'}")
+        if "yes" in q:  # which cell values a yes/no share reads as yes and as no
+            lists.append(f"{q.get('label', q['id'])}: yes = {', '.join(map(str, q['yes']))}; "
+                         f"no = {', '.join(map(str, q['no']))} — "
+                         f"{reason.get('values') or 'no reason recorded'}")
         policy = q.get("missing", "drop")
         missing.append(f"{q.get('label', q['id'])}: "
                        + ("rows with a missing value are left out" if policy == "drop" else

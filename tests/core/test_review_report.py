@@ -109,6 +109,10 @@ def test_the_pdf_answers_the_transparency_list(released: Path) -> None:
     assert "number of answers published is noised" in answers["Model"]
     assert "up to" not in answers["Unit of privacy"] and "at most 3 rows" in answers[
         "Unit of privacy"]
+    # a yes/no share's declared values are public parameters the reader must see
+    smokers = next(q for q in record["plan"]["queries"] if q["kind"] == "randomized_response")
+    yes_no = f"yes = {', '.join(smokers['yes'])}; no = {', '.join(smokers['no'])}"
+    assert yes_no in answers["Pre-processing: categories and keys"]
 
 
 def test_html_escapes_text_from_the_plan(released: Path) -> None:

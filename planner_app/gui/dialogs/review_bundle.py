@@ -56,6 +56,8 @@ def _public_parameters(q) -> str:  # type: ignore[no-untyped-def]
         parts.append(f"bins {', '.join(f'{b:g}' for b in q.bins)}")
     if q.group_by is not None:
         parts.append(f"by {q.group_by.column} ({len(q.group_by.keys)} keys)")
+    if q.yes is not None:
+        parts.append(f"yes = {', '.join(map(str, q.yes))}; no = {', '.join(map(str, q.no))}")
     if q.where:
         parts.append("where " + ", ".join(f"{c.column} {c.op} {c.value}" for c in q.where))
     return "; ".join(parts) or "—"
