@@ -40,7 +40,7 @@ from .files import OutputLock, atomic_write_bytes, check_output
 from .home import AppHome
 from .ledger import Ledger, LedgerState
 from .measure import measurement_to_dict
-from .mechanisms import RandomSource, SystemRandomSource
+from .mechanisms import RandomSource, SeededRandomSource, SystemRandomSource
 from .pending import list_pending, remove_pending, save_pending
 from .plan import Plan, plan_digest, plan_to_dict
 from .readiness import require_ready
@@ -235,6 +235,22 @@ def _placeholder_releases(plan: Plan, confidence: float) -> list[QueryRelease]:
     return out
 
 
+def dry_run(plan: Plan, aggregates: dict[str, Any], confidence: float,
+            clamp_counts: bool) -> None:
+    """Run the whole noise and post-processing step once with a stand-in source before the
+    charge, and throw its output away: a statistic whose intervals, sampler or answer file
+    cannot be computed for this plan and table then fails while nothing is spent, instead of
+    after the charge with nothing to resume. Its values never leave this function."""
+    try:
+        privatize(plan, aggregates, source=SeededRandomSource(0), confidence=confidence,
+                  clamp_counts=clamp_counts)
+    except PlannerError:
+        raise
+    except Exception as exc:  # a defect: refuse now, while nothing is charged
+        raise InputError("plan", None, f"this plan's release cannot be computed "
+                                       f"({type(exc).__name__}); nothing was charged") from None
+
+
 def preflight_bundle(p: Prepared, prior: LedgerState) -> None:
     """Build the report (HTML and PDF) and the bundle's files from a record with placeholder
     values, and check the room they need beside the bundle and in the app home. Whatever
@@ -317,6 +333,7 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
             raise InputError("plan", f"query {q.id}", why)
     step(0.15, "Computing the aggregates")
     aggregates = {q.id: engine.aggregate(q) for q in plan.queries}  # true values: memory only
+    dry_run(plan, aggregates, confidence, clamp_counts)
 
     home.ensure()
     audit = AuditLog(home.audit_path).require_intact()

@@ -358,3 +358,23 @@ def test_a_thousand_statistics_and_long_labels_render(tmp_path: Path, home: AppH
     assert "Extra 0" not in html
     assert "This release has 1,005 statistics; the first 1,000 are explained above" in html
     print(f"1,000 statistics: PDF in {seconds:.1f} s")
+
+
+def test_a_post_processing_failure_is_found_before_the_charge(
+        tmp_path: Path, home: AppHome, demo: tuple[Any, Table],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever fails in the noise step without depending on the noise (intervals, the
+    quantile sampler, the answer file) fails in a dry run before the charge: before, such a
+    failure came after the charge, before the saved record, so nothing could be resumed."""
+    import planner_app.core.release as release_module
+    from planner_app.core.publish import publish
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr(release_module, "mean_interval", broken)
+    plan, table = demo
+    with pytest.raises(InputError, match="cannot be computed"):
+        publish(plan, table, tmp_path / "b.zip", home)
+    assert charged(home) == []
+    assert not (tmp_path / "b.zip").exists()
