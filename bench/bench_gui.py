@@ -20,10 +20,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-
-from planner_app.core.tables import load_table  # noqa: E402
-
 from _results import write_section  # noqa: E402
+
+from planner_app.core.data.tables import load_table  # noqa: E402
 
 MARK = "## Desktop app"
 
@@ -32,7 +31,7 @@ def slider_steps(steps: int = 60) -> list[float]:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication([])
-    from planner_app.core.resources import demo_plan_path, demo_table_path
+    from planner_app.core.support.resources import demo_plan_path, demo_table_path
     from planner_app.gui.app import build_window
 
     with tempfile.TemporaryDirectory() as home:

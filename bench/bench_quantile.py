@@ -13,7 +13,7 @@ from scipy import stats
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._results import write_section  # noqa: E402
-from planner_app.core.mechanisms import SystemRandomSource, exponential_quantile  # noqa: E402
+from planner_app.core.dp.mechanisms import SystemRandomSource, exponential_quantile  # noqa: E402
 
 N, LO, HI = 3808, 0, 6250  # the demo's median: 3,808 rows, 6,251 grid points
 

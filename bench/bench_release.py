@@ -77,13 +77,13 @@ for _q in PLAN["queries"]:
 
 
 def part_release() -> dict:
-    from planner_app.core.aggregate import PandasEngine
-    from planner_app.core.home import app_home
-    from planner_app.core.mechanisms import SystemRandomSource
-    from planner_app.core.plan import plan_from_dict
-    from planner_app.core.publish import publish
-    from planner_app.core.release import privatize
-    from planner_app.core.tables import Table
+    from planner_app.core.data.aggregate import PandasEngine
+    from planner_app.core.data.tables import Table
+    from planner_app.core.dp.mechanisms import SystemRandomSource
+    from planner_app.core.model import plan_from_dict
+    from planner_app.core.release.noise import privatize
+    from planner_app.core.release.publish import publish
+    from planner_app.core.support.home import app_home
 
     df = frame(ROWS)
     plan = plan_from_dict(PLAN)
@@ -107,7 +107,7 @@ def part_release() -> dict:
     privatize(plan, aggregates)
     engine_noise = time.perf_counter() - t0
     table = Table(df, "bench.csv", "0" * 64, "csv")
-    from planner_app.core.ledger import Ledger
+    from planner_app.core.records.ledger import Ledger
 
     with tempfile.TemporaryDirectory() as folder:
         home = app_home(Path(folder) / "home").ensure()
@@ -122,10 +122,10 @@ def part_histogram() -> dict:
     import numpy as np
     import pandas as pd
 
-    from planner_app.core.aggregate import PandasEngine
-    from planner_app.core.mechanisms import SystemRandomSource
-    from planner_app.core.plan import plan_from_dict
-    from planner_app.core.release import privatize
+    from planner_app.core.data.aggregate import PandasEngine
+    from planner_app.core.dp.mechanisms import SystemRandomSource
+    from planner_app.core.model import plan_from_dict
+    from planner_app.core.release.noise import privatize
 
     k = 100_000
     rng = np.random.default_rng(2)
@@ -152,7 +152,7 @@ def _csv_file() -> Path:
 
 
 def part_csv_ours() -> dict:
-    from planner_app.core.tables import load_table
+    from planner_app.core.data.tables import load_table
 
     path = _csv_file()
     t0 = time.perf_counter()
@@ -172,9 +172,9 @@ def part_csv_bare() -> dict:
 def part_composition() -> dict:
     from fractions import Fraction
 
-    from planner_app.core import accounting
-    from planner_app.core.measure import Measurement, laplace_scale
-    from planner_app.core.sensitivity import Component
+    from planner_app.core.dp import accounting
+    from planner_app.core.dp.measure import Measurement, laplace_scale
+    from planner_app.core.dp.sensitivity import Component
 
     ref = json.loads((ROOT / "tests" / "data" / "reference-values.json").read_text())
     comp = Component("count", 1.0, 1, 1, 1, True, "")

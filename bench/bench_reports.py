@@ -27,11 +27,11 @@ MARK = "## Reports and the checks before the charge"
 
 
 def release(queries: list[dict], frame) -> tuple[float, "Path"]:  # type: ignore[no-untyped-def]
-    from planner_app.core.home import app_home
-    from planner_app.core.ledger import Ledger
-    from planner_app.core.plan import plan_from_dict
-    from planner_app.core.publish import publish
-    from planner_app.core.tables import Table
+    from planner_app.core.data.tables import Table
+    from planner_app.core.model import plan_from_dict
+    from planner_app.core.records.ledger import Ledger
+    from planner_app.core.release.publish import publish
+    from planner_app.core.support.home import app_home
 
     plan = plan_from_dict({"format": "planner-app/plan@1", "dataset": {"name": "bench"},
                            "privacy_unit": {"kind": "row"},
@@ -49,8 +49,8 @@ def main() -> None:
     import numpy as np
     import pandas as pd
 
-    from planner_app.core.bundle import read_bundle
-    from planner_app.core.report import report_html, report_pdf
+    from planner_app.core.release.bundle import read_bundle
+    from planner_app.core.release.report import report_html, report_pdf
 
     rng = np.random.default_rng(1)  # benchmark data only
     frame = pd.DataFrame({"x": rng.uniform(0, 10, 5000),

@@ -12,8 +12,12 @@ from fractions import Fraction
 
 import numpy as np
 
-from planner_app.core.mechanisms import (SystemRandomSource, discrete_gaussian, discrete_laplace,
-                                         discrete_laplace_scalar)
+from planner_app.core.dp.mechanisms import (
+    SystemRandomSource,
+    discrete_gaussian,
+    discrete_laplace,
+    discrete_laplace_scalar,
+)
 
 N = 2_000_000
 REPEATS = 3

@@ -19,17 +19,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-
 from _results import write_section  # noqa: E402
-from planner_app.core import accounting  # noqa: E402
-from planner_app.core.accuracy import accuracy_for, measurement_half_width, ratio_error  # noqa: E402
-from planner_app.core.aggregate import PandasEngine  # noqa: E402
-from planner_app.core.mechanisms import SeededRandomSource  # noqa: E402
-from planner_app.core.measure import (exact_gaussian_sigma_sq, gaussian_sigma_sq,  # noqa: E402
-                                      measurements_for, multi_cell_gaussian_sigma_sq)
-from planner_app.core.plan import plan_from_dict  # noqa: E402
-from planner_app.core.release import privatize  # noqa: E402
-from planner_app.core.sensitivity import grid_for  # noqa: E402
+
+from planner_app.core.data.aggregate import PandasEngine  # noqa: E402
+from planner_app.core.dp import accounting  # noqa: E402
+from planner_app.core.dp.accuracy import accuracy_for, measurement_half_width, ratio_error  # noqa: E402
+from planner_app.core.dp.measure import (
+    exact_gaussian_sigma_sq,
+    gaussian_sigma_sq,
+    measurements_for,
+    multi_cell_gaussian_sigma_sq,
+)
+from planner_app.core.dp.mechanisms import SeededRandomSource  # noqa: E402
+from planner_app.core.dp.sensitivity import grid_for  # noqa: E402
+from planner_app.core.model import plan_from_dict  # noqa: E402
+from planner_app.core.release.noise import privatize  # noqa: E402
 
 MARK = "## Tight where it is safe"
 RUNS = 2000

@@ -10,9 +10,9 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from .. import __version__
-from ..core.home import app_home
-from ..core.resources import demo_plan_path, demo_table_path
-from ..core.settings import load_settings
+from ..core.planning.settings import load_settings
+from ..core.support.home import app_home
+from ..core.support.resources import demo_plan_path, demo_table_path
 from .errors import install_error_dialogs
 from .main_window import MainWindow
 from .session import Session
@@ -22,7 +22,7 @@ def app_icon():  # type: ignore[no-untyped-def]
     """The icon at several sizes, so it stays sharp on high-DPI screens."""
     from PySide6.QtGui import QIcon
 
-    from ..core.resources import resource_path
+    from ..core.support.resources import resource_path
 
     icon = QIcon()
     for size in (32, 256, 512):

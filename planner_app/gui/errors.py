@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QMessageBox
 
-from ..core.errors import PlannerError
+from ..core.support.errors import PlannerError
 
 if TYPE_CHECKING:
     from .main_window import MainWindow

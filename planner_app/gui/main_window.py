@@ -10,24 +10,43 @@ from typing import Callable
 
 from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
-from PySide6.QtWidgets import (QDialog, QFileDialog, QInputDialog, QMainWindow,
-                               QMessageBox, QProgressBar, QPushButton, QSplitter,
-                               QStackedWidget, QStyle, QTabWidget, QTextBrowser, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (
+    QDialog,
+    QFileDialog,
+    QInputDialog,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QStyle,
+    QTabWidget,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
 
 from .. import __version__
-from ..core.editing import add_query, duplicate_query, remove_query, replace_query
-from ..core.errors import InputError, PlannerError
-from ..core.plan import load_plan, plan_from_dict, plan_to_dict, save_plan
-from ..core.resources import demo_plan_path, demo_table_path, resource_path
-from ..core.settings import save_settings
-from ..core.tables import describe_columns, load_table
+from ..core.data.tables import describe_columns, load_table
+from ..core.model import load_plan, plan_from_dict, plan_to_dict, save_plan
+from ..core.planning.editing import add_query, duplicate_query, remove_query, replace_query
+from ..core.planning.settings import save_settings
+from ..core.support.errors import InputError, PlannerError
+from ..core.support.resources import demo_plan_path, demo_table_path, resource_path
 from .dialogs.query_dialog import QueryDialog
 from .dialogs.release_wizard import ReleaseWizard
 from .dialogs.review_bundle import BundleDialog, ReviewDialog
 from .session import Session
-from .table_link import (ATTACH, NEW, ask_new_or_attach, attached, plans_table, problems_text,
-                         table_path_text)
+from .table_link import (
+    ATTACH,
+    NEW,
+    ask_new_or_attach,
+    attached,
+    plans_table,
+    problems_text,
+    table_path_text,
+)
 from .widgets.budget_pane import BudgetPane
 from .widgets.data_pane import DataPane
 from .widgets.meter import BudgetMeter
@@ -392,7 +411,7 @@ class MainWindow(QMainWindow):
 
     def _load_failed(self, exc: object) -> None:
         self._busy(False)
-        from ..core.errors import Cancelled
+        from ..core.support.errors import Cancelled
 
         if isinstance(exc, Cancelled):
             self.statusBar().showMessage("Loading cancelled", 5000)
@@ -495,7 +514,8 @@ class MainWindow(QMainWindow):
                         then=lambda: self.open_plan(demo_plan_path(), confirmed=True))
 
     def review_bundle(self, path: Path) -> None:
-        from ..core.bundle import NotABundle, verify_bundle
+        from ..core.release.bundle import NotABundle
+        from ..core.release.verify_release import verify_bundle
 
         try:
             verdict = verify_bundle(path)

@@ -10,8 +10,8 @@ import pandas as pd
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
-from ..core.accuracy import format_half_width, useless_warning
-from ..core.tables import ColumnInfo
+from ..core.data.tables import ColumnInfo
+from ..core.dp.accuracy import format_half_width, useless_warning
 from .session import Session
 
 Index = QModelIndex | QPersistentModelIndex

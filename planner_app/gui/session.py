@@ -11,18 +11,19 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from ..core.accounting import Total, compose
-from ..core.accuracy import Accuracy, accuracy_for
-from ..core.editing import PlanDocument, set_query_epsilon, split_remaining
-from ..core.errors import InputError, PlannerError
-from ..core.fit import YesNoTally
-from ..core.home import AppHome
-from ..core.ledger import Ledger, LedgerError, LedgerState
-from ..core.measure import Measurement, measurements_for
-from ..core.plan import YES_NO_KINDS, Budget, Dataset, Plan, PrivacyUnit, Query
-from ..core.readiness import Readiness, readiness
-from ..core.settings import Settings
-from ..core.tables import ColumnInfo, Table
+from ..core.data.fit import YesNoTally
+from ..core.data.tables import ColumnInfo, Table
+from ..core.dp.accounting import Total, compose
+from ..core.dp.accuracy import Accuracy, accuracy_for
+from ..core.dp.measure import Measurement, measurements_for
+from ..core.model import YES_NO_KINDS, Plan, PrivacyUnit, Query
+from ..core.planning.editing import PlanDocument, set_query_epsilon, split_remaining
+from ..core.planning.readiness import Readiness, readiness
+from ..core.planning.settings import Settings
+from ..core.planning.starters import empty_plan
+from ..core.records.ledger import Ledger, LedgerError, LedgerState
+from ..core.support.errors import InputError, PlannerError
+from ..core.support.home import AppHome
 
 
 @dataclass
@@ -70,7 +71,7 @@ class Session(QObject):
         home; its path, or None when there was nothing to keep or it could not be written."""
         from datetime import datetime, timezone
 
-        from ..core.plan import save_plan
+        from ..core.model import save_plan
 
         plan = self.doc.plan
         if plan is None or not self.doc.dirty:
@@ -98,10 +99,8 @@ class Session(QObject):
         self.planChanged.emit()
 
     def new_plan(self, name: str) -> None:
-        plan = Plan(dataset=Dataset(name=name, path=self.table.name if self.table else None,
-                                    expected_rows=None),
-                    privacy_unit=PrivacyUnit(), budget=Budget(epsilon=1.0, delta=1e-6),
-                    queries=())
+        """Start the core's empty starter plan (the same defaults as ``plan new``)."""
+        plan = empty_plan(name, self.table.name if self.table else None)
         self.doc.load(plan, None, saved=False)
 
     def apply(self, description: str, plan: Plan, merge_key: str | None = None) -> None:
@@ -224,7 +223,7 @@ class Session(QObject):
     def fit_problems(self) -> list[InputError]:
         """Every way the plan does not fit the loaded table (the core's one rule), cached for
         this plan and table; empty without a plan or a table."""
-        from ..core.fit import plan_problems
+        from ..core.data.fit import plan_problems
 
         plan, table = self.plan, self.table
         if plan is None or table is None:
@@ -236,7 +235,7 @@ class Session(QObject):
     def query_fit(self, query: Query) -> tuple[list[InputError], YesNoTally | None]:
         """One statistic against the loaded table: its problems, and for a yes/no statistic
         how its column reads (owner-only, never exported)."""
-        from ..core.fit import query_problems, yes_no_tally
+        from ..core.data.fit import query_problems, yes_no_tally
 
         table = self.table
         if table is None:
@@ -259,7 +258,7 @@ class Session(QObject):
 
     def column_facts(self, column: str):  # type: ignore[no-untyped-def]
         """What the data shows about a column (owner-only warnings), cached per table."""
-        from ..core.check import column_facts
+        from ..core.planning.check import column_facts
 
         if self.table is None or column not in self.table.frame.columns:
             return None

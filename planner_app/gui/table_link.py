@@ -13,8 +13,8 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from ..core.errors import InputError
-from ..core.plan import Plan
+from ..core.model import Plan
+from ..core.support.errors import InputError
 
 NEW, ATTACH = "new", "attach"
 

@@ -29,11 +29,11 @@ import pandas as pd
 import pytest
 from scipy.stats import beta
 
-from planner_app.core import measure
-from planner_app.core.aggregate import PandasEngine
-from planner_app.core.mechanisms import SeededRandomSource
-from planner_app.core.plan import plan_from_dict
-from planner_app.core.release import privatize
+from planner_app.core.data.aggregate import PandasEngine
+from planner_app.core.dp import measure
+from planner_app.core.dp.mechanisms import SeededRandomSource
+from planner_app.core.model import plan_from_dict
+from planner_app.core.release.noise import privatize
 from tests.conftest import plan_dict
 
 RUNS = int(os.environ.get("PLANNER_APP_AUDIT_RUNS", "4000"))
@@ -217,7 +217,7 @@ def test_the_audit_catches_an_exact_number_of_answers(case: Case,
     audit on that behaviour reports far more than the claimed ε."""
     from dataclasses import replace
 
-    from planner_app.core import release
+    from planner_app.core.release import noise as release
 
     real = release.rr_answer_file
     monkeypatch.setattr(release, "rr_answer_file", lambda source, answers, truth, count: real(

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 
 from planner_app.cli import main
-from planner_app.core.audit import AuditLog
-from planner_app.core.home import app_home
-from planner_app.core.plan import plan_from_dict
-from planner_app.core.publish import publish
-from planner_app.core.tables import MAX_LINE_BYTES, load_table
+from planner_app.core.data.tables import MAX_LINE_BYTES, load_table
+from planner_app.core.model import plan_from_dict
+from planner_app.core.records.audit import AuditLog
+from planner_app.core.release.publish import publish
+from planner_app.core.support.home import app_home
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 SPEC = json.loads((CORPUS / "cases.json").read_text())
@@ -82,7 +82,7 @@ def _make_input(case: dict[str, Any], world: dict[str, Path], tmp_path: Path,
             path.write_bytes(b"x" * (MAX_LINE_BYTES + 10))
         return path
     if kind == "outputs":
-        from planner_app.core import files
+        from planner_app.core.support import files
 
         if rest == "dev-full":
             if not Path("/dev/full").exists():

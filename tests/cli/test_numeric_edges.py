@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from planner_app.cli import main
-from planner_app.core.risk import lower_percent, upper_percent
+from planner_app.core.dp.risk import lower_percent, upper_percent
 
 TABLE = "id,x,g\n" + "".join(f"{i},{(i * 37) % 100},{'ab'[i % 2]}\n" for i in range(300))
 
@@ -103,9 +103,9 @@ def test_confidence_out_of_range_is_exit_2(world, capsys, command, value) -> Non
 
 
 def test_the_core_refuses_a_confidence_it_cannot_compute(world) -> None:  # type: ignore[no-untyped-def]
-    from planner_app.core.check import check_plan
-    from planner_app.core.errors import InputError
-    from planner_app.core.plan import plan_from_dict
+    from planner_app.core.model import plan_from_dict
+    from planner_app.core.planning.check import check_plan
+    from planner_app.core.support.errors import InputError
 
     plan = plan_from_dict(plan_doc([{"id": "c", "kind": "count", "epsilon": 1}],
                                    {"epsilon": 1, "delta": 0}))
@@ -125,7 +125,7 @@ def test_the_highest_confidence_allowed_works(world, capsys) -> None:  # type: i
 
 
 def test_a_report_failure_before_the_charge_is_exit_2(world, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import planner_app.core.publish as publish_module
+    import planner_app.core.release.publish as publish_module
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise ValueError("no")
@@ -147,7 +147,7 @@ def test_ledger_show_on_a_non_utf8_audit_log_is_exit_4(world, capsys) -> None:  
     code, _, err = run(["--home", str(world["home"]), "release", str(plan), "--data",
                         str(world["table"]), "--out", str(world["dir"] / "b.zip")], capsys)
     assert code == 0, err
-    from planner_app.core.home import app_home
+    from planner_app.core.support.home import app_home
 
     app_home(world["home"]).audit_path.write_bytes(b"\xff\xfe\n")
     code, out, err = run(["--home", str(world["home"]), "ledger", "show"], capsys)
@@ -160,7 +160,7 @@ def test_a_settings_file_confidence_the_core_refuses_falls_back_to_the_default(
         tmp_path: Path, value: float) -> None:
     """The app's settings.json is read by hand-editable JSON: a confidence check_plan refuses
     would break every check in the app, so it is the default instead."""
-    from planner_app.core.settings import Settings, load_settings
+    from planner_app.core.planning.settings import Settings, load_settings
 
     path = tmp_path / "settings.json"
     path.write_text(json.dumps({"schema_version": Settings().schema_version,

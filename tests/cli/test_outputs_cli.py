@@ -14,12 +14,13 @@ from pathlib import Path
 import pytest
 
 from planner_app.cli import main
-from planner_app.core.audit import AuditLog
-from planner_app.core.bundle import read_bundle, verify_bundle
-from planner_app.core.files import check_output
-from planner_app.core.home import app_home
-from planner_app.core.errors import InputError
-from planner_app.core.ledger import Ledger
+from planner_app.core.records.audit import AuditLog
+from planner_app.core.records.ledger import Ledger
+from planner_app.core.release.bundle import read_bundle
+from planner_app.core.release.verify_release import verify_bundle
+from planner_app.core.support.errors import InputError
+from planner_app.core.support.files import check_output
+from planner_app.core.support.home import app_home
 from tests.cli.test_release_cli import env_for, release_args, run
 from tests.conftest import DEMO_PLAN, DEMO_TABLE, ROOT
 

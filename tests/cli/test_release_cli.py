@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from planner_app.core.audit import AuditLog
-from planner_app.core.home import app_home
-from planner_app.core.ledger import Ledger
+from planner_app.core.records.audit import AuditLog
+from planner_app.core.records.ledger import Ledger
+from planner_app.core.support.home import app_home
 from tests.conftest import DEMO_PLAN, DEMO_TABLE, ROOT, flip_zip_byte, plan_dict, write_json
 
 
@@ -108,10 +108,10 @@ def test_invalid_release_inputs_exit_2(tmp_path: Path) -> None:
 
 def sequential_allowance(cap_epsilon: float, cap_delta: float, tries: int) -> int:
     """How many demo releases one after another fit under the cap (the ledger's own rule)."""
-    from planner_app.core.check import all_measurements, check_plan
-    from planner_app.core.ledger import ReleaseRecord, lifetime_total
-    from planner_app.core.measure import measurement_to_dict
-    from planner_app.core.plan import load_plan
+    from planner_app.core.dp.measure import measurement_to_dict
+    from planner_app.core.model import load_plan
+    from planner_app.core.planning.check import all_measurements, check_plan
+    from planner_app.core.records.ledger import ReleaseRecord, lifetime_total
 
     report = check_plan(load_plan(DEMO_PLAN))
     ms = all_measurements(report.queries)
@@ -170,7 +170,7 @@ def test_kill_9_mid_release_leaves_a_charge_and_no_partial_bundle(tmp_path: Path
     assert len(leftovers) == (1 if stage == "bundle-temp-written" else 0)
     if stage == "renamed":
         # killed after the rename: the bundle is complete and verifies
-        from planner_app.core.bundle import verify_bundle
+        from planner_app.core.release.verify_release import verify_bundle
 
         assert verify_bundle(out).valid
     else:

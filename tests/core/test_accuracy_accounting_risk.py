@@ -12,16 +12,25 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner_app.core import accounting
-from planner_app.core.accuracy import (accuracy_for, discrete_gaussian_half_width,
-                                       discrete_laplace_half_width, discrete_laplace_tail,
-                                       epsilon_for_half_width)
-from planner_app.core.measure import (Measurement, epsilon_from_rho, gaussian_sigma_sq,
-                                      laplace_scale, rho_for)
-from planner_app.core.mechanisms import SeededRandomSource, discrete_gaussian, discrete_laplace
-from planner_app.core.plan import plan_from_dict
-from planner_app.core.risk import explain, out_of_100, posterior_max, posterior_min
-from planner_app.core.sensitivity import Component
+from planner_app.core.dp import accounting
+from planner_app.core.dp.accuracy import (
+    accuracy_for,
+    discrete_gaussian_half_width,
+    discrete_laplace_half_width,
+    discrete_laplace_tail,
+    epsilon_for_half_width,
+)
+from planner_app.core.dp.measure import (
+    Measurement,
+    epsilon_from_rho,
+    gaussian_sigma_sq,
+    laplace_scale,
+    rho_for,
+)
+from planner_app.core.dp.mechanisms import SeededRandomSource, discrete_gaussian, discrete_laplace
+from planner_app.core.dp.risk import explain, out_of_100, posterior_max, posterior_min
+from planner_app.core.dp.sensitivity import Component
+from planner_app.core.model import plan_from_dict
 from tests.conftest import plan_dict
 
 
@@ -137,7 +146,7 @@ def test_accountants_order(eps: list[float], delta: float) -> None:
 def test_pure_plans_use_basic_and_tight_accountants_need_delta() -> None:
     ms = [laplace_measurement(0.1) for _ in range(50)]
     assert accounting.compose(ms, 0.0).accountant == "basic"
-    from planner_app.core.errors import InputError
+    from planner_app.core.support.errors import InputError
 
     with pytest.raises(InputError, match="needs budget.delta"):
         accounting.compose(ms, 0.0, "pld")
@@ -185,7 +194,7 @@ def test_rounding_never_understates_the_risk() -> None:
 
 def test_randomized_response_reference(reference_values: dict[str, Any]) -> None:
     rr = reference_values["randomized_response"]["truth_coin_then_fair_coin"]
-    from planner_app.core.mechanisms import truth_probability
+    from planner_app.core.dp.mechanisms import truth_probability
 
     t = float(truth_probability(rr["epsilon"]))
     assert (1 + t) / 2 == pytest.approx(rr["p_yes_given_yes"], abs=1e-6)

@@ -10,11 +10,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from planner_app.core.aggregate import PandasEngine
-from planner_app.core.errors import InputError
-from planner_app.core.mechanisms import SeededRandomSource
-from planner_app.core.plan import plan_from_dict
-from planner_app.core.release import privatize, release_with_engine
+from planner_app.core.data.aggregate import PandasEngine
+from planner_app.core.dp.mechanisms import SeededRandomSource
+from planner_app.core.model import plan_from_dict
+from planner_app.core.release.noise import privatize, release_with_engine
+from planner_app.core.support.errors import InputError
 from tests.conftest import plan_dict
 
 FRAME = pd.DataFrame({

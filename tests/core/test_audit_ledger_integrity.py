@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from planner_app.core import audit as audit_module
-from planner_app.core.audit import AuditError, AuditLog, verify_chain
+from planner_app.core.records import audit as audit_module
+from planner_app.core.records.audit import AuditError, AuditLog, verify_chain
 from tests.conftest import DEMO_PLAN, DEMO_TABLE, ROOT
 
 

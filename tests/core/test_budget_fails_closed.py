@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from planner_app.core.accounting import compose, zcdp
-from planner_app.core.errors import InputError
-from planner_app.core.ledger import Ledger, lifetime_total
-from planner_app.core.measure import epsilon_from_rho, measurements_for, rho_for
-from planner_app.core.plan import MIN_DELTA, plan_from_dict
+from planner_app.core.dp.accounting import compose, zcdp
+from planner_app.core.dp.measure import epsilon_from_rho, measurements_for, rho_for
+from planner_app.core.model import MIN_DELTA, plan_from_dict
+from planner_app.core.records.ledger import Ledger, lifetime_total
+from planner_app.core.support.errors import InputError
 from tests.conftest import ROOT, plan_dict, write_json
 
 

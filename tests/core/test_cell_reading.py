@@ -19,10 +19,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from planner_app.core.aggregate import PandasEngine
-from planner_app.core.mechanisms import SeededRandomSource
-from planner_app.core.plan import canonical_key, plan_from_dict
-from planner_app.core.tables import load_table, numeric_values
+from planner_app.core.data.aggregate import PandasEngine
+from planner_app.core.data.tables import load_table, numeric_values
+from planner_app.core.dp.mechanisms import SeededRandomSource
+from planner_app.core.model import canonical_key, plan_from_dict
 from tests.conftest import with_reasons
 
 N = 120

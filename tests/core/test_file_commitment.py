@@ -17,14 +17,19 @@ from pathlib import Path
 
 import pytest
 
-from planner_app.core.bundle import read_bundle
-from planner_app.core.commitment import (KeyMissing, dataset_secret, keys_dir, opens,
-                                         prove_file)
-from planner_app.core.home import AppHome, app_home
-from planner_app.core.plan import load_plan
-from planner_app.core.publish import publish
-from planner_app.core.resources import demo_plan_path
-from planner_app.core.tables import load_table
+from planner_app.core.data.tables import load_table
+from planner_app.core.model import load_plan
+from planner_app.core.release.bundle import read_bundle
+from planner_app.core.release.commitment import (
+    KeyMissing,
+    dataset_secret,
+    keys_dir,
+    opens,
+    prove_file,
+)
+from planner_app.core.release.publish import publish
+from planner_app.core.support.home import AppHome, app_home
+from planner_app.core.support.resources import demo_plan_path
 from tests.conftest import DEMO_TABLE
 
 
@@ -127,7 +132,7 @@ def test_the_owner_notes_still_use_the_plain_hash(tmp_path: Path, home: AppHome)
     assert not any("SHA-256 changed" in n for n in again.notes)
     doc = json.loads(demo_plan_path().read_text())
     doc["dataset"] = {"name": "renamed"}
-    from planner_app.core.plan import plan_from_dict
+    from planner_app.core.model import plan_from_dict
 
     result = publish(plan_from_dict(doc), table, tmp_path / "c.zip", home)
     assert any("released before as dataset 'demo-survey'" in n for n in result.notes)

@@ -12,9 +12,9 @@ from fractions import Fraction
 
 import pytest
 
-from planner_app.core import gaussian
-from planner_app.core.measure import exact_gaussian_sigma_sq, gaussian_sigma_sq, measurements_for
-from planner_app.core.plan import plan_from_dict
+from planner_app.core.dp import gaussian
+from planner_app.core.dp.measure import exact_gaussian_sigma_sq, gaussian_sigma_sq, measurements_for
+from planner_app.core.model import plan_from_dict
 from tests.conftest import plan_dict
 
 
@@ -100,6 +100,6 @@ def test_exact_sigma_never_exceeds_the_zcdp_sigma() -> None:
 def test_the_smallest_delta_a_plan_may_hold_is_calibrated_without_more_noise() -> None:
     # plans refuse δ below MIN_DELTA (1e-100); at it, the exact curve still gives a σ no
     # larger than zCDP's (below 1e-200 the code would keep zCDP's; no plan reaches that)
-    from planner_app.core.plan import MIN_DELTA
+    from planner_app.core.model import MIN_DELTA
 
     assert exact_gaussian_sigma_sq(1, 1.0, MIN_DELTA) <= gaussian_sigma_sq(1, 1.0, MIN_DELTA)

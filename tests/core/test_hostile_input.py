@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from planner_app.core.errors import InputError
-from planner_app.core.files import check_output_path, input_file_size
-from planner_app.core.plan import parse_plan_text
-from planner_app.core.tables import load_table
+from planner_app.core.data.tables import load_table
+from planner_app.core.model import parse_plan_text
+from planner_app.core.support.errors import InputError
+from planner_app.core.support.files import check_output_path, input_file_size
 from tests.conftest import plan_dict
 
 # ----------------------------------------------------------------------------- output paths
@@ -58,7 +58,7 @@ def test_a_name_whose_temporary_name_is_too_long_is_refused(tmp_path: Path) -> N
 def test_a_full_disk_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import shutil
 
-    from planner_app.core import files
+    from planner_app.core.support import files
 
     usage = shutil.disk_usage(tmp_path)
     monkeypatch.setattr(files.shutil, "disk_usage", lambda p: usage._replace(free=100))
@@ -156,9 +156,9 @@ def test_a_nul_byte_late_in_a_utf16_file_is_text(tmp_path: Path) -> None:
 @pytest.mark.parametrize("kind", ["quantile", "randomized_response"])
 def test_an_epsilon_whose_probabilities_underflow_is_refused_before_the_charge(
         tmp_path: Path, kind: str) -> None:
-    from planner_app.core.home import app_home
-    from planner_app.core.plan import plan_from_dict
-    from planner_app.core.publish import publish
+    from planner_app.core.model import plan_from_dict
+    from planner_app.core.release.publish import publish
+    from planner_app.core.support.home import app_home
 
     query = ({"id": "q", "kind": "quantile", "column": "x", "lower": 0, "upper": 10,
               "quantile": 0.5, "epsilon": 1e-300} if kind == "quantile" else
@@ -174,9 +174,11 @@ def test_an_epsilon_whose_probabilities_underflow_is_refused_before_the_charge(
 def test_what_the_quantile_check_accepts_the_sampler_draws() -> None:
     import numpy as np
 
-    from planner_app.core.mechanisms import SystemRandomSource, exponential_quantile
-
-    from planner_app.core.mechanisms import MAX_QUANTILE_SCALE
+    from planner_app.core.dp.mechanisms import (
+        MAX_QUANTILE_SCALE,
+        SystemRandomSource,
+        exponential_quantile,
+    )
 
     smallest = 4 / MAX_QUANTILE_SCALE * 1.0000001
     for epsilon in (smallest, 1e-3, 1.0):  # tiny but drawable: nearly uniform over the grid

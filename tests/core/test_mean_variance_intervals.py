@@ -13,13 +13,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from planner_app.core import intervals
-from planner_app.core.accuracy import accuracy_for
-from planner_app.core.aggregate import PandasEngine
-from planner_app.core.mechanisms import SeededRandomSource, discrete_laplace
-from planner_app.core.measure import measurements_for
-from planner_app.core.plan import plan_from_dict
-from planner_app.core.release import privatize
+from planner_app.core.data.aggregate import PandasEngine
+from planner_app.core.dp import intervals
+from planner_app.core.dp.accuracy import accuracy_for
+from planner_app.core.dp.measure import measurements_for
+from planner_app.core.dp.mechanisms import SeededRandomSource, discrete_laplace
+from planner_app.core.model import plan_from_dict
+from planner_app.core.release.noise import privatize
 from tests.conftest import plan_dict
 
 RUNS = 1000

@@ -11,12 +11,19 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from planner_app.core import mechanisms as mech
-from planner_app.core.mechanisms import (SeededRandomSource, SystemRandomSource, bernoulli_exp,
-                                         discrete_gaussian, discrete_laplace,
-                                         discrete_laplace_scalar, exponential_quantile,
-                                         randomized_response, truth_probability,
-                                         uniform_below)
+from planner_app.core.dp import mechanisms as mech
+from planner_app.core.dp.mechanisms import (
+    SeededRandomSource,
+    SystemRandomSource,
+    bernoulli_exp,
+    discrete_gaussian,
+    discrete_laplace,
+    discrete_laplace_scalar,
+    exponential_quantile,
+    randomized_response,
+    truth_probability,
+    uniform_below,
+)
 
 N = 200_000
 
@@ -162,9 +169,9 @@ def test_exponential_quantile_finds_the_median_of_many_values() -> None:
 
 def test_release_default_source_is_the_os_csprng(monkeypatch: pytest.MonkeyPatch) -> None:
     """Noise without an injected source draws from secrets (the OS CSPRNG)."""
-    from planner_app.core.aggregate import Aggregate
-    from planner_app.core.plan import plan_from_dict
-    from planner_app.core.release import privatize
+    from planner_app.core.data.aggregate import Aggregate
+    from planner_app.core.model import plan_from_dict
+    from planner_app.core.release.noise import privatize
     from tests.conftest import plan_dict
 
     calls = []

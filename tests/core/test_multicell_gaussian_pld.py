@@ -12,10 +12,10 @@ import math
 import numpy as np
 import pytest
 
-from planner_app.core import accounting
-from planner_app.core.measure import Measurement, measurements_for
-from planner_app.core.plan import plan_from_dict
-from planner_app.core.sensitivity import Component
+from planner_app.core.dp import accounting
+from planner_app.core.dp.measure import Measurement, measurements_for
+from planner_app.core.dp.sensitivity import Component
+from planner_app.core.model import plan_from_dict
 from tests.conftest import plan_dict
 
 

@@ -28,16 +28,25 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from planner_app.core.bundle import (AUDIT, MANIFEST, PLAN, README, RECORD, REPORT_HTML,
-                                     REPORT_PDF, RESULTS, read_bundle)
-from planner_app.core.home import app_home
-from planner_app.core.ledger import Ledger
-from planner_app.core.mechanisms import SeededRandomSource
-from planner_app.core.plan import plan_from_dict
+from planner_app.core.data.tables import load_table
+from planner_app.core.dp.mechanisms import SeededRandomSource
+from planner_app.core.model import plan_from_dict
+from planner_app.core.records.ledger import Ledger
+from planner_app.core.release.bundle import (
+    AUDIT,
+    MANIFEST,
+    PLAN,
+    README,
+    RECORD,
+    REPORT_HTML,
+    REPORT_PDF,
+    RESULTS,
+    read_bundle,
+)
+from planner_app.core.release.publish import publish, readme_text
+from planner_app.core.release.report import report_html
+from planner_app.core.support.home import app_home
 from tests.conftest import with_reasons
-from planner_app.core.publish import publish, readme_text
-from planner_app.core.report import report_html
-from planner_app.core.tables import load_table
 
 MASK = "<differs>"
 EPS = 3.0
@@ -318,7 +327,7 @@ def test_the_masks_hide_only_what_may_differ(tmp_path: Path) -> None:
 
 
 def test_report_pdf_is_rendered_from_the_record_alone(tmp_path: Path) -> None:
-    from planner_app.core.report import report_pdf
+    from planner_app.core.release.report import report_pdf
 
     doc = plan_for("mean", "row", "add-remove")
     files = read_bundle(release(base_table("row"), doc, tmp_path / "a"))

@@ -17,17 +17,23 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from planner_app.core.aggregate import PandasEngine
-from planner_app.core.audit import AuditLog, verify_chain
-from planner_app.core.bundle import (MANIFEST, NotABundle, manifest_bytes, read_bundle,
-                                     safe_cell, verify_bundle)
-from planner_app.core.home import AppHome, app_home
-from planner_app.core.ledger import BudgetExceeded, Ledger, LedgerError
-from planner_app.core.mechanisms import SeededRandomSource
-from planner_app.core.plan import load_plan, plan_from_dict
-from planner_app.core.publish import publish
-from planner_app.core.resources import demo_plan_path, resource_path
-from planner_app.core.tables import Table, load_table
+from planner_app.core.data.aggregate import PandasEngine
+from planner_app.core.data.tables import Table, load_table
+from planner_app.core.dp.mechanisms import SeededRandomSource
+from planner_app.core.model import load_plan, plan_from_dict
+from planner_app.core.records.audit import AuditLog, verify_chain
+from planner_app.core.records.ledger import BudgetExceeded, Ledger, LedgerError
+from planner_app.core.release.bundle import (
+    MANIFEST,
+    NotABundle,
+    manifest_bytes,
+    read_bundle,
+    safe_cell,
+)
+from planner_app.core.release.publish import publish
+from planner_app.core.release.verify_release import verify_bundle
+from planner_app.core.support.home import AppHome, app_home
+from planner_app.core.support.resources import demo_plan_path, resource_path
 from tests.conftest import DEMO_TABLE, flip_zip_byte, plan_dict, with_reasons
 
 RELEASE_SCHEMA = json.loads(resource_path("release.schema.json").read_text())
@@ -357,7 +363,7 @@ def test_a_read_only_ledger_releases_nothing(tmp_path: Path, home: AppHome, demo
         return real_connect(f"file:{path}?mode=ro", *args, uri=True, **kwargs)
 
     # as the OS would when the file is read-only (root ignores chmod, so use SQLite's mode)
-    monkeypatch.setattr("planner_app.core.ledger.sqlite3.connect", read_only)
+    monkeypatch.setattr("planner_app.core.records.ledger.sqlite3.connect", read_only)
     with pytest.raises(LedgerError, match="read-only; nothing was released"):
         publish(plan, table, tmp_path / "x.zip", home)
     assert not (tmp_path / "x.zip").exists()
@@ -382,7 +388,7 @@ def test_ledger_faults_give_clear_errors(tmp_path: Path, home: AppHome, demo) ->
     assert "readonly" in str(info.value)
     assert "read-only" in str(ledger._fail(info.value))
     # locked: another connection holds the write lock
-    import planner_app.core.ledger as ledger_module
+    import planner_app.core.records.ledger as ledger_module
 
     holder = sqlite3.connect(home.ledger_path, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")
@@ -406,7 +412,7 @@ def test_a_broken_audit_log_stops_a_release(tmp_path: Path, home: AppHome, demo)
     entry["params"]["epsilon"] = 0.001
     lines[1] = json.dumps(entry)
     home.audit_path.write_text("\n".join(lines) + "\n")
-    from planner_app.core.audit import AuditError
+    from planner_app.core.records.audit import AuditError
 
     with pytest.raises(AuditError, match="line 2"):
         publish(plan, table, tmp_path / "b.zip", home)

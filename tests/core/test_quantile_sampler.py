@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-import planner_app.core.mechanisms as mech
-from planner_app.core.mechanisms import SeededRandomSource, exponential_quantile
+import planner_app.core.dp.mechanisms as mech
+from planner_app.core.dp.mechanisms import SeededRandomSource, exponential_quantile
 
 
 def direct_law(values: np.ndarray, lo: int, hi: int, q: float, eps: float) -> np.ndarray:

@@ -17,17 +17,20 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from planner_app.core.aggregate import PandasEngine
-from planner_app.core.bundle import NOISED_DIR
-from planner_app.core.errors import InputError
-from planner_app.core.home import app_home
-from planner_app.core.measure import measurements_for
-from planner_app.core.mechanisms import (SeededRandomSource, randomized_answer_file,
-                                         uniform_permutation)
-from planner_app.core.plan import plan_from_dict
-from planner_app.core.publish import publish
-from planner_app.core.release import release_with_engine
-from planner_app.core.tables import load_table
+from planner_app.core.data.aggregate import PandasEngine
+from planner_app.core.data.tables import load_table
+from planner_app.core.dp.measure import measurements_for
+from planner_app.core.dp.mechanisms import (
+    SeededRandomSource,
+    randomized_answer_file,
+    uniform_permutation,
+)
+from planner_app.core.model import plan_from_dict
+from planner_app.core.release.bundle import NOISED_DIR
+from planner_app.core.release.noise import release_with_engine
+from planner_app.core.release.publish import publish
+from planner_app.core.support.errors import InputError
+from planner_app.core.support.home import app_home
 from tests.conftest import plan_dict
 
 RR = {"id": "r", "kind": "randomized_response", "column": "ok", "yes": ["yes"], "no": ["no"],
@@ -159,7 +162,7 @@ def test_the_interval_includes_the_count_noise_and_holds() -> None:
 
 def test_planned_accuracy_adds_the_count_error() -> None:
     plan = plan_of(RR, dataset={"name": "t", "expected_rows": 1000})
-    from planner_app.core.accuracy import accuracy_for
+    from planner_app.core.dp.accuracy import accuracy_for
 
     hw = accuracy_for(plan.queries[0], plan).half_width
     t = math.tanh(0.9 / 2)
@@ -172,7 +175,7 @@ def test_planned_accuracy_adds_the_count_error() -> None:
 
 @pytest.mark.parametrize("epsilon", [1e-12, 1e-300, 5e-324, 1e-6])
 def test_an_epsilon_too_small_is_refused_with_a_clear_message(epsilon: float) -> None:
-    from planner_app.core.check import check_plan
+    from planner_app.core.planning.check import check_plan
 
     plan = plan_of({**RR, "epsilon": epsilon})
     with pytest.raises(InputError) as info:
@@ -181,7 +184,7 @@ def test_an_epsilon_too_small_is_refused_with_a_clear_message(epsilon: float) ->
 
 
 def test_an_epsilon_whose_truth_underflows_is_refused_where_the_count_is_public() -> None:
-    from planner_app.core.check import check_plan
+    from planner_app.core.planning.check import check_plan
 
     plan = plan_of({**RR, "epsilon": 1e-12, "missing": {"impute": "no"}},
                    neighbouring="replace-one")
@@ -193,8 +196,8 @@ def test_an_epsilon_whose_truth_underflows_is_refused_where_the_count_is_public(
 def test_an_editor_can_still_show_a_refused_epsilon() -> None:
     """The GUI recomputes at every ε its spin box allows (down to 0.0001, with k rows): the
     measurements, the total and the accuracy exist; the accuracy says why it is refused."""
-    from planner_app.core.accounting import compose
-    from planner_app.core.accuracy import accuracy_for
+    from planner_app.core.dp.accounting import compose
+    from planner_app.core.dp.accuracy import accuracy_for
 
     plan = plan_of({**RR, "epsilon": 0.0001},
                    privacy_unit={"kind": "person", "id_column": "pid", "max_rows": 1000})
@@ -205,7 +208,7 @@ def test_an_editor_can_still_show_a_refused_epsilon() -> None:
 
 
 def test_the_solver_treats_a_refused_epsilon_as_unreachable() -> None:
-    from planner_app.core.accuracy import epsilon_for_half_width
+    from planner_app.core.dp.accuracy import epsilon_for_half_width
 
     plan = plan_of(RR, dataset={"name": "t", "expected_rows": 100_000})
     eps = epsilon_for_half_width(plan.queries[0], plan, 0.05)
@@ -243,8 +246,8 @@ def test_tiny_epsilon_release_exits_2_before_any_charge(tmp_path: Path) -> None:
 
 
 def test_bundle_publishes_no_exact_count_and_verifies(tmp_path: Path) -> None:
-    from planner_app.core.bundle import Verdict, read_bundle, verify_bundle
-    from planner_app.core.verify_release import verify_contents
+    from planner_app.core.release.bundle import Verdict, read_bundle
+    from planner_app.core.release.verify_release import verify_bundle, verify_contents
 
     data = tmp_path / "t.csv"
     data.write_text("ok\n" + "yes\nno\n\nmaybe\n" * 10)

@@ -10,15 +10,21 @@ from pathlib import Path
 import pytest
 
 from planner_app.cli import main
-from planner_app.core.accounting import Total, within
-from planner_app.core.check import all_measurements, check_plan
-from planner_app.core.errors import InputError
-from planner_app.core.home import app_home
-from planner_app.core.ledger import BudgetExceeded, Ledger, LedgerError
-from planner_app.core.plan import load_plan, plan_from_dict
-from planner_app.core.readiness import (FAIL, PASS, NotReady, missing_reasons, readiness,
-                                        require_ready)
-from planner_app.core.review import ApprovalRequired, review
+from planner_app.core.dp.accounting import Total, within
+from planner_app.core.model import load_plan, plan_from_dict
+from planner_app.core.planning.check import all_measurements, check_plan
+from planner_app.core.planning.readiness import (
+    FAIL,
+    PASS,
+    NotReady,
+    missing_reasons,
+    readiness,
+    require_ready,
+)
+from planner_app.core.records.ledger import BudgetExceeded, Ledger, LedgerError
+from planner_app.core.records.review import ApprovalRequired, review
+from planner_app.core.support.errors import InputError
+from planner_app.core.support.home import app_home
 from tests.conftest import DEMO_PLAN, plan_dict, write_json
 
 
@@ -154,7 +160,7 @@ def test_the_lifetime_rule_is_the_charges_own_decision(tmp_path: Path, cap_epsil
 
 def test_check_prints_the_rules_and_honours_the_approval_setting(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from planner_app.core.settings import Settings, save_settings
+    from planner_app.core.planning.settings import Settings, save_settings
 
     doc = json.loads(DEMO_PLAN.read_text())
     next(q for q in doc["queries"] if q["id"] == "age_bands")["justification"] = {}  # bins

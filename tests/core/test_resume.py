@@ -20,14 +20,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from planner_app.core.audit import AuditLog
-from planner_app.core.bundle import read_bundle, results_csv, verify_bundle
-from planner_app.core.errors import InputError, PlannerError
-from planner_app.core.home import AppHome, app_home
-from planner_app.core.ledger import Ledger, LedgerError
-from planner_app.core.plan import load_plan, plan_from_dict
-from planner_app.core.resources import demo_plan_path
-from planner_app.core.tables import Table, load_table
+from planner_app.core.data.tables import Table, load_table
+from planner_app.core.model import load_plan, plan_from_dict
+from planner_app.core.records.audit import AuditLog
+from planner_app.core.records.ledger import Ledger, LedgerError
+from planner_app.core.release.bundle import read_bundle, results_csv
+from planner_app.core.release.verify_release import verify_bundle
+from planner_app.core.support.errors import InputError, PlannerError
+from planner_app.core.support.home import AppHome, app_home
+from planner_app.core.support.resources import demo_plan_path
 from tests.conftest import DEMO_TABLE, with_reasons
 from tests.conftest import plan_dict as _plan_dict
 
@@ -76,7 +77,7 @@ def failing_on_call(real: Any, fail_at: int) -> Any:
 
 def test_a_report_that_cannot_be_built_is_refused_before_the_charge(
         tmp_path: Path, home: AppHome, demo, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    import planner_app.core.publish as publish_module
+    import planner_app.core.release.publish as publish_module
 
     plan, table = demo
     monkeypatch.setattr(publish_module, "report_pdf", failing_on_call(publish_module.report_pdf,
@@ -94,7 +95,7 @@ def test_a_hundred_statistics_release_with_a_readable_report(tmp_path: Path,
     """Measured: about 100 statistics made the PDF raise "row too high" after the charge."""
     from pypdf import PdfReader
 
-    from planner_app.core.publish import publish
+    from planner_app.core.release.publish import publish
 
     rng = np.random.default_rng(3)  # test data only
     frame = pd.DataFrame({"x": rng.uniform(0, 10, 300)})
@@ -117,7 +118,7 @@ def test_a_hundred_statistics_release_with_a_readable_report(tmp_path: Path,
 @pytest.mark.parametrize("problem", ["folder", "missing folder", "long name"])
 def test_an_output_path_that_cannot_be_written_is_refused_before_the_charge(
         tmp_path: Path, home: AppHome, demo, problem: str) -> None:  # type: ignore[no-untyped-def]
-    from planner_app.core.publish import publish
+    from planner_app.core.release.publish import publish
 
     plan, table = demo
     if problem == "folder":
@@ -140,7 +141,7 @@ def test_too_little_disk_space_is_refused_before_the_charge(
         tmp_path: Path, home: AppHome, demo, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     import shutil
 
-    from planner_app.core.publish import publish
+    from planner_app.core.release.publish import publish
 
     plan, table = demo
     real = shutil.disk_usage
@@ -156,10 +157,10 @@ def test_too_little_disk_space_is_refused_before_the_charge(
 
 def test_a_failure_after_the_charge_is_completed_by_resume(
         tmp_path: Path, home: AppHome, monkeypatch: pytest.MonkeyPatch) -> None:
-    import planner_app.core.publish as publish_module
-    from planner_app.core.pending import list_pending
-    from planner_app.core.publish import ReleaseUnfinished
-    from planner_app.core.resume import resume_release
+    import planner_app.core.release.publish as publish_module
+    from planner_app.core.release.pending import list_pending
+    from planner_app.core.release.publish import ReleaseUnfinished
+    from planner_app.core.release.resume import resume_release
 
     rng = np.random.default_rng(11)  # test data only
     n = 777
@@ -227,8 +228,8 @@ def test_a_failure_after_the_charge_is_completed_by_resume(
 
 def test_a_failure_after_the_bundle_was_written_is_completed_without_rewriting_it(
         tmp_path: Path, home: AppHome, demo, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    from planner_app.core.publish import ReleaseUnfinished, publish
-    from planner_app.core.resume import resume_release
+    from planner_app.core.release.publish import ReleaseUnfinished, publish
+    from planner_app.core.release.resume import resume_release
 
     plan, table = demo
 
@@ -251,8 +252,8 @@ def test_a_failure_after_the_bundle_was_written_is_completed_without_rewriting_i
 
 def test_resume_writes_elsewhere_and_never_over_a_file(
         tmp_path: Path, home: AppHome, demo, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    import planner_app.core.publish as publish_module
-    from planner_app.core.resume import resume_release
+    import planner_app.core.release.publish as publish_module
+    from planner_app.core.release.resume import resume_release
 
     plan, table = demo
     monkeypatch.setattr(publish_module, "report_html",
@@ -273,8 +274,8 @@ def test_resume_writes_elsewhere_and_never_over_a_file(
 
 def test_resume_refuses_a_release_the_ledger_does_not_hold(
         tmp_path: Path, home: AppHome, demo, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    import planner_app.core.publish as publish_module
-    from planner_app.core.resume import resume_release
+    import planner_app.core.release.publish as publish_module
+    from planner_app.core.release.resume import resume_release
 
     plan, table = demo
     monkeypatch.setattr(publish_module, "report_pdf",
@@ -299,7 +300,7 @@ def test_a_histogram_with_thousands_of_cells_shows_its_largest(tmp_path: Path,
                                                                home: AppHome) -> None:
     from pypdf import PdfReader
 
-    from planner_app.core.publish import publish
+    from planner_app.core.release.publish import publish
 
     cells = [f"c{i:04d}" for i in range(3000)]
     rng = np.random.default_rng(5)  # test data only
@@ -327,8 +328,8 @@ def test_a_thousand_statistics_and_long_labels_render(tmp_path: Path, home: AppH
     (a table row must fit on one page: long answers flow across pages instead)."""
     from pypdf import PdfReader
 
-    from planner_app.core.publish import publish
-    from planner_app.core.report import report_html, report_pdf
+    from planner_app.core.release.publish import publish
+    from planner_app.core.release.report import report_html, report_pdf
 
     frame = pd.DataFrame({"x": np.arange(50) % 10})
     long_label = "A statistic with a very long name " * 55  # near the 2,000-character limit
@@ -366,8 +367,8 @@ def test_a_post_processing_failure_is_found_before_the_charge(
     """Whatever fails in the noise step without depending on the noise (intervals, the
     quantile sampler, the answer file) fails in a dry run before the charge: before, such a
     failure came after the charge, before the saved record, so nothing could be resumed."""
-    import planner_app.core.release as release_module
-    from planner_app.core.publish import publish
+    import planner_app.core.release.noise as release_module
+    from planner_app.core.release.publish import publish
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise ZeroDivisionError("division by zero")

@@ -10,16 +10,17 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from planner_app.core.bundle import read_bundle, verify_bundle
-from planner_app.core.errors import InputError
-from planner_app.core.home import app_home
-from planner_app.core.ledger import Ledger
-from planner_app.core.plan import load_plan, plan_digest, plan_from_dict, plan_to_dict
-from planner_app.core.publish import publish
-from planner_app.core.report import report_html, report_pdf, transparency
-from planner_app.core.resources import demo_plan_path
-from planner_app.core.review import ApprovalRequired, approval_status, review
-from planner_app.core.tables import load_table
+from planner_app.core.data.tables import load_table
+from planner_app.core.model import load_plan, plan_digest, plan_from_dict, plan_to_dict
+from planner_app.core.records.ledger import Ledger
+from planner_app.core.records.review import ApprovalRequired, approval_status, review
+from planner_app.core.release.bundle import read_bundle
+from planner_app.core.release.publish import publish
+from planner_app.core.release.report import report_html, report_pdf, transparency
+from planner_app.core.release.verify_release import verify_bundle
+from planner_app.core.support.errors import InputError
+from planner_app.core.support.home import app_home
+from planner_app.core.support.resources import demo_plan_path
 from tests.conftest import DEMO_TABLE
 
 TRANSPARENCY = ("Unit of privacy", "Neighbouring datasets", "Privacy parameters",

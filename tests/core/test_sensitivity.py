@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner_app.core.aggregate import PandasEngine
-from planner_app.core.mechanisms import SeededRandomSource
-from planner_app.core.plan import plan_from_dict
-from planner_app.core.sensitivity import components_for, grid_for, sensitivity_for
+from planner_app.core.data.aggregate import PandasEngine
+from planner_app.core.dp.mechanisms import SeededRandomSource
+from planner_app.core.dp.sensitivity import components_for, grid_for, sensitivity_for
+from planner_app.core.model import plan_from_dict
 from tests.conftest import plan_dict
 
 
@@ -228,8 +228,8 @@ def test_no_neighbour_moves_further_than_the_sensitivity(table, other, kind, rel
 def test_an_imputed_mean_says_its_count_includes_imputed_rows() -> None:
     """Found by the adversarial pass: an imputed mean's count was described as "rows with the
     column present" although imputed rows are counted too."""
-    from planner_app.core.plan import plan_from_dict
-    from planner_app.core.sensitivity import components_for
+    from planner_app.core.dp.sensitivity import components_for
+    from planner_app.core.model import plan_from_dict
     from tests.conftest import plan_dict
 
     plan = plan_from_dict(plan_dict(queries=[{"id": "m", "kind": "mean", "column": "x",

@@ -14,15 +14,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from planner_app.core.aggregate import PandasEngine
-from planner_app.core.check import check_plan
-from planner_app.core.errors import InputError
-from planner_app.core.home import app_home
-from planner_app.core.ledger import Ledger
-from planner_app.core.mechanisms import SeededRandomSource
-from planner_app.core.plan import load_plan, plan_from_dict, plan_to_dict
-from planner_app.core.publish import publish
-from planner_app.core.tables import load_table
+from planner_app.core.data.aggregate import PandasEngine
+from planner_app.core.data.tables import load_table
+from planner_app.core.dp.mechanisms import SeededRandomSource
+from planner_app.core.model import load_plan, plan_from_dict, plan_to_dict
+from planner_app.core.planning.check import check_plan
+from planner_app.core.records.ledger import Ledger
+from planner_app.core.release.publish import publish
+from planner_app.core.support.errors import InputError
+from planner_app.core.support.home import app_home
 from tests.conftest import DEMO_PLAN, ROOT, plan_dict, write_json
 
 # a chile-like table: sex coded M/F, 30 women among 100 answers, a region name, an income
@@ -204,7 +204,7 @@ def test_categories_of_a_text_column_are_fine() -> None:
 
 
 def test_the_demo_plan_on_a_chile_table_names_every_problem() -> None:
-    from planner_app.core.fit import plan_problems
+    from planner_app.core.data.fit import plan_problems
 
     plan = load_plan(DEMO_PLAN)
     problems = plan_problems(plan, CHILE, "chile.csv")
@@ -223,7 +223,7 @@ def test_the_demo_plan_on_a_chile_table_names_every_problem() -> None:
 
 
 def test_a_person_id_column_without_ids_is_a_fit_problem() -> None:
-    from planner_app.core.fit import plan_problems
+    from planner_app.core.data.fit import plan_problems
 
     plan = plan_of(privacy_unit={"kind": "person", "id_column": "pid", "max_rows": 2})
     frame = pd.DataFrame({"pid": ["a", None, "b"]})

@@ -7,8 +7,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from planner_app.core.errors import Cancelled, InputError
-from planner_app.core.tables import describe_columns, load_table
+from planner_app.core.data.tables import describe_columns, load_table
+from planner_app.core.support.errors import Cancelled, InputError
 
 
 def write(tmp_path: Path, name: str, data: bytes) -> Path:

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-import planner_app.core.mechanisms as mech
-from planner_app.core.errors import InputError
-from planner_app.core.home import AppHome, app_home
-from planner_app.core.ledger import Ledger
-from planner_app.core.plan import plan_from_dict
-from planner_app.core.publish import publish
-from planner_app.core.resources import demo_plan_path
-from planner_app.core.tables import load_table
+import planner_app.core.dp.mechanisms as mech
+from planner_app.core.data.tables import load_table
+from planner_app.core.model import plan_from_dict
+from planner_app.core.records.ledger import Ledger
+from planner_app.core.release.publish import publish
+from planner_app.core.support.errors import InputError
+from planner_app.core.support.home import AppHome, app_home
+from planner_app.core.support.resources import demo_plan_path
 from tests.conftest import DEMO_TABLE
 
 

@@ -10,7 +10,7 @@ from statistics import NormalDist
 
 import pytest
 
-from planner_app.core.risk import explain, format_percent, loss_tail_bound
+from planner_app.core.dp.risk import explain, format_percent, loss_tail_bound
 
 getcontext().prec = 60
 
@@ -106,7 +106,7 @@ def test_the_frequency_sentence_tells_large_epsilons_apart() -> None:
 def test_the_replace_one_sentence_is_a_sentence() -> None:
     """Found by the adversarial pass: "…sure that a fact about one person's record can be at
     most…" had no verb."""
-    from planner_app.core.risk import explain
+    from planner_app.core.dp.risk import explain
 
     text = explain(1.0, relation="replace-one").sentence
     assert "that a fact about one person's record holds can be at most" in text

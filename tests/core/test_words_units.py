@@ -9,12 +9,17 @@ from dataclasses import replace
 
 import pytest
 
-from planner_app.core.accuracy import (accuracy_for, format_half_width, quantile_refusal,
-                                       quantile_words, useless_warning)
-from planner_app.core.check import check_plan
-from planner_app.core.editing import solve_goal
-from planner_app.core.plan import plan_from_dict
-from planner_app.core.resources import demo_plan_path
+from planner_app.core.dp.accuracy import (
+    accuracy_for,
+    format_half_width,
+    quantile_refusal,
+    quantile_words,
+    useless_warning,
+)
+from planner_app.core.model import plan_from_dict
+from planner_app.core.planning.check import check_plan
+from planner_app.core.planning.editing import solve_goal
+from planner_app.core.support.resources import demo_plan_path
 
 
 def demo(**epsilons: float):  # type: ignore[no-untyped-def]
@@ -60,7 +65,7 @@ def test_quantile_accuracy_in_percentiles() -> None:
     acc = accuracy_for(q, plan)
     text = quantile_words(acc, 0.5)
     # independent: the exponential mechanism's rank bound (2Δ/ε)(ln G + ln 1/α) + 1, over n
-    from planner_app.core.sensitivity import grid_for
+    from planner_app.core.dp.sensitivity import grid_for
     g = grid_for(q).points
     delta = plan.privacy_unit.rows_per_unit
     ranks = 2 * delta / q.epsilon * (math.log(g) + math.log(20)) + 1

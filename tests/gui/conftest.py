@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from planner_app.core.resources import demo_plan_path, demo_table_path  # noqa: E402
+from planner_app.core.support.resources import demo_plan_path, demo_table_path  # noqa: E402
 from planner_app.gui.app import build_window  # noqa: E402
 from planner_app.gui.main_window import MainWindow  # noqa: E402
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from planner_app.core.home import app_home
-from planner_app.core.plan import load_plan
-from planner_app.core.publish import publish
-from planner_app.core.resources import demo_plan_path, demo_table_path
-from planner_app.core.tables import load_table
+from planner_app.core.data.tables import load_table
+from planner_app.core.model import load_plan
+from planner_app.core.release.publish import publish
+from planner_app.core.support.home import app_home
+from planner_app.core.support.resources import demo_plan_path, demo_table_path
 from tests.corpus.crafted import CRAFTS, reseal, rezip, unzip
 
 SOME = ["confidence-text", "queries-object", "total-list", "results-null",

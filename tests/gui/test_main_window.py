@@ -9,10 +9,10 @@ from PySide6.QtCore import QMimeData, QPoint, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QMessageBox
 
-from planner_app.core.editing import add_query
-from planner_app.core.plan import load_plan
-from planner_app.core.resources import demo_plan_path
-from planner_app.core.settings import load_settings
+from planner_app.core.model import load_plan
+from planner_app.core.planning.editing import add_query
+from planner_app.core.planning.settings import load_settings
+from planner_app.core.support.resources import demo_plan_path
 from planner_app.gui.app import run
 from planner_app.gui.dialogs.query_dialog import QueryDialog
 from tests.conftest import plan_dict, write_json
@@ -74,10 +74,10 @@ def test_a_dropped_file_opens(demo, tmp_path: Path) -> None:  # type: ignore[no-
 
 
 def test_a_bundle_opened_for_review_is_verified(window, dialogs, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from planner_app.core.home import app_home
-    from planner_app.core.publish import publish
-    from planner_app.core.resources import demo_table_path
-    from planner_app.core.tables import load_table
+    from planner_app.core.data.tables import load_table
+    from planner_app.core.release.publish import publish
+    from planner_app.core.support.home import app_home
+    from planner_app.core.support.resources import demo_table_path
 
     out = tmp_path / "b.zip"
     publish(load_plan(demo_plan_path()), load_table(demo_table_path()), out,
@@ -95,7 +95,7 @@ def test_a_newcomer_plans_three_statistics(window, qtbot, tmp_path: Path, monkey
     budget, save the plan; a screenshot of each step goes to tests/_screenshots."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     window.grab().save(str(SHOTS / "00-welcome.png"))
-    from planner_app.core.resources import demo_table_path
+    from planner_app.core.support.resources import demo_table_path
 
     window.load_table(demo_table_path(), synchronous=True)
     window.session.new_plan("my-survey")

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from planner_app.core.accuracy import accuracy_for, epsilon_for_half_width
-from planner_app.core.editing import HARM_PRESETS
-from planner_app.core.risk import explain
+from planner_app.core.dp.accuracy import accuracy_for, epsilon_for_half_width
+from planner_app.core.dp.risk import explain
+from planner_app.core.planning.editing import HARM_PRESETS
 from planner_app.gui.dialogs.query_dialog import QueryDialog
 from planner_app.gui.widgets.statistic_pane import epsilon_to_slider, slider_to_epsilon
 
@@ -221,7 +221,7 @@ def test_editing_keeps_every_recorded_reason(demo, qtbot) -> None:  # type: igno
     original = session.plan.query("satisfaction_by_region")
     with_eps = dc_replace(original, justification={**original.justification,
                                                    "epsilon": "agreed with the board"})
-    from planner_app.core.editing import replace_query
+    from planner_app.core.planning.editing import replace_query
 
     session.apply("add an ε reason", replace_query(session.plan, with_eps))
     dialog = QueryDialog(session, with_eps)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from planner_app.core.audit import AuditLog
-from planner_app.core.ledger import Ledger
-from planner_app.core.plan import load_plan
-from planner_app.core.resources import demo_plan_path
+from planner_app.core.model import load_plan
+from planner_app.core.records.audit import AuditLog
+from planner_app.core.records.ledger import Ledger
+from planner_app.core.support.resources import demo_plan_path
 from planner_app.gui.dialogs.release_wizard import checklist
 from tests.conftest import flip_zip_byte
 from tests.gui.conftest import SHOTS
@@ -82,10 +82,10 @@ def test_review_approves_and_a_change_needs_a_new_review(window, qtbot, tmp_path
 
 
 def test_bundle_viewer_shows_verdict_then_contents(window, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from planner_app.core.home import app_home
-    from planner_app.core.publish import publish
-    from planner_app.core.resources import demo_table_path
-    from planner_app.core.tables import load_table
+    from planner_app.core.data.tables import load_table
+    from planner_app.core.release.publish import publish
+    from planner_app.core.support.home import app_home
+    from planner_app.core.support.resources import demo_table_path
 
     out = tmp_path / "b.zip"
     publish(load_plan(demo_plan_path()), load_table(demo_table_path()), out,
@@ -110,8 +110,8 @@ def test_bundle_viewer_shows_verdict_then_contents(window, qtbot, tmp_path: Path
 
 
 def test_refusals_are_explained_with_what_to_do(demo, qtbot, dialogs) -> None:  # type: ignore[no-untyped-def]
-    from planner_app.core.ledger import BudgetExceeded, LedgerError
-    from planner_app.core.review import ApprovalRequired
+    from planner_app.core.records.ledger import BudgetExceeded, LedgerError
+    from planner_app.core.records.review import ApprovalRequired
 
     cases = [(BudgetExceeded("dataset 'demo-survey' has ε = 1 left"), "not enough budget",
               "Lower some statistics' ε"),

@@ -19,11 +19,11 @@ from typing import Any, Callable
 
 import pytest
 
-from planner_app.core.home import app_home
-from planner_app.core.ledger import Ledger
-from planner_app.core.plan import plan_from_dict
-from planner_app.core.review import review
-from planner_app.core.settings import Settings, save_settings
+from planner_app.core.model import plan_from_dict
+from planner_app.core.planning.settings import Settings, save_settings
+from planner_app.core.records.ledger import Ledger
+from planner_app.core.records.review import review
+from planner_app.core.support.home import app_home
 from tests.conftest import DEMO_PLAN, DEMO_TABLE, ROOT
 from tests.gui.conftest import SHOTS
 
@@ -194,7 +194,7 @@ def test_the_statistic_pane_names_the_reasons_the_core_misses(demo) -> None:  # 
     """The pane took any reason (one for ε included) as a reason for the bounds."""
     from dataclasses import replace
 
-    from planner_app.core.editing import replace_query
+    from planner_app.core.planning.editing import replace_query
 
     session = demo.session
     q = session.plan.query("income_2025")
@@ -209,7 +209,7 @@ def test_the_statistic_pane_names_the_reasons_the_core_misses(demo) -> None:  # 
 
 
 def test_a_plan_the_core_finds_not_ready_is_explained(demo, qtbot, dialogs) -> None:  # type: ignore[no-untyped-def]
-    from planner_app.core.readiness import NotReady
+    from planner_app.core.planning.readiness import NotReady
 
     wizard = demo.release()
     qtbot.addWidget(wizard)

@@ -6,15 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from planner_app.core.bundle import verify_bundle
-from planner_app.core.ledger import Ledger
+from planner_app.core.records.ledger import Ledger
+from planner_app.core.release.verify_release import verify_bundle
 from planner_app.gui.dialogs.release_wizard import checklist
 from tests.gui.conftest import SHOTS
 
 
 def unfinished_release(window, out: Path, monkeypatch: pytest.MonkeyPatch) -> str:  # type: ignore[no-untyped-def]
     """A release whose report fails after the charge (as 100 statistics once did)."""
-    import planner_app.core.publish as publish_module
+    import planner_app.core.release.publish as publish_module
 
     real = publish_module.report_pdf
     calls = {"n": 0}
@@ -67,7 +67,7 @@ def test_the_wizard_completes_an_unfinished_release(demo, qtbot, dialogs, tmp_pa
 
 
 def test_a_failure_after_the_charge_is_explained(demo, qtbot, dialogs) -> None:  # type: ignore[no-untyped-def]
-    from planner_app.core.publish import ReleaseUnfinished
+    from planner_app.core.release.publish import ReleaseUnfinished
 
     wizard = demo.release()
     qtbot.addWidget(wizard)

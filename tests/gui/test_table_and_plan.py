@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from planner_app.core.resources import demo_plan_path, demo_table_path
+from planner_app.core.support.resources import demo_plan_path, demo_table_path
 from planner_app.gui.dialogs.query_dialog import QueryDialog
 from planner_app.gui.dialogs.release_wizard import ReleaseWizard, checklist
 from planner_app.gui.table_link import ATTACH, NEW, new_or_attach_box
@@ -87,7 +87,7 @@ def test_the_plans_own_table_is_not_asked_about(demo, monkeypatch) -> None:  # t
 
 
 def test_the_question_reads_well(window, qtbot) -> None:  # type: ignore[no-untyped-def]
-    from planner_app.core.plan import load_plan
+    from planner_app.core.model import load_plan
 
     box = new_or_attach_box(window, "chile.csv", load_plan(demo_plan_path()))
     qtbot.addWidget(box)

@@ -8,14 +8,27 @@ import re
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox,
-                               QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
-                               QLineEdit, QPlainTextEdit, QPushButton, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
-from ...core.errors import InputError
-from ...core.plan import (FIXED_YES_NO, OPS, YES_NO_KINDS, Plan, Query, plan_from_dict,
-                             plan_to_dict)
+from ...core.model import FIXED_YES_NO, OPS, YES_NO_KINDS, Plan, Query, plan_from_dict, plan_to_dict
+from ...core.support.errors import InputError
 from ..models import KIND_NAMES
 from ..session import Session
 
@@ -450,8 +463,8 @@ class QueryDialog(QDialog):
 
     def _update_warning(self, *_args: object) -> None:
         """The core's check for parameters read off the data, on the form as it stands."""
-        from ...core.check import copied_from_data
-        from ...core.plan import GroupBy
+        from ...core.model import GroupBy
+        from ...core.planning.check import copied_from_data
 
         lo, hi = _number(self.lower.text()), _number(self.upper.text())
         numeric = isinstance(lo, (int, float)) and isinstance(hi, (int, float))
@@ -500,8 +513,8 @@ class QueryDialog(QDialog):
     def suggest_yes_no(self) -> None:
         """Fill the lists from the column's distinct values: the fixed vocabulary goes to its
         list, every other value is named for the owner to place. The owner must confirm."""
-        from ...core.fit import distinct_values
-        from ...core.plan import yes_no
+        from ...core.data.fit import distinct_values
+        from ...core.model import yes_no
 
         table = self.session.table
         column = self.column.currentText()

@@ -9,18 +9,32 @@ from pathlib import Path
 
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
-from PySide6.QtWidgets import (QCheckBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel,
-                               QLineEdit, QMessageBox, QProgressBar, QPushButton, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout, QWidget, QWizard, QWizardPage)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+    QWizard,
+    QWizardPage,
+)
 
-from ...core.errors import PlannerError
-from ...core.ledger import BudgetExceeded, LedgerError, lifetime_after
-from ...core.pending import list_pending
-from ...core.publish import PublishResult, ReleaseUnfinished, publish
-from ...core.readiness import WARN, NotReady, unit_sentence
-from ...core.report import cell_name, format_interval, format_value
-from ...core.resume import resume_release
-from ...core.review import ApprovalRequired
+from ...core.planning.readiness import WARN, NotReady, unit_sentence
+from ...core.records.ledger import BudgetExceeded, LedgerError, lifetime_after
+from ...core.records.review import ApprovalRequired
+from ...core.release.pending import list_pending
+from ...core.release.publish import PublishResult, ReleaseUnfinished, publish
+from ...core.release.report import cell_name, format_interval, format_value
+from ...core.release.resume import resume_release
+from ...core.support.errors import PlannerError
 from ..session import Session
 from ..table_link import problem_line
 from ..workers import Worker, WorkerSlot
@@ -63,7 +77,7 @@ def fit_item(session: Session) -> tuple[bool, str]:
 
 def statistic_notes(session: Session) -> list[str]:
     """The core's plain-word warnings per statistic (useless ±, a quantile too costly)."""
-    from ...core.check import statistic_warnings
+    from ...core.planning.check import statistic_warnings
 
     plan = session.plan
     if plan is None:

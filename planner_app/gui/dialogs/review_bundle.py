@@ -12,20 +12,32 @@ from pathlib import Path
 
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QImage, QTextDocument
-from PySide6.QtWidgets import (QDialog, QFormLayout, QHBoxLayout, QHeaderView, QLabel,
-                               QLineEdit, QPushButton, QTableWidget, QTableWidgetItem, QTabWidget,
-                               QTextBrowser, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
 
-from ...core.accounting import compose
-from ...core.accuracy import accuracy_for
-from ...core.audit import AuditLog
-from ...core.bundle import AUDIT, RECORD, REPORT_HTML, RESULTS, Verdict, read_bundle
-from ...core.home import AppHome
-from ...core.measure import measurements_for
-from ...core.plan import Plan, plan_digest
-from ...core.readiness import missing_reasons
-from ...core.review import approval_status, record_review
-from ...core.risk import explain
+from ...core.dp.accounting import compose
+from ...core.dp.accuracy import accuracy_for
+from ...core.dp.measure import measurements_for
+from ...core.dp.risk import explain
+from ...core.model import Plan, plan_digest
+from ...core.planning.readiness import missing_reasons
+from ...core.records.audit import AuditLog
+from ...core.records.review import approval_status, record_review
+from ...core.release.bundle import AUDIT, RECORD, REPORT_HTML, RESULTS, Verdict, read_bundle
+from ...core.support.home import AppHome
 from ..models import KIND_NAMES, format_accuracy
 from ..widgets.risk_pane import RiskChart
 

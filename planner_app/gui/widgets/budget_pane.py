@@ -7,15 +7,28 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import QSignalBlocker, Qt
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QFormLayout,
-                               QGroupBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
-                               QMessageBox, QPushButton, QTableWidget, QTableWidgetItem,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
-from ...core.accounting import within
-from ...core.editing import HARM_PRESETS, solve_goal
-from ...core.accuracy import UNIT_WORDS, shown_unit
-from ...core.plan import delta_problem
+from ...core.dp.accounting import within
+from ...core.dp.accuracy import UNIT_WORDS, shown_unit
+from ...core.model import delta_problem
+from ...core.planning.editing import HARM_PRESETS, solve_goal
 from ..models import format_accuracy
 from ..session import Session, with_budget
 

@@ -7,11 +7,24 @@ from __future__ import annotations
 from dataclasses import replace
 
 from PySide6.QtCore import QSignalBlocker, Qt
-from PySide6.QtWidgets import (QButtonGroup, QComboBox, QGroupBox, QHBoxLayout, QHeaderView,
-                               QLabel, QLineEdit, QRadioButton, QSpinBox, QSplitter, QStyledItemDelegate,
-                               QTableView, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QComboBox,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QRadioButton,
+    QSpinBox,
+    QSplitter,
+    QStyledItemDelegate,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
-from ...core.plan import MAX_EXPECTED_ROWS, PrivacyUnit
+from ...core.model import MAX_EXPECTED_ROWS, PrivacyUnit
 from ..models import TYPES, ColumnsModel, DataFrameModel
 from ..session import Session
 

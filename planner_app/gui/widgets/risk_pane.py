@@ -10,14 +10,33 @@ import numpy as np
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QGroupBox,
-                               QHBoxLayout, QHeaderView, QLabel, QSlider, QSpinBox, QSplitter,
-                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QSlider,
+    QSpinBox,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
-from ...core.accounting import group_privacy
-from ...core.resources import resource_path
-from ...core.risk import (explain, format_percent, lower_percent, posterior_max,
-                          posterior_min, upper_percent)
+from ...core.dp.accounting import group_privacy
+from ...core.dp.risk import (
+    explain,
+    format_percent,
+    lower_percent,
+    posterior_max,
+    posterior_min,
+    upper_percent,
+)
+from ...core.support.resources import resource_path
 from ..session import Session
 
 PRIORS = np.linspace(0.0, 1.0, 201)

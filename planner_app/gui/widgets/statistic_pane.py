@@ -7,12 +7,29 @@ import math
 
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QDoubleValidator
-from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout,
-                               QLabel, QLineEdit, QPushButton, QSlider, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSlider,
+    QVBoxLayout,
+    QWidget,
+)
 
-from ...core.accuracy import (UNIT_WORDS, epsilon_for_shown_target, quantile_words,
-                               shown_half_width, shown_unit, useless_warning)
-from ...core.risk import explain
+from ...core.dp.accuracy import (
+    UNIT_WORDS,
+    epsilon_for_shown_target,
+    quantile_words,
+    shown_half_width,
+    shown_unit,
+    useless_warning,
+)
+from ...core.dp.risk import explain
 from ..models import KIND_NAMES
 from ..session import Session
 
@@ -206,8 +223,8 @@ class StatisticPane(QWidget):
         self.warnings.setText("\n".join(self._warnings(q)))
 
     def _warnings(self, q) -> list[str]:  # type: ignore[no-untyped-def]
-        from ...core.check import copied_from_data
-        from ...core.readiness import missing_reasons
+        from ...core.planning.check import copied_from_data
+        from ...core.planning.readiness import missing_reasons
 
         out = [f"⚠ {w[0].upper()}{w[1:]}." for w in copied_from_data(q, self.session.column_facts)]
         problems, tally = self.session.query_fit(q)  # the core's plan/table rule

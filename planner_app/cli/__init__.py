@@ -1,0 +1,76 @@
+"""The planner-app command: the desktop app with no sub-command, the CLI with one.
+
+Every sub-command works without PySide6 installed: Qt is imported only when the desktop app
+starts. Exit codes: 0 ok; 1 internal error (verify: the bundle is not valid); 2 invalid input
+(one line on stderr naming the file and the problem; verify: not a bundle); 3 refused because
+the budget does not allow it (nothing charged or written); 4 the ledger or audit log cannot be
+used (nothing released). Never a traceback unless PLANNER_APP_DEBUG=1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from ..core.records.audit import AuditError
+from ..core.records.ledger import BudgetExceeded, LedgerError
+from ..core.records.review import ApprovalRequired
+from ..core.support.errors import Cancelled, InputError, PlannerError
+from .common import EXIT_INPUT, EXIT_INTERNAL, EXIT_LEDGER, EXIT_OK, EXIT_REFUSED, PROG
+from .ledger import cmd_ledger
+from .parser import build_parser
+from .plans import cmd_check, cmd_explain, cmd_plan, cmd_review
+from .releases import cmd_release, cmd_report, cmd_verify
+
+__all__ = ["build_parser", "main"]
+
+
+def cmd_gui(args: argparse.Namespace) -> int:
+    try:
+        from ..gui.app import run
+    except ImportError as exc:
+        raise PlannerError(f"the desktop app needs PySide6 ({exc.name or 'Qt'} is missing): "
+                           "pip install PySide6-Essentials") from None
+    return run(demo=getattr(args, "demo", False), smoke_test=getattr(args, "smoke_test", False),
+               home=args.home)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    debug = os.environ.get("PLANNER_APP_DEBUG") == "1"
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        handlers = {None: cmd_gui, "gui": cmd_gui, "explain": cmd_explain,
+                    "check": cmd_check, "release": cmd_release, "ledger": cmd_ledger,
+                    "verify": cmd_verify, "plan": cmd_plan, "review": cmd_review,
+                    "report": cmd_report}
+        return handlers[args.command](args)
+    except InputError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except (BudgetExceeded, ApprovalRequired) as exc:
+        print(f"{PROG}: refused: {exc}", file=sys.stderr)
+        return EXIT_REFUSED
+    except (LedgerError, AuditError) as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return EXIT_LEDGER
+    except Cancelled as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return EXIT_INTERNAL
+    except PlannerError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return EXIT_INTERNAL
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as exc:  # never a traceback for a user
+        if debug:
+            raise
+        print(f"{PROG}: internal error ({type(exc).__name__}); run again with "
+              "PLANNER_APP_DEBUG=1 for details", file=sys.stderr)
+        return EXIT_INTERNAL
+

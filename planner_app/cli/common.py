@@ -1,0 +1,147 @@
+"""What every command shares: exit codes, the one-line argument errors, argument types, JSON
+output, the app home and the best-effort audit entry."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ..core.support.errors import InputError, PlannerError
+
+PROG = "planner-app"
+EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_REFUSED, EXIT_LEDGER = 0, 1, 2, 3, 4
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line error (and exit code 2)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise InputError("argument", None, f"{message} (see {self.prog} --help)")
+
+
+def _finite_float(name: str, lo: float | None = None, hi: float | None = None,
+                  lo_open: bool = False, hi_open: bool = False):  # type: ignore[no-untyped-def]
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a number, not {text!r}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{name} must be finite")
+        if lo is not None and (value < lo or (lo_open and value == lo)):
+            raise argparse.ArgumentTypeError(
+                f"{name} must be {'above' if lo_open else 'at least'} {lo:g}")
+        if hi is not None and (value > hi or (hi_open and value == hi)):
+            raise argparse.ArgumentTypeError(
+                f"{name} must be {'below' if hi_open else 'at most'} {hi:g}")
+        return value
+
+    return parse
+
+
+def _confidence_arg(text: str) -> float:
+    """--confidence: the core's range (accuracy.MIN_CONFIDENCE .. MAX_CONFIDENCE)."""
+    from ..core.dp.accuracy import MAX_CONFIDENCE, MIN_CONFIDENCE
+
+    return _finite_float("--confidence", lo=MIN_CONFIDENCE, hi=MAX_CONFIDENCE)(text)
+
+
+def _delta_arg(name: str):  # type: ignore[no-untyped-def]
+    """A δ argument: the core's one rule (0, or at least MIN_DELTA and below 1)."""
+    def parse(text: str) -> float:
+        from ..core.model import delta_problem
+
+        value = _finite_float(name)(text)
+        problem = delta_problem(value)
+        if problem:
+            raise argparse.ArgumentTypeError(f"{name} {problem}")
+        return value
+
+    return parse
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+# ----------------------------------------------------------------------------- output
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def _print_json(obj: Any) -> None:
+    print(json.dumps(_jsonable(obj), indent=2, ensure_ascii=False, allow_nan=False))
+
+
+def _num(x: Any, digits: int = 6) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, float) and not math.isfinite(x):
+        return "unbounded"
+    return f"{x:.{digits}g}"
+
+
+def _approval_required(args: argparse.Namespace) -> bool:
+    """--require-approval, or the app setting "Require approval before release" of this home
+    (the same setting the wizard reads)."""
+    from ..core.planning.settings import load_settings
+
+    settings = load_settings(_home(args).settings_path)
+    return bool(args.require_approval) or settings.require_approval
+
+
+def _ledger_state_or_error(args: argparse.Namespace, dataset: str):  # type: ignore[no-untyped-def]
+    """The dataset's ledger state for the lifetime rule, or the error reading it."""
+    from ..core.records.ledger import Ledger
+
+    try:
+        return Ledger(_home(args).ledger_path).state_without_creating(dataset)
+    except PlannerError as exc:
+        return exc
+
+
+@contextlib.contextmanager
+def _naming_plan_file(plan_path: str) -> Iterator[None]:
+    """Core checks name a plan problem with the source "plan": say which file it is."""
+    try:
+        yield
+    except InputError as exc:
+        if exc.source != "plan":
+            raise
+        raise InputError(Path(plan_path).name, exc.where, exc.problem) from None
+
+
+def _home(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from ..core.support.home import app_home
+
+    return app_home(args.home)
+
+
+def _audit_best_effort(args: argparse.Namespace, event: str, params: dict[str, Any]) -> None:
+    from ..core.records.audit import AuditError, AuditLog
+
+    try:
+        home = _home(args).ensure()
+        AuditLog(home.audit_path).append(event, params)
+    except (AuditError, PlannerError) as exc:
+        print(f"{PROG}: warning: not recorded in the audit log: {exc}", file=sys.stderr)

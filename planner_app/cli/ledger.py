@@ -1,0 +1,100 @@
+"""The ledger command: set a dataset's lifetime cap, show what was spent, prove a data file
+against the commitments of its releases."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..core.support.errors import InputError
+from .common import (
+    EXIT_INTERNAL,
+    EXIT_LEDGER,
+    EXIT_OK,
+    PROG,
+    _audit_best_effort,
+    _home,
+    _print_json,
+)
+
+
+def _ledger_lines(state) -> list[str]:  # type: ignore[no-untyped-def]
+    cap = state.cap
+    lines = [f"{state.dataset}: spent ε = {state.spent.epsilon:.4g}, δ = {state.spent.delta:.3g} "
+             f"({state.spent.accountant}) of the cap ε = {cap.epsilon:g}, δ = {cap.delta:g}"
+             f"{' (default cap)' if cap.is_default else ''}; left ε = "
+             f"{state.remaining_epsilon:.4g}, δ = {state.remaining_delta:.3g}; "
+             f"{len(state.releases)} release(s)"]
+    for r in state.releases:
+        lines.append(f"  {r.time}  ε = {r.epsilon:.4g}  δ = {r.delta:.3g}  {r.accountant:<6} "
+                     f"{r.status:<9} {r.file_name}  plan {r.plan_sha256[:12]}")
+    return lines
+
+
+def cmd_ledger(args: argparse.Namespace) -> int:
+    from ..core.records.ledger import DEFAULT_CAP_DELTA, DEFAULT_CAP_EPSILON, Ledger
+
+    home = _home(args).ensure()
+    ledger = Ledger(home.ledger_path)
+    if args.ledger_command == "set-cap":
+        current = ledger.state(args.name)
+        delta = args.delta if args.delta is not None else (
+            DEFAULT_CAP_DELTA if current.cap.is_default else current.cap.delta)
+        state = ledger.set_cap(args.name, args.epsilon, delta)
+        _audit_best_effort(args, "ledger cap set", {"dataset": args.name,
+                                                    "epsilon": args.epsilon, "delta": delta})
+        if args.json:
+            _print_json(state.to_dict())
+        else:
+            print("\n".join(_ledger_lines(state)))
+        return EXIT_OK
+    if args.ledger_command == "show":
+        from ..core.records.audit import AuditLog
+
+        names = [args.name] if args.name else ledger.datasets()
+        states = [ledger.state(n) for n in names]
+        problems = ledger.audit_problems(AuditLog(home.audit_path).read())
+        if args.json:
+            _print_json(states[0].to_dict() if args.name else [s.to_dict() for s in states])
+        else:
+            if not states:
+                print(f"No dataset has a release or a cap yet. The default lifetime cap is "
+                      f"ε = {DEFAULT_CAP_EPSILON:g}, δ = {DEFAULT_CAP_DELTA:g}.")
+            for state in states:
+                print("\n".join(_ledger_lines(state)))
+        if problems:  # shown, then exit 4: no release runs until this is mended
+            print(f"{PROG}: the budget ledger and the audit log disagree: "
+                  f"{'; '.join(problems)}", file=sys.stderr)
+            return EXIT_LEDGER
+        return EXIT_OK
+    if args.ledger_command == "prove-file":
+        return _prove_file(args, home)
+    raise InputError("argument", None, "ledger needs an action: set-cap, show or prove-file")
+
+
+def _prove_file(args: argparse.Namespace, home) -> int:  # type: ignore[no-untyped-def]
+    from ..core.release.commitment import prove_file
+
+    proof = prove_file(home, args.name, Path(args.data),
+                       Path(args.bundle) if args.bundle else None)
+    ok = bool(proof.openings) and all(o.opens is not False for o in proof.openings)
+    if args.json:
+        _print_json(proof.to_dict())
+        return EXIT_OK if ok else EXIT_INTERNAL
+    if not proof.openings:
+        print(f"{proof.file_name} was not used by any release of {args.name!r} (its SHA-256 "
+              "is not in the ledger).", file=sys.stderr)
+        return EXIT_INTERNAL
+    for o in proof.openings:
+        if o.opens is False:
+            print(f"release {o.release_id}: its commitment does NOT open to "
+                  f"{proof.file_name}: this is not the file that release used.")
+            continue
+        what = "opens to" if o.opens else "was made from"
+        print(f"release {o.release_id}{' (' + o.time + ')' if o.time else ''} {what} "
+              f"{proof.file_name}\n  commitment {o.commitment}\n  key        {o.key}")
+    print(f"An auditor who holds {proof.file_name} checks it with the key alone (see "
+          "docs/bundle-format.md): HMAC-SHA256(key, the file's SHA-256 in hex) equals the "
+          "bundle's dataset.file_commitment.value. Each key opens one release only.")
+    return EXIT_OK if ok else EXIT_INTERNAL

@@ -1,0 +1,126 @@
+"""The command line's arguments: one sub-command per task, each with its own help."""
+
+from __future__ import annotations
+
+import argparse
+
+from .. import __version__
+from .common import PROG, _confidence_arg, _delta_arg, _finite_float, _Parser, _positive_int
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=PROG,
+        description="Plan, explain and release statistics about people under differential "
+                    "privacy. With no sub-command, opens the desktop app.",
+    )
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    parser.add_argument("--demo", action="store_true",
+                        help="open the desktop app on the bundled demo table and plan")
+    parser.add_argument("--home", metavar="DIR",
+                        help="keep settings, the budget ledger and the audit log in DIR "
+                             "(default: $PLANNER_APP_HOME, else the per-user app folders)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    gui = sub.add_parser("gui", help="open the desktop app (the default)")
+    gui.add_argument("--demo", action="store_true", help="open the bundled demo table and plan")
+    gui.add_argument("--smoke-test", action="store_true",
+                     help="open the main window, render it, and exit 0 (for CI and installers)")
+
+    explain = sub.add_parser("explain", help="what an ε (and δ) means for a person, in words")
+    explain.add_argument("--epsilon", required=True,
+                         type=_finite_float("--epsilon", lo=0, lo_open=True, hi=1000))
+    explain.add_argument("--delta", default=0.0,
+                         type=_delta_arg("--delta"))
+    explain.add_argument("--prior", default=0.5,
+                         type=_finite_float("--prior", lo=0, hi=1, lo_open=True, hi_open=True),
+                         help="the attacker's belief before the release (default 0.5)")
+    explain.add_argument("--group-size", default=1, type=_positive_int,
+                         help="people who share data, such as a household (default 1)")
+    explain.add_argument("--relation", choices=("add-remove", "replace-one"),
+                         default="add-remove")
+    explain.add_argument("--json", action="store_true", help="print JSON")
+
+    check = sub.add_parser("check", help="sensitivity, noise, accuracy and ε of every "
+                                         "statistic in a plan, and the composed total")
+    check.add_argument("plan", help="plan file (JSON)")
+    check.add_argument("--data", help="also check the plan against this table")
+    check.add_argument("--confidence", default=0.95,
+                       type=_confidence_arg)
+    check.add_argument("--require-approval", action="store_true",
+                       help="count an approval of this exact plan as a release rule (as "
+                            "release --require-approval and the app setting do)")
+    check.add_argument("--json", action="store_true", help="print JSON")
+
+    release = sub.add_parser("release", help="charge the ledger, add the noise once and write "
+                                             "a release bundle")
+    release.add_argument("plan", nargs="?", help="plan file (JSON)")
+    release.add_argument("--data", help="the table (required unless --resume)")
+    release.add_argument("--out", help="the bundle to write (.zip; required unless --resume, "
+                                       "which writes where the release first aimed)")
+    release.add_argument("--force", action="store_true",
+                         help="replace an existing bundle file at --out")
+    release.add_argument("--resume", nargs="?", const="", metavar="RELEASE_ID",
+                         help="complete a release that was charged but whose bundle was not "
+                              "written, from its saved noised record (no new noise, no new "
+                              "charge); the id may be left out when only one is unfinished")
+    release.add_argument("--confidence", default=0.95,
+                         type=_confidence_arg)
+    release.add_argument("--clamp-counts", action="store_true",
+                         help="show negative noisy counts as 0 (recorded in release.json)")
+    release.add_argument("--require-approval", action="store_true",
+                         help="refuse unless a reviewer approved this exact plan (also "
+                              "when the app setting 'Require approval before release' is on)")
+    release.add_argument("--json", action="store_true", help="print JSON")
+
+    review = sub.add_parser("review", help="approve or reject a plan (the privacy officer)")
+    review.add_argument("plan", help="plan file (JSON); the decision is added to it")
+    decision = review.add_mutually_exclusive_group(required=True)
+    decision.add_argument("--approve", action="store_true")
+    decision.add_argument("--reject", action="store_true")
+    review.add_argument("--reviewer", required=True, help="your name")
+    review.add_argument("--comment", default="", help="why")
+    review.add_argument("--json", action="store_true", help="print JSON")
+
+    report = sub.add_parser("report", help="write a bundle's report as PDF (or HTML)")
+    report.add_argument("bundle", help="the bundle (.zip)")
+    report.add_argument("--pdf", help="where to write the PDF")
+    report.add_argument("--html", help="where to write the HTML")
+    report.add_argument("--force", action="store_true", help="overwrite existing files")
+    report.add_argument("--json", action="store_true", help="print JSON")
+
+    ledger = sub.add_parser("ledger", help="the per-dataset privacy budget ledger")
+    ledger_sub = ledger.add_subparsers(dest="ledger_command", metavar="ACTION",
+                                       parser_class=_Parser)
+    cap = ledger_sub.add_parser("set-cap", help="set a dataset's lifetime budget")
+    cap.add_argument("name", help="the dataset's name (as in its plans)")
+    cap.add_argument("--epsilon", required=True,
+                     type=_finite_float("--epsilon", lo=0, lo_open=True, hi=1000))
+    cap.add_argument("--delta", default=None,
+                     type=_delta_arg("--delta"))
+    cap.add_argument("--json", action="store_true", help="print JSON")
+    show = ledger_sub.add_parser("show", help="what each dataset has spent and has left")
+    show.add_argument("name", nargs="?", help="one dataset (default: all)")
+    show.add_argument("--json", action="store_true", help="print JSON")
+    prove = ledger_sub.add_parser(
+        "prove-file", help="the keys that open a dataset's file commitments, for an auditor "
+                           "who holds the data file")
+    prove.add_argument("name", help="the dataset's name (as in its plans)")
+    prove.add_argument("--data", required=True, help="the data file to prove")
+    prove.add_argument("--bundle", help="check this bundle's commitment (default: every "
+                                        "release of NAME made from the file)")
+    prove.add_argument("--json", action="store_true", help="print JSON")
+
+    verify = sub.add_parser("verify", help="check a release bundle offline")
+    verify.add_argument("bundle", help="the bundle (.zip)")
+    verify.add_argument("--json", action="store_true", help="print JSON")
+
+    plan = sub.add_parser("plan", help="make plan files")
+    plan_sub = plan.add_subparsers(dest="plan_command", metavar="ACTION", parser_class=_Parser)
+    new = plan_sub.add_parser("new", help="a starter plan from a table's columns")
+    new.add_argument("--data", required=True, help="the table (CSV, TSV, .xlsx, .parquet)")
+    new.add_argument("--out", required=True, help="where to write the plan")
+    new.add_argument("--dataset", help="the dataset's name (default: the file's name)")
+    new.add_argument("--force", action="store_true", help="overwrite an existing file")
+    new.add_argument("--json", action="store_true", help="print JSON")
+    return parser

@@ -1,0 +1,158 @@
+"""Commands about plans: explain an ε, check a plan, make a starter plan, review a plan."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from ..core.support.errors import InputError
+from .common import (
+    EXIT_OK,
+    _approval_required,
+    _audit_best_effort,
+    _home,
+    _ledger_state_or_error,
+    _naming_plan_file,
+    _num,
+    _print_json,
+)
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from ..core.dp.risk import explain
+
+    risk = explain(args.epsilon, args.delta, args.prior, args.group_size, args.relation)
+    if args.json:
+        _print_json(risk.to_dict())
+        return EXIT_OK
+    print(risk.sentence)
+    print(risk.lower_sentence)
+    print(risk.frequency_sentence)
+    print(risk.delta_sentence)
+    if args.group_size > 1:
+        print(risk.group_sentence)
+    return EXIT_OK
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from ..core.data.tables import load_table
+    from ..core.model import load_plan
+    from ..core.planning.check import check_plan
+
+    plan = load_plan(args.plan)
+    table = load_table(args.data) if args.data else None
+    with _naming_plan_file(args.plan):
+        report = check_plan(plan, table, confidence=args.confidence,
+                            ledger=_ledger_state_or_error(args, plan.dataset.name),
+                            require_approval=_approval_required(args))
+    data = report.to_dict()
+    from ..core.model import plan_digest
+
+    _audit_best_effort(args, "plan checked", {
+        "dataset": plan.dataset.name, "plan_sha256": plan_digest(plan),
+        "with_data": table is not None, "epsilon": report.total.epsilon,
+        "delta": report.total.delta, "accountant": report.total.accountant,
+        "fits_budget": report.fits_budget})
+    if args.json:
+        _print_json(data)
+        return EXIT_OK
+    p = data["plan"]
+    unit = p["privacy_unit"]
+    unit_text = ("each row is one person" if unit["kind"] == "row"
+                 else f"a person ({unit['id_column']}) has up to {unit['max_rows']} rows")
+    print(f"Plan for {p['dataset']!r}: {unit_text}; neighbouring tables: {p['neighbouring']}")
+    print(f"Budget for this release: ε = {p['budget']['epsilon']:g}, "
+          f"δ = {p['budget']['delta']:g}")
+    print()
+    at = f"± at {int(args.confidence * 100)}%"
+    header = f"{'statistic':<26} {'kind':<19} {'ε':>8} {at:>14}  noise"
+    print(header)
+    print("-" * len(header))
+    from ..core.dp.accuracy import format_half_width, quantile_words
+
+    for q, qc in zip(data["queries"], report.queries, strict=True):
+        acc = q["accuracy"]
+        noise = (f"σ = {_num(q['sigma'])}" if "sigma" in q else
+                 f"scale {_num(q.get('scale'))}" if q.get("scale") is not None else q["mechanism"])
+        print(f"{q['id'][:26]:<26} {q['kind']:<19} {q['epsilon']:>8.4g} "
+              f"{format_half_width(acc).removeprefix('± '):>14}  {noise}")
+        print(f"    {q['derivation']}")
+        if qc.query.kind == "quantile" and qc.query.quantile is not None:
+            print(f"    {quantile_words(acc, qc.query.quantile)}")
+    t = data["total"]
+    print()
+    print(f"Composed total: ε = {t['epsilon']:.4g}, δ = {t['delta']:.3g} ({t['accountant']} "
+          f"accountant); fits the budget: {'yes' if data['fits_budget'] else 'NO'}")
+    others = ", ".join(f"{a['accountant']} {a['epsilon']:.4g}" for a in data["alternatives"])
+    print(f"  other accountants: {others}")
+    print(data["risk"]["sentence"])
+    for w in data["warnings"]:
+        print(f"warning: {w}")
+    for f in data["owner_facts"]:
+        print(f"note (for you only, never exported): {f}")
+    print()
+    print(f"Ready to release: {'yes' if data['ready'] else 'NO'}")
+    assert report.readiness is not None
+    for r in report.readiness.results:
+        print(f"  {RULE_MARKS[r.status]} {r.line}")
+    return EXIT_OK
+
+
+RULE_MARKS = {"pass": "ok  ", "fail": "NO  ", "warn": "warn"}
+
+
+def cmd_plan_new(args: argparse.Namespace) -> int:
+    from ..core.data.tables import describe_columns, load_table
+    from ..core.planning.starters import starter_from_columns
+    from ..core.support.files import atomic_write_text, check_output_path
+
+    out = check_output_path(Path(args.out), overwrite=args.force,  # never over a link,
+                            keep=[Path(args.data)])  # a pipe, a device or the table
+    table = load_table(args.data)
+    columns = describe_columns(table)
+    starter = starter_from_columns(args.dataset or Path(args.data).stem, Path(args.data).name,
+                                   columns)
+    queries = starter.document["queries"]
+    atomic_write_text(out, json.dumps(starter.document, indent=2, ensure_ascii=False) + "\n",
+                      overwrite=args.force)
+    summary = {"plan": str(out), "queries": len(queries), "to_fill_in": starter.to_fill_in,
+               "columns": [{"name": c.name, "type": c.detected_type} for c in columns]}
+    if args.json:
+        _print_json(summary)
+    else:
+        print(f"Wrote a starter plan with {len(queries)} statistics to {out}.")
+        print(f"{starter.to_fill_in} of them need bounds or categories that you know from the "
+              "domain (never from the data), and each a reason in place of its TODO; "
+              "`planner-app check` names each missing field and reason.")
+        if starter.id_column:
+            print(f"{starter.id_column} looks like a person id: set privacy_unit.max_rows to "
+                  "the most rows one person may have.")
+        else:
+            print("Set privacy_unit to a person id column if a person can have several rows.")
+    return EXIT_OK
+
+
+def cmd_review(args: argparse.Namespace) -> int:
+    from ..core.model import load_plan
+    from ..core.records.audit import AuditLog
+    from ..core.records.review import record_review
+
+    path = Path(args.plan)
+    decision = "approved" if args.approve else "rejected"
+    audit = AuditLog(_home(args).ensure().audit_path)
+    reviewed = record_review(path, load_plan(path), args.reviewer, decision, args.comment,
+                             audit)
+    entry = dict(reviewed.approvals[-1])
+    if args.json:
+        _print_json(entry)
+    else:
+        print(f"{path.name}: {decision} by {entry['reviewer']} (plan SHA-256 "
+              f"{entry['plan_sha256'][:16]}…). A change to the plan needs a new review.")
+    return EXIT_OK
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    if args.plan_command == "new":
+        return cmd_plan_new(args)
+    raise InputError("argument", None, "plan needs an action: new")

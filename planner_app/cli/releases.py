@@ -1,0 +1,135 @@
+"""Commands about releases: release (and resume), verify a bundle, write its report."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..core.support.errors import InputError
+from .common import (
+    EXIT_INPUT,
+    EXIT_INTERNAL,
+    EXIT_OK,
+    PROG,
+    _approval_required,
+    _home,
+    _naming_plan_file,
+    _print_json,
+)
+
+
+def cmd_release(args: argparse.Namespace) -> int:
+    from ..core.data.tables import load_table
+    from ..core.model import load_plan
+    from ..core.release.publish import publish
+    from ..core.release.resume import resume_release
+
+    home = _home(args)
+    if args.resume is not None:
+        if args.plan or args.data:
+            raise InputError("argument", None, "--resume completes a saved release: give no "
+                                               "plan or --data (see planner-app release --help)")
+        result = resume_release(home, args.resume or None,
+                                out=Path(args.out) if args.out else None,
+                                overwrite=args.force)
+        plan = result.report.plan
+    else:
+        missing = [n for n, v in (("PLAN", args.plan), ("--data", args.data),
+                                  ("--out", args.out)) if not v]
+        if missing:
+            raise InputError("argument", None, f"release needs {', '.join(missing)} (see "
+                                               "planner-app release --help)")
+        plan = load_plan(args.plan)
+        table = load_table(args.data)
+        with _naming_plan_file(args.plan):  # core errors name "plan": say which file
+            result = publish(plan, table, Path(args.out), home, confidence=args.confidence,
+                             clamp_counts=args.clamp_counts, overwrite=args.force,
+                             require_approval=_approval_required(args),
+                             inputs=[Path(args.plan), Path(args.data)])
+    state = result.ledger
+    summary = {
+        "bundle": str(result.bundle_path), "bundle_sha256": result.bundle_sha256,
+        "release_id": result.release_id, "dataset": plan.dataset.name,
+        "total": result.report.total.to_dict(),
+        "ledger": {k: v for k, v in state.to_dict().items() if k != "releases"},
+        "notes": result.notes,
+    }
+    if args.json:
+        _print_json(summary)
+        return EXIT_OK
+    t = result.report.total
+    print(f"Released {len(plan.queries)} statistics of {plan.dataset.name!r} to "
+          f"{result.bundle_path} (ε = {t.epsilon:.4g}, δ = {t.delta:.3g}, {t.accountant}).")
+    print(f"Lifetime budget of {plan.dataset.name!r}: spent ε = {state.spent.epsilon:.4g} of "
+          f"{state.cap.epsilon:g}{' (default cap)' if state.cap.is_default else ''}; "
+          f"ε = {state.remaining_epsilon:.4g} left.")
+    for note in result.notes:
+        print(f"note (for you only, not in the bundle): {note}", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from ..core.release.bundle import NotABundle
+    from ..core.release.verify_release import verify_bundle
+
+    try:
+        verdict = verify_bundle(Path(args.bundle))
+    except NotABundle as exc:
+        if args.json:
+            _print_json({"bundle": Path(args.bundle).name, "valid": False,
+                         "problems": [str(exc)], "not_a_bundle": True})
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    if args.json:
+        _print_json(verdict.to_dict())
+    elif verdict.valid:
+        print(f"{verdict.bundle}: verified")
+        for check in verdict.checks:
+            print(f"  ok: {check}")
+    if not verdict.valid:
+        print(f"{PROG}: {verdict.bundle}: NOT valid: {verdict.problems[0]}", file=sys.stderr)
+        return EXIT_INTERNAL
+    return EXIT_OK
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    import json as _json
+
+    from ..core.release.bundle import RECORD, NotABundle, read_bundle
+    from ..core.release.report import report_html, report_pdf
+    from ..core.release.verify_release import verify_bundle
+    from ..core.support.files import atomic_write_bytes, check_output_path
+
+    if not args.pdf and not args.html:
+        raise InputError("argument", None, "say where to write the report: --pdf OUT and/or "
+                                           "--html OUT")
+    bundle = Path(args.bundle)
+    try:
+        verdict = verify_bundle(bundle)
+    except NotABundle as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    if not verdict.valid:
+        print(f"{PROG}: {bundle.name}: NOT valid, so no report: {verdict.problems[0]}",
+              file=sys.stderr)
+        return EXIT_INTERNAL
+    targets = [Path(t) for t in (args.pdf, args.html) if t]
+    if len(targets) == 2 and targets[0].absolute() == targets[1].absolute():
+        raise InputError("argument", None, "--pdf and --html name the same file")
+    for target in targets:  # before anything is written: never over a file without --force
+        check_output_path(target, overwrite=args.force, keep=[bundle])
+    record = _json.loads(read_bundle(bundle)[RECORD])
+    written = []
+    if args.pdf:
+        atomic_write_bytes(Path(args.pdf), report_pdf(record), overwrite=args.force)
+        written.append(args.pdf)
+    if args.html:
+        atomic_write_bytes(Path(args.html), report_html(record).encode("utf-8"),
+                           overwrite=args.force)
+        written.append(args.html)
+    if args.json:
+        _print_json({"bundle": bundle.name, "verified": True, "written": written})
+    else:
+        print(f"{bundle.name}: verified; wrote {', '.join(written)}")
+    return EXIT_OK

@@ -1,0 +1,295 @@
+"""Aggregation: filter, bound contributions, clamp, aggregate. No noise here.
+
+The release step (release.py) only needs, per query, integer ``Aggregate`` arrays in the
+declared cell order. ``AggregateEngine`` is that small interface; ``PandasEngine`` implements
+it for tables in memory. Another engine (a database, a chunked reader) can compute the same
+arrays for tables that do not fit in memory, and the noise step stays as it is.
+
+The results of this module are the true values: they never leave the process. Only
+``AggregateFacts`` (counts of dropped or imputed cells) is shown to the owner, and it is never
+exported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..dp.mechanisms import RandomSource
+from ..dp.sensitivity import cell_count, grid_for
+from ..model import Condition, Plan, Query, answer_reader, canonical_key
+from ..support.errors import InputError
+from .fit import NEITHER, require_fit, yes_no_codes
+from .tables import numeric_values
+
+MISSING = -2
+UNDECLARED = -1
+
+
+@dataclass
+class AggregateFacts:
+    """Owner-only facts about one query's aggregation (shown on screen, never exported)."""
+
+    rows_considered: int = 0
+    missing_dropped: int = 0
+    missing_imputed: int = 0
+    outside_declared: int = 0
+    not_yes_no: int = 0  # present cells in neither the yes nor the no values (yes/no kinds)
+
+
+@dataclass
+class Aggregate:
+    """True integer aggregates of one query, one entry per declared cell."""
+
+    query_id: str
+    cells: list[tuple[Any, ...]]
+    parts: dict[str, np.ndarray] = field(default_factory=dict)
+    sorted_values: list[np.ndarray] | None = None
+    answers: np.ndarray | None = None
+    facts: AggregateFacts = field(default_factory=AggregateFacts)
+
+
+class AggregateEngine(Protocol):
+    def aggregate(self, query: Query) -> Aggregate: ...
+
+
+def cell_labels(query: Query) -> list[tuple[Any, ...]]:
+    """Declared cells in release order: (group key, category or bin label) tuples."""
+    inner: list[Any]
+    if query.kind == "histogram":
+        if query.categories is not None:
+            inner = list(query.categories)
+        else:
+            edges = list(query.bins or ())
+            inner = [f"[{edges[i]:g}, {edges[i + 1]:g}{']' if i == len(edges) - 2 else ')'}"
+                     for i in range(len(edges) - 1)]
+    else:
+        inner = [None]
+    groups: list[Any] = list(query.group_by.keys) if query.group_by is not None else [None]
+    return [(g, c) for g in groups for c in inner]
+
+
+def _index_of(series: pd.Series, declared: Sequence[Any]) -> np.ndarray:
+    """Index of each cell's value in ``declared`` (UNDECLARED, or MISSING for empty cells)."""
+    lookup = {canonical_key(v): i for i, v in enumerate(declared)}
+    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    mapped = np.array([lookup.get(canonical_key(u), UNDECLARED) for u in uniques] + [MISSING],
+                      dtype=np.int64)
+    return mapped[codes]  # code -1 (missing) picks the trailing MISSING
+
+
+def _int_sum(cells: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+    out = np.zeros(n, dtype=np.int64)
+    np.add.at(out, cells, values)
+    return out
+
+
+class PandasEngine:
+    """Aggregates over a pandas DataFrame held in memory."""
+
+    def __init__(self, plan: Plan, frame: pd.DataFrame, source: RandomSource,
+                 table_name: str = "table") -> None:
+        self.plan = plan
+        self.table_name = table_name
+        self._check_columns(frame)
+        self.frame, self.rows_dropped_by_bound = self._bound_contributions(frame, source)
+        self._done: dict[str, tuple[Query, Aggregate]] = {}
+
+    # -- plan/table fit -------------------------------------------------------------------
+
+    def _check_columns(self, frame: pd.DataFrame) -> None:
+        self._check_flat_columns(frame)  # first: a nested column is not "text"
+        require_fit(self.plan, frame, self.table_name)  # the one plan/table rule (fit.py)
+
+    def _check_flat_columns(self, frame: pd.DataFrame) -> None:
+        """A column a statistic uses must hold single values, not the lists, structs or maps
+        a Parquet file can hold (their cells cannot be compared, counted or summed)."""
+        unit = self.plan.privacy_unit
+        used = [("privacy_unit.id_column", unit.id_column)] if unit.kind == "person" else []
+        for q in self.plan.queries:
+            used.append((f"queries[{q.id}].column", q.column))
+            if q.group_by is not None:
+                used.append((f"queries[{q.id}].group_by.column", q.group_by.column))
+            used += [(f"queries[{q.id}].where[{i}].column", c.column)
+                     for i, c in enumerate(q.where)]
+        for field_path, column in used:
+            if column is None or column not in frame.columns or frame[column].dtype != object:
+                continue
+            present = frame[column].dropna()
+            if len(present) and isinstance(present.iloc[0], (list, tuple, dict, set, np.ndarray)):
+                raise InputError("plan", field_path,
+                                 f"the column {column!r} of {self.table_name} holds lists or "
+                                 "records (a nested Parquet column), not single values; "
+                                 "flatten it first")
+
+    def _bound_contributions(self, frame: pd.DataFrame,
+                             source: RandomSource) -> tuple[pd.DataFrame, int]:
+        """Keep at most k rows per person, chosen at random (CSPRNG), before any aggregate."""
+        unit = self.plan.privacy_unit
+        if unit.kind != "person":
+            return frame.reset_index(drop=True), 0
+        ids = frame[unit.id_column]
+        if ids.isna().any():
+            raise InputError(self.table_name, f"column {unit.id_column!r}",
+                             "some rows have no person id; every row needs one")
+        order = np.argsort(source.words(len(frame)), kind="stable")
+        shuffled = frame.iloc[order]
+        rank = shuffled.groupby(unit.id_column, sort=False).cumcount().to_numpy()
+        kept = shuffled[rank < unit.max_rows].reset_index(drop=True)
+        return kept, int(len(frame) - len(kept))
+
+    # -- pieces ---------------------------------------------------------------------------
+
+    def _where_mask(self, conditions: Sequence[Condition]) -> np.ndarray:
+        mask = np.ones(len(self.frame), dtype=bool)
+        for c in conditions:
+            series = self.frame[c.column]
+            if c.op in ("<", "<=", ">", ">="):
+                values, bad = numeric_values(series)
+                with np.errstate(invalid="ignore"):
+                    hit = {"<": values < c.value, "<=": values <= c.value,
+                           ">": values > c.value, ">=": values >= c.value}[c.op]
+                mask &= hit & ~bad
+            else:
+                declared = list(c.value) if c.op == "in" else [c.value]
+                idx = _index_of(series, declared)
+                hit = idx >= 0
+                if c.op == "!=":
+                    hit = (idx == UNDECLARED)
+                mask &= hit
+        return mask
+
+    def _numeric_column(self, q: Query, mask: np.ndarray,
+                        facts: AggregateFacts) -> tuple[np.ndarray, np.ndarray]:
+        """Values of the query's column for masked rows, with missing handled; returns the
+        values and the (possibly narrowed) row mask."""
+        assert q.column is not None
+        values, bad = numeric_values(self.frame[q.column])
+        bad_here = bad & mask
+        if q.missing.policy == "impute":
+            facts.missing_imputed = int(bad_here.sum())
+            values = np.where(bad, float(q.missing.value), values)  # type: ignore[arg-type]
+        else:
+            facts.missing_dropped = int(bad_here.sum())
+            mask = mask & ~bad
+        return values, mask
+
+    def _group_index(self, q: Query, mask: np.ndarray,
+                     facts: AggregateFacts) -> tuple[np.ndarray, np.ndarray]:
+        if q.group_by is None:
+            return np.zeros(len(self.frame), dtype=np.int64), mask
+        idx = _index_of(self.frame[q.group_by.column], q.group_by.keys)
+        facts.outside_declared += int((mask & (idx < 0)).sum())
+        return idx, mask & (idx >= 0)
+
+    # -- the interface --------------------------------------------------------------------
+
+    def aggregate(self, query: Query) -> Aggregate:
+        """The query's aggregates (computed once per engine: a check and the release that
+        follows it share them, and the same bounded rows)."""
+        hit = self._done.get(query.id)
+        if hit is not None and hit[0] == query:
+            return hit[1]
+        agg = self._aggregate(query)
+        self._done[query.id] = (query, agg)
+        return agg
+
+    def _aggregate(self, query: Query) -> Aggregate:
+        q = query
+        facts = AggregateFacts()
+        mask = self._where_mask(q.where)
+        facts.rows_considered = int(mask.sum())
+        cells = cell_labels(q)
+        n_cells = cell_count(q)
+        agg = Aggregate(query_id=q.id, cells=cells, facts=facts)
+
+        if q.kind == "randomized_response":
+            assert q.column is not None
+            answer = yes_no_codes(q, self.frame[q.column])
+            known = answer >= 0
+            facts.not_yes_no = int((answer == NEITHER).sum())
+            if q.missing.policy == "impute":
+                facts.missing_imputed = int((~known).sum())
+                answers = np.where(known, answer == 1,
+                                   bool(answer_reader(q)(q.missing.value)))
+            else:
+                facts.missing_dropped = int((~known).sum())
+                answers = answer[known] == 1
+            agg.answers = np.asarray(answers, dtype=bool)
+            return agg
+
+        group, mask = self._group_index(q, mask, facts)
+
+        if q.kind == "count":
+            if q.column is not None:
+                present = ~self.frame[q.column].isna().to_numpy()
+                if q.missing.policy == "drop":
+                    facts.missing_dropped = int((mask & ~present).sum())
+                    mask = mask & present
+                else:
+                    facts.missing_imputed = int((mask & ~present).sum())
+            agg.parts["count"] = np.bincount(group[mask], minlength=n_cells).astype(np.int64)
+            return agg
+
+        if q.kind == "histogram":
+            assert q.column is not None
+            if q.categories is not None:
+                inner_n = len(q.categories)
+                series = self.frame[q.column]
+                if q.missing.policy == "impute":
+                    series = series.where(series.notna(), q.missing.value)
+                idx = _index_of(series, q.categories)
+                missing = idx == MISSING
+            else:
+                edges = np.asarray(q.bins, dtype=np.float64)
+                inner_n = len(edges) - 1
+                values, bad = numeric_values(self.frame[q.column])
+                if q.missing.policy == "impute":
+                    values = np.where(bad, float(q.missing.value), values)  # type: ignore[arg-type]
+                    bad = np.zeros_like(bad)
+                idx = np.searchsorted(edges, values, side="right") - 1
+                idx[values == edges[-1]] = inner_n - 1  # the last bin includes its upper edge
+                idx[(idx < 0) | (idx >= inner_n)] = UNDECLARED
+                idx[bad] = MISSING
+                missing = bad
+            if q.missing.policy == "impute":
+                facts.missing_imputed = int((mask & missing).sum())
+            else:
+                facts.missing_dropped = int((mask & missing).sum())
+            facts.outside_declared += int((mask & (idx == UNDECLARED)).sum())
+            mask = mask & (idx >= 0)
+            flat = group[mask] * inner_n + idx[mask]
+            agg.parts["cells"] = np.bincount(flat, minlength=n_cells).astype(np.int64)
+            return agg
+
+        values, mask = self._numeric_column(q, mask, facts)
+        grid = grid_for(q)
+        assert q.lower is not None and q.upper is not None
+        steps = np.rint(np.clip(values[mask], q.lower, q.upper) / grid.step).astype(np.int64)
+        steps = np.clip(steps, grid.lo, grid.hi)
+        where = group[mask]
+
+        if q.kind == "quantile":
+            order = np.lexsort((steps, where))
+            steps, where = steps[order], where[order]
+            bounds = np.searchsorted(where, np.arange(n_cells + 1))
+            agg.sorted_values = [steps[bounds[i]:bounds[i + 1]] for i in range(n_cells)]
+            return agg
+
+        biggest = max(abs(grid.lo), abs(grid.hi)) + grid.radius
+        if biggest * biggest * max(1, len(steps)) >= 2**62:
+            raise InputError("plan", f"queries[{q.id}].grid_step",
+                             "the grid is too fine for this many rows; choose a coarser "
+                             "grid_step")
+        if q.kind == "sum":
+            agg.parts["sum"] = _int_sum(where, steps, n_cells)
+            return agg
+        centred = steps - grid.centre
+        agg.parts["count"] = np.bincount(where, minlength=n_cells).astype(np.int64)
+        agg.parts["sum"] = _int_sum(where, centred, n_cells)
+        if q.kind == "variance":
+            agg.parts["sumsq"] = _int_sum(where, centred * centred, n_cells)
+        return agg

@@ -1,0 +1,178 @@
+"""Does a plan fit a table? One rule for the app, ``check --data`` and the release.
+
+Every column the plan names must exist; the person id column must give every row an id;
+numeric statistics (and numeric bins and comparisons) must read a column of numbers; and a
+yes/no statistic must know what every cell means: a query without ``"yes"``/``"no"`` lists
+reads only the fixed vocabulary (yes/no, true/false, 1/0), so any other value in its column is
+a problem, never a silent "no" or a silently dropped row. The problems are found before any
+charge or noise. They are for the owner: messages name columns and fields, never a cell.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..model import (
+    FIXED_YES_NO,
+    NEEDS_BOUNDS,
+    YES_NO_KINDS,
+    Plan,
+    Query,
+    answer_reader,
+    canonical_key,
+)
+from ..support.errors import InputError
+
+NUMERIC_SHARE = 0.5  # a column is numbers when at least half of its filled cells read as one
+NEITHER = -1  # a filled cell that is neither a yes nor a no value
+ABSENT = -2  # an empty cell
+
+
+def yes_no_codes(query: Query, series: pd.Series) -> np.ndarray:
+    """Each cell read as the query reads it: 1 yes, 0 no, NEITHER or ABSENT. Distinct values
+    are mapped once, not every row."""
+    read = answer_reader(query)
+    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    table = np.array([{True: 1, False: 0, None: NEITHER}[read(u)] for u in uniques] + [ABSENT],
+                     dtype=np.int8)
+    return table[codes]  # code -1 (missing) picks the trailing ABSENT
+
+
+def _problem(field: str, text: str) -> InputError:
+    return InputError("plan", field, text)
+
+
+def is_numeric_column(series: pd.Series) -> bool:
+    """True when at least half of the filled cells are numbers (an empty column counts: its
+    cells are all missing, which the missing-value policy handles)."""
+    if pd.api.types.is_bool_dtype(series) or pd.api.types.is_numeric_dtype(series):
+        return True
+    filled = int(series.notna().sum())
+    # a number too large for a float (1e999) is still a number: it is unreadable, not text
+    numbers = int(pd.to_numeric(series, errors="coerce").notna().sum())
+    return filled == 0 or numbers >= NUMERIC_SHARE * filled
+
+
+def needs_numbers(query: Query) -> bool:
+    """The statistic reads its column as numbers (bounds or numeric bins)."""
+    return query.kind in NEEDS_BOUNDS or (query.kind == "histogram" and query.bins is not None)
+
+
+def query_problems(query: Query, frame: pd.DataFrame, table_name: str) -> list[InputError]:
+    """What keeps one statistic from being computed on this table as the plan means it."""
+    out: list[InputError] = []
+    columns = {str(c) for c in frame.columns}
+    where = f"queries[{query.id}]"
+
+    def exists(field: str, column: str) -> bool:
+        if column in columns:
+            return True
+        out.append(_problem(f"{where}.{field}", f"no column {column!r} in {table_name}"))
+        return False
+
+    if query.column is not None and exists("column", query.column):
+        series = frame[query.column]
+        if needs_numbers(query) and not is_numeric_column(series):
+            what = "numeric bins need" if query.kind == "histogram" else f"a {query.kind} needs"
+            out.append(_problem(f"{where}.column", f"{query.column!r} in {table_name} holds "
+                                f"text, not numbers: {what} a column of numbers (choose "
+                                "another column, or a histogram with categories)"))
+        if query.kind in YES_NO_KINDS:
+            out.extend(_yes_no_problems(query, series, table_name))
+    if query.group_by is not None:
+        exists("group_by.column", query.group_by.column)
+    for i, c in enumerate(query.where):
+        if exists(f"where[{i}].column", c.column) and c.op in ("<", "<=", ">", ">=") \
+                and not is_numeric_column(frame[c.column]):
+            out.append(_problem(f"{where}.where[{i}].column",
+                                f"{c.column!r} in {table_name} holds text, not numbers: "
+                                f"the operator {c.op} compares numbers"))
+    return out
+
+
+def _yes_no_problems(query: Query, series: pd.Series, table_name: str) -> list[InputError]:
+    codes = yes_no_codes(query, series)
+    neither = int((codes == NEITHER).sum())
+    if query.yes is None and neither:
+        return [_problem(f"queries[{query.id}].yes",
+                         f"{query.column!r} in {table_name} holds values other than "
+                         f"{FIXED_YES_NO}: declare which values mean yes and which mean no "
+                         '("yes": [...], "no": [...]); a value is never guessed')]
+    if query.yes is not None and neither and not ((codes == 0) | (codes == 1)).any():
+        return [_problem(f"queries[{query.id}].yes",
+                         f"no cell of {query.column!r} in {table_name} is one of the declared "
+                         "yes or no values (values match by exact text)")]
+    return []
+
+
+def plan_problems(plan: Plan, frame: pd.DataFrame, table_name: str) -> list[InputError]:
+    """Every way the plan does not fit the table, in plan order (empty when it fits)."""
+    out: list[InputError] = []
+    unit = plan.privacy_unit
+    if unit.kind == "person":
+        column = str(unit.id_column)
+        if column not in {str(c) for c in frame.columns}:
+            out.append(_problem("privacy_unit.id_column", f"no column {column!r} in "
+                                f"{table_name}"))
+        elif frame[column].isna().any():
+            out.append(InputError(table_name, f"column {column!r}",
+                                  "some rows have no person id; every row needs one"))
+    for q in plan.queries:
+        out.extend(query_problems(q, frame, table_name))
+    return out
+
+
+def require_fit(plan: Plan, frame: pd.DataFrame, table_name: str) -> None:
+    """Raise the first problem (saying how many more there are); nothing when it fits."""
+    problems = plan_problems(plan, frame, table_name)
+    if problems:
+        first = problems[0]
+        more = len(problems) - 1
+        raise InputError(first.source, first.where, first.problem + (
+            f" (and {more} more problem{'s' if more > 1 else ''} with this table)"
+            if more else ""))
+
+
+# ----------------------------------------------------------------------------- owner's view
+
+
+@dataclass(frozen=True)
+class YesNoTally:
+    """How a yes/no statistic reads its column. Owner-only: shown, never exported."""
+
+    yes: int
+    no: int
+    neither: int
+    empty: int
+
+
+def yes_no_tally(query: Query, series: pd.Series) -> YesNoTally:
+    codes = yes_no_codes(query, series)
+    return YesNoTally(int((codes == 1).sum()), int((codes == 0).sum()),
+                      int((codes == NEITHER).sum()), int((codes == ABSENT).sum()))
+
+
+def distinct_values(series: pd.Series, limit: int = 50) -> list[Any]:
+    """Up to ``limit`` distinct filled values of a column, as text, for the owner to sort into
+    yes and no (a suggestion the owner must confirm; never written anywhere by itself)."""
+    seen: dict[str, Any] = {}
+    for value in pd.unique(series.dropna()):
+        key = canonical_key(value.item() if isinstance(value, np.generic) else value)
+        if key and key not in seen:
+            seen[key] = key
+            if len(seen) >= limit:
+                break
+    return sorted(seen)
+
+
+def plan_only_notes(query: Query) -> list[str]:
+    """What the check without data says about how a yes/no column will be read."""
+    if query.kind in YES_NO_KINDS and query.yes is None:
+        return [f"{query.id}: no \"yes\"/\"no\" values are declared, so {query.column} is read "
+                f"as {FIXED_YES_NO}; any other value in it stops the release (check with the "
+                "data to see)"]
+    return []

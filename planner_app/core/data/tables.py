@@ -1,0 +1,484 @@
+"""Load CSV/TSV, Excel (.xlsx) and Parquet tables with progress, cancel and clear errors.
+
+``load_table(path, progress=None, cancel=None)`` calls ``progress(fraction, message)`` as it
+reads and raises ``Cancelled`` when ``cancel()`` returns true. Every problem becomes an
+``InputError`` naming the file and, where known, the line; no message quotes a cell.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import hashlib
+import io
+import math
+import os
+import queue
+import re
+import threading
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import Callable, Optional
+
+import numpy as np
+import pandas as pd
+
+from ..model import text_number, yes_no
+from ..support.errors import Cancelled, InputError
+from ..support.files import input_file_size
+
+Progress = Optional[Callable[[float, str], None]]
+Cancel = Optional[Callable[[], bool]]
+
+SNIFF_BYTES = 64 * 1024
+MAX_LINE_BYTES = 16 * 1024 * 1024  # a longer line is not a table row (and would fill memory)
+TEXT_SUFFIXES = {".csv", ".tsv", ".txt", ".tab"}
+EXCEL_SUFFIXES = {".xlsx", ".xlsm"}
+PARQUET_SUFFIXES = {".parquet", ".pq"}
+
+
+@dataclass
+class Table:
+    """A loaded table and public facts about the file (never its contents)."""
+
+    frame: pd.DataFrame
+    name: str
+    sha256: str
+    format: str
+    encoding: str | None = None
+    delimiter: str | None = None
+
+    @property
+    def n_rows(self) -> int:
+        return int(len(self.frame))
+
+    @property
+    def columns(self) -> list[str]:
+        return [str(c) for c in self.frame.columns]
+
+
+class _HashingReader(io.RawIOBase):
+    """A binary reader that reports progress, honours cancel, and hashes what it reads on a
+    second thread (hashlib releases the GIL), so hashing overlaps with parsing."""
+
+    def __init__(self, fh: io.BufferedReader, total: int, progress: Progress, cancel: Cancel,
+                 label: str, max_line: int | None = None, no_nul: bool = False) -> None:
+        self._fh = fh
+        self._lines = _LineGuard(label, max_line, no_nul)
+        self._total = max(total, 1)
+        self._done = 0
+        self._progress = progress
+        self._cancel = cancel
+        self._label = label
+        self._last = -1.0
+        self._hash = hashlib.sha256()
+        self._queue: queue.Queue[bytes | None] = queue.Queue(maxsize=32)
+        self._thread = threading.Thread(target=self._hash_blocks, daemon=True)
+        self._thread.start()
+
+    def _hash_blocks(self) -> None:
+        while True:
+            block = self._queue.get()
+            if block is None:
+                return
+            self._hash.update(block)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def]
+        if self._cancel is not None and self._cancel():
+            raise Cancelled(f"loading {self._label}")
+        n = self._fh.readinto(buffer)
+        if n:
+            block = bytes(memoryview(buffer)[:n])
+            self._lines.feed(block)
+            self._queue.put(block)
+            self._done += n
+            fraction = min(self._done / self._total, 1.0)
+            if self._progress is not None and fraction - self._last >= 0.01:
+                self._last = fraction
+                self._progress(0.95 * fraction, f"Reading {self._label}")
+        return n or 0
+
+    def hexdigest(self) -> str:
+        """The SHA-256 of everything read (call once, after reading to the end)."""
+        self._queue.put(None)
+        self._thread.join()
+        return self._hash.hexdigest()
+
+    def stop(self) -> None:
+        if self._thread.is_alive():
+            self._queue.put(None)
+
+
+class _LineGuard:
+    """Watches the raw bytes of a text table as they stream by: a NUL byte anywhere (not only
+    in the first 64 KB) and a line longer than ``max_line`` bytes are refused with their line
+    number, before the parser has buffered them (no hang, no memory blow-up on a 2 GB line).
+    Line ends are LF, CRLF or CR alone."""
+
+    def __init__(self, label: str, max_line: int | None, no_nul: bool) -> None:
+        self.label = label
+        self.max_line = max_line
+        self.no_nul = no_nul
+        self.lf = 0  # line ends seen so far (LF, and CR for CR-only files)
+        self.cr = 0
+        self.run = 0  # bytes since the last line end
+
+    def line(self, block: bytes, upto: int) -> int:
+        return max(self.lf + block.count(b"\n", 0, upto), self.cr + block.count(b"\r", 0, upto)) + 1
+
+    def feed(self, block: bytes) -> None:
+        if self.no_nul:
+            at = block.find(b"\x00")
+            if at >= 0:
+                raise InputError(self.label, f"line {self.line(block, at)}",
+                                 "contains a NUL byte: a binary file, not a text table")
+        if self.max_line is not None:
+            ends = [i for i in (block.find(b"\n"), block.find(b"\r")) if i >= 0]
+            first = min(ends) if ends else len(block)
+            if self.run + first > self.max_line:
+                raise InputError(self.label, f"line {self.line(block, 0)}",
+                                 f"is longer than {self.max_line:,} bytes: not a table row "
+                                 "(check the line ends and quotes)")
+            if ends:
+                self.run = len(block) - 1 - max(block.rfind(b"\n"), block.rfind(b"\r"))
+            else:
+                self.run += len(block)
+        self.lf += block.count(b"\n")
+        self.cr += block.count(b"\r")
+
+
+def _file_facts(path: Path) -> tuple[str, int]:
+    return path.name, input_file_size(path, "table")  # never a FIFO or device: it would hang
+
+
+def _detect_encoding(sample: bytes, name: str) -> str:
+    if sample.startswith(codecs.BOM_UTF8):
+        return "utf-8-sig"
+    if sample.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16"
+    if sample.startswith(b"PK\x03\x04"):
+        raise InputError(name, None, "is a zip or Excel file; save it as .xlsx or .csv")
+    if b"\x00" in sample:
+        raise InputError(name, None, "is a binary file, not a text table (CSV or TSV)")
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        decoder.decode(sample, final=False)
+        return "utf-8"
+    except UnicodeDecodeError:
+        pass
+    try:
+        sample.decode("cp1252")
+        return "cp1252"
+    except UnicodeDecodeError:
+        return "latin-1"
+
+
+def _detect_delimiter(text: str, suffix: str) -> str:
+    if suffix in (".tsv", ".tab"):
+        return "\t"
+    lines = [line for line in text.splitlines()[:50] if line.strip()]
+    if not lines:
+        return ","
+    try:
+        return csv.Sniffer().sniff("\n".join(lines), delimiters=",;\t|").delimiter
+    except csv.Error:
+        counts = {d: lines[0].count(d) for d in ",;\t|"}
+        best = max(counts, key=lambda d: counts[d])
+        return best if counts[best] else ","
+
+
+# A number cell must read as Python's float() of its text: the value canonical_key and
+# numeric_values give that same text when one other cell makes its column text. pandas 3
+# parses so by default (and deprecates the option); pandas 2 needs "round_trip".
+_FLOAT_PARSING = {} if int(pd.__version__.split(".")[0]) >= 3 else \
+    {"float_precision": "round_trip"}
+
+
+_FIELDS_RE = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
+_LINE_RE = re.compile(r"(?:line|row) (\d+)")
+
+
+def _parser_problem(name: str, exc: Exception) -> InputError:
+    text = str(exc)
+    m = _FIELDS_RE.search(text)
+    if m:
+        return InputError(name, f"line {m.group(2)}",
+                          f"has {m.group(3)} fields where the header has {m.group(1)}")
+    m = _LINE_RE.search(text)
+    where = f"line {m.group(1)}" if m else None
+    if "EOF inside string" in text:
+        return InputError(name, where, "a quoted cell is never closed")
+    return InputError(name, where, "cannot be read as a table (check the delimiter and quotes)")
+
+
+def _check_header(columns: list[str], name: str) -> None:
+    seen: set[str] = set()
+    for i, col in enumerate(columns):
+        if not col.strip():
+            raise InputError(name, f"line 1, column {i + 1}", "the header cell is empty")
+        if col in seen:
+            raise InputError(name, f"line 1, column {i + 1}",
+                             f"the column name {col!r} appears twice")
+        seen.add(col)
+
+
+def _read_header(path: Path, name: str, encoding: str, delimiter: str,
+                 max_line: int | None) -> list[str]:
+    """The whole first record (the sample may cut a long header short), read line by line
+    with a bounded readline, so a header without a line end cannot fill memory."""
+    limit = max_line if max_line is not None else -1
+
+    def lines():  # type: ignore[no-untyped-def]
+        with open(path, encoding=encoding, errors="replace", newline="") as fh:
+            while True:
+                line = fh.readline(limit)
+                if not line:
+                    return
+                if max_line is not None and len(line) >= max_line:
+                    raise InputError(name, "line 1", f"is longer than {max_line:,} bytes: not a "
+                                                     "table header (check the line ends)")
+                yield line
+
+    try:
+        return next(csv.reader(lines(), delimiter=delimiter), [])
+    except csv.Error:
+        raise InputError(name, "line 1", "the header cannot be read (check its quotes)") \
+            from None
+
+
+def _load_text(path: Path, progress: Progress, cancel: Cancel,
+               max_line: int | None = MAX_LINE_BYTES) -> Table:
+    name, size = _file_facts(path)
+    if size == 0:
+        raise InputError(name, None, "is empty")
+    with open(path, "rb") as raw:
+        sample = raw.read(SNIFF_BYTES)
+    encoding = _detect_encoding(sample, name)
+    try:
+        sample_text = sample.decode(encoding, errors="ignore")
+    except LookupError:  # pragma: no cover
+        sample_text = sample.decode("latin-1")
+    delimiter = _detect_delimiter(sample_text, path.suffix.lower())
+    header_line = _read_header(path, name, encoding, delimiter, max_line)
+    if header_line:
+        header_line[0] = header_line[0].lstrip("\ufeff")
+    with open(path, "rb") as fh:
+        reader = _HashingReader(fh, size, progress, cancel, name, max_line=max_line,
+                                no_nul=encoding != "utf-16")
+        buffered = io.BufferedReader(reader, buffer_size=1 << 20)
+        try:
+            frame = pd.read_csv(buffered, sep=delimiter, encoding=encoding,
+                                encoding_errors="strict", **_FLOAT_PARSING)
+            while buffered.read(1 << 20):  # the hash covers the whole file
+                pass
+        except (Cancelled, InputError):
+            reader.stop()
+            raise
+        except UnicodeDecodeError:
+            reader.stop()
+            raise InputError(name, None, f"is not valid {encoding} text") from None
+        except pd.errors.EmptyDataError:
+            reader.stop()
+            raise InputError(name, None, "has no header row") from None
+        except (pd.errors.ParserError, csv.Error, ValueError) as exc:
+            reader.stop()
+            raise _parser_problem(name, exc) from None
+        digest = reader.hexdigest()
+    _check_header([str(c) for c in header_line] or [], name)
+    if len(frame.columns) and len(header_line) == len(frame.columns):
+        frame.columns = [str(c) for c in header_line]
+    if frame.empty:
+        raise InputError(name, None, "has a header but no rows")
+    if progress is not None:
+        progress(1.0, f"Read {len(frame):,} rows")
+    return Table(frame=frame, name=name, sha256=digest, format="csv",
+                 encoding=encoding, delimiter=delimiter)
+
+
+def file_sha256(path: Path, cancel: Cancel = None) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while True:
+            if cancel is not None and cancel():
+                raise Cancelled(f"hashing {path.name}")
+            block = fh.read(1 << 20)
+            if not block:
+                return h.hexdigest()
+            h.update(block)
+
+
+def _load_excel(path: Path, progress: Progress, cancel: Cancel) -> Table:
+    name, size = _file_facts(path)
+    try:
+        import openpyxl
+    except ImportError:  # pragma: no cover - a runtime dependency
+        raise InputError(name, None, "reading Excel files needs openpyxl") from None
+    try:
+        wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except Exception:  # openpyxl raises many types for damaged files
+        raise InputError(name, None, "is not a readable .xlsx workbook") from None
+    try:
+        return _excel_frame(wb, path, name, progress, cancel)
+    except (InputError, Cancelled):
+        raise
+    except Exception:  # openpyxl parses sheets lazily: damage shows up while reading rows
+        raise InputError(name, None, "is not a readable .xlsx workbook (its first sheet is "
+                                     "damaged or missing)") from None
+    finally:
+        wb.close()
+
+
+def _excel_frame(wb, path: Path, name: str, progress: Progress,  # type: ignore[no-untyped-def]
+                 cancel: Cancel) -> Table:
+    sheets = [ws for ws in wb.worksheets if hasattr(ws, "iter_rows")]
+    if not sheets:
+        if getattr(wb, "chartsheets", None):
+            raise InputError(name, None, "has only chart sheets, no worksheet with a table")
+        raise InputError(name, None, "has no readable worksheet (its sheet part is missing)")
+    ws = sheets[0]
+    total = ws.max_row or 1
+    rows_iter = ws.iter_rows(values_only=True)
+    header = next(rows_iter, None)
+    if header is None:
+        raise InputError(name, None, "the first sheet is empty")
+    columns = ["" if h is None else str(h).strip() for h in header]
+    while columns and columns[-1] == "":
+        columns.pop()
+    _check_header(columns, name)
+    width = len(columns)
+    rows = []
+    for i, row in enumerate(rows_iter, start=2):
+        rows.append(list(row[:width]) + [None] * (width - len(row)))
+        if i % 5000 == 0:
+            if cancel is not None and cancel():
+                raise Cancelled(f"loading {name}")
+            if progress is not None:
+                progress(0.95 * min(i / total, 1.0), f"Reading {name}")
+    frame = pd.DataFrame(rows, columns=columns)
+    frame = frame.dropna(how="all").reset_index(drop=True)
+    if frame.empty:
+        raise InputError(name, None, "has a header but no rows")
+    frame = frame.infer_objects()
+    if progress is not None:
+        progress(1.0, f"Read {len(frame):,} rows")
+    return Table(frame=frame, name=name, sha256=file_sha256(path, cancel), format="xlsx")
+
+
+def _load_parquet(path: Path, progress: Progress, cancel: Cancel) -> Table:
+    name, _ = _file_facts(path)
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise InputError(name, None, "reading Parquet needs pyarrow: "
+                                     "pip install 'planner-app[parquet]'") from None
+    try:
+        pf = pq.ParquetFile(path)
+        groups = pf.num_row_groups
+        parts = []
+        for i in range(groups):
+            if cancel is not None and cancel():
+                raise Cancelled(f"loading {name}")
+            parts.append(pf.read_row_group(i))
+            if progress is not None:
+                progress(0.95 * (i + 1) / max(groups, 1), f"Reading {name}")
+        table = pa.concat_tables(parts) if parts else pf.schema_arrow.empty_table()
+        frame = table.to_pandas()
+    except Cancelled:
+        raise
+    except Exception:
+        raise InputError(name, None, "is not a readable Parquet file") from None
+    _check_header([str(c) for c in frame.columns], name)
+    if frame.empty:
+        raise InputError(name, None, "has no rows")
+    if progress is not None:
+        progress(1.0, f"Read {len(frame):,} rows")
+    return Table(frame=frame, name=name, sha256=file_sha256(path, cancel), format="parquet")
+
+
+def load_table(path: str | os.PathLike[str], progress: Progress = None,
+               cancel: Cancel = None, max_line: int | None = MAX_LINE_BYTES) -> Table:
+    """Load a table by its file suffix (.csv/.tsv/.txt, .xlsx, .parquet). A text table's
+    lines may be at most ``max_line`` bytes long."""
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix in EXCEL_SUFFIXES:
+        return _load_excel(p, progress, cancel)
+    if suffix in PARQUET_SUFFIXES:
+        return _load_parquet(p, progress, cancel)
+    if suffix == ".xls":
+        raise InputError(p.name, None, "old .xls workbooks are not supported; save as .xlsx")
+    return _load_text(p, progress, cancel, max_line)
+
+
+# ----------------------------------------------------------------------------- column facts
+
+
+@dataclass(frozen=True)
+class ColumnInfo:
+    """What the owner sees about a column. Stays on the owner's screen; never exported."""
+
+    name: str
+    detected_type: str  # number | yes/no | text
+    missing: int
+
+
+def _cell_number(value: object) -> float:
+    """One cell as a number (NaN when it is not one), from the cell alone: a number, a bool
+    (1/0), or text that spells a number or true/false, whatever type its column was read as."""
+    if isinstance(value, (bool, np.bool_)):
+        return float(value)
+    if isinstance(value, (int, float, np.integer, np.floating, Decimal)):
+        try:
+            return float(value)
+        except (OverflowError, ValueError):  # a huge integer, a signalling Decimal NaN
+            return math.nan
+    if not isinstance(value, str):
+        return math.nan
+    text = value.strip()
+    low = text.lower()
+    if low in ("true", "false"):
+        return 1.0 if low == "true" else 0.0
+    number = text_number(text)
+    return math.nan if number is None else number
+
+
+def numeric_values(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Float values and a mask of cells that are missing or not numbers. Each cell is read by
+    itself, so a text cell elsewhere in the column never changes how a number reads."""
+    numeric = pd.api.types.is_numeric_dtype(series) \
+        and not isinstance(series.dtype, pd.CategoricalDtype)
+    if pd.api.types.is_bool_dtype(series) or numeric:
+        arr = series.to_numpy(dtype="float64", na_value=np.nan)
+    else:
+        codes, uniques = pd.factorize(series, use_na_sentinel=True)
+        table = np.array([_cell_number(u) for u in uniques] + [math.nan], dtype="float64")
+        arr = table[codes]  # code -1 (missing) picks the trailing NaN
+    bad = ~np.isfinite(arr)
+    return arr, bad
+
+
+def detect_type(series: pd.Series) -> str:
+    present = series.dropna()
+    if present.empty:
+        return "text"
+    sample = present.iloc[:10_000]
+    if all(yes_no(v) is not None for v in sample.unique()[:50]) and sample.nunique() <= 2:
+        return "yes/no"
+    _, bad = numeric_values(sample)
+    if (~bad).mean() >= 0.95:
+        return "number"
+    return "text"
+
+
+def describe_columns(table: Table) -> list[ColumnInfo]:
+    out = []
+    for col in table.frame.columns:
+        series = table.frame[col]
+        out.append(ColumnInfo(name=str(col), detected_type=detect_type(series),
+                              missing=int(series.isna().sum())))
+    return out

@@ -1,0 +1,405 @@
+"""Accuracy shown before release: the ± half-width that holds the noise with a confidence.
+
+Counts, sums and histogram cells: exact for the discrete distributions (the smallest integer k
+with P(|noise| > k) <= 1 - confidence). Means and variances: the widest interval of the exact
+pivot in intervals.py, wherever the statistic lies, for a stated public approximate row
+count. Quantiles: a bound on the rank error from the exponential mechanism's utility
+guarantee. Randomized response:
+Hoeffding's bound on the debiased share plus the error of the noised number of answers. And the inverse:
+the ε a target half-width needs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from fractions import Fraction
+
+from ..model import Plan, Query
+from ..support.errors import InputError
+from .intervals import mean_half_width, mean_parts, variance_half_width
+from .measure import Measurement, measurements_for, rr_refusal
+from .sensitivity import grid_for
+
+DEFAULT_CONFIDENCE = 0.95
+# The confidences the half-widths are computed for: closer to 1, 1 - confidence loses its
+# digits in floating point (at 1 - 2^-53 it is 0 and the half-width divides by it)
+MIN_CONFIDENCE = 0.5
+MAX_CONFIDENCE = 0.999999
+
+
+def check_confidence(confidence: float) -> float:
+    """``confidence``, or InputError when the half-widths cannot be computed for it."""
+    if not (isinstance(confidence, (int, float)) and MIN_CONFIDENCE <= confidence
+            <= MAX_CONFIDENCE):
+        raise InputError("argument", "confidence",
+                         f"must lie in [{MIN_CONFIDENCE:g}, {MAX_CONFIDENCE:g}], not "
+                         f"{confidence!r}")
+    return confidence
+
+
+# ----------------------------------------------------------------------------- discrete laws
+
+
+def discrete_laplace_tail(scale: float, k: int) -> float:
+    """P(|X| > k) for P(x) proportional to exp(-|x|/scale)."""
+    q = math.exp(-1 / scale)
+    return 2 * math.exp(-(k + 1) / scale) / (1 + q)
+
+
+def discrete_laplace_half_width(scale: float, confidence: float = DEFAULT_CONFIDENCE) -> int:
+    """Smallest integer k with P(|X| > k) <= 1 - confidence."""
+    alpha = 1 - confidence
+    guess = math.ceil(scale * math.log(2 / (alpha * (1 + math.exp(-1 / scale)))) - 1)
+    k = max(0, guess - 1)
+    while discrete_laplace_tail(scale, k) > alpha:
+        k += 1
+    while k > 0 and discrete_laplace_tail(scale, k - 1) <= alpha:
+        k -= 1
+    return k
+
+
+def discrete_gaussian_half_width(sigma_sq: float, confidence: float = DEFAULT_CONFIDENCE) -> int:
+    """Smallest integer k with P(|X| > k) <= 1 - confidence for the discrete Gaussian."""
+    alpha = 1 - confidence
+    sigma = math.sqrt(sigma_sq)
+    if sigma > 20_000:  # the rounded normal is then exact to far below a unit
+        z = _normal_quantile(1 - alpha / 2)
+        return math.ceil(z * sigma)
+    import numpy as np
+
+    top = int(math.ceil(sigma * 14)) + 2
+    x = np.arange(0, top + 1, dtype=np.float64)
+    w = np.exp(-(x * x) / (2 * sigma_sq))
+    total = w[0] + 2 * w[1:].sum()
+    # tail(k) = 2 * sum_{x > k} w / total
+    tails = 2 * (w[::-1].cumsum()[::-1] - w) / total
+    ok = np.flatnonzero(tails <= alpha)
+    return int(ok[0]) if ok.size else top
+
+
+def _normal_quantile(p: float) -> float:
+    from statistics import NormalDist
+
+    return NormalDist().inv_cdf(p)
+
+
+def measurement_half_width(m: Measurement, confidence: float) -> int:
+    """Half-width in the measurement's integer steps."""
+    if m.mechanism == "none":
+        return 0
+    if m.mechanism == "laplace":
+        assert m.scale is not None
+        return discrete_laplace_half_width(float(m.scale), confidence)
+    if m.mechanism == "gaussian":
+        assert m.sigma_sq is not None
+        return discrete_gaussian_half_width(float(m.sigma_sq), confidence)
+    raise ValueError(f"no integer half-width for {m.mechanism}")
+
+
+# ----------------------------------------------------------------------------- per query
+
+
+@dataclass(frozen=True)
+class Accuracy:
+    confidence: float
+    half_width: float | None  # in the statistic's units (None: needs an expected row count)
+    unit: str  # "value" | "count" | "rank" | "share"
+    note: str = ""
+    rows: float | None = None  # quantiles: the public approximate row count, if stated
+
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {"confidence": self.confidence, "half_width": self.half_width,
+                                  "unit": self.unit, "note": self.note}
+        if self.rows is not None:
+            out["rows"] = self.rows
+        return out
+
+
+def expected_count(query: Query, plan: Plan) -> float | None:
+    """The public approximate row count per cell used for means, variances, quantiles."""
+    if query.expected_count is not None:
+        return query.expected_count
+    if plan.dataset.expected_rows is None:
+        return None
+    groups = len(query.group_by.keys) if query.group_by is not None else 1
+    return plan.dataset.expected_rows / groups
+
+
+def ratio_error(hw_num: float, bound: float, hw_count: float, n: float) -> float:
+    """Worst error of S~/N~ when |S/N| <= bound, |S~-S| <= hw_num, |N~-N| <= hw_count."""
+    if n - hw_count <= 0:
+        return math.inf
+    return (hw_num + bound * hw_count) / (n - hw_count)
+
+
+def rr_half_width(answers: float, truth: float | Fraction, count: Measurement | None,
+                  confidence: float) -> float:
+    """Half-width of randomized response's debiased share from a file of ``answers`` published
+    answers: Hoeffding's bound on their randomization, sqrt(ln(2/a) / 2n) / t, plus, when
+    their number was noised, that count's half-width / n (the file then holds a random subset
+    of the real answers or fair coins beyond them, which moves the share by at most
+    |noise| / n). The confidence is split evenly between the two (union bound)."""
+    alpha = 1 - confidence
+    noisy = count is not None and count.mechanism != "none"
+    a = alpha / 2 if noisy else alpha
+    hw = math.sqrt(math.log(2 / a) / (2 * answers)) / float(truth)
+    if noisy:
+        assert count is not None
+        hw += measurement_half_width(count, 1 - a) / answers
+    return hw
+
+
+NEEDS_ROWS = "state dataset.expected_rows (a public approximate row count) to see this accuracy"
+
+
+def accuracy_for(query: Query, plan: Plan, confidence: float = DEFAULT_CONFIDENCE,
+                 measurements: list[Measurement] | None = None) -> Accuracy:
+    ms = measurements if measurements is not None else measurements_for(query, plan)
+    alpha = 1 - confidence
+    if query.kind in ("count", "histogram"):
+        hw = measurement_half_width(ms[0], confidence)
+        note = "per cell" if query.kind == "histogram" or query.group_by else ""
+        return Accuracy(confidence, float(hw), "count", note)
+    if query.kind == "sum":
+        m = ms[0]
+        hw = measurement_half_width(m, confidence) * m.component.step
+        return Accuracy(confidence, hw, "value", "per group" if query.group_by else "")
+    n = expected_count(query, plan)
+    if query.kind in ("mean", "variance"):
+        grid = grid_for(query)
+        if n is None:
+            return Accuracy(confidence, None, "value", NEEDS_ROWS)
+        parts = mean_parts(query, ms)
+        if query.kind == "mean":
+            cap = (grid.hi - grid.lo) * grid.step
+            return Accuracy(confidence, min(mean_half_width(parts, n, alpha), cap), "value",
+                            f"guaranteed bound for about {n:g} rows")
+        radius = grid.radius * grid.step
+        return Accuracy(confidence, min(variance_half_width(parts, n, alpha), radius * radius),
+                        "value", f"guaranteed bound for about {n:g} rows")
+    if query.kind == "quantile":
+        m = ms[0]
+        points = grid_for(query).points
+        ranks = (2 * m.component.l1 / m.epsilon) * (math.log(points) + math.log(1 / alpha)) + 1
+        # percentiles need this statistic's own row count: the table's (or an even share of it
+        # per group) says nothing about how many rows a filter or a group keeps
+        if query.expected_count is None and (query.where or query.group_by is not None):
+            n = None
+        note = "rank error"
+        if n is not None:
+            note += f" (about {100 * ranks / n:.3g}% of {n:g} rows)"
+        return Accuracy(confidence, ranks, "rank", note, rows=n)
+    if query.kind == "randomized_response":
+        m = next(m for m in ms if m.component.name == "answers")
+        count = next((m for m in ms if m.component.name == "count"), None)
+        assert m.truth is not None
+        refused = rr_refusal(query, ms)
+        if refused is not None:
+            return Accuracy(confidence, math.inf, "share", refused)
+        if n is None:
+            return Accuracy(confidence, None, "share", NEEDS_ROWS)
+        hw = rr_half_width(n, m.truth, count, confidence)
+        what = ("" if count is None or count.mechanism == "none"
+                else " (with the error of their noised number)")
+        return Accuracy(confidence, hw, "share",
+                        f"Hoeffding bound for about {n:g} answers{what}")
+    raise ValueError(query.kind)
+
+
+def epsilon_for_half_width(query: Query, plan: Plan, target: float,
+                           confidence: float = DEFAULT_CONFIDENCE) -> float | None:
+    """Smallest ε (rounded up to 3 significant digits) whose half-width is at most ``target``.
+
+    None when no ε up to 1000 reaches the target (or accuracy needs a row count)."""
+
+    def width(eps: float) -> float:
+        q = replace(query, epsilon=eps)
+        try:
+            hw = accuracy_for(q, plan, confidence).half_width
+        except InputError:  # an ε the mechanism refuses (too small): no accuracy at all
+            return math.inf
+        return math.inf if hw is None else hw
+
+    hi = 1000.0
+    if width(hi) > target:
+        return None
+    lo = 1e-6
+    if width(lo) <= target:
+        return lo
+    for _ in range(80):
+        mid = math.sqrt(lo * hi)
+        if width(mid) <= target:
+            hi = mid
+        else:
+            lo = mid
+        if hi / lo < 1 + 1e-9:
+            break
+    digits = 3 - int(math.floor(math.log10(hi))) - 1
+    rounded = math.ceil(hi * 10**digits) / 10**digits
+    return rounded if width(rounded) <= target else hi
+
+
+# ----------------------------------------------------------------------------- one unit per kind
+#
+# Every place that shows or reads a ± (the statistics table, the statistic pane's field and its
+# target, the goal solver, the wizard, the report and the CLI) goes through these functions, so
+# a share is always in percentage points and a quantile in percentiles of the data (ranks only
+# when no row count is stated). Accuracy.half_width itself stays in the statistic's own scale
+# (a share from 0 to 1, a quantile in ranks), as release.json records it.
+
+UNIT_WORDS = {"count": "people or rows", "value": "in the column's units",
+              "share": "percentage points", "percentile": "percentiles of the data",
+              "rank": "ranks (rows)"}
+
+
+def _field(acc: Accuracy | dict, name: str) -> object:
+    return acc.get(name) if isinstance(acc, dict) else getattr(acc, name)
+
+
+def shown_unit(acc: Accuracy | dict) -> str:
+    """The unit a person reads and types this accuracy in."""
+    unit = str(_field(acc, "unit"))
+    if unit == "rank":
+        return "percentile" if _field(acc, "rows") else "rank"
+    return unit
+
+
+def shown_scale(acc: Accuracy | dict) -> float:
+    """Shown value = half_width × this."""
+    unit = shown_unit(acc)
+    if unit == "share":
+        return 100.0
+    if unit == "percentile":
+        return 100.0 / float(_field(acc, "rows"))  # type: ignore[arg-type]
+    return 1.0
+
+
+def shown_half_width(acc: Accuracy | dict) -> float | None:
+    hw = _field(acc, "half_width")
+    return None if hw is None else float(hw) * shown_scale(acc)  # type: ignore[arg-type]
+
+
+def format_number_short(x: float) -> str:
+    return f"{x:,.0f}" if abs(x) >= 1e4 else f"{x:,.4g}"
+
+
+def format_half_width(acc: Accuracy | dict) -> str:
+    """The ± for a table cell, in the shown unit: "± 12 points", "± 3.5 percentiles"."""
+    hw = shown_half_width(acc)
+    if hw is None:
+        return "needs a row count"
+    if not math.isfinite(hw):
+        return "unbounded"
+    unit = shown_unit(acc)
+    suffix = {"share": " points", "percentile": " percentiles", "rank": " ranks"}.get(unit, "")
+    return f"± {format_number_short(hw)}{suffix}"
+
+
+def half_width_from_shown(acc: Accuracy | dict, shown: float) -> float:
+    """A target typed in the shown unit, in the statistic's own scale."""
+    return shown / shown_scale(acc)
+
+
+def epsilon_for_shown_target(query: Query, plan: Plan, shown: float,
+                             confidence: float = DEFAULT_CONFIDENCE) -> float | None:
+    """The smallest ε whose ± (in the shown unit) is at most ``shown``."""
+    acc = accuracy_for(query, plan, confidence)
+    return epsilon_for_half_width(query, plan, half_width_from_shown(acc, shown), confidence)
+
+
+# ----------------------------------------------------------------------------- quantiles in words
+
+
+def ordinal(k: int) -> str:
+    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
+    return f"{k}{suffix}"
+
+
+def quantile_name(q: float) -> str:
+    if q == 0.5:
+        return "median"
+    pct = 100 * q
+    return f"{ordinal(int(pct))} percentile" if float(pct).is_integer() else f"{pct:g}% quantile"
+
+
+def quantile_words(acc: Accuracy | dict, quantile: float) -> str:
+    """"With 95% chance the released median lies between the 45th and 55th percentile of the
+    data" — the rank bound turned into percentiles (outward-rounded), or into rows when no row
+    count is stated."""
+    confidence = float(_field(acc, "confidence"))  # type: ignore[arg-type]
+    name = quantile_name(quantile)
+    chance = f"With {100 * confidence:g}% chance the released {name}"
+    hw = shown_half_width(acc)
+    if hw is None or not math.isfinite(hw):
+        return f"{chance} can lie anywhere within the bounds."
+    if shown_unit(acc) == "rank":
+        return (f"{chance} lies within {format_number_short(hw)} rows of the true {name} in the "
+                "sorted data (state the statistic's expected_count, or dataset.expected_rows "
+                "when it has no filter or group-by, to read this in percentiles).")
+    low = max(0.0, math.floor(100 * quantile - hw))
+    high = min(100.0, math.ceil(100 * quantile + hw))
+    if low <= 0 and high >= 100:
+        return f"{chance} can lie anywhere in the data (0th to 100th percentile)."
+    return (f"{chance} lies between the {ordinal(int(low))} and {ordinal(int(high))} percentile "
+            "of the data.")
+
+
+# ----------------------------------------------------------------------------- useless statistics
+
+USELESS_SHARE = 0.5  # the ± reaches half the range: the interval from the middle covers it all
+
+
+def possible_range(query: Query, acc: Accuracy | dict) -> tuple[float, str] | None:
+    """The width of the values a statistic can take, and how to say it (None: unbounded)."""
+    if query.kind == "randomized_response":
+        return 1.0, "0 to 100%"
+    if query.kind == "mean" and query.lower is not None and query.upper is not None:
+        return query.upper - query.lower, f"{query.lower:g} to {query.upper:g}"
+    if query.kind == "variance" and query.lower is not None and query.upper is not None:
+        top = (query.upper - query.lower) ** 2 / 4
+        return top, f"0 to {top:g}, the largest variance its bounds allow"
+    if query.kind == "quantile" and _field(acc, "rows"):
+        return float(_field(acc, "rows")), "the whole data"  # type: ignore[arg-type]
+    return None
+
+
+def useless_warning(query: Query, acc: Accuracy | dict) -> str | None:
+    """A plain sentence when the ± covers most of what the statistic could be, else None.
+
+    The one rule for `check`, the statistics list, the wizard and the report."""
+    hw = _field(acc, "half_width")
+    span = possible_range(query, acc)
+    if hw is None or span is None:
+        return None
+    width, words = span
+    if not (float(hw) >= USELESS_SHARE * width):  # type: ignore[arg-type]
+        return None
+    confidence = float(_field(acc, "confidence"))  # type: ignore[arg-type]
+    return (f"this statistic says almost nothing: at {100 * confidence:g}% confidence its "
+            f"{format_half_width(acc)} covers most of what it can be ({words}). Give it a larger "
+            "ε, or leave it out.")
+
+
+# ----------------------------------------------------------------------------- quantile cost
+
+
+def quantile_refusal(query: Query, rows: int | None) -> str | None:
+    """Why the quantile sampler would not finish in reasonable time, from public parameters
+    only: the grid's size and a bound on the rows (the table's row count at release; None for
+    "unknown", when only the grid counts). None when it will finish."""
+    if query.kind != "quantile":
+        return None
+    from .mechanisms import MAX_QUANTILE_WORK, quantile_work
+
+    points = grid_for(query).points
+    if quantile_work(points, rows) <= MAX_QUANTILE_WORK:
+        return None
+    limit = (MAX_QUANTILE_WORK - 1) // 2
+    if rows is None:
+        return (f"the quantile grid has {points:,} points; the release can only "
+                f"run on a table of at most {limit:,} rows (a coarser grid_step removes the "
+                "limit)")
+    return (f"the quantile grid has {points:,} points and the table more than {limit:,} rows; "
+            f"the sampler handles at most {limit:,} of the smaller of the two. Use a coarser "
+            "grid_step (nothing was charged)")

@@ -1,0 +1,234 @@
+"""Exact sensitivities for every kind of statistic, with a derivation a person can read.
+
+Every statistic is computed as one or more integer *components* (a count, a sum in grid
+steps, a vector of cell counts, ...). For each component we know the set of contributions
+one unit of privacy can make: each of its rows adds a value in [a, b] (in grid steps) to one
+cell, or nothing at all when the row can be filtered out, dropped as missing, or fall outside
+the declared categories. From that set:
+
+* add-remove: sensitivity = the largest norm of one unit's contribution;
+* replace-one: sensitivity = the largest distance between two possible contributions.
+
+With k rows per person the contribution is the sum of 1..k row contributions. This gives the
+textbook values of ../shared/reference/formulas.md (count 1, sum max(|L|,|U|) or U-L,
+histogram 1 or 2, all times k) and stays exact for filters and group-bys, where a row can move
+in or out of a cell.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..model import PrivacyUnit, Query
+from ..model.grid import grid_step_for
+from ..support.errors import InputError
+
+
+@dataclass(frozen=True)
+class Component:
+    """One integer-valued aggregate of a statistic and its sensitivity, in its own steps."""
+
+    name: str  # count | sum | sumsq | cells | rank | answers
+    step: float  # value units per integer step (a power of two, 1 for counts)
+    l1: int  # L1 sensitivity in steps
+    l2_sq: int  # squared L2 sensitivity in steps^2
+    cells: int  # how many disjoint cells the component releases
+    single_cell: bool  # True when one unit can change only one cell
+    derivation: str
+
+    @property
+    def l2(self) -> float:
+        return math.sqrt(self.l2_sq)
+
+    @property
+    def l1_value(self) -> float:
+        return self.l1 * self.step
+
+    @property
+    def l2_value(self) -> float:
+        return self.l2 * self.step
+
+
+@dataclass(frozen=True)
+class Grid:
+    """The fixed power-of-two grid a bounded column is rounded to before aggregation."""
+
+    step: float
+    lo: int  # lower bound in steps
+    hi: int  # upper bound in steps
+
+    @property
+    def centre(self) -> int:
+        return (self.lo + self.hi) // 2
+
+    @property
+    def radius(self) -> int:
+        return max(self.centre - self.lo, self.hi - self.centre)
+
+    @property
+    def points(self) -> int:
+        return self.hi - self.lo + 1
+
+
+def grid_for(query: Query) -> Grid:
+    """Grid step: the plan's ``grid_step``, else 2^(floor(log2(U-L)) - 16) (- 12 for quantiles):
+    depends on the public bounds only, never on the data."""
+    assert query.lower is not None and query.upper is not None
+    step = grid_step_for(query.kind, query.lower, query.upper, query.grid_step)
+    return Grid(step=step, lo=round(query.lower / step), hi=round(query.upper / step))
+
+
+def cell_count(query: Query) -> int:
+    """How many disjoint cells a query releases (groups times categories or bins)."""
+    cells = 1
+    if query.kind == "histogram":
+        cells = len(query.categories) if query.categories is not None else len(query.bins or ()) - 1
+    if query.group_by is not None:
+        cells *= len(query.group_by.keys)
+    return cells
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.10g}"
+
+
+def _unit_text(unit: PrivacyUnit) -> str:
+    if unit.kind == "person":
+        return f"up to {unit.max_rows} row{'s' if unit.max_rows != 1 else ''} per person"
+    return "one row per person"
+
+
+def _row_sets(query: Query) -> bool:
+    """Can a single row contribute nothing (filtered, dropped, outside declared cells)?"""
+    return query.is_filtered or query.group_by is not None or query.kind == "histogram"
+
+
+def _component(
+    name: str, a: int, b: int, step: float, query: Query, unit: PrivacyUnit, relation: str,
+    what: str,
+) -> Component:
+    """Sensitivity of a component whose rows add a value in [a, b] steps to one cell."""
+    k = unit.rows_per_unit
+    can_be_empty = _row_sets(query)
+    cells = cell_count(query) if name in ("cells", "count", "sum", "sumsq") else 1
+    row_lo = min(a, 0) if can_be_empty else a
+    row_hi = max(b, 0) if can_be_empty else b
+    lo = min(row_lo, k * row_lo)  # the smallest total of 1..k rows
+    hi = max(row_hi, k * row_hi)
+    biggest = max(abs(lo), abs(hi))
+    if relation == "add-remove":
+        l1 = biggest
+        l2_sq = biggest * biggest
+        rule = "add-remove: one person's largest total"
+        single = k == 1  # with several rows, a person may touch several cells
+    else:
+        in_one_cell = hi - lo
+        if cells > 1:
+            # a person's rows may move from one cell to another
+            l1 = max(in_one_cell, 2 * biggest)
+            l2_sq = max(in_one_cell * in_one_cell, 2 * biggest * biggest)
+            rule = "replace-one: a person's rows may move to another cell"
+            single = False
+        else:
+            l1 = in_one_cell
+            l2_sq = in_one_cell * in_one_cell
+            rule = "replace-one: the widest change of one person's total"
+            single = True
+    if cells == 1:
+        single = True
+    sens = l1 * step
+    derivation = f"{what}, {_unit_text(unit)}, {rule}: sensitivity {_fmt(sens)}"
+    return Component(name=name, step=step, l1=l1, l2_sq=l2_sq, cells=cells, single_cell=single,
+                     derivation=derivation)
+
+
+def _describe(query: Query) -> str:
+    parts = []
+    if query.where:
+        parts.append("rows filtered by " + ", ".join(
+            f"{c.column} {c.op} {list(c.value) if c.op == 'in' else c.value}" for c in query.where))
+    if query.group_by is not None:
+        parts.append(f"grouped by {query.group_by.column} over {len(query.group_by.keys)} "
+                     "declared keys")
+    if query.column is not None and query.missing.policy == "drop":
+        parts.append("missing cells dropped")
+    elif query.column is not None and query.missing.policy == "impute":
+        parts.append("missing cells imputed, and counted")
+    return (" (" + "; ".join(parts) + ")") if parts else ""
+
+
+def components_for(query: Query, unit: PrivacyUnit, relation: str) -> list[Component]:
+    """The integer components of ``query`` with their exact sensitivities."""
+    k = unit.rows_per_unit
+    extra = _describe(query)
+    # with imputation every row counts, a missing cell included
+    present = (f" with {query.column} present"
+               if query.column and query.missing.policy != "impute" else "")
+    if query.kind == "count":
+        what = f"count of rows{present}{extra}"
+        return [_component("count", 1, 1, 1.0, query, unit, relation, what)]
+    if query.kind == "histogram":
+        if query.categories is not None:
+            what = f"counts of {query.column} over {len(query.categories)} declared categories"
+        else:
+            what = f"counts of {query.column} over {len(query.bins or ()) - 1} bins"
+        return [_component("cells", 1, 1, 1.0, query, unit, relation, what + extra)]
+    if query.kind in ("sum", "mean", "variance"):
+        grid = grid_for(query)
+        bounds = f"{query.column} clamped to [{_fmt(query.lower or 0)}, {_fmt(query.upper or 0)}]"
+        if query.kind == "sum":
+            what = f"sum of {bounds}{extra}"
+            return [_component("sum", grid.lo, grid.hi, grid.step, query, unit, relation, what)]
+        c, r = grid.centre, grid.radius
+        centred = (f"sum of {bounds}, minus the midpoint {_fmt(c * grid.step)}{extra}")
+        count = _component("count", 1, 1, 1.0, query, unit, relation,
+                           f"count of rows{present}{extra}")
+        parts = [count,
+                 _component("sum", grid.lo - c, grid.hi - c, grid.step, query, unit, relation,
+                            centred)]
+        if query.kind == "variance":
+            sq_step = grid.step * grid.step
+            parts.append(_component("sumsq", 0, r * r, sq_step, query, unit, relation,
+                                    f"sum of squared distances to the midpoint{extra}"))
+        return parts
+    if query.kind == "quantile":
+        cells = cell_count(query)
+        moves = relation == "replace-one" and cells > 1
+        rank = 2 * k if moves else k
+        why = ("a replaced row may leave one group and join another, moving a rank in each"
+               if moves else "one row moves a rank by at most 1")
+        derivation = (f"rank of a candidate among {query.column} clamped to "
+                      f"[{_fmt(query.lower or 0)}, {_fmt(query.upper or 0)}]{extra}, "
+                      f"{_unit_text(unit)}, {relation}: {why}, so sensitivity {rank}")
+        return [Component(name="rank", step=1.0, l1=rank, l2_sq=rank * rank, cells=cells,
+                          single_cell=cells == 1, derivation=derivation)]
+    if query.kind == "randomized_response":
+        # the number of answers is the length of the published answer file: a count with its
+        # own sensitivity (none under replace-one when every row answers, after imputation)
+        count = _component("count", 1, 1, 1.0, query, unit, relation,
+                           f"number of answers of {query.column} (the length of the published "
+                           f"answer file){extra}")
+        derivation = (f"each answer of {query.column} is randomized on its own (local model); "
+                      f"{_unit_text(unit)}, so a person's answers share the ε")
+        return [count, Component(name="answers", step=1.0, l1=k, l2_sq=k * k, cells=1,
+                                 single_cell=True, derivation=derivation)]
+    raise InputError("plan", f"queries[{query.id}].kind", f"unknown kind {query.kind!r}")
+
+
+HEADLINE_ORDER = ("sum", "cells", "answers", "count", "rank")
+
+
+def headline_index(names: list[str]) -> int:
+    """Which component stands for the whole statistic (the sum of a mean, the cells of a
+    histogram)."""
+    for name in HEADLINE_ORDER:
+        if name in names:
+            return names.index(name)
+    return 0
+
+
+def sensitivity_for(query: Query, unit: PrivacyUnit, relation: str) -> Component:
+    """The headline component of a query."""
+    parts = components_for(query, unit, relation)
+    return parts[headline_index([p.name for p in parts])]

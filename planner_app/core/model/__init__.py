@@ -1,0 +1,56 @@
+"""The plan file: its vocabulary and dataclasses (plan.py), how declared values meet cells
+(values.py), the grid of bounded columns (grid.py), validation of a decoded document
+(validation.py) and the JSON text (serialisation.py).
+
+This package's namespace is the plan API the rest of the app imports (``from ..model import
+Plan, load_plan``); the modules above are its parts.
+"""
+
+from .plan import (
+                   ACCOUNTANTS,
+                   FORMAT,
+                   KINDS,
+                   MAX_ABS_BOUND,
+                   MAX_EPSILON,
+                   MAX_EXPECTED_ROWS,
+                   MAX_LIST,
+                   MAX_PLAN_BYTES,
+                   MAX_QUERIES,
+                   MAX_TEXT,
+                   MECHANISMS_BY_KIND,
+                   MIN_DELTA,
+                   NEEDS_BOUNDS,
+                   NEEDS_COLUMN,
+                   OPS,
+                   RELATIONS,
+                   YES_NO_KINDS,
+                   Budget,
+                   Condition,
+                   Dataset,
+                   GroupBy,
+                   Missing,
+                   Plan,
+                   PrivacyUnit,
+                   Query,
+                   Scalar,
+)
+from .serialisation import (
+                   load_plan,
+                   parse_plan_text,
+                   plan_digest,
+                   plan_to_dict,
+                   plan_to_json,
+                   save_plan,
+)
+from .validation import PLAN_FIELDS, QUERY_FIELDS, delta_problem, plan_from_dict
+from .values import FIXED_YES_NO, answer_reader, canonical_key, text_number, yes_no
+
+__all__ = [
+    "ACCOUNTANTS", "FIXED_YES_NO", "FORMAT", "KINDS", "MAX_ABS_BOUND", "MAX_EPSILON",
+    "MAX_EXPECTED_ROWS", "MAX_LIST", "MAX_PLAN_BYTES", "MAX_QUERIES", "MAX_TEXT",
+    "MECHANISMS_BY_KIND", "MIN_DELTA", "NEEDS_BOUNDS", "NEEDS_COLUMN", "OPS", "PLAN_FIELDS",
+    "QUERY_FIELDS", "RELATIONS", "YES_NO_KINDS", "Budget", "Condition", "Dataset", "GroupBy",
+    "Missing", "Plan", "PrivacyUnit", "Query", "Scalar", "answer_reader", "canonical_key",
+    "delta_problem", "load_plan", "parse_plan_text", "plan_digest", "plan_from_dict",
+    "plan_to_dict", "plan_to_json", "save_plan", "text_number", "yes_no",
+]

@@ -1,0 +1,155 @@
+"""The plan's vocabulary and its frozen dataclasses: what a privacy officer reviews and what a
+release executes.
+
+A plan is JSON with ``"format": "planner-app/plan@1"``: validation.py reads a decoded document
+into these dataclasses, naming the field of every problem, and serialisation.py reads and
+writes the JSON text. Plans come from other people, so nothing in them is ever evaluated as
+code: conditions are data (column, operator, value), never expression strings.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+FORMAT = "planner-app/plan@1"
+KINDS = ("count", "sum", "mean", "variance", "histogram", "quantile", "randomized_response")
+OPS = ("==", "!=", "<", "<=", ">", ">=", "in")
+RELATIONS = ("add-remove", "replace-one")
+ACCOUNTANTS = ("basic", "zcdp", "pld")
+MECHANISMS_BY_KIND: dict[str, tuple[str, ...]] = {
+    "count": ("laplace", "gaussian"),
+    "sum": ("laplace", "gaussian"),
+    "mean": ("laplace", "gaussian"),
+    "variance": ("laplace", "gaussian"),
+    "histogram": ("laplace", "gaussian"),
+    "quantile": ("exponential",),
+    "randomized_response": ("randomized_response",),
+}
+NEEDS_COLUMN = ("sum", "mean", "variance", "histogram", "quantile", "randomized_response")
+NEEDS_BOUNDS = ("sum", "mean", "variance", "quantile")
+YES_NO_KINDS = ("randomized_response",)  # kinds that read cells as yes or no
+
+MAX_PLAN_BYTES = 50 * 1024 * 1024
+MAX_QUERIES = 10_000
+MAX_LIST = 1_000_000
+MAX_ABS_BOUND = 1e15
+MAX_EPSILON = 1000.0
+MAX_TEXT = 2_000
+MAX_EXPECTED_ROWS = 2_000_000_000  # the app's row-count field holds up to this
+# The smallest δ above 0 that the tool accepts. Below it the accountants' arithmetic leaves
+# the range where it is exact (1/δ overflows near 5.6e-309; δ itself is denormal below
+# 2.2e-308), and no meaningful release needs it: a smaller δ is refused, never rounded.
+MIN_DELTA = 1e-100
+_ID_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")  # fullmatch: "$" would allow a final newline
+
+Scalar = str | int | float | bool
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One filter condition: rows where ``column op value`` holds are kept."""
+
+    column: str
+    op: str
+    value: Any
+
+
+@dataclass(frozen=True)
+class GroupBy:
+    """Group the statistic by a column over a declared, public list of keys."""
+
+    column: str
+    keys: tuple[Scalar, ...]
+
+
+@dataclass(frozen=True)
+class Missing:
+    """What to do with missing or unreadable cells: drop the row, or impute a value."""
+
+    policy: str = "drop"
+    value: Scalar | None = None
+
+
+@dataclass(frozen=True)
+class Query:
+    """One statistic to publish, with its public parameters and its share of ε (and δ)."""
+
+    id: str
+    kind: str
+    epsilon: float
+    label: str = ""
+    column: str | None = None
+    lower: float | None = None
+    upper: float | None = None
+    categories: tuple[Scalar, ...] | None = None
+    bins: tuple[float, ...] | None = None
+    quantile: float | None = None
+    group_by: GroupBy | None = None
+    where: tuple[Condition, ...] = ()
+    missing: Missing = field(default_factory=Missing)
+    mechanism: str = "laplace"
+    delta: float = 0.0
+    grid_step: float | None = None
+    expected_count: float | None = None
+    justification: Mapping[str, str] | None = None
+    yes: tuple[Scalar, ...] | None = None  # cell values that mean yes (randomized response)
+    no: tuple[Scalar, ...] | None = None  # cell values that mean no
+
+    @property
+    def title(self) -> str:
+        return self.label or self.id
+
+    @property
+    def is_filtered(self) -> bool:
+        """True when a row of a person may contribute nothing (filter or dropped cell)."""
+        return bool(self.where) or self.missing.policy == "drop" and self.column is not None
+
+
+@dataclass(frozen=True)
+class PrivacyUnit:
+    """What one person is: a row, or an id with at most ``max_rows`` rows."""
+
+    kind: str = "row"
+    id_column: str | None = None
+    max_rows: int = 1
+
+    @property
+    def rows_per_unit(self) -> int:
+        return self.max_rows if self.kind == "person" else 1
+
+
+@dataclass(frozen=True)
+class Budget:
+    epsilon: float
+    delta: float = 0.0
+    accountant: str | None = None
+
+
+@dataclass(frozen=True)
+class Dataset:
+    name: str
+    path: str | None = None
+    expected_rows: int | None = None
+
+
+@dataclass(frozen=True)
+class Plan:
+    dataset: Dataset
+    privacy_unit: PrivacyUnit
+    budget: Budget
+    queries: tuple[Query, ...]
+    neighbouring: str = "add-remove"
+    justification: str | None = None
+    approvals: tuple[Mapping[str, Any], ...] = ()
+
+    def query(self, query_id: str) -> Query:
+        for q in self.queries:
+            if q.id == query_id:
+                return q
+        raise KeyError(query_id)
+
+    def with_queries(self, queries: Iterable[Query]) -> Plan:
+        return replace(self, queries=tuple(queries))

@@ -1,0 +1,146 @@
+"""The plan file's JSON text: read it (size-limited, strict JSON: no NaN, no repeated key),
+write it back in a canonical form, and its SHA-256 digest for approvals."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from ..support.errors import InputError
+from ..support.files import atomic_write_text, input_file_size
+from .plan import FORMAT, MAX_PLAN_BYTES, Plan, Query
+from .validation import plan_from_dict
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not allowed in a plan")
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"the key {key!r} appears twice in one object")
+        out[key] = value
+    return out
+
+
+def parse_plan_text(text: str, source: str = "plan") -> Plan:
+    """Parse and validate plan JSON text."""
+    try:
+        obj = json.loads(text, parse_constant=_reject_constant,
+                         object_pairs_hook=_no_duplicate_keys)
+    except json.JSONDecodeError as exc:
+        raise InputError(source, f"line {exc.lineno} column {exc.colno}",
+                         f"invalid JSON: {exc.msg}") from None
+    except (ValueError, RecursionError) as exc:
+        raise InputError(source, None, f"invalid JSON: {str(exc)[:200]}") from None
+    return plan_from_dict(obj, source)
+
+
+def load_plan(path: str | os.PathLike[str]) -> Plan:
+    """Read a plan file; every problem becomes an InputError naming the file."""
+    p = Path(path)
+    source = p.name
+    size = input_file_size(p, "plan file")  # a FIFO or device would hang the read
+    try:
+        if size > MAX_PLAN_BYTES:
+            raise InputError(source, None, f"is {size:,} bytes; a plan file may be at most "
+                                           f"{MAX_PLAN_BYTES:,} bytes")
+        raw = p.read_bytes()
+    except FileNotFoundError:
+        raise InputError(source, None, "no such file") from None
+    except IsADirectoryError:
+        raise InputError(source, None, "is a folder, not a plan file") from None
+    except OSError as exc:
+        raise InputError(source, None, f"cannot be read ({exc.strerror})") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(source, f"byte {exc.start}", "is not UTF-8 text") from None
+    return parse_plan_text(text, source)
+
+
+
+def _query_to_dict(q: Query) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": q.id, "label": q.label or q.id, "kind": q.kind}
+    if q.column is not None:
+        out["column"] = q.column
+    if q.lower is not None:
+        out["lower"] = q.lower
+        out["upper"] = q.upper
+    if q.categories is not None:
+        out["categories"] = list(q.categories)
+    if q.bins is not None:
+        out["bins"] = list(q.bins)
+    if q.quantile is not None:
+        out["quantile"] = q.quantile
+    if q.group_by is not None:
+        out["group_by"] = {"column": q.group_by.column, "keys": list(q.group_by.keys)}
+    if q.where:
+        out["where"] = [
+            {"column": c.column, "op": c.op, "value": list(c.value) if c.op == "in" else c.value}
+            for c in q.where
+        ]
+    out["missing"] = "drop" if q.missing.policy == "drop" else {"impute": q.missing.value}
+    out["mechanism"] = q.mechanism
+    out["epsilon"] = q.epsilon
+    if q.delta:
+        out["delta"] = q.delta
+    if q.grid_step is not None:
+        out["grid_step"] = q.grid_step
+    if q.expected_count is not None:
+        out["expected_count"] = q.expected_count
+    if q.justification:
+        out["justification"] = dict(q.justification)
+    if q.yes is not None:
+        out["yes"] = list(q.yes)
+        out["no"] = list(q.no or ())
+    return out
+
+
+def plan_to_dict(plan: Plan) -> dict[str, Any]:
+    dataset: dict[str, Any] = {"name": plan.dataset.name}
+    if plan.dataset.path is not None:
+        dataset["path"] = plan.dataset.path
+    if plan.dataset.expected_rows is not None:
+        dataset["expected_rows"] = plan.dataset.expected_rows
+    unit: dict[str, Any] = {"kind": plan.privacy_unit.kind}
+    if plan.privacy_unit.kind == "person":
+        unit["id_column"] = plan.privacy_unit.id_column
+        unit["max_rows"] = plan.privacy_unit.max_rows
+    budget: dict[str, Any] = {"epsilon": plan.budget.epsilon, "delta": plan.budget.delta}
+    if plan.budget.accountant:
+        budget["accountant"] = plan.budget.accountant
+    out: dict[str, Any] = {
+        "format": FORMAT,
+        "dataset": dataset,
+        "privacy_unit": unit,
+        "neighbouring": plan.neighbouring,
+        "budget": budget,
+        "queries": [_query_to_dict(q) for q in plan.queries],
+    }
+    if plan.justification:
+        out["justification"] = plan.justification
+    if plan.approvals:
+        out["approvals"] = [dict(a) for a in plan.approvals]
+    return out
+
+
+def plan_to_json(plan: Plan) -> str:
+    return json.dumps(plan_to_dict(plan), indent=2, ensure_ascii=False) + "\n"
+
+
+def plan_digest(plan: Plan) -> str:
+    """SHA-256 of the plan's canonical JSON, approvals left out (they are about the plan)."""
+    doc = plan_to_dict(plan)
+    doc.pop("approvals", None)
+    text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def save_plan(plan: Plan, path: str | os.PathLike[str]) -> None:
+    atomic_write_text(path, plan_to_json(plan))

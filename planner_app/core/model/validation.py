@@ -1,0 +1,572 @@
+"""Validating a decoded plan document: every field read with a message that names it.
+
+``plan_from_dict`` turns the JSON object of a plan into the dataclasses of plan.py, or raises
+an InputError naming the first problem (file, field path, what is wrong). Each part of a plan
+and each field of a statistic has its own reader below, in the order they are checked.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Iterable
+from typing import Any
+
+from ..support.errors import InputError
+from .grid import grid_problem
+from .plan import (
+    _ID_RE,
+    ACCOUNTANTS,
+    FORMAT,
+    KINDS,
+    MAX_ABS_BOUND,
+    MAX_EPSILON,
+    MAX_EXPECTED_ROWS,
+    MAX_LIST,
+    MAX_QUERIES,
+    MAX_TEXT,
+    MECHANISMS_BY_KIND,
+    MIN_DELTA,
+    NEEDS_BOUNDS,
+    NEEDS_COLUMN,
+    OPS,
+    RELATIONS,
+    YES_NO_KINDS,
+    Budget,
+    Condition,
+    Dataset,
+    GroupBy,
+    Missing,
+    Plan,
+    PrivacyUnit,
+    Query,
+    Scalar,
+)
+from .values import canonical_key, declared_answer, yes_no
+
+
+class _Reader:
+    """Reads one JSON object, naming the field in every error."""
+
+    def __init__(self, source: str, obj: Any, path: str, allowed: Iterable[str]) -> None:
+        self.source = source
+        self.path = path
+        if not isinstance(obj, dict):
+            self.fail(None, f"must be a JSON object, not {_json_type(obj)}")
+        unknown = [k for k in obj if k not in allowed]
+        if unknown:
+            self.fail(unknown[0], "unknown field (check its spelling)")
+        self.obj: dict[str, Any] = obj
+
+    def where(self, key: str | None) -> str:
+        if key is None:
+            return self.path or "plan"
+        return f"{self.path}.{key}" if self.path else key
+
+    def fail(self, key: str | None, problem: str) -> None:
+        raise InputError(self.source, self.where(key), problem)
+
+    def has(self, key: str) -> bool:
+        return key in self.obj and self.obj[key] is not None
+
+    def text(self, key: str, required: bool = True, default: str | None = None) -> str | None:
+        if not self.has(key):
+            if required:
+                self.fail(key, "is required")
+            return default
+        value = self.obj[key]
+        if not isinstance(value, str):
+            self.fail(key, f"must be a string, not {_json_type(value)}")
+        problem = _text_problem(value)
+        if problem:
+            self.fail(key, problem)
+        return value
+
+    def choice(self, key: str, choices: Iterable[str], default: str | None = None) -> str:
+        choices = tuple(choices)
+        value = self.text(key, required=default is None, default=default)
+        assert value is not None
+        if value not in choices:
+            self.fail(key, f"'{value}' is not one of: {', '.join(choices)}")
+        return value
+
+    def number(self, key: str, required: bool = True, default: float | None = None) -> float | None:
+        if not self.has(key):
+            if required:
+                self.fail(key, "is required")
+            return default
+        return _as_number(self.obj[key], lambda p: self.fail(key, p))
+
+    def integer(self, key: str, required: bool = True, default: int | None = None) -> int | None:
+        if not self.has(key):
+            if required:
+                self.fail(key, "is required")
+            return default
+        value = self.obj[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            self.fail(key, f"must be a whole number, not {_json_type(value)}")
+        if isinstance(value, float) and (not math.isfinite(value) or value != int(value)):
+            self.fail(key, "must be a whole number")
+        if abs(value) > 2**53:
+            self.fail(key, f"is a {len(str(abs(int(value))))}-digit number, too large to be "
+                           "a count of rows")
+        return int(value)
+
+    def scalars(self, key: str, what: str) -> tuple[Scalar, ...]:
+        value = self.obj[key]
+        if not isinstance(value, list):
+            self.fail(key, f"must be a list of {what}, not {_json_type(value)}")
+        if not value:
+            self.fail(key, f"must not be empty: declare the public list of {what}")
+        if len(value) > MAX_LIST:
+            self.fail(key, f"has {len(value)} entries; at most {MAX_LIST:,} are allowed")
+        seen: set[str] = set()
+        for i, item in enumerate(value):
+            if isinstance(item, (dict, list)) or item is None:
+                self.fail(f"{key}[{i}]", f"must be a string or number, not {_json_type(item)}")
+            if isinstance(item, float) and not math.isfinite(item):
+                self.fail(f"{key}[{i}]", "must be a finite number")
+            if isinstance(item, str):
+                problem = _text_problem(item)
+                if problem:
+                    self.fail(f"{key}[{i}]", problem)
+            canon = canonical_key(item)
+            if canon in seen:
+                self.fail(f"{key}[{i}]", f"repeats an earlier entry ({canon!r})")
+            seen.add(canon)
+        return tuple(value)
+
+
+def delta_problem(delta: float) -> str | None:
+    """Why ``delta`` cannot be used as a δ (one phrase), or None: δ is 0 or in
+    [MIN_DELTA, 1)."""
+    if not isinstance(delta, (int, float)) or not math.isfinite(delta):
+        return "must be a finite number"
+    if not 0 <= delta < 1:
+        return f"must lie in [0, 1), not {delta:g}"
+    if 0 < delta < MIN_DELTA:
+        return (f"{delta:g} is too small for any accountant to handle: use 0 (no δ) or at "
+                f"least {MIN_DELTA:g}")
+    return None
+
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def _as_number(value: Any, fail: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        fail(f"must be a number, not {_json_type(value)}")
+    try:
+        number = float(value)
+    except OverflowError:  # a JSON integer of hundreds of digits
+        fail(f"is a {len(str(abs(value)))}-digit number, too large for any computation")
+    if not math.isfinite(number):
+        fail("must be a finite number")
+    return number
+
+
+_BIDI = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C)}
+
+
+def _text_problem(value: str) -> str | None:
+    """Reject text that could hide what a reviewer reads (bidi overrides, control chars)."""
+    if len(value) > MAX_TEXT:
+        return f"is {len(value)} characters long; at most {MAX_TEXT} are allowed"
+    for ch in value:
+        if ch in _BIDI:
+            return f"contains the invisible direction control U+{ord(ch):04X}"
+        cat = unicodedata.category(ch)
+        if cat == "Cc" and ch not in "\t\n":
+            return f"contains the control character U+{ord(ch):04X}"
+        if cat == "Cs":
+            return "contains an unpaired surrogate"
+    return None
+
+
+def _is_power_of_two(x: float) -> bool:
+    if x <= 0 or not math.isfinite(x):
+        return False
+    mantissa, _ = math.frexp(x)
+    return mantissa == 0.5
+
+
+def _read_condition(source: str, obj: Any, path: str) -> Condition:
+    r = _Reader(source, obj, path, ("column", "op", "value"))
+    column = r.text("column")
+    op = r.choice("op", OPS)
+    if "value" not in r.obj:
+        r.fail("value", "is required")
+    value = r.obj["value"]
+    if op == "in":
+        r.scalars("value", "values")
+        value = tuple(value)
+    elif op in ("<", "<=", ">", ">="):
+        value = _as_number(value, lambda p: r.fail("value", f"{p} (operator {op} compares numbers)"))
+    else:
+        if isinstance(value, (dict, list)) or value is None:
+            r.fail("value", f"must be a string or number, not {_json_type(value)}")
+        if isinstance(value, str) and _text_problem(value):
+            r.fail("value", _text_problem(value) or "")
+    assert column is not None
+    return Condition(column=column, op=op, value=value)
+
+
+QUERY_FIELDS = (
+    "id", "label", "kind", "column", "lower", "upper", "categories", "bins", "quantile",
+    "group_by", "where", "missing", "mechanism", "epsilon", "delta", "grid_step",
+    "expected_count", "justification", "yes", "no",
+)
+
+
+def _read_query(source: str, obj: Any, path: str) -> Query:
+    """One statistic, its fields read (and checked) in a fixed order."""
+    r = _Reader(source, obj, path, QUERY_FIELDS)
+    qid = _read_id(r)
+    kind = r.choice("kind", KINDS)
+    label = r.text("label", required=False, default="") or ""
+    mechanisms = MECHANISMS_BY_KIND[kind]
+    mechanism = r.choice("mechanism", mechanisms, default=mechanisms[0])
+    column = r.text("column", required=kind in NEEDS_COLUMN)
+    lower, upper = _read_bounds(r, kind)
+    categories, bins = _read_histogram(r, kind)
+    quantile = _read_quantile(r, kind)
+    group_by = _read_group_by(r, kind)
+    where = _read_where(r, kind)
+    yes_values, no_values = _read_yes_no(r, kind)
+    missing = _read_missing(r, kind, categories, bins, yes_values, no_values)
+    epsilon = _read_epsilon(r)
+    delta = _read_delta(r, mechanism)
+    grid_step = _read_grid_step(r, kind, lower, upper)
+    expected_count = r.number("expected_count", required=False)
+    if expected_count is not None and expected_count <= 0:
+        r.fail("expected_count", "must be above 0")
+    justification = _read_justification(r)
+    return Query(
+        id=qid, kind=kind, epsilon=epsilon, label=label, column=column, lower=lower,
+        upper=upper, categories=categories, bins=bins, quantile=quantile, group_by=group_by,
+        where=where, missing=missing, mechanism=mechanism, delta=delta, grid_step=grid_step,
+        expected_count=expected_count, justification=justification, yes=yes_values,
+        no=no_values,
+    )
+
+
+def _read_id(r: _Reader) -> str:
+    """The statistic's id; from here on its errors name it (queries[<id>].field)."""
+    qid = r.text("id")
+    assert qid is not None
+    if not _ID_RE.fullmatch(qid):
+        r.fail("id", "must be 1-64 letters, digits, '_', '.' or '-'")
+    r.path = f"queries[{qid}]"
+    return qid
+
+
+def _not_used(r: _Reader, kind: str, *keys: str) -> None:
+    for key in keys:
+        if r.has(key):
+            r.fail(key, f"is not used by kind {kind}")
+
+
+def _read_bounds(r: _Reader, kind: str) -> tuple[float | None, float | None]:
+    """The declared lower and upper bounds (kinds that clamp a column), else None, None."""
+    if kind not in NEEDS_BOUNDS:
+        _not_used(r, kind, "lower", "upper")
+        return None, None
+    lower = r.number("lower")
+    upper = r.number("upper")
+    assert lower is not None and upper is not None
+    if abs(lower) > MAX_ABS_BOUND or abs(upper) > MAX_ABS_BOUND:
+        r.fail("upper", f"bounds must lie within ±{MAX_ABS_BOUND:g}")
+    if not lower < upper:
+        r.fail("lower", f"lower ({lower:g}) must be below upper ({upper:g})")
+    return lower, upper
+
+
+def _read_histogram(r: _Reader, kind: str) -> tuple[tuple[Scalar, ...] | None,
+                                                     tuple[float, ...] | None]:
+    """A histogram's public categories or its bin edges (exactly one of them)."""
+    if kind != "histogram":
+        _not_used(r, kind, "categories", "bins")
+        return None, None
+    if r.has("categories") == r.has("bins"):
+        r.fail(None, "a histogram needs exactly one of categories (a public list) or bins")
+    if r.has("categories"):
+        return r.scalars("categories", "categories"), None
+    raw = r.obj["bins"]
+    if not isinstance(raw, list) or len(raw) < 2:
+        r.fail("bins", "must be a list of at least two bin edges")
+    if len(raw) > MAX_LIST:
+        r.fail("bins", f"has {len(raw)} edges; at most {MAX_LIST:,} are allowed")
+    edges = [_as_number(v, lambda p, i=i: r.fail(f"bins[{i}]", p)) for i, v in enumerate(raw)]
+    for i in range(1, len(edges)):
+        if not edges[i] > edges[i - 1]:
+            r.fail(f"bins[{i}]", "bin edges must increase strictly")
+    return None, tuple(edges)
+
+
+def _read_quantile(r: _Reader, kind: str) -> float | None:
+    if kind != "quantile":
+        _not_used(r, kind, "quantile")
+        return None
+    quantile = r.number("quantile")
+    assert quantile is not None
+    if not 0.0 <= quantile <= 1.0:
+        r.fail("quantile", f"must lie in [0, 1], not {quantile:g}")
+    return quantile
+
+
+def _read_group_by(r: _Reader, kind: str) -> GroupBy | None:
+    """The group-by column and its declared, public list of keys."""
+    if not r.has("group_by"):
+        return None
+    if kind == "randomized_response":
+        r.fail("group_by", "randomized_response takes no group_by")
+    g = _Reader(r.source, r.obj["group_by"], r.where("group_by"), ("column", "keys"))
+    gcol = g.text("column")
+    if not g.has("keys"):
+        g.fail("keys", "is required: declare the public list of group keys")
+    keys = g.scalars("keys", "group keys")
+    assert gcol is not None
+    return GroupBy(column=gcol, keys=keys)
+
+
+def _read_where(r: _Reader, kind: str) -> tuple[Condition, ...]:
+    if not r.has("where"):
+        return ()
+    if kind == "randomized_response":
+        r.fail("where", "randomized_response takes no where conditions")
+    raw_where = r.obj["where"]
+    if not isinstance(raw_where, list):
+        r.fail("where", "must be a list of {column, op, value} conditions")
+    return tuple(
+        _read_condition(r.source, c, r.where(f"where[{i}]")) for i, c in enumerate(raw_where)
+    )
+
+
+def _read_missing(r: _Reader, kind: str, categories: tuple[Scalar, ...] | None,
+                  bins: tuple[float, ...] | None, yes_values: tuple[Scalar, ...] | None,
+                  no_values: tuple[Scalar, ...] | None) -> Missing:
+    """Drop the rows with a missing cell, or impute a value the statistic can read."""
+    if not r.has("missing"):
+        return Missing()
+    raw_missing = r.obj["missing"]
+    if raw_missing == "drop":
+        return Missing()
+    if not (isinstance(raw_missing, dict) and set(raw_missing) == {"impute"}):
+        r.fail("missing", 'must be "drop" or {"impute": value}')
+    value = raw_missing["impute"]
+    if isinstance(value, (dict, list)) or value is None:
+        r.fail("missing.impute", "must be a string or number")
+    if kind in NEEDS_BOUNDS or (kind == "histogram" and bins is not None):
+        value = _as_number(value, lambda p: r.fail("missing.impute", p))
+    if kind == "histogram" and categories is not None:
+        if canonical_key(value) not in {canonical_key(c) for c in categories}:
+            r.fail("missing.impute", "must be one of the declared categories")
+    if kind == "randomized_response" and yes_values is not None:
+        if declared_answer(yes_values, no_values, value) is None:
+            r.fail("missing.impute", "must be one of the declared yes or no values")
+    elif kind == "randomized_response" and yes_no(value) is None:
+        r.fail("missing.impute", "must be a yes/no value (yes, no, true, false, 1, 0)")
+    return Missing(policy="impute", value=value)
+
+
+def _read_epsilon(r: _Reader) -> float:
+    epsilon = r.number("epsilon")
+    assert epsilon is not None
+    if not 0 < epsilon <= MAX_EPSILON:
+        r.fail("epsilon", f"must be above 0 and at most {MAX_EPSILON:g}, not {epsilon:g}")
+    return epsilon
+
+
+def _read_delta(r: _Reader, mechanism: str) -> float:
+    """The statistic's δ: above 0 for the gaussian mechanism, 0 for every other."""
+    delta = r.number("delta", required=False, default=0.0)
+    assert delta is not None
+    problem = delta_problem(delta)
+    if problem:
+        r.fail("delta", problem)
+    if mechanism == "gaussian" and delta <= 0:
+        r.fail("delta", "the gaussian mechanism needs a delta above 0")
+    if mechanism != "gaussian" and delta != 0:
+        r.fail("delta", f"is only used by the gaussian mechanism, not {mechanism}")
+    return delta
+
+
+def _read_grid_step(r: _Reader, kind: str, lower: float | None,
+                    upper: float | None) -> float | None:
+    """The plan's grid step (a power of two), and a check that the grid of the bounds can be
+    computed with, so it never fails after the charge."""
+    grid_step = r.number("grid_step", required=False)
+    if grid_step is not None:
+        if kind not in NEEDS_BOUNDS:
+            r.fail("grid_step", f"is not used by kind {kind}")
+        if not _is_power_of_two(grid_step) or not 2.0**-40 <= grid_step <= 2.0**40:
+            r.fail("grid_step", "must be a power of two (for example 0.25, 1 or 1024)")
+        if lower is not None and upper is not None and (upper - lower) / grid_step > 2**40:
+            r.fail("grid_step", "is too fine for these bounds (more than 2^40 steps)")
+    if kind in NEEDS_BOUNDS and lower is not None and upper is not None and lower < upper:
+        grid_error = grid_problem(kind, lower, upper, grid_step)
+        if grid_error is not None:
+            r.fail(*grid_error)
+    return grid_step
+
+
+def _read_justification(r: _Reader) -> dict[str, str] | None:
+    """The statistic's reasons (where its bounds, categories, ε, keys, values come from)."""
+    if not r.has("justification"):
+        return None
+    j = _Reader(r.source, r.obj["justification"], r.where("justification"),
+                ("bounds", "categories", "epsilon", "keys", "values"))
+    return {k: j.text(k) or "" for k in j.obj}
+
+
+def _read_yes_no(r: _Reader, kind: str) -> tuple[tuple[Scalar, ...] | None,
+                                                   tuple[Scalar, ...] | None]:
+    """The declared yes and no values: both or neither, disjoint, only where yes/no is read."""
+    if not (r.has("yes") or r.has("no")):
+        return None, None
+    if kind not in YES_NO_KINDS:
+        r.fail("yes" if r.has("yes") else "no", f"is not used by kind {kind}")
+    for key, other in (("yes", "no"), ("no", "yes")):
+        if not r.has(key):
+            r.fail(key, f"is required with {other!r}: declare which cell values mean yes "
+                        "and which mean no")
+    yes_values = r.scalars("yes", "values that mean yes")
+    no_values = r.scalars("no", "values that mean no")
+    yes_keys = {canonical_key(v) for v in yes_values}
+    for i, v in enumerate(no_values):
+        if canonical_key(v) in yes_keys:
+            r.fail(f"no[{i}]", f"{canonical_key(v)!r} is also declared as a yes value")
+    return yes_values, no_values
+
+
+PLAN_FIELDS = ("format", "dataset", "privacy_unit", "neighbouring", "budget", "queries",
+               "justification", "approvals")
+
+
+def plan_from_dict(obj: Any, source: str = "plan") -> Plan:
+    """Validate a decoded plan document; raise InputError naming the first problem."""
+    if not isinstance(obj, dict):
+        raise InputError(source, None, f"a plan must be a JSON object, not {_json_type(obj)}")
+    if "format" not in obj:
+        raise InputError(source, "format", f'is required ("format": "{FORMAT}")')
+    if obj["format"] != FORMAT:
+        raise InputError(source, "format",
+                         f"unknown format version {obj['format']!r} (this version reads {FORMAT})")
+    r = _Reader(source, obj, "", PLAN_FIELDS)
+    dataset = _read_dataset(r)
+    unit = _read_unit(r)
+    neighbouring = r.choice("neighbouring", RELATIONS, default="add-remove")
+    budget = _read_budget(r)
+    queries = _read_queries(r)
+    approvals = _read_approvals(r)
+    return Plan(
+        dataset=dataset, privacy_unit=unit, budget=budget, queries=queries,
+        neighbouring=neighbouring, justification=r.text("justification", required=False),
+        approvals=approvals,
+    )
+
+
+def _read_dataset(r: _Reader) -> Dataset:
+    if not r.has("dataset"):
+        r.fail("dataset", "is required")
+    d = _Reader(r.source, r.obj["dataset"], "dataset", ("name", "path", "expected_rows"))
+    name = d.text("name")
+    assert name is not None
+    if not name.strip():
+        d.fail("name", "must not be blank")
+    expected_rows = d.integer("expected_rows", required=False)
+    if expected_rows is not None and not 1 <= expected_rows <= MAX_EXPECTED_ROWS:
+        d.fail("expected_rows", f"must be between 1 and {MAX_EXPECTED_ROWS:,}")
+    path = d.text("path", required=False)
+    if path and (path.startswith(("/", "\\", "~")) or re.match(r"^[A-Za-z]:[\\/]", path)):
+        d.fail("path", "must be a file name or a relative path: a plan is shared with "
+                       "reviewers and released, and an absolute path would reveal where the "
+                       "private data lives")
+    return Dataset(name=name, path=path, expected_rows=expected_rows)
+
+
+def _read_unit(r: _Reader) -> PrivacyUnit:
+    if not r.has("privacy_unit"):
+        r.fail("privacy_unit", 'is required ({"kind": "row"} or {"kind": "person", ...})')
+    u = _Reader(r.source, r.obj["privacy_unit"], "privacy_unit",
+                ("kind", "id_column", "max_rows"))
+    unit_kind = u.choice("kind", ("row", "person"))
+    if unit_kind != "person":
+        for key in ("id_column", "max_rows"):
+            if u.has(key):
+                u.fail(key, 'is only used with "kind": "person"')
+        return PrivacyUnit()
+    id_column = u.text("id_column")
+    max_rows = u.integer("max_rows")
+    assert max_rows is not None
+    if not 1 <= max_rows <= 1_000_000:
+        u.fail("max_rows", f"must be between 1 and 1,000,000, not {max_rows}")
+    return PrivacyUnit(kind="person", id_column=id_column, max_rows=max_rows)
+
+
+def _read_budget(r: _Reader) -> Budget:
+    if not r.has("budget"):
+        r.fail("budget", 'is required ({"epsilon": ..., "delta": ...})')
+    b = _Reader(r.source, r.obj["budget"], "budget", ("epsilon", "delta", "accountant"))
+    b_eps = b.number("epsilon")
+    assert b_eps is not None
+    if not 0 < b_eps <= MAX_EPSILON:
+        b.fail("epsilon", f"must be above 0 and at most {MAX_EPSILON:g}, not {b_eps:g}")
+    b_delta = b.number("delta", required=False, default=0.0)
+    assert b_delta is not None
+    problem = delta_problem(b_delta)
+    if problem:
+        b.fail("delta", problem)
+    accountant = b.choice("accountant", ACCOUNTANTS, default="") if b.has("accountant") else None
+    return Budget(epsilon=b_eps, delta=b_delta, accountant=accountant)
+
+
+def _read_queries(r: _Reader) -> tuple[Query, ...]:
+    raw_queries = r.obj.get("queries")
+    if not isinstance(raw_queries, list) or not raw_queries:
+        r.fail("queries", "must be a non-empty list of statistics")
+    assert isinstance(raw_queries, list)
+    if len(raw_queries) > MAX_QUERIES:
+        r.fail("queries", f"has {len(raw_queries)} statistics; at most {MAX_QUERIES:,} are allowed")
+    queries = []
+    seen: set[str] = set()
+    for i, q in enumerate(raw_queries):
+        query = _read_query(r.source, q, f"queries[{i}]")
+        if query.id in seen:
+            raise InputError(r.source, f"queries[{i}].id", f"duplicate id {query.id!r}")
+        seen.add(query.id)
+        queries.append(query)
+    return tuple(queries)
+
+
+def _read_approvals(r: _Reader) -> tuple[dict[str, Any], ...]:
+    """The review decisions kept in the plan (checked for shape; readiness weighs them)."""
+    approvals = r.obj.get("approvals") or []
+    if not isinstance(approvals, list):
+        r.fail("approvals", "must be a list of review decisions")
+    for i, a in enumerate(approvals):
+        ar = _Reader(r.source, a, f"approvals[{i}]",
+                     ("reviewer", "decision", "comment", "plan_sha256", "time"))
+        ar.text("reviewer")
+        ar.choice("decision", ("approved", "rejected"))
+        ar.text("comment", required=False)
+        ar.text("time")
+        digest = ar.text("plan_sha256")
+        if not re.fullmatch(r"[0-9a-f]{64}", digest or ""):
+            ar.fail("plan_sha256", "must be a SHA-256 in hex")
+    return tuple(approvals)

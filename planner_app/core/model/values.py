@@ -1,0 +1,98 @@
+"""How a plan's declared values meet table cells: the key that matches categories and group
+keys with cells, the number a cell's text spells, and the yes/no vocabulary."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+
+from .plan import Query, Scalar
+
+
+def _number_key(value: Any) -> str:
+    """The key of a number: through the (correctly rounded) float, so an integer cell, a
+    float cell and the text of either give one key whatever type the column was read as."""
+    try:
+        x = float(value)
+    except OverflowError:  # an integer beyond the float range
+        x = math.inf if value > 0 else -math.inf
+    if math.isfinite(x) and x == int(x) and abs(x) < 2**63:
+        return str(int(x))
+    return repr(x)
+
+
+def text_number(text: str) -> float | None:
+    """The number a cell's text spells (ASCII decimal or exponent notation, ``inf``), or None.
+    A function of the text alone: the same whatever else its column holds."""
+    if not text.isascii() or "_" in text:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def canonical_key(value: Any) -> str:
+    """The text form used to match declared categories and keys with table cells.
+
+    It depends on the cell alone, never on the type a table reader inferred for its whole
+    column (one added text cell turns a column of numbers into text): ``1``, ``1.0``, ``"1"``,
+    ``"1.0"`` and ``"01"`` all match (text that spells a number is the number);
+    ``True`` and ``"true"``/``"True"``/``"TRUE"`` match; other text is compared after trimming
+    spaces. Numbers match through their float value (integers beyond 2**53 may share a key).
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return _number_key(value)
+    text = str(value).strip()
+    low = text.lower()
+    if low in ("true", "false"):
+        return low
+    number = text_number(text)
+    return text if number is None else _number_key(number)
+
+
+# The fixed vocabulary, read only when a query declares no "yes"/"no" lists. Single letters
+# (y/n, t/f) are not in it: "F" is as likely to mean female as false.
+_YES = {"yes", "true", "1"}
+_NO = {"no", "false", "0"}
+FIXED_YES_NO = "yes/no, true/false or 1/0"
+
+
+def yes_no(value: Any) -> bool | None:
+    """The fixed, public vocabulary of yes/no answers (any case)."""
+    key = canonical_key(value).lower()
+    if key in _YES:
+        return True
+    if key in _NO:
+        return False
+    return None
+
+
+def declared_answer(yes: Iterable[Scalar], no: Iterable[Scalar] | None,
+                     value: Any) -> bool | None:
+    key = canonical_key(value)
+    if key in {canonical_key(v) for v in yes}:
+        return True
+    if key in {canonical_key(v) for v in no or ()}:
+        return False
+    return None
+
+
+def answer_reader(query: Query) -> Callable[[Any], bool | None]:
+    """How a query reads a cell as yes (True), no (False) or neither (None): its declared
+    lists when it has them (exact text, as categories match), else the fixed vocabulary."""
+    if query.yes is None:
+        return yes_no
+    yes_keys = {canonical_key(v) for v in query.yes}
+    no_keys = {canonical_key(v) for v in query.no or ()}
+
+    def read(value: Any) -> bool | None:
+        key = canonical_key(value)
+        return True if key in yes_keys else False if key in no_keys else None
+
+    return read

@@ -1,0 +1,309 @@
+"""The pre-release report: sensitivity, noise, accuracy, ε and risk for every statistic,
+the composed total, whether it fits the budget, and warnings.
+
+With a table it also checks that the plan fits the data and warns when public parameters
+look as if they were read off the data (bounds equal to the observed min/max, categories equal
+to exactly the values present). Those warnings are for the owner's eyes: the report is shown,
+never written into a bundle.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import pandas as pd
+
+from ..data.aggregate import PandasEngine
+from ..data.fit import plan_only_notes
+from ..data.tables import Table, numeric_values
+from ..dp.accounting import Total, basic, compose, pld, pld_supported, within, zcdp
+from ..dp.accuracy import (
+    DEFAULT_CONFIDENCE,
+    Accuracy,
+    accuracy_for,
+    check_confidence,
+    quantile_refusal,
+    useless_warning,
+)
+from ..dp.measure import Measurement, measurements_for, rr_refusal
+from ..dp.mechanisms import SystemRandomSource
+from ..dp.risk import explain
+from ..dp.sensitivity import headline_index
+from ..model import Plan, Query, canonical_key
+from ..records.ledger import LedgerState
+from ..support.errors import InputError, PlannerError
+from .readiness import Readiness, readiness
+
+HIGH_EPSILON = 10.0
+
+
+@dataclass
+class QueryCheck:
+    query: Query
+    measurements: list[Measurement]
+    accuracy: Accuracy
+    risk_sentence: str
+
+    @property
+    def headline(self) -> Measurement:
+        return self.measurements[headline_index([m.component.name for m in self.measurements])]
+
+    @property
+    def epsilon_spent(self) -> float:
+        return math.fsum(m.epsilon for m in self.measurements)
+
+    def to_dict(self) -> dict[str, Any]:
+        q, h = self.query, self.headline
+        gaussian = h.mechanism == "gaussian"
+        out: dict[str, Any] = {
+            "id": q.id,
+            "label": q.title,
+            "kind": q.kind,
+            "column": q.column,
+            "mechanism": q.mechanism,
+            "sensitivity": h.component.l2_value if gaussian else h.component.l1_value,
+            "sensitivity_norm": "L2" if gaussian else "L1",
+            "derivation": " | ".join(m.component.derivation for m in self.measurements),
+            "epsilon": q.epsilon,
+            "delta": q.delta,
+            "epsilon_spent": self.epsilon_spent,
+            "rho": math.fsum(m.rho for m in self.measurements),
+            "accuracy": self.accuracy.to_dict(),
+            "cells": h.component.cells,
+            "risk": self.risk_sentence,
+            "components": [_component_dict(m) for m in self.measurements],
+        }
+        if gaussian:
+            out["sigma"] = h.sigma_value
+        else:
+            out["scale"] = h.scale_value
+        if h.truth is not None:
+            out["truth_probability"] = float(h.truth)
+        return out
+
+
+def _component_dict(m: Measurement) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "name": m.component.name,
+        "mechanism": m.mechanism,
+        "sensitivity_l1": m.component.l1_value,
+        "sensitivity_l2": m.component.l2_value,
+        "step": m.component.step,
+        "epsilon": m.epsilon,
+        "delta": m.delta,
+        "derivation": m.component.derivation,
+    }
+    if m.scale is not None:
+        out["scale"] = m.scale_value
+        out["scale_steps"] = str(m.scale)
+    if m.sigma_sq is not None:
+        out["sigma"] = m.sigma_value
+        out["sigma_sq_steps"] = str(m.sigma_sq)
+    return out
+
+
+@dataclass
+class CheckReport:
+    plan: Plan
+    queries: list[QueryCheck]
+    total: Total
+    alternatives: list[Total]
+    warnings: list[str] = field(default_factory=list)
+    owner_facts: list[str] = field(default_factory=list)
+    readiness: Readiness | None = None  # the release rules (readiness.py)
+
+    @property
+    def fits_budget(self) -> bool:
+        return within(self.total, self.plan.budget.epsilon, self.plan.budget.delta)
+
+    def to_dict(self) -> dict[str, Any]:
+        p = self.plan
+        risk = explain(self.total.epsilon, self.total.delta, relation=p.neighbouring)
+        return {
+            "plan": {
+                "dataset": p.dataset.name,
+                "privacy_unit": {"kind": p.privacy_unit.kind,
+                                 "id_column": p.privacy_unit.id_column,
+                                 "max_rows": p.privacy_unit.rows_per_unit},
+                "neighbouring": p.neighbouring,
+                "budget": {"epsilon": p.budget.epsilon, "delta": p.budget.delta,
+                           "accountant": p.budget.accountant},
+            },
+            "queries": [q.to_dict() for q in self.queries],
+            "total": self.total.to_dict(),
+            "alternatives": [t.to_dict() for t in self.alternatives],
+            "fits_budget": self.fits_budget,
+            "risk": risk.summary(),
+            "warnings": list(self.warnings),
+            "owner_facts": list(self.owner_facts),
+            **(self.readiness.to_dict() if self.readiness is not None else {}),
+        }
+
+
+def all_measurements(checks: list[QueryCheck]) -> list[Measurement]:
+    return [m for c in checks for m in c.measurements]
+
+
+def alternatives_for(measurements: list[Measurement], delta: float) -> list[Total]:
+    out = [basic(measurements)]
+    if delta > 0:
+        out.append(zcdp(measurements, delta))
+        if pld_supported(measurements):
+            out.append(pld(measurements, delta))
+    # an accountant that cannot compute here fails closed with ε = inf: no alternative (and
+    # no number a JSON record can hold)
+    return [t for t in out if math.isfinite(t.epsilon)] or out[:1]
+
+
+def check_plan(plan: Plan, table: Table | None = None,
+               confidence: float = DEFAULT_CONFIDENCE,
+               engine: PandasEngine | None = None, *,
+               ledger: LedgerState | PlannerError | None = None,
+               require_approval: bool = False) -> CheckReport:
+    """The report; with a table, also its fit to the data (pass ``engine`` to reuse one).
+    Its ``readiness`` holds the release rules (with the lifetime rule when ``ledger`` is
+    given, the approval rule when ``require_approval``)."""
+    check_confidence(confidence)  # before any work: every caller (release too) comes here
+    checks = []
+    warnings: list[str] = []
+    for q in plan.queries:
+        ms = measurements_for(q, plan)
+        refused = rr_refusal(q, ms)
+        if refused is not None:  # before any charge: a release would divide by 0
+            raise InputError("plan", f"queries[{q.id}].epsilon", refused)
+        acc = accuracy_for(q, plan, confidence, ms)
+        eps = math.fsum(m.epsilon for m in ms)
+        sentence = explain(eps, q.delta, relation=plan.neighbouring,
+                           what=f"the release of {q.title!r}").sentence
+        checks.append(QueryCheck(q, ms, acc, sentence))
+        warnings.extend(_query_warnings(q, plan, ms, acc))
+        if table is None:  # with the data, the fit check decides instead (fit.py)
+            warnings.extend(plan_only_notes(q))
+        rows = len(table.frame) if table is not None else None
+        warnings.extend(f"{q.id}: {w}" for w in statistic_warnings(q, acc, rows))
+    measurements = all_measurements(checks)
+    total = compose(measurements, plan.budget.delta, plan.budget.accountant)
+    report = CheckReport(plan, checks, total, alternatives_for(measurements, plan.budget.delta))
+    # over budget and missing reasons are release rules: report.readiness, not warnings
+    report.readiness = readiness(plan, total, measurements, ledger=ledger,
+                                 require_approval=require_approval,
+                                 accuracies={c.query.id: c.accuracy for c in checks})
+    report.warnings = warnings
+    if table is not None:
+        _check_against_table(report, table, engine)
+    return report
+
+
+def statistic_warnings(q: Query, acc: Accuracy, rows: int | None = None) -> list[str]:
+    """The words branch's rules, kept apart so the readiness rules can call them: a ± that
+    covers most of the possible range, and a quantile grid the sampler cannot finish."""
+    out = []
+    useless = useless_warning(q, acc)
+    if useless is not None:
+        out.append(useless)
+    costly = quantile_refusal(q, rows)
+    if costly is not None:
+        out.append(costly)
+    return out
+
+
+def _query_warnings(q: Query, plan: Plan, ms: list[Measurement], acc: Accuracy) -> list[str]:
+    out = []
+    name = f"{q.id}:"
+    if any(m.mechanism == "none" for m in ms) and q.kind == "randomized_response":
+        out.append(f"{name} every row answers (missing answers are imputed), so under "
+                   "replace-one the number of answers is public and is not noised")
+    elif any(m.mechanism == "none" for m in ms):
+        out.append(f"{name} a count of all rows is public under replace-one, so it is used "
+                   "without noise")
+    if acc.half_width is None:
+        out.append(f"{name} {acc.note}")
+    if q.epsilon > HIGH_EPSILON:
+        out.append(f"{name} ε = {q.epsilon:g} is above {HIGH_EPSILON:g}: it gives little "
+                   "protection")
+    return out
+
+
+@dataclass(frozen=True)
+class ColumnFacts:
+    """What the data shows about one column. For the owner's warnings only: never exported."""
+
+    minimum: float | None
+    maximum: float | None
+    present: frozenset[str]  # canonical keys of the values present (first 10,001 distinct)
+    numeric_share: float
+
+
+def column_facts(series: pd.Series) -> ColumnFacts:
+    values, bad = numeric_values(series)
+    good = values[~bad]
+    present = frozenset(canonical_key(v) for v in pd.unique(series.dropna())[:10_001])
+    return ColumnFacts(float(good.min()) if good.size else None,
+                       float(good.max()) if good.size else None, present,
+                       float((~bad).mean()) if bad.size else 0.0)
+
+
+def copied_from_data(query: Query, facts: Callable[[str], ColumnFacts | None]) -> list[str]:
+    """Warnings when a query's public parameters look read off the data: bounds equal to the
+    observed minimum and maximum, or a declared list equal to exactly the values present."""
+    out = []
+    seen = facts(query.column) if query.column else None
+    if seen is not None and query.lower is not None and seen.minimum == query.lower \
+            and seen.maximum == query.upper:
+        out.append(f"the bounds of {query.column} equal the data's own minimum and maximum; "
+                   "bounds must come from knowledge of the domain, not from the data")
+    lists = [("categories", query.column, query.categories)]
+    if query.group_by is not None:
+        lists.append(("group keys", query.group_by.column, query.group_by.keys))
+    for what, column, declared in lists:
+        seen = facts(column) if column and declared is not None else None
+        if seen is not None and seen.present and \
+                seen.present == {canonical_key(v) for v in declared or ()}:
+            out.append(f"the {what} of {column} are exactly the values present in the data; a "
+                       "public list must come from knowledge of the domain (which values occur "
+                       "is itself private)")
+    return out
+
+
+def _check_against_table(report: CheckReport, table: Table,
+                         engine: PandasEngine | None = None) -> None:
+    plan = report.plan
+    if engine is None:
+        engine = PandasEngine(plan, table.frame, SystemRandomSource(), table.name)
+    frame = table.frame
+    cache: dict[str, ColumnFacts] = {}
+
+    def facts(column: str) -> ColumnFacts | None:
+        if column not in frame.columns:
+            return None
+        if column not in cache:
+            cache[column] = column_facts(frame[column])
+        return cache[column]
+
+    warn = report.warnings
+    owner = report.owner_facts
+    if engine.rows_dropped_by_bound:
+        owner.append(f"{engine.rows_dropped_by_bound:,} rows beyond "
+                     f"{plan.privacy_unit.max_rows} per person will be dropped at random")
+    for q in plan.queries:
+        f = engine.aggregate(q).facts
+        if f.missing_dropped:
+            owner.append(f"{q.id}: {f.missing_dropped:,} missing or unreadable cells of "
+                         f"{q.column} will be dropped")
+        if f.missing_imputed:
+            owner.append(f"{q.id}: {f.missing_imputed:,} missing or unreadable cells of "
+                         f"{q.column} will be imputed")
+        if f.not_yes_no:
+            owner.append(f"{q.id}: {f.not_yes_no:,} cells of {q.column} are neither a yes "
+                         f"nor a no value; they count as missing (the query's missing-value "
+                         "policy)")
+        if f.outside_declared:
+            owner.append(f"{q.id}: {f.outside_declared:,} rows fall outside the declared "
+                         "categories, bins or keys and are left out")
+        warn.extend(f"{q.id}: {w}" for w in copied_from_data(q, facts))
+        if q.lower is not None and q.column is not None:
+            seen = facts(q.column)
+            if seen is not None and seen.numeric_share < 0.5:
+                warn.append(f"{q.id}: most cells of {q.column} are not numbers")

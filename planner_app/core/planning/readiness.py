@@ -1,0 +1,269 @@
+"""The release rules, once: whether a plan is ready to release, rule by rule, in plain words.
+
+``readiness`` returns one ``RuleResult`` per rule (passed, failed or a warning, a message and
+what to do). ``check`` prints them, ``release`` (the CLI) and the wizard refuse on the same
+failures through ``publish`` -> ``require_ready``, the wizard's checklist, the statistic pane
+and the budget meter show them. No front end decides any of these on its own.
+
+Which rules block a release (docs/engine.md, "Release rules"):
+
+* ``table``       a table is loaded (the app; the CLI's ``--data`` is required)   blocks
+* ``statistics``  the plan has at least one statistic                            blocks
+* ``reasons``     every bound, bin list, category list and group-key list has a  blocks
+                  reason (a blank or "TODO…" reason is none)
+* ``budget``      the composed total fits this release's budget (ε and δ)        blocks
+* ``lifetime``    the dataset's lifetime cap leaves room for it (the ledger's    blocks
+                  own composition; the charge re-checks it under its lock);
+                  ``ledger`` when the ledger cannot be read (exit 4)
+* ``approval``    an approval of this exact plan, when approval is required      blocks
+                  (``--require-approval`` or the app setting, both read by both)
+* ``unit``        the unit of privacy is confirmed: the wizard's tick box; on    blocks
+                  the CLI the plan file's required ``privacy_unit`` states it
+
+A statistic whose ± covers most of its possible range, and a quantile the sampler could not
+finish, are the per-statistic warnings of ``check.statistic_warnings`` (one function, shown by
+``check``, the statistics list, the wizard and the report); the second also refuses a release
+before the charge.
+
+A rule whose input is not given (no ledger, no table, approval not required) is left out.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence
+
+from ..dp.accounting import Total, within
+from ..dp.measure import Measurement
+from ..model import NEEDS_BOUNDS, Plan, PrivacyUnit, Query
+from ..records.ledger import BudgetExceeded, LedgerError, LedgerState, lifetime_after
+from ..records.review import ApprovalRequired, approval_status
+from ..support.errors import InputError, PlannerError
+
+PASS, FAIL, WARN = "pass", "fail", "warn"
+RULES = ("table", "statistics", "reasons", "budget", "lifetime", "ledger", "approval", "unit")
+NOTHING_SPENT = "Nothing was charged or written."
+_PLACEHOLDER = re.compile(r"^\s*(todo|tbd|fixme|xxx|\?+)(\b|$)", re.IGNORECASE)
+
+
+class NotReady(InputError):
+    """A plan that is not complete enough to release (a missing reason, no statistic, no
+    table, an unconfirmed unit): exit 2, nothing charged or written."""
+
+
+@dataclass(frozen=True)
+class RuleResult:
+    rule: str  # one of RULES (or another branch's warning rule)
+    status: str  # pass | fail | warn
+    message: str  # what holds or what is wrong, in plain words
+    action: str = ""  # what to do about it (empty when it passed)
+    where: str | None = None  # the plan field to fix, e.g. "queries[s].justification.bounds"
+    refusal: str = ""  # the one-line refusal (CLI stderr, the wizard's dialog)
+
+    @property
+    def passed(self) -> bool:
+        return self.status == PASS
+
+    @property
+    def failed(self) -> bool:
+        return self.status == FAIL
+
+    @property
+    def line(self) -> str:
+        """The message, and what to do when it did not pass."""
+        return self.message if self.passed or not self.action else \
+            f"{self.message} {self.action}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rule": self.rule, "status": self.status, "message": self.message,
+                "action": self.action, "where": self.where}
+
+
+@dataclass(frozen=True)
+class Readiness:
+    results: tuple[RuleResult, ...]
+
+    @property
+    def ready(self) -> bool:
+        return not any(r.failed for r in self.results)
+
+    @property
+    def failures(self) -> list[RuleResult]:
+        return [r for r in self.results if r.failed]
+
+    @property
+    def warnings(self) -> list[RuleResult]:
+        return [r for r in self.results if r.status == WARN]
+
+    def get(self, rule: str) -> RuleResult | None:
+        return next((r for r in self.results if r.rule == rule), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ready": self.ready, "rules": [r.to_dict() for r in self.results]}
+
+
+# ----------------------------------------------------------------------------- the rules
+
+
+def unit_sentence(unit: PrivacyUnit) -> str:
+    """Who one person is, in words (the wizard's tick box, `check`)."""
+    if unit.kind == "row":
+        return "each row of the table is a different person"
+    return f"a person is {unit.id_column}, with at most {unit.max_rows} rows"
+
+
+def has_reason(query: Query, key: str) -> bool:
+    """True when the query's justification gives a real reason under ``key`` (a blank or a
+    placeholder such as the "TODO: …" of `plan new` is not one)."""
+    text = str((query.justification or {}).get(key) or "").strip()
+    return bool(text) and not _PLACEHOLDER.match(text)
+
+
+def missing_reasons(query: Query) -> list[tuple[str, str]]:
+    """(justification key, what needs it) for each public parameter of ``query`` that has no
+    reason: bounds (sum, mean, variance, quantile), bin edges, categories, group keys."""
+    out = []
+    if query.kind in NEEDS_BOUNDS and not has_reason(query, "bounds"):
+        out.append(("bounds", "bounds"))
+    if query.bins is not None and not has_reason(query, "bounds"):
+        out.append(("bounds", "bin edges"))
+    if query.categories is not None and not has_reason(query, "categories"):
+        out.append(("categories", "categories"))
+    if query.group_by is not None and not has_reason(query, "keys"):
+        out.append(("keys", "group keys"))
+    return out
+
+
+def reasons_rule(plan: Plan) -> RuleResult:
+    missing = [(q, key, what) for q in plan.queries for key, what in missing_reasons(q)]
+    if not missing:
+        return RuleResult("reasons", PASS, "Every bound and list is declared public with a "
+                                           "reason.")
+    named = ", ".join(f"{q.title} ({what})" for q, _, what in missing)
+    q, key, what = missing[0]
+    more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+    return RuleResult(
+        "reasons", FAIL, f"Give a reason for: {named}.",
+        "Say where each comes from (a form's limits, an official list; never the data): "
+        "Edit the definition… in the app, or the statistic's \"justification\" in the plan "
+        "file.",
+        where=f"queries[{q.id}].justification.{key}",
+        refusal=f"no reason is recorded for the {what} of {q.title!r}{more}; say where they "
+                f"come from (knowledge of the domain, never the data). {NOTHING_SPENT}")
+
+
+def budget_rule(plan: Plan, total: Total) -> RuleResult:
+    b = plan.budget
+    if within(total, b.epsilon, b.delta):
+        return RuleResult("budget", PASS,
+                          f"The total ε = {total.epsilon:.4g}, δ = {total.delta:.3g} "
+                          f"({total.accountant}) is within this release's budget ε = "
+                          f"{b.epsilon:g}, δ = {b.delta:g}.")
+    return RuleResult(
+        "budget", FAIL,
+        f"Over budget: the total ε = {total.epsilon:.4g}, δ = {total.delta:.3g} "
+        f"({total.accountant}) exceeds this release's budget ε = {b.epsilon:g}, δ = "
+        f"{b.delta:g}.", "Lower some statistics' ε or raise the budget.", where="budget",
+        refusal=f"the plan's composed total ε = {total.epsilon:.4g}, δ = {total.delta:.3g} "
+                f"exceeds its budget ε = {b.epsilon:g}, δ = {b.delta:g}. {NOTHING_SPENT}")
+
+
+def lifetime_rule(plan: Plan, total: Total, measurements: Sequence[Measurement],
+                  ledger: LedgerState | PlannerError) -> RuleResult:
+    if isinstance(ledger, PlannerError):
+        return RuleResult("ledger", FAIL, f"The budget ledger cannot be read: {ledger}",
+                          "Check that the app's folder is readable and writable.",
+                          refusal=str(ledger))
+    cap = ledger.cap
+    after = lifetime_after(ledger, measurements, total)
+    default = " (the default)" if cap.is_default else ""
+    left = f"Dataset {ledger.dataset!r} has ε = {ledger.remaining_epsilon:.4g} left of its " \
+           f"lifetime cap ε = {cap.epsilon:g}{default}"
+    if within(after, cap.epsilon, cap.delta):
+        return RuleResult("lifetime", PASS,
+                          f"{left}; about {max(0.0, cap.epsilon - after.epsilon):.4g} after "
+                          "this release.")
+    return RuleResult(
+        "lifetime", FAIL,
+        f"{left}: not enough for this release, which would bring its total to ε = "
+        f"{after.epsilon:.4g}, δ = {after.delta:.3g}.",
+        "Lower some statistics' ε, or ask whoever manages the dataset's lifetime cap.",
+        refusal=f"dataset {ledger.dataset!r} has ε = {ledger.remaining_epsilon:.4g} (δ = "
+                f"{ledger.remaining_delta:.3g}) left of its lifetime cap ε = {cap.epsilon:g}, "
+                f"δ = {cap.delta:g}{default}; this release would bring the total to ε = "
+                f"{after.epsilon:.4g}, δ = {after.delta:.3g}. {NOTHING_SPENT}")
+
+
+def approval_rule(plan: Plan) -> RuleResult:
+    status = approval_status(plan)
+    if status.state == "approved":
+        return RuleResult("approval", PASS, f"Approval: {status.sentence}")
+    return RuleResult(
+        "approval", FAIL, f"Approval: {status.sentence}",
+        "Have a privacy officer review this exact plan (Release → Review this plan…, or "
+        "planner-app review), then try again.", where="approvals",
+        refusal=f"this release requires an approved plan: {status.sentence} {NOTHING_SPENT}")
+
+
+def unit_rule(plan: Plan, confirmed: bool) -> RuleResult:
+    who = unit_sentence(plan.privacy_unit)
+    if confirmed:
+        return RuleResult("unit", PASS, f"The unit of privacy is confirmed: {who}.")
+    return RuleResult("unit", FAIL, f"Confirm the unit of privacy: {who}.",
+                      "Tick the confirmation once you know who one person is.",
+                      where="privacy_unit",
+                      refusal=f"the unit of privacy ({who}) is not confirmed. {NOTHING_SPENT}")
+
+
+def readiness(plan: Plan, total: Total, measurements: Sequence[Measurement], *,
+              ledger: LedgerState | PlannerError | None = None,
+              require_approval: bool = False, unit_confirmed: bool | None = None,
+              table_loaded: bool | None = None, table_name: str = "",
+              accuracies: Mapping[str, Any] | None = None,
+              extra: Iterable[RuleResult] = ()) -> Readiness:
+    """Every release rule for ``plan`` whose inputs are given (see the module docstring).
+
+    ``ledger``: the dataset's ledger state, or the error reading it, or None (not consulted).
+    ``unit_confirmed`` / ``table_loaded``: None when the front end does not ask.
+    ``extra``: more rules from other checks (plan against table, …), kept in order.
+    """
+    out: list[RuleResult] = []
+    if table_loaded is not None:
+        out.append(RuleResult("table", PASS, f"The table is loaded ({table_name}).")
+                   if table_loaded else
+                   RuleResult("table", FAIL, "No table is loaded.",
+                              "Open the table to release (File → Open data…).",
+                              refusal=f"no table is loaded. {NOTHING_SPENT}"))
+    n = len(plan.queries)
+    out.append(RuleResult("statistics", PASS,
+                          f"{n} statistic{'' if n == 1 else 's'} to release.") if n else
+               RuleResult("statistics", FAIL, "The plan has no statistic.",
+                          "Add at least one statistic.", where="queries",
+                          refusal=f"the plan has no statistic. {NOTHING_SPENT}"))
+    out.append(reasons_rule(plan))
+    out.append(budget_rule(plan, total))
+    if ledger is not None:
+        out.append(lifetime_rule(plan, total, measurements, ledger))
+    if require_approval:
+        out.append(approval_rule(plan))
+    out.extend(extra)
+    if unit_confirmed is not None:
+        out.append(unit_rule(plan, unit_confirmed))
+    return Readiness(tuple(out))
+
+
+_REFUSALS: dict[str, type[PlannerError]] = {
+    "budget": BudgetExceeded, "lifetime": BudgetExceeded, "approval": ApprovalRequired,
+    "ledger": LedgerError,
+}
+
+
+def require_ready(result: Readiness) -> None:
+    """Raise the first failure as the error of its kind: BudgetExceeded / ApprovalRequired
+    (exit 3), LedgerError (exit 4), NotReady (exit 2). Warnings never raise."""
+    for r in result.failures:
+        cls = _REFUSALS.get(r.rule)
+        if cls is not None:
+            raise cls(r.refusal or r.message)
+        raise NotReady("plan", r.where, r.refusal or r.line)

@@ -1,0 +1,83 @@
+"""Starter plans: what a new plan holds before the owner fills it in, the same in the app
+("New plan", a new table) and on the command line (``planner-app plan new``).
+
+A starter takes nothing from the data but the column names and their detected types: no
+bound, category or key is ever read from the table. What only the owner knows (bounds,
+categories, the most rows one person may have) is left empty, so that ``check`` names it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ..data.tables import ColumnInfo
+from ..model import Budget, Dataset, Plan, PrivacyUnit, plan_to_dict
+
+STARTER_EPSILON = 1.0  # the budget of one release a new plan starts with
+STARTER_DELTA = 1e-6  # lets the owner choose the gaussian mechanism without a budget edit
+TODO_BOUNDS = "TODO: where the bounds come from"
+TODO_CATEGORIES = "TODO: where the list comes from"
+
+
+def looks_like_id(name: str) -> bool:
+    """True for a column name that reads as a person's identifier (id, key, *_id, ...)."""
+    lowered = name.lower()
+    return lowered in ("id", "key", "uuid") or lowered.endswith(("_id", " id", "-id"))
+
+
+def empty_plan(name: str, table_name: str | None = None) -> Plan:
+    """A new plan with no statistics: one row is one person, the starter budget."""
+    return Plan(dataset=Dataset(name=name, path=table_name, expected_rows=None),
+                privacy_unit=PrivacyUnit(),
+                budget=Budget(epsilon=STARTER_EPSILON, delta=STARTER_DELTA), queries=())
+
+
+@dataclass(frozen=True)
+class Starter:
+    """A starter plan document, to be written and filled in (it does not validate yet)."""
+
+    document: dict[str, Any]
+    to_fill_in: int  # statistics that need bounds or categories from the owner
+    id_column: str | None  # the column that looks like a person id, if any
+
+
+def _ident(column: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "_.-" else "_" for ch in column)[:50]
+
+
+def _statistic(col: ColumnInfo) -> dict[str, Any]:
+    """The statistic a column of this type starts as (its ε is set after)."""
+    ident = _ident(col.name)
+    if col.detected_type == "number":
+        return {"id": f"mean_{ident}", "label": f"Mean of {col.name}", "kind": "mean",
+                "column": col.name, "lower": None, "upper": None, "epsilon": None,
+                "justification": {"bounds": TODO_BOUNDS}}
+    if col.detected_type == "yes/no":
+        return {"id": f"share_{ident}", "label": f"Share of yes in {col.name}",
+                "kind": "randomized_response", "column": col.name, "epsilon": None}
+    return {"id": f"counts_{ident}", "label": f"Counts of {col.name}", "kind": "histogram",
+            "column": col.name, "categories": [], "epsilon": None,
+            "justification": {"categories": TODO_CATEGORIES}}
+
+
+def starter_from_columns(name: str, table_name: str, columns: Iterable[ColumnInfo]) -> Starter:
+    """A starter plan from a table's columns: the number of rows, then a mean of each number
+    column, a share of each yes/no column and counts of each other column, the starter budget
+    split evenly. A column that looks like a person id becomes the privacy unit (its
+    max_rows left for the owner), never a statistic."""
+    columns = list(columns)
+    queries: list[dict[str, Any]] = [
+        {"id": "rows", "label": "Number of rows", "kind": "count", "epsilon": None}]
+    queries += [_statistic(col) for col in columns if not looks_like_id(col.name)]
+    share = round(STARTER_EPSILON / len(queries), 6)
+    for q in queries:
+        q["epsilon"] = share
+    ids = [c.name for c in columns if looks_like_id(c.name)]
+    doc = plan_to_dict(empty_plan(name, table_name))
+    if ids:  # with an id column, the owner must say how many rows one person may have
+        doc["privacy_unit"] = {"kind": "person", "id_column": ids[0], "max_rows": None}
+    doc["queries"] = queries
+    todo = sum(1 for q in queries if q.get("lower", 0) is None or q.get("categories") == [])
+    return Starter(document=doc, to_fill_in=todo, id_column=ids[0] if ids else None)

@@ -1,0 +1,447 @@
+"""The persistent per-dataset privacy budget ledger (SQLite in the app home).
+
+Each dataset (the plan's dataset name) has a lifetime cap; each release records what it
+spends. ``charge`` runs in one ``BEGIN IMMEDIATE`` transaction that reads everything spent so
+far, composes it with the new release and commits the charge only when the total stays within
+the cap: two processes releasing at once cannot both pass. The release draws its noise only
+after this commit, so a crash can waste budget but never release without charging.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from ..dp.accounting import Total, compose, within
+from ..dp.measure import Measurement, delta_problem, measurement_from_dict, measurement_to_dict
+from ..support.errors import InputError, PlannerError
+from .audit import utc_now, utc_now_private
+
+DEFAULT_CAP_EPSILON = 10.0
+DEFAULT_CAP_DELTA = 1e-5
+SCHEMA_VERSION = 2  # 2: each release names its audit entry; a count of releases ever charged
+BUSY_TIMEOUT_S = 15.0
+
+
+class LedgerError(PlannerError):
+    """The ledger cannot be read or written; nothing was released."""
+
+
+class BudgetExceeded(PlannerError):
+    """A release would take a dataset beyond its lifetime cap (or a plan beyond its budget)."""
+
+
+@dataclass(frozen=True)
+class Cap:
+    epsilon: float
+    delta: float
+    is_default: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"epsilon": self.epsilon, "delta": self.delta, "default": self.is_default}
+
+
+DEFAULT_CAP = Cap(DEFAULT_CAP_EPSILON, DEFAULT_CAP_DELTA, True)
+
+
+@dataclass(frozen=True)
+class ReleaseRecord:
+    id: str
+    dataset: str
+    time: str
+    file_name: str
+    file_sha256: str
+    plan_sha256: str
+    epsilon: float
+    delta: float
+    rho: float | None
+    accountant: str
+    status: str  # charged | completed
+    bundle_sha256: str | None
+    measurements: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "time": self.time, "file_name": self.file_name,
+                "file_sha256": self.file_sha256, "plan_sha256": self.plan_sha256,
+                "epsilon": self.epsilon, "delta": self.delta, "rho": self.rho,
+                "accountant": self.accountant, "status": self.status,
+                "bundle_sha256": self.bundle_sha256}
+
+
+@dataclass(frozen=True)
+class LedgerState:
+    dataset: str
+    cap: Cap
+    spent: Total
+    releases: list[ReleaseRecord]
+
+    @property
+    def remaining_epsilon(self) -> float:
+        return max(0.0, self.cap.epsilon - self.spent.epsilon)
+
+    @property
+    def remaining_delta(self) -> float:
+        return max(0.0, self.cap.delta - self.spent.delta)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "dataset": self.dataset,
+            "cap": self.cap.to_dict(),
+            "spent": self.spent.to_dict(),
+            "remaining": {"epsilon": self.remaining_epsilon, "delta": self.remaining_delta},
+            "releases": [r.to_dict() for r in self.releases],
+        }
+
+
+def lifetime_total(records: Sequence[ReleaseRecord], extra: Sequence[Measurement],
+                   extra_total: Total | None, delta_cap: float) -> Total:
+    """What a dataset has spent: the releases' own (ε, δ) added up (basic composition), or,
+    when tighter, all their measurements composed together at the same total δ."""
+    if not records and not extra:
+        return Total(0.0, 0.0, "basic")
+    eps = math.fsum(r.epsilon for r in records) + (extra_total.epsilon if extra_total else 0.0)
+    dlt = math.fsum(r.delta for r in records) + (extra_total.delta if extra_total else 0.0)
+    candidates = [Total(eps, dlt, "basic")]
+    measurements = [measurement_from_dict(m) for r in records for m in r.measurements]
+    measurements += list(extra)
+    target = min(dlt, delta_cap)
+    if target > 0:
+        candidates.append(compose(measurements, target))
+    return min(candidates, key=lambda t: (t.epsilon, t.accountant != "basic"))
+
+
+def lifetime_after(state: LedgerState, measurements: Sequence[Measurement],
+                   total: Total) -> Total:
+    """What the dataset would have spent after a release of ``measurements`` (composed to
+    ``total``): the same composition the charge uses, for the checklist, `check` and the
+    meter. ``within(lifetime_after(...), cap.epsilon, cap.delta)`` is the charge's test."""
+    return lifetime_total(state.releases, measurements, total, state.cap.delta)
+
+
+class Ledger:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    # -- connection -------------------------------------------------------------------------
+
+    def _fail(self, exc: BaseException) -> LedgerError:
+        text = str(exc).lower()
+        where = f"the budget ledger {self.path}"
+        if "readonly" in text or "read-only" in text:
+            return LedgerError(f"{where} is read-only; nothing was released")
+        if "locked" in text or "busy" in text:
+            return LedgerError(f"{where} is locked by another process; try again; nothing was "
+                               "released")
+        if "not a database" in text or "malformed" in text or "corrupt" in text:
+            return LedgerError(f"{where} is damaged (not a valid database); restore it from a "
+                               "backup; nothing was released")
+        if "unable to open" in text:
+            return LedgerError(f"{where} cannot be opened; nothing was released")
+        return LedgerError(f"{where} cannot be used ({exc.__class__.__name__}); nothing was "
+                           "released")
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            con = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+            con.execute("PRAGMA synchronous = FULL")
+            version = con.execute("PRAGMA user_version").fetchone()[0]
+            if version == 0:
+                self._create(con)
+            elif version < SCHEMA_VERSION:
+                self._migrate(con)
+            elif version > SCHEMA_VERSION:
+                raise LedgerError(f"the budget ledger {self.path} was written by a newer "
+                                  "planner-app; upgrade before releasing")
+            return con
+        except LedgerError:
+            raise
+        except (sqlite3.Error, OSError) as exc:
+            raise self._fail(exc) from None
+
+    def _create(self, con: sqlite3.Connection) -> None:
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            if con.execute("PRAGMA user_version").fetchone()[0] == 0:
+                con.execute("""CREATE TABLE IF NOT EXISTS datasets (
+                    name TEXT PRIMARY KEY, cap_epsilon REAL, cap_delta REAL, updated TEXT)""")
+                con.execute("""CREATE TABLE IF NOT EXISTS releases (
+                    id TEXT PRIMARY KEY, dataset TEXT NOT NULL, time TEXT NOT NULL,
+                    file_name TEXT NOT NULL, file_sha256 TEXT NOT NULL,
+                    plan_sha256 TEXT NOT NULL, epsilon REAL NOT NULL, delta REAL NOT NULL,
+                    rho REAL, accountant TEXT NOT NULL, status TEXT NOT NULL,
+                    bundle_sha256 TEXT, measurements TEXT NOT NULL)""")
+                con.execute("CREATE INDEX IF NOT EXISTS releases_by_dataset "
+                            "ON releases(dataset, time)")
+                con.execute("PRAGMA user_version = 1")
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        self._migrate(con)
+
+    @staticmethod
+    def _migrate(con: sqlite3.Connection) -> None:
+        """Version 1 -> 2: audit references on each release and a count of releases ever
+        charged (a deleted row leaves the count above the rows)."""
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            if con.execute("PRAGMA user_version").fetchone()[0] == 1:
+                con.execute("ALTER TABLE releases ADD COLUMN audit_seq INTEGER")
+                con.execute("ALTER TABLE releases ADD COLUMN audit_hash TEXT")
+                con.execute("CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, "
+                            "value INTEGER NOT NULL)")
+                con.execute("INSERT OR IGNORE INTO counters(name, value) "
+                            "SELECT 'releases_charged', COUNT(*) FROM releases")
+                con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+
+    # -- reads ------------------------------------------------------------------------------
+
+    def _damaged(self, what: str) -> LedgerError:
+        return LedgerError(f"the budget ledger {self.path} holds a damaged {what}; restore it "
+                           "from a backup; nothing was released")
+
+    def _cap(self, con: sqlite3.Connection, name: str) -> Cap:
+        row = con.execute("SELECT cap_epsilon, cap_delta FROM datasets WHERE name = ?",
+                          (name,)).fetchone()
+        if row is None:
+            return DEFAULT_CAP
+        try:
+            cap = Cap(_number(row[0]), _number(row[1]))
+        except (TypeError, ValueError):
+            raise self._damaged(f"cap for dataset {name!r}") from None
+        if cap.epsilon <= 0 or delta_problem(cap.delta):
+            raise self._damaged(f"cap for dataset {name!r}")
+        return cap
+
+    def _records(self, con: sqlite3.Connection, name: str) -> list[ReleaseRecord]:
+        rows = con.execute(
+            "SELECT id, dataset, time, file_name, file_sha256, plan_sha256, epsilon, delta, rho,"
+            " accountant, status, bundle_sha256, measurements FROM releases WHERE dataset = ?"
+            " ORDER BY time, id", (name,)).fetchall()
+        out = []
+        for row in rows:
+            try:
+                measurements = json.loads(row[12])
+                if not isinstance(measurements, list):
+                    raise ValueError
+                for m in measurements:  # each must read back as a measurement
+                    measurement_from_dict(m)
+                rho = None if row[8] is None else _number(row[8])
+                record = ReleaseRecord(*row[:6], _number(row[6]), _number(row[7]), rho,
+                                       *row[9:12], measurements=measurements)
+            except (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError):
+                raise self._damaged(f"release record ({str(row[0])[:40]!r})") from None
+            out.append(record)
+        return out
+
+    def _state(self, con: sqlite3.Connection, name: str) -> LedgerState:
+        cap = self._cap(con, name)
+        records = self._records(con, name)
+        try:
+            spent = lifetime_total(records, [], None, cap.delta)
+        except (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError):
+            raise self._damaged(f"release record of dataset {name!r}") from None
+        return LedgerState(name, cap, spent, records)
+
+    # -- agreement with the audit log -------------------------------------------------------
+
+    def audit_problems(self, audit_entries: Sequence[dict[str, Any]]) -> list[str]:
+        """Where the ledger and the audit log disagree: a release the audit log recorded as
+        charged that the ledger no longer holds (rows deleted), fewer rows than releases ever
+        charged, or a release whose audit entry is gone or changed (the log truncated,
+        deleted or replaced). Each names the release id."""
+        con = self._connect()
+        try:
+            rows = con.execute("SELECT id, audit_seq, audit_hash FROM releases").fetchall()
+            counted = con.execute("SELECT value FROM counters WHERE name = "
+                                  "'releases_charged'").fetchone()
+        except sqlite3.Error as exc:
+            raise self._fail(exc) from None
+        finally:
+            con.close()
+        problems = []
+        ids = {r[0] for r in rows}
+        if counted is not None and isinstance(counted[0], int) and counted[0] > len(rows):
+            problems.append(f"the budget ledger has {len(rows)} release record(s) but "
+                            f"{counted[0]} were charged: rows were deleted")
+        by_seq = {e.get("seq"): e.get("hash") for e in audit_entries if isinstance(e, dict)}
+        for e in audit_entries:
+            params = e.get("params") if isinstance(e, dict) else None
+            if e.get("event") == "release charged" and isinstance(params, dict) \
+                    and params.get("release_id") not in ids:
+                problems.append(f"the audit log records release {params.get('release_id')} "
+                                "as charged but the budget ledger has no such row: rows were "
+                                "deleted")
+        recorded = [e["params"].get("ledger_releases_charged") for e in audit_entries
+                    if isinstance(e, dict) and isinstance(e.get("params"), dict)]
+        recorded_max = max((n for n in recorded if isinstance(n, int)), default=0)
+        if counted is not None and isinstance(counted[0], int) and recorded_max > counted[0]:
+            problems.append(f"the audit log records {recorded_max} charged releases but the "
+                            f"budget ledger only {counted[0]}: the ledger was replaced by an "
+                            "older copy")
+        for rid, seq, digest in rows:
+            if seq is None:
+                continue  # charged before version 2 of the ledger
+            if by_seq.get(seq) != digest:
+                problems.append(f"the audit log lost the entry of release {rid} (line {seq}): "
+                                "it was truncated, deleted or replaced")
+        return problems
+
+    def state(self, name: str) -> LedgerState:
+        con = self._connect()
+        try:
+            return self._state(con, name)
+        except sqlite3.Error as exc:
+            raise self._fail(exc) from None
+        finally:
+            con.close()
+
+    def state_without_creating(self, name: str) -> LedgerState:
+        """The state for reading only: a ledger that does not exist yet has spent nothing, and
+        reading it does not create it (``check`` writes nothing)."""
+        if not self.path.exists():
+            return LedgerState(name, DEFAULT_CAP, lifetime_total([], [], None, DEFAULT_CAP.delta),
+                               [])
+        return self.state(name)
+
+    def datasets(self) -> list[str]:
+        con = self._connect()
+        try:
+            rows = con.execute("SELECT name FROM datasets UNION SELECT dataset FROM releases "
+                               "ORDER BY 1").fetchall()
+            return [r[0] for r in rows]
+        except sqlite3.Error as exc:
+            raise self._fail(exc) from None
+        finally:
+            con.close()
+
+    def datasets_with_file(self, file_sha256: str) -> list[str]:
+        con = self._connect()
+        try:
+            rows = con.execute("SELECT DISTINCT dataset FROM releases WHERE file_sha256 = ?",
+                               (file_sha256,)).fetchall()
+            return [r[0] for r in rows]
+        except sqlite3.Error as exc:
+            raise self._fail(exc) from None
+        finally:
+            con.close()
+
+    # -- writes -----------------------------------------------------------------------------
+
+    def set_cap(self, name: str, epsilon: float, delta: float) -> LedgerState:
+        if not name.strip():  # plans refuse a blank dataset name: no cap can ever apply to it
+            raise InputError("argument", "NAME", "the dataset name must not be blank")
+        if not (isinstance(epsilon, (int, float)) and math.isfinite(epsilon) and epsilon > 0):
+            raise InputError("argument", "--epsilon", "the cap's ε must be a number above 0")
+        problem = delta_problem(delta)
+        if problem:
+            raise InputError("argument", "--delta", f"the cap's δ {problem}")
+        con = self._connect()
+        try:
+            con.execute("BEGIN IMMEDIATE")
+            con.execute("INSERT INTO datasets(name, cap_epsilon, cap_delta, updated) "
+                        "VALUES (?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET "
+                        "cap_epsilon = excluded.cap_epsilon, cap_delta = excluded.cap_delta, "
+                        "updated = excluded.updated", (name, epsilon, delta, utc_now()))
+            con.execute("COMMIT")
+            return self._state(con, name)
+        except sqlite3.Error as exc:
+            _rollback(con)
+            raise self._fail(exc) from None
+        finally:
+            con.close()
+
+    def charge(self, *, release_id: str, dataset: str, file_name: str, file_sha256: str,
+               plan_sha256: str, total: Total, measurements: Sequence[Measurement],
+               audit_entry: dict[str, Any] | None = None) -> LedgerState:
+        """Charge a release, or raise BudgetExceeded with nothing charged. Returns the state
+        after the charge."""
+        con = self._connect()
+        try:
+            con.execute("BEGIN IMMEDIATE")  # one writer at a time decides
+            cap = self._cap(con, dataset)
+            records = self._records(con, dataset)
+            before = lifetime_total(records, [], None, cap.delta)
+            after = lifetime_total(records, measurements, total, cap.delta)
+            if not within(after, cap.epsilon, cap.delta):  # the rule of readiness.py
+                con.execute("ROLLBACK")
+                left = LedgerState(dataset, cap, before, records)
+                raise BudgetExceeded(
+                    f"dataset {dataset!r} has ε = {left.remaining_epsilon:.4g} "
+                    f"(δ = {left.remaining_delta:.3g}) left of its lifetime cap ε = "
+                    f"{cap.epsilon:g}, δ = {cap.delta:g}{' (the default)' if cap.is_default else ''}"
+                    f"; this release would bring the total to ε = {after.epsilon:.4g}, "
+                    f"δ = {after.delta:.3g}. Nothing was charged or written.")
+            rho = total.rho
+            con.execute(
+                "INSERT INTO releases(id, dataset, time, file_name, file_sha256, plan_sha256,"
+                " epsilon, delta, rho, accountant, status, bundle_sha256, measurements,"
+                " audit_seq, audit_hash)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'charged', NULL, ?, ?, ?)",
+                (release_id, dataset, utc_now_private(), file_name, file_sha256, plan_sha256,
+                 total.epsilon, total.delta, rho, total.accountant,
+                 json.dumps([measurement_to_dict(m) for m in measurements]),
+                 None if audit_entry is None else audit_entry["seq"],
+                 None if audit_entry is None else audit_entry["hash"]))
+            con.execute("INSERT INTO counters(name, value) VALUES ('releases_charged', 1) "
+                        "ON CONFLICT(name) DO UPDATE SET value = value + 1")
+            con.execute("COMMIT")
+            return self._state(con, dataset)
+        except BudgetExceeded:
+            raise
+        except sqlite3.Error as exc:
+            _rollback(con)
+            raise self._fail(exc) from None
+        finally:
+            con.close()
+
+    def releases_charged(self) -> int:
+        """How many releases this ledger has ever charged (all datasets)."""
+        con = self._connect()
+        try:
+            row = con.execute("SELECT value FROM counters WHERE name = 'releases_charged'"
+                              ).fetchone()
+            return int(row[0]) if row else 0
+        except (sqlite3.Error, TypeError, ValueError) as exc:
+            raise self._fail(exc) from None
+        finally:
+            con.close()
+
+    def complete(self, release_id: str, bundle_sha256: str) -> None:
+        con = self._connect()
+        try:
+            con.execute("BEGIN IMMEDIATE")
+            con.execute("UPDATE releases SET status = 'completed', bundle_sha256 = ? "
+                        "WHERE id = ?", (bundle_sha256, release_id))
+            con.execute("COMMIT")
+        except sqlite3.Error as exc:
+            _rollback(con)
+            raise self._fail(exc) from None
+        finally:
+            con.close()
+
+
+def _number(value: Any) -> float:
+    """A finite, non-negative number from a ledger cell (text such as 'abc' is damage)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(value)
+    number = float(value)
+    if not math.isfinite(number) or number < 0:
+        raise ValueError(value)
+    return number
+
+
+def _rollback(con: sqlite3.Connection) -> None:
+    try:
+        con.execute("ROLLBACK")
+    except sqlite3.Error:
+        pass

@@ -1,0 +1,286 @@
+"""Release bundles: a zip with the released numbers, the full record, the plan, the audit
+segment, a plain-words README and a manifest of SHA-256 hashes. The offline verifier,
+``verify_bundle``, is in verify_release (it reads bundles with this module).
+
+Only noised values and public parameters enter a bundle: the data file is named by its file
+name and hash, never its path; no true aggregate, noise draw, raw row or data-derived bound.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import math
+import re
+import struct
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from ..support.errors import PlannerError
+
+RELEASE_FORMAT = "planner-app/release@1"
+MANIFEST = "MANIFEST.sha256"
+RESULTS = "results.csv"
+RECORD = "release.json"
+PLAN = "plan.json"
+AUDIT = "audit.jsonl"
+README = "README.txt"
+REPORT_HTML = "report.html"
+REPORT_PDF = "report.pdf"
+NOISED_DIR = "noised"
+RESULT_COLUMNS = ("query_id", "label", "group", "cell", "value", "low", "high", "confidence",
+                  "mechanism", "note")
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+MAX_MEMBER_BYTES = 200 * 1024 * 1024
+MAX_TOTAL_BYTES = 500 * 1024 * 1024
+MAX_RATIO = 200
+MAX_MEMBERS = 10_000
+ZIP_TIME = (2020, 1, 1, 0, 0, 0)
+
+
+class NotABundle(PlannerError):
+    """The file is not a planner_app bundle at all (exit 2)."""
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+# ----------------------------------------------------------------------------- writing
+
+
+def _is_number_text(text: str) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+def safe_cell(value: Any) -> str:
+    """Text for a CSV cell; text a spreadsheet would run as a formula gets a leading quote."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return ""
+        return repr(value)
+    text = str(value)
+    if text.startswith(FORMULA_START) and not _is_number_text(text):
+        return "'" + text
+    return text
+
+
+def results_csv(rows: list[dict[str, Any]]) -> bytes:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(RESULT_COLUMNS)
+    for row in rows:
+        writer.writerow([safe_cell(row.get(c)) for c in RESULT_COLUMNS])
+    return out.getvalue().encode("utf-8")
+
+
+def noised_csv(answers: list[bool]) -> bytes:
+    return ("answer\n" + "".join("yes\n" if a else "no\n" for a in answers)).encode("utf-8")
+
+
+def json_bytes(obj: Any) -> bytes:
+    return (json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+
+
+def manifest_bytes(files: dict[str, bytes]) -> bytes:
+    return "".join(f"{sha256_bytes(data)}  {name}\n" for name, data in sorted(files.items())
+                   ).encode("utf-8")
+
+
+def zip_bytes(files: dict[str, bytes]) -> bytes:
+    """A deterministic zip: fixed order and timestamps, the manifest last."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for name in sorted(files) + [MANIFEST]:
+            data = files[name] if name != MANIFEST else manifest_bytes(files)
+            info = zipfile.ZipInfo(name, date_time=ZIP_TIME)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, data)
+    return buffer.getvalue()
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+def _safe_name(name: str) -> bool:
+    if not name or name.startswith(("/", "\\")) or "\\" in name or ":" in name:
+        return False
+    parts = PurePosixPath(name).parts
+    return all(p not in ("..", ".", "") for p in parts)
+
+
+_NOISED_RE = re.compile(r"noised/[A-Za-z0-9_.-]{1,64}\.csv")
+FIXED_NAMES = (AUDIT, MANIFEST, PLAN, README, RECORD, REPORT_HTML, REPORT_PDF, RESULTS)
+_LOCAL = struct.Struct("<4s5H3L2H")  # a zip local file header
+_END = struct.Struct("<4s4H2LH")  # the end of central directory record
+
+
+def is_bundle_name(name: str) -> bool:
+    """A file name a bundle can hold: the fixed files, and noised/<query id>.csv."""
+    return name in FIXED_NAMES or bool(_NOISED_RE.fullmatch(name))
+
+
+def _dos_time(date_time: tuple[int, ...]) -> tuple[int, int]:
+    y, mo, d, h, mi, sec = date_time
+    return (h << 11) | (mi << 5) | (sec // 2), ((y - 1980) << 9) | (mo << 5) | d
+
+
+def layout_problems(path: Path, zf: zipfile.ZipFile) -> list[str]:
+    """What zip_bytes never writes: bytes before, between or after the entries, a comment,
+    other dates, flags (encryption), compression or extra fields, directories, a different
+    order, local headers that disagree with the central directory, or unknown file names.
+    A problem here means the bundle was changed after it was made (exit 1, not valid)."""
+    problems: list[str] = []
+    infos = zf.infolist()
+    names = [i.filename for i in infos]
+    if zf.comment:
+        problems.append("the zip has a comment; a bundle never has one (changed)")
+    unknown = [n for n in names if not is_bundle_name(n)]
+    if unknown:
+        problems.append(f"{unknown[0]}: a bundle never contains this file"
+                        + (f" (nor {len(unknown) - 1} more)" if len(unknown) > 1 else ""))
+    expected_order = sorted(n for n in names if n != MANIFEST) + [MANIFEST]
+    if names != expected_order:
+        problems.append("the zip's entries are not in the order a bundle writes them "
+                        "(changed)")
+    want_time, want_date = _dos_time(ZIP_TIME)
+    size = path.stat().st_size
+    with open(path, "rb") as fh:
+        offset = 0
+        for info in sorted(infos, key=lambda i: i.header_offset):
+            label = info.filename
+            if info.flag_bits & 0x1:
+                problems.append(f"{label}: is flagged as encrypted; a bundle never is")
+                continue
+            if (info.date_time != ZIP_TIME or info.compress_type != zipfile.ZIP_DEFLATED
+                    or info.extra or info.comment or info.flag_bits & ~0x800 or info.is_dir()):
+                problems.append(f"{label}: its zip header (date, flags, compression or extra "
+                                "fields) is not what a bundle writes (changed)")
+                continue
+            if info.header_offset != offset:
+                where = "before the first entry" if offset == 0 else f"before {label}"
+                problems.append(f"the zip has {info.header_offset - offset:,} unexpected "
+                                f"bytes {where} (changed)")
+                break
+            fh.seek(info.header_offset)
+            head = fh.read(_LOCAL.size)
+            if len(head) < _LOCAL.size:
+                problems.append(f"{label}: its local zip header is truncated")
+                break
+            (sig, _, flags, method, dtime, ddate, crc, csize, usize, nlen,
+             xlen) = _LOCAL.unpack(head)
+            local_name = fh.read(nlen)
+            if (sig != b"PK\x03\x04" or flags != info.flag_bits or method != info.compress_type
+                    or (dtime, ddate) != (want_time, want_date) or crc != info.CRC
+                    or csize != info.compress_size or usize != info.file_size or xlen
+                    or local_name != info.filename.encode("utf-8" if flags & 0x800 else "cp437")):
+                problems.append(f"{label}: its local zip header disagrees with the zip's "
+                                "directory (changed)")
+                break
+            offset = info.header_offset + _LOCAL.size + nlen + csize
+        else:
+            if zf.start_dir != offset:
+                problems.append(f"the zip has {zf.start_dir - offset:,} unexpected bytes "
+                                "after its last entry (changed)")
+            else:
+                fh.seek(max(0, size - _END.size))
+                end = fh.read(_END.size)
+                fields = _END.unpack(end) if len(end) == _END.size else None
+                if (fields is None or fields[0] != b"PK\x05\x06" or fields[6] != offset
+                        or offset + fields[5] + _END.size != size):
+                    problems.append("the zip has unexpected bytes at its end (changed)")
+    return problems
+
+
+def read_bundle(path: Path) -> dict[str, bytes]:
+    """All members of a bundle, after the structural checks; NotABundle when it is not one."""
+    return open_bundle(path)[0]
+
+
+def open_bundle(path: Path) -> tuple[dict[str, bytes], list[str]]:
+    """The members a bundle can hold, and the problems of its zip layout (layout_problems):
+    encrypted members and names a bundle never holds are not read. NotABundle when the file
+    is not a bundle at all."""
+    name = path.name
+    if not path.exists():
+        raise NotABundle(f"{name}: no such file")
+    if not path.is_file() or not zipfile.is_zipfile(path):
+        raise NotABundle(f"{name}: is not a zip file, so not a release bundle")
+    try:
+        with zipfile.ZipFile(path) as zf:
+            infos = zf.infolist()
+            if len(infos) > MAX_MEMBERS:
+                raise NotABundle(f"{name}: has {len(infos)} entries; a bundle has far fewer")
+            seen: set[str] = set()
+            total = 0
+            for info in infos:
+                if not _safe_name(info.filename):
+                    raise NotABundle(f"{name}: the entry {info.filename!r} points outside the "
+                                     "bundle (path traversal); refused")
+                if info.filename in seen:
+                    raise NotABundle(f"{name}: the entry {info.filename!r} appears twice; "
+                                     "refused")
+                seen.add(info.filename)
+                total += info.file_size
+                if (info.file_size > MAX_MEMBER_BYTES or total > MAX_TOTAL_BYTES
+                        or info.file_size > MAX_RATIO * max(info.compress_size, 1) + 1024):
+                    raise NotABundle(f"{name}: the entry {info.filename!r} unpacks to "
+                                     f"{info.file_size:,} bytes (a zip bomb?); refused")
+            if MANIFEST not in seen:
+                raise NotABundle(f"{name}: has no {MANIFEST}, so it is not a release bundle")
+            problems = layout_problems(path, zf)
+            out = {}
+            for info in infos:
+                if info.is_dir() or info.flag_bits & 0x1 or not is_bundle_name(info.filename):
+                    continue
+                with zf.open(info) as fh:
+                    data = fh.read(MAX_MEMBER_BYTES + 1)
+                if len(data) > MAX_MEMBER_BYTES:
+                    raise NotABundle(f"{name}: the entry {info.filename!r} is too large")
+                out[info.filename] = data
+            return out, problems
+    except NotABundle:
+        raise
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,
+            NotImplementedError, RuntimeError, struct.error) as exc:
+        raise NotABundle(f"{name}: the zip is damaged or truncated ({type(exc).__name__})") \
+            from None
+
+
+# ----------------------------------------------------------------------------- the verdict
+
+
+@dataclass
+class Verdict:
+    bundle: str
+    valid: bool
+    problems: list[str] = field(default_factory=list)
+    checks: list[str] = field(default_factory=list)
+    summary: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"bundle": self.bundle, "valid": self.valid, "problems": self.problems,
+                "checks": self.checks, "summary": self.summary}

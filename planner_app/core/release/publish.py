@@ -1,0 +1,524 @@
+"""The release: check, charge the ledger, draw the noise once, write the bundle.
+
+Order matters, and a bug never burns budget. ``prepare`` does everything that can fail
+without the noise (plan, table, columns, budget, audit log, the output path, the report built
+from placeholder values, the disk space) before the ledger is touched. ``charge_and_release``
+commits the charge before any noise is drawn, then saves the noised record (pending.py) before
+anything else; ``complete_release`` writes the bundle from that record, to a temporary file
+renamed into place. If it fails, ``resume_release`` (``planner-app release --resume``) writes
+the same bundle later without new noise or a second charge. A crash can waste budget only
+between the noise and the saved record; it never releases without charging, and never leaves
+a partial bundle at the target path. The output path is held (files.OutputLock) from its
+check, through the charge, to the rename: two releases to one path cannot both be charged.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import shutil
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Optional, Sequence
+
+from ... import __version__
+from ..data.aggregate import PandasEngine, cell_labels
+from ..data.tables import Table
+from ..dp.accuracy import DEFAULT_CONFIDENCE, quantile_refusal
+from ..dp.measure import measurement_to_dict
+from ..dp.mechanisms import RandomSource, SeededRandomSource, SystemRandomSource
+from ..model import Plan, plan_digest, plan_to_dict
+from ..planning.check import CheckReport, all_measurements, check_plan
+from ..planning.readiness import require_ready
+from ..records.audit import AuditError, AuditLog, canonical, utc_now
+from ..records.ledger import Ledger, LedgerState
+from ..records.review import approval_status
+from ..support.errors import InputError, PlannerError
+from ..support.files import OutputLock, atomic_write_bytes, check_output
+from ..support.home import AppHome
+from .bundle import (
+    AUDIT,
+    NOISED_DIR,
+    PLAN,
+    README,
+    RECORD,
+    RELEASE_FORMAT,
+    REPORT_HTML,
+    REPORT_PDF,
+    RESULTS,
+    json_bytes,
+    noised_csv,
+    results_csv,
+    sha256_bytes,
+    sha256_file,
+    zip_bytes,
+)
+from .commitment import SCHEME, file_commitment
+from .noise import QueryRelease, ReleasedValue, privatize
+from .pending import list_pending, remove_pending, save_pending
+from .report import report_html, report_pdf
+
+Progress = Optional[Callable[[float, str], None]]
+FAULT_ENV = "PLANNER_APP_FAULT_PAUSE"  # test hook: pause at a named stage (see _checkpoint)
+
+
+def _checkpoint(stage: str) -> None:
+    """Crash tests set PLANNER_APP_FAULT_PAUSE=<stage> and kill the process while it waits."""
+    if os.environ.get(FAULT_ENV) == stage:
+        print(f"paused at {stage}", file=sys.stderr, flush=True)
+        time.sleep(3600)
+
+
+@dataclass
+class PublishResult:
+    release_id: str
+    bundle_path: Path
+    bundle_sha256: str
+    ledger: LedgerState
+    report: CheckReport
+    releases: list[QueryRelease]
+    notes: list[str] = field(default_factory=list)
+
+
+# ----------------------------------------------------------------------------- the record
+
+
+def release_record(plan: Plan, report: CheckReport, releases: list[QueryRelease],
+                   table: Table, ledger: LedgerState, release_id: str, created: str,
+                   confidence: float, clamp_counts: bool,
+                   file_commitment: dict[str, str]) -> dict[str, Any]:
+    """release.json: public parameters and noised values only. The data file appears by its
+    name and a keyed commitment (see commitment.py), never by its plain hash."""
+    data = report.to_dict()
+    queries = []
+    for qc, qd in zip(report.queries, data["queries"]):
+        queries.append({**qd, "measurements": [measurement_to_dict(m) for m in qc.measurements]})
+    return {
+        "format": RELEASE_FORMAT,
+        "release_id": release_id,
+        "created_utc": created,
+        "software": {"name": "planner-app", "version": __version__},
+        "dataset": {"name": plan.dataset.name, "file_name": table.name,
+                    "file_commitment": file_commitment},
+        "privacy_unit": data["plan"]["privacy_unit"],
+        "neighbouring": plan.neighbouring,
+        "model": "central (randomized_response statistics are local)",
+        "plan_sha256": plan_digest(plan),
+        "plan": plan_to_dict(plan),
+        "confidence": confidence,
+        "post_processing": {
+            "clamp_counts_at_zero": clamp_counts,
+            "means_and_variances_within_bounds": True,
+            "quantiles_within_bounds": True,
+            "randomized_response_share_within_0_1": True,
+            "grid": "non-integer results are multiples of their query's power-of-two grid step",
+        },
+        "queries": queries,
+        "total": report.total.to_dict(),
+        "alternatives": [t.to_dict() for t in report.alternatives],
+        "fits_budget": report.fits_budget,
+        "risk": data["risk"],
+        "ledger": {"cap": ledger.cap.to_dict(), "spent": ledger.spent.to_dict(),
+                   "remaining": {"epsilon": ledger.remaining_epsilon,
+                                 "delta": ledger.remaining_delta},
+                   "releases_of_dataset": len(ledger.releases)},
+        "results": [v.to_dict() for r in releases for v in r.values],
+    }
+
+
+def readme_text(plan: Plan, record: dict[str, Any]) -> str:
+    total = record["total"]
+    unit = plan.privacy_unit
+    who = ("each row of the table is one person" if unit.kind == "row" else
+           f"a person is identified by {unit.id_column} and may have up to {unit.max_rows} "
+           "rows (extra rows were dropped at random before anything was computed)")
+    relation = ("whether any one person is in the data at all is protected (add-remove)"
+                if plan.neighbouring == "add-remove" else
+                "what any one person's data says is protected (replace-one); the number of "
+                "rows is treated as public")
+    lines = [
+        f"Release of {plan.dataset.name!r} made with planner-app {__version__}",
+        f"Release id {record['release_id']}, created {record['created_utc']} (UTC).",
+        "",
+        "WHAT THESE NUMBERS ARE",
+        "The numbers in results.csv are statistics about people, published under differential",
+        "privacy: random noise was added to each of them, once, so that what they reveal about",
+        "any one person is limited by epsilon (see below). Each value comes with an interval",
+        "(low, high) that holds the",
+        f"noise with {record['confidence']:.0%} confidence: read a value as 'about this much, "
+        "give",
+        "or take the interval'. Quantiles have no interval in value units; release.json gives",
+        "their accuracy in ranks, and the report reads it in percentiles of the data when the",
+        "plan states a public approximate row count.",
+        "",
+        "Why can a count be negative or a number look odd? The noise is symmetric: a small true",
+        "count plus noise can come out below zero. That is expected and honest; treat it as",
+        "'close to zero'. Means and quantiles were kept within their declared bounds, and",
+        "non-integer numbers sit on a fixed grid of binary fractions (so they may show many",
+        "digits); both are post-processing, which costs no privacy.",
+        "",
+        "WHO IS PROTECTED",
+        f"The unit of privacy: {who}. {relation[0].upper() + relation[1:]}.",
+        "",
+        "WHAT THE PRIVACY BUDGET MEANS",
+        f"This release spent epsilon = {total['epsilon']:.4g} and delta = {total['delta']:.3g} "
+        f"({total['accountant']} accounting).",
+        record["risk"]["sentence"],
+        record["risk"]["out_of_100"],
+        record["risk"]["delta"],
+        "",
+        "FILES",
+        "results.csv     one row per released number, with its interval",
+        "release.json    the full record: plan, sensitivities, noise, epsilon and delta, accuracy,",
+        "                totals, the dataset's lifetime budget after this release",
+        "plan.json       the plan as released",
+        "report.html     this release explained, with the transparency questions answered",
+        "report.pdf      the same report as PDF",
+        "audit.jsonl     the audit log entries of this release (a hash chain)",
+        "noised/         randomized-response answers as published (if any), shuffled; each",
+        "                answer was randomized on its own, and how many answers a file holds",
+        "                is noised too (fair coins fill extra places, or a random subset of",
+        "                answers is left out), unless that number is public under replace-one",
+        "MANIFEST.sha256 the SHA-256 of every file",
+        "",
+        "HOW TO CHECK IT",
+        "planner-app verify BUNDLE.zip   (checks every hash, the audit chain, recomputes the totals",
+        "                                 from the plan and checks every interval)",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+# ----------------------------------------------------------------------------- publish
+
+
+class ReleaseUnfinished(PlannerError):
+    """The ledger was charged and the noise drawn, but the bundle could not be written. The
+    noised record is saved: ``resume_release`` (``planner-app release --resume``) completes
+    the bundle from it without new noise."""
+
+    def __init__(self, release_id: str, problem: str, saved: bool) -> None:
+        self.release_id = release_id
+        if saved:
+            text = (f"the budget was charged and the noised values are saved, but the bundle "
+                    f"could not be written: {problem}. Fix that, then complete it without new "
+                    f"noise: planner-app release --resume {release_id}")
+        else:
+            text = (f"the budget was charged but neither the bundle nor the noised values "
+                    f"could be written: {problem}")
+        super().__init__(text)
+
+
+@dataclass
+class Prepared:
+    """Everything checked before the charge: what ``publish`` needs after it."""
+
+    plan: Plan
+    table: Table
+    out: Path
+    home: AppHome
+    report: CheckReport
+    aggregates: dict[str, Any]
+    status: Any
+    audit: AuditLog
+    ledger: Ledger
+    notes: list[str]
+    confidence: float
+    clamp_counts: bool
+    overwrite: bool
+    progress: Progress
+    rng: RandomSource
+
+
+def _placeholder_releases(plan: Plan, confidence: float) -> list[QueryRelease]:
+    """Every declared cell with a wide made-up number: the report and the bundle are built
+    from these before the charge, so a report that cannot be written fails then."""
+    wide = -888_888_888_888.125
+    note = "a note as long as the longest a release writes beside a released value (words)"
+    out = []
+    for q in plan.queries:
+        values = [ReleasedValue(q.id, q.title, group, cell, wide,
+                                None if q.kind == "quantile" else wide,
+                                None if q.kind == "quantile" else wide, confidence,
+                                "laplace", note) for group, cell in cell_labels(q)]
+        out.append(QueryRelease(q.id, values))
+    return out
+
+
+def dry_run(plan: Plan, aggregates: dict[str, Any], confidence: float,
+            clamp_counts: bool) -> None:
+    """Run the whole noise and post-processing step once with a stand-in source before the
+    charge, and throw its output away: a statistic whose intervals, sampler or answer file
+    cannot be computed for this plan and table then fails while nothing is spent, instead of
+    after the charge with nothing to resume. Its values never leave this function."""
+    try:
+        privatize(plan, aggregates, source=SeededRandomSource(0), confidence=confidence,
+                  clamp_counts=clamp_counts)
+    except PlannerError:
+        raise
+    except Exception as exc:  # a defect: refuse now, while nothing is charged
+        raise InputError("plan", None, f"this plan's release cannot be computed "
+                                       f"({type(exc).__name__}); nothing was charged") from None
+
+
+def preflight_bundle(p: Prepared, prior: LedgerState) -> None:
+    """Build the report (HTML and PDF) and the bundle's files from a record with placeholder
+    values, and check the room they need beside the bundle and in the app home. Whatever
+    fails here fails before the charge; nothing of it is kept."""
+    placeholder = _placeholder_releases(p.plan, p.confidence)
+    record = release_record(p.plan, p.report, placeholder, p.table, prior, "0" * 32,
+                            utc_now(), p.confidence, p.clamp_counts,
+                            {"scheme": SCHEME, "value": "0" * 64})
+    record["review"] = p.status.state
+    record["approval"] = p.status.latest if p.status.state == "approved" else None
+    try:
+        reports = _report_files(p.plan, record)
+        # the JSON and CSV files cannot fail on these values: only their size is estimated
+        # (compact JSON, at most half the size of the indented files the bundle holds)
+        data = 2 * len(json.dumps(record, ensure_ascii=False, allow_nan=False).encode())
+    except Exception as exc:  # a report that cannot be built: refuse while nothing is spent
+        raise InputError("plan", None, f"the release report cannot be written for this "
+                         f"plan ({type(exc).__name__}: {str(exc)[:200]}); nothing was "
+                         f"charged") from exc
+    answers = sum(len(p.table.frame) for q in p.plan.queries
+                  if q.kind == "randomized_response")
+    # release.json (data), plan.json and results.csv (each within the compact record)
+    size = sum(len(v) for v in reports.values()) + data + data // 2 + 4 * answers + (1 << 16)
+    check_output(p.out, p.overwrite, size=size)  # the bundle's temporary file, before zipping
+    home_free = shutil.disk_usage(p.home.data_dir).free
+    if home_free < size + (1 << 20):
+        raise PlannerError(f"the app folder {p.home.data_dir} has {home_free / 1e6:,.1f} MB "
+                           f"free; this release needs about {size / 1e6:,.1f} MB there for its "
+                           "saved record; nothing was charged")
+
+
+def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
+            confidence: float = DEFAULT_CONFIDENCE, clamp_counts: bool = False,
+            overwrite: bool = False, require_approval: bool = False,
+            progress: Progress = None,
+            source: RandomSource | None = None,
+            inputs: Sequence[Path] = ()) -> PublishResult:
+    """Release ``plan`` on ``table`` into the bundle ``out``; see the module docstring.
+
+    ``source`` is for tests only (a seeded source makes neighbouring releases comparable);
+    by default every release draws from the OS CSPRNG. ``inputs`` (the table and plan files)
+    and the app home's folders are never an output, whatever ``overwrite`` says."""
+    keep = [home.data_dir, home.config_dir, *inputs]
+    # the output path is held from its check to the rename: a second release to it is
+    # refused before its charge (the lock is taken before, and kept through, the charge)
+    with OutputLock(check_output(Path(out), overwrite, keep=keep)):
+        prepared = prepare(plan, table, Path(out), home, confidence=confidence,
+                           clamp_counts=clamp_counts, overwrite=overwrite, progress=progress,
+                           require_approval=require_approval, source=source)
+        return charge_and_release(prepared)
+
+
+def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
+            confidence: float = DEFAULT_CONFIDENCE, clamp_counts: bool = False,
+            overwrite: bool = False, progress: Progress = None,
+            require_approval: bool = False, source: RandomSource | None = None) -> Prepared:
+    """Everything before the charge: the plan against the data, the budget, the audit log,
+    the output path, the report and the disk space. Raises with nothing charged."""
+    status = approval_status(plan)
+
+    def step(fraction: float, message: str) -> None:
+        if progress is not None:
+            progress(fraction, message)
+
+    out = check_output(Path(out), overwrite)  # again, now that the path is held
+    step(0.05, "Checking the plan against the data")
+    # one engine: the check and the release share the bounded rows and the aggregates
+    rng: RandomSource = source if source is not None else SystemRandomSource()
+    engine = PandasEngine(plan, table.frame, rng, table.name)
+    # the data-aware check: its warnings and facts are for the owner only, never the bundle
+    report = check_plan(plan, table, confidence=confidence, engine=engine,
+                        require_approval=require_approval)
+    # the release rules of readiness.py (the wizard's checklist and `check` show the same);
+    # the lifetime cap is the ledger's, checked by its charge under the lock
+    assert report.readiness is not None
+    require_ready(report.readiness)
+    for q in plan.queries:  # a quantile the sampler cannot finish: refuse before the charge
+        why = quantile_refusal(q, len(table.frame))
+        if why is not None:
+            raise InputError("plan", f"query {q.id}", why)
+    step(0.15, "Computing the aggregates")
+    aggregates = {q.id: engine.aggregate(q) for q in plan.queries}  # true values: memory only
+    dry_run(plan, aggregates, confidence, clamp_counts)
+
+    home.ensure()
+    audit = AuditLog(home.audit_path).require_intact()
+    ledger = Ledger(home.ledger_path)
+    disagreements = ledger.audit_problems(audit.read())
+    if disagreements:
+        raise AuditError(f"{disagreements[0]}; restore the ledger and audit log from a backup "
+                         "(planner-app ledger show lists what disagrees); nothing was released")
+    notes = list(report.warnings) + list(report.owner_facts)
+    prior = ledger.state(plan.dataset.name)
+    hashes = {r.file_sha256 for r in prior.releases}
+    if hashes and table.sha256 not in hashes:
+        notes.append(f"{table.name} differs from the file of earlier releases of "
+                     f"{plan.dataset.name!r} (its SHA-256 changed); it is charged to the same "
+                     "lifetime budget")
+    others = [d for d in ledger.datasets_with_file(table.sha256) if d != plan.dataset.name]
+    if others:
+        notes.append(f"this exact file was released before as dataset {others[0]!r}; a new "
+                     "dataset name does not give the same people a new budget")
+    unfinished = list_pending(home, plan.dataset.name)
+    if unfinished:
+        notes.append(f"{len(unfinished)} earlier release(s) of {plan.dataset.name!r} were "
+                     "charged but not written; complete them without new noise: planner-app "
+                     f"release --resume {unfinished[0].release_id}")
+    prepared = Prepared(plan, table, out, home, report, aggregates, status, audit, ledger,
+                        notes, confidence, clamp_counts, overwrite, progress, rng)
+    step(0.25, "Checking the report and the room for the bundle")
+    preflight_bundle(prepared, prior)
+    return prepared
+
+
+def charge_and_release(p: Prepared) -> PublishResult:
+    """Charge the ledger, draw the noise once, save the noised record, write the bundle."""
+    plan, table, report, home, audit, ledger = p.plan, p.table, p.report, p.home, p.audit, \
+        p.ledger
+    confidence, clamp_counts, status, aggregates = p.confidence, p.clamp_counts, p.status, \
+        p.aggregates
+
+    def step(fraction: float, message: str) -> None:
+        if p.progress is not None:
+            p.progress(fraction, message)
+
+    release_id = uuid.uuid4().hex
+    plan_sha = plan_digest(plan)
+    measurements = all_measurements(report.queries)
+    # the file's plain SHA-256 goes to the private ledger only: audit entries travel in bundles
+    commitment = file_commitment(home, plan.dataset.name, release_id, table.sha256)
+    params = {"release_id": release_id, "dataset": plan.dataset.name, "plan_sha256": plan_sha,
+              "file_name": table.name, "file_commitment": commitment}
+    # every published time of this release is this one, in whole seconds: the bundle shows
+    # when the release was requested, never how long the noise or any other step took
+    created = utc_now()
+    first = audit.append("release requested", {**params, "release_prev": None,
+                                                "epsilon": report.total.epsilon,
+                                                "delta": report.total.delta,
+                                                "accountant": report.total.accountant},
+                         time=created)
+    segment = [first]
+    _checkpoint("requested")
+    step(0.3, "Charging the budget ledger")
+    state = ledger.charge(release_id=release_id, dataset=plan.dataset.name,
+                          file_name=table.name, file_sha256=table.sha256, plan_sha256=plan_sha,
+                          total=report.total, measurements=measurements, audit_entry=first)
+    segment.append(audit.append("release charged", {
+        "release_id": release_id, "release_prev": segment[-1]["hash"],
+        "dataset": plan.dataset.name, "epsilon": report.total.epsilon,
+        "delta": report.total.delta, "rho": report.total.rho,
+        "accountant": report.total.accountant, "lifetime": state.to_dict()["spent"],
+        "cap": state.cap.to_dict(), "ledger_releases_charged": ledger.releases_charged()},
+        time=created))
+    _checkpoint("charged")
+
+    step(0.45, "Drawing the noise")
+    releases = privatize(plan, aggregates, source=p.rng, confidence=confidence,
+                         clamp_counts=clamp_counts)
+    del aggregates, p.aggregates
+    _checkpoint("noised")
+
+    record = release_record(plan, report, releases, table, state, release_id, created,
+                            confidence, clamp_counts, commitment)
+    record["review"] = status.state
+    record["approval"] = status.latest if status.state == "approved" else None
+    # the noised record first, before anything that could fail: then a failure below costs
+    # no budget, `release --resume` writes the bundle from it
+    doc = {"release_id": release_id, "dataset": plan.dataset.name, "out": str(p.out.absolute()),
+           "overwrite": p.overwrite, "record": record, "segment": segment,
+           "noised": {r.query_id: [int(a) for a in r.noised_answers.tolist()]
+                      for r in releases if r.noised_answers is not None}}
+    saved = True
+    try:
+        save_pending(home, doc)
+    except Exception as exc:  # go on: the bundle may still be written
+        saved = False
+        p.notes.append("the noised record could not be saved before writing the bundle: "
+                       + (str(exc) if isinstance(exc, PlannerError) else type(exc).__name__))
+    _checkpoint("saved")
+    try:
+        bundle_sha = complete_release(home, doc, plan, p.out, p.overwrite, step, resumed=False)
+    except ReleaseUnfinished:
+        raise
+    except Exception as exc:
+        problem = str(exc) if isinstance(exc, PlannerError) else \
+            f"{type(exc).__name__}: {str(exc)[:200]}"
+        raise ReleaseUnfinished(release_id, problem, saved) from exc
+    step(1.0, "Released")
+    return PublishResult(release_id, p.out, bundle_sha, state, report, releases, p.notes)
+
+
+def _bundle_files(plan: Plan, doc: dict[str, Any]) -> dict[str, bytes]:
+    """The bundle's files (all but the audit segment and the manifest), from the saved
+    record alone: a resumed release writes exactly what the first attempt would have."""
+    record = doc["record"]
+    files: dict[str, bytes] = {
+        **_report_files(plan, record),
+        RESULTS: results_csv(record["results"]),
+        RECORD: json_bytes(record),
+        PLAN: json_bytes(record["plan"]),
+    }
+    for query_id, answers in doc["noised"].items():
+        files[f"{NOISED_DIR}/{query_id}.csv"] = noised_csv([bool(a) for a in answers])
+    return files
+
+
+def _report_files(plan: Plan, record: dict[str, Any]) -> dict[str, bytes]:
+    """The files written from templates: the reports and the README."""
+    return {
+        REPORT_HTML: report_html(record).encode("utf-8"),
+        REPORT_PDF: report_pdf(record),
+        README: readme_text(plan, record).encode("utf-8"),
+    }
+
+
+def complete_release(home: AppHome, doc: dict[str, Any], plan: Plan, out: Path,
+                     overwrite: bool, step: Callable[[float, str], None], *,
+                     resumed: bool) -> str:
+    """Seal and write the bundle of a charged release from its saved record; mark the ledger
+    row completed and remove the saved record. Draws no noise. Returns the bundle's SHA-256."""
+    release_id = doc["release_id"]
+    audit = AuditLog(home.audit_path)
+    ledger = Ledger(home.ledger_path)
+    step(0.7, "Writing the bundle")
+    files = _bundle_files(plan, doc)
+    segment = list(doc["segment"])
+    created = doc["record"]["created_utc"]  # every time the bundle shows is this one
+    if resumed:
+        segment.append(audit.append("release resumed", {
+            "release_id": release_id, "release_prev": segment[-1]["hash"]}, time=created))
+    segment.append(audit.append("bundle sealed", {
+        "release_id": release_id, "release_prev": segment[-1]["hash"],
+        "files": {name: sha256_bytes(data) for name, data in sorted(files.items())}},
+        time=created))
+    _checkpoint("sealed")
+    files[AUDIT] = b"".join(json_bytes_line(e) for e in segment)
+    data = zip_bytes(files)
+    for stale in out.parent.glob(f".{glob.escape(out.name)}.*.partial"):  # a killed release
+        stale.unlink(missing_ok=True)
+    atomic_write_bytes(out, data, before_rename=lambda: _checkpoint("bundle-temp-written"),
+                       overwrite=overwrite)
+    bundle_sha = sha256_file(out)
+    _checkpoint("renamed")
+    finish_release(home, ledger, audit, release_id, out, bundle_sha)
+    return bundle_sha
+
+
+def finish_release(home: AppHome, ledger: Ledger, audit: AuditLog, release_id: str,
+                   out: Path, bundle_sha: str) -> None:
+    """The bundle is in place: mark the ledger row completed, log it, drop the saved record."""
+    ledger.complete(release_id, bundle_sha)
+    audit.append("bundle written", {"release_id": release_id, "bundle_name": out.name,
+                                    "bundle_sha256": bundle_sha})
+    remove_pending(home, release_id)
+
+
+def json_bytes_line(entry: dict[str, Any]) -> bytes:
+    return canonical(entry) + b"\n"

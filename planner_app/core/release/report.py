@@ -1,0 +1,454 @@
+"""The release report, as HTML and PDF, built from release.json alone (so anyone can rebuild it
+from a bundle). It explains each number, the guarantee, and answers the transparency questions
+NIST SP 800-226 and the public deployments registry ask a release to document.
+
+Everything in it is public: noised values and the plan's parameters. Text from the plan
+(labels, reasons) is escaped in HTML.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import math
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ..dp.accuracy import format_half_width, quantile_words, useless_warning
+
+MAX_REPORT_ROWS = 50  # cells shown per statistic; results.csv has every one
+MAX_REPORT_STATISTICS = 1_000  # statistics explained; results.csv has every one
+MAX_LISTED = 40  # statistics named in one transparency answer; plan.json has every one
+MAX_CELL_TEXT = 300  # characters of a cell name in a PDF table row
+RESULTS_FILE = "results.csv"
+
+KIND_WORDS = {"count": "count", "sum": "sum", "mean": "mean", "variance": "variance",
+              "histogram": "histogram", "quantile": "quantile",
+              "randomized_response": "share of yes (randomized response)"}
+
+
+def format_number(x: Any) -> str:
+    if x is None:
+        return "—"
+    if isinstance(x, int) or (isinstance(x, float) and x.is_integer() and abs(x) < 1e15):
+        return f"{int(x):,}"
+    return f"{x:,.6g}"
+
+
+def _is_share(row: dict[str, Any]) -> bool:
+    return row.get("mechanism") == "randomized_response"
+
+
+def _percent(x: Any) -> str:
+    return "—" if x is None else f"{100 * float(x):.4g}%"
+
+
+def format_value(row: dict[str, Any]) -> str:
+    """A released value as a person reads it: a share in percent (its ± is in points)."""
+    return _percent(row.get("value")) if _is_share(row) else format_number(row.get("value"))
+
+
+def format_interval(row: dict[str, Any]) -> str:
+    if row.get("low") is None or row.get("high") is None:
+        return "—"
+    if _is_share(row):
+        return f"{_percent(row['low'])} to {_percent(row['high'])}"
+    return f"{format_number(row['low'])} to {format_number(row['high'])}"
+
+
+def cell_name(row: dict[str, Any]) -> str:
+    parts = [str(p) for p in (row.get("group"), row.get("cell")) if p is not None]
+    return " / ".join(parts) if parts else "all"
+
+
+def data_file_sentence(record: dict[str, Any]) -> str:
+    """The data file by name and keyed commitment; never a plain hash of the file (a record
+    that has one, from an older release, does not get it repeated here)."""
+    dataset = record.get("dataset") or {}
+    text = f"Data file {dataset.get('file_name', '')}."
+    commitment = dataset.get("file_commitment")
+    if isinstance(commitment, dict) and commitment.get("value"):
+        text += (f" Keyed commitment {commitment['value']}: with a key only the data owner "
+                 "holds, it proves to an auditor who has the file which file was used; to "
+                 "anyone else it reveals nothing about the file.")
+    return text
+
+
+def transparency(record: dict[str, Any]) -> list[tuple[str, str]]:
+    """The transparency fields, as (question, answer) pairs."""
+    plan = record["plan"]
+    unit = record["privacy_unit"]
+    total = record["total"]
+    unit_text = ("one row of the table (each row is a different person)" if unit["kind"] == "row"
+                 else f"one person, identified by {unit.get('id_column')}, with at most "
+                      f"{unit.get('max_rows')} rows (extra rows dropped at random before any "
+                      "computation)")
+    relation = ("add-remove: whether any one person is in the data at all is protected"
+                if record["neighbouring"] == "add-remove" else
+                "replace-one: what any one person's data says is protected; the number of "
+                "people is treated as public")
+    delta = total["delta"]
+    variant = ("pure ε-differential privacy" if delta == 0 else
+               "approximate (ε, δ)-differential privacy")
+    accountant = {"basic": "basic sequential composition (ε and δ add up)",
+                  "zcdp": "zero-concentrated DP (ρ adds up), converted to (ε, δ)",
+                  "pld": "privacy loss distributions (tight numerical composition, Google's "
+                         "dp-accounting)"}.get(total["accountant"], total["accountant"])
+    mechanisms = sorted({m["mechanism"] for q in record["queries"] for m in q["measurements"]
+                         if m["mechanism"] != "none"})
+    local = any(q["kind"] == "randomized_response" for q in record["queries"])
+    bounds, lists, missing = [], [], []
+    for q in plan["queries"]:
+        reason = (q.get("justification") or {})
+        if "lower" in q:
+            bounds.append(f"{q.get('label', q['id'])}: [{q['lower']:g}, {q['upper']:g}] — "
+                          f"{reason.get('bounds') or 'no reason recorded'}")
+        if "categories" in q or "group_by" in q:
+            n = len(q.get("categories") or []) + len((q.get("group_by") or {}).get("keys") or [])
+            lists.append(f"{q.get('label', q['id'])}: {n} declared values — "
+                         f"{reason.get('categories') or reason.get('keys') or 'no reason recorded'}")
+        if "yes" in q:  # which cell values a yes/no share reads as yes and as no
+            lists.append(f"{q.get('label', q['id'])}: yes = {', '.join(map(str, q['yes']))}; "
+                         f"no = {', '.join(map(str, q['no']))} — "
+                         f"{reason.get('values') or 'no reason recorded'}")
+        policy = q.get("missing", "drop")
+        missing.append(f"{q.get('label', q['id'])}: "
+                       + ("rows with a missing value are left out" if policy == "drop" else
+                          f"missing values are replaced by {policy['impute']}"))
+    unnoised = [f"{q['label']}: " + (
+        "the number of answers (every row answers, so it is public under replace-one)"
+        if q["kind"] == "randomized_response" else "used without noise (public under "
+                                                   "replace-one)")
+                for q in record["queries"]
+                if any(m["mechanism"] == "none" for m in q["measurements"])]
+    ledger = record["ledger"]
+    justification = [plan.get("justification") or ""] + [
+        f"{q.get('label', q['id'])}: {(q.get('justification') or {}).get('epsilon')}"
+        for q in plan["queries"] if (q.get("justification") or {}).get("epsilon")]
+    justification = [j for j in justification if j]
+    post = record["post_processing"]
+    approval = record.get("approval")
+    return [
+        ("Unit of privacy", unit_text),
+        ("Neighbouring datasets", relation),
+        ("Privacy parameters", f"ε = {total['epsilon']:.6g}, δ = {delta:.3g}"
+         + (f", ρ = {total['rho']:.6g}" if total.get("rho") is not None else "")),
+        ("Differential privacy variant", variant),
+        ("Model", "central: the data owner's computer adds the noise"
+         + ("; in the randomized-response statistics each answer is also randomized on its "
+            "own (local), and the number of answers published is noised unless it is public"
+            if local else "")),
+        ("Mechanisms", ", ".join(m.replace("_", " ") for m in mechanisms) +
+         " (exact discrete samplers, randomness from the operating system's secure generator)"),
+        ("One or many releases", f"release {ledger.get('releases_of_dataset', '?')} of dataset "
+         f"{record['dataset']['name']!r}; its lifetime budget after this release: ε = "
+         f"{ledger['spent']['epsilon']:.4g} spent of {ledger['cap']['epsilon']:g}, "
+         f"{ledger['remaining']['epsilon']:.4g} left"),
+        ("Accounting and composition", f"{accountant}; the cells of a histogram or group-by are "
+         "disjoint and composed in parallel; each statistic's share of ε is listed above"),
+        ("Pre-processing: contribution bounding", unit_text),
+        ("Pre-processing: bounds (clamping)", listing(bounds) or "none"),
+        ("Pre-processing: categories and keys", listing(lists) or "none"),
+        ("Pre-processing: missing values", listing(missing)),
+        ("Quantities released without noise", listing(unnoised) or "none"),
+        ("Post-processing", ", ".join(k.replace("_", " ") for k, v in post.items()
+                                      if v is True) + (f"; {post['grid']}" if post.get("grid")
+                                                       else "")),
+        ("Justification for ε", listing(justification) or "none given in the plan"),
+        ("Review", "approved by " + approval["reviewer"] + " on " + approval["time"]
+         + (f" ({approval['comment']})" if approval.get("comment") else "")
+         if approval else "no approval recorded"),
+        ("Software and verification", f"planner-app {record['software']['version']}; check the "
+         "bundle with: planner-app verify BUNDLE.zip"),
+    ]
+
+
+def chart_png(epsilon: float, prior: float = 0.5) -> bytes:
+    """The posterior-against-prior chart as PNG (matplotlib's Agg canvas, no GUI)."""
+    import numpy as np
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(6, 3.8), dpi=110)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot(111)
+    p = np.linspace(0, 1, 201)
+    e = math.exp(min(epsilon, 700.0))
+    up = p * e / (1 + p * (e - 1))
+    lo = p / (p + (1 - p) * e)  # = p / (e - p(e - 1)), which divides by 0 at p = 1 for a big e
+    ax.fill_between(p, lo, up, color="#f5b7b1", alpha=0.4, linewidth=0)
+    ax.plot([0, 1], [0, 1], "--", color="0.5", linewidth=1, label="nothing learned")
+    ax.plot(p, up, color="#c0392b", linewidth=2, label="highest belief after")
+    ax.plot(p, lo, color="#2471a3", linewidth=2, label="lowest belief after")
+    ax.plot([prior], [prior * e / (1 + prior * (e - 1))], "o", color="#c0392b")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("Attacker's belief before the release")
+    ax.set_ylabel("Belief after, at most / at least")
+    ax.set_title(f"What ε = {epsilon:.3g} allows an attacker to learn", fontsize=10)
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="lower right", fontsize=8)
+    fig.subplots_adjust(left=0.11, right=0.97, top=0.9, bottom=0.14)
+    out = io.BytesIO()
+    fig.savefig(out, format="png")
+    return out.getvalue()
+
+
+def _declared_queries(record: dict[str, Any]) -> dict[str, Any]:
+    """The plan's queries from the record (for their bounds and quantile), or none when the
+    record's plan does not read (the report still renders)."""
+    from ..model import plan_from_dict
+
+    try:
+        return {q.id: q for q in plan_from_dict(record["plan"]).queries}
+    except Exception:  # a report never fails on this: it only adds words
+        return {}
+
+
+def _statistics(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per statistic: its rows and a sentence on what its interval means."""
+    rows_by_query: dict[str, list[dict[str, Any]]] = {}
+    for r in record["results"]:
+        rows_by_query.setdefault(r["query_id"], []).append(r)
+    out = []
+    confidence = record["confidence"]
+    declared = _declared_queries(record)
+    for q in record["queries"][:MAX_REPORT_STATISTICS]:
+        acc = q["accuracy"]
+        hw = acc.get("half_width")
+        query = declared.get(q["id"])
+        if q["kind"] == "quantile":
+            meaning = ("The value is a grid point chosen by the exponential mechanism. "
+                       + (quantile_words(acc, query.quantile) if query is not None and
+                          query.quantile is not None else
+                          f"With {confidence:.0%} confidence its rank is within about "
+                          f"{format_number(hw)} of the target rank."))
+        elif q["kind"] == "randomized_response":
+            meaning = (f"Each answer was randomized on its own; the share is corrected for the "
+                       f"randomization and the interval holds it with {confidence:.0%} "
+                       "confidence. " + rr_file_sentence(q))
+        elif q["kind"] in ("mean", "variance"):
+            meaning = (f"Computed from a noisy sum and a noisy count; the interval is a "
+                       f"guaranteed bound with at least {confidence:.0%} confidence.")
+        else:
+            meaning = (f"With {confidence:.0%} confidence the noise added is at most "
+                       f"± {format_number(hw)}, so the true value lies in the interval.")
+        if q["kind"] == "randomized_response" and hw is not None:
+            meaning += f" That is {format_half_width(acc)}."
+        useless = useless_warning(query, acc) if query is not None else None
+        if useless is not None:
+            meaning += f" Note: {useless[0].upper()}{useless[1:]}"
+        params = (f"{q['mechanism'].replace('_', ' ')} mechanism, ε = {q['epsilon_spent']:.4g}"
+                  + (f", δ = {q['delta']:g}" if q.get("delta") else "")
+                  + (f", noise scale {q['scale']:.4g}" if q.get("scale") else "")
+                  + (f", σ = {q['sigma']:.4g}" if q.get("sigma") else "")
+                  + f", sensitivity {q['sensitivity']:.6g}")
+        rows = rows_by_query.get(q["id"], [])
+        shown = largest(rows)
+        more = (f"The {len(shown):,} largest of its {len(rows):,} cells are shown; all of them "
+                f"are in {RESULTS_FILE}." if len(shown) < len(rows) else "")
+        out.append({"query": q, "rows": shown, "meaning": meaning, "params": params,
+                    "more": more})
+    return out
+
+
+def largest(rows: list[dict[str, Any]], limit: int | None = None) -> list[dict[str, Any]]:
+    """At most ``limit`` rows: all of them, or the largest values (released numbers only, so
+    the choice is post-processing), largest first."""
+    limit = MAX_REPORT_ROWS if limit is None else limit
+    if len(rows) <= limit:
+        return rows
+
+    def key(r: dict[str, Any]) -> float:
+        v = r.get("value")
+        return float(v) if isinstance(v, (int, float)) else float("-inf")
+
+    return sorted(rows, key=key, reverse=True)[:limit]
+
+
+def listing(items: list[str], limit: int = MAX_LISTED) -> str:
+    """Items joined by "; ", at most ``limit`` of them: a plan with thousands of statistics
+    keeps a report that fits (everything is in plan.json)."""
+    if len(items) <= limit:
+        return "; ".join(items)
+    return "; ".join(items[:limit]) + f"; and {len(items) - limit:,} more (see plan.json)"
+
+
+def statistics_left_out(record: dict[str, Any]) -> str:
+    """A sentence when the plan has more statistics than the report explains, else ""."""
+    n = len(record["queries"])
+    if n <= MAX_REPORT_STATISTICS:
+        return ""
+    return (f"This release has {n:,} statistics; the first {MAX_REPORT_STATISTICS:,} are "
+            f"explained above. Every released value is in {RESULTS_FILE} and every "
+            "statistic's parameters are in release.json.")
+
+
+def clip(text: str, limit: int = MAX_CELL_TEXT) -> str:
+    """A cell's text for a PDF table row, which must fit on one page."""
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+READING = ("Why can a count be negative or a number fractional? Noise is symmetric: a small "
+           "count plus noise can fall below zero, and sums and means sit on a fine binary grid. "
+           "That is expected and honest. Read a negative count as 'close to zero'; do not "
+           "round values before analysis, and use the interval, not the value alone.")
+
+
+def report_html(record: dict[str, Any]) -> str:
+    import base64
+
+    e = html.escape
+    total = record["total"]
+    risk = record["risk"]
+    chart = base64.b64encode(chart_png(total["epsilon"])).decode()
+    parts = [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+        f"<title>Release report: {e(record['dataset']['name'])}</title>",
+        "<style>body{font-family:DejaVu Sans,Arial,sans-serif;max-width:60em;margin:2em auto;"
+        "padding:0 1em;line-height:1.45;color:#222}table{border-collapse:collapse;margin:.5em 0}"
+        "td,th{border:1px solid #bbb;padding:.25em .6em;text-align:left;vertical-align:top}"
+        "th{background:#eee}.num{text-align:right}.note{color:#555;font-size:.92em}"
+        "@media (prefers-color-scheme:dark){body{background:#1e1e1e;color:#ddd}th{background:#333}}"
+        "</style></head><body>",
+        f"<h1>Differentially private release: {e(record['dataset']['name'])}</h1>",
+        f"<p class='note'>Release {e(record['release_id'])}, {e(record['created_utc'])} (UTC), "
+        f"planner-app {e(record['software']['version'])}. {e(data_file_sentence(record))}"
+        "</p>",
+        "<h2>The numbers</h2>",
+        f"<p>{e(READING)}</p>",
+    ]
+    for s in _statistics(record):
+        q = s["query"]
+        parts.append(f"<h3>{e(q['label'])}</h3><p>{e(KIND_WORDS.get(q['kind'], q['kind']))}"
+                     f"{' of ' + e(q['column']) if q.get('column') else ''}. {e(s['meaning'])}</p>")
+        parts.append("<table><tr><th>Cell</th><th>Value</th><th>Interval "
+                     f"({record['confidence']:.0%})</th><th>Note</th></tr>")
+        for r in s["rows"]:
+            parts.append(f"<tr><td>{e(cell_name(r))}</td><td class='num'>{e(format_value(r))}"
+                         f"</td><td class='num'>{e(format_interval(r))}</td><td class='note'>"
+                         f"{e(r.get('note') or '')}</td></tr>")
+        parts.append(f"</table><p class='note'>{e(s['more'])} Parameters: {e(s['params'])}. "
+                     f"{e(q['derivation'])}.</p>")
+    if statistics_left_out(record):
+        parts.append(f"<p class='note'>{e(statistics_left_out(record))}</p>")
+    parts += [
+        "<h2>The privacy guarantee</h2>",
+        f"<p>This release spent <b>ε = {total['epsilon']:.4g}</b>, δ = {total['delta']:.3g} "
+        f"({e(total['accountant'])} accounting).</p>",
+        f"<p>{e(risk['sentence'])} {e(risk.get('lower', ''))}</p>",
+        f"<p>{e(risk.get('out_of_100', ''))} {e(risk.get('delta', ''))}</p>",
+        f"<img alt='Posterior against prior for ε = {total['epsilon']:.3g}' "
+        f"src='data:image/png;base64,{chart}' style='max-width:100%'>",
+        "<h2>Transparency</h2><table>",
+    ]
+    for question, answer in transparency(record):
+        parts.append(f"<tr><th>{e(question)}</th><td>{e(answer)}</td></tr>")
+    parts.append("</table></body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def table_rows(pdf: Any, widths: tuple[float, ...], aligns: tuple[str, ...],
+               rows: list[tuple[str, ...]], size: float = 8.5) -> None:
+    """A bordered table, the first row in bold. A row whose cells each fit on one line is
+    drawn as plain cells; only a row that needs wrapping goes through fpdf's table, which
+    lays out every cell as a paragraph (1,000 statistics took tens of seconds that way)."""
+    height = size * 0.65
+    for i, cells in enumerate(rows):
+        pdf.set_font("DejaVu", "B" if i == 0 else "", size)
+        if all(pdf.get_string_width(text) <= w - 2 * pdf.c_margin - 0.5
+               for text, w in zip(cells, widths)):
+            if pdf.will_page_break(height):
+                pdf.add_page()
+            for text, w, align in zip(cells, widths, aligns):
+                pdf.cell(w, height, text, border=1, align=align[0])
+            pdf.ln(height)
+            continue
+        with pdf.table(col_widths=widths, text_align=aligns, line_height=size * 0.54,
+                       first_row_as_headings=False) as table:
+            table.row(cells)
+
+
+def _font_dir() -> Path:
+    import matplotlib
+
+    return Path(matplotlib.get_data_path()) / "fonts" / "ttf"
+
+
+def report_pdf(record: dict[str, Any]) -> bytes:
+    from fpdf import FPDF
+
+    total = record["total"]
+    risk = record["risk"]
+    pdf = FPDF(format="A4")
+    fonts = _font_dir()
+    pdf.add_font("DejaVu", "", str(fonts / "DejaVuSans.ttf"))
+    pdf.add_font("DejaVu", "B", str(fonts / "DejaVuSans-Bold.ttf"))
+    try:
+        created = datetime.strptime(record["created_utc"][:19], "%Y-%m-%dT%H:%M:%S")
+        pdf.set_creation_date(created)
+    except (ValueError, KeyError):
+        pass
+    pdf.set_title(f"Release report: {record['dataset']['name']}")
+    pdf.set_author("planner-app")
+    pdf.set_auto_page_break(True, margin=15)
+    pdf.add_page()
+    width = pdf.w - pdf.l_margin - pdf.r_margin
+
+    def heading(text: str, size: int = 14) -> None:
+        pdf.set_font("DejaVu", "B", size)
+        pdf.multi_cell(width, size * 0.55, text)
+        pdf.ln(1)
+
+    def para(text: str, size: int = 10) -> None:
+        pdf.set_font("DejaVu", "", size)
+        pdf.multi_cell(width, size * 0.5, text, align="L")
+        pdf.ln(1.5)
+
+    heading(f"Differentially private release: {record['dataset']['name']}", 16)
+    para(f"Release {record['release_id']}, {record['created_utc']} (UTC), planner-app "
+         f"{record['software']['version']}. {data_file_sentence(record)}", 8)
+    heading("The numbers")
+    para(READING, 9)
+    for s in _statistics(record):
+        q = s["query"]
+        heading(q["label"], 11)
+        para(f"{KIND_WORDS.get(q['kind'], q['kind'])}"
+             f"{' of ' + q['column'] if q.get('column') else ''}. {s['meaning']}", 9)
+        widths = (0.34 * width, 0.2 * width, 0.3 * width, 0.16 * width)
+        table_rows(pdf, widths, ("LEFT", "RIGHT", "RIGHT", "LEFT"),
+                   [("Cell", "Value", f"Interval ({record['confidence']:.0%})", "Note")] +
+                   [(clip(cell_name(r)), format_value(r), format_interval(r),
+                     (r.get("note") or "")[:60]) for r in s["rows"]])
+        para(f"{s['more']} Parameters: {s['params']}.".strip(), 7.5)
+    if statistics_left_out(record):
+        para(statistics_left_out(record), 9)
+    heading("The privacy guarantee")
+    para(f"This release spent ε = {total['epsilon']:.4g}, δ = {total['delta']:.3g} "
+         f"({total['accountant']} accounting).")
+    para(f"{risk['sentence']} {risk.get('lower', '')}")
+    para(f"{risk.get('out_of_100', '')} {risk.get('delta', '')}")
+    pdf.image(io.BytesIO(chart_png(total["epsilon"])), w=min(width, 150))
+    pdf.add_page()
+    heading("Transparency")
+    # question and answer as flowing paragraphs: a long answer continues on the next page
+    # (a table row must fit on one page, and raised "row too high" after the charge)
+    for question, answer in transparency(record):
+        heading(question, 9)
+        para(answer, 8.5)
+    return bytes(pdf.output())
+
+
+def rr_file_sentence(query: dict[str, Any]) -> str:
+    """What randomized response's published answer file holds (from the record's public
+    measurements)."""
+    exact = any(m["name"] == "count" and m["mechanism"] == "none"
+                for m in query.get("measurements", []))
+    if exact:
+        return ("The answer file holds every answer: every row answers, so their number is "
+                "public under replace-one.")
+    return ("The number of answers in the answer file is noised: fair coins fill the extra "
+            "places, or a random subset of the answers is left out, and the interval includes "
+            "that error. The true number of answers, of missing answers and of rows dropped to "
+            "bound each person's contribution is not published.")

@@ -1,0 +1,97 @@
+"""Completing an unfinished release: a release whose ledger charge and noise happened but
+whose bundle was not written (a full disk, a removed folder, a bug in the report, a kill).
+
+``resume_release`` writes the bundle from the noised record that publish saved right after
+the noise (pending.py), with no new noise and no second charge, and refuses a release that the
+ledger does not hold as charged. The CLI's ``release --resume`` and the release wizard call it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..model import plan_from_dict
+from ..planning.check import check_plan
+from ..records.audit import AuditLog
+from ..records.ledger import Ledger, LedgerError
+from ..support.errors import InputError, PlannerError
+from ..support.files import OutputLock, check_output, existing_kind
+from ..support.home import AppHome
+from .bundle import RECORD, read_bundle, sha256_file
+from .noise import QueryRelease, ReleasedValue
+from .pending import list_pending, load_pending
+from .publish import Progress, PublishResult, complete_release, finish_release
+from .verify_release import verify_bundle
+
+
+def resume_release(home: AppHome, release_id: str | None = None, *, out: Path | None = None,
+                   overwrite: bool = False, progress: Progress = None) -> PublishResult:
+    """Complete an unfinished release from its saved record, without drawing new noise and
+    without a second charge. ``release_id`` may be left out when there is exactly one;
+    ``out`` writes the bundle somewhere other than first asked."""
+    def step(fraction: float, message: str) -> None:
+        if progress is not None:
+            progress(fraction, message)
+
+    if release_id is None:
+        waiting = list_pending(home)
+        if not waiting:
+            raise InputError("argument", None, "there is no unfinished release to complete")
+        if len(waiting) > 1:
+            raise InputError("argument", None, f"{len(waiting)} releases are unfinished; say "
+                             "which: --resume " + " or ".join(w.release_id for w in waiting))
+        release_id = waiting[0].release_id
+    doc = load_pending(home, release_id)
+    record = doc["record"]
+    plan = plan_from_dict(record["plan"], "the saved record")
+    target = Path(out) if out is not None else Path(doc["out"])
+    overwrite = overwrite or bool(doc.get("overwrite"))
+    audit = AuditLog(home.audit_path).require_intact()
+    ledger = Ledger(home.ledger_path)
+    row = next((r for r in ledger.state(doc["dataset"]).releases if r.id == release_id), None)
+    if row is None:  # never publish what the ledger does not hold as charged
+        raise LedgerError(f"the budget ledger has no charge for release {release_id}; it "
+                          "cannot be completed")
+    step(0.1, "Checking where the bundle goes")
+    with OutputLock(target):
+        done = _already_written(target, release_id)
+        if done is not None:
+            finish_release(home, ledger, audit, release_id, target, done)
+            bundle_sha = done
+        else:
+            check_output(target, overwrite, keep=[home.data_dir, home.config_dir])
+            bundle_sha = complete_release(home, doc, plan, target, overwrite, step,
+                                          resumed=True)
+    step(1.0, "Released")
+    report = check_plan(plan, confidence=float(record["confidence"]))
+    state = ledger.state(doc["dataset"])
+    return PublishResult(release_id, target, bundle_sha, state, report,
+                         _releases_from(record, doc), [])
+
+
+def _already_written(out: Path, release_id: str) -> str | None:
+    """The bundle's SHA-256 when ``out`` already holds this very release, complete and valid
+    (the failure came after the rename)."""
+    if existing_kind(out) != "file":
+        return None
+    try:
+        record = json.loads(read_bundle(out)[RECORD])
+        if record.get("release_id") != release_id or not verify_bundle(out).valid:
+            return None
+    except (PlannerError, KeyError, ValueError):
+        return None
+    return sha256_file(out)
+
+
+def _releases_from(record: dict[str, Any], doc: dict[str, Any]) -> list[QueryRelease]:
+    by_query: dict[str, list[ReleasedValue]] = {}
+    for row in record["results"]:
+        by_query.setdefault(row["query_id"], []).append(ReleasedValue(**row))
+    noised = doc.get("noised") or {}
+    return [QueryRelease(q["id"], by_query.get(q["id"], []),
+                         np.array(noised[q["id"]], dtype=bool) if q["id"] in noised else None)
+            for q in record["queries"]]

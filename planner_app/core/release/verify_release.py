@@ -1,0 +1,455 @@
+"""What ``planner-app verify`` checks: ``verify_bundle`` reads the zip (its layout and
+manifest), then ``verify_contents`` checks inside a bundle whose manifest holds:
+
+* release.json is a release record and plan.json is the plan it names (same SHA-256);
+* every sensitivity, noise scale, ε, accuracy and the total recompute from plan.json, and the
+  total recomposes from the record's own measurements;
+* the audit segment is an intact hash chain for this release and seals these very files;
+* every results.csv row is a declared cell with the interval the stated accuracy gives
+  (randomized response: the share and its interval recompute from the published answer file,
+  whose length is the noised number of answers).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from ..data.aggregate import cell_labels
+from ..dp.accounting import compose
+from ..dp.accuracy import MAX_CONFIDENCE, MIN_CONFIDENCE
+from ..dp.measure import measurement_from_dict, measurements_for
+from ..dp.sensitivity import grid_for
+from ..model import Plan, parse_plan_text, plan_digest, plan_to_dict
+from ..planning.check import check_plan
+from ..records.audit import entry_hash
+from ..support.errors import InputError
+from .bundle import (
+    AUDIT,
+    MANIFEST,
+    NOISED_DIR,
+    PLAN,
+    RECORD,
+    RELEASE_FORMAT,
+    RESULT_COLUMNS,
+    RESULTS,
+    Verdict,
+    open_bundle,
+    sha256_bytes,
+)
+from .noise import randomized_response_estimate
+
+REL = 1e-9
+
+
+def _close(a: Any, b: Any) -> bool:
+    if a is None or b is None:
+        return a is b
+    return math.isclose(float(a), float(b), rel_tol=REL, abs_tol=1e-12)
+
+
+def verify_contents(files: dict[str, bytes], verdict: Verdict) -> None:
+    problems = verdict.problems
+    record = _record(files, problems)
+    if record is None:
+        return
+    plan = _plan(files, record, problems)
+    if plan is None:
+        return
+    verdict.checks.append("plan.json is the plan release.json names")
+    verdict.summary = {"dataset": record["dataset"]["name"],
+                       "release_id": record.get("release_id"),
+                       "created_utc": record.get("created_utc"),
+                       "total": record.get("total"), "queries": len(plan.queries)}
+    n = len(problems)
+    _recompute(plan, record, problems)
+    if len(problems) == n:
+        verdict.checks.append("sensitivities, noise, accuracy and totals recompute from the plan")
+    n = len(problems)
+    _audit(files, record, problems)
+    if len(problems) == n:
+        verdict.checks.append("the audit segment is an intact chain that seals these files")
+    n = len(problems)
+    _results(files, plan, record, problems)
+    if len(problems) == n:
+        verdict.checks.append("every result is a declared cell with its stated interval")
+    n = len(problems)
+    agreement = _agreement(files, plan, record, problems)
+    if len(problems) == n:
+        verdict.checks.append(agreement)
+
+
+def _record(files: dict[str, bytes], problems: list[str]) -> dict[str, Any] | None:
+    if RECORD not in files:
+        problems.append(f"{RECORD}: missing")
+        return None
+    try:
+        record = json.loads(files[RECORD].decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):  # JSONDecodeError is a ValueError
+        problems.append(f"{RECORD}: is not valid JSON")
+        return None
+    if not isinstance(record, dict) or record.get("format") != RELEASE_FORMAT:
+        problems.append(f"{RECORD}: is not a {RELEASE_FORMAT} record")
+        return None
+    for key in ("plan_sha256", "plan", "queries", "total", "confidence", "dataset",
+                "post_processing", "results"):
+        if key not in record:
+            problems.append(f"{RECORD}: lacks the field {key!r}")
+            return None
+    problem = _record_shape(record)
+    if problem:
+        problems.append(f"{RECORD}: {problem}")
+        return None
+    return record
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _record_shape(record: dict[str, Any]) -> str | None:
+    """The types release.json's fields must have before anything is recomputed from them (a
+    crafted record whose hashes were recomputed must be named, never crash the verifier)."""
+    confidence = record["confidence"]
+    if not _is_number(confidence) or not MIN_CONFIDENCE <= confidence <= MAX_CONFIDENCE:
+        return (f"confidence must be a number in [{MIN_CONFIDENCE:g}, {MAX_CONFIDENCE:g}], "
+                f"not {json.dumps(confidence)[:40]}")
+    for key in ("plan", "total", "dataset", "post_processing"):
+        if not isinstance(record[key], dict):
+            return f"{key} must be an object"
+    if not isinstance(record["dataset"].get("name"), str):
+        return "dataset.name must be text"
+    if not isinstance(record["plan_sha256"], str):
+        return "plan_sha256 must be text"
+    for key in ("release_id", "created_utc"):
+        if not isinstance(record.get(key), str):
+            return f"{key} must be text"
+    total = record["total"]
+    if not (_is_number(total.get("epsilon")) and _is_number(total.get("delta"))
+            and isinstance(total.get("accountant"), str)):
+        return "total must hold the numbers epsilon and delta and the accountant's name"
+    for key in ("queries", "results"):
+        if not isinstance(record[key], list) or not all(isinstance(x, dict)
+                                                        for x in record[key]):
+            return f"{key} must be a list of objects"
+    for i, q in enumerate(record["queries"]):
+        accuracy = q.get("accuracy")
+        if not isinstance(q.get("id"), str) or not isinstance(accuracy, dict):
+            return f"queries[{i}] must have a text id and an accuracy object"
+        half = accuracy.get("half_width")
+        if half is not None and not _is_number(half):
+            return f"queries[{i}].accuracy.half_width must be a number"
+        ms = q.get("measurements")
+        if not isinstance(ms, list) or not all(isinstance(m, dict) for m in ms):
+            return f"queries[{i}].measurements must be a list of objects"
+    return None
+
+
+def _plan(files: dict[str, bytes], record: dict[str, Any], problems: list[str]) -> Plan | None:
+    if PLAN not in files:
+        problems.append(f"{PLAN}: missing")
+        return None
+    try:
+        plan = parse_plan_text(files[PLAN].decode("utf-8"), PLAN)
+    except (InputError, UnicodeDecodeError) as exc:
+        problems.append(f"{PLAN}: is not a valid plan ({exc})")
+        return None
+    if plan_digest(plan) != record["plan_sha256"]:
+        problems.append(f"{PLAN}: its SHA-256 is not the plan_sha256 in {RECORD}")
+        return None
+    if plan_to_dict(plan) != record["plan"]:
+        problems.append(f"{RECORD}: its plan differs from {PLAN}")
+        return None
+    return plan
+
+
+def _recompute(plan: Plan, record: dict[str, Any], problems: list[str]) -> None:
+    try:
+        report = check_plan(plan, confidence=float(record["confidence"]))
+    except InputError as exc:
+        problems.append(f"{PLAN}: cannot be recomputed ({exc})")
+        return
+    fresh = {q["id"]: q for q in report.to_dict()["queries"]}
+    stated = {q.get("id"): q for q in record["queries"] if isinstance(q, dict)}
+    if set(fresh) != set(stated):
+        problems.append(f"{RECORD}: its statistics are not the plan's")
+        return
+    for qid, q in fresh.items():
+        s = stated[qid]
+        for key in ("sensitivity", "scale", "sigma", "epsilon_spent"):
+            if key in q and not _close(q[key], s.get(key)):
+                problems.append(f"{RECORD}: statistic {qid!r}: {key} is {s.get(key)!r}, but "
+                                f"the plan gives {q[key]!r}")
+        if not _close(q["accuracy"]["half_width"], (s.get("accuracy") or {}).get("half_width")):
+            problems.append(f"{RECORD}: statistic {qid!r}: the stated accuracy does not "
+                            "recompute from the plan")
+    total = record["total"]
+    if not (_close(report.total.epsilon, total.get("epsilon"))
+            and _close(report.total.delta, total.get("delta"))
+            and report.total.accountant == total.get("accountant")):
+        problems.append(f"{RECORD}: the total ε/δ does not recompute from the plan "
+                        f"(stated {total.get('epsilon')!r}, recomputed {report.total.epsilon!r})")
+        return
+    try:
+        ms = [measurement_from_dict(m) for q in record["queries"] for m in q["measurements"]]
+        again = compose(ms, plan.budget.delta, total.get("accountant"))
+    except (KeyError, TypeError, ValueError, InputError):
+        problems.append(f"{RECORD}: its measurements cannot be read")
+        return
+    if not _close(again.epsilon, total["epsilon"]):
+        problems.append(f"{RECORD}: the total does not recompose from its own measurements")
+
+
+def _audit(files: dict[str, bytes], record: dict[str, Any], problems: list[str]) -> None:
+    if AUDIT not in files:
+        problems.append(f"{AUDIT}: missing")
+        return
+    try:
+        entries = [json.loads(line) for line in files[AUDIT].decode("utf-8").splitlines()
+                   if line.strip()]
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        problems.append(f"{AUDIT}: is not JSON lines")
+        return
+    if not entries:
+        problems.append(f"{AUDIT}: is empty")
+        return
+    prev = None
+    for n, entry in enumerate(entries, start=1):
+        if not isinstance(entry, dict) or "hash" not in entry:
+            problems.append(f"{AUDIT}: line {n}: is not an audit entry")
+            return
+        if entry_hash(entry) != entry["hash"]:
+            problems.append(f"{AUDIT}: line {n}: its content does not match its hash "
+                            "(changed)")
+            return
+        params = entry.get("params")
+        if not isinstance(params, dict):
+            problems.append(f"{AUDIT}: line {n}: its params are not an object")
+            return
+        if params.get("release_id") != record.get("release_id"):
+            problems.append(f"{AUDIT}: line {n}: belongs to another release")
+            return
+        if params.get("release_prev") != prev:
+            problems.append(f"{AUDIT}: line {n}: does not link to the entry before it "
+                            "(broken chain)")
+            return
+        prev = entry["hash"]
+    last = entries[-1]
+    if last.get("event") != "bundle sealed":
+        problems.append(f"{AUDIT}: does not end with the 'bundle sealed' entry")
+        return
+    sealed = last["params"].get("files") or {}
+    actual = {name: sha256_bytes(data) for name, data in files.items()
+              if name not in (AUDIT, MANIFEST)}
+    if sealed != actual:
+        changed = sorted(set(sealed) ^ set(actual) | {k for k in sealed if
+                                                       sealed.get(k) != actual.get(k)})
+        problems.append(f"{AUDIT}: the sealed file hashes do not match "
+                        f"{', '.join(changed) or 'the files'}")
+
+
+def _number(text: str) -> float | None:
+    if text == "":
+        return None
+    return float(text)
+
+
+def _results(files: dict[str, bytes], plan: Plan, record: dict[str, Any],
+             problems: list[str]) -> None:
+    if RESULTS not in files:
+        problems.append(f"{RESULTS}: missing")
+        return
+    try:
+        rows = list(csv.reader(io.StringIO(files[RESULTS].decode("utf-8"))))
+    except (UnicodeDecodeError, csv.Error):
+        problems.append(f"{RESULTS}: is not CSV text")
+        return
+    if not rows or tuple(rows[0]) != RESULT_COLUMNS:
+        problems.append(f"{RESULTS}: its header is not {', '.join(RESULT_COLUMNS)}")
+        return
+    stated = {q["id"]: q for q in record["queries"]}
+    by_query: dict[str, list[tuple[int, dict[str, str]]]] = {}
+    for n, row in enumerate(rows[1:], start=2):
+        if len(row) != len(RESULT_COLUMNS):
+            problems.append(f"{RESULTS}: line {n}: has {len(row)} cells, not "
+                            f"{len(RESULT_COLUMNS)}")
+            return
+        cells = dict(zip(RESULT_COLUMNS, row))
+        by_query.setdefault(cells["query_id"], []).append((n, cells))
+    if len(rows) - 1 != len(record["results"]):
+        problems.append(f"{RESULTS}: has {len(rows) - 1} rows but {RECORD} lists "
+                        f"{len(record['results'])}")
+    confidence = float(record["confidence"])
+    for q in plan.queries:
+        got = by_query.get(q.id, [])
+        if len(got) != len(cell_labels(q)):
+            problems.append(f"{RESULTS}: statistic {q.id!r} has {len(got)} rows, but the plan "
+                            f"declares {len(cell_labels(q))} cells")
+            continue
+        half = stated[q.id]["accuracy"]["half_width"]
+        for n, cells in got:
+            try:
+                value, low, high = (_number(cells[k]) for k in ("value", "low", "high"))
+            except ValueError:
+                problems.append(f"{RESULTS}: line {n}: a value is not a number")
+                continue
+            problem = _row_problem(q, plan, value, low, high, half, files, confidence)
+            if problem:
+                problems.append(f"{RESULTS}: line {n} ({q.id}): {problem}")
+
+
+def _on_grid(value: float, step: float) -> bool:
+    return float(Fraction(value) / Fraction(step)).is_integer()
+
+
+def _row_problem(q: Any, plan: Plan, value: float | None, low: float | None,
+                 high: float | None, half: float | None, files: dict[str, bytes],
+                 confidence: float) -> str | None:
+    if q.kind == "randomized_response":
+        return _rr_problem(q, plan, value, low, high, files, confidence)
+    if value is None:
+        return "has no value"
+    if q.kind in ("count", "histogram", "sum"):
+        if low is None or high is None or half is None:
+            return "has no interval"
+        if not (_close(value - low, half) and _close(high - value, half)):
+            return (f"the interval is {value - low:g} below and {high - value:g} above the "
+                    f"value, but the stated accuracy is ±{half:g}")
+        if q.kind != "sum" and not float(value).is_integer():
+            return "a count is not a whole number"
+        if q.kind == "sum" and not _on_grid(value, grid_for(q).step):
+            return "the value is not on the query's grid"
+        return None
+    lo_b, hi_b = (q.lower, q.upper) if q.kind in ("mean", "quantile") else (
+        0.0, ((q.upper - q.lower) / 2) ** 2)
+    if not lo_b - 1e-12 <= value <= hi_b + 1e-12:
+        return f"the value lies outside [{lo_b:g}, {hi_b:g}]"
+    if q.kind == "quantile":
+        return None if _on_grid(value, grid_for(q).step) else "the value is not on the grid"
+    if low is None or high is None or not low <= value <= high:
+        return "the value is not inside its interval"
+    return None
+
+
+def _rr_problem(q: Any, plan: Plan, value: float | None, low: float | None,
+                high: float | None, files: dict[str, bytes], confidence: float) -> str | None:
+    name = f"{NOISED_DIR}/{q.id}.csv"
+    if name not in files:
+        return f"its noised answers ({name}) are missing"
+    lines = files[name].decode("utf-8", errors="replace").splitlines()
+    if not lines or lines[0] != "answer" or any(a not in ("yes", "no") for a in lines[1:]):
+        return f"{name} is not a column of yes/no answers"
+    answers = lines[1:]
+    if not answers:
+        return None if value is None else "has a value without answers"
+    ms = {m.component.name: m for m in measurements_for(q, plan)}
+    truth = ms["answers"].truth
+    assert truth is not None
+    expected = randomized_response_estimate(answers.count("yes"), len(answers), truth,
+                                            confidence, ms.get("count"))
+    if (value, low, high) != expected:
+        return f"the share and its interval do not recompute from {name}"
+    return None
+
+
+# ----------------------------------------------------------------------------- agreement
+
+def _agreement(files: dict[str, bytes], plan: Plan, record: dict[str, Any],
+               problems: list[str]) -> str:
+    """The files a bundle derives from release.json are rebuilt from it and compared byte for
+    byte (each is a deterministic function of the record), and only the files a release of
+    this plan writes are present. A report built by another version is not compared."""
+    from ... import __version__
+    from .bundle import README, REPORT_HTML, REPORT_PDF, results_csv
+
+    rr = {f"{NOISED_DIR}/{q.id}.csv" for q in plan.queries if q.kind == "randomized_response"}
+    for name in sorted(files):
+        if name.startswith(f"{NOISED_DIR}/") and name not in rr:
+            problems.append(f"{name}: a release of this plan never contains this file")
+    expected = results_csv(record["results"])
+    if files.get(RESULTS) != expected:
+        got = files.get(RESULTS, b"").decode("utf-8", "replace").splitlines()
+        want = expected.decode("utf-8").splitlines()
+        line = next((i for i, (a, b) in enumerate(zip(got, want), start=1) if a != b),
+                    min(len(got), len(want)) + 1)
+        problems.append(f"{RESULTS}: line {line}: does not agree with the results in {RECORD}")
+    software = record.get("software")
+    version = software.get("version") if isinstance(software, dict) else None
+    if version != __version__:  # the reports' wording belongs to the version that wrote them
+        return (f"results.csv is exactly what release.json gives; README.txt and the reports "
+                f"were made by planner-app {version} and are not compared by this version "
+                f"({__version__})")
+    from .publish import readme_text
+    from .report import report_html, report_pdf
+
+    for name, build in ((README, lambda: readme_text(plan, record).encode("utf-8")),
+                        (REPORT_HTML, lambda: report_html(record).encode("utf-8")),
+                        (REPORT_PDF, lambda: report_pdf(record))):
+        if name not in files:
+            problems.append(f"{name}: missing")
+        elif files[name] != build():
+            problems.append(f"{name}: does not agree with {RECORD} (it is not the report "
+                            f"planner-app {__version__} builds from it)")
+    return ("results.csv, README.txt, report.html and report.pdf are exactly what release.json "
+            "gives")
+
+
+# ----------------------------------------------------------------------------- a whole bundle
+
+
+def _parse_manifest(data: bytes) -> dict[str, str] | str:
+    out: dict[str, str] = {}
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return "is not UTF-8 text"
+    for n, line in enumerate(text.splitlines(), start=1):
+        digest, sep, name = line.partition("  ")
+        if not sep or len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
+            return f"line {n} is not '<sha256>  <name>'"
+        out[name] = digest
+    return out
+
+
+def verify_bundle(path: Path) -> Verdict:
+    """Check a bundle offline. Raises NotABundle when it is not one at all."""
+    files, layout = open_bundle(path)
+    verdict = Verdict(bundle=path.name, valid=True)
+    if layout:
+        verdict.problems.extend(layout)
+        verdict.valid = False
+        return verdict
+    verdict.checks.append("the zip is laid out exactly as a bundle is written (no comment, "
+                          "no extra bytes or files, fixed dates and headers)")
+    manifest = _parse_manifest(files[MANIFEST])
+    if isinstance(manifest, str):
+        verdict.problems.append(f"{MANIFEST}: {manifest}")
+        verdict.valid = False
+        return verdict
+    for name in sorted(files):
+        if name == MANIFEST:
+            continue
+        if name not in manifest:
+            verdict.problems.append(f"{name}: is in the bundle but not in {MANIFEST} (added)")
+        elif sha256_bytes(files[name]) != manifest[name]:
+            verdict.problems.append(f"{name}: its content does not match its hash in "
+                                    f"{MANIFEST} (changed)")
+    for name in sorted(manifest):
+        if name not in files:
+            verdict.problems.append(f"{name}: is listed in {MANIFEST} but missing")
+    if verdict.problems:
+        verdict.valid = False
+        return verdict
+    verdict.checks.append(f"every file matches {MANIFEST}")
+    try:
+        verify_contents(files, verdict)
+    except Exception as exc:  # fail closed: a crafted bundle never crashes the verifier
+        verdict.problems.append(f"{RECORD}: its contents cannot be checked "
+                                f"({type(exc).__name__}); the bundle was changed")
+    verdict.valid = not verdict.problems
+    return verdict

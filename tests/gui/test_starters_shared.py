@@ -1,0 +1,28 @@
+"""The app's "New plan" and the command line's ``plan new`` start from the same defaults: the
+core's starter (issue 11: starter plans move into the core)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from planner_app.cli import main
+from planner_app.core.support.resources import demo_table_path
+
+
+def test_new_plan_in_the_app_and_plan_new_share_the_budget_and_relation(
+        window, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "starter.json"
+    assert main(["--home", str(tmp_path / "home"), "plan", "new", "--data",
+                 str(demo_table_path()), "--out", str(out)]) == 0
+    capsys.readouterr()
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    window.load_table(demo_table_path(), synchronous=True)
+    window.session.new_plan("survey")
+    plan = window.session.plan
+    assert plan is not None
+    assert (plan.budget.epsilon, plan.budget.delta) == (doc["budget"]["epsilon"],
+                                                        doc["budget"]["delta"])
+    assert plan.neighbouring == doc["neighbouring"]
+    assert (plan.dataset.name, plan.dataset.path) == (doc["dataset"]["name"],
+                                                      doc["dataset"]["path"])
