@@ -24,7 +24,7 @@ from .parser import build_parser
 from .plans import cmd_check, cmd_explain, cmd_plan, cmd_review
 from .releases import cmd_release, cmd_report, cmd_verify
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "gui_main", "main"]
 
 
 def cmd_gui(args: argparse.Namespace) -> int:
@@ -74,3 +74,8 @@ def main(argv: Sequence[str] | None = None) -> int:
               "PLANNER_APP_DEBUG=1 for details", file=sys.stderr)
         return EXIT_INTERNAL
 
+
+def gui_main() -> int:
+    """planner-app-gui (a gui-script: no console window on Windows): the desktop app, with
+    the options of ``planner-app gui``."""
+    return main(["gui", *sys.argv[1:]])

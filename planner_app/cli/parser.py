@@ -26,6 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
     gui.add_argument("--demo", action="store_true", help="open the bundled demo table and plan")
     gui.add_argument("--smoke-test", action="store_true",
                      help="open the main window, render it, and exit 0 (for CI and installers)")
+    gui.add_argument("--home", metavar="DIR", default=argparse.SUPPRESS,
+                     help="as planner-app --home (so that planner-app-gui takes it too)")
 
     explain = sub.add_parser("explain", help="what an ε (and δ) means for a person, in words")
     explain.add_argument("--epsilon", required=True,
