@@ -1,6 +1,7 @@
 """The plan file: its vocabulary and dataclasses (plan.py), how declared values meet cells
-(values.py), the grid of bounded columns (grid.py), validation of a decoded document
-(validation.py) and the JSON text (serialisation.py).
+(values.py), the grid of bounded columns (grid.py), reading one JSON object field by field
+(reader.py), validation of a decoded document (validation.py) and the JSON text
+(serialisation.py).
 
 This package's namespace is the plan API the rest of the app imports (``from ..model import
 Plan, load_plan``); the modules above are its parts.

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
-from collections.abc import Iterable
 from typing import Any
 
 from ..support.errors import InputError
@@ -25,7 +23,6 @@ from .plan import (
     MAX_EXPECTED_ROWS,
     MAX_LIST,
     MAX_QUERIES,
-    MAX_TEXT,
     MECHANISMS_BY_KIND,
     MIN_DELTA,
     NEEDS_BOUNDS,
@@ -43,99 +40,8 @@ from .plan import (
     Query,
     Scalar,
 )
+from .reader import FieldReader, as_number, json_type, text_problem
 from .values import canonical_key, declared_answer, yes_no
-
-
-class _Reader:
-    """Reads one JSON object, naming the field in every error."""
-
-    def __init__(self, source: str, obj: Any, path: str, allowed: Iterable[str]) -> None:
-        self.source = source
-        self.path = path
-        if not isinstance(obj, dict):
-            self.fail(None, f"must be a JSON object, not {_json_type(obj)}")
-        unknown = [k for k in obj if k not in allowed]
-        if unknown:
-            self.fail(unknown[0], "unknown field (check its spelling)")
-        self.obj: dict[str, Any] = obj
-
-    def where(self, key: str | None) -> str:
-        if key is None:
-            return self.path or "plan"
-        return f"{self.path}.{key}" if self.path else key
-
-    def fail(self, key: str | None, problem: str) -> None:
-        raise InputError(self.source, self.where(key), problem)
-
-    def has(self, key: str) -> bool:
-        return key in self.obj and self.obj[key] is not None
-
-    def text(self, key: str, required: bool = True, default: str | None = None) -> str | None:
-        if not self.has(key):
-            if required:
-                self.fail(key, "is required")
-            return default
-        value = self.obj[key]
-        if not isinstance(value, str):
-            self.fail(key, f"must be a string, not {_json_type(value)}")
-        problem = _text_problem(value)
-        if problem:
-            self.fail(key, problem)
-        return value
-
-    def choice(self, key: str, choices: Iterable[str], default: str | None = None) -> str:
-        choices = tuple(choices)
-        value = self.text(key, required=default is None, default=default)
-        assert value is not None
-        if value not in choices:
-            self.fail(key, f"'{value}' is not one of: {', '.join(choices)}")
-        return value
-
-    def number(self, key: str, required: bool = True, default: float | None = None) -> float | None:
-        if not self.has(key):
-            if required:
-                self.fail(key, "is required")
-            return default
-        return _as_number(self.obj[key], lambda p: self.fail(key, p))
-
-    def integer(self, key: str, required: bool = True, default: int | None = None) -> int | None:
-        if not self.has(key):
-            if required:
-                self.fail(key, "is required")
-            return default
-        value = self.obj[key]
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            self.fail(key, f"must be a whole number, not {_json_type(value)}")
-        if isinstance(value, float) and (not math.isfinite(value) or value != int(value)):
-            self.fail(key, "must be a whole number")
-        if abs(value) > 2**53:
-            self.fail(key, f"is a {len(str(abs(int(value))))}-digit number, too large to be "
-                           "a count of rows")
-        return int(value)
-
-    def scalars(self, key: str, what: str) -> tuple[Scalar, ...]:
-        value = self.obj[key]
-        if not isinstance(value, list):
-            self.fail(key, f"must be a list of {what}, not {_json_type(value)}")
-        if not value:
-            self.fail(key, f"must not be empty: declare the public list of {what}")
-        if len(value) > MAX_LIST:
-            self.fail(key, f"has {len(value)} entries; at most {MAX_LIST:,} are allowed")
-        seen: set[str] = set()
-        for i, item in enumerate(value):
-            if isinstance(item, (dict, list)) or item is None:
-                self.fail(f"{key}[{i}]", f"must be a string or number, not {_json_type(item)}")
-            if isinstance(item, float) and not math.isfinite(item):
-                self.fail(f"{key}[{i}]", "must be a finite number")
-            if isinstance(item, str):
-                problem = _text_problem(item)
-                if problem:
-                    self.fail(f"{key}[{i}]", problem)
-            canon = canonical_key(item)
-            if canon in seen:
-                self.fail(f"{key}[{i}]", f"repeats an earlier entry ({canon!r})")
-            seen.add(canon)
-        return tuple(value)
 
 
 def delta_problem(delta: float) -> str | None:
@@ -152,52 +58,6 @@ def delta_problem(delta: float) -> str | None:
 
 
 
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true/false"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
-
-
-def _as_number(value: Any, fail: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        fail(f"must be a number, not {_json_type(value)}")
-    try:
-        number = float(value)
-    except OverflowError:  # a JSON integer of hundreds of digits
-        fail(f"is a {len(str(abs(value)))}-digit number, too large for any computation")
-    if not math.isfinite(number):
-        fail("must be a finite number")
-    return number
-
-
-_BIDI = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C)}
-
-
-def _text_problem(value: str) -> str | None:
-    """Reject text that could hide what a reviewer reads (bidi overrides, control chars)."""
-    if len(value) > MAX_TEXT:
-        return f"is {len(value)} characters long; at most {MAX_TEXT} are allowed"
-    for ch in value:
-        if ch in _BIDI:
-            return f"contains the invisible direction control U+{ord(ch):04X}"
-        cat = unicodedata.category(ch)
-        if cat == "Cc" and ch not in "\t\n":
-            return f"contains the control character U+{ord(ch):04X}"
-        if cat == "Cs":
-            return "contains an unpaired surrogate"
-    return None
-
-
 def _is_power_of_two(x: float) -> bool:
     if x <= 0 or not math.isfinite(x):
         return False
@@ -206,7 +66,7 @@ def _is_power_of_two(x: float) -> bool:
 
 
 def _read_condition(source: str, obj: Any, path: str) -> Condition:
-    r = _Reader(source, obj, path, ("column", "op", "value"))
+    r = FieldReader(source, obj, path, ("column", "op", "value"))
     column = r.text("column")
     op = r.choice("op", OPS)
     if "value" not in r.obj:
@@ -216,12 +76,12 @@ def _read_condition(source: str, obj: Any, path: str) -> Condition:
         r.scalars("value", "values")
         value = tuple(value)
     elif op in ("<", "<=", ">", ">="):
-        value = _as_number(value, lambda p: r.fail("value", f"{p} (operator {op} compares numbers)"))
+        value = as_number(value, lambda p: r.fail("value", f"{p} (operator {op} compares numbers)"))
     else:
         if isinstance(value, (dict, list)) or value is None:
-            r.fail("value", f"must be a string or number, not {_json_type(value)}")
-        if isinstance(value, str) and _text_problem(value):
-            r.fail("value", _text_problem(value) or "")
+            r.fail("value", f"must be a string or number, not {json_type(value)}")
+        if isinstance(value, str) and text_problem(value):
+            r.fail("value", text_problem(value) or "")
     assert column is not None
     return Condition(column=column, op=op, value=value)
 
@@ -235,7 +95,7 @@ QUERY_FIELDS = (
 
 def _read_query(source: str, obj: Any, path: str) -> Query:
     """One statistic, its fields read (and checked) in a fixed order."""
-    r = _Reader(source, obj, path, QUERY_FIELDS)
+    r = FieldReader(source, obj, path, QUERY_FIELDS)
     qid = _read_id(r)
     kind = r.choice("kind", KINDS)
     label = r.text("label", required=False, default="") or ""
@@ -265,7 +125,7 @@ def _read_query(source: str, obj: Any, path: str) -> Query:
     )
 
 
-def _read_id(r: _Reader) -> str:
+def _read_id(r: FieldReader) -> str:
     """The statistic's id; from here on its errors name it (queries[<id>].field)."""
     qid = r.text("id")
     assert qid is not None
@@ -275,13 +135,13 @@ def _read_id(r: _Reader) -> str:
     return qid
 
 
-def _not_used(r: _Reader, kind: str, *keys: str) -> None:
+def _not_used(r: FieldReader, kind: str, *keys: str) -> None:
     for key in keys:
         if r.has(key):
             r.fail(key, f"is not used by kind {kind}")
 
 
-def _read_bounds(r: _Reader, kind: str) -> tuple[float | None, float | None]:
+def _read_bounds(r: FieldReader, kind: str) -> tuple[float | None, float | None]:
     """The declared lower and upper bounds (kinds that clamp a column), else None, None."""
     if kind not in NEEDS_BOUNDS:
         _not_used(r, kind, "lower", "upper")
@@ -296,7 +156,7 @@ def _read_bounds(r: _Reader, kind: str) -> tuple[float | None, float | None]:
     return lower, upper
 
 
-def _read_histogram(r: _Reader, kind: str) -> tuple[tuple[Scalar, ...] | None,
+def _read_histogram(r: FieldReader, kind: str) -> tuple[tuple[Scalar, ...] | None,
                                                      tuple[float, ...] | None]:
     """A histogram's public categories or its bin edges (exactly one of them)."""
     if kind != "histogram":
@@ -311,14 +171,14 @@ def _read_histogram(r: _Reader, kind: str) -> tuple[tuple[Scalar, ...] | None,
         r.fail("bins", "must be a list of at least two bin edges")
     if len(raw) > MAX_LIST:
         r.fail("bins", f"has {len(raw)} edges; at most {MAX_LIST:,} are allowed")
-    edges = [_as_number(v, lambda p, i=i: r.fail(f"bins[{i}]", p)) for i, v in enumerate(raw)]
+    edges = [as_number(v, lambda p, i=i: r.fail(f"bins[{i}]", p)) for i, v in enumerate(raw)]
     for i in range(1, len(edges)):
         if not edges[i] > edges[i - 1]:
             r.fail(f"bins[{i}]", "bin edges must increase strictly")
     return None, tuple(edges)
 
 
-def _read_quantile(r: _Reader, kind: str) -> float | None:
+def _read_quantile(r: FieldReader, kind: str) -> float | None:
     if kind != "quantile":
         _not_used(r, kind, "quantile")
         return None
@@ -329,13 +189,13 @@ def _read_quantile(r: _Reader, kind: str) -> float | None:
     return quantile
 
 
-def _read_group_by(r: _Reader, kind: str) -> GroupBy | None:
+def _read_group_by(r: FieldReader, kind: str) -> GroupBy | None:
     """The group-by column and its declared, public list of keys."""
     if not r.has("group_by"):
         return None
     if kind == "randomized_response":
         r.fail("group_by", "randomized_response takes no group_by")
-    g = _Reader(r.source, r.obj["group_by"], r.where("group_by"), ("column", "keys"))
+    g = FieldReader(r.source, r.obj["group_by"], r.where("group_by"), ("column", "keys"))
     gcol = g.text("column")
     if not g.has("keys"):
         g.fail("keys", "is required: declare the public list of group keys")
@@ -344,7 +204,7 @@ def _read_group_by(r: _Reader, kind: str) -> GroupBy | None:
     return GroupBy(column=gcol, keys=keys)
 
 
-def _read_where(r: _Reader, kind: str) -> tuple[Condition, ...]:
+def _read_where(r: FieldReader, kind: str) -> tuple[Condition, ...]:
     if not r.has("where"):
         return ()
     if kind == "randomized_response":
@@ -357,7 +217,7 @@ def _read_where(r: _Reader, kind: str) -> tuple[Condition, ...]:
     )
 
 
-def _read_missing(r: _Reader, kind: str, categories: tuple[Scalar, ...] | None,
+def _read_missing(r: FieldReader, kind: str, categories: tuple[Scalar, ...] | None,
                   bins: tuple[float, ...] | None, yes_values: tuple[Scalar, ...] | None,
                   no_values: tuple[Scalar, ...] | None) -> Missing:
     """Drop the rows with a missing cell, or impute a value the statistic can read."""
@@ -372,7 +232,7 @@ def _read_missing(r: _Reader, kind: str, categories: tuple[Scalar, ...] | None,
     if isinstance(value, (dict, list)) or value is None:
         r.fail("missing.impute", "must be a string or number")
     if kind in NEEDS_BOUNDS or (kind == "histogram" and bins is not None):
-        value = _as_number(value, lambda p: r.fail("missing.impute", p))
+        value = as_number(value, lambda p: r.fail("missing.impute", p))
     if kind == "histogram" and categories is not None:
         if canonical_key(value) not in {canonical_key(c) for c in categories}:
             r.fail("missing.impute", "must be one of the declared categories")
@@ -384,7 +244,7 @@ def _read_missing(r: _Reader, kind: str, categories: tuple[Scalar, ...] | None,
     return Missing(policy="impute", value=value)
 
 
-def _read_epsilon(r: _Reader) -> float:
+def _read_epsilon(r: FieldReader) -> float:
     epsilon = r.number("epsilon")
     assert epsilon is not None
     if not 0 < epsilon <= MAX_EPSILON:
@@ -392,7 +252,7 @@ def _read_epsilon(r: _Reader) -> float:
     return epsilon
 
 
-def _read_delta(r: _Reader, mechanism: str) -> float:
+def _read_delta(r: FieldReader, mechanism: str) -> float:
     """The statistic's δ: above 0 for the gaussian mechanism, 0 for every other."""
     delta = r.number("delta", required=False, default=0.0)
     assert delta is not None
@@ -406,7 +266,7 @@ def _read_delta(r: _Reader, mechanism: str) -> float:
     return delta
 
 
-def _read_grid_step(r: _Reader, kind: str, lower: float | None,
+def _read_grid_step(r: FieldReader, kind: str, lower: float | None,
                     upper: float | None) -> float | None:
     """The plan's grid step (a power of two), and a check that the grid of the bounds can be
     computed with, so it never fails after the charge."""
@@ -425,16 +285,16 @@ def _read_grid_step(r: _Reader, kind: str, lower: float | None,
     return grid_step
 
 
-def _read_justification(r: _Reader) -> dict[str, str] | None:
+def _read_justification(r: FieldReader) -> dict[str, str] | None:
     """The statistic's reasons (where its bounds, categories, ε, keys, values come from)."""
     if not r.has("justification"):
         return None
-    j = _Reader(r.source, r.obj["justification"], r.where("justification"),
+    j = FieldReader(r.source, r.obj["justification"], r.where("justification"),
                 ("bounds", "categories", "epsilon", "keys", "values"))
     return {k: j.text(k) or "" for k in j.obj}
 
 
-def _read_yes_no(r: _Reader, kind: str) -> tuple[tuple[Scalar, ...] | None,
+def _read_yes_no(r: FieldReader, kind: str) -> tuple[tuple[Scalar, ...] | None,
                                                    tuple[Scalar, ...] | None]:
     """The declared yes and no values: both or neither, disjoint, only where yes/no is read."""
     if not (r.has("yes") or r.has("no")):
@@ -461,13 +321,13 @@ PLAN_FIELDS = ("format", "dataset", "privacy_unit", "neighbouring", "budget", "q
 def plan_from_dict(obj: Any, source: str = "plan") -> Plan:
     """Validate a decoded plan document; raise InputError naming the first problem."""
     if not isinstance(obj, dict):
-        raise InputError(source, None, f"a plan must be a JSON object, not {_json_type(obj)}")
+        raise InputError(source, None, f"a plan must be a JSON object, not {json_type(obj)}")
     if "format" not in obj:
         raise InputError(source, "format", f'is required ("format": "{FORMAT}")')
     if obj["format"] != FORMAT:
         raise InputError(source, "format",
                          f"unknown format version {obj['format']!r} (this version reads {FORMAT})")
-    r = _Reader(source, obj, "", PLAN_FIELDS)
+    r = FieldReader(source, obj, "", PLAN_FIELDS)
     dataset = _read_dataset(r)
     unit = _read_unit(r)
     neighbouring = r.choice("neighbouring", RELATIONS, default="add-remove")
@@ -481,10 +341,10 @@ def plan_from_dict(obj: Any, source: str = "plan") -> Plan:
     )
 
 
-def _read_dataset(r: _Reader) -> Dataset:
+def _read_dataset(r: FieldReader) -> Dataset:
     if not r.has("dataset"):
         r.fail("dataset", "is required")
-    d = _Reader(r.source, r.obj["dataset"], "dataset", ("name", "path", "expected_rows"))
+    d = FieldReader(r.source, r.obj["dataset"], "dataset", ("name", "path", "expected_rows"))
     name = d.text("name")
     assert name is not None
     if not name.strip():
@@ -500,10 +360,10 @@ def _read_dataset(r: _Reader) -> Dataset:
     return Dataset(name=name, path=path, expected_rows=expected_rows)
 
 
-def _read_unit(r: _Reader) -> PrivacyUnit:
+def _read_unit(r: FieldReader) -> PrivacyUnit:
     if not r.has("privacy_unit"):
         r.fail("privacy_unit", 'is required ({"kind": "row"} or {"kind": "person", ...})')
-    u = _Reader(r.source, r.obj["privacy_unit"], "privacy_unit",
+    u = FieldReader(r.source, r.obj["privacy_unit"], "privacy_unit",
                 ("kind", "id_column", "max_rows"))
     unit_kind = u.choice("kind", ("row", "person"))
     if unit_kind != "person":
@@ -519,10 +379,10 @@ def _read_unit(r: _Reader) -> PrivacyUnit:
     return PrivacyUnit(kind="person", id_column=id_column, max_rows=max_rows)
 
 
-def _read_budget(r: _Reader) -> Budget:
+def _read_budget(r: FieldReader) -> Budget:
     if not r.has("budget"):
         r.fail("budget", 'is required ({"epsilon": ..., "delta": ...})')
-    b = _Reader(r.source, r.obj["budget"], "budget", ("epsilon", "delta", "accountant"))
+    b = FieldReader(r.source, r.obj["budget"], "budget", ("epsilon", "delta", "accountant"))
     b_eps = b.number("epsilon")
     assert b_eps is not None
     if not 0 < b_eps <= MAX_EPSILON:
@@ -536,7 +396,7 @@ def _read_budget(r: _Reader) -> Budget:
     return Budget(epsilon=b_eps, delta=b_delta, accountant=accountant)
 
 
-def _read_queries(r: _Reader) -> tuple[Query, ...]:
+def _read_queries(r: FieldReader) -> tuple[Query, ...]:
     raw_queries = r.obj.get("queries")
     if not isinstance(raw_queries, list) or not raw_queries:
         r.fail("queries", "must be a non-empty list of statistics")
@@ -554,13 +414,13 @@ def _read_queries(r: _Reader) -> tuple[Query, ...]:
     return tuple(queries)
 
 
-def _read_approvals(r: _Reader) -> tuple[dict[str, Any], ...]:
+def _read_approvals(r: FieldReader) -> tuple[dict[str, Any], ...]:
     """The review decisions kept in the plan (checked for shape; readiness weighs them)."""
     approvals = r.obj.get("approvals") or []
     if not isinstance(approvals, list):
         r.fail("approvals", "must be a list of review decisions")
     for i, a in enumerate(approvals):
-        ar = _Reader(r.source, a, f"approvals[{i}]",
+        ar = FieldReader(r.source, a, f"approvals[{i}]",
                      ("reviewer", "decision", "comment", "plan_sha256", "time"))
         ar.text("reviewer")
         ar.choice("decision", ("approved", "rejected"))

@@ -1,0 +1,151 @@
+"""Reading one JSON object of a plan: each field by its expected type, every problem an
+InputError that names the file and the field's path (``queries[age].lower``)."""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Iterable
+from typing import Any
+
+from ..support.errors import InputError
+from .plan import MAX_LIST, MAX_TEXT, Scalar
+from .values import canonical_key
+
+
+class FieldReader:
+    """Reads one JSON object, naming the field in every error."""
+
+    def __init__(self, source: str, obj: Any, path: str, allowed: Iterable[str]) -> None:
+        self.source = source
+        self.path = path
+        if not isinstance(obj, dict):
+            self.fail(None, f"must be a JSON object, not {json_type(obj)}")
+        unknown = [k for k in obj if k not in allowed]
+        if unknown:
+            self.fail(unknown[0], "unknown field (check its spelling)")
+        self.obj: dict[str, Any] = obj
+
+    def where(self, key: str | None) -> str:
+        if key is None:
+            return self.path or "plan"
+        return f"{self.path}.{key}" if self.path else key
+
+    def fail(self, key: str | None, problem: str) -> None:
+        raise InputError(self.source, self.where(key), problem)
+
+    def has(self, key: str) -> bool:
+        return key in self.obj and self.obj[key] is not None
+
+    def text(self, key: str, required: bool = True, default: str | None = None) -> str | None:
+        if not self.has(key):
+            if required:
+                self.fail(key, "is required")
+            return default
+        value = self.obj[key]
+        if not isinstance(value, str):
+            self.fail(key, f"must be a string, not {json_type(value)}")
+        problem = text_problem(value)
+        if problem:
+            self.fail(key, problem)
+        return value
+
+    def choice(self, key: str, choices: Iterable[str], default: str | None = None) -> str:
+        choices = tuple(choices)
+        value = self.text(key, required=default is None, default=default)
+        assert value is not None
+        if value not in choices:
+            self.fail(key, f"'{value}' is not one of: {', '.join(choices)}")
+        return value
+
+    def number(self, key: str, required: bool = True, default: float | None = None) -> float | None:
+        if not self.has(key):
+            if required:
+                self.fail(key, "is required")
+            return default
+        return as_number(self.obj[key], lambda p: self.fail(key, p))
+
+    def integer(self, key: str, required: bool = True, default: int | None = None) -> int | None:
+        if not self.has(key):
+            if required:
+                self.fail(key, "is required")
+            return default
+        value = self.obj[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            self.fail(key, f"must be a whole number, not {json_type(value)}")
+        if isinstance(value, float) and (not math.isfinite(value) or value != int(value)):
+            self.fail(key, "must be a whole number")
+        if abs(value) > 2**53:
+            self.fail(key, f"is a {len(str(abs(int(value))))}-digit number, too large to be "
+                           "a count of rows")
+        return int(value)
+
+    def scalars(self, key: str, what: str) -> tuple[Scalar, ...]:
+        value = self.obj[key]
+        if not isinstance(value, list):
+            self.fail(key, f"must be a list of {what}, not {json_type(value)}")
+        if not value:
+            self.fail(key, f"must not be empty: declare the public list of {what}")
+        if len(value) > MAX_LIST:
+            self.fail(key, f"has {len(value)} entries; at most {MAX_LIST:,} are allowed")
+        seen: set[str] = set()
+        for i, item in enumerate(value):
+            if isinstance(item, (dict, list)) or item is None:
+                self.fail(f"{key}[{i}]", f"must be a string or number, not {json_type(item)}")
+            if isinstance(item, float) and not math.isfinite(item):
+                self.fail(f"{key}[{i}]", "must be a finite number")
+            if isinstance(item, str):
+                problem = text_problem(item)
+                if problem:
+                    self.fail(f"{key}[{i}]", problem)
+            canon = canonical_key(item)
+            if canon in seen:
+                self.fail(f"{key}[{i}]", f"repeats an earlier entry ({canon!r})")
+            seen.add(canon)
+        return tuple(value)
+
+
+def json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def as_number(value: Any, fail: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        fail(f"must be a number, not {json_type(value)}")
+    try:
+        number = float(value)
+    except OverflowError:  # a JSON integer of hundreds of digits
+        fail(f"is a {len(str(abs(value)))}-digit number, too large for any computation")
+    if not math.isfinite(number):
+        fail("must be a finite number")
+    return number
+
+
+_BIDI = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C)}
+
+
+def text_problem(value: str) -> str | None:
+    """Reject text that could hide what a reviewer reads (bidi overrides, control chars)."""
+    if len(value) > MAX_TEXT:
+        return f"is {len(value)} characters long; at most {MAX_TEXT} are allowed"
+    for ch in value:
+        if ch in _BIDI:
+            return f"contains the invisible direction control U+{ord(ch):04X}"
+        cat = unicodedata.category(ch)
+        if cat == "Cc" and ch not in "\t\n":
+            return f"contains the control character U+{ord(ch):04X}"
+        if cat == "Cs":
+            return "contains an unpaired surrogate"
+    return None
