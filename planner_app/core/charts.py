@@ -6,6 +6,7 @@ bars, error bars and axis limits instead of building the axes again."""
 
 from __future__ import annotations
 
+import functools
 import io
 from typing import Any
 
@@ -23,16 +24,11 @@ def _short(label: str, limit: int = 14) -> str:
 def compact(value: float, _pos: object = None) -> str:
     """A tick label: 380M rather than 3.8 with an offset of 1e8."""
     size = abs(value)
-    for limit, suffix in ((1e12, "T"), (1e9, "bn"), (1e6, "M"), (1e4, "k")):
+    for limit, unit, suffix in ((1e12, 1e12, "T"), (1e9, 1e9, "bn"), (1e6, 1e6, "M"),
+                                (1e4, 1e3, "k")):
         if size >= limit:
-            return f"{value / limit:g}{suffix}"
+            return f"{value / unit:g}{suffix}"
     return f"{value:g}"
-
-
-def _plus(chart: Chart) -> str:
-    from .accuracy import format_number_short
-
-    return "" if chart.half_width is None else f"± {format_number_short(chart.half_width)}"
 
 
 class ChartDrawing:
@@ -120,7 +116,7 @@ class ChartDrawing:
             ax.set_xlim(*chart.limits)
             first = chart.marks[0] if chart.marks else None
             label = self.artists["label"]
-            label.set_text(_plus(chart))
+            label.set_text(chart.point_label)
             if first is not None:
                 label.set_x(first.centre)
         self.artists["whiskers"].set_segments(whiskers)
@@ -134,8 +130,10 @@ def np_error() -> type[Exception]:
     return np.linalg.LinAlgError
 
 
+@functools.lru_cache(maxsize=256)
 def chart_png(chart: Chart, width: float = 6.0, height: float = 2.4, dpi: int = 110) -> bytes:
-    """The chart as PNG (matplotlib's Agg canvas), for the report."""
+    """The chart as PNG (matplotlib's Agg canvas), for the report. Cached: the HTML and the PDF
+    of one report draw the same charts."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 

@@ -52,6 +52,7 @@ class Chart:
     caption: str  # what the marks and the intervals are
     more: str = ""  # a note when only the first cells are drawn
     half_width: float | None = None  # the planned ± in the shown unit (previews only)
+    point_label: str = ""  # written above a number line's point
 
     def structure(self) -> tuple[Any, ...]:
         """What stays the same when only ε changes (a view can then move its artists)."""
@@ -187,16 +188,17 @@ def preview_for(query: Query, plan: Plan, accuracy: Accuracy | None = None,
                + (" Shaded: the values it can take." if span is not None and not bars else ""))
     return Chart("bars" if bars else "line", marks, _value_words(query, unit), span,
                  _limits(marks, span if bars else extent, bars), caption, more,
-                 hw if finite else None)
+                 hw if finite else None, f"± {format_number_short(hw)}" if finite else "")
 
 
 # ----------------------------------------------------------------------------- after release
 
 
 def release_chart(query: dict[str, Any], rows: list[dict[str, Any]],
-                  declared: Query | None = None, limit: int = MAX_PREVIEW_CELLS) -> Chart:
+                  bounds: tuple[float, float] | None = None,
+                  limit: int = MAX_PREVIEW_CELLS) -> Chart:
     """The released values of one statistic with their intervals, from release.json's public
-    record (``declared``: the plan's query, for its bounds; None when unknown)."""
+    record (``bounds``: the plan's declared lower and upper, when it has them)."""
     kind = query["kind"]
     share = kind == "randomized_response"
     factor = 100.0 if share else 1.0
@@ -208,7 +210,7 @@ def release_chart(query: dict[str, Any], rows: list[dict[str, Any]],
                                   if p is not None) or "all",
                        scaled(r.get("value")) or 0.0, scaled(r.get("low")), scaled(r.get("high")))
                   for r in rows[:limit])
-    lo, hi = (declared.lower, declared.upper) if declared is not None else (None, None)
+    lo, hi = bounds if bounds is not None else (None, None)
     span: tuple[float, float] | None = None
     if share:
         span = (0.0, 100.0)
@@ -224,10 +226,20 @@ def release_chart(query: dict[str, Any], rows: list[dict[str, Any]],
     bars = len(rows) > 1 or kind == "histogram"
     conf = rows[0].get("confidence") if rows else None
     pct = f"{100 * float(conf):g}%" if isinstance(conf, (int, float)) else "the stated confidence"
-    caption = (f"The released {'values' if bars else 'value'} with {pct} intervals."
-               if any(m.low is not None for m in marks) else
-               "The released value; its accuracy is a rank error, in the text.")
-    more = (f"The first {limit} of {len(rows):,} cells shown are drawn."
+    caption = (f"The released values with their {pct} intervals." if bars else
+               f"The released value with its {pct} interval.")
+    if not any(m.low is not None for m in marks):
+        caption = "The released value; its accuracy is a rank error, in the text."
+    more = (f"The first {limit} of these {len(rows):,} cells are drawn."
             if len(rows) > limit else "")
-    return Chart("bars" if bars else "line", marks, label, span, _limits(marks, span, bars),
-                 caption, more)
+    point = ""
+    if not bars and marks:
+        m = marks[0]
+        unit = "%" if share else ""
+        point = f"{format_number_short(m.centre)}{unit}" + (
+            f" ({format_number_short(m.low)}{unit} to {format_number_short(m.high)}{unit})"
+            if m.low is not None and m.high is not None else "")
+    # a count or a sum on a line that starts at 0 shows how large its interval is
+    extent = span if span is not None or bars or kind not in ("count", "sum") else (0.0, 0.0)
+    return Chart("bars" if bars else "line", marks, label, span, _limits(marks, extent, bars),
+                 caption, more, None, point)

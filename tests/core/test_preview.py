@@ -104,4 +104,11 @@ def test_a_release_chart_draws_the_released_values_and_intervals() -> None:
     assert chart.shape == "line" and chart.span == (0, 100)
     (m,) = chart.marks
     assert (m.centre, m.low, m.high) == pytest.approx((25, 10, 40))
-    assert "95% intervals" in chart.caption
+    assert "95% interval" in chart.caption
+
+
+def test_tick_labels_keep_their_magnitude() -> None:
+    from planner_app.core.charts import compact
+
+    assert [compact(v) for v in (0, 950, 2500, 25_000, 380_000_000, -2e9)] == [
+        "0", "950", "2500", "25k", "380M", "-2bn"]
