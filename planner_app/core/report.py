@@ -420,11 +420,11 @@ def report_pdf(record: dict[str, Any]) -> bytes:
         heading(q["label"], 11)
         para(f"{KIND_WORDS.get(q['kind'], q['kind'])}"
              f"{' of ' + q['column'] if q.get('column') else ''}. {s['meaning']}", 9)
-        widths = (0.34 * width, 0.2 * width, 0.3 * width, 0.16 * width)
+        widths = (0.28 * width, 0.16 * width, 0.26 * width, 0.30 * width)  # notes wrap
         table_rows(pdf, widths, ("LEFT", "RIGHT", "RIGHT", "LEFT"),
                    [("Cell", "Value", f"Interval ({record['confidence']:.0%})", "Note")] +
                    [(clip(cell_name(r)), format_value(r), format_interval(r),
-                     (r.get("note") or "")[:60]) for r in s["rows"]])
+                     clip(r.get("note") or "")) for r in s["rows"]])
         para(f"{s['more']} Parameters: {s['params']}.".strip(), 7.5)
         result_chart_pdf(pdf, record, s, width)
     if statistics_left_out(record):
