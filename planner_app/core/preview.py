@@ -178,8 +178,8 @@ def preview_for(query: Query, plan: Plan, accuracy: Accuracy | None = None,
             f"the {'error bar' if bars else 'line'} is the planned ± "
             f"{format_number_short(hw)} at {pct}")
     if query.kind in ("count", "histogram", "sum"):
-        scale = ("" if stated else f" ({ILLUSTRATIVE_ROWS} rows per cell for scale: the plan "
-                 "states no row count)") if query.kind != "sum" else ""
+        scale = (" (the plan's approximate row count, split evenly)" if stated else
+                 f" ({ILLUSTRATIVE_ROWS} rows per cell for scale: the plan states no row count)")
         drawn = f"{'each bar' if bars else 'the point'} is drawn {where}{scale}"
     else:
         drawn = f"{'each bar' if bars else 'the point'} is drawn {where}"

@@ -57,8 +57,13 @@ class PreviewCanvas(FigureCanvasQTAgg):
         self.drawing.show(chart)
         if now:
             self.draw()
-        else:
+        elif self.isVisible():
             self.draw_idle()  # a slider drag coalesces into one paint per event-loop turn
+        # hidden (another tab): the artists are current; showEvent paints them
+
+    def showEvent(self, event) -> None:  # type: ignore[no-untyped-def]  # noqa: N802
+        super().showEvent(event)
+        self.draw_idle()
 
 
 class StatisticPane(QWidget):
