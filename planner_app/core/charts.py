@@ -99,7 +99,8 @@ class ChartDrawing:
 
     def update(self, chart: Chart) -> None:
         ax = self.artists["axes"]
-        whiskers, caps = [], []
+        whiskers: list[list[tuple[float, float]]] = []
+        caps: list[list[tuple[float, float]]] = []
         if chart.shape == "bars":
             for i, (rect, m) in enumerate(zip(self.artists["bars"], chart.marks, strict=True)):
                 rect.set_height(m.centre)

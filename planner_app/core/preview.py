@@ -188,7 +188,8 @@ def preview_for(query: Query, plan: Plan, accuracy: Accuracy | None = None,
                + (" Shaded: the values it can take." if span is not None and not bars else ""))
     return Chart("bars" if bars else "line", marks, _value_words(query, unit), span,
                  _limits(marks, span if bars else extent, bars), caption, more,
-                 hw if finite else None, f"± {format_number_short(hw)}" if finite else "")
+                 hw if finite else None,
+                 f"± {format_number_short(hw)}" if hw is not None and finite else "")
 
 
 # ----------------------------------------------------------------------------- after release

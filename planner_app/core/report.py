@@ -489,9 +489,11 @@ def result_chart_html(record: dict[str, Any], s: dict[str, Any]) -> str:
         return ""
     e = html.escape
     data = base64.b64encode(chart_png(chart)).decode()
+    unit = "%" if _is_share(s["rows"][0]) else ""
     alt = (f"Chart of {s['query']['label']}: " + "; ".join(
-        f"{m.label} {m.centre:.6g}" + (f" ({m.low:.6g} to {m.high:.6g})"
-                                      if m.low is not None and m.high is not None else "")
+        f"{m.label} {format_number(m.centre)}{unit}"
+        + (f" ({format_number(m.low)}{unit} to {format_number(m.high)}{unit})"
+           if m.low is not None and m.high is not None else "")
         for m in chart.marks))
     return (f"<figure><img alt='{e(alt)}' src='data:image/png;base64,{data}' "
             f"style='max-width:100%'><figcaption class='note'>"

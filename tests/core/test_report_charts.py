@@ -16,7 +16,7 @@ from planner_app.core.bundle import read_bundle
 from planner_app.core.home import app_home
 from planner_app.core.plan import load_plan
 from planner_app.core.publish import publish
-from planner_app.core.report import report_html, report_pdf
+from planner_app.core.report import format_number, report_html, report_pdf
 from planner_app.core.resources import demo_plan_path
 from planner_app.core.review import review
 from planner_app.core.tables import load_table
@@ -49,11 +49,15 @@ def test_the_html_draws_every_statistic_with_its_released_interval(record) -> No
         assert png.startswith(b"\x89PNG")
         assert alt.startswith(f"Chart of {q['label']}:")
         rows = [r for r in record["results"] if r["query_id"] == q["id"]]
-        factor = 100 if q["kind"] == "randomized_response" else 1
+        share = q["kind"] == "randomized_response"
+
+        def shown(x: float, share: bool = share) -> str:  # as the report's table writes it
+            return f"{format_number(100 * x)}%" if share else format_number(x)
+
         for r in rows:  # every released value and interval, as release.json has them
-            assert f"{r['value'] * factor:.6g}" in alt, q["id"]
+            assert f"{shown(r['value'])}" in alt, q["id"]
             if r["low"] is not None:
-                assert f"({r['low'] * factor:.6g} to {r['high'] * factor:.6g})" in alt, q["id"]
+                assert f"({shown(r['low'])} to {shown(r['high'])})" in alt, q["id"]
 
 
 def test_the_pdf_carries_a_chart_per_statistic(record) -> None:  # type: ignore[no-untyped-def]
