@@ -62,6 +62,8 @@ class ChartDrawing:
                           ha="right" if len(x) > 6 else "center", fontsize=8)
             ax.set_ylabel(chart.value_label, fontsize=8)
             ax.grid(True, axis="y", alpha=0.3)
+            # above the axes, never over a bar
+            self.artists["label"] = ax.set_title(" ", loc="left", fontsize=9, color=INTERVAL)
         else:
             ax.set_yticks([])
             ax.set_ylim(-1, 1)
@@ -108,6 +110,7 @@ class ChartDrawing:
                     whiskers.append([(i, m.low), (i, m.high)])
                     caps += [[(i - 0.12, y), (i + 0.12, y)] for y in (m.low, m.high)]
             ax.set_ylim(*chart.limits)
+            self.artists["label"].set_text(chart.point_label or " ")
         else:
             self.artists["point"].set_xdata([m.centre for m in chart.marks])
             for m in chart.marks:

@@ -189,7 +189,8 @@ def preview_for(query: Query, plan: Plan, accuracy: Accuracy | None = None,
     return Chart("bars" if bars else "line", marks, _value_words(query, unit), span,
                  _limits(marks, span if bars else extent, bars), caption, more,
                  hw if finite else None,
-                 f"± {format_number_short(hw)}" if hw is not None and finite else "")
+                 (f"± {format_number_short(hw)}" + (f" at {pct} on every bar" if bars else ""))
+                 if hw is not None and finite else "")
 
 
 # ----------------------------------------------------------------------------- after release
