@@ -495,9 +495,10 @@ def result_chart_html(record: dict[str, Any], s: dict[str, Any]) -> str:
         + (f" ({format_number(m.low)}{unit} to {format_number(m.high)}{unit})"
            if m.low is not None and m.high is not None else "")
         for m in chart.marks))
-    return (f"<figure><img alt='{e(alt)}' src='data:image/png;base64,{data}' "
-            f"style='max-width:100%'><figcaption class='note'>"
-            f"{e(' '.join(t for t in (chart.caption, chart.more) if t))}</figcaption></figure>")
+    # a div and paragraphs, not <figure>: the app's report viewer (Qt rich text) knows these
+    return (f"<div class='chart'><p><img alt='{e(alt)}' src='data:image/png;base64,{data}' "
+            f"style='max-width:100%'></p><p class='note'>"
+            f"{e(' '.join(t for t in (chart.caption, chart.more) if t))}</p></div>")
 
 
 def result_chart_pdf(pdf: Any, record: dict[str, Any], s: dict[str, Any], width: float) -> None:

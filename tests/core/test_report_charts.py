@@ -39,7 +39,7 @@ def record(tmp_path_factory: pytest.TempPathFactory) -> dict:
 def figures(page: str) -> list[tuple[str, bytes]]:
     """(alt text, PNG bytes) of every result chart in the HTML."""
     return [(alt, base64.b64decode(data)) for alt, data in re.findall(
-        r"<figure><img alt='([^']*)' src='data:image/png;base64,([^']+)'", page)]
+        r"<div class='chart'><p><img alt='([^']*)' src='data:image/png;base64,([^']+)'", page)]
 
 
 def test_the_html_draws_every_statistic_with_its_released_interval(record) -> None:  # type: ignore[no-untyped-def]
