@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..dp.accuracy import format_half_width, quantile_words, useless_warning
+from ..planning.preview import Chart
 
 MAX_REPORT_ROWS = 50  # cells shown per statistic; results.csv has every one
 MAX_REPORT_STATISTICS = 1_000  # statistics explained; results.csv has every one
@@ -331,8 +332,11 @@ def report_html(record: dict[str, Any]) -> str:
                          f"{e(r.get('note') or '')}</td></tr>")
         parts.append(f"</table><p class='note'>{e(s['more'])} Parameters: {e(s['params'])}. "
                      f"{e(q['derivation'])}.</p>")
+        parts.append(result_chart_html(record, s))
     if statistics_left_out(record):
         parts.append(f"<p class='note'>{e(statistics_left_out(record))}</p>")
+    if charts_left_out(record):
+        parts.append(f"<p class='note'>{e(charts_left_out(record))}</p>")
     parts += [
         "<h2>The privacy guarantee</h2>",
         f"<p>This release spent <b>ε = {total['epsilon']:.4g}</b>, δ = {total['delta']:.3g} "
@@ -416,14 +420,17 @@ def report_pdf(record: dict[str, Any]) -> bytes:
         heading(q["label"], 11)
         para(f"{KIND_WORDS.get(q['kind'], q['kind'])}"
              f"{' of ' + q['column'] if q.get('column') else ''}. {s['meaning']}", 9)
-        widths = (0.34 * width, 0.2 * width, 0.3 * width, 0.16 * width)
+        widths = (0.28 * width, 0.16 * width, 0.26 * width, 0.30 * width)  # notes wrap
         table_rows(pdf, widths, ("LEFT", "RIGHT", "RIGHT", "LEFT"),
                    [("Cell", "Value", f"Interval ({record['confidence']:.0%})", "Note")] +
                    [(clip(cell_name(r)), format_value(r), format_interval(r),
-                     (r.get("note") or "")[:60]) for r in s["rows"]])
+                     clip(r.get("note") or "")) for r in s["rows"]])
         para(f"{s['more']} Parameters: {s['params']}.".strip(), 7.5)
+        result_chart_pdf(pdf, record, s, width)
     if statistics_left_out(record):
         para(statistics_left_out(record), 9)
+    if charts_left_out(record):
+        para(charts_left_out(record), 9)
     heading("The privacy guarantee")
     para(f"This release spent ε = {total['epsilon']:.4g}, δ = {total['delta']:.3g} "
          f"({total['accountant']} accounting).")
@@ -438,6 +445,78 @@ def report_pdf(record: dict[str, Any]) -> bytes:
         heading(question, 9)
         para(answer, 8.5)
     return bytes(pdf.output())
+
+
+# ----------------------------------------------------------------------------- result charts
+
+MAX_REPORT_CHARTS = 60  # statistics drawn as a chart; the tables and results.csv have all
+
+
+def result_chart(record: dict[str, Any], s: dict[str, Any]) -> Chart | None:
+    """One statistic's released values with their intervals as a chart (preview.py), from the
+    record alone; None past the first MAX_REPORT_CHARTS statistics or without values."""
+    from ..planning.preview import release_chart
+
+    q = s["query"]
+    if not s["rows"] or q["id"] not in {x["id"] for x in
+                                        record["queries"][:MAX_REPORT_CHARTS]}:
+        return None
+    declared = next((p for p in record["plan"].get("queries", ())
+                     if isinstance(p, dict) and p.get("id") == q["id"]), {})
+    lower, upper = declared.get("lower"), declared.get("upper")
+    bounds = ((float(lower), float(upper)) if isinstance(lower, (int, float))
+              and isinstance(upper, (int, float)) else None)
+    return release_chart(q, s["rows"], bounds)
+
+
+def charts_left_out(record: dict[str, Any]) -> str:
+    """A sentence when some statistics have no chart, else ""."""
+    n = min(len(record["queries"]), MAX_REPORT_STATISTICS)
+    if n <= MAX_REPORT_CHARTS:
+        return ""
+    return (f"Charts are drawn for the first {MAX_REPORT_CHARTS:,} statistics; the tables and "
+            f"{RESULTS_FILE} hold every value and interval.")
+
+
+def result_chart_html(record: dict[str, Any], s: dict[str, Any]) -> str:
+    """The chart as an embedded PNG with its caption (like the belief chart), or ""."""
+    import base64
+
+    from ..planning.charts import chart_png
+
+    chart = result_chart(record, s)
+    if chart is None:
+        return ""
+    e = html.escape
+    data = base64.b64encode(chart_png(chart)).decode()
+    unit = "%" if _is_share(s["rows"][0]) else ""
+    alt = (f"Chart of {s['query']['label']}: " + "; ".join(
+        f"{m.label} {format_number(m.centre)}{unit}"
+        + (f" ({format_number(m.low)}{unit} to {format_number(m.high)}{unit})"
+           if m.low is not None and m.high is not None else "")
+        for m in chart.marks))
+    # a div and paragraphs, not <figure>: the app's report viewer (Qt rich text) knows these
+    return (f"<div class='chart'><p><img alt='{e(alt)}' src='data:image/png;base64,{data}' "
+            f"style='max-width:100%'></p><p class='note'>"
+            f"{e(' '.join(t for t in (chart.caption, chart.more) if t))}</p></div>")
+
+
+def result_chart_pdf(pdf: Any, record: dict[str, Any], s: dict[str, Any], width: float) -> None:
+    """The chart as an image in the PDF, with its caption, on one page."""
+    from ..planning.charts import chart_png
+
+    chart = result_chart(record, s)
+    if chart is None:
+        return
+    w = min(width, 150.0)
+    h = w * (2.4 if chart.shape == "bars" else 1.5) / 6.0  # chart_png's aspect
+    if pdf.will_page_break(h + 8):
+        pdf.add_page()
+    pdf.image(io.BytesIO(chart_png(chart)), w=w, h=h)
+    pdf.set_font("DejaVu", "", 7.5)
+    pdf.multi_cell(width, 3.75, " ".join(t for t in (chart.caption, chart.more) if t),
+                   align="L")
+    pdf.ln(2)
 
 
 def rr_file_sentence(query: dict[str, Any]) -> str:

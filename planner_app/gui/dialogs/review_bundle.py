@@ -220,13 +220,22 @@ class BundleDialog(QDialog):
     def _report_tab(self, files: dict[str, bytes]) -> None:
         browser = QTextBrowser()
         page = files.get(REPORT_HTML, b"").decode("utf-8", "replace")
-        match = re.search(r"src='data:image/png;base64,([A-Za-z0-9+/=]+)'", page)
-        if match:
-            import base64
-
-            image = QImage.fromData(base64.b64decode(match.group(1)))
-            browser.document().addResource(QTextDocument.ResourceType.ImageResource,
-                                           QUrl("chart.png"), image)
-            page = page.replace(match.group(0), "src='chart.png'")
+        page = _embedded_images(browser, page)
         browser.setHtml(page or "<p>This bundle has no report.</p>")
         self.tabs.addTab(browser, "Report")
+
+
+def _embedded_images(browser: QTextBrowser, page: str) -> str:
+    """Every embedded PNG of the report (the result charts and the belief chart) becomes a
+    resource of the browser's document, which shows no data: URLs; the page, pointing at
+    them."""
+    import base64
+
+    def resource(match: re.Match[str]) -> str:
+        name = f"chart-{match.start()}.png"
+        image = QImage.fromData(base64.b64decode(match.group(1)))
+        browser.document().addResource(QTextDocument.ResourceType.ImageResource, QUrl(name),
+                                       image)
+        return f"src='{name}'"
+
+    return re.sub(r"src='data:image/png;base64,([A-Za-z0-9+/=]+)'", resource, page)

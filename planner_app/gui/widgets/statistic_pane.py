@@ -5,17 +5,21 @@ from __future__ import annotations
 
 import math
 
+from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
+from matplotlib.figure import Figure
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QDoubleValidator
 from PySide6.QtWidgets import (
     QCheckBox,
     QDoubleSpinBox,
     QFormLayout,
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
+    QScrollArea,
     QSlider,
     QVBoxLayout,
     QWidget,
@@ -30,6 +34,8 @@ from ...core.dp.accuracy import (
     useless_warning,
 )
 from ...core.dp.risk import explain
+from ...core.planning.charts import ChartDrawing
+from ...core.planning.preview import Chart, preview_for
 from ..models import KIND_NAMES
 from ..session import Session
 
@@ -48,11 +54,51 @@ def epsilon_to_slider(epsilon: float) -> int:
     return int(round(min(max(pos, 0), SLIDER_STEPS)))
 
 
+class PreviewCanvas(FigureCanvasQTAgg):
+    """The release's look before it exists (a core preview.Chart, drawn by core ChartDrawing).
+    A new ε moves the existing artists; only a new statistic builds the axes again."""
+
+    def __init__(self) -> None:
+        self.figure = Figure(figsize=(5.2, 2.1))
+        super().__init__(self.figure)
+        self.setAccessibleName("Picture of the planned release: its values with their "
+                               "intervals")
+        self.drawing = ChartDrawing(self.figure)
+        self.setMinimumHeight(150)
+
+    def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]  # noqa: N802
+        super().resizeEvent(event)
+        if self.drawing.chart is not None:
+            self.drawing.fit()
+
+    def show_chart(self, chart: Chart, now: bool = False) -> None:
+        self.drawing.show(chart)
+        if now:
+            self.draw()
+        elif self.isVisible():
+            self.draw_idle()  # a slider drag coalesces into one paint per event-loop turn
+        # hidden (another tab): the artists are current; showEvent paints them
+
+    def showEvent(self, event) -> None:  # type: ignore[no-untyped-def]  # noqa: N802
+        super().showEvent(event)
+        self.draw_idle()
+
+
 class StatisticPane(QWidget):
     def __init__(self, session: Session) -> None:
         super().__init__()
         self.session = session
-        layout = QVBoxLayout(self)
+        # the pane scrolls when the window is too short for it (at 200% scaling, say) rather
+        # than squeezing the picture under its caption
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
+        content = QWidget()
+        scroll.setWidget(content)
+        layout = QVBoxLayout(content)
         self.title = QLabel()
         self.title.setTextFormat(Qt.TextFormat.RichText)
         self.title.setWordWrap(True)
@@ -96,6 +142,17 @@ class StatisticPane(QWidget):
         self.accuracy_note.setWordWrap(True)
         form.addRow("", self.accuracy_note)
         layout.addWidget(budget)
+
+        picture = QGroupBox("What the release will look like")
+        picture_layout = QVBoxLayout(picture)
+        self.preview = PreviewCanvas()
+        picture_layout.addWidget(self.preview)
+        self.preview_caption = QLabel()
+        self.preview_caption.setWordWrap(True)
+        self.preview_caption.setStyleSheet("color: #555;")
+        picture_layout.addWidget(self.preview_caption)
+        self.preview_box = picture
+        layout.addWidget(picture, 3)
 
         about = QGroupBox("How the noise is set")
         about_layout = QVBoxLayout(about)
@@ -183,6 +240,7 @@ class StatisticPane(QWidget):
             self.title.setText("<i>No statistic selected. Add one with Statistics → Add.</i>")
             for label in (self.derivation, self.sentence, self.warnings, self.accuracy_note):
                 label.setText("")
+            self.refresh_preview(None)
             return
         blockers = [QSignalBlocker(w) for w in (self.slider, self.spin, self.hold)]
         self.slider.setValue(epsilon_to_slider(q.epsilon))
@@ -202,6 +260,7 @@ class StatisticPane(QWidget):
         if useless is not None:
             notes.append(f"⚠ {useless[0].upper()}{useless[1:]}")
         self.accuracy_note.setText("\n".join(n for n in notes if n))
+        self.refresh_preview(q, acc)
         self.title.setText(f"<h3>{q.title}</h3>{KIND_NAMES.get(q.kind, q.kind)}"
                            + (f" of <b>{q.column}</b>" if q.column else "")
                            + (f", grouped by {q.group_by.column}" if q.group_by else ""))
@@ -221,6 +280,19 @@ class StatisticPane(QWidget):
         self.sentence.setText(explain(eps, q.delta, relation=plan.neighbouring,
                                       what="this statistic alone").sentence)
         self.warnings.setText("\n".join(self._warnings(q)))
+
+    def refresh_preview(self, q, acc=None) -> None:  # type: ignore[no-untyped-def]
+        """Redraw the picture of the release for ``q`` (None: no statistic) from the plan and
+        the accuracy the text shows (``acc``; the session's when None) — never from the
+        table."""
+        plan = self.session.plan
+        if q is None or plan is None:
+            self.preview_box.setVisible(False)
+            return
+        self.preview_box.setVisible(True)
+        chart = preview_for(q, plan, acc if acc is not None else self.session.accuracy(q))
+        self.preview.show_chart(chart)
+        self.preview_caption.setText(" ".join(t for t in (chart.caption, chart.more) if t))
 
     def _warnings(self, q) -> list[str]:  # type: ignore[no-untyped-def]
         from ...core.planning.check import copied_from_data

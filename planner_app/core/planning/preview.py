@@ -1,0 +1,247 @@
+"""What a statistic's release will look like, as plain data for a chart: the marks (bars or a
+point on a number line), their intervals, the axis and the words that say what is drawn.
+
+Two sources, never the table:
+- before release, ``preview_for`` places each mark at an illustrative value built from public
+  parameters (the declared bounds, the stated approximate row count, or 100 rows for scale)
+  and gives it the planned ± of accuracy.py, the same Accuracy the statistic pane's text shows;
+- after release, ``release_chart`` draws the released values and intervals of release.json.
+
+The GUI and the report only draw a ``Chart`` (charts.py); what to draw is decided here.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from ..dp.accuracy import (
+    Accuracy,
+    accuracy_for,
+    format_number_short,
+    quantile_name,
+    shown_half_width,
+    shown_unit,
+)
+from ..model import Plan, Query
+
+MAX_PREVIEW_CELLS = 24  # bars drawn in one chart; the rest have the same ± (a note says so)
+ILLUSTRATIVE_ROWS = 100  # rows per cell for scale when the plan states no row count
+
+
+@dataclass(frozen=True)
+class Mark:
+    """One bar or point: where it is drawn and its interval (None: no interval to draw)."""
+
+    label: str
+    centre: float
+    low: float | None
+    high: float | None
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A chart's content in the unit a person reads (shares in %, quantiles in percentiles)."""
+
+    shape: str  # "bars" (a histogram or group-by) or "line" (one value on a number line)
+    marks: tuple[Mark, ...]
+    value_label: str  # the value axis
+    span: tuple[float, float] | None  # the values the statistic can take (shaded), if bounded
+    limits: tuple[float, float]  # the value axis, showing every mark, interval and the span
+    caption: str  # what the marks and the intervals are
+    more: str = ""  # a note when only the first cells are drawn
+    half_width: float | None = None  # the planned ± in the shown unit (previews only)
+    point_label: str = ""  # written above a number line's point
+
+    def structure(self) -> tuple[Any, ...]:
+        """What stays the same when only ε changes (a view can then move its artists)."""
+        return (self.shape, tuple(m.label for m in self.marks), self.value_label, self.span)
+
+
+# ----------------------------------------------------------------------------- before release
+
+
+def cell_names(query: Query) -> list[str]:
+    """The declared cells in release order, named as the report names them."""
+    from ..data.aggregate import cell_labels
+
+    return [" / ".join(str(p) for p in cell if p is not None) or "all"
+            for cell in cell_labels(query)]
+
+
+def illustrative_rows(query: Query, plan: Plan, cells: int) -> tuple[float, bool]:
+    """Rows per cell to draw with (public: the stated row count split evenly), and whether
+    it was stated (False: ILLUSTRATIVE_ROWS, for scale)."""
+    if query.expected_count is not None:
+        per_group = float(query.expected_count)
+        inner = len(query.categories or ()) or max(len(query.bins or ()) - 1, 1)
+        return (per_group / inner if query.kind == "histogram" else per_group), True
+    if plan.dataset.expected_rows is not None:
+        return plan.dataset.expected_rows / max(cells, 1), True
+    return float(ILLUSTRATIVE_ROWS), False
+
+
+def _value_words(query: Query, unit: str) -> str:
+    column = query.column or "value"
+    if unit == "count":
+        return "people or rows"
+    if unit == "share":
+        return f"share of yes in {column} (%)"
+    if unit == "percentile":
+        return "percentile of the data"
+    if unit == "rank":
+        return f"rows from the true {quantile_name(query.quantile or 0.5)}"
+    if query.kind == "variance":
+        return f"variance of {column} (squared units)"
+    return f"{query.kind} of {column}"
+
+
+def _centre_and_span(query: Query, unit: str, rows: float
+                     ) -> tuple[float, tuple[float, float] | None, tuple[float, float], str]:
+    """Where a mark is drawn, the values it can take (None: unbounded), the range a number
+    line shows around it, and the words for where it is."""
+    lo, hi = query.lower, query.upper
+    if unit == "share":
+        return 50.0, (0.0, 100.0), (0.0, 100.0), "at 50%"
+    if unit == "percentile":
+        q = 100 * (query.quantile if query.quantile is not None else 0.5)
+        return q, (0.0, 100.0), (0.0, 100.0), f"at the {quantile_name(query.quantile or 0.5)}"
+    if unit == "rank":
+        return 0.0, None, (0.0, 0.0), f"at the true {quantile_name(query.quantile or 0.5)}"
+    if query.kind in ("count", "histogram"):
+        return rows, None, (0.0, 2 * rows), f"at {rows:,.0f} rows"
+    if lo is None or hi is None:  # not a valid plan; draw around 0
+        return 0.0, None, (0.0, 0.0), "at 0"
+    if query.kind == "mean":
+        return (lo + hi) / 2, (lo, hi), (lo, hi), "at the middle of the bounds"
+    if query.kind == "variance":
+        top = (hi - lo) ** 2 / 4
+        return top / 2, (0.0, top), (0.0, top), "at half the largest variance the bounds allow"
+    if query.kind == "sum":
+        return (rows * (lo + hi) / 2, None, (rows * lo, rows * hi),
+                f"as {rows:,.0f} rows at the middle of the bounds")
+    return 0.0, None, (0.0, 0.0), "at 0"
+
+
+def _limits(marks: tuple[Mark, ...], span: tuple[float, float] | None,
+            bars: bool) -> tuple[float, float]:
+    """The value axis: every mark and interval, the span (or the extent around a point), and
+    0 under bars."""
+    points = [v for m in marks for v in (m.centre, m.low, m.high)
+              if v is not None and math.isfinite(v)]
+    if span is not None:
+        points += list(span)
+    if bars:
+        points.append(0.0)
+    low, high = min(points, default=0.0), max(points, default=1.0)
+    if high <= low:
+        high = low + 1.0
+    pad = 0.06 * (high - low)
+    return (low if bars and low == 0 else low - pad), high + pad
+
+
+def preview_for(query: Query, plan: Plan, accuracy: Accuracy | None = None,
+                confidence: float | None = None, limit: int = MAX_PREVIEW_CELLS) -> Chart:
+    """The release's look before it exists, from the plan alone.
+
+    ``accuracy`` is the one the caller shows in words (the statistic pane passes its own), so
+    text and picture share one number; without it, accuracy_for at ``confidence``."""
+    if accuracy is None:
+        from ..dp.accuracy import DEFAULT_CONFIDENCE
+
+        accuracy = accuracy_for(query, plan, confidence or DEFAULT_CONFIDENCE)
+    names = cell_names(query)
+    unit = shown_unit(accuracy)
+    rows, stated = illustrative_rows(query, plan, len(names))
+    centre, span, extent, where = _centre_and_span(query, unit, rows)
+    hw = shown_half_width(accuracy)
+    finite = hw is not None and math.isfinite(hw)
+    clip = span if unit in ("share", "percentile") else None
+
+    def interval() -> tuple[float | None, float | None]:
+        if not finite:
+            return None, None
+        assert hw is not None
+        low, high = centre - hw, centre + hw
+        if clip is not None:
+            low, high = max(low, clip[0]), min(high, clip[1])
+        return low, high
+
+    bars = len(names) > 1 or query.kind == "histogram"
+    marks = tuple(Mark(name, centre, *interval()) for name in names[:limit])
+    more = (f"The first {limit} of {len(names):,} cells are drawn; every cell has the same ±."
+            if len(names) > limit else "")
+    pct = f"{100 * accuracy.confidence:g}%"
+    plus = ("no interval yet: " + accuracy.note if hw is None else
+            "the ± is unbounded" if not finite else
+            f"the {'error bar' if bars else 'line'} is the planned ± "
+            f"{format_number_short(hw)} at {pct}")
+    if query.kind in ("count", "histogram", "sum"):
+        scale = (" (the plan's approximate row count, split evenly)" if stated else
+                 f" ({ILLUSTRATIVE_ROWS} rows per cell for scale: the plan states no row count)")
+        drawn = f"{'each bar' if bars else 'the point'} is drawn {where}{scale}"
+    else:
+        drawn = f"{'each bar' if bars else 'the point'} is drawn {where}"
+    caption = (f"Illustration from the plan, not your data: {drawn}; {plus}"
+               + (" (the same for every cell)." if bars and finite else ".")
+               + (" Shaded: the values it can take." if span is not None and not bars else ""))
+    return Chart("bars" if bars else "line", marks, _value_words(query, unit), span,
+                 _limits(marks, span if bars else extent, bars), caption, more,
+                 hw if finite else None,
+                 (f"± {format_number_short(hw)}" + (f" at {pct} on every bar" if bars else ""))
+                 if hw is not None and finite else "")
+
+
+# ----------------------------------------------------------------------------- after release
+
+
+def release_chart(query: dict[str, Any], rows: list[dict[str, Any]],
+                  bounds: tuple[float, float] | None = None,
+                  limit: int = MAX_PREVIEW_CELLS) -> Chart:
+    """The released values of one statistic with their intervals, from release.json's public
+    record (``bounds``: the plan's declared lower and upper, when it has them)."""
+    kind = query["kind"]
+    share = kind == "randomized_response"
+    factor = 100.0 if share else 1.0
+
+    def scaled(x: Any) -> float | None:
+        return None if not isinstance(x, (int, float)) else float(x) * factor
+
+    marks = tuple(Mark(" / ".join(str(p) for p in (r.get("group"), r.get("cell"))
+                                  if p is not None) or "all",
+                       scaled(r.get("value")) or 0.0, scaled(r.get("low")), scaled(r.get("high")))
+                  for r in rows[:limit])
+    lo, hi = bounds if bounds is not None else (None, None)
+    span: tuple[float, float] | None = None
+    if share:
+        span = (0.0, 100.0)
+    elif kind in ("mean", "quantile") and lo is not None and hi is not None:
+        span = (lo, hi)
+    elif kind == "variance" and lo is not None and hi is not None:
+        span = (0.0, (hi - lo) ** 2 / 4)
+    column = query.get("column") or "value"
+    label = ("people or rows" if kind in ("count", "histogram") else
+             f"share of yes in {column} (%)" if share else
+             f"variance of {column} (squared units)" if kind == "variance" else
+             f"{kind} of {column}")
+    bars = len(rows) > 1 or kind == "histogram"
+    conf = rows[0].get("confidence") if rows else None
+    pct = f"{100 * float(conf):g}%" if isinstance(conf, (int, float)) else "the stated confidence"
+    caption = (f"The released values with their {pct} intervals." if bars else
+               f"The released value with its {pct} interval.")
+    if not any(m.low is not None for m in marks):
+        caption = "The released value; its accuracy is a rank error, in the text."
+    more = (f"The first {limit} of these {len(rows):,} cells are drawn."
+            if len(rows) > limit else "")
+    point = ""
+    if not bars and marks:
+        m = marks[0]
+        unit = "%" if share else ""
+        point = f"{format_number_short(m.centre)}{unit}" + (
+            f" ({format_number_short(m.low)}{unit} to {format_number_short(m.high)}{unit})"
+            if m.low is not None and m.high is not None else "")
+    # a count or a sum on a line that starts at 0 shows how large its interval is
+    extent = span if span is not None or bars or kind not in ("count", "sum") else (0.0, 0.0)
+    return Chart("bars" if bars else "line", marks, label, span, _limits(marks, extent, bars),
+                 caption, more, None, point)
