@@ -55,9 +55,9 @@ def run_smoke_test(window: MainWindow) -> bool:
         window.show_tab(i)
         app.processEvents()
         shots.append(window.grab())
-    session.doc.undo()
+    session.undo()
     undone = session.plan is not None and session.plan.queries[0].epsilon == first.epsilon
-    session.doc.load(session.plan)  # nothing to save in a smoke test
+    session.load_plan(session.plan)  # nothing to save in a smoke test
     return edited and undone and all(not s.isNull() for s in shots)
 
 

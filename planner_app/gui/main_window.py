@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (QDialog, QFileDialog, QInputDialog, QMainWindow,
                                QWidget)
 
 from .. import __version__
-from ..core.editing import add_query, duplicate_query, remove_query, replace_query
+from ..core.changes import OpChanges
 from ..core.errors import InputError, PlannerError
 from ..core.plan import load_plan, plan_from_dict, plan_to_dict, save_plan
 from ..core.resources import demo_plan_path, demo_table_path, resource_path
@@ -26,7 +26,7 @@ from .dialogs.query_dialog import QueryDialog
 from .dialogs.release_wizard import ReleaseWizard
 from .dialogs.review_bundle import BundleDialog, ReviewDialog
 from .session import Session
-from .table_link import (ATTACH, NEW, ask_new_or_attach, attached, plans_table, problems_text,
+from .table_link import (ATTACH, NEW, ask_new_or_attach, plans_table, problems_text,
                          table_path_text)
 from .widgets.budget_pane import BudgetPane
 from .widgets.data_pane import DataPane
@@ -100,7 +100,7 @@ class MainWindow(QMainWindow):
         self.statistics.removeRequested.connect(self.remove_statistic)
         self.statistic_pane.edit_button.clicked.connect(
             lambda: self.edit_statistic(self.session.selected or ""))
-        session.planChanged.connect(self._plan_changed)
+        session.changed.connect(self._changed)
         session.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self._restore_window()
         self._plan_changed()
@@ -138,10 +138,10 @@ class MainWindow(QMainWindow):
         self.save_as_action = self._action("Save plan &as…", self.save_plan_as,
                                            QKeySequence.StandardKey.SaveAs)
         self.quit_action = self._action("&Quit", self.close, QKeySequence.StandardKey.Quit)
-        self.undo_action = self._action("&Undo", self.session.doc.undo,
+        self.undo_action = self._action("&Undo", self.session.undo,
                                         QKeySequence.StandardKey.Undo, "Undo the last edit",
                                         SP.SP_ArrowBack)
-        self.redo_action = self._action("&Redo", self.session.doc.redo,
+        self.redo_action = self._action("&Redo", self.session.redo,
                                         QKeySequence.StandardKey.Redo, "Redo", SP.SP_ArrowForward)
         self.add_action = self._action("&Add statistic…", self.add_statistic,
                                        QKeySequence("Ctrl+Shift+A"), "Add a statistic")
@@ -210,21 +210,27 @@ class MainWindow(QMainWindow):
 
     # -- state ------------------------------------------------------------------------------
 
+    def _changed(self, changes: OpChanges) -> None:
+        if changes.plan or changes.history or changes.table:
+            self._plan_changed()
+        if changes.settings:
+            self.require_action.setChecked(self.session.settings.require_approval)
+
     def _plan_changed(self) -> None:
-        doc = self.session.doc
-        has_plan = doc.plan is not None
-        self.stack.setCurrentIndex(1 if has_plan or self.session.table is not None else 0)
-        self.undo_action.setEnabled(doc.can_undo)
-        self.redo_action.setEnabled(doc.can_redo)
-        self.undo_action.setText(f"&Undo {doc.undo_text}" if doc.can_undo else "&Undo")
-        self.redo_action.setText(f"&Redo {doc.redo_text}" if doc.can_redo else "&Redo")
+        s = self.session
+        has_plan = s.plan is not None
+        self.stack.setCurrentIndex(1 if has_plan or s.table is not None else 0)
+        self.undo_action.setEnabled(s.can_undo)
+        self.redo_action.setEnabled(s.can_redo)
+        self.undo_action.setText(f"&Undo {s.undo_text}" if s.can_undo else "&Undo")
+        self.redo_action.setText(f"&Redo {s.redo_text}" if s.can_redo else "&Redo")
         for a in (self.save_action, self.save_as_action, self.add_action, self.release_action,
                   self.review_plan_action):
             a.setEnabled(has_plan)
-        name = doc.path.name if doc.path else (doc.plan.dataset.name if doc.plan else "")
+        name = s.path.name if s.path else (s.plan.dataset.name if s.plan else "")
         self.setWindowTitle(f"{name}[*] — planner_app {__version__}"
                             if name else f"planner_app {__version__}[*]")
-        self.setWindowModified(doc.dirty)
+        self.setWindowModified(s.dirty)
 
     def _restore_window(self) -> None:
         s = self.session.settings
@@ -257,7 +263,7 @@ class MainWindow(QMainWindow):
 
     def confirm_discard(self) -> bool:
         """Ask before losing unsaved changes; True when it is fine to go on."""
-        if not self.session.doc.dirty:
+        if not self.session.dirty:
             return True
         answer = QMessageBox.question(
             self, "Unsaved changes", "The plan has changes that are not saved. Save them?",
@@ -326,23 +332,23 @@ class MainWindow(QMainWindow):
     def review_current(self) -> None:
         if self.session.plan is None:
             return
-        if self.session.doc.dirty or self.session.doc.path is None:
+        if self.session.dirty or self.session.path is None:
             QMessageBox.information(self, "Save the plan first", "A review is bound to the "
                                     "saved plan file: save it, then review it.")
             if not self.save_plan():
                 return
-        path = self.session.doc.path
+        path = self.session.path
         assert path is not None
         dialog = self.review_plan_file(path)
         if dialog is not None:
             dialog.finished.connect(lambda _r: self._reload_reviewed(path))
 
     def _reload_reviewed(self, path: Path) -> None:
-        if self.session.doc.path == path and not self.session.doc.dirty:
-            self.session.doc.load(load_plan(path), path)
+        if self.session.path == path and not self.session.dirty:
+            self.session.load_plan(load_plan(path), path)
 
     def _toggle_require(self) -> None:
-        self.session.settings.require_approval = self.require_action.isChecked()
+        self.session.set_require_approval(self.require_action.isChecked())
         self._save_settings()
 
     def release(self) -> ReleaseWizard | None:
@@ -429,7 +435,7 @@ class MainWindow(QMainWindow):
             self.error("This plan cannot be opened", f"{exc}\n\nFix the field it names (see "
                                                      "Help → User guide) and open it again.")
             return False
-        self.session.doc.load(plan, path)
+        self.session.load_plan(plan, path)
         self.stack.setCurrentIndex(1)
         self._remember(path)
         self._find_plans_table(path)
@@ -446,9 +452,9 @@ class MainWindow(QMainWindow):
         plan = self.session.plan
         if plan is None:
             return
-        new = attached(plan, table_path_text(path, self.session.doc.path))
-        if new is not None:
-            self.session.apply(f"Use the plan with {path.name}", new)
+        text = table_path_text(path, self.session.path)
+        if plan.dataset.path != text:
+            self.session.attach_table(text, path.name)
         self.show_fit_problems()
 
     def show_fit_problems(self) -> bool:
@@ -512,9 +518,9 @@ class MainWindow(QMainWindow):
         self.bundle_dialog.show()
 
     def save_plan(self) -> bool:
-        if self.session.doc.path is None:
+        if self.session.path is None:
             return self.save_plan_as()
-        return self._write_plan(self.session.doc.path)
+        return self._write_plan(self.session.path)
 
     def save_plan_as(self) -> bool:
         plan = self.session.plan
@@ -541,7 +547,7 @@ class MainWindow(QMainWindow):
         except OSError as exc:
             self.error("Cannot save the plan", f"{path}: {exc.strerror}")
             return False
-        self.session.doc.mark_saved(path)
+        self.session.mark_saved(path)
         self._remember(path)
         self.statusBar().showMessage(f"Saved {path.name}", 5000)
         return True
@@ -563,13 +569,10 @@ class MainWindow(QMainWindow):
         dialog = QueryDialog(self.session, query, self)
         if dialog.exec() == QDialog.DialogCode.Accepted and dialog.result_plan is not None:
             new = dialog.result_plan.query(dialog.result_id or "")
-            plan = self.session.plan
-            assert plan is not None
             if query is None:
-                self.session.apply(f"Add {new.title!r}", add_query(plan, new))
+                self.session.add_query(new)
             else:
-                self.session.apply(f"Edit {new.title!r}", replace_query(plan, new, query.id))
-            self.session.select(new.id)
+                self.session.replace_query(new, query.id)
 
     def add_statistic(self) -> None:
         if self.session.plan is not None:
@@ -580,17 +583,12 @@ class MainWindow(QMainWindow):
             self._run_query_dialog(self.session.plan.query(query_id))
 
     def duplicate_statistic(self, query_id: str) -> None:
-        plan = self.session.plan
-        if plan is not None and query_id:
-            new_plan, new_id = duplicate_query(plan, query_id)
-            self.session.apply(f"Duplicate {plan.query(query_id).title!r}", new_plan)
-            self.session.select(new_id)
+        if self.session.plan is not None and query_id:
+            self.session.duplicate_query(query_id)
 
     def remove_statistic(self, query_id: str) -> None:
-        plan = self.session.plan
-        if plan is not None and query_id:
-            self.session.apply(f"Remove {plan.query(query_id).title!r}",
-                               remove_query(plan, query_id))
+        if self.session.plan is not None and query_id:
+            self.session.remove_query(query_id)
 
     # -- help -------------------------------------------------------------------------------
 
