@@ -16,6 +16,7 @@ from ..core.settings import load_settings
 from .errors import install_error_dialogs
 from .main_window import MainWindow
 from .session import Session
+from .workers import wait_for_workers
 
 
 def app_icon():  # type: ignore[no-untyped-def]
@@ -77,7 +78,12 @@ def run(demo: bool = False, smoke_test: bool = False, home: str | None = None) -
         ok = run_smoke_test(window)
         print("smoke test:", "ok" if ok else "FAILED")
         window.close()
+        wait_for_workers()
         return 0 if ok else 1
     if demo:
         QTimer.singleShot(0, window.open_demo)
-    return app.exec()
+    code = app.exec()
+    # background work (a load, a release finishing what it charged) ends before Python tears
+    # down the objects it uses: quitting mid-work never frees them under a pool thread
+    wait_for_workers()
+    return code
