@@ -138,6 +138,13 @@ def test_release_uses_the_confidence_the_screen_shows(demo, qtbot, tmp_path: Pat
     assert released.value - released.low == pytest.approx(shown.half_width, abs=1)
     header = wizard.results.table.horizontalHeaderItem(3).text()
     assert "90%" in header
+    # what is published says the same: the record, and so the report and the review, read it
+    import json
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "r.zip") as bundle:
+        record = json.loads(bundle.read("release.json"))
+    assert record["confidence"] == 0.9
 
 
 def test_notifications_say_what_changed_and_hidden_charts_draw_when_shown(demo) -> None:  # type: ignore[no-untyped-def]
