@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QStyle
 
-if TYPE_CHECKING:
-    from .main_window import MainWindow
+MainWindow = Any  # the window these build for (main_window imports this module)
 
 
 def make_action(self: MainWindow, text: str, slot: Callable[[], object],
