@@ -54,3 +54,10 @@ def set_dataset(plan: Plan, name: str | None = None, expected_rows: int | None |
     if path is not None:
         dataset = replace(dataset, path=path)
     return plan if dataset == plan.dataset else replace(plan, dataset=dataset)
+
+
+def set_reason(plan: Plan, reason: str | None) -> Plan:
+    """The plan's reason for its ε (what the review window and the report print); blank
+    is none."""
+    text = (reason or "").strip() or None
+    return plan if text == plan.justification else replace(plan, justification=text)

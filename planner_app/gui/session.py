@@ -312,6 +312,10 @@ class Session(QObject):
         self.apply("Change the dataset's name or row count",
                    plan_edits.set_dataset(self._plan(), name, expected_rows))
 
+    def set_reason(self, reason: str | None) -> None:
+        """The plan's reason for its ε (blank: none)."""
+        self.apply("Change the reason for ε", plan_edits.set_reason(self._plan(), reason))
+
     def attach_table(self, path_text: str, table_name: str) -> None:
         """Point the plan at another table (what it records: a relative path or a name)."""
         self.apply(f"Use the plan with {table_name}",

@@ -7,7 +7,13 @@ from dataclasses import replace
 from planner_app.core.changes import OpChanges, plan_changes
 from planner_app.core.editing import remove_query, set_query_epsilon
 from planner_app.core.plan import PrivacyUnit, load_plan
-from planner_app.core.plan_edits import preset_for, set_budget, set_dataset, set_relation
+from planner_app.core.plan_edits import (
+    preset_for,
+    set_budget,
+    set_dataset,
+    set_reason,
+    set_relation,
+)
 from planner_app.core.resources import demo_plan_path
 
 
@@ -25,6 +31,9 @@ def test_plan_changes_name_what_differs() -> None:
     assert unit.unit and unit.touches("hours_mean")
     assert plan_changes(plan, set_relation(plan, "replace-one")).unit
     assert plan_changes(plan, set_dataset(plan, expected_rows=1234)).dataset
+    reason = plan_changes(plan, set_reason(plan, "  agreed with the ethics board "))
+    assert reason.review and not reason.plan_replaced and not reason.statistics
+    assert set_reason(set_reason(plan, "x"), "  ").justification is None
     assert plan_changes(None, plan).plan_replaced
     both = OpChanges(held=True) | OpChanges(budget=True)
     assert both.held and both.budget and not both.statistics
