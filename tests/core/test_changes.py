@@ -48,3 +48,12 @@ def test_budget_edits_keep_a_refused_delta_and_presets_name_their_budget() -> No
     for p in HARM_PRESETS:
         assert preset_for(set_budget(plan, p.epsilon, p.delta).budget) is p
     assert preset_for(set_budget(plan, 1.5, 1e-6).budget) is None
+
+
+def test_a_prior_reads_as_it_was_chosen() -> None:
+    from planner_app.core.risk import explain, prior_percent
+
+    for k in range(1, 100):  # k/100 is not exact in binary: 0.71 is 0.70999…
+        assert prior_percent(k / 100) == f"{k}%"
+        assert explain(1.0, prior=k / 100).sentence.startswith(f"An attacker who was {k}% sure")
+    assert prior_percent(0.005) == "0.5%" and prior_percent(0.5) == "50%"

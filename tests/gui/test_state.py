@@ -171,3 +171,16 @@ def test_notifications_say_what_changed_and_hidden_charts_draw_when_shown(demo) 
     assert shown not in note and demo.risk_pane.chart.note.get_text() == note
     demo.show_tab(RISK_TAB)
     assert shown in demo.risk_pane.chart.note.get_text()
+
+
+def test_the_prior_reads_the_same_on_the_slider_the_sentence_and_the_chart(demo) -> None:  # type: ignore[no-untyped-def]
+    demo.show_tab(RISK_TAB)
+    pane = demo.risk_pane
+    for percent in range(1, 100):  # 0.71 is 0.70999… in binary: never shown as 70.9%
+        pane.prior.setValue(percent)
+        said = f"{percent}%"
+        assert pane.prior_label.text() == said
+        assert pane.sentence.text().startswith(f"An attacker who was {said} sure")
+        assert pane.chart.note.get_text().split("from ")[1].startswith(f"{said} to")
+        x = pane.chart.guide.get_xdata()[0]
+        assert x == percent / 100

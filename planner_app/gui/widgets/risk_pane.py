@@ -17,8 +17,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QGroup
 from ...core.accounting import group_privacy
 from ...core.changes import OpChanges
 from ...core.resources import resource_path
-from ...core.risk import (Risk, explain, format_percent, lower_percent, posterior_max,
-                          posterior_min, upper_percent)
+from ...core.risk import (Risk, explain, lower_percent, posterior_max, posterior_min,
+                          prior_percent, upper_percent)
 from ..refresh import watch
 from ..session import Session
 
@@ -90,7 +90,7 @@ class RiskChart(FigureCanvasQTAgg):
         self.point_hi.set_data([prior], [hi_p])
         self.point_lo.set_data([prior], [lo_p])
         self.guide.set_xdata([prior, prior])
-        self.note.set_text(f"ε = {epsilon:.3g}: from {format_percent(prior, False)} to between "
+        self.note.set_text(f"ε = {epsilon:.3g}: from {prior_percent(prior)} to between "
                            f"{lower_percent(prior, epsilon)} and {upper_percent(prior, epsilon)}")
         if self._background is None:
             self.draw_idle()
@@ -229,7 +229,7 @@ class RiskPane(QWidget):
         g_eps, g_delta = group_privacy(epsilon, delta, g)
         self.group_text.setText(
             f"For a group of {g} people (say a household) the guarantee is ε = {g_eps:.3g}: "
-            f"an attacker who was {format_percent(prior, False)} sure about the group can reach "
+            f"an attacker who was {prior_percent(prior)} sure about the group can reach "
             f"at most {upper_percent(prior, g_eps)}.")
         self.delta_text.setText(risk.delta_sentence)
         self._risk = risk
