@@ -4,6 +4,7 @@ with PySide6 made unimportable."""
 from __future__ import annotations
 
 import os
+import re
 import pkgutil
 import shutil
 import subprocess
@@ -46,4 +47,4 @@ def test_import_linter_contract_holds() -> None:
     assert exe, "import-linter is a test extra"
     done = subprocess.run([exe], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "1 kept, 0 broken" in done.stdout
+    assert re.search(r"Contracts: [1-9]\d* kept, 0 broken", done.stdout), done.stdout
