@@ -4,8 +4,8 @@ with PySide6 made unimportable."""
 from __future__ import annotations
 
 import os
-import re
 import pkgutil
+import re
 import shutil
 import subprocess
 import sys
