@@ -16,6 +16,7 @@ from ..core.support.resources import demo_plan_path, demo_table_path
 from .errors import install_error_dialogs
 from .main_window import MainWindow
 from .session import Session
+from .workers import wait_for_workers
 
 
 def app_icon():  # type: ignore[no-untyped-def]
@@ -55,9 +56,9 @@ def run_smoke_test(window: MainWindow) -> bool:
         window.show_tab(i)
         app.processEvents()
         shots.append(window.grab())
-    session.doc.undo()
+    session.undo()
     undone = session.plan is not None and session.plan.queries[0].epsilon == first.epsilon
-    session.doc.load(session.plan)  # nothing to save in a smoke test
+    session.load_plan(session.plan)  # nothing to save in a smoke test
     return edited and undone and all(not s.isNull() for s in shots)
 
 
@@ -77,7 +78,12 @@ def run(demo: bool = False, smoke_test: bool = False, home: str | None = None) -
         ok = run_smoke_test(window)
         print("smoke test:", "ok" if ok else "FAILED")
         window.close()
+        wait_for_workers()
         return 0 if ok else 1
     if demo:
         QTimer.singleShot(0, window.open_demo)
-    return app.exec()
+    code = app.exec()
+    # background work (a load, a release finishing what it charged) ends before Python tears
+    # down the objects it uses: quitting mid-work never frees them under a pool thread
+    wait_for_workers()
+    return code

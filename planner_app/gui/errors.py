@@ -49,7 +49,7 @@ def show_error(window: "MainWindow", exc_type: type[BaseException], exc: BaseExc
     lines = [first[:500]]
     if kept is not None:
         lines.append(f"Your unsaved plan was kept in {kept}.")
-    elif window.session.doc.plan is not None:
+    elif window.session.plan is not None:
         lines.append("Your plan is still open.")
     if logged is not None and not isinstance(exc, PlannerError):
         lines.append(f"Details for a bug report: {logged}")

@@ -12,6 +12,7 @@ from PySide6.QtGui import QBrush, QColor
 
 from ..core.data.tables import ColumnInfo
 from ..core.dp.accuracy import format_half_width, useless_warning
+from ..core.planning.changes import OpChanges
 from .session import Session
 
 Index = QModelIndex | QPersistentModelIndex
@@ -98,7 +99,13 @@ class ColumnsModel(HeaderedModel):
         super().__init__()
         self.session = session
         self._rows: list[ColumnInfo] = []
-        session.tableChanged.connect(self.refresh)
+        session.changed.connect(self._changed)
+
+    def _changed(self, changes: OpChanges) -> None:
+        if changes.table:
+            self.refresh()
+        elif changes.column_types and self._rows:
+            self.dataChanged.emit(self.index(0, 1), self.index(len(self._rows) - 1, 1))
 
     def refresh(self) -> None:
         self.beginResetModel()
@@ -164,7 +171,23 @@ class StatisticsModel(HeaderedModel):
         super().__init__()
         self.session = session
         self._ids: list[str] = []
-        session.planChanged.connect(self.refresh)
+        session.changed.connect(self._changed)
+
+    def _changed(self, changes: OpChanges) -> None:
+        if changes.plan or changes.settings:
+            if changes.settings:
+                self.headerDataChanged.emit(Qt.Orientation.Horizontal, 3, 3)
+            self.refresh()
+        elif changes.held and self._ids:
+            self.dataChanged.emit(self.index(0, 4), self.index(len(self._ids) - 1, 4),
+                                  [Qt.ItemDataRole.CheckStateRole])
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal \
+                and section == 3:
+            return f"Accuracy ({self.session.confidence:.0%})"
+        return super().headerData(section, orientation, role)
 
     def refresh(self) -> None:
         ids = [q.id for q in self._queries()]
@@ -225,8 +248,9 @@ class StatisticsModel(HeaderedModel):
                 return "Hold this statistic's ε when the budget is split among the others"
             if col == 3:
                 useless = useless_warning(q, self.session.accuracy(q))
-                return f"{useless[0].upper()}{useless[1:]}" if useless else ("Half-width of the interval that holds the noise with 95% "
-                                   "confidence")
+                return f"{useless[0].upper()}{useless[1:]}" if useless else (
+                    "Half-width of the interval that holds the noise with "
+                    f"{self.session.confidence:.0%} confidence")
             return q.id
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (2, 3):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -237,11 +261,7 @@ class StatisticsModel(HeaderedModel):
             qid = self._queries()[index.row()].id
             checked = Qt.CheckState(value) == Qt.CheckState.Checked if not isinstance(
                 value, bool) else value
-            if checked:
-                self.session.held.add(qid)
-            else:
-                self.session.held.discard(qid)
-            self.dataChanged.emit(index, index, [Qt.ItemDataRole.CheckStateRole])
+            self.session.set_held(qid, checked)  # the session tells every view
             return True
         return False
 

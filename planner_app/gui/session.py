@@ -1,12 +1,18 @@
 """The bridge between the Qt views and the core: the plan document, the loaded table, the
-selection and cached engine results, with Qt signals. Views subscribe here; they keep no
-state of their own."""
+selection, the held statistics and cached engine results.
+
+The session is the only thing that changes this state. Views read it through properties that
+return immutable values, change it through the methods below (each one a core edit, undoable
+where it edits the plan), and learn what changed from ``changed``, which carries an
+``OpChanges`` (core/changes.py) after every edit, undo, redo, load and settings change."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
@@ -14,10 +20,22 @@ from PySide6.QtCore import QObject, Signal
 from ..core.data.fit import YesNoTally
 from ..core.data.tables import ColumnInfo, Table
 from ..core.dp.accounting import Total, compose
-from ..core.dp.accuracy import Accuracy, accuracy_for
+from ..core.dp.accuracy import Accuracy, accuracy_for, check_confidence
 from ..core.dp.measure import Measurement, measurements_for
 from ..core.model import YES_NO_KINDS, Plan, PrivacyUnit, Query
-from ..core.planning.editing import PlanDocument, set_query_epsilon, split_remaining
+from ..core.planning import plan_edits
+from ..core.planning.changes import OpChanges, plan_changes
+from ..core.planning.editing import (
+    GoalResult,
+    HarmPreset,
+    PlanDocument,
+    add_query,
+    duplicate_query,
+    remove_query,
+    replace_query,
+    set_query_epsilon,
+    split_remaining,
+)
 from ..core.planning.readiness import Readiness, readiness
 from ..core.planning.settings import Settings
 from ..core.planning.starters import empty_plan
@@ -38,23 +56,28 @@ class _Cached:
 
 
 class Session(QObject):
-    planChanged = Signal()
-    tableChanged = Signal()
+    changed = Signal(object)  # an OpChanges: what the last operation changed
     selectionChanged = Signal(str)
     message = Signal(str)
+    # kept for views written before ``changed``: emitted with it when the plan (planChanged)
+    # or the table (tableChanged) changed; new code connects to ``changed``
+    planChanged = Signal()
+    tableChanged = Signal()
 
     def __init__(self, home: AppHome, settings: Settings) -> None:
         super().__init__()
         self.home = home
         self.settings = settings
-        self.doc = PlanDocument()
-        self.doc.subscribe(self._plan_changed)
-        self.table: Table | None = None
-        self.table_path: Path | None = None
-        self.columns: list[ColumnInfo] = []
-        self.column_types: dict[str, str] = {}
-        self.held: set[str] = set()
-        self.selected: str | None = None
+        self._doc = PlanDocument()
+        self._doc.subscribe(self._document_changed)
+        self._shown_plan: Plan | None = None  # the plan the last notification described
+        self._replacing = False
+        self._table: Table | None = None
+        self._table_path: Path | None = None
+        self._columns: tuple[ColumnInfo, ...] = ()
+        self._column_types: dict[str, str] = {}
+        self._held: frozenset[str] = frozenset()
+        self._selected: str | None = None
         self._cache: dict[str, _Cached] = {}
         self._total: tuple[Plan, Total] | None = None
         self._lifetime: tuple[str, LedgerState | None] | None = None
@@ -64,7 +87,110 @@ class Session(QObject):
                                                        YesNoTally | None]] = {}
         self._rules: tuple[tuple[Any, ...], Readiness] | None = None
 
-    # -- plan -------------------------------------------------------------------------------
+    # -- read-only state ----------------------------------------------------------------------
+
+    @property
+    def plan(self) -> Plan | None:
+        return self._doc.plan
+
+    @property
+    def path(self) -> Path | None:
+        """The plan's file, once saved or opened."""
+        return self._doc.path
+
+    @property
+    def dirty(self) -> bool:
+        return self._doc.dirty
+
+    @property
+    def can_undo(self) -> bool:
+        return self._doc.can_undo
+
+    @property
+    def can_redo(self) -> bool:
+        return self._doc.can_redo
+
+    @property
+    def undo_text(self) -> str:
+        return self._doc.undo_text
+
+    @property
+    def redo_text(self) -> str:
+        return self._doc.redo_text
+
+    @property
+    def held(self) -> frozenset[str]:
+        """The statistics whose ε a split keeps."""
+        return self._held
+
+    @property
+    def selected(self) -> str | None:
+        return self._selected
+
+    @property
+    def selected_query(self) -> Query | None:
+        plan, qid = self.plan, self._selected
+        if plan is None or qid is None:
+            return None
+        try:
+            return plan.query(qid)
+        except KeyError:
+            return None
+
+    @property
+    def table(self) -> Table | None:
+        return self._table
+
+    @property
+    def table_path(self) -> Path | None:
+        return self._table_path
+
+    @property
+    def columns(self) -> tuple[ColumnInfo, ...]:
+        return self._columns
+
+    @property
+    def column_types(self) -> Mapping[str, str]:
+        return MappingProxyType(self._column_types)
+
+    @property
+    def confidence(self) -> float:
+        """The confidence every ± on screen is computed at, and every release is made at."""
+        return self.settings.confidence
+
+    # -- notifications ------------------------------------------------------------------------
+
+    def _emit(self, changes: OpChanges) -> None:
+        if not changes:
+            return
+        self.changed.emit(changes)
+        if changes.plan or changes.held or changes.settings or changes.ledger:
+            self.planChanged.emit()
+        if changes.table or changes.column_types:
+            self.tableChanged.emit()
+
+    def _document_changed(self) -> None:
+        """The document's one callback: after an edit, undo, redo, load or save."""
+        plan = self._doc.plan
+        changes = plan_changes(self._shown_plan, plan) | OpChanges(history=True)
+        if self._replacing:
+            changes = changes | OpChanges(plan_replaced=True, statistic_list=True)
+        self._shown_plan = plan
+        ids = {q.id for q in plan.queries} if plan is not None else set()
+        if self._held - ids:
+            self._held = self._held & frozenset(ids)
+            changes = changes | OpChanges(held=True)
+        selected = self._selected
+        if plan is None:
+            selected = None
+        elif selected not in ids:
+            selected = plan.queries[0].id if plan.queries else None
+        if selected != self._selected:
+            self._selected = selected
+            changes = changes | OpChanges(selection=True)
+        self._emit(changes)
+
+    # -- the plan: loading and saving ---------------------------------------------------------
 
     def keep_recovery_copy(self) -> Path | None:
         """Save the plan being edited (if it has unsaved changes) to a recovery file in the app
@@ -73,8 +199,8 @@ class Session(QObject):
 
         from ..core.model import save_plan
 
-        plan = self.doc.plan
-        if plan is None or not self.doc.dirty:
+        plan = self._doc.plan
+        if plan is None or not self._doc.dirty:
             return None
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
         target = self.home.data_dir / "recovery" / f"plan-{stamp}.json"
@@ -85,44 +211,141 @@ class Session(QObject):
             return None
         return target
 
-    @property
-    def plan(self) -> Plan | None:
-        return self.doc.plan
+    def load_plan(self, plan: Plan, path: Path | None = None, saved: bool = True) -> None:
+        """Open a plan (a new undo history); ``saved`` False marks it as having changes."""
+        self._replacing = True
+        try:
+            self._doc.load(plan, path, saved=saved)
+        finally:
+            self._replacing = False
 
-    def _plan_changed(self) -> None:
-        plan = self.doc.plan
-        if plan is None:
-            self.selected = None
-        elif self.selected not in {q.id for q in plan.queries}:
-            self.selected = plan.queries[0].id if plan.queries else None
-        self.held &= {q.id for q in plan.queries} if plan else set()
-        self.planChanged.emit()
+    def close_plan(self) -> None:
+        self._replacing = True
+        try:
+            self._doc.close()
+        finally:
+            self._replacing = False
+
+    def mark_saved(self, path: Path) -> None:
+        self._doc.mark_saved(path)
 
     def new_plan(self, name: str) -> None:
         """Start the core's empty starter plan (the same defaults as ``plan new``)."""
         plan = empty_plan(name, self.table.name if self.table else None)
-        self.doc.load(plan, None, saved=False)
+        self.load_plan(plan, None, saved=False)
+
+    # -- the plan: undoable edits -------------------------------------------------------------
 
     def apply(self, description: str, plan: Plan, merge_key: str | None = None) -> None:
-        self.doc.apply(description, plan, merge_key)
+        """Apply a whole new plan as one undoable command. Views call the named edits below;
+        this is for a plan a dialog has built and checked through the core."""
+        self._doc.apply(description, plan, merge_key)
 
-    def select(self, query_id: str | None) -> None:
-        if query_id != self.selected:
-            self.selected = query_id
-            self.selectionChanged.emit(query_id or "")
+    def undo(self) -> None:
+        self._doc.undo()
+
+    def redo(self) -> None:
+        self._doc.redo()
+
+    def end_merge(self) -> None:
+        """A drag ended: the next edit is a new undo step."""
+        self._doc.end_merge()
+
+    def _plan(self) -> Plan:
+        plan = self._doc.plan
+        if plan is None:
+            raise PlannerError("no plan is open")
+        return plan
+
+    def add_query(self, query: Query) -> None:
+        self.apply(f"Add {query.title!r}", add_query(self._plan(), query))
+        self.select(query.id)
+
+    def replace_query(self, query: Query, old_id: str | None = None) -> None:
+        self.apply(f"Edit {query.title!r}", replace_query(self._plan(), query, old_id))
+        self.select(query.id)
+
+    def duplicate_query(self, query_id: str) -> str:
+        plan = self._plan()
+        new_plan, new_id = duplicate_query(plan, query_id)
+        self.apply(f"Duplicate {plan.query(query_id).title!r}", new_plan)
+        self.select(new_id)
+        return new_id
+
+    def remove_query(self, query_id: str) -> None:
+        plan = self._plan()
+        self.apply(f"Remove {plan.query(query_id).title!r}", remove_query(plan, query_id))
 
     def set_epsilon(self, query_id: str, epsilon: float, dragging: bool = False) -> None:
-        assert self.plan is not None
+        plan = self._plan()
         epsilon = float(f"{epsilon:.6g}")
-        label = self.plan.query(query_id).title
+        label = plan.query(query_id).title
         self.apply(f"Set ε of {label!r} to {epsilon:g}",
-                   set_query_epsilon(self.plan, query_id, epsilon),
+                   set_query_epsilon(plan, query_id, epsilon),
                    merge_key=f"epsilon:{query_id}" if dragging else None)
 
     def split(self, weights: dict[str, float] | None = None) -> None:
-        assert self.plan is not None
         how = "by weights" if weights else "evenly"
-        self.apply(f"Split the budget {how}", split_remaining(self.plan, self.held, weights))
+        self.apply(f"Split the budget {how}", split_remaining(self._plan(), self._held, weights))
+
+    def set_budget(self, epsilon: float | None = None, delta: float | None = None) -> None:
+        """The release budget; a δ the core refuses keeps the plan's."""
+        self.apply("Change the release budget",
+                   plan_edits.set_budget(self._plan(), epsilon, delta))
+
+    def use_preset(self, preset: HarmPreset) -> None:
+        self.apply(f"Use the budget for {preset.name.lower()}",
+                   plan_edits.use_preset(self._plan(), preset))
+
+    def use_goal(self, goal: GoalResult) -> None:
+        self.apply("Use the ε that meet the accuracy targets", goal.apply(self._plan()))
+
+    def set_privacy_unit(self, unit: PrivacyUnit) -> None:
+        self.apply("Change who one person is", plan_edits.set_privacy_unit(self._plan(), unit))
+
+    def set_relation(self, relation: str) -> None:
+        self.apply("Change what is protected", plan_edits.set_relation(self._plan(), relation))
+
+    def set_dataset(self, name: str | None = None,
+                    expected_rows: int | None | bool = False) -> None:
+        self.apply("Change the dataset's name or row count",
+                   plan_edits.set_dataset(self._plan(), name, expected_rows))
+
+    def set_reason(self, reason: str | None) -> None:
+        """The plan's reason for its ε (blank: none)."""
+        self.apply("Change the reason for ε", plan_edits.set_reason(self._plan(), reason))
+
+    def attach_table(self, path_text: str, table_name: str) -> None:
+        """Point the plan at another table (what it records: a relative path or a name)."""
+        self.apply(f"Use the plan with {table_name}",
+                   plan_edits.set_dataset(self._plan(), path=path_text))
+
+    # -- not in the plan: held statistics, selection, settings --------------------------------
+
+    def set_held(self, query_id: str, held: bool) -> None:
+        """Hold (or release) a statistic's ε when the budget is split."""
+        new = self._held | {query_id} if held else self._held - {query_id}
+        if new != self._held:
+            self._held = frozenset(new)
+            self._emit(OpChanges(held=True))
+
+    def select(self, query_id: str | None) -> None:
+        if query_id != self._selected:
+            self._selected = query_id
+            self.selectionChanged.emit(query_id or "")
+            self.changed.emit(OpChanges(selection=True))
+
+    def set_confidence(self, confidence: float) -> None:
+        """The confidence of every ± shown and released (the core's range)."""
+        check_confidence(confidence)
+        if confidence != self.settings.confidence:
+            self.settings.confidence = confidence
+            self._emit(OpChanges(settings=True))
+
+    def set_require_approval(self, on: bool) -> None:
+        if on != self.settings.require_approval:
+            self.settings.require_approval = on
+            self._emit(OpChanges(settings=True))
 
     # -- engine results (cached per query object) ---------------------------------------------
 
@@ -189,7 +412,7 @@ class Session(QObject):
                self.settings.confidence, unit_confirmed)
         if self._rules is not None and all(
                 a is b or (type(a) in (bool, float) and a == b)
-                for a, b in zip(self._rules[0], key)):
+                for a, b in zip(self._rules[0], key, strict=True)):
             return self._rules[1]  # the meter asks on every slider step
         result = readiness(
             plan, self.total(), [m for q in plan.queries for m in self.measurements(q)],
@@ -204,21 +427,30 @@ class Session(QObject):
 
     def refresh_lifetime(self) -> None:
         self._lifetime = None
-        self.planChanged.emit()
+        self._emit(OpChanges(ledger=True))
 
     # -- table ------------------------------------------------------------------------------
 
     def set_table(self, table: Table, path: Path, columns: list[ColumnInfo]) -> None:
-        self.table = table
+        self._table = table
         self._observed.clear()
-        self.table_path = path
-        self.columns = columns
-        self.column_types = {c.name: c.detected_type for c in columns}
-        self.tableChanged.emit()
+        self._table_path = path
+        self._columns = tuple(columns)
+        self._column_types = {c.name: c.detected_type for c in columns}
+        self._emit(OpChanges(table=True, column_types=True))
+
+    def close_table(self) -> None:
+        self._table = None
+        self._table_path = None
+        self._columns = ()
+        self._column_types = {}
+        self._observed.clear()
+        self._emit(OpChanges(table=True, column_types=True))
 
     def set_column_type(self, name: str, kind: str) -> None:
-        self.column_types[name] = kind
-        self.tableChanged.emit()
+        if self._column_types.get(name) != kind:
+            self._column_types[name] = kind
+            self._emit(OpChanges(column_types=True))
 
     def fit_problems(self) -> list[InputError]:
         """Every way the plan does not fit the loaded table (the core's one rule), cached for
@@ -269,9 +501,5 @@ class Session(QObject):
 
 
 def with_budget(plan: Plan, epsilon: float | None = None, delta: float | None = None) -> Plan:
-    budget = plan.budget
-    if epsilon is not None:
-        budget = replace(budget, epsilon=epsilon)
-    if delta is not None:
-        budget = replace(budget, delta=delta)
-    return replace(plan, budget=budget)
+    """Kept for old callers: use ``Session.set_budget`` (core ``plan_edits.set_budget``)."""
+    return plan_edits.set_budget(plan, epsilon, delta)

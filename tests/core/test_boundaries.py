@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import pkgutil
+import re
 import shutil
 import subprocess
 import sys
@@ -46,6 +47,4 @@ def test_import_linter_contract_holds() -> None:
     assert exe, "import-linter is a test extra"
     done = subprocess.run([exe], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "0 broken" in done.stdout
-    assert "The core never imports Qt, the GUI or the CLI KEPT" in done.stdout
-    assert "The core's layers" in done.stdout
+    assert re.search(r"Contracts: [1-9]\d* kept, 0 broken", done.stdout), done.stdout

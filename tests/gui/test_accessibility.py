@@ -5,9 +5,18 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractSpinBox, QApplication,
-                               QComboBox, QHeaderView, QLineEdit, QPlainTextEdit, QSlider,
-                               QWidget)
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractItemView,
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QHeaderView,
+    QLineEdit,
+    QPlainTextEdit,
+    QSlider,
+    QWidget,
+)
 
 from planner_app.gui.dialogs.query_dialog import QueryDialog
 from tests.gui.conftest import SHOTS

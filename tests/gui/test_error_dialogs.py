@@ -21,7 +21,7 @@ def test_an_exception_in_a_slot_shows_a_dialog_and_keeps_the_plan(demo, dialogs,
     session = demo.session
     first = session.plan.queries[0]
     session.set_epsilon(first.id, first.epsilon * 2)  # an unsaved edit
-    assert session.doc.dirty
+    assert session.dirty
     install_error_dialogs(demo)
 
     def broken_slot() -> None:

@@ -31,12 +31,12 @@ def test_welcome_first_then_the_planner(window) -> None:  # type: ignore[no-unty
 def test_open_save_and_reopen_a_plan(demo, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     session = demo.session
     session.set_epsilon("responses", 0.25)
-    assert session.doc.dirty and demo.isWindowModified()
+    assert session.dirty and demo.isWindowModified()
     out = tmp_path / "saved.json"
-    monkeypatch.setattr("planner_app.gui.main_window.QFileDialog.getSaveFileName",
+    monkeypatch.setattr("planner_app.gui.file_ops.QFileDialog.getSaveFileName",
                         lambda *a, **k: (str(out), ""))
     assert demo.save_plan_as()
-    assert not session.doc.dirty
+    assert not session.dirty
     again = load_plan(out)
     assert again == session.plan and again.query("responses").epsilon == 0.25
     settings = load_settings(session.home.settings_path)
@@ -64,13 +64,13 @@ def test_unsaved_changes_are_asked_about(demo, dialogs) -> None:  # type: ignore
 
 def test_a_dropped_file_opens(demo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     plan = write_json(tmp_path / "dropped.json", json.loads(demo_plan_path().read_text()))
-    demo.session.doc.load(demo.session.plan)  # nothing unsaved
+    demo.session.load_plan(demo.session.plan)  # nothing unsaved
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(plan))])
     event = QDropEvent(QPoint(10, 10), Qt.DropAction.CopyAction, mime,
                        Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
     demo.dropEvent(event)
-    assert demo.session.doc.path == plan
+    assert demo.session.path == plan
 
 
 def test_a_bundle_opened_for_review_is_verified(window, dialogs, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -126,15 +126,15 @@ def test_a_newcomer_plans_three_statistics(window, qtbot, tmp_path: Path, monkey
     assert [q.kind for q in plan.queries] == ["count", "mean", "histogram"]
     assert window.session.accuracy(plan.queries[1]).half_width is not None
     assert window.meter.over  # 1.5 > the new plan's budget of 1
+    window.show_tab(2)  # a pane is brought up to date when it is shown
     window.budget_pane.split_even.click()
     assert not window.meter.over
     assert window.session.total().epsilon <= window.session.plan.budget.epsilon
-    window.show_tab(2)
     window.grab().save(str(SHOTS / "03-budget.png"))
     window.show_tab(3)
     window.grab().save(str(SHOTS / "04-what-it-means.png"))
     out = tmp_path / "my-survey.json"
-    monkeypatch.setattr("planner_app.gui.main_window.QFileDialog.getSaveFileName",
+    monkeypatch.setattr("planner_app.gui.file_ops.QFileDialog.getSaveFileName",
                         lambda *a, **k: (str(out), ""))
     assert window.save_plan()
     saved = load_plan(out)

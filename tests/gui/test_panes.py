@@ -29,9 +29,9 @@ def test_slider_spin_and_accuracy_update_each_other(demo) -> None:  # type: igno
     assert float(pane.accuracy.text()) == pytest.approx(expected, rel=1e-5)
     assert f"{session.total().epsilon:.3g}" in demo.meter.bar.format()
     # the whole drag is one undo step
-    session.doc.undo()
+    session.undo()
     assert session.plan.query("hours_mean").epsilon == 0.4
-    session.doc.redo()
+    session.redo()
     # typing an accuracy finds the ε through the core
     pane.accuracy.setText("2.5")
     pane.accuracy.setModified(True)
@@ -124,8 +124,8 @@ def test_privacy_unit_and_relation_edits_are_undoable(demo) -> None:  # type: ig
     pane.rel_replace.setChecked(True)
     assert session.plan.neighbouring == "replace-one"
     assert "replace-one" in pane.rel_text.text()
-    session.doc.undo()
-    session.doc.undo()
+    session.undo()
+    session.undo()
     assert session.plan.privacy_unit.max_rows == 3 and session.plan.neighbouring == "add-remove"
     pane.unit_row.setChecked(True)
     assert session.plan.privacy_unit.kind == "row"
@@ -189,7 +189,7 @@ def test_background_loading_with_progress_and_cancel(window, qtbot, tmp_path: Pa
     assert not window.cancel_button.isVisible()
     assert seen, "no progress was shown"
     # cancel
-    window.session.table = None
+    window.session.close_table()
     window.load_table(path)
     window._cancel()
     qtbot.waitUntil(lambda: not window.cancel_button.isVisible(), timeout=30_000)

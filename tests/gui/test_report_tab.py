@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from planner_app.core.release.bundle import REPORT_HTML, read_bundle
 from planner_app.core.model import load_plan
+from planner_app.core.release.bundle import REPORT_HTML, read_bundle
 from planner_app.core.support.resources import demo_plan_path
 
 
@@ -15,10 +15,10 @@ def test_the_report_tab_shows_every_chart(window, qtbot, tmp_path: Path) -> None
     from PySide6.QtCore import QUrl
     from PySide6.QtGui import QTextDocument
 
-    from planner_app.core.support.home import app_home
-    from planner_app.core.release.publish import publish
-    from planner_app.core.support.resources import demo_table_path
     from planner_app.core.data.tables import load_table
+    from planner_app.core.release.publish import publish
+    from planner_app.core.support.home import app_home
+    from planner_app.core.support.resources import demo_table_path
 
     out = tmp_path / "b.zip"
     publish(load_plan(demo_plan_path()), load_table(demo_table_path()), out,

@@ -62,7 +62,7 @@ def test_a_table_opened_with_a_plan_open_asks_and_checks(demo, dialogs, tmp_path
     shoot(wizard, "60-wizard-plan-does-not-fit.png")
     wizard.close()
     # undo puts the plan back on its own table
-    demo.session.doc.undo()
+    demo.session.undo()
     assert demo.session.plan.dataset.path == "survey.csv"
 
 
@@ -124,7 +124,7 @@ def test_a_missing_table_is_named_and_can_be_located(window, qtbot, dialogs, tmp
     qtbot.waitUntil(lambda: window.session.table is not None, timeout=30_000)
     plan = window.session.plan
     assert plan.dataset.path == "elsewhere/survey-2026.csv"
-    assert window.session.doc.dirty and window.session.fit_problems() == []
+    assert window.session.dirty and window.session.fit_problems() == []
 
 
 # ----------------------------------------------------------------------------- the statistic form

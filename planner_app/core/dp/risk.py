@@ -83,6 +83,13 @@ def format_percent(p: float, round_up: bool, complement: float | None = None) ->
     return f"{text}%"
 
 
+def prior_percent(p: float) -> str:
+    """A belief a person chose (the prior), as they chose it: its shortest decimal, rounded in
+    neither direction (0.71 is 0.70999… in binary: it reads 71%, never 70.9%)."""
+    value = (Decimal(repr(float(p))) * 100).normalize()
+    return f"{value:f}%"
+
+
 def percent(p: float, round_up: bool) -> str:
     """Kept for callers of the old name: ``format_percent`` without a complement."""
     return format_percent(p, round_up)
@@ -176,7 +183,7 @@ def explain(epsilon: float, delta: float = 0.0, prior: float = 0.5, group_size: 
     if group_size > 1:
         subject = subject.replace("a person", "a group of people").replace(
             "one person's record", f"the records of {group_size} people")
-    before = format_percent(prior, round_up=False)
+    before = prior_percent(prior)
     sentence = (f"An attacker who was {before} sure that {subject} "
                 f"can be at most {upper_percent(prior, g_eps)} sure after {what}.")
     lower = (f"An attacker who was {before} sure can be pushed down to "
@@ -205,6 +212,6 @@ def delta_words(epsilon: float, delta: float, prior: float = 0.5) -> str:
     return (f"δ = {delta:.3g}: any outcome of the release is at most e^ε times as likely with "
             f"the person's data as without it, plus {delta:.3g}. This does not mean the bounds "
             f"above fail only with a chance of δ: they can fail more often. What holds: "
-            f"from a {format_percent(prior, round_up=False)} start the attacker stays at or "
+            f"from a {prior_percent(prior)} start the attacker stays at or "
             f"below {wider} except with a chance of at most {tail:.3g} (2δ), and the count "
             "out of 100 above already allows for δ.")

@@ -188,7 +188,7 @@ class ConfirmPage(QWizardPage):
         left = (state.cap.epsilon - lifetime_after(state, measurements, total).epsilon) \
             if state else float("nan")
         stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-        folder = (self.session.doc.path.parent if self.session.doc.path else
+        folder = (self.session.path.parent if self.session.path else
                   self.session.table_path.parent if self.session.table_path else Path.home())
         if not self.path.text():
             self.path.setText(str(folder / f"{plan.dataset.name}-release-{stamp}.zip"))
@@ -228,6 +228,7 @@ class ProgressPage(QWizardPage):
         table = self.session.table
         out = Path(self.wizard_.confirm.path.text().strip())
         require = self.session.settings.require_approval
+        confidence = self.session.confidence  # the one every ± on screen was shown at
         home = self.session.home
         resume_id = self.wizard_.resume_id
         inputs = [self.session.table_path] if self.session.table_path is not None else []
@@ -238,7 +239,7 @@ class ProgressPage(QWizardPage):
             if resume_id is not None:  # no new noise, no new charge
                 return resume_release(home, resume_id, progress=progress)
             return publish(plan, table, out, home, require_approval=require,
-                           progress=progress, inputs=inputs)
+                           confidence=confidence, progress=progress, inputs=inputs)
 
         worker = Worker(work)
         worker.signals.progress.connect(self._progress)
@@ -299,7 +300,7 @@ class ResultsPage(QWizardPage):
         self.summary.setWordWrap(True)
         layout.addWidget(self.summary)
         self.table = QTableWidget(0, 4)
-        self.table.setHorizontalHeaderLabels(["Statistic", "Cell", "Value", "Interval (95%)"])
+        self.table.setHorizontalHeaderLabels(["Statistic", "Cell", "Value", "Interval"])
         self.table.horizontalHeader().setSectionResizeMode(
             QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
@@ -314,6 +315,8 @@ class ResultsPage(QWizardPage):
         if result is None:
             return
         rows = [v.to_dict() for r in result.releases for v in r.values]
+        level = rows[0]["confidence"] if rows else self.wizard_.session.confidence
+        self.table.horizontalHeaderItem(3).setText(f"Interval ({level:.0%})")
         self.summary.setText(f"Bundle written to <b>{result.bundle_path}</b> (SHA-256 "
                              f"{result.bundle_sha256[:16]}…). Lifetime ε left for "
                              f"{result.ledger.dataset!r}: {result.ledger.remaining_epsilon:.4g}.")

@@ -28,9 +28,12 @@ from PySide6.QtWidgets import (
 from ...core.dp.accounting import within
 from ...core.dp.accuracy import UNIT_WORDS, shown_unit
 from ...core.model import delta_problem
+from ...core.planning.changes import OpChanges
 from ...core.planning.editing import HARM_PRESETS, solve_goal
+from ...core.planning.plan_edits import preset_for
 from ..models import format_accuracy
-from ..session import Session, with_budget
+from ..refresh import watch
+from ..session import Session
 
 COL_NAME, COL_NOW, COL_WEIGHT, COL_TARGET, COL_NEEDS = range(5)
 
@@ -119,7 +122,7 @@ class BudgetPane(QWidget):
         self.split_weights.clicked.connect(lambda: self._split(True))
         self.solve.clicked.connect(self._solve)
         self.use.clicked.connect(self._use_goal)
-        session.planChanged.connect(self.refresh)
+        self.updates = watch(self, session, self.update_for)  # labels at once: never stale
         self.refresh()
 
     # -- edits --------------------------------------------------------------------------------
@@ -127,10 +130,7 @@ class BudgetPane(QWidget):
     def _preset_chosen(self, index: int) -> None:
         if index <= 0 or self.session.plan is None:
             return
-        p = HARM_PRESETS[index - 1]
-        self.preset_reason.setText(p.reason)
-        self.session.apply(f"Use the budget for {p.name.lower()}",
-                           with_budget(self.session.plan, p.epsilon, p.delta))
+        self.session.use_preset(HARM_PRESETS[index - 1])  # the label follows from the budget
 
     def _budget_changed(self, *_args: object) -> None:
         plan = self.session.plan
@@ -145,7 +145,7 @@ class BudgetPane(QWidget):
             self.delta.setText(f"{delta:g}")
         eps = self.epsilon.value()
         if not math.isclose(eps, plan.budget.epsilon) or delta != plan.budget.delta:
-            self.session.apply("Change the release budget", with_budget(plan, eps, delta))
+            self.session.set_budget(eps, delta)
 
     def _weights(self) -> dict[str, float]:
         plan = self.session.plan
@@ -191,13 +191,22 @@ class BudgetPane(QWidget):
         if not targets:
             self.goal_text.setText("Type a target ± in at least one row first.")
             return
-        result = solve_goal(plan, targets, self.session.settings.confidence)
+        result = solve_goal(plan, targets, self.session.confidence)
         self._goal = result
         for row, q in enumerate(plan.queries):
             eps = result.epsilons.get(q.id)
             text = "" if q.id not in targets else (
                 "unreachable" if q.id in result.unreachable else f"{eps:.4g}")
             self.table.setItem(row, COL_NEEDS, QTableWidgetItem(text))
+        self._show_goal()
+
+    def _show_goal(self) -> None:
+        """The goal's verdict against the budget as it is now."""
+        plan, result = self.session.plan, self._goal
+        if plan is None or result is None:
+            self.goal_text.setText("")
+            self.use.setEnabled(False)
+            return
         if result.total is None:
             names = ", ".join(plan.query(q).title for q in result.unreachable)
             self.goal_text.setText(f"No ε up to 1000 reaches the target of {names}.")
@@ -212,33 +221,71 @@ class BudgetPane(QWidget):
                                           "budget."))
         self.use.setEnabled(True)
 
+    def _clear_goal(self) -> None:
+        """The plan's statistics changed: the ε found no longer describe it."""
+        self._goal = None
+        self._show_goal()
+        for row in range(self.table.rowCount()):
+            item = self.table.item(row, COL_NEEDS)
+            if item is not None:
+                item.setText("")
+
     def _use_goal(self) -> None:
         if self._goal is None or self.session.plan is None:
             return
-        self.session.apply("Use the ε that meet the accuracy targets",
-                           self._goal.apply(self.session.plan))
+        goal = self._goal
         self._goal = None
-        self.use.setEnabled(False)
+        self.session.use_goal(goal)
 
     # -- view ---------------------------------------------------------------------------------
 
-    def refresh(self) -> None:
-        plan = self.session.plan
-        self.setEnabled(plan is not None)
-        if plan is None:
+    def update_for(self, changes: OpChanges) -> None:
+        """Bring the pane up to date with what changed, and only that."""
+        if changes.plan_replaced:
+            self._goal = None
+            with QSignalBlocker(self.table):
+                self.table.setRowCount(0)  # another plan: its targets start empty
+            self.refresh()
             return
+        if changes.statistics or changes.statistic_list or changes.unit or changes.dataset \
+                or changes.settings:
+            self._clear_goal()
+        if changes.plan or changes.held or changes.settings:
+            self.refresh()
+
+    def _show_budget(self) -> None:
+        plan = self.session.plan
+        assert plan is not None
         with QSignalBlocker(self.epsilon):
             self.epsilon.setValue(plan.budget.epsilon)
         if not self.delta.hasFocus():
             self.delta.setText(f"{plan.budget.delta:g}")
+        preset = preset_for(plan.budget)  # the label names the budget, never an old choice
+        with QSignalBlocker(self.preset):
+            self.preset.setCurrentIndex(HARM_PRESETS.index(preset) + 1 if preset else 0)
+        self.preset_reason.setText(preset.reason if preset else "")
+
+    def refresh(self) -> None:
+        plan = self.session.plan
+        self.setEnabled(plan is not None)
+        self.table.horizontalHeaderItem(COL_TARGET).setText(
+            f"Target ± ({self.session.confidence:.0%})")
+        if plan is None:
+            self._goal = None
+            self._show_goal()
+            return
+        self._show_budget()
+        self._show_goal()
         old_targets = {}
         old_weights = {}
+        old_needs = {}
         for row in range(self.table.rowCount()):
             name = self.table.item(row, COL_NAME)
             if name is None:
                 continue
             qid = name.data(Qt.ItemDataRole.UserRole)
-            for col, store in ((COL_TARGET, old_targets), (COL_WEIGHT, old_weights)):
+            for col, store in ((COL_TARGET, old_targets), (COL_WEIGHT, old_weights),
+                               (COL_NEEDS, old_needs)):
                 item = self.table.item(row, col)
                 if item is not None:
                     store[qid] = item.text()
@@ -260,6 +307,6 @@ class BudgetPane(QWidget):
                 target.setToolTip("Type the ± you need, in the unit shown under Now: "
                                   + UNIT_WORDS.get(shown_unit(acc), shown_unit(acc)))
                 self.table.setItem(row, COL_TARGET, target)
-                needs = QTableWidgetItem("")
+                needs = QTableWidgetItem(old_needs.get(q.id, ""))
                 needs.setFlags(needs.flags() & ~Qt.ItemFlag.ItemIsEditable)
                 self.table.setItem(row, COL_NEEDS, needs)

@@ -4,8 +4,7 @@ neighbouring relation), each in one plain sentence."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
+import pandas as pd
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -25,7 +24,9 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.model import MAX_EXPECTED_ROWS, PrivacyUnit
+from ...core.planning.changes import OpChanges
 from ..models import TYPES, ColumnsModel, DataFrameModel
+from ..refresh import watch
 from ..session import Session
 
 UNIT_ROW = "Each row is a different person."
@@ -150,13 +151,22 @@ class DataPane(QWidget):
         self.rel_group.buttonToggled.connect(self._relation_edited)
         self.dataset_name.editingFinished.connect(self._dataset_edited)
         self.expected_rows.editingFinished.connect(self._dataset_edited)
-        session.tableChanged.connect(self._table_changed)
-        session.planChanged.connect(self.refresh)
+        self.updates = watch(self, session, self.update_for)  # labels at once: never stale
         self.refresh()
+
+    def update_for(self, changes: OpChanges) -> None:
+        """Bring the pane up to date with what changed, and only that."""
+        if changes.table:
+            self._table_changed()
+        elif changes.plan_replaced or changes.dataset or changes.unit:
+            self.refresh()
 
     def _table_changed(self) -> None:
         table = self.session.table
         if table is None:
+            self.preview_model.set_frame(pd.DataFrame())
+            self.file_label.setText("No table open. File → Open data… (CSV, Excel, Parquet)")
+            self.refresh()
             return
         self.preview_model.set_frame(table.frame)
         self.file_label.setText(
@@ -176,18 +186,14 @@ class DataPane(QWidget):
         else:
             return
         if unit != plan.privacy_unit:
-            self.session.apply("Change who one person is", replace(plan, privacy_unit=unit))
+            self.session.set_privacy_unit(unit)
 
     def _dataset_edited(self) -> None:
         plan = self.session.plan
         name = self.dataset_name.text().strip()
         if plan is None or not name:
             return
-        rows = self.expected_rows.value() or None
-        dataset = replace(plan.dataset, name=name, expected_rows=rows)
-        if dataset != plan.dataset:
-            self.session.apply("Change the dataset's name or row count",
-                               replace(plan, dataset=dataset))
+        self.session.set_dataset(name, self.expected_rows.value() or None)
 
     def _relation_edited(self, *_args: object) -> None:
         plan = self.session.plan
@@ -195,7 +201,7 @@ class DataPane(QWidget):
             return
         relation = "replace-one" if self.rel_replace.isChecked() else "add-remove"
         if relation != plan.neighbouring:
-            self.session.apply("Change what is protected", replace(plan, neighbouring=relation))
+            self.session.set_relation(relation)
 
     def refresh(self) -> None:
         plan = self.session.plan

@@ -7,6 +7,7 @@ from html import escape
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QWidget
 
+from ...core.planning.changes import OpChanges
 from ..session import Session
 
 OK_STYLE = ""
@@ -31,8 +32,12 @@ class BudgetMeter(QWidget):
         layout.addWidget(self.bar)
         layout.addWidget(self.text, 1)
         self.over = False
-        session.planChanged.connect(self.refresh)
+        session.changed.connect(self._changed)  # always shown: no need to wait for a show
         self.refresh()
+
+    def _changed(self, changes: OpChanges) -> None:
+        if changes.totals:
+            self.refresh()
 
     def refresh(self) -> None:
         plan = self.session.plan

@@ -29,14 +29,17 @@ from PySide6.QtWidgets import (
 
 from ...core.dp.accounting import group_privacy
 from ...core.dp.risk import (
+    Risk,
     explain,
-    format_percent,
     lower_percent,
     posterior_max,
     posterior_min,
+    prior_percent,
     upper_percent,
 )
+from ...core.planning.changes import OpChanges
 from ...core.support.resources import resource_path
+from ..refresh import watch
 from ..session import Session
 
 PRIORS = np.linspace(0.0, 1.0, 201)
@@ -90,10 +93,16 @@ class RiskChart(FigureCanvasQTAgg):
         for artist in self.moving:
             self.axes.draw_artist(artist)
 
+    def show_risk(self, risk: Risk) -> None:
+        """Draw the one value the sentences come from: its ε (a group's, if any), its prior
+        and its bounds, with the core's formulas and the core's rounding."""
+        self.show_bounds(risk.group_epsilon, risk.prior)
+
     def show_bounds(self, epsilon: float, prior: float) -> None:
-        e = math.exp(min(epsilon, 700.0))
-        up = PRIORS * e / (1 + PRIORS * (e - 1))  # posterior_max, over all priors at once
-        lo = PRIORS / (e - PRIORS * (e - 1))  # posterior_min
+        if not math.isfinite(epsilon):
+            epsilon = 1000.0  # the bounds are 0 and 1 long before
+        up = np.array([posterior_max(p, epsilon) for p in PRIORS])
+        lo = np.array([posterior_min(p, epsilon) for p in PRIORS])
         self.upper.set_ydata(up)
         self.lower.set_ydata(lo)
         self.band.set_xy(np.column_stack([np.r_[PRIORS, PRIORS[::-1]], np.r_[up, lo[::-1]]]))
@@ -101,7 +110,7 @@ class RiskChart(FigureCanvasQTAgg):
         self.point_hi.set_data([prior], [hi_p])
         self.point_lo.set_data([prior], [lo_p])
         self.guide.set_xdata([prior, prior])
-        self.note.set_text(f"ε = {epsilon:.3g}: from {format_percent(prior, False)} to between "
+        self.note.set_text(f"ε = {epsilon:.3g}: from {prior_percent(prior)} to between "
                            f"{lower_percent(prior, epsilon)} and {upper_percent(prior, epsilon)}")
         if self._background is None:
             self.draw_idle()
@@ -196,25 +205,38 @@ class RiskPane(QWidget):
         box_layout.addWidget(self.caveat)
         layout.addWidget(box, 2)
 
-        self.scope.currentIndexChanged.connect(self.refresh)
-        self.prior.valueChanged.connect(self.refresh)
-        self.group.valueChanged.connect(self.refresh)
-        session.planChanged.connect(self.refresh)
-        session.selectionChanged.connect(self.refresh)
+        for control in (self.scope.currentIndexChanged, self.prior.valueChanged,
+                        self.group.valueChanged):
+            control.connect(lambda *_: self.refresh())
+        self._risk: Risk | None = None
+        self.updates = watch(self, session, self.update_for, self.draw_for)
         self.refresh()
+
+    def _affected(self, changes: OpChanges) -> bool:
+        return changes.plan or changes.settings or (
+            changes.selection and self.scope.currentIndex() == 1)
+
+    def update_for(self, changes: OpChanges) -> None:
+        """The sentences, at once; the chart when the pane is shown (``draw_for``)."""
+        if self._affected(changes):
+            self.refresh(draw=False)
+
+    def draw_for(self, changes: OpChanges) -> None:
+        if self._affected(changes) and self._risk is not None:
+            self.chart.show_risk(self._risk)
 
     def current(self) -> tuple[float, float, str]:
         """(ε, δ, what) for the chosen scope."""
         plan = self.session.plan
         if plan is None:
             return 0.0, 0.0, "this release"
-        if self.scope.currentIndex() == 1 and self.session.selected:
-            q = plan.query(self.session.selected)
+        q = self.session.selected_query
+        if self.scope.currentIndex() == 1 and q is not None:
             return self.session.query_epsilon(q), q.delta, f"the release of {q.title!r}"
         total = self.session.total()
         return total.epsilon, total.delta, "this release"
 
-    def refresh(self) -> None:
+    def refresh(self, draw: bool = True) -> None:
         prior = self.prior.value() / 100
         self.prior_label.setText(f"{self.prior.value()}%")
         epsilon, delta, what = self.current()
@@ -227,8 +249,9 @@ class RiskPane(QWidget):
         g_eps, g_delta = group_privacy(epsilon, delta, g)
         self.group_text.setText(
             f"For a group of {g} people (say a household) the guarantee is ε = {g_eps:.3g}: "
-            f"an attacker who was {format_percent(prior, False)} sure about the group can reach "
+            f"an attacker who was {prior_percent(prior)} sure about the group can reach "
             f"at most {upper_percent(prior, g_eps)}.")
         self.delta_text.setText(risk.delta_sentence)
-        shown = epsilon * self.group.value()
-        self.chart.show_bounds(shown if math.isfinite(shown) else 50.0, prior)
+        self._risk = risk
+        if draw:
+            self.chart.show_risk(risk)  # the chart draws the value the sentences came from

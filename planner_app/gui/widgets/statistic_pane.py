@@ -34,9 +34,11 @@ from ...core.dp.accuracy import (
     useless_warning,
 )
 from ...core.dp.risk import explain
+from ...core.planning.changes import OpChanges
 from ...core.planning.charts import ChartDrawing
 from ...core.planning.preview import Chart, preview_for
 from ..models import KIND_NAMES
+from ..refresh import watch
 from ..session import Session
 
 SLIDER_STEPS = 1000
@@ -134,7 +136,8 @@ class StatisticPane(QWidget):
         acc_row.addWidget(QLabel("±"))
         acc_row.addWidget(self.accuracy, 1)
         acc_row.addWidget(self.accuracy_unit)
-        form.addRow("Accuracy (95%)", acc_row)
+        self.accuracy_label = QLabel()
+        form.addRow(self.accuracy_label, acc_row)
         self.hold = QCheckBox("Hold this ε when the budget is split among the others")
         self.hold.setToolTip("A held statistic keeps its ε when you split the budget")
         form.addRow("", self.hold)
@@ -180,19 +183,17 @@ class StatisticPane(QWidget):
         layout.addStretch(1)
 
         self.slider.valueChanged.connect(self._slider_moved)
-        self.slider.sliderReleased.connect(self.session.doc.end_merge)
+        self.slider.sliderReleased.connect(self.session.end_merge)
         self.spin.valueChanged.connect(self._spin_changed)
         self.accuracy.editingFinished.connect(self._accuracy_entered)
         self.hold.toggled.connect(self._hold_toggled)
-        session.planChanged.connect(self.refresh)
-        session.selectionChanged.connect(self.refresh)
+        self.updates = watch(self, session, self.update_for)  # labels at once: never stale
         self.refresh()
 
     # -- edits --------------------------------------------------------------------------------
 
     def _query(self):  # type: ignore[no-untyped-def]
-        plan, qid = self.session.plan, self.session.selected
-        return plan.query(qid) if plan is not None and qid else None
+        return self.session.selected_query
 
     def _slider_moved(self, value: int) -> None:
         q = self._query()
@@ -215,7 +216,7 @@ class StatisticPane(QWidget):
             target = float(self.accuracy.text().replace(",", ""))
         except ValueError:
             return
-        eps = epsilon_for_shown_target(q, plan, target, self.session.settings.confidence)
+        eps = epsilon_for_shown_target(q, plan, target, self.session.confidence)
         if eps is None:
             self.accuracy_note.setText(f"No ε up to 1000 reaches ± {target:g}; the current ε "
                                        "is kept.")
@@ -226,12 +227,22 @@ class StatisticPane(QWidget):
     def _hold_toggled(self, on: bool) -> None:
         q = self._query()
         if q is not None:
-            (self.session.held.add if on else self.session.held.discard)(q.id)
-            self.session.planChanged.emit()
+            self.session.set_held(q.id, on)
 
     # -- view ---------------------------------------------------------------------------------
 
+    def update_for(self, changes: OpChanges) -> None:
+        """Bring the pane up to date with what changed, and only that."""
+        if changes.selection or changes.touches(self.session.selected) or changes.table \
+                or changes.column_types or changes.review:
+            self.refresh()
+        elif changes.held:
+            q = self._query()
+            with QSignalBlocker(self.hold):
+                self.hold.setChecked(q is not None and q.id in self.session.held)
+
     def refresh(self) -> None:
+        self.accuracy_label.setText(f"Accuracy ({self.session.confidence:.0%})")
         q = self._query()
         enabled = q is not None
         for w in (self.slider, self.spin, self.accuracy, self.hold, self.edit_button):

@@ -1,0 +1,237 @@
+"""Opening and saving: tables (in a worker, with progress and Cancel), plans, the demo, and
+keeping the plan and its table together (moved out of main_window.py as a mixin)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
+
+from ..core.data.tables import describe_columns, load_table
+from ..core.model import load_plan, plan_from_dict, plan_to_dict, save_plan
+from ..core.support.errors import InputError, PlannerError
+from ..core.support.resources import demo_plan_path, demo_table_path
+from .table_link import ATTACH, NEW, ask_new_or_attach, plans_table, problems_text, table_path_text
+from .workers import Worker
+
+if TYPE_CHECKING:  # a mixin of MainWindow: it uses the window's session, status bar, ...
+    from PySide6.QtWidgets import QMainWindow as _Base
+else:
+    _Base = object
+
+TABLE_FILTER = "Tables (*.csv *.tsv *.txt *.xlsx *.parquet);;All files (*)"
+PLAN_FILTER = "Plans (*.json);;All files (*)"
+TABLE_SUFFIXES = {".csv", ".tsv", ".txt", ".tab", ".xlsx", ".xlsm", ".parquet", ".pq"}
+
+
+class FileOps(_Base):
+    def open_path(self, path: Path) -> None:
+        suffix = path.suffix.lower()
+        if suffix in TABLE_SUFFIXES:
+            self.load_table(path)
+        elif suffix == ".zip":
+            self.review_bundle(path)
+        else:
+            self.open_plan(path)
+
+    def open_table_dialog(self) -> None:
+        name, _ = QFileDialog.getOpenFileName(self, "Open a table", "", TABLE_FILTER)
+        if name:
+            self.load_table(Path(name))
+
+    def open_plan_dialog(self) -> None:
+        if not self.confirm_discard():
+            return
+        name, _ = QFileDialog.getOpenFileName(self, "Open a plan", "", PLAN_FILTER)
+        if name:
+            self.open_plan(Path(name), confirmed=True)
+
+    def load_table(self, path: Path, then: Callable[[], None] | None = None,
+                   synchronous: bool = False, ask: bool = True) -> None:
+        """Load a table; with a plan open (and ``ask``), first ask: new plan or attach."""
+        def work(progress, cancel):  # type: ignore[no-untyped-def]
+            table = load_table(path, progress=progress, cancel=cancel)
+            return table, describe_columns(table)
+
+        def done(result: object) -> None:
+            table, columns = result  # type: ignore[misc]
+            self._busy(False)
+            plan = self.session.plan
+            choice = None
+            if ask and plan is not None and Path(plan.dataset.path or "").name != path.name:
+                choice = self.ask_new_or_attach(path.name)
+                if choice is None or choice == NEW and not self.confirm_discard():
+                    self.statusBar().showMessage(f"{path.name} was not opened", 8000)
+                    return
+            self.session.set_table(table, path, columns)
+            if self.session.plan is None or choice == NEW:
+                self.session.new_plan(path.stem)
+            elif choice == ATTACH:
+                self.attach_plan_to_table(path)
+            self.stack.setCurrentIndex(1)
+            self.statusBar().showMessage(f"Loaded {table.n_rows:,} rows from {path.name}", 8000)
+            self._remember(path)
+            if then is not None:
+                then()
+
+        if synchronous:
+            done(work(lambda *_: None, lambda: False))
+            return
+        worker = Worker(work)
+        worker.signals.progress.connect(self._progress)
+        worker.signals.finished.connect(done)
+        worker.signals.failed.connect(self._load_failed)
+        self._busy(True, f"Loading {path.name}…")
+        self.workers.start(worker)
+
+    def _load_failed(self, exc: object) -> None:
+        self._busy(False)
+        from ..core.support.errors import Cancelled
+
+        if isinstance(exc, Cancelled):
+            self.statusBar().showMessage("Loading cancelled", 5000)
+            return
+        if isinstance(exc, PlannerError):
+            self.error("Cannot open the table", f"{exc}\n\nCheck that the file is a CSV, TSV, "
+                                                ".xlsx or Parquet table.")
+        else:
+            self.error("Cannot open the table", f"Something went wrong ({type(exc).__name__}).")
+
+    def _busy(self, on: bool, message: str = "") -> None:
+        self.progress.setVisible(on)
+        self.cancel_button.setVisible(on)
+        self.progress.setValue(0)
+        if message:
+            self.statusBar().showMessage(message)
+        elif not on:
+            self.statusBar().clearMessage()
+
+    def _progress(self, fraction: float, message: str) -> None:
+        self.progress.setValue(int(fraction * 1000))
+        self.statusBar().showMessage(message)
+
+    def _cancel(self) -> None:
+        if self.workers.current is not None:
+            self.workers.current.cancel()
+
+    def open_plan(self, path: Path, confirmed: bool = False) -> bool:
+        if not confirmed and not self.confirm_discard():
+            return False
+        try:
+            plan = load_plan(path)
+        except InputError as exc:
+            self.error("This plan cannot be opened", f"{exc}\n\nFix the field it names (see "
+                                                     "Help → User guide) and open it again.")
+            return False
+        self.session.load_plan(plan, path)
+        self.stack.setCurrentIndex(1)
+        self._remember(path)
+        self._find_plans_table(path)
+        return True
+
+    # -- the table and the plan belong together (see table_link.py) ---------------------------
+
+    def ask_new_or_attach(self, table_name: str) -> str | None:
+        assert self.session.plan is not None
+        return ask_new_or_attach(self, table_name, self.session.plan)
+
+    def attach_plan_to_table(self, path: Path) -> None:
+        """Point the open plan at this table (an undoable edit), then show what does not fit."""
+        plan = self.session.plan
+        if plan is None:
+            return
+        text = table_path_text(path, self.session.path)
+        if plan.dataset.path != text:
+            self.session.attach_table(text, path.name)
+        self.show_fit_problems()
+
+    def show_fit_problems(self) -> bool:
+        """Name every way the plan does not fit the loaded table; True when it fits."""
+        problems = self.session.fit_problems()
+        if problems and self.session.table is not None:
+            self.error("The plan does not fit the table",
+                       problems_text(self.session.table.name, problems))
+        return not problems
+
+    def _find_plans_table(self, plan_path: Path) -> None:
+        """Open a saved plan's own table, or say it is missing and offer to locate it."""
+        plan = self.session.plan
+        assert plan is not None
+        wanted = plans_table(plan, plan_path)
+        table = self.session.table
+        if wanted is None or table is not None and table.name == wanted.name:
+            self.show_fit_problems()
+            return
+        if wanted.is_file():
+            self.load_table(wanted, then=self.show_fit_problems, ask=False)
+            return
+        now = (f"\n\nUntil then the plan is checked against {table.name}, which is open."
+               if table is not None else "")
+        answer = QMessageBox.question(
+            self, "The plan's table was not found",
+            f"The plan's table {wanted.name} was not found in {wanted.parent}. Locate it?{now}",
+            QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Ignore,
+            QMessageBox.StandardButton.Open)
+        if answer == QMessageBox.StandardButton.Open:
+            name, _ = QFileDialog.getOpenFileName(self, f"Locate {wanted.name}",
+                                                  str(plan_path.parent), TABLE_FILTER)
+            if name:
+                self.load_table(Path(name), ask=False,
+                                then=lambda: self.attach_plan_to_table(Path(name)))
+                return
+        if table is not None:
+            self.show_fit_problems()
+
+    def open_demo(self) -> None:
+        if not self.confirm_discard():
+            return
+        self.load_table(demo_table_path(), ask=False,
+                        then=lambda: self.open_plan(demo_plan_path(), confirmed=True))
+
+    def save_plan(self) -> bool:
+        if self.session.path is None:
+            return self.save_plan_as()
+        return self._write_plan(self.session.path)
+
+    def save_plan_as(self) -> bool:
+        plan = self.session.plan
+        if plan is None:
+            return False
+        suggested = f"{plan.dataset.name}-plan.json"
+        name, _ = QFileDialog.getSaveFileName(self, "Save the plan", suggested, PLAN_FILTER)
+        if not name:
+            return False
+        path = Path(name)
+        if path.suffix.lower() != ".json":
+            path = path.with_suffix(".json")
+        return self._write_plan(path)
+
+    def _write_plan(self, path: Path) -> bool:
+        plan = self.session.plan
+        assert plan is not None
+        try:
+            plan_from_dict(plan_to_dict(plan), path.name)  # the saved file must be valid
+            save_plan(plan, path)
+        except InputError as exc:
+            self.error("The plan is not complete", f"{exc}\n\nThe plan was not saved.")
+            return False
+        except OSError as exc:
+            self.error("Cannot save the plan", f"{path}: {exc.strerror}")
+            return False
+        self.session.mark_saved(path)
+        self._remember(path)
+        self.statusBar().showMessage(f"Saved {path.name}", 5000)
+        return True
+
+    def new_plan(self) -> None:
+        if not self.confirm_discard():
+            return
+        default = self.session.table_path.stem if self.session.table_path else "my-dataset"
+        name, ok = QInputDialog.getText(self, "New plan", "Name of the dataset (the budget "
+                                        "ledger keeps its budget under this name):",
+                                        text=default)
+        if ok and name.strip():
+            self.session.new_plan(name.strip())
+            self.stack.setCurrentIndex(1)

@@ -1,0 +1,139 @@
+"""The dialogs the main window opens: review, release, bundle, statistic form, help (moved
+out of main_window.py as a mixin)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QTextBrowser, QVBoxLayout
+
+from .. import __version__
+from ..core.model import load_plan
+from ..core.support.errors import InputError
+from ..core.support.resources import resource_path
+from .dialogs.query_dialog import QueryDialog
+from .dialogs.release_wizard import ReleaseWizard
+from .dialogs.review_bundle import BundleDialog, ReviewDialog
+
+if TYPE_CHECKING:  # a mixin of MainWindow: it uses the window's session, status bar, ...
+    from PySide6.QtWidgets import QMainWindow as _Base
+else:
+    _Base = object
+
+REVIEW_FILTER = "Plans and bundles (*.json *.zip);;All files (*)"
+
+
+class DialogLaunchers(_Base):
+    def open_review_dialog(self) -> None:
+        name, _ = QFileDialog.getOpenFileName(self, "Open a plan or bundle", "", REVIEW_FILTER)
+        if name:
+            path = Path(name)
+            if path.suffix.lower() == ".json":
+                self.review_plan_file(path)
+            else:
+                self.open_path(path)
+
+    def review_plan_file(self, path: Path) -> ReviewDialog | None:
+        """The officer's read-only review of a plan file; no data needed."""
+        try:
+            plan = load_plan(path)
+        except InputError as exc:
+            self.error("This plan cannot be opened", str(exc))
+            return None
+        dialog = ReviewDialog(plan, path, self.session.home, self)
+        dialog.show()
+        return dialog
+
+    def review_current(self) -> None:
+        if self.session.plan is None:
+            return
+        if self.session.dirty or self.session.path is None:
+            QMessageBox.information(self, "Save the plan first", "A review is bound to the "
+                                    "saved plan file: save it, then review it.")
+            if not self.save_plan():
+                return
+        path = self.session.path
+        assert path is not None
+        dialog = self.review_plan_file(path)
+        if dialog is not None:
+            dialog.finished.connect(lambda _r: self._reload_reviewed(path))
+
+    def _reload_reviewed(self, path: Path) -> None:
+        if self.session.path == path and not self.session.dirty:
+            self.session.load_plan(load_plan(path), path)
+
+    def _toggle_require(self) -> None:
+        self.session.set_require_approval(self.require_action.isChecked())
+        self._save_settings()
+
+    def release(self) -> ReleaseWizard | None:
+        if self.session.plan is None:
+            return None
+        wizard = ReleaseWizard(self.session, self)
+        wizard.show()
+        return wizard
+
+    def review_bundle(self, path: Path) -> None:
+        from ..core.release.bundle import NotABundle
+        from ..core.release.verify_release import verify_bundle
+
+        try:
+            verdict = verify_bundle(path)
+            dialog = BundleDialog(path, verdict, self)
+        except NotABundle as exc:
+            self.error("Not a release bundle", str(exc))
+            return
+        except Exception as exc:  # a crafted bundle gets a dialog, never a crash
+            self.error("Cannot show this bundle",
+                       f"{path.name} cannot be shown ({type(exc).__name__}); treat it as not "
+                       "valid.")
+            return
+        self.bundle_dialog = dialog
+        self.bundle_dialog.show()
+
+    # -- statistics -------------------------------------------------------------------------
+
+    def _run_query_dialog(self, query=None) -> None:  # type: ignore[no-untyped-def]
+        dialog = QueryDialog(self.session, query, self)
+        if dialog.exec() == QDialog.DialogCode.Accepted and dialog.result_plan is not None:
+            new = dialog.result_plan.query(dialog.result_id or "")
+            if query is None:
+                self.session.add_query(new)
+            else:
+                self.session.replace_query(new, query.id)
+
+    def add_statistic(self) -> None:
+        if self.session.plan is not None:
+            self._run_query_dialog(None)
+
+    def edit_statistic(self, query_id: str) -> None:
+        if self.session.plan is not None and query_id:
+            self._run_query_dialog(self.session.plan.query(query_id))
+
+    def duplicate_statistic(self, query_id: str) -> None:
+        if self.session.plan is not None and query_id:
+            self.session.duplicate_query(query_id)
+
+    def remove_statistic(self, query_id: str) -> None:
+        if self.session.plan is not None and query_id:
+            self.session.remove_query(query_id)
+
+    # -- help -------------------------------------------------------------------------------
+
+    def show_guide(self) -> None:
+        dialog = QDialog(self)
+        dialog.setWindowTitle("planner_app user guide")
+        dialog.resize(760, 640)
+        layout = QVBoxLayout(dialog)
+        browser = QTextBrowser()
+        browser.setMarkdown(resource_path("user-guide.md").read_text(encoding="utf-8"))
+        layout.addWidget(browser)
+        dialog.exec()
+
+    def show_about(self) -> None:
+        QMessageBox.about(self, "About planner_app",
+                          f"<b>planner_app {__version__}</b><p>Plan, explain and release "
+                          "statistics about people under differential privacy.</p><p>Exact "
+                          "discrete noise from the operating system's secure random source; "
+                          "composition with Google's dp-accounting.</p>")
