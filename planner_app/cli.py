@@ -272,9 +272,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         return EXIT_OK
     p = data["plan"]
     unit = p["privacy_unit"]
-    unit_text = ("each row is one person" if unit["kind"] == "row"
-                 else f"a person ({unit['id_column']}) has up to {unit['max_rows']} rows")
-    print(f"Plan for {p['dataset']!r}: {unit_text}; neighbouring tables: {p['neighbouring']}")
+    from .core.words import relation_words, unit_of
+
+    print(f"Plan for {p['dataset']!r}: {unit_of(unit)}; {relation_words(p['neighbouring'])}")
     print(f"Budget for this release: ε = {p['budget']['epsilon']:g}, "
           f"δ = {p['budget']['delta']:g}")
     print()

@@ -48,6 +48,7 @@ from .release import QueryRelease, ReleasedValue, privatize
 from .report import report_html, report_pdf
 from .review import approval_status
 from .tables import Table
+from .words import relation_words, unit_words
 
 Progress = Optional[Callable[[float, str], None]]
 FAULT_ENV = "PLANNER_APP_FAULT_PAUSE"  # test hook: pause at a named stage (see _checkpoint)
@@ -120,13 +121,8 @@ def release_record(plan: Plan, report: CheckReport, releases: list[QueryRelease]
 def readme_text(plan: Plan, record: dict[str, Any]) -> str:
     total = record["total"]
     unit = plan.privacy_unit
-    who = ("each row of the table is one person" if unit.kind == "row" else
-           f"a person is identified by {unit.id_column} and may have up to {unit.max_rows} "
-           "rows (extra rows were dropped at random before anything was computed)")
-    relation = ("whether any one person is in the data at all is protected (add-remove)"
-                if plan.neighbouring == "add-remove" else
-                "what any one person's data says is protected (replace-one); the number of "
-                "rows is treated as public")
+    who = unit_words(unit.kind, unit.id_column, unit.max_rows, detail=True)
+    relation = relation_words(plan.neighbouring)
     lines = [
         f"Release of {plan.dataset.name!r} made with planner-app {__version__}",
         f"Release id {record['release_id']}, created {record['created_utc']} (UTC).",

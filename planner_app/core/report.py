@@ -15,7 +15,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from . import risk
 from .accuracy import format_half_width, quantile_words, useless_warning
+from .words import relation_words, unit_words
 
 MAX_REPORT_ROWS = 50  # cells shown per statistic; results.csv has every one
 MAX_REPORT_STATISTICS = 1_000  # statistics explained; results.csv has every one
@@ -80,14 +82,9 @@ def transparency(record: dict[str, Any]) -> list[tuple[str, str]]:
     plan = record["plan"]
     unit = record["privacy_unit"]
     total = record["total"]
-    unit_text = ("one row of the table (each row is a different person)" if unit["kind"] == "row"
-                 else f"one person, identified by {unit.get('id_column')}, with at most "
-                      f"{unit.get('max_rows')} rows (extra rows dropped at random before any "
-                      "computation)")
-    relation = ("add-remove: whether any one person is in the data at all is protected"
-                if record["neighbouring"] == "add-remove" else
-                "replace-one: what any one person's data says is protected; the number of "
-                "people is treated as public")
+    unit_text = unit_words(unit["kind"], unit.get("id_column"), unit.get("max_rows"),
+                           detail=True)
+    relation = relation_words(record["neighbouring"])
     delta = total["delta"]
     variant = ("pure ε-differential privacy" if delta == 0 else
                "approximate (ε, δ)-differential privacy")
@@ -174,14 +171,12 @@ def chart_png(epsilon: float, prior: float = 0.5) -> bytes:
     FigureCanvasAgg(fig)
     ax = fig.add_subplot(111)
     p = np.linspace(0, 1, 201)
-    e = math.exp(min(epsilon, 700.0))
-    up = p * e / (1 + p * (e - 1))
-    lo = p / (p + (1 - p) * e)  # = p / (e - p(e - 1)), which divides by 0 at p = 1 for a big e
+    up, lo = risk.belief_curves(p, epsilon)
     ax.fill_between(p, lo, up, color="#f5b7b1", alpha=0.4, linewidth=0)
     ax.plot([0, 1], [0, 1], "--", color="0.5", linewidth=1, label="nothing learned")
     ax.plot(p, up, color="#c0392b", linewidth=2, label="highest belief after")
     ax.plot(p, lo, color="#2471a3", linewidth=2, label="lowest belief after")
-    ax.plot([prior], [prior * e / (1 + prior * (e - 1))], "o", color="#c0392b")
+    ax.plot([prior], [risk.posterior_max(prior, epsilon)], "o", color="#c0392b")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     ax.set_xlabel("Attacker's belief before the release")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from typing import Any
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
 
 from .accounting import group_privacy
@@ -36,6 +37,15 @@ def posterior_min(prior: float, epsilon: float) -> float:
         return 0.0
     e = math.exp(epsilon)
     return prior / (e - prior * (e - 1))
+
+
+def belief_curves(priors: Any, epsilon: float) -> tuple[Any, Any]:
+    """(highest, lowest) belief after the release for every prior at once (a float or a numpy
+    array): posterior_max and posterior_min written so that an array needs no loop and no
+    prior divides by zero (the lowest as p / (p + (1 - p)·e^ε)). The risk pane and the
+    report's chart draw these."""
+    e = math.exp(min(epsilon, 700.0))
+    return priors * e / (1 + priors * (e - 1)), priors / (priors + (1 - priors) * e)
 
 
 def guess_success(epsilon: float, delta: float = 0.0) -> float:

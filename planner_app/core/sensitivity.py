@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from .errors import InputError
 from .plan import PrivacyUnit, Query
+from .words import rows_per_person
 
 DEFAULT_GRID_BITS = 16
 QUANTILE_GRID_BITS = 12
@@ -131,9 +132,7 @@ def _fmt(x: float) -> str:
 
 
 def _unit_text(unit: PrivacyUnit) -> str:
-    if unit.kind == "person":
-        return f"up to {unit.max_rows} row{'s' if unit.max_rows != 1 else ''} per person"
-    return "one row per person"
+    return rows_per_person(unit.max_rows if unit.kind == "person" else None)
 
 
 def _row_sets(query: Query) -> bool:

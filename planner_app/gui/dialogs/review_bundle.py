@@ -26,6 +26,7 @@ from ...core.plan import Plan, plan_digest
 from ...core.readiness import missing_reasons
 from ...core.review import approval_status, record_review
 from ...core.risk import explain
+from ...core.words import relation_words, unit_of
 from ..models import KIND_NAMES, format_accuracy
 from ..widgets.risk_pane import RiskChart
 
@@ -76,14 +77,13 @@ class ReviewDialog(QDialog):
         self.resize(1100, 760)
         layout = QVBoxLayout(self)
         unit = plan.privacy_unit
-        who = ("each row is a different person" if unit.kind == "row" else
-               f"a person is {unit.id_column}, at most {unit.max_rows} rows")
+        who = unit_of(unit)
         ms = [m for q in plan.queries for m in measurements_for(q, plan)]
         total = compose(ms, plan.budget.delta, plan.budget.accountant)
         risk = explain(total.epsilon, total.delta, relation=plan.neighbouring)
         head = QLabel(
             f"<h2>{plan.dataset.name}</h2><p><b>Unit of privacy:</b> {who}. "
-            f"<b>Neighbouring tables:</b> {plan.neighbouring}. <b>Budget:</b> ε = "
+            f"<b>Protected:</b> {relation_words(plan.neighbouring)}. <b>Budget:</b> ε = "
             f"{plan.budget.epsilon:g}, δ = {plan.budget.delta:g}. <b>Composed total:</b> "
             f"ε = {total.epsilon:.4g}, δ = {total.delta:.3g} ({total.accountant}).</p>"
             f"<p>{risk.sentence}</p><p><i>Reason for ε:</i> "

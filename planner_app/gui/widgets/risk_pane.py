@@ -16,8 +16,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QGroup
 
 from ...core.accounting import group_privacy
 from ...core.resources import resource_path
-from ...core.risk import (explain, format_percent, lower_percent, posterior_max,
-                          posterior_min, upper_percent)
+from ...core.risk import (belief_curves, explain, format_percent, lower_percent,
+                          posterior_max, posterior_min, upper_percent)
 from ..session import Session
 
 PRIORS = np.linspace(0.0, 1.0, 201)
@@ -72,9 +72,7 @@ class RiskChart(FigureCanvasQTAgg):
             self.axes.draw_artist(artist)
 
     def show_bounds(self, epsilon: float, prior: float) -> None:
-        e = math.exp(min(epsilon, 700.0))
-        up = PRIORS * e / (1 + PRIORS * (e - 1))  # posterior_max, over all priors at once
-        lo = PRIORS / (e - PRIORS * (e - 1))  # posterior_min
+        up, lo = belief_curves(PRIORS, epsilon)  # the core's bounds, all priors at once
         self.upper.set_ydata(up)
         self.lower.set_ydata(lo)
         self.band.set_xy(np.column_stack([np.r_[PRIORS, PRIORS[::-1]], np.r_[up, lo[::-1]]]))

@@ -1,0 +1,124 @@
+"""Issue 11, plain words: one phrasing of the privacy unit and of what is protected, the
+attacker-belief curves from core.risk once, numbers rounded for people, a count that says what
+it counts, and the reason behind ε."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from planner_app.core import risk, words
+from planner_app.core.plan import PrivacyUnit, load_plan, plan_to_dict
+from planner_app.core.resources import demo_plan_path
+
+
+def bayes_upper(p: float, eps: float) -> float:
+    """Bayes with a likelihood ratio of at most e^ε: p e^ε / (p e^ε + 1 - p)."""
+    return p * math.exp(eps) / (p * math.exp(eps) + 1 - p)
+
+
+def bayes_lower(p: float, eps: float) -> float:
+    return p / (p + (1 - p) * math.exp(eps))
+
+
+@pytest.mark.parametrize("eps", [0.01, 1.0, 3.0, 12.0])
+def test_belief_curves_are_bayes_with_likelihood_ratio_e_eps(eps: float) -> None:
+    priors = np.linspace(0, 1, 11)
+    up, lo = risk.belief_curves(priors, eps)
+    for p, u, v in zip(priors, up, lo, strict=True):
+        assert u == pytest.approx(bayes_upper(p, eps), abs=1e-12)
+        assert v == pytest.approx(bayes_lower(p, eps), abs=1e-12)
+    assert np.all(np.isfinite(risk.belief_curves(priors, 900.0)[1]))  # no 0/0 at p = 1
+
+
+def test_the_reports_chart_draws_the_cores_curves(monkeypatch: pytest.MonkeyPatch) -> None:
+    from planner_app.core import report
+
+    seen = []
+    real = risk.belief_curves
+
+    def spy(priors, eps):  # type: ignore[no-untyped-def]
+        seen.append(eps)
+        return real(priors, eps)
+
+    monkeypatch.setattr(risk, "belief_curves", spy)
+    assert report.chart_png(1.5).startswith(b"\x89PNG")
+    assert 1.5 in seen
+
+
+@pytest.mark.parametrize(("x", "want"), [
+    (20.5322265625, "20.53"), (3.0, "3"), (12345.678, "12,346"), (0.05, "0.05"),
+    (1.3824999, "1.382"), (2.0000000001, "2"), (1e-7, "1e-7"), (math.inf, "unbounded")])
+def test_format_number(x: float, want: str) -> None:
+    assert words.format_number(x) == want
+
+
+def _person_plan():  # type: ignore[no-untyped-def]
+    plan = load_plan(demo_plan_path())
+    return replace(plan, privacy_unit=PrivacyUnit(kind="person", id_column="pid", max_rows=3))
+
+
+def test_the_unit_reads_the_same_in_readme_report_and_check(tmp_path: Path) -> None:
+    """The privacy unit was phrased five ways (readme, report, check, review, data pane)."""
+    from planner_app.core.check import check_plan
+    from planner_app.core.publish import readme_text
+    from planner_app.core.report import transparency
+
+    for plan in (load_plan(demo_plan_path()), _person_plan()):
+        want = words.unit_of(plan.privacy_unit)
+        relation = words.relation_words(plan.neighbouring)
+        report = check_plan(plan)
+        record = _fake_record(plan, report)
+        answers = dict(transparency(record))
+        assert want in answers["Unit of privacy"]
+        assert relation in answers["Neighbouring datasets"]
+        readme = " ".join(readme_text(plan, record).split())
+        assert want in readme and relation[1:] in readme  # the readme starts a sentence
+
+
+def _fake_record(plan, report):  # type: ignore[no-untyped-def]
+    """The fields of a release record that the readme and the transparency list read."""
+    doc = plan_to_dict(plan)
+    return {"plan": doc, "privacy_unit": doc["privacy_unit"], "neighbouring": plan.neighbouring,
+            "total": {"epsilon": report.total.epsilon, "delta": report.total.delta,
+                      "accountant": report.total.accountant, "rho": None},
+            "queries": [], "ledger": {"spent": {"epsilon": 1}, "cap": {"epsilon": 10},
+                                      "remaining": {"epsilon": 9}},
+            "dataset": {"name": "x", "file_name": "x.csv"}, "post_processing": {},
+            "software": {"version": "0"}, "release_id": "r", "created_utc": "t",
+            "confidence": 0.95, "results": [],
+            "risk": {"sentence": "", "out_of_100": "", "delta": "", "lower": ""}}
+
+
+def test_glossary_is_the_guides_glossary() -> None:
+    from planner_app.core.resources import resource_path
+
+    guide = resource_path("user-guide.md").read_text(encoding="utf-8")
+    assert words.glossary_markdown() in guide
+    for term in ("Sensitivity", "Noise scale", "Accountant", "PLD", "zCDP", "δ (delta)",
+                 "Hoeffding bound", "Grid step", "Add-remove", "Replace-one", "ε (epsilon)",
+                 "Confidence", "Clamping", "Bounds", "Contribution bound k",
+                 "Discrete Laplace", "Discrete Gaussian"):
+        assert words.GLOSSARY[term]
+
+
+def test_the_demo_plan_fixture_is_json() -> None:
+    assert json.loads(demo_plan_path().read_text(encoding="utf-8"))["queries"]
+
+
+def test_check_prints_the_cores_unit_words(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "plan.json"
+    doc = plan_to_dict(_person_plan())
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "planner_app", "check", str(path)],
+                          capture_output=True, text=True, timeout=120)
+    assert words.unit_of(doc["privacy_unit"]) in done.stdout, done.stdout + done.stderr
+    assert words.relation_words(doc["neighbouring"]) in done.stdout
