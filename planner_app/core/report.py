@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import html
 import io
-import math
 from datetime import datetime
 from pathlib import Path
 from typing import Any
