@@ -106,7 +106,7 @@ GLOSSARY: dict[str, str] = {
     "ε (epsilon)": (
         "The privacy budget: how much the published numbers may reveal about any one person. "
         "Smaller is more private and noisier. With ε = 1 an attacker who was 50% sure about "
-        "a person can be at most 73% sure after the release."),
+        "a person can be at most about 73% sure after the release."),
     "δ (delta)": (
         "A tiny allowance that the ε guarantee may be exceeded, needed only by the Gaussian "
         "noise and some accountants. Keep it far below one over the number of people, for "
@@ -191,30 +191,56 @@ GLOSSARY: dict[str, str] = {
         "drawn, so the lifetime budget can never be overspent."),
 }
 
-# words on screen that mean a glossary term (lower case)
+# words on screen that mean a glossary term (lower case; a Greek letter or ± anywhere, a word
+# or phrase as whole words)
 GLOSSARY_ALIASES: dict[str, str] = {
-    "ε": "ε (epsilon)", "epsilon": "ε (epsilon)", "budget": "ε (epsilon)",
-    "δ": "δ (delta)", "delta": "δ (delta)",
-    "unit of privacy": "Privacy unit", "who is one person?": "Privacy unit",
-    "rows per person": "Contribution bound k", "at most k rows": "Contribution bound k",
-    "max rows": "Contribution bound k",
+    "ε": "ε (epsilon)", "epsilon": "ε (epsilon)", "δ": "δ (delta)", "delta": "δ (delta)",
+    "σ": "σ (sigma)", "±": "Accuracy (±)",
+    "unit of privacy": "Privacy unit", "who is one person": "Privacy unit",
+    "privacy unit": "Privacy unit",
+    "rows per person": "Contribution bound k", "most rows one person": "Contribution bound k",
+    "at most k rows": "Contribution bound k",
     "add-remove": "Add-remove", "replace-one": "Replace-one",
-    "neighbouring tables": "Add-remove",
-    "sensitivity": "Sensitivity", "noise scale": "Noise scale", "σ": "σ (sigma)",
-    "noise": "Noise scale",
-    "discrete laplace": "Discrete Laplace", "discrete gaussian": "Discrete Gaussian",
+    "sensitivity": "Sensitivity", "noise scale": "Noise scale", "scale": "Noise scale",
+    "laplace": "Discrete Laplace", "gaussian": "Discrete Gaussian",
     "exponential mechanism": "Exponential mechanism",
     "randomized response": "Randomized response",
-    "accuracy": "Accuracy (±)", "±": "Accuracy (±)", "accuracy (95%)": "Accuracy (±)",
-    "target ± (95%)": "Accuracy (±)", "confidence": "Confidence",
-    "bounds": "Bounds", "clamping": "Clamping", "grid step": "Grid step",
-    "hoeffding bound": "Hoeffding bound", "accountant": "Accountant",
-    "basic": "Basic composition", "zcdp": "zCDP", "pld": "PLD",
-    "people in a group": "Group privacy", "groups": "Group privacy",
-    "attacker's belief before": "Attacker's belief", "highest belief": "Attacker's belief",
-    "lowest belief": "Attacker's belief", "hold": "Hold", "ledger": "Budget ledger",
-    "squared units": "Squared units",
+    "accuracy": "Accuracy (±)", "confidence": "Confidence",
+    "bounds": "Bounds", "clamped": "Clamping", "clamping": "Clamping",
+    "grid step": "Grid step", "grid": "Grid step",
+    "hoeffding": "Hoeffding bound", "accountant": "Accountant",
+    "basic composition": "Basic composition", "zcdp": "zCDP", "pld": "PLD",
+    "people in a group": "Group privacy", "group privacy": "Group privacy",
+    "attacker's belief": "Attacker's belief", "prior": "Attacker's belief",
+    "ledger": "Budget ledger", "squared units": "Squared units", "units²": "Squared units",
 }
+_SYMBOLS = ("ε", "δ", "σ", "±", "units²")
+
+
+def terms_in(text: str) -> list[str]:
+    """The glossary terms a text on screen uses, in glossary order (HTML tags ignored)."""
+    plain = re.sub(r"<[^>]+>", " ", text).lower()
+    found: set[str] = set()
+    for name in GLOSSARY:
+        if re.search(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", plain):
+            found.add(name)
+    for alias, name in GLOSSARY_ALIASES.items():
+        if alias in _SYMBOLS:
+            if alias in plain:
+                found.add(name)
+        elif re.search(rf"(?<![\w-]){re.escape(alias)}(?![\w-])", plain):
+            found.add(name)
+    return [name for name in GLOSSARY if name in found]
+
+
+def glossary_tip(text: str, own: str = "") -> str:
+    """A tooltip for a widget showing ``text``: its own tooltip ``own`` (if any), then the
+    glossary's explanation of every term the text uses that ``own`` does not already give."""
+    parts = [own] if own.strip() else []
+    for name in terms_in(text):
+        if GLOSSARY[name] not in own:
+            parts.append(f"{name}: {GLOSSARY[name]}")
+    return "\n\n".join(parts)
 
 
 def glossary_entry(term: str) -> tuple[str, str] | None:

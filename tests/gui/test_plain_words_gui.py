@@ -35,3 +35,83 @@ def test_the_review_window_says_who_one_person_is_in_the_cores_words(demo, qtbot
     text = " ".join(label.text() for label in dialog.findChildren(QLabel))
     assert words.unit_of(plan.privacy_unit) in text
     assert words.relation_words(plan.neighbouring) in text
+
+
+# The technical words a data owner may not know, found on screen independently of
+# core.words (regex on the shown text -> the glossary entry that must explain it).
+TERMS = {r"ε": "ε (epsilon)", r"δ": "δ (delta)", r"σ": "σ (sigma)",
+         r"\bsensitivity\b": "Sensitivity", r"\bnoise scale\b|\bof scale\b": "Noise scale",
+         r"\baccountant\b": "Accountant", r"\bpld\b": "PLD", r"\bzcdp\b": "zCDP",
+         r"\bhoeffding\b": "Hoeffding bound", r"\bgrid step\b": "Grid step",
+         r"add-remove": "Add-remove", r"replace-one": "Replace-one",
+         r"\bconfidence\b": "Confidence", r"\bclamp": "Clamping", r"\bbounds\b": "Bounds",
+         r"rows per person|most rows one person": "Contribution bound k",
+         r"\blaplace\b": "Discrete Laplace", r"\bgaussian\b": "Discrete Gaussian",
+         r"\bexponential mechanism\b": "Exponential mechanism",
+         r"\brandomized response\b": "Randomized response"}
+
+
+def _untipped(root) -> list[str]:  # type: ignore[no-untyped-def]
+    """Every visible label, button, group box or header section under ``root`` that shows a
+    technical term whose glossary explanation its tooltip lacks."""
+    import re
+
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QHeaderView, QWidget
+
+    from planner_app.gui.glossary import header_tip, shown_text, tip_for
+
+    found = []
+    for widget in [root, *root.findChildren(QWidget)]:
+        if not widget.isVisible():
+            continue
+        shown = [(shown_text(widget), tip_for(widget))]
+        if isinstance(widget, QHeaderView) and widget.model() is not None:
+            count = widget.count()
+            shown = [(str(widget.model().headerData(i, widget.orientation(),
+                                                   Qt.ItemDataRole.DisplayRole) or ""),
+                      header_tip(widget, i)) for i in range(count)
+                     if not widget.isSectionHidden(i)]
+        for text, tip in shown:
+            plain = re.sub(r"<[^>]+>", " ", text)
+            for pattern, name in TERMS.items():
+                if re.search(pattern, plain, re.IGNORECASE) and \
+                        words.GLOSSARY[name] not in tip:
+                    found.append(f"{type(widget).__name__} {plain[:50]!r}: no tip for {name}")
+    return found
+
+
+def test_every_technical_term_on_screen_has_a_plain_tooltip(demo, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from planner_app.gui.dialogs.query_dialog import QueryDialog
+    from planner_app.gui.dialogs.review_bundle import ReviewDialog
+
+    missing = []
+    for i in range(demo.tabs.count()):
+        demo.show_tab(i)
+        qtbot.wait(10)
+        missing += _untipped(demo)
+    session = demo.session
+    for q in session.plan.queries:  # every kind's form
+        dialog = QueryDialog(session, q, demo)
+        qtbot.addWidget(dialog)
+        dialog.show()
+        missing += _untipped(dialog)
+        dialog.close()
+    review = ReviewDialog(session.plan, tmp_path / "plan.json", session.home)
+    qtbot.addWidget(review)
+    review.show()
+    missing += _untipped(review)
+    assert not missing, "\n".join(sorted(set(missing)))
+
+
+def test_hovering_a_term_shows_its_explanation(demo, qtbot) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import QEvent, QPoint
+    from PySide6.QtGui import QHelpEvent
+    from PySide6.QtWidgets import QApplication, QLabel, QToolTip
+
+    demo.show_tab(2)  # the budget: "ε" and "δ" labels
+    label = next(w for w in demo.budget_pane.findChildren(QLabel)
+                 if w.text() == "δ" and w.isVisible())
+    event = QHelpEvent(QEvent.Type.ToolTip, QPoint(2, 2), label.mapToGlobal(QPoint(2, 2)))
+    QApplication.sendEvent(label, event)
+    assert words.GLOSSARY["δ (delta)"] in QToolTip.text()
