@@ -224,9 +224,9 @@ def _print_json(obj: Any) -> None:
 def _num(x: Any, digits: int = 6) -> str:
     if x is None:
         return "-"
-    if isinstance(x, float) and not math.isfinite(x):
-        return "unbounded"
-    return f"{x:.{digits}g}"
+    from .core.words import format_number
+
+    return format_number(x, min(digits, 4))  # no 20.5322265625, no 2e+06
 
 
 # ----------------------------------------------------------------------------- commands

@@ -16,7 +16,8 @@ from typing import Any
 
 from . import risk
 from .accuracy import format_half_width, quantile_words, useless_warning
-from .words import relation_words, unit_words
+from .words import format_number as rounded
+from .words import relation_words, squared_unit_words, unit_words
 
 MAX_REPORT_ROWS = 50  # cells shown per statistic; results.csv has every one
 MAX_REPORT_STATISTICS = 1_000  # statistics explained; results.csv has every one
@@ -217,7 +218,7 @@ def _statistics(record: dict[str, Any]) -> list[dict[str, Any]]:
                        + (quantile_words(acc, query.quantile) if query is not None and
                           query.quantile is not None else
                           f"With {confidence:.0%} confidence its rank is within about "
-                          f"{format_number(hw)} of the target rank."))
+                          f"{rounded(hw)} of the target rank."))
         elif q["kind"] == "randomized_response":
             meaning = (f"Each answer was randomized on its own; the share is corrected for the "
                        f"randomization and the interval holds it with {confidence:.0%} "
@@ -225,9 +226,12 @@ def _statistics(record: dict[str, Any]) -> list[dict[str, Any]]:
         elif q["kind"] in ("mean", "variance"):
             meaning = (f"Computed from a noisy sum and a noisy count; the interval is a "
                        f"guaranteed bound with at least {confidence:.0%} confidence.")
+            if q["kind"] == "variance":  # its accuracy too is in the column's unit squared
+                meaning += (f" A variance is in {squared_unit_words(q.get('column'))}: "
+                            f"so is its interval, {format_half_width(acc)}.")
         else:
             meaning = (f"With {confidence:.0%} confidence the noise added is at most "
-                       f"± {format_number(hw)}, so the true value lies in the interval.")
+                       f"± {rounded(hw)}, so the true value lies in the interval.")
         if q["kind"] == "randomized_response" and hw is not None:
             meaning += f" That is {format_half_width(acc)}."
         useless = useless_warning(query, acc) if query is not None else None
@@ -235,9 +239,9 @@ def _statistics(record: dict[str, Any]) -> list[dict[str, Any]]:
             meaning += f" Note: {useless[0].upper()}{useless[1:]}"
         params = (f"{q['mechanism'].replace('_', ' ')} mechanism, ε = {q['epsilon_spent']:.4g}"
                   + (f", δ = {q['delta']:g}" if q.get("delta") else "")
-                  + (f", noise scale {q['scale']:.4g}" if q.get("scale") else "")
-                  + (f", σ = {q['sigma']:.4g}" if q.get("sigma") else "")
-                  + f", sensitivity {q['sensitivity']:.6g}")
+                  + (f", noise scale {rounded(q['scale'])}" if q.get("scale") else "")
+                  + (f", σ = {rounded(q['sigma'])}" if q.get("sigma") else "")
+                  + f", sensitivity {rounded(q['sensitivity'])}")
         rows = rows_by_query.get(q["id"], [])
         shown = largest(rows)
         more = (f"The {len(shown):,} largest of its {len(rows):,} cells are shown; all of them "

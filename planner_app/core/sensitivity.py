@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from .errors import InputError
 from .plan import PrivacyUnit, Query
-from .words import rows_per_person
+from .words import format_number, rows_per_person
 
 DEFAULT_GRID_BITS = 16
 QUANTILE_GRID_BITS = 12
@@ -174,7 +174,7 @@ def _component(
     if cells == 1:
         single = True
     sens = l1 * step
-    derivation = f"{what}, {_unit_text(unit)}, {rule}: sensitivity {_fmt(sens)}"
+    derivation = f"{what}, {_unit_text(unit)}, {rule}: sensitivity {format_number(sens)}"
     return Component(name=name, step=step, l1=l1, l2_sq=l2_sq, cells=cells, single_cell=single,
                      derivation=derivation)
 
@@ -217,7 +217,7 @@ def components_for(query: Query, unit: PrivacyUnit, relation: str) -> list[Compo
             what = f"sum of {bounds}{extra}"
             return [_component("sum", grid.lo, grid.hi, grid.step, query, unit, relation, what)]
         c, r = grid.centre, grid.radius
-        centred = (f"sum of {bounds}, minus the midpoint {_fmt(c * grid.step)}{extra}")
+        centred = (f"sum of {bounds}, minus the midpoint {format_number(c * grid.step)}{extra}")
         count = _component("count", 1, 1, 1.0, query, unit, relation,
                            f"count of rows{present}{extra}")
         parts = [count,

@@ -122,3 +122,94 @@ def test_check_prints_the_cores_unit_words(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=120)
     assert words.unit_of(doc["privacy_unit"]) in done.stdout, done.stdout + done.stderr
     assert words.relation_words(doc["neighbouring"]) in done.stdout
+
+
+LONG_FLOAT = r"\d[\d,]*\.\d+(?:e[+-]?\d+)?|\d+e[+-]?\d+"
+
+
+def _too_precise(text: str) -> list[str]:
+    """Numbers shown with more than 4 significant digits after a decimal point (20.5322265625,
+    20.5305) or in exponent form (2e+06)."""
+    import re
+
+    out = []
+    for m in re.findall(LONG_FLOAT, text):
+        if "e" in m or len(m.replace(",", "").replace(".", "").lstrip("0")) > 4:
+            out.append(m)
+    return out
+
+
+def _odd_plan():  # type: ignore[no-untyped-def]
+    """The demo plan with bounds whose grid makes long binary fractions (sensitivity, noise
+    scale, midpoint and ± all come out as floats with many digits)."""
+    doc = json.loads(demo_plan_path().read_text(encoding="utf-8"))
+    for q in doc["queries"]:
+        if "lower" in q:
+            q["lower"], q["upper"] = 0.3, 13.98
+    from planner_app.core.plan import plan_from_dict
+
+    return plan_from_dict(doc)
+
+
+def test_check_output_has_no_long_floats(tmp_path: Path) -> None:
+    import re
+    import subprocess
+    import sys
+
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(plan_to_dict(_odd_plan())), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "planner_app", "check", str(path)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    body = done.stdout.replace("1e-06", "")  # δ as the plan states it
+    assert not _too_precise(body), _too_precise(body)
+    variance = next(line for line in done.stdout.splitlines() if line.startswith("age_var"))
+    assert "units²" in variance
+
+
+def test_a_variance_accuracy_is_in_squared_units() -> None:
+    from planner_app.core.accuracy import UNIT_WORDS, accuracy_for, format_half_width, shown_unit
+
+    plan = load_plan(demo_plan_path())
+    acc = accuracy_for(plan.query("age_variance"), plan)
+    assert format_half_width(acc).endswith("units²")
+    assert "squared" in UNIT_WORDS[shown_unit(acc)]
+    mean = accuracy_for(plan.query("hours_mean"), plan)
+    assert "²" not in format_half_width(mean)
+
+
+def test_derivations_round_sensitivity_and_midpoint() -> None:
+    import re
+
+    from planner_app.core.measure import measurements_for
+
+    plan = _odd_plan()
+    for q in plan.queries:
+        for m in measurements_for(q, plan):
+            text = m.component.derivation.replace("0.3,", "")
+            assert not _too_precise(text), text
+
+
+def test_the_report_rounds_and_says_squared_units(tmp_path: Path) -> None:
+    import re
+
+    from planner_app.core.home import app_home
+    from planner_app.core.publish import publish
+    from planner_app.core.report import _statistics
+    from planner_app.core.review import review
+    from planner_app.core.tables import load_table
+    from tests.conftest import DEMO_TABLE
+
+    plan = review(_odd_plan(), "Ada Officer", "approved", "checked")
+    out = tmp_path / "b.zip"
+    publish(plan, load_table(DEMO_TABLE), out, app_home(tmp_path / "home"))
+    from planner_app.core.bundle import read_bundle
+
+    record = json.loads(read_bundle(out)["release.json"])
+    for s in _statistics(record):
+        text = s["meaning"] + " " + s["params"] + " " + s["query"]["derivation"]
+        text = text.replace("0.3,", "")
+        text = re.sub(r"δ = [\d.e+-]+", "", text)  # δ as the plan states it
+        assert not _too_precise(text), text
+        if s["query"]["kind"] == "variance":
+            assert "squared units of age" in s["meaning"] and "units²" in s["meaning"]

@@ -115,3 +115,41 @@ def test_hovering_a_term_shows_its_explanation(demo, qtbot) -> None:  # type: ig
     event = QHelpEvent(QEvent.Type.ToolTip, QPoint(2, 2), label.mapToGlobal(QPoint(2, 2)))
     QApplication.sendEvent(label, event)
     assert words.GLOSSARY["δ (delta)"] in QToolTip.text()
+
+
+def test_the_statistic_pane_rounds_and_says_squared_units(demo, qtbot) -> None:  # type: ignore[no-untyped-def]
+    import re
+    from dataclasses import replace
+
+    session = demo.session
+    plan = session.plan
+    odd = replace(plan, queries=tuple(
+        replace(q, lower=0.3, upper=13.98) if q.lower is not None else q
+        for q in plan.queries))
+    session.apply("odd bounds", odd)
+    demo.show_tab(1)
+    pane = demo.statistic_pane
+    for q in odd.queries:
+        session.select(q.id)
+        pane.refresh()
+        shown = pane.derivation.text()  # (the ± field is an input: it keeps 6 digits)
+        shown = shown.replace("13.98", "").replace("0.3,", "")
+        long = [m for m in re.findall(r"\d[\d,]*\.\d+|\d+e[+-]?\d+", shown)
+                if "e" in m or len(m.replace(",", "").replace(".", "").lstrip("0")) > 4]
+        assert not long, (q.id, shown)
+    session.select("age_variance")
+    pane.refresh()
+    assert pane.accuracy_unit.text() == "squared units of age"
+    demo.resize(1280, 820)
+    qtbot.wait(50)
+    demo.grab().save(str(SHOTS / "80-words-variance.png"))
+    from .layout_check import clipped_texts
+
+    assert not [c for c in clipped_texts(pane) if "squared" in c]
+    from PySide6.QtCore import Qt
+
+    from planner_app.gui.models import StatisticsModel
+
+    model = StatisticsModel(session)
+    row = [q.id for q in odd.queries].index("age_variance")
+    assert str(model.data(model.index(row, 3), Qt.ItemDataRole.DisplayRole)).endswith("units²")

@@ -26,7 +26,7 @@ from ...core.plan import Plan, plan_digest
 from ...core.readiness import missing_reasons
 from ...core.review import approval_status, record_review
 from ...core.risk import explain
-from ...core.words import relation_words, unit_of
+from ...core.words import format_number, relation_words, unit_of
 from ..models import KIND_NAMES, format_accuracy
 from ..widgets.risk_pane import RiskChart
 
@@ -183,7 +183,7 @@ class BundleDialog(QDialog):
     def _parameters_tab(self, files: dict[str, bytes]) -> None:
         try:
             record = json.loads(files[RECORD])
-            params = [[q["label"], q["kind"], q["mechanism"], f"{q['sensitivity']:.6g}",
+            params = [[q["label"], q["kind"], q["mechanism"], format_number(q['sensitivity']),
                        f"{q['epsilon_spent']:.4g}", f"{q['delta']:g}",
                        format_accuracy(q["accuracy"]["half_width"], q["accuracy"]["unit"],
                                        q["accuracy"].get("rows")),

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QFormLayout, QGroupBox
 from ...core.accuracy import (UNIT_WORDS, epsilon_for_shown_target, quantile_words,
                                shown_half_width, shown_unit, useless_warning)
 from ...core.risk import explain
+from ...core.words import format_number, squared_unit_words
 from ..models import KIND_NAMES
 from ..session import Session
 
@@ -178,7 +179,8 @@ class StatisticPane(QWidget):
             self.accuracy.setText("" if shown is None or not math.isfinite(shown)
                                   else f"{shown:.6g}")
         unit = shown_unit(acc)
-        self.accuracy_unit.setText(UNIT_WORDS.get(unit, unit))
+        self.accuracy_unit.setText(squared_unit_words(q.column) if unit == "squared"
+                                   else UNIT_WORDS.get(unit, unit))
         notes = [quantile_words(acc, q.quantile) if q.kind == "quantile" and
                  q.quantile is not None else acc.note]
         useless = useless_warning(q, acc)
@@ -192,9 +194,9 @@ class StatisticPane(QWidget):
         lines = []
         for m in ms:
             noise = ("no noise needed" if m.mechanism == "none" else
-                     f"discrete Laplace noise of scale {m.scale_value:.4g}"
+                     f"discrete Laplace noise of scale {format_number(m.scale_value)}"
                      if m.scale is not None else
-                     f"discrete Gaussian noise with σ = {m.sigma_value:.4g}"
+                     f"discrete Gaussian noise with σ = {format_number(m.sigma_value)}"
                      if m.sigma_sq is not None else m.mechanism.replace("_", " "))
             lines.append(f"• {m.component.derivation}; {noise}.")
         self.derivation.setText("\n".join(lines))
