@@ -17,7 +17,7 @@ from typing import Any
 from . import risk
 from .accuracy import format_half_width, quantile_words, useless_warning
 from .words import format_number as rounded
-from .words import relation_words, squared_unit_words, unit_words
+from .words import relation_words, squared_unit_words, statistic_words, unit_words
 
 MAX_REPORT_ROWS = 50  # cells shown per statistic; results.csv has every one
 MAX_REPORT_STATISTICS = 1_000  # statistics explained; results.csv has every one
@@ -251,6 +251,15 @@ def _statistics(record: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def _what(record: dict[str, Any], q: dict[str, Any]) -> str:
+    """What a statistic is: "Count of rows", "Count of rows where income is present",
+    "mean of hours"."""
+    declared = next((d for d in record["plan"]["queries"] if d.get("id") == q["id"]), {})
+    imputed = isinstance(declared.get("missing"), dict)
+    return statistic_words(q["kind"], q.get("column"), KIND_WORDS.get(q["kind"], q["kind"]),
+                           imputed)
+
+
 def largest(rows: list[dict[str, Any]], limit: int | None = None) -> list[dict[str, Any]]:
     """At most ``limit`` rows: all of them, or the largest values (released numbers only, so
     the choice is post-processing), largest first."""
@@ -319,8 +328,7 @@ def report_html(record: dict[str, Any]) -> str:
     ]
     for s in _statistics(record):
         q = s["query"]
-        parts.append(f"<h3>{e(q['label'])}</h3><p>{e(KIND_WORDS.get(q['kind'], q['kind']))}"
-                     f"{' of ' + e(q['column']) if q.get('column') else ''}. {e(s['meaning'])}</p>")
+        parts.append(f"<h3>{e(q['label'])}</h3><p>{e(_what(record, q))}. {e(s['meaning'])}</p>")
         parts.append("<table><tr><th>Cell</th><th>Value</th><th>Interval "
                      f"({record['confidence']:.0%})</th><th>Note</th></tr>")
         for r in s["rows"]:
@@ -412,8 +420,7 @@ def report_pdf(record: dict[str, Any]) -> bytes:
     for s in _statistics(record):
         q = s["query"]
         heading(q["label"], 11)
-        para(f"{KIND_WORDS.get(q['kind'], q['kind'])}"
-             f"{' of ' + q['column'] if q.get('column') else ''}. {s['meaning']}", 9)
+        para(f"{_what(record, q)}. {s['meaning']}", 9)
         widths = (0.34 * width, 0.2 * width, 0.3 * width, 0.16 * width)
         table_rows(pdf, widths, ("LEFT", "RIGHT", "RIGHT", "LEFT"),
                    [("Cell", "Value", f"Interval ({record['confidence']:.0%})", "Note")] +

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from .errors import InputError
 from .plan import PrivacyUnit, Query
-from .words import format_number, rows_per_person
+from .words import format_number, present_words, rows_per_person
 
 DEFAULT_GRID_BITS = 16
 QUANTILE_GRID_BITS = 12
@@ -199,7 +199,7 @@ def components_for(query: Query, unit: PrivacyUnit, relation: str) -> list[Compo
     k = unit.rows_per_unit
     extra = _describe(query)
     # with imputation every row counts, a missing cell included
-    present = (f" with {query.column} present"
+    present = (f" {present_words(query.column)}"
                if query.column and query.missing.policy != "impute" else "")
     if query.kind == "count":
         what = f"count of rows{present}{extra}"

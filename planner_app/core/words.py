@@ -93,9 +93,26 @@ RELATION_HELP = {
 # ----------------------------------------------------------------------------- statistics
 
 
-def count_words(column: str | None) -> str:
-    """What a count counts: all rows, or the rows where a column is present."""
-    return f"Count of rows where {column} is present" if column else "Count of rows"
+def present_words(column: str) -> str:
+    """The rows a column counts in: "where income is present"."""
+    return f"where {column} is present"
+
+
+def count_words(column: str | None, imputed: bool = False) -> str:
+    """What a count counts: all rows, or the rows where a column is present (a column whose
+    missing cells are imputed counts every row)."""
+    if column and not imputed:
+        return f"Count of rows {present_words(column)}"
+    return "Count of rows"
+
+
+def statistic_words(kind: str, column: str | None, kind_name: str,
+                    imputed: bool = False) -> str:
+    """What a statistic is, in a few words: "Count of rows", "Count of rows where income is
+    present", "Mean of hours" (``kind_name`` is the kind as the caller shows it)."""
+    if kind == "count":
+        return count_words(column, imputed)
+    return f"{kind_name} of {column}" if column else kind_name
 
 
 # ----------------------------------------------------------------------------- glossary

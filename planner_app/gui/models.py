@@ -12,6 +12,7 @@ from PySide6.QtGui import QBrush, QColor
 
 from ..core.accuracy import format_half_width, useless_warning
 from ..core.tables import ColumnInfo
+from ..core.words import statistic_words
 from .session import Session
 
 Index = QModelIndex | QPersistentModelIndex
@@ -205,6 +206,9 @@ class StatisticsModel(HeaderedModel):
             if col == 0:
                 return q.title
             if col == 1:
+                if q.kind == "count":  # which rows it counts (the tooltip says it in full)
+                    return "Count of rows" if q.column is None or q.missing.policy == "impute" \
+                        else f"Count, {q.column} present"
                 return KIND_NAMES.get(q.kind, q.kind)
             if col == 2:
                 return f"{q.epsilon:.4g}"
@@ -227,6 +231,9 @@ class StatisticsModel(HeaderedModel):
                 useless = useless_warning(q, self.session.accuracy(q))
                 return f"{useless[0].upper()}{useless[1:]}" if useless else ("Half-width of the interval that holds the noise with 95% "
                                    "confidence")
+            if col == 1:
+                return statistic_words(q.kind, q.column, KIND_NAMES.get(q.kind, q.kind),
+                                       q.missing.policy == "impute")
             return q.id
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (2, 3):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)

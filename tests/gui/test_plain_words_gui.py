@@ -153,3 +153,54 @@ def test_the_statistic_pane_rounds_and_says_squared_units(demo, qtbot) -> None: 
     model = StatisticsModel(session)
     row = [q.id for q in odd.queries].index("age_variance")
     assert str(model.data(model.index(row, 3), Qt.ItemDataRole.DisplayRole)).endswith("units²")
+
+
+def test_a_count_counts_all_rows_unless_a_column_is_asked_for(demo, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import Qt
+
+    from planner_app.gui.dialogs.query_dialog import QueryDialog
+    from planner_app.gui.models import StatisticsModel
+
+    session = demo.session
+    dialog = QueryDialog(session, None, demo)
+    qtbot.addWidget(dialog)
+    dialog.resize(1280 // 2, 700)
+    dialog.show()
+    dialog.kind.setCurrentIndex(dialog.kind.findData("count"))
+    dialog.label.setText("People")
+    assert not dialog.count_present.isChecked() and not dialog.column.isEnabled()
+    assert "column" not in dialog.to_dict()  # a count of all rows, as the plan format allows
+    assert dialog.count_words.text() == "Count of rows."
+    dialog.grab().save(str(SHOTS / "81-words-count-all-rows.png"))
+    dialog.count_present.setChecked(True)
+    dialog.column.setCurrentText("income")
+    assert dialog.to_dict()["column"] == "income"
+    assert dialog.count_words.text() == "Count of rows where income is present."
+    dialog.grab().save(str(SHOTS / "82-words-count-present.png"))
+    dialog.count_present.setChecked(False)
+    dialog._accept()
+    assert dialog.result_plan is not None
+    session.apply("add", dialog.result_plan)
+    q = session.plan.query(dialog.result_id)
+    assert q.column is None
+    model = StatisticsModel(session)
+    row = [x.id for x in session.plan.queries].index(q.id)
+    assert model.data(model.index(row, 1), Qt.ItemDataRole.DisplayRole) == "Count of rows"
+    session.select(q.id)
+    demo.statistic_pane.refresh()
+    assert "Count of rows" in demo.statistic_pane.title.text()
+    assert "where" not in demo.statistic_pane.title.text()
+    edit = QueryDialog(session, session.plan.query("employed"), demo)  # a count with a filter
+    qtbot.addWidget(edit)
+    assert edit.count_present.isChecked() == (session.plan.query("employed").column is not None)
+
+
+def test_the_report_says_which_rows_a_count_counts() -> None:
+    from planner_app.core.report import _what
+
+    record = {"plan": {"queries": [{"id": "a"}, {"id": "b", "column": "income"},
+                                   {"id": "c", "column": "income", "missing": {"impute": 0}}]}}
+    assert _what(record, {"id": "a", "kind": "count"}) == "Count of rows"
+    assert _what(record, {"id": "b", "kind": "count", "column": "income"}) == \
+        "Count of rows where income is present"
+    assert _what(record, {"id": "c", "kind": "count", "column": "income"}) == "Count of rows"

@@ -26,7 +26,7 @@ from ...core.plan import Plan, plan_digest
 from ...core.readiness import missing_reasons
 from ...core.review import approval_status, record_review
 from ...core.risk import explain
-from ...core.words import format_number, relation_words, unit_of
+from ...core.words import format_number, relation_words, statistic_words, unit_of
 from ..models import KIND_NAMES, format_accuracy
 from ..widgets.risk_pane import RiskChart
 
@@ -100,7 +100,8 @@ class ReviewDialog(QDialog):
             if lacking:
                 reasons = "; ".join(filter(None, [reasons, "NO REASON for the "
                                                   + " and ".join(lacking)]))
-            rows.append([q.title, KIND_NAMES.get(q.kind, q.kind), q.column or "—",
+            rows.append([q.title, statistic_words(q.kind, q.column, KIND_NAMES.get(q.kind, q.kind),
+                                                  q.missing.policy == "impute"), q.column or "—",
                          _public_parameters(q), reasons or "none needed",
                          f"{q.epsilon:g}", format_accuracy(acc.half_width, acc.unit, acc.rows),
                          explain(eps, q.delta, relation=plan.neighbouring,

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QFormLayout, QGroupBox
 from ...core.accuracy import (UNIT_WORDS, epsilon_for_shown_target, quantile_words,
                                shown_half_width, shown_unit, useless_warning)
 from ...core.risk import explain
-from ...core.words import format_number, squared_unit_words
+from ...core.words import count_words, format_number, squared_unit_words
 from ..models import KIND_NAMES
 from ..session import Session
 
@@ -187,8 +187,10 @@ class StatisticPane(QWidget):
         if useless is not None:
             notes.append(f"⚠ {useless[0].upper()}{useless[1:]}")
         self.accuracy_note.setText("\n".join(n for n in notes if n))
-        self.title.setText(f"<h3>{q.title}</h3>{KIND_NAMES.get(q.kind, q.kind)}"
-                           + (f" of <b>{q.column}</b>" if q.column else "")
+        self.title.setText(f"<h3>{q.title}</h3>"
+                           + (count_words(q.column, q.missing.policy == "impute")
+                              if q.kind == "count" else KIND_NAMES.get(q.kind, q.kind)
+                              + (f" of <b>{q.column}</b>" if q.column else ""))
                            + (f", grouped by {q.group_by.column}" if q.group_by else ""))
         ms = self.session.measurements(q)
         lines = []
