@@ -200,6 +200,8 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument("--out", required=True, help="where to write the plan")
     new.add_argument("--dataset", help="the dataset's name (default: the file's name)")
     new.add_argument("--force", action="store_true", help="overwrite an existing file")
+    new.add_argument("--reason", help="why the budget's ε is what it is (shown in the review "
+                                      "and the report)")
     new.add_argument("--json", action="store_true", help="print JSON")
     return parser
 
@@ -394,6 +396,8 @@ def cmd_plan_new(args: argparse.Namespace) -> int:
         "budget": {"epsilon": 1.0, "delta": 0.0},
         "queries": queries,
     }
+    if args.reason and args.reason.strip():
+        doc["justification"] = " ".join(args.reason.split())
     atomic_write_text(out, json.dumps(doc, indent=2, ensure_ascii=False) + "\n",
                       overwrite=args.force)
     todo = sum(1 for q in queries if q.get("lower", 0) is None or q.get("categories") == [])

@@ -174,6 +174,13 @@ def set_query_epsilon(plan: Plan, query_id: str, epsilon: float) -> Plan:
     return replace_query(plan, replace(plan.query(query_id), epsilon=epsilon))
 
 
+def set_budget_reason(plan: Plan, text: str) -> Plan:
+    """The plan with ``text`` as the reason behind its ε (the plan's top-level
+    ``justification``); blank text removes the reason."""
+    text = " ".join(text.split())
+    return replace(plan, justification=text or None)
+
+
 def round_share(x: Fraction) -> Fraction:
     """Round an ε share down to a multiple of 10^-6 (never above what is available)."""
     scale = 10**EPSILON_DIGITS

@@ -13,7 +13,8 @@ from PySide6.QtCore import QObject, Signal
 
 from ..core.accounting import Total, compose
 from ..core.accuracy import Accuracy, accuracy_for
-from ..core.editing import PlanDocument, set_query_epsilon, split_remaining
+from ..core.editing import (PlanDocument, set_budget_reason, set_query_epsilon,
+                            split_remaining)
 from ..core.errors import InputError, PlannerError
 from ..core.fit import YesNoTally
 from ..core.home import AppHome
@@ -119,6 +120,13 @@ class Session(QObject):
         self.apply(f"Set ε of {label!r} to {epsilon:g}",
                    set_query_epsilon(self.plan, query_id, epsilon),
                    merge_key=f"epsilon:{query_id}" if dragging else None)
+
+    def set_budget_reason(self, text: str) -> None:
+        """Record why the budget's ε is what it is (undoable); no edit when unchanged."""
+        assert self.plan is not None
+        new = set_budget_reason(self.plan, text)
+        if new.justification != self.plan.justification:
+            self.apply("Change the reason for ε", new)
 
     def split(self, weights: dict[str, float] | None = None) -> None:
         assert self.plan is not None

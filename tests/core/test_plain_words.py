@@ -213,3 +213,29 @@ def test_the_report_rounds_and_says_squared_units(tmp_path: Path) -> None:
         assert not _too_precise(text), text
         if s["query"]["kind"] == "variance":
             assert "squared units of age" in s["meaning"] and "units²" in s["meaning"]
+
+
+def test_set_budget_reason_is_a_plan_edit_that_saves(tmp_path: Path) -> None:
+    from planner_app.core.editing import set_budget_reason
+    from planner_app.core.plan import save_plan
+
+    plan = load_plan(demo_plan_path())
+    new = set_budget_reason(plan, "  the  moderate preset ")
+    assert new.justification == "the moderate preset" and plan.justification != new.justification
+    save_plan(new, tmp_path / "p.json")
+    assert load_plan(tmp_path / "p.json").justification == "the moderate preset"
+    assert set_budget_reason(new, "  ").justification is None
+
+
+def test_plan_new_takes_a_reason(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from tests.conftest import DEMO_TABLE
+
+    out = tmp_path / "p.json"
+    done = subprocess.run([sys.executable, "-m", "planner_app", "plan", "new", "--data",
+                           str(DEMO_TABLE), "--out", str(out), "--reason", "a small pilot"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(out.read_text(encoding="utf-8"))["justification"] == "a small pilot"

@@ -204,3 +204,45 @@ def test_the_report_says_which_rows_a_count_counts() -> None:
     assert _what(record, {"id": "b", "kind": "count", "column": "income"}) == \
         "Count of rows where income is present"
     assert _what(record, {"id": "c", "kind": "count", "column": "income"}) == "Count of rows"
+
+
+def test_a_reason_for_epsilon_typed_in_the_budget_pane_reaches_review_and_report(demo, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QLabel
+
+    from planner_app.core.plan import load_plan
+    from planner_app.core.report import transparency
+    from planner_app.gui.dialogs.review_bundle import ReviewDialog
+
+    session = demo.session
+    demo.show_tab(2)
+    pane = demo.budget_pane
+    reason = "Moderate harm preset; agreed with the officer on 3 May"
+    pane.reason.setFocus()
+    pane.reason.clear()
+    qtbot.keyClicks(pane.reason, reason)
+    qtbot.keyClick(pane.reason, Qt.Key.Key_Return)
+    assert session.plan.justification == reason, pane.reason.text()
+    demo.resize(1280, 820)
+    qtbot.wait(20)
+    demo.grab().save(str(SHOTS / "83-words-reason-for-epsilon.png"))
+    path = tmp_path / "plan.json"
+    assert demo._write_plan(path)
+    saved = load_plan(path)
+    assert saved.justification == reason
+    review = ReviewDialog(saved, path, session.home)
+    qtbot.addWidget(review)
+    text = " ".join(label.text() for label in review.findChildren(QLabel))
+    assert f"Reason for ε:</i> {reason}" in text and "none given" not in text
+    from planner_app.core.plan import plan_to_dict
+
+    record = {"plan": plan_to_dict(saved), "privacy_unit": plan_to_dict(saved)["privacy_unit"],
+              "neighbouring": saved.neighbouring, "queries": [], "post_processing": {},
+              "total": {"epsilon": 1, "delta": 0, "accountant": "basic"},
+              "ledger": {"spent": {"epsilon": 1}, "cap": {"epsilon": 9},
+                         "remaining": {"epsilon": 8}},
+              "dataset": {"name": "x"}, "software": {"version": "0"}}
+    assert reason in dict(transparency(record))["Justification for ε"]
+    session.doc.undo()  # the edit is undoable
+    assert session.plan.justification != reason
+    assert pane.reason.text() == (session.plan.justification or "")
