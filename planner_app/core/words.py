@@ -28,7 +28,11 @@ def format_number(x: float, digits: int = 4) -> str:
         return f"{int(x):,}"
     if abs(x) >= 1e4:
         return f"{x:,.0f}" if abs(x) < 1e15 else f"{x:.{digits}g}"
-    return f"{x:.{digits}g}".replace("e-0", "e-")
+    text = f"{x:.{digits}g}"
+    rounded = float(text)
+    if rounded.is_integer():  # 1260.0000001 -> "1,260", as 1260 reads
+        return f"{int(rounded):,}"
+    return text.replace("e-0", "e-")
 
 
 def squared_unit_words(column: str | None) -> str:

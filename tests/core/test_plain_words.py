@@ -53,7 +53,8 @@ def test_the_reports_chart_draws_the_cores_curves(monkeypatch: pytest.MonkeyPatc
 
 @pytest.mark.parametrize(("x", "want"), [
     (20.5322265625, "20.53"), (3.0, "3"), (12345.678, "12,346"), (0.05, "0.05"),
-    (1.3824999, "1.382"), (2.0000000001, "2"), (1e-7, "1e-7"), (math.inf, "unbounded")])
+    (1.3824999, "1.382"), (2.0000000001, "2"), (1e-7, "1e-7"), (math.inf, "unbounded"),
+    (1260.0000001, "1,260"), (1260.4, "1,260"), (-0.5, "-0.5")])
 def test_format_number(x: float, want: str) -> None:
     assert words.format_number(x) == want
 

@@ -101,6 +101,14 @@ def test_every_technical_term_on_screen_has_a_plain_tooltip(demo, qtbot, tmp_pat
     qtbot.addWidget(review)
     review.show()
     missing += _untipped(review)
+    wizard = demo.release()
+    qtbot.addWidget(wizard)
+    wizard.show()
+    missing += _untipped(wizard)  # the checklist
+    if wizard.button(wizard.WizardButton.NextButton).isEnabled():
+        wizard.next()  # the confirmation page; its Next would spend the budget: not pressed
+        missing += _untipped(wizard)
+    wizard.close()
     assert not missing, "\n".join(sorted(set(missing)))
 
 
@@ -246,3 +254,62 @@ def test_a_reason_for_epsilon_typed_in_the_budget_pane_reaches_review_and_report
     session.doc.undo()  # the edit is undoable
     assert session.plan.justification != reason
     assert pane.reason.text() == (session.plan.justification or "")
+
+
+SCALED = r'''
+import json, os, sys
+from pathlib import Path
+from PySide6.QtWidgets import QApplication
+app = QApplication([])
+from planner_app.core.resources import demo_plan_path, demo_table_path
+from planner_app.gui.app import build_window
+from planner_app.gui.dialogs.query_dialog import QueryDialog
+from tests.gui.layout_check import clipped_texts
+shots, scale = Path(sys.argv[1]), sys.argv[2]
+w = build_window(sys.argv[3])
+w.resize(1280, 820)
+w.show()
+w.load_table(demo_table_path(), synchronous=True)
+w.open_plan(demo_plan_path(), confirmed=True)
+out = {}
+def settle():
+    for _ in range(5):
+        app.processEvents()
+w.session.select("age_variance")
+w.show_tab(1)
+settle()
+w.grab().save(str(shots / f"84-words-variance-{scale}x.png"))
+out["statistic"] = clipped_texts(w.statistic_pane)
+w.show_tab(2)
+settle()
+w.grab().save(str(shots / f"85-words-reason-{scale}x.png"))
+out["budget"] = [c for c in clipped_texts(w.budget_pane) if "Reason" in c]
+d = QueryDialog(w.session, None, w)
+d.kind.setCurrentIndex(d.kind.findData("count"))
+d.show()
+settle()
+d.grab().save(str(shots / f"86-words-count-{scale}x.png"))
+out["count"] = [c for c in clipped_texts(d) if "rows" in c or "present" in c]
+print(json.dumps(out))
+w.session.doc.load(w.session.plan)
+'''
+
+
+@pytest.mark.parametrize("scale", ["1", "2"])
+def test_changed_views_unclipped_at_1x_and_2x(scale: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", QT_SCALE_FACTOR=scale,
+               PYTHONPATH=str(root))
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run([sys.executable, "-c", SCALED, str(SHOTS), scale,
+                           str(tmp_path / "home")], capture_output=True, text=True,
+                          timeout=240, env=env, cwd=root)
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found == {"statistic": [], "budget": [], "count": []}, found
