@@ -206,6 +206,15 @@ def explain(epsilon: float, delta: float = 0.0, prior: float = 0.5, group_size: 
                 group_sentence=group_text)
 
 
+def group_words(epsilon: float, delta: float, prior: float, group_size: int) -> str:
+    """What ε means for a group of people who share data (at least two), in one sentence."""
+    g = max(2, group_size)
+    g_eps, _ = group_privacy(epsilon, delta, g)
+    return (f"For a group of {g} people (say a household) the guarantee is ε = {g_eps:.3g}: "
+            f"an attacker who was {format_percent(prior, False)} sure about the group can reach "
+            f"at most {upper_percent(prior, g_eps)}.")
+
+
 def delta_words(epsilon: float, delta: float, prior: float = 0.5) -> str:
     """What δ > 0 guarantees, truthfully: not "the bounds fail with chance δ"."""
     slack = math.log(2)

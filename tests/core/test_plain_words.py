@@ -240,3 +240,12 @@ def test_plan_new_takes_a_reason(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(out.read_text(encoding="utf-8"))["justification"] == "a small pilot"
+
+
+def test_group_words_follow_group_privacy() -> None:
+    eps, prior = 0.7, 0.5
+    text = risk.group_words(eps, 0.0, prior, 3)
+    # g people: ε·g (pure DP), so the highest belief is Bayes with e^(3ε)
+    assert f"ε = {3 * eps:.3g}" in text
+    assert risk.upper_percent(prior, 3 * eps) in text
+    assert "group of 2 people" in risk.group_words(eps, 0.0, prior, 1)  # at least two

@@ -14,10 +14,9 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QGroup
                                QHBoxLayout, QHeaderView, QLabel, QSlider, QSpinBox, QSplitter,
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
-from ...core.accounting import group_privacy
 from ...core.resources import resource_path
-from ...core.risk import (belief_curves, explain, format_percent, lower_percent,
-                          posterior_max, posterior_min, upper_percent)
+from ...core.risk import (belief_curves, explain, format_percent, group_words,
+                          lower_percent, posterior_max, posterior_min, upper_percent)
 from ..session import Session
 
 PRIORS = np.linspace(0.0, 1.0, 201)
@@ -202,12 +201,7 @@ class RiskPane(QWidget):
         self.sentence.setText(risk.sentence)
         self.lower_text.setText(risk.lower_sentence)
         self.frequency.setText(risk.frequency_sentence)
-        g = max(2, self.group.value())
-        g_eps, g_delta = group_privacy(epsilon, delta, g)
-        self.group_text.setText(
-            f"For a group of {g} people (say a household) the guarantee is ε = {g_eps:.3g}: "
-            f"an attacker who was {format_percent(prior, False)} sure about the group can reach "
-            f"at most {upper_percent(prior, g_eps)}.")
+        self.group_text.setText(group_words(epsilon, delta, prior, self.group.value()))
         self.delta_text.setText(risk.delta_sentence)
         shown = epsilon * self.group.value()
         self.chart.show_bounds(shown if math.isfinite(shown) else 50.0, prior)
