@@ -153,7 +153,6 @@ def _odd_plan():  # type: ignore[no-untyped-def]
 
 
 def test_check_output_has_no_long_floats(tmp_path: Path) -> None:
-    import re
     import subprocess
     import sys
 
@@ -180,7 +179,6 @@ def test_a_variance_accuracy_is_in_squared_units() -> None:
 
 
 def test_derivations_round_sensitivity_and_midpoint() -> None:
-    import re
 
     from planner_app.core.measure import measurements_for
 

@@ -214,7 +214,7 @@ def test_the_report_says_which_rows_a_count_counts() -> None:
     assert _what(record, {"id": "c", "kind": "count", "column": "income"}) == "Count of rows"
 
 
-def test_a_reason_for_epsilon_typed_in_the_budget_pane_reaches_review_and_report(demo, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_reason_for_epsilon_reaches_review_and_report(demo, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QLabel
 
