@@ -254,6 +254,7 @@ def test_a_reason_for_epsilon_reaches_review_and_report(demo, qtbot, tmp_path) -
     session.doc.undo()  # the edit is undoable
     assert session.plan.justification != reason
     assert pane.reason.text() == (session.plan.justification or "")
+    assert pane.reason.cursorPosition() == 0  # a long reason reads from its start
 
 
 SCALED = r'''

@@ -233,6 +233,7 @@ class BudgetPane(QWidget):
             self.delta.setText(f"{plan.budget.delta:g}")
         if not (self.reason.hasFocus() and self.reason.isModified()):  # not while typing
             self.reason.setText(plan.justification or "")
+            self.reason.setCursorPosition(0)  # a long reason shows from its start
         old_targets = {}
         old_weights = {}
         for row in range(self.table.rowCount()):
