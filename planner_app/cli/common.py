@@ -98,7 +98,9 @@ def _num(x: Any, digits: int = 6) -> str:
         return "-"
     if isinstance(x, float) and not math.isfinite(x):
         return "unbounded"
-    return f"{x:.{digits}g}"
+    from ..core.support.words import format_number
+
+    return format_number(x, min(digits, 4))  # no 20.5322265625, no 2e+06
 
 
 def _approval_required(args: argparse.Namespace) -> bool:

@@ -124,5 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument("--out", required=True, help="where to write the plan")
     new.add_argument("--dataset", help="the dataset's name (default: the file's name)")
     new.add_argument("--force", action="store_true", help="overwrite an existing file")
+    new.add_argument("--reason", help="why the budget's ε is what it is (shown in the review "
+                                      "and the report)")
     new.add_argument("--json", action="store_true", help="print JSON")
     return parser

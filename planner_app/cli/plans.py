@@ -59,9 +59,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         return EXIT_OK
     p = data["plan"]
     unit = p["privacy_unit"]
-    unit_text = ("each row is one person" if unit["kind"] == "row"
-                 else f"a person ({unit['id_column']}) has up to {unit['max_rows']} rows")
-    print(f"Plan for {p['dataset']!r}: {unit_text}; neighbouring tables: {p['neighbouring']}")
+    from ..core.support.words import relation_words, unit_of
+
+    print(f"Plan for {p['dataset']!r}: {unit_of(unit)}; {relation_words(p['neighbouring'])}")
     print(f"Budget for this release: ε = {p['budget']['epsilon']:g}, "
           f"δ = {p['budget']['delta']:g}")
     print()
@@ -114,6 +114,8 @@ def cmd_plan_new(args: argparse.Namespace) -> int:
     starter = starter_from_columns(args.dataset or Path(args.data).stem, Path(args.data).name,
                                    columns)
     queries = starter.document["queries"]
+    if args.reason and args.reason.strip():
+        starter.document["justification"] = " ".join(args.reason.split())
     atomic_write_text(out, json.dumps(starter.document, indent=2, ensure_ascii=False) + "\n",
                       overwrite=args.force)
     summary = {"plan": str(out), "queries": len(queries), "to_fill_in": starter.to_fill_in,

@@ -32,6 +32,9 @@ def app_icon():  # type: ignore[no-untyped-def]
 
 
 def build_window(home_dir: str | None = None) -> MainWindow:
+    from .glossary import install
+
+    install()  # plain tooltips for the technical words on screen
     home = app_home(home_dir).ensure()
     session = Session(home, load_settings(home.settings_path))
     return MainWindow(session)

@@ -13,6 +13,7 @@ from PySide6.QtGui import QBrush, QColor
 from ..core.data.tables import ColumnInfo
 from ..core.dp.accuracy import format_half_width, useless_warning
 from ..core.planning.changes import OpChanges
+from ..core.support.words import statistic_words
 from .session import Session
 
 Index = QModelIndex | QPersistentModelIndex
@@ -228,6 +229,9 @@ class StatisticsModel(HeaderedModel):
             if col == 0:
                 return q.title
             if col == 1:
+                if q.kind == "count":  # which rows it counts (the tooltip says it in full)
+                    return "Count of rows" if q.column is None or q.missing.policy == "impute" \
+                        else f"Count, {q.column} present"
                 return KIND_NAMES.get(q.kind, q.kind)
             if col == 2:
                 return f"{q.epsilon:.4g}"
@@ -251,6 +255,9 @@ class StatisticsModel(HeaderedModel):
                 return f"{useless[0].upper()}{useless[1:]}" if useless else (
                     "Half-width of the interval that holds the noise with "
                     f"{self.session.confidence:.0%} confidence")
+            if col == 1:
+                return statistic_words(q.kind, q.column, KIND_NAMES.get(q.kind, q.kind),
+                                       q.missing.policy == "impute")
             return q.id
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (2, 3):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)

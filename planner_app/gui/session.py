@@ -312,8 +312,11 @@ class Session(QObject):
                    plan_edits.set_dataset(self._plan(), name, expected_rows))
 
     def set_reason(self, reason: str | None) -> None:
-        """The plan's reason for its ε (blank: none)."""
-        self.apply("Change the reason for ε", plan_edits.set_reason(self._plan(), reason))
+        """The plan's reason for its ε (blank: none); no undo step when unchanged."""
+        plan = self._plan()
+        new = plan_edits.set_reason(plan, reason)
+        if new is not plan:
+            self.apply("Change the reason for ε", new)
 
     def attach_table(self, path_text: str, table_name: str) -> None:
         """Point the plan at another table (what it records: a relative path or a name)."""

@@ -79,7 +79,7 @@ def test_derivation_reads_like_a_sentence() -> None:
     plan = make_plan(SUM, "add-remove", 8)
     text = sensitivity_for(plan.queries[0], plan.privacy_unit, plan.neighbouring).derivation
     assert "sum of x clamped to [0, 50]" in text
-    assert "up to 8 rows per person" in text
+    assert "at most 8 rows per person" in text
     assert "add-remove" in text and text.endswith("sensitivity 400")
 
 

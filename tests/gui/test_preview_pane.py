@@ -55,7 +55,7 @@ def test_a_new_epsilon_redraws_with_the_new_half_width(demo) -> None:  # type: i
     assert all(high - low == 2 * expected for low, high in after)
     assert pane.preview.drawing.artists["bars"] is bars  # moved, not rebuilt
     assert f"± {expected:g}" in pane.preview_caption.text()
-    session.doc.undo()  # undo redraws too
+    session.undo()  # undo redraws too
     assert drawn_intervals(pane) == before
 
 

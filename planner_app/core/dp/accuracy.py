@@ -17,6 +17,7 @@ from fractions import Fraction
 
 from ..model import Plan, Query
 from ..support.errors import InputError
+from ..support.words import format_number
 from .intervals import mean_half_width, mean_parts, variance_half_width
 from .measure import Measurement, measurements_for, rr_refusal
 from .sensitivity import grid_for
@@ -104,7 +105,7 @@ def measurement_half_width(m: Measurement, confidence: float) -> int:
 class Accuracy:
     confidence: float
     half_width: float | None  # in the statistic's units (None: needs an expected row count)
-    unit: str  # "value" | "count" | "rank" | "share"
+    unit: str  # "value" | "squared" (a variance) | "count" | "rank" | "share"
     note: str = ""
     rows: float | None = None  # quantiles: the public approximate row count, if stated
 
@@ -177,7 +178,7 @@ def accuracy_for(query: Query, plan: Plan, confidence: float = DEFAULT_CONFIDENC
                             f"guaranteed bound for about {n:g} rows")
         radius = grid.radius * grid.step
         return Accuracy(confidence, min(variance_half_width(parts, n, alpha), radius * radius),
-                        "value", f"guaranteed bound for about {n:g} rows")
+                        "squared", f"guaranteed bound for about {n:g} rows")
     if query.kind == "quantile":
         m = ms[0]
         points = grid_for(query).points
@@ -249,6 +250,7 @@ def epsilon_for_half_width(query: Query, plan: Plan, target: float,
 # (a share from 0 to 1, a quantile in ranks), as release.json records it.
 
 UNIT_WORDS = {"count": "people or rows", "value": "in the column's units",
+              "squared": "in squared units of the column (units²)",
               "share": "percentage points", "percentile": "percentiles of the data",
               "rank": "ranks (rows)"}
 
@@ -281,7 +283,7 @@ def shown_half_width(acc: Accuracy | dict) -> float | None:
 
 
 def format_number_short(x: float) -> str:
-    return f"{x:,.0f}" if abs(x) >= 1e4 else f"{x:,.4g}"
+    return format_number(x)
 
 
 def format_half_width(acc: Accuracy | dict) -> str:
@@ -292,7 +294,8 @@ def format_half_width(acc: Accuracy | dict) -> str:
     if not math.isfinite(hw):
         return "unbounded"
     unit = shown_unit(acc)
-    suffix = {"share": " points", "percentile": " percentiles", "rank": " ranks"}.get(unit, "")
+    suffix = {"share": " points", "percentile": " percentiles", "rank": " ranks",
+              "squared": " units²"}.get(unit, "")
     return f"± {format_number_short(hw)}{suffix}"
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
+from typing import Any
 
 from .accounting import group_privacy
 
@@ -36,6 +37,15 @@ def posterior_min(prior: float, epsilon: float) -> float:
         return 0.0
     e = math.exp(epsilon)
     return prior / (e - prior * (e - 1))
+
+
+def belief_curves(priors: Any, epsilon: float) -> tuple[Any, Any]:
+    """(highest, lowest) belief after the release for every prior at once (a float or a numpy
+    array): posterior_max and posterior_min written so that an array needs no loop and no
+    prior divides by zero (the lowest as p / (p + (1 - p)·e^ε)). The risk pane and the
+    report's chart draw these."""
+    e = math.exp(min(epsilon, 700.0))
+    return priors * e / (1 + priors * (e - 1)), priors / (priors + (1 - priors) * e)
 
 
 def guess_success(epsilon: float, delta: float = 0.0) -> float:
@@ -201,6 +211,15 @@ def explain(epsilon: float, delta: float = 0.0, prior: float = 0.5, group_size: 
                 out_of_100=n100, sentence=sentence, lower_sentence=lower,
                 frequency_sentence=frequency, delta_sentence=delta_text,
                 group_sentence=group_text)
+
+
+def group_words(epsilon: float, delta: float, prior: float, group_size: int) -> str:
+    """What ε means for a group of people who share data (at least two), in one sentence."""
+    g = max(2, group_size)
+    g_eps, _ = group_privacy(epsilon, delta, g)
+    return (f"For a group of {g} people (say a household) the guarantee is ε = {g_eps:.3g}: "
+            f"an attacker who was {prior_percent(prior)} sure about the group can reach "
+            f"at most {upper_percent(prior, g_eps)}.")
 
 
 def delta_words(epsilon: float, delta: float, prior: float = 0.5) -> str:

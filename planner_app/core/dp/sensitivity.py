@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from ..model import PrivacyUnit, Query
 from ..model.grid import grid_step_for
 from ..support.errors import InputError
+from ..support.words import format_number, present_words, rows_per_person
 
 
 @dataclass(frozen=True)
@@ -94,9 +95,7 @@ def _fmt(x: float) -> str:
 
 
 def _unit_text(unit: PrivacyUnit) -> str:
-    if unit.kind == "person":
-        return f"up to {unit.max_rows} row{'s' if unit.max_rows != 1 else ''} per person"
-    return "one row per person"
+    return rows_per_person(unit.max_rows if unit.kind == "person" else None)
 
 
 def _row_sets(query: Query) -> bool:
@@ -138,7 +137,7 @@ def _component(
     if cells == 1:
         single = True
     sens = l1 * step
-    derivation = f"{what}, {_unit_text(unit)}, {rule}: sensitivity {_fmt(sens)}"
+    derivation = f"{what}, {_unit_text(unit)}, {rule}: sensitivity {format_number(sens)}"
     return Component(name=name, step=step, l1=l1, l2_sq=l2_sq, cells=cells, single_cell=single,
                      derivation=derivation)
 
@@ -163,7 +162,7 @@ def components_for(query: Query, unit: PrivacyUnit, relation: str) -> list[Compo
     k = unit.rows_per_unit
     extra = _describe(query)
     # with imputation every row counts, a missing cell included
-    present = (f" with {query.column} present"
+    present = (f" {present_words(query.column)}"
                if query.column and query.missing.policy != "impute" else "")
     if query.kind == "count":
         what = f"count of rows{present}{extra}"
@@ -181,7 +180,7 @@ def components_for(query: Query, unit: PrivacyUnit, relation: str) -> list[Compo
             what = f"sum of {bounds}{extra}"
             return [_component("sum", grid.lo, grid.hi, grid.step, query, unit, relation, what)]
         c, r = grid.centre, grid.radius
-        centred = (f"sum of {bounds}, minus the midpoint {_fmt(c * grid.step)}{extra}")
+        centred = (f"sum of {bounds}, minus the midpoint {format_number(c * grid.step)}{extra}")
         count = _component("count", 1, 1, 1.0, query, unit, relation,
                            f"count of rows{present}{extra}")
         parts = [count,

@@ -58,6 +58,6 @@ def set_dataset(plan: Plan, name: str | None = None, expected_rows: int | None |
 
 def set_reason(plan: Plan, reason: str | None) -> Plan:
     """The plan's reason for its ε (what the review window and the report print); blank
-    is none."""
-    text = (reason or "").strip() or None
+    is none; runs of spaces and line breaks become one space."""
+    text = " ".join((reason or "").split()) or None
     return plan if text == plan.justification else replace(plan, justification=text)

@@ -40,6 +40,7 @@ from ..model import NEEDS_BOUNDS, Plan, PrivacyUnit, Query
 from ..records.ledger import BudgetExceeded, LedgerError, LedgerState, lifetime_after
 from ..records.review import ApprovalRequired, approval_status
 from ..support.errors import InputError, PlannerError
+from ..support.words import unit_of
 
 PASS, FAIL, WARN = "pass", "fail", "warn"
 RULES = ("table", "statistics", "reasons", "budget", "lifetime", "ledger", "approval", "unit")
@@ -108,9 +109,7 @@ class Readiness:
 
 def unit_sentence(unit: PrivacyUnit) -> str:
     """Who one person is, in words (the wizard's tick box, `check`)."""
-    if unit.kind == "row":
-        return "each row of the table is a different person"
-    return f"a person is {unit.id_column}, with at most {unit.max_rows} rows"
+    return unit_of(unit)
 
 
 def has_reason(query: Query, key: str) -> bool:

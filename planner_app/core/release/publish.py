@@ -40,6 +40,7 @@ from ..records.review import approval_status
 from ..support.errors import InputError, PlannerError
 from ..support.files import OutputLock, atomic_write_bytes, check_output
 from ..support.home import AppHome
+from ..support.words import relation_words, unit_words
 from .bundle import (
     AUDIT,
     NOISED_DIR,
@@ -133,13 +134,8 @@ def release_record(plan: Plan, report: CheckReport, releases: list[QueryRelease]
 def readme_text(plan: Plan, record: dict[str, Any]) -> str:
     total = record["total"]
     unit = plan.privacy_unit
-    who = ("each row of the table is one person" if unit.kind == "row" else
-           f"a person is identified by {unit.id_column} and may have up to {unit.max_rows} "
-           "rows (extra rows were dropped at random before anything was computed)")
-    relation = ("whether any one person is in the data at all is protected (add-remove)"
-                if plan.neighbouring == "add-remove" else
-                "what any one person's data says is protected (replace-one); the number of "
-                "rows is treated as public")
+    who = unit_words(unit.kind, unit.id_column, unit.max_rows, detail=True)
+    relation = relation_words(plan.neighbouring)
     lines = [
         f"Release of {plan.dataset.name!r} made with planner-app {__version__}",
         f"Release id {record['release_id']}, created {record['created_utc']} (UTC).",

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import html
 import io
-import math
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ..dp import risk
 from ..dp.accuracy import format_half_width, quantile_words, useless_warning
 from ..planning.preview import Chart
+from ..support.words import format_number as rounded
+from ..support.words import relation_words, squared_unit_words, statistic_words, unit_words
 
 MAX_REPORT_ROWS = 50  # cells shown per statistic; results.csv has every one
 MAX_REPORT_STATISTICS = 1_000  # statistics explained; results.csv has every one
@@ -81,14 +83,9 @@ def transparency(record: dict[str, Any]) -> list[tuple[str, str]]:
     plan = record["plan"]
     unit = record["privacy_unit"]
     total = record["total"]
-    unit_text = ("one row of the table (each row is a different person)" if unit["kind"] == "row"
-                 else f"one person, identified by {unit.get('id_column')}, with at most "
-                      f"{unit.get('max_rows')} rows (extra rows dropped at random before any "
-                      "computation)")
-    relation = ("add-remove: whether any one person is in the data at all is protected"
-                if record["neighbouring"] == "add-remove" else
-                "replace-one: what any one person's data says is protected; the number of "
-                "people is treated as public")
+    unit_text = unit_words(unit["kind"], unit.get("id_column"), unit.get("max_rows"),
+                           detail=True)
+    relation = relation_words(record["neighbouring"])
     delta = total["delta"]
     variant = ("pure ε-differential privacy" if delta == 0 else
                "approximate (ε, δ)-differential privacy")
@@ -175,14 +172,12 @@ def chart_png(epsilon: float, prior: float = 0.5) -> bytes:
     FigureCanvasAgg(fig)
     ax = fig.add_subplot(111)
     p = np.linspace(0, 1, 201)
-    e = math.exp(min(epsilon, 700.0))
-    up = p * e / (1 + p * (e - 1))
-    lo = p / (p + (1 - p) * e)  # = p / (e - p(e - 1)), which divides by 0 at p = 1 for a big e
+    up, lo = risk.belief_curves(p, epsilon)
     ax.fill_between(p, lo, up, color="#f5b7b1", alpha=0.4, linewidth=0)
     ax.plot([0, 1], [0, 1], "--", color="0.5", linewidth=1, label="nothing learned")
     ax.plot(p, up, color="#c0392b", linewidth=2, label="highest belief after")
     ax.plot(p, lo, color="#2471a3", linewidth=2, label="lowest belief after")
-    ax.plot([prior], [prior * e / (1 + prior * (e - 1))], "o", color="#c0392b")
+    ax.plot([prior], [risk.posterior_max(prior, epsilon)], "o", color="#c0392b")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     ax.set_xlabel("Attacker's belief before the release")
@@ -224,7 +219,7 @@ def _statistics(record: dict[str, Any]) -> list[dict[str, Any]]:
                        + (quantile_words(acc, query.quantile) if query is not None and
                           query.quantile is not None else
                           f"With {confidence:.0%} confidence its rank is within about "
-                          f"{format_number(hw)} of the target rank."))
+                          f"{rounded(hw)} of the target rank."))
         elif q["kind"] == "randomized_response":
             meaning = (f"Each answer was randomized on its own; the share is corrected for the "
                        f"randomization and the interval holds it with {confidence:.0%} "
@@ -232,9 +227,12 @@ def _statistics(record: dict[str, Any]) -> list[dict[str, Any]]:
         elif q["kind"] in ("mean", "variance"):
             meaning = (f"Computed from a noisy sum and a noisy count; the interval is a "
                        f"guaranteed bound with at least {confidence:.0%} confidence.")
+            if q["kind"] == "variance":  # its accuracy too is in the column's unit squared
+                meaning += (f" A variance is in {squared_unit_words(q.get('column'))}: "
+                            f"so is its interval, {format_half_width(acc)}.")
         else:
             meaning = (f"With {confidence:.0%} confidence the noise added is at most "
-                       f"± {format_number(hw)}, so the true value lies in the interval.")
+                       f"± {rounded(hw)}, so the true value lies in the interval.")
         if q["kind"] == "randomized_response" and hw is not None:
             meaning += f" That is {format_half_width(acc)}."
         useless = useless_warning(query, acc) if query is not None else None
@@ -242,9 +240,9 @@ def _statistics(record: dict[str, Any]) -> list[dict[str, Any]]:
             meaning += f" Note: {useless[0].upper()}{useless[1:]}"
         params = (f"{q['mechanism'].replace('_', ' ')} mechanism, ε = {q['epsilon_spent']:.4g}"
                   + (f", δ = {q['delta']:g}" if q.get("delta") else "")
-                  + (f", noise scale {q['scale']:.4g}" if q.get("scale") else "")
-                  + (f", σ = {q['sigma']:.4g}" if q.get("sigma") else "")
-                  + f", sensitivity {q['sensitivity']:.6g}")
+                  + (f", noise scale {rounded(q['scale'])}" if q.get("scale") else "")
+                  + (f", σ = {rounded(q['sigma'])}" if q.get("sigma") else "")
+                  + f", sensitivity {rounded(q['sensitivity'])}")
         rows = rows_by_query.get(q["id"], [])
         shown = largest(rows)
         more = (f"The {len(shown):,} largest of its {len(rows):,} cells are shown; all of them "
@@ -252,6 +250,15 @@ def _statistics(record: dict[str, Any]) -> list[dict[str, Any]]:
         out.append({"query": q, "rows": shown, "meaning": meaning, "params": params,
                     "more": more})
     return out
+
+
+def _what(record: dict[str, Any], q: dict[str, Any]) -> str:
+    """What a statistic is: "Count of rows", "Count of rows where income is present",
+    "mean of hours"."""
+    declared = next((d for d in record["plan"]["queries"] if d.get("id") == q["id"]), {})
+    imputed = isinstance(declared.get("missing"), dict)
+    return statistic_words(q["kind"], q.get("column"), KIND_WORDS.get(q["kind"], q["kind"]),
+                           imputed)
 
 
 def largest(rows: list[dict[str, Any]], limit: int | None = None) -> list[dict[str, Any]]:
@@ -322,8 +329,7 @@ def report_html(record: dict[str, Any]) -> str:
     ]
     for s in _statistics(record):
         q = s["query"]
-        parts.append(f"<h3>{e(q['label'])}</h3><p>{e(KIND_WORDS.get(q['kind'], q['kind']))}"
-                     f"{' of ' + e(q['column']) if q.get('column') else ''}. {e(s['meaning'])}</p>")
+        parts.append(f"<h3>{e(q['label'])}</h3><p>{e(_what(record, q))}. {e(s['meaning'])}</p>")
         parts.append("<table><tr><th>Cell</th><th>Value</th><th>Interval "
                      f"({record['confidence']:.0%})</th><th>Note</th></tr>")
         for r in s["rows"]:
@@ -418,8 +424,7 @@ def report_pdf(record: dict[str, Any]) -> bytes:
     for s in _statistics(record):
         q = s["query"]
         heading(q["label"], 11)
-        para(f"{KIND_WORDS.get(q['kind'], q['kind'])}"
-             f"{' of ' + q['column'] if q.get('column') else ''}. {s['meaning']}", 9)
+        para(f"{_what(record, q)}. {s['meaning']}", 9)
         widths = (0.28 * width, 0.16 * width, 0.26 * width, 0.30 * width)  # notes wrap
         table_rows(pdf, widths, ("LEFT", "RIGHT", "RIGHT", "LEFT"),
                    [("Cell", "Value", f"Interval ({record['confidence']:.0%})", "Note")] +

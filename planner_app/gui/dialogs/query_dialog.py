@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from ...core.model import FIXED_YES_NO, OPS, YES_NO_KINDS, Plan, Query, plan_from_dict, plan_to_dict
 from ...core.support.errors import InputError
+from ...core.support.words import count_words
 from ..models import KIND_NAMES
 from ..session import Session
 
@@ -89,7 +90,19 @@ class QueryDialog(QDialog):
         form.addRow("Kind", self.kind)
         self.column = QComboBox()
         self.column.setEditable(True)
-        form.addRow("Column", self.column)
+        # a count counts all rows unless the owner wants the rows where a column is present
+        self.count_present = QCheckBox("Only rows where")
+        self.count_present_tail = QLabel("is present")
+        self.count_words = QLabel()
+        column_row = QHBoxLayout()
+        column_row.setContentsMargins(0, 0, 0, 0)
+        column_row.addWidget(self.count_present)
+        column_row.addWidget(self.column, 1)
+        column_row.addWidget(self.count_present_tail)
+        self.column_row = QWidget()
+        self.column_row.setLayout(column_row)
+        form.addRow("Column", self.column_row)
+        form.addRow("", self.count_words)
         bounds = QHBoxLayout()
         self.lower = QLineEdit()
         self.upper = QLineEdit()
@@ -215,6 +228,8 @@ class QueryDialog(QDialog):
         self.group_column.addItems([NONE, *columns])
         self._form = form
         self.kind.currentIndexChanged.connect(self._kind_changed)
+        self.count_present.toggled.connect(self._kind_changed)
+        self.missing.currentIndexChanged.connect(self._update_warning)
         self.use_bins.toggled.connect(self._kind_changed)
         self.group_column.currentTextChanged.connect(self._kind_changed)
         self.mechanism.currentIndexChanged.connect(self._kind_changed)
@@ -244,6 +259,9 @@ class QueryDialog(QDialog):
             self.kind: ("Kind of statistic", "Count, sum, mean, variance, histogram, quantile or "
                                              "share of yes"),
             self.column: ("Column", "The column the statistic is about"),
+            self.count_present: ("Count only rows where a column is present",
+                                 "Unticked, the count is of all rows (that meet the conditions "
+                                 "below). Ticked, only rows where the column has a value."),
             self.lower: ("Lower bound", "The lowest value possible, from knowledge of the data"),
             self.upper: ("Upper bound", "The highest value possible, from knowledge of the "
                                         "data"),
@@ -302,6 +320,7 @@ class QueryDialog(QDialog):
         self.ident.setText(q.id)
         self.kind.setCurrentIndex(KINDS.index(q.kind))
         self.column.setCurrentText(q.column or "")
+        self.count_present.setChecked(q.kind == "count" and q.column is not None)
         if q.lower is not None:
             self.lower.setText(f"{q.lower:g}")
             self.upper.setText(f"{q.upper:g}")
@@ -375,7 +394,22 @@ class QueryDialog(QDialog):
             label = self._form.labelForField(widget)
             if label is not None:
                 label.setVisible(show)
+        count = kind == "count"
+        for widget in (self.count_present, self.count_present_tail, self.count_words):
+            widget.setVisible(count)
+        self.column.setEnabled(not count or self.count_present.isChecked())
+        label = self._form.labelForField(self.column_row)
+        if label is not None:
+            label.setText("Rows counted" if count else "Column")
         self._update_warning()
+
+    def _chosen_column(self) -> str | None:
+        """The column of the statistic: none for a count of all rows."""
+        column = self.column.currentText().strip()
+        if not column or column == NONE or (self.kind.currentData() == "count"
+                                             and not self.count_present.isChecked()):
+            return None
+        return column
 
     def _bounded(self) -> bool:
         return self.kind.currentData() in ("sum", "mean", "variance", "quantile")
@@ -407,8 +441,8 @@ class QueryDialog(QDialog):
                                "mechanism": self.mechanism.currentData()}
         if label:
             doc["label"] = label
-        column = self.column.currentText().strip()
-        if column and column != NONE:
+        column = self._chosen_column()
+        if column is not None:
             doc["column"] = column
         if kind in ("sum", "mean", "variance", "quantile"):
             doc["lower"] = _number(self.lower.text())
@@ -470,7 +504,7 @@ class QueryDialog(QDialog):
         numeric = isinstance(lo, (int, float)) and isinstance(hi, (int, float))
         draft = Query(
             id="draft", kind=self.kind.currentData() or "count", epsilon=1.0,
-            column=self.column.currentText() or None,
+            column=self._chosen_column(),
             lower=float(lo) if self._bounded() and numeric else None,
             upper=float(hi) if self._bounded() and numeric else None,
             categories=tuple(_lines(self.categories.toPlainText()))
@@ -488,6 +522,8 @@ class QueryDialog(QDialog):
         lines += [f"✗ {p.problem[0].upper()}{p.problem[1:]}." for p in problems
                   if not p.problem.startswith("no column")]
         self.warning.setText("\n".join(lines))
+        self.count_words.setText(count_words(draft.column, self.missing.currentIndex() == 1)
+                                 + ".")
         self._update_yes_no_hint(tally)
 
     def _update_yes_no_hint(self, tally: Any) -> None:

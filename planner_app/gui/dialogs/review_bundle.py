@@ -38,6 +38,7 @@ from ...core.records.audit import AuditLog
 from ...core.records.review import approval_status, record_review
 from ...core.release.bundle import AUDIT, RECORD, REPORT_HTML, RESULTS, Verdict, read_bundle
 from ...core.support.home import AppHome
+from ...core.support.words import format_number, relation_words, statistic_words, unit_of
 from ..models import KIND_NAMES, format_accuracy
 from ..widgets.risk_pane import RiskChart
 
@@ -88,14 +89,13 @@ class ReviewDialog(QDialog):
         self.resize(1100, 760)
         layout = QVBoxLayout(self)
         unit = plan.privacy_unit
-        who = ("each row is a different person" if unit.kind == "row" else
-               f"a person is {unit.id_column}, at most {unit.max_rows} rows")
+        who = unit_of(unit)
         ms = [m for q in plan.queries for m in measurements_for(q, plan)]
         total = compose(ms, plan.budget.delta, plan.budget.accountant)
         risk = explain(total.epsilon, total.delta, relation=plan.neighbouring)
         head = QLabel(
             f"<h2>{plan.dataset.name}</h2><p><b>Unit of privacy:</b> {who}. "
-            f"<b>Neighbouring tables:</b> {plan.neighbouring}. <b>Budget:</b> ε = "
+            f"<b>Protected:</b> {relation_words(plan.neighbouring)}. <b>Budget:</b> ε = "
             f"{plan.budget.epsilon:g}, δ = {plan.budget.delta:g}. <b>Composed total:</b> "
             f"ε = {total.epsilon:.4g}, δ = {total.delta:.3g} ({total.accountant}).</p>"
             f"<p>{risk.sentence}</p><p><i>Reason for ε:</i> "
@@ -112,7 +112,8 @@ class ReviewDialog(QDialog):
             if lacking:
                 reasons = "; ".join(filter(None, [reasons, "NO REASON for the "
                                                   + " and ".join(lacking)]))
-            rows.append([q.title, KIND_NAMES.get(q.kind, q.kind), q.column or "—",
+            rows.append([q.title, statistic_words(q.kind, q.column, KIND_NAMES.get(q.kind, q.kind),
+                                                  q.missing.policy == "impute"), q.column or "—",
                          _public_parameters(q), reasons or "none needed",
                          f"{q.epsilon:g}", format_accuracy(acc.half_width, acc.unit, acc.rows),
                          explain(eps, q.delta, relation=plan.neighbouring,
@@ -195,7 +196,7 @@ class BundleDialog(QDialog):
     def _parameters_tab(self, files: dict[str, bytes]) -> None:
         try:
             record = json.loads(files[RECORD])
-            params = [[q["label"], q["kind"], q["mechanism"], f"{q['sensitivity']:.6g}",
+            params = [[q["label"], q["kind"], q["mechanism"], format_number(q['sensitivity']),
                        f"{q['epsilon_spent']:.4g}", f"{q['delta']:g}",
                        format_accuracy(q["accuracy"]["half_width"], q["accuracy"]["unit"],
                                        q["accuracy"].get("rows")),

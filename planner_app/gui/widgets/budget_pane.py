@@ -76,6 +76,13 @@ class BudgetPane(QWidget):
         row.addWidget(self.delta)
         row.addStretch(1)
         form.addRow("Budget", row)
+        self.reason = QLineEdit()
+        self.reason.setPlaceholderText("Why this ε? e.g. the preset for data whose leak "
+                                       "would embarrass; agreed with the privacy officer")
+        self.reason.setToolTip("The reason behind this release's ε, shown to the privacy "
+                               "officer in the review and printed in the report")
+        self.reason.setAccessibleName("Reason for epsilon")
+        form.addRow("Reason for ε", self.reason)
         layout.addWidget(total)
 
         share = QGroupBox("Share the budget among the statistics")
@@ -118,6 +125,7 @@ class BudgetPane(QWidget):
         self.preset.activated.connect(self._preset_chosen)
         self.epsilon.valueChanged.connect(self._budget_changed)
         self.delta.editingFinished.connect(self._budget_changed)
+        self.reason.editingFinished.connect(self._reason_changed)
         self.split_even.clicked.connect(lambda: self._split(False))
         self.split_weights.clicked.connect(lambda: self._split(True))
         self.solve.clicked.connect(self._solve)
@@ -146,6 +154,11 @@ class BudgetPane(QWidget):
         eps = self.epsilon.value()
         if not math.isclose(eps, plan.budget.epsilon) or delta != plan.budget.delta:
             self.session.set_budget(eps, delta)
+
+    def _reason_changed(self) -> None:
+        if self.session.plan is not None:
+            self.reason.setModified(False)  # typed text is in the plan: refresh may replace it
+            self.session.set_reason(self.reason.text())
 
     def _weights(self) -> dict[str, float]:
         plan = self.session.plan
@@ -264,6 +277,9 @@ class BudgetPane(QWidget):
         with QSignalBlocker(self.preset):
             self.preset.setCurrentIndex(HARM_PRESETS.index(preset) + 1 if preset else 0)
         self.preset_reason.setText(preset.reason if preset else "")
+        if not (self.reason.hasFocus() and self.reason.isModified()):  # not while typing
+            self.reason.setText(plan.justification or "")
+            self.reason.setCursorPosition(0)  # a long reason shows from its start
 
     def refresh(self) -> None:
         plan = self.session.plan

@@ -25,18 +25,15 @@ from PySide6.QtWidgets import (
 
 from ...core.model import MAX_EXPECTED_ROWS, PrivacyUnit
 from ...core.planning.changes import OpChanges
+from ...core.support.words import RELATION_HELP, UNIT_PERSON_HELP, UNIT_ROW_HELP
 from ..models import TYPES, ColumnsModel, DataFrameModel
 from ..refresh import watch
 from ..session import Session
 
-UNIT_ROW = "Each row is a different person."
-UNIT_PERSON = ("A person can have several rows, identified by an id column; rows beyond the "
-               "maximum are dropped at random, and every statistic protects all of a "
-               "person's rows together.")
-REL_ADD = ("Protect whether a person is in the data at all (add-remove). Use this unless the "
-           "number of people is already public.")
-REL_REPLACE = ("Protect what a person's data says, treating the number of rows as public "
-               "(replace-one).")
+UNIT_ROW = UNIT_ROW_HELP
+UNIT_PERSON = UNIT_PERSON_HELP
+REL_ADD = RELATION_HELP["add-remove"]
+REL_REPLACE = RELATION_HELP["replace-one"]
 
 
 class TypeDelegate(QStyledItemDelegate):

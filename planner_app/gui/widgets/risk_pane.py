@@ -27,10 +27,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.dp.accounting import group_privacy
 from ...core.dp.risk import (
     Risk,
+    belief_curves,
     explain,
+    group_words,
     lower_percent,
     posterior_max,
     posterior_min,
@@ -101,8 +102,7 @@ class RiskChart(FigureCanvasQTAgg):
     def show_bounds(self, epsilon: float, prior: float) -> None:
         if not math.isfinite(epsilon):
             epsilon = 1000.0  # the bounds are 0 and 1 long before
-        up = np.array([posterior_max(p, epsilon) for p in PRIORS])
-        lo = np.array([posterior_min(p, epsilon) for p in PRIORS])
+        up, lo = belief_curves(PRIORS, epsilon)  # the core's bounds, all priors at once
         self.upper.set_ydata(up)
         self.lower.set_ydata(lo)
         self.band.set_xy(np.column_stack([np.r_[PRIORS, PRIORS[::-1]], np.r_[up, lo[::-1]]]))
@@ -245,12 +245,7 @@ class RiskPane(QWidget):
         self.sentence.setText(risk.sentence)
         self.lower_text.setText(risk.lower_sentence)
         self.frequency.setText(risk.frequency_sentence)
-        g = max(2, self.group.value())
-        g_eps, g_delta = group_privacy(epsilon, delta, g)
-        self.group_text.setText(
-            f"For a group of {g} people (say a household) the guarantee is ε = {g_eps:.3g}: "
-            f"an attacker who was {prior_percent(prior)} sure about the group can reach "
-            f"at most {upper_percent(prior, g_eps)}.")
+        self.group_text.setText(group_words(epsilon, delta, prior, self.group.value()))
         self.delta_text.setText(risk.delta_sentence)
         self._risk = risk
         if draw:

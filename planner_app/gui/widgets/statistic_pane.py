@@ -37,6 +37,7 @@ from ...core.dp.risk import explain
 from ...core.planning.changes import OpChanges
 from ...core.planning.charts import ChartDrawing
 from ...core.planning.preview import Chart, preview_for
+from ...core.support.words import count_words, format_number, squared_unit_words
 from ..models import KIND_NAMES
 from ..refresh import watch
 from ..session import Session
@@ -264,7 +265,8 @@ class StatisticPane(QWidget):
             self.accuracy.setText("" if shown is None or not math.isfinite(shown)
                                   else f"{shown:.6g}")
         unit = shown_unit(acc)
-        self.accuracy_unit.setText(UNIT_WORDS.get(unit, unit))
+        self.accuracy_unit.setText(squared_unit_words(q.column) if unit == "squared"
+                                   else UNIT_WORDS.get(unit, unit))
         notes = [quantile_words(acc, q.quantile) if q.kind == "quantile" and
                  q.quantile is not None else acc.note]
         useless = useless_warning(q, acc)
@@ -272,16 +274,18 @@ class StatisticPane(QWidget):
             notes.append(f"⚠ {useless[0].upper()}{useless[1:]}")
         self.accuracy_note.setText("\n".join(n for n in notes if n))
         self.refresh_preview(q, acc)
-        self.title.setText(f"<h3>{q.title}</h3>{KIND_NAMES.get(q.kind, q.kind)}"
-                           + (f" of <b>{q.column}</b>" if q.column else "")
+        self.title.setText(f"<h3>{q.title}</h3>"
+                           + (count_words(q.column, q.missing.policy == "impute")
+                              if q.kind == "count" else KIND_NAMES.get(q.kind, q.kind)
+                              + (f" of <b>{q.column}</b>" if q.column else ""))
                            + (f", grouped by {q.group_by.column}" if q.group_by else ""))
         ms = self.session.measurements(q)
         lines = []
         for m in ms:
             noise = ("no noise needed" if m.mechanism == "none" else
-                     f"discrete Laplace noise of scale {m.scale_value:.4g}"
+                     f"discrete Laplace noise of scale {format_number(m.scale_value)}"
                      if m.scale is not None else
-                     f"discrete Gaussian noise with σ = {m.sigma_value:.4g}"
+                     f"discrete Gaussian noise with σ = {format_number(m.sigma_value)}"
                      if m.sigma_sq is not None else m.mechanism.replace("_", " "))
             lines.append(f"• {m.component.derivation}; {noise}.")
         self.derivation.setText("\n".join(lines))

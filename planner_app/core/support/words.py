@@ -1,0 +1,296 @@
+"""The words a data owner reads, in one place: who one person is, what is protected, how a
+count is named, how a number is rounded for the screen, and the glossary behind every
+technical term (the GUI's tooltips and the user guide's Glossary section both come from
+``GLOSSARY``).
+
+Plain functions of plain values: no Qt, no plan objects (a unit is passed as its kind, id
+column and row limit), so every layer can use them.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+
+# ----------------------------------------------------------------------------- numbers
+
+
+def format_number(x: float, digits: int = 4) -> str:
+    """A number as a person reads it: whole numbers in full with thousands separators, other
+    numbers to ``digits`` significant digits (20.5322265625 -> "20.53"), numbers of 10,000
+    and more without decimals, no scientific notation between 0.0001 and 10¹⁵."""
+    if isinstance(x, bool):
+        return str(x)
+    if not math.isfinite(x):
+        return "unbounded" if x > 0 else ("-unbounded" if x < 0 else "not a number")
+    if float(x).is_integer() and abs(x) < 1e15:
+        return f"{int(x):,}"
+    if abs(x) >= 1e4:
+        return f"{x:,.0f}" if abs(x) < 1e15 else f"{x:.{digits}g}"
+    text = f"{x:.{digits}g}"
+    rounded = float(text)
+    if rounded.is_integer():  # 1260.0000001 -> "1,260", as 1260 reads
+        return f"{int(rounded):,}"
+    return text.replace("e-0", "e-")
+
+
+def squared_unit_words(column: str | None) -> str:
+    """The unit of a variance and of its ±: the column's unit, squared."""
+    return f"squared units of {column}" if column else "squared units (units²)"
+
+
+# ----------------------------------------------------------------------------- who is protected
+
+
+def rows_per_person(max_rows: int | None) -> str:
+    """The contribution bound as a short phrase: "one row per person", "at most 3 rows per
+    person"."""
+    if max_rows is None:
+        return "one row per person"
+    return f"at most {max_rows} row{'s' if max_rows != 1 else ''} per person"
+
+
+def unit_words(kind: str, id_column: str | None = None, max_rows: int | None = None,
+               detail: bool = False) -> str:
+    """Who one person is (the privacy unit), as one clause without a full stop.
+
+    ``detail`` adds what happens to the extra rows of a person."""
+    if kind != "person":
+        return "each row of the table is a different person"
+    text = (f"a person is identified by {id_column} and has at most {max_rows} "
+            f"row{'s' if max_rows != 1 else ''}")
+    if detail:
+        text += " (extra rows are dropped at random before anything is computed)"
+    return text
+
+
+def unit_of(unit: object) -> str:
+    """``unit_words`` for a PrivacyUnit or its JSON dict."""
+    if isinstance(unit, Mapping):
+        return unit_words(str(unit.get("kind")), unit.get("id_column"), unit.get("max_rows"))
+    return unit_words(getattr(unit, "kind", "row"), getattr(unit, "id_column", None),
+                      getattr(unit, "max_rows", None))
+
+
+def relation_words(relation: str) -> str:
+    """What is protected (the neighbouring relation), as one clause with its technical name
+    in brackets."""
+    if relation == "replace-one":
+        return ("what a person's data says is protected, and the number of rows is treated "
+                "as public (replace-one)")
+    return "whether a person is in the data at all is protected (add-remove)"
+
+
+UNIT_ROW_HELP = "Each row is a different person."
+UNIT_PERSON_HELP = ("A person can have several rows, identified by an id column; rows beyond "
+                    "the maximum are dropped at random, and every statistic protects all of a "
+                    "person's rows together.")
+RELATION_HELP = {
+    "add-remove": ("Protect whether a person is in the data at all (add-remove). Use this "
+                   "unless the number of people is already public."),
+    "replace-one": ("Protect what a person's data says, treating the number of rows as public "
+                    "(replace-one)."),
+}
+
+
+# ----------------------------------------------------------------------------- statistics
+
+
+def present_words(column: str) -> str:
+    """The rows a column counts in: "where income is present"."""
+    return f"where {column} is present"
+
+
+def count_words(column: str | None, imputed: bool = False) -> str:
+    """What a count counts: all rows, or the rows where a column is present (a column whose
+    missing cells are imputed counts every row)."""
+    if column and not imputed:
+        return f"Count of rows {present_words(column)}"
+    return "Count of rows"
+
+
+def statistic_words(kind: str, column: str | None, kind_name: str,
+                    imputed: bool = False) -> str:
+    """What a statistic is, in a few words: "Count of rows", "Count of rows where income is
+    present", "Mean of hours" (``kind_name`` is the kind as the caller shows it)."""
+    if kind == "count":
+        return count_words(column, imputed)
+    return f"{kind_name} of {column}" if column else kind_name
+
+
+# ----------------------------------------------------------------------------- glossary
+
+# term -> plain explanation. The keys are the words as they appear on screen; ``tooltip``
+# finds the entry for a label by these keys and ``GLOSSARY_ALIASES``.
+GLOSSARY: dict[str, str] = {
+    "ε (epsilon)": (
+        "The privacy budget: how much the published numbers may reveal about any one person. "
+        "Smaller is more private and noisier. With ε = 1 an attacker who was 50% sure about "
+        "a person can be at most about 73% sure after the release."),
+    "δ (delta)": (
+        "A tiny allowance that the ε guarantee may be exceeded, needed only by the Gaussian "
+        "noise and some accountants. Keep it far below one over the number of people, for "
+        "example 1e-6; 0 means none."),
+    "Privacy unit": (
+        "Who one person is in the table: one row, or all rows with the same id. Everything "
+        "the app promises is about one such person."),
+    "Contribution bound k": (
+        "The most rows one person may have (rows per person). Extra rows are dropped at "
+        "random before anything is computed; the noise is sized for k rows."),
+    "Add-remove": (
+        "Protect whether a person is in the data at all: the published numbers look almost "
+        "the same with or without them. The safe default."),
+    "Replace-one": (
+        "Protect what a person's data says, treating the number of people as public: the "
+        "published numbers look almost the same whatever one person's values are."),
+    "Sensitivity": (
+        "The most one person can change a statistic before noise, given the bounds and the "
+        "rows per person. The noise is sized to hide a change this big."),
+    "Noise scale": (
+        "How spread out the random noise is (the Laplace scale, or σ for Gaussian noise). "
+        "It is the sensitivity divided by ε: more ε, less noise."),
+    "σ (sigma)": (
+        "The standard deviation of Gaussian noise: about two in three noisy values land "
+        "within ± σ of the true value."),
+    "Discrete Laplace": (
+        "Whole-number noise with a sharp peak at zero, which gives pure ε privacy (δ = 0). "
+        "Drawn exactly from the operating system's secure random generator."),
+    "Discrete Gaussian": (
+        "Whole-number bell-curve noise. It needs a δ above 0 but adds up more gently over "
+        "many statistics."),
+    "Exponential mechanism": (
+        "How a quantile such as the median is released: a value is picked at random, values "
+        "near the true quantile being far more likely."),
+    "Randomized response": (
+        "Each yes/no answer is flipped at random before counting, so no single answer can be "
+        "trusted, while the share of yes can still be estimated."),
+    "Accuracy (±)": (
+        "How far the published value may be from the true one because of the noise: the "
+        "value is within ± this much with the stated confidence."),
+    "Confidence": (
+        "How often the ± holds: at 95% confidence the noise stays within the ± in 95 "
+        "releases out of 100."),
+    "Squared units": (
+        "A variance is measured in the column's unit squared (for income in euros: euros²), "
+        "and so is its ±."),
+    "Bounds": (
+        "The lowest and highest value a column can take, stated from knowledge of the domain "
+        "(a form's limits), never read off the data. They set the sensitivity."),
+    "Clamping": (
+        "A value below the lower bound is counted as the lower bound, one above the upper "
+        "bound as the upper bound, so no person can move a result further than the bounds "
+        "allow."),
+    "Grid step": (
+        "Values are rounded to a fine grid of this step before they are added up, so the "
+        "noise can be exact whole numbers; the rounding is far smaller than the noise."),
+    "Hoeffding bound": (
+        "A guaranteed limit on how far a share estimated from randomized answers can be from "
+        "the truth; it is used for the ± of a yes/no share."),
+    "Accountant": (
+        "The method that adds up the privacy cost of all statistics into one total ε and δ. "
+        "The app uses the tightest valid one."),
+    "Basic composition": (
+        "The simplest accountant: the ε (and δ) of all statistics are added."),
+    "zCDP": (
+        "Zero-concentrated differential privacy, an accountant for Gaussian noise: each "
+        "statistic's cost ρ (rho) is added and the sum is turned into a total ε for the "
+        "chosen δ."),
+    "PLD": (
+        "Privacy loss distributions, the tightest accountant: it combines the exact privacy "
+        "cost of every statistic numerically into a total ε for the chosen δ."),
+    "Group privacy": (
+        "People who share data, such as a household, are protected together with a weaker "
+        "guarantee: for g people it is about g × ε."),
+    "Attacker's belief": (
+        "How sure an attacker is that something about a person is true. The prior is before "
+        "the release, the posterior after; ε limits how far the release can move it."),
+    "Hold": (
+        "A held statistic keeps its ε when the budget is split among the others."),
+    "Budget ledger": (
+        "The app's record of the ε already spent on a dataset, charged before any noise is "
+        "drawn, so the lifetime budget can never be overspent."),
+}
+
+# words on screen that mean a glossary term (lower case; a Greek letter or ± anywhere, a word
+# or phrase as whole words)
+GLOSSARY_ALIASES: dict[str, str] = {
+    "ε": "ε (epsilon)", "epsilon": "ε (epsilon)", "δ": "δ (delta)", "delta": "δ (delta)",
+    "σ": "σ (sigma)", "±": "Accuracy (±)",
+    "unit of privacy": "Privacy unit", "who is one person": "Privacy unit",
+    "privacy unit": "Privacy unit",
+    "rows per person": "Contribution bound k", "most rows one person": "Contribution bound k",
+    "at most k rows": "Contribution bound k",
+    "add-remove": "Add-remove", "replace-one": "Replace-one",
+    "sensitivity": "Sensitivity", "noise scale": "Noise scale", "scale": "Noise scale",
+    "laplace": "Discrete Laplace", "gaussian": "Discrete Gaussian",
+    "exponential mechanism": "Exponential mechanism",
+    "randomized response": "Randomized response",
+    "accuracy": "Accuracy (±)", "confidence": "Confidence",
+    "bounds": "Bounds", "clamped": "Clamping", "clamping": "Clamping",
+    "grid step": "Grid step", "grid": "Grid step",
+    "hoeffding": "Hoeffding bound", "accountant": "Accountant",
+    "basic composition": "Basic composition", "zcdp": "zCDP", "pld": "PLD",
+    "people in a group": "Group privacy", "group privacy": "Group privacy",
+    "attacker's belief": "Attacker's belief", "prior": "Attacker's belief",
+    "ledger": "Budget ledger", "squared units": "Squared units", "units²": "Squared units",
+}
+_SYMBOLS = ("ε", "δ", "σ", "±", "units²")
+
+
+def terms_in(text: str) -> list[str]:
+    """The glossary terms a text on screen uses, in glossary order (HTML tags ignored)."""
+    plain = re.sub(r"<[^>]+>", " ", text).lower()
+    found: set[str] = set()
+    for name in GLOSSARY:
+        if re.search(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", plain):
+            found.add(name)
+    for alias, name in GLOSSARY_ALIASES.items():
+        if alias in _SYMBOLS:
+            if alias in plain:
+                found.add(name)
+        elif re.search(rf"(?<![\w-]){re.escape(alias)}(?![\w-])", plain):
+            found.add(name)
+    return [name for name in GLOSSARY if name in found]
+
+
+def glossary_tip(text: str, own: str = "") -> str:
+    """A tooltip for a widget showing ``text``: its own tooltip ``own`` (if any), then the
+    glossary's explanation of every term the text uses that ``own`` does not already give."""
+    parts = [own] if own.strip() else []
+    for name in terms_in(text):
+        if GLOSSARY[name] not in own:
+            parts.append(f"{name}: {GLOSSARY[name]}")
+    return "\n\n".join(parts)
+
+
+def glossary_entry(term: str) -> tuple[str, str] | None:
+    """(glossary term, explanation) for a word or label on screen, or None."""
+    key = term.strip().rstrip(":").strip()
+    for name in GLOSSARY:
+        if name.lower() == key.lower():
+            return name, GLOSSARY[name]
+    name = GLOSSARY_ALIASES.get(key.lower())
+    return (name, GLOSSARY[name]) if name else None
+
+
+def tooltip(term: str, lead: str = "") -> str:
+    """A plain tooltip for a term: the caller's own sentence (if any), then the glossary's."""
+    entry = glossary_entry(term)
+    text = entry[1] if entry else ""
+    return " ".join(t for t in (lead, text) if t)
+
+
+def _sort_key(name: str) -> str:
+    """"ε (epsilon)" sorts under e."""
+    return re.sub(r"^\S \((\w+)\)$", r"\1", name).lower()
+
+
+def glossary_markdown() -> str:
+    """The user guide's Glossary section (resources/user-guide.md holds exactly this)."""
+    lines = ["## Glossary", "",
+             "The technical words the app shows, in plain terms. Hover over a word in the app "
+             "to see the same explanation.", ""]
+    for name in sorted(GLOSSARY, key=_sort_key):
+        lines.append(f"- **{name}**: {GLOSSARY[name]}")
+    return "\n".join(lines) + "\n"
