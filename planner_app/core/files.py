@@ -13,6 +13,7 @@ import errno
 import os
 import shutil
 import stat
+import sys
 import tempfile
 from pathlib import Path
 from typing import Callable, Optional, Sequence
@@ -264,16 +265,16 @@ def _same_file(fd: int, path: Path) -> bool:
 
 
 def _try_lock(fd: int) -> bool:
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows
+    if sys.platform == "win32":  # pragma: no cover - Windows
         import msvcrt
 
         try:
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
             return True
         except OSError:
             return False
+    import fcntl
+
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         return True

@@ -19,7 +19,8 @@ from typing import Any, Sequence
 from .accounting import Total, compose, within
 from .audit import utc_now, utc_now_private
 from .errors import InputError, PlannerError
-from .measure import Measurement, delta_problem, measurement_from_dict, measurement_to_dict
+from .measure import Measurement, measurement_from_dict, measurement_to_dict
+from .plan import delta_problem
 
 DEFAULT_CAP_EPSILON = 10.0
 DEFAULT_CAP_DELTA = 1e-5
@@ -236,8 +237,11 @@ class Ledger:
                 for m in measurements:  # each must read back as a measurement
                     measurement_from_dict(m)
                 rho = None if row[8] is None else _number(row[8])
-                record = ReleaseRecord(*row[:6], _number(row[6]), _number(row[7]), rho,
-                                       *row[9:12], measurements=measurements)
+                record = ReleaseRecord(
+                    id=row[0], dataset=row[1], time=row[2], file_name=row[3],
+                    file_sha256=row[4], plan_sha256=row[5], epsilon=_number(row[6]),
+                    delta=_number(row[7]), rho=rho, accountant=row[9], status=row[10],
+                    bundle_sha256=row[11], measurements=measurements)
             except (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError):
                 raise self._damaged(f"release record ({str(row[0])[:40]!r})") from None
             out.append(record)

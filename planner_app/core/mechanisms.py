@@ -74,7 +74,7 @@ def uniform_below(source: RandomSource, bound: int | np.ndarray, size: int) -> n
     ``bound`` may be one integer or one per element. A single bound below 2^32 draws 32-bit
     halves of the source's words, which halves the random bytes needed.
     """
-    if np.isscalar(bound):
+    if isinstance(bound, (int, np.integer)):
         b = int(bound)
         if b < 1:
             raise ValueError("bound must be at least 1")
@@ -254,7 +254,8 @@ def randomized_answer_file(source: RandomSource, answers: np.ndarray, truth: Fra
     pad = max(0, length - n)
     coins = (source.words(pad) & U64(1)).astype(bool)
     out = np.concatenate([kept, coins])
-    return out[uniform_permutation(source, out.size)]
+    shuffled: np.ndarray = out[uniform_permutation(source, out.size)]
+    return shuffled
 
 
 def truth_probability(epsilon: float) -> Fraction:
@@ -393,7 +394,8 @@ def _blocked_cumsum(weights: np.ndarray) -> np.ndarray:
     blocks = np.concatenate([weights, np.zeros(pad)]).reshape(-1, _BLOCK)
     inside = np.cumsum(blocks, axis=1)
     offsets = np.concatenate([[0.0], np.cumsum(blocks.sum(axis=1))[:-1]])
-    return (inside + offsets[:, None]).reshape(-1)[:n]
+    sums: np.ndarray = (inside + offsets[:, None]).reshape(-1)[:n]
+    return sums
 
 
 def _quantile_run_exact(source: RandomSource, u: int, keys: np.ndarray, sizes: np.ndarray,

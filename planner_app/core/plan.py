@@ -15,7 +15,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, NoReturn
 
 import numpy as np
 
@@ -184,7 +184,7 @@ class _Reader:
             return self.path or "plan"
         return f"{self.path}.{key}" if self.path else key
 
-    def fail(self, key: str | None, problem: str) -> None:
+    def fail(self, key: str | None, problem: str) -> NoReturn:
         raise InputError(self.source, self.where(key), problem)
 
     def has(self, key: str) -> bool:

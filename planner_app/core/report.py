@@ -396,12 +396,12 @@ def report_pdf(record: dict[str, Any]) -> bytes:
     pdf.add_page()
     width = pdf.w - pdf.l_margin - pdf.r_margin
 
-    def heading(text: str, size: int = 14) -> None:
+    def heading(text: str, size: float = 14) -> None:
         pdf.set_font("DejaVu", "B", size)
         pdf.multi_cell(width, size * 0.55, text)
         pdf.ln(1)
 
-    def para(text: str, size: int = 10) -> None:
+    def para(text: str, size: float = 10) -> None:
         pdf.set_font("DejaVu", "", size)
         pdf.multi_cell(width, size * 0.5, text, align="L")
         pdf.ln(1.5)

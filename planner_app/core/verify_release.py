@@ -15,6 +15,7 @@ import csv
 import io
 import json
 import math
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -374,9 +375,11 @@ def _agreement(files: dict[str, bytes], plan: Plan, record: dict[str, Any],
     from .publish import readme_text
     from .report import report_html, report_pdf
 
-    for name, build in ((README, lambda: readme_text(plan, record).encode("utf-8")),
-                        (REPORT_HTML, lambda: report_html(record).encode("utf-8")),
-                        (REPORT_PDF, lambda: report_pdf(record))):
+    builders: tuple[tuple[str, Callable[[], bytes]], ...] = (
+        (README, lambda: readme_text(plan, record).encode("utf-8")),
+        (REPORT_HTML, lambda: report_html(record).encode("utf-8")),
+        (REPORT_PDF, lambda: report_pdf(record)))
+    for name, build in builders:
         if name not in files:
             problems.append(f"{name}: missing")
         elif files[name] != build():
