@@ -278,12 +278,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     print(f"Budget for this release: ε = {p['budget']['epsilon']:g}, "
           f"δ = {p['budget']['delta']:g}")
     print()
-    header = f"{'statistic':<26} {'kind':<19} {'ε':>8} {'± at ' + str(int(args.confidence * 100)) + '%':>14}  noise"
+    at = f"± at {int(args.confidence * 100)}%"
+    header = f"{'statistic':<26} {'kind':<19} {'ε':>8} {at:>14}  noise"
     print(header)
     print("-" * len(header))
     from .core.accuracy import format_half_width, quantile_words
 
-    for q, qc in zip(data["queries"], report.queries):
+    for q, qc in zip(data["queries"], report.queries, strict=True):
         acc = q["accuracy"]
         noise = (f"σ = {_num(q['sigma'])}" if "sigma" in q else
                  f"scale {_num(q.get('scale'))}" if q.get("scale") is not None else q["mechanism"])

@@ -4,9 +4,8 @@ Counts, sums and histogram cells: exact for the discrete distributions (the smal
 with P(|noise| > k) <= 1 - confidence). Means and variances: the widest interval of the exact
 pivot in intervals.py, wherever the statistic lies, for a stated public approximate row
 count. Quantiles: a bound on the rank error from the exponential mechanism's utility
-guarantee. Randomized response:
-Hoeffding's bound on the debiased share plus the error of the noised number of answers. And the inverse:
-the ε a target half-width needs.
+guarantee. Randomized response: Hoeffding's bound on the debiased share plus the error of the
+noised number of answers. And the inverse: the ε a target half-width needs.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ import stat
 import sys
 import tempfile
 from pathlib import Path
-from typing import Callable, Optional, Sequence
+from typing import Callable, Sequence
 
 from .errors import InputError
 
@@ -142,7 +142,7 @@ def check_output(path: str | os.PathLike[str], overwrite: bool, size: int = 0,
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes,
-                       before_rename: Optional[Callable[[], None]] = None, *,
+                       before_rename: Callable[[], None] | None = None, *,
                        overwrite: bool = True, private: bool = False) -> None:
     """Write to a temporary file beside ``path``, fsync, then rename: the target is either
     absent (or its old self) or complete, never partial. Never replaces anything but a

@@ -382,7 +382,8 @@ class Ledger:
                 raise BudgetExceeded(
                     f"dataset {dataset!r} has ε = {left.remaining_epsilon:.4g} "
                     f"(δ = {left.remaining_delta:.3g}) left of its lifetime cap ε = "
-                    f"{cap.epsilon:g}, δ = {cap.delta:g}{' (the default)' if cap.is_default else ''}"
+                    f"{cap.epsilon:g}, δ = {cap.delta:g}"
+                    f"{' (the default)' if cap.is_default else ''}"
                     f"; this release would bring the total to ε = {after.epsilon:.4g}, "
                     f"δ = {after.delta:.3g}. Nothing was charged or written.")
             rho = total.rho

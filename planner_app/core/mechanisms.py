@@ -347,8 +347,9 @@ def exponential_quantile(
 
     Exact inversion with a work that depends on the grid size and the row count only: the grid
     points group into runs with the same key K, laid out in arrays whose shape depends on the
-    grid size and the row count only (``_quantile_runs``). A uniform U is compared with the cumulative weights
-    size_r * exp(-a |K_r - 2m|), a = eps / (4 Delta), computed in float64 with a proven error
+    grid size and the row count only (``_quantile_runs``). A uniform U is compared with the
+    cumulative weights size_r * exp(-a |K_r - 2m|), a = eps / (4 Delta), computed in float64
+    with a proven error
     bound; only when U falls within that bound of a boundary (probability below 2^-36 per run)
     is the comparison redone in exact-enough decimal arithmetic with more bits of the same U.
     The output is therefore exactly the mechanism's law, and the running time no longer depends
@@ -421,7 +422,7 @@ def _quantile_run_exact(source: RandomSource, u: int, keys: np.ndarray, sizes: n
         rel = Decimal(10) ** (3 - digits) * (1 + int(a * (max(dist) - d_min)) + 1)
         a_dec = ctx.divide(Decimal(a.numerator), Decimal(a.denominator))
         w_lo, w_hi = [], []
-        for dd, ss in zip(dist, size):
+        for dd, ss in zip(dist, size, strict=True):
             w = ctx.multiply(Decimal(ss), ctx.exp(ctx.minus(ctx.multiply(a_dec, dd - d_min))))
             w_lo.append(lo_ctx.multiply(w, 1 - rel))
             # below the decimal range: the weight is under 10^-999,999,990, say so (a * dist
@@ -429,7 +430,7 @@ def _quantile_run_exact(source: RandomSource, u: int, keys: np.ndarray, sizes: n
             w_hi.append(hi_ctx.multiply(w, 1 + rel) if w else Decimal("1e-999999990"))
         c_lo, c_hi = [], []
         s_lo, s_hi = Decimal(0), Decimal(0)
-        for wl, wh in zip(w_lo, w_hi):
+        for wl, wh in zip(w_lo, w_hi, strict=True):
             s_lo, s_hi = lo_ctx.add(s_lo, wl), hi_ctx.add(s_hi, wh)
             c_lo.append(s_lo)
             c_hi.append(s_hi)

@@ -380,7 +380,8 @@ def _read_condition(source: str, obj: Any, path: str) -> Condition:
         r.scalars("value", "values")
         value = tuple(value)
     elif op in ("<", "<=", ">", ">="):
-        value = _as_number(value, lambda p: r.fail("value", f"{p} (operator {op} compares numbers)"))
+        value = _as_number(value,
+                           lambda p: r.fail("value", f"{p} (operator {op} compares numbers)"))
     else:
         if isinstance(value, (dict, list)) or value is None:
             r.fail("value", f"must be a string or number, not {_json_type(value)}")
@@ -437,7 +438,8 @@ def _read_query(source: str, obj: Any, path: str) -> Query:
                 r.fail("bins", "must be a list of at least two bin edges")
             if len(raw) > MAX_LIST:
                 r.fail("bins", f"has {len(raw)} edges; at most {MAX_LIST:,} are allowed")
-            edges = [_as_number(v, lambda p, i=i: r.fail(f"bins[{i}]", p)) for i, v in enumerate(raw)]
+            edges = [_as_number(v, lambda p, i=i: r.fail(f"bins[{i}]", p))
+                     for i, v in enumerate(raw)]
             for i in range(1, len(edges)):
                 if not edges[i] > edges[i - 1]:
                     r.fail(f"bins[{i}]", "bin edges must increase strictly")

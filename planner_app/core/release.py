@@ -208,7 +208,8 @@ def _release_query(query: Query, plan: Plan, aggregate: Aggregate, ms: list[Meas
             a, b = mean_interval(parts, float(noisy["sum"][i]), n_noisy, alpha)
             low = min(value, max(query.lower, snap_down(centre + a, grid.step)))
             high = max(value, min(query.upper, snap_up(centre + b, grid.step)))
-            add(i, value, low, high, mechanism, note or "kept within the declared bounds (post-processing)")
+            add(i, value, low, high, mechanism,
+                note or "kept within the declared bounds (post-processing)")
             continue
         sq_step = grid.step * grid.step
         s2 = float(noisy["sumsq"][i]) * sq_step
@@ -218,7 +219,8 @@ def _release_query(query: Query, plan: Plan, aggregate: Aggregate, ms: list[Meas
                                  n_noisy, alpha)
         low = min(value, max(0.0, snap_down(a, sq_step)))
         high = max(value, min(snap(radius * radius, sq_step), snap_up(b, sq_step)))
-        add(i, value, low, high, mechanism, note or "kept within [0, ((upper-lower)/2)^2] (post-processing)")
+        add(i, value, low, high, mechanism,
+            note or "kept within [0, ((upper-lower)/2)^2] (post-processing)")
     return QueryRelease(query.id, values)
 
 

@@ -106,8 +106,8 @@ def transparency(record: dict[str, Any]) -> list[tuple[str, str]]:
                           f"{reason.get('bounds') or 'no reason recorded'}")
         if "categories" in q or "group_by" in q:
             n = len(q.get("categories") or []) + len((q.get("group_by") or {}).get("keys") or [])
-            lists.append(f"{q.get('label', q['id'])}: {n} declared values — "
-                         f"{reason.get('categories') or reason.get('keys') or 'no reason recorded'}")
+            why = reason.get('categories') or reason.get('keys') or 'no reason recorded'
+            lists.append(f"{q.get('label', q['id'])}: {n} declared values — {why}")
         if "yes" in q:  # which cell values a yes/no share reads as yes and as no
             lists.append(f"{q.get('label', q['id'])}: yes = {', '.join(map(str, q['yes']))}; "
                          f"no = {', '.join(map(str, q['no']))} — "
@@ -358,10 +358,10 @@ def table_rows(pdf: Any, widths: tuple[float, ...], aligns: tuple[str, ...],
     for i, cells in enumerate(rows):
         pdf.set_font("DejaVu", "B" if i == 0 else "", size)
         if all(pdf.get_string_width(text) <= w - 2 * pdf.c_margin - 0.5
-               for text, w in zip(cells, widths)):
+               for text, w in zip(cells, widths, strict=True)):
             if pdf.will_page_break(height):
                 pdf.add_page()
-            for text, w, align in zip(cells, widths, aligns):
+            for text, w, align in zip(cells, widths, aligns, strict=True):
                 pdf.cell(w, height, text, border=1, align=align[0])
             pdf.ln(height)
             continue

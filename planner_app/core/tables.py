@@ -19,7 +19,7 @@ import threading
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import numpy as np
 import pandas as pd
@@ -32,8 +32,8 @@ if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
     from openpyxl.workbook.workbook import Workbook
 
-Progress = Optional[Callable[[float, str], None]]
-Cancel = Optional[Callable[[], bool]]
+Progress = Callable[[float, str], None] | None
+Cancel = Callable[[], bool] | None
 
 SNIFF_BYTES = 64 * 1024
 MAX_LINE_BYTES = 16 * 1024 * 1024  # a longer line is not a table row (and would fill memory)

@@ -267,7 +267,7 @@ def _results(files: dict[str, bytes], plan: Plan, record: dict[str, Any],
             problems.append(f"{RESULTS}: line {n}: has {len(row)} cells, not "
                             f"{len(RESULT_COLUMNS)}")
             return
-        cells = dict(zip(RESULT_COLUMNS, row))
+        cells = dict(zip(RESULT_COLUMNS, row, strict=True))
         by_query.setdefault(cells["query_id"], []).append((n, cells))
     if len(rows) - 1 != len(record["results"]):
         problems.append(f"{RESULTS}: has {len(rows) - 1} rows but {RECORD} lists "
@@ -363,7 +363,7 @@ def _agreement(files: dict[str, bytes], plan: Plan, record: dict[str, Any],
     if files.get(RESULTS) != expected:
         got = files.get(RESULTS, b"").decode("utf-8", "replace").splitlines()
         want = expected.decode("utf-8").splitlines()
-        line = next((i for i, (a, b) in enumerate(zip(got, want), start=1) if a != b),
+        line = next((i for i, (a, b) in enumerate(zip(got, want, strict=False), start=1) if a != b),
                     min(len(got), len(want)) + 1)
         problems.append(f"{RESULTS}: line {line}: does not agree with the results in {RECORD}")
     software = record.get("software")

@@ -225,8 +225,9 @@ class StatisticsModel(HeaderedModel):
                 return "Hold this statistic's ε when the budget is split among the others"
             if col == 3:
                 useless = useless_warning(q, self.session.accuracy(q))
-                return f"{useless[0].upper()}{useless[1:]}" if useless else ("Half-width of the interval that holds the noise with 95% "
-                                   "confidence")
+                if useless:
+                    return f"{useless[0].upper()}{useless[1:]}"
+                return "Half-width of the interval that holds the noise with 95% confidence"
             return q.id
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (2, 3):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)

@@ -190,7 +190,7 @@ class Session(QObject):
                self.settings.confidence, unit_confirmed)
         if self._rules is not None and all(
                 a is b or (type(a) in (bool, float) and a == b)
-                for a, b in zip(self._rules[0], key)):
+                for a, b in zip(self._rules[0], key, strict=True)):
             return self._rules[1]  # the meter asks on every slider step
         result = readiness(
             plan, self.total(), [m for q in plan.queries for m in self.measurements(q)],

@@ -118,7 +118,7 @@ def test_counts_are_unbiased_and_intervals_cover() -> None:
         out = privatize(plan, agg, source=SeededRandomSource(seed))[0].values
         vals = np.array([v.value for v in out])
         draws.append(vals)
-        covered += sum(v.low <= t <= v.high for v, t in zip(out, truth))
+        covered += sum(v.low <= t <= v.high for v, t in zip(out, truth, strict=True))
         assert all(isinstance(v.value, int) for v in out)
     mean = np.mean(draws, axis=0)
     assert np.all(np.abs(mean - truth) < 0.6)

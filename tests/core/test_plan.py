@@ -10,7 +10,8 @@ import jsonschema
 import pytest
 
 from planner_app.core.errors import InputError
-from planner_app.core.plan import load_plan, parse_plan_text, plan_from_dict, plan_to_dict, save_plan
+from planner_app.core.plan import (load_plan, parse_plan_text, plan_from_dict, plan_to_dict,
+                                   save_plan)
 from planner_app.core.resources import demo_plan_path, plan_schema_path
 from tests.conftest import plan_dict, write_json
 

@@ -8,8 +8,8 @@ from dataclasses import replace
 
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import (QButtonGroup, QComboBox, QGroupBox, QHBoxLayout, QHeaderView,
-                               QLabel, QLineEdit, QRadioButton, QSpinBox, QSplitter, QStyledItemDelegate,
-                               QTableView, QVBoxLayout, QWidget)
+                               QLabel, QLineEdit, QRadioButton, QSpinBox, QSplitter,
+                               QStyledItemDelegate, QTableView, QVBoxLayout, QWidget)
 
 from ...core.plan import MAX_EXPECTED_ROWS, PrivacyUnit
 from ..models import TYPES, ColumnsModel, DataFrameModel
