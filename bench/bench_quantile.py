@@ -58,7 +58,8 @@ def main() -> None:
     fine = np.sort(np.append(np.full(999, 1 << 35), (1 << 35) + 1))
     big = np.sort(rng.integers(0, 1 << 30, 2_000_000))
     lines += ["", "| case | time |", "|---|---:|",
-              f"| 1,000 rows on two values of a 2^36-point grid | {1000 * once(fine, (1 << 36) - 1):.1f} ms |",
+              f"| 1,000 rows on two values of a 2^36-point grid | "
+              f"{1000 * once(fine, (1 << 36) - 1):.1f} ms |",
               f"| 2,000,000 rows on a 2^30-point grid (the largest work allowed, 2^22 runs) | "
               f"{once(big, (1 << 30) - 1):.2f} s |", ""]
     write_section("## Quantile sampler", "\n".join(lines))

@@ -26,7 +26,7 @@ from _results import write_section  # noqa: E402
 MARK = "## Reports and the checks before the charge"
 
 
-def release(queries: list[dict], frame) -> tuple[float, "Path"]:  # type: ignore[no-untyped-def]
+def release(queries: list[dict], frame) -> tuple[float, Path]:  # type: ignore[no-untyped-def]
     from planner_app.core.data.tables import Table
     from planner_app.core.model import plan_from_dict
     from planner_app.core.records.ledger import Ledger

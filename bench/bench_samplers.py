@@ -40,8 +40,8 @@ def main() -> None:
     rng = np.random.default_rng()
     rows = []
     for scale in (Fraction(1), Fraction(10), Fraction(10**5), Fraction(7, 3)):
-        exact = best_rate(lambda n: discrete_laplace(src, scale, n), N)
-        numpy = best_rate(lambda n: rng.laplace(0.0, float(scale), n), N)
+        exact = best_rate(lambda n, scale=scale: discrete_laplace(src, scale, n), N)
+        numpy = best_rate(lambda n, scale=scale: rng.laplace(0.0, float(scale), n), N)
         rows.append((f"discrete Laplace, scale {scale}", exact, numpy))
     scalar = best_rate(lambda n: [discrete_laplace_scalar(src, Fraction(10)) for _ in range(n)],
                        20_000)

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from .main_window import MainWindow
 
 
-def _log(window: "MainWindow", exc_type: type[BaseException], exc: BaseException,
+def _log(window: MainWindow, exc_type: type[BaseException], exc: BaseException,
          tb: TracebackType | None) -> str | None:
     path = window.session.home.data_dir / "errors.log"
     try:
@@ -35,7 +35,7 @@ def _log(window: "MainWindow", exc_type: type[BaseException], exc: BaseException
         return None
 
 
-def show_error(window: "MainWindow", exc_type: type[BaseException], exc: BaseException,
+def show_error(window: MainWindow, exc_type: type[BaseException], exc: BaseException,
                tb: TracebackType | None) -> None:
     """The dialog for an error nothing else caught."""
     kept = window.session.keep_recovery_copy()
@@ -56,7 +56,7 @@ def show_error(window: "MainWindow", exc_type: type[BaseException], exc: BaseExc
     QMessageBox.critical(window, title, "\n\n".join(lines))
 
 
-def install_error_dialogs(window: "MainWindow") -> None:
+def install_error_dialogs(window: MainWindow) -> None:
     """Route uncaught exceptions (in slots, timers and event handlers) to ``show_error``."""
     def hook(exc_type: type[BaseException], exc: BaseException,
              tb: TracebackType | None) -> None:

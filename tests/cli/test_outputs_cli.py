@@ -110,7 +110,7 @@ def test_release_onto_an_existing_bundle_needs_force(tmp_path: Path,
     assert verify_bundle(out).valid
 
 
-# ----------------------------------------------------------------------------- one --out, one charge
+# ---------------------------------------------------------------------------- one --out, one charge
 
 
 def paused(args: list[str], home: Path, stage: str) -> subprocess.Popen[str]:

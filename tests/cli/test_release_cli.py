@@ -242,4 +242,7 @@ def test_report_refuses_an_invalid_bundle(tmp_path: Path) -> None:
     done = run(["report", str(bad), "--pdf", str(tmp_path / "r.pdf")], home)
     assert done.returncode == 1 and "NOT valid" in done.stderr
     assert not (tmp_path / "r.pdf").exists()
-    assert run(["report", str(out)], home).returncode == 2  # says where to write
+    done = run(["report", str(out)], home)
+    assert done.returncode == 2  # and says where to write, in one line
+    assert done.stderr.strip().splitlines() == [
+        "planner-app: error: argument: say where to write the report: --pdf OUT and/or --html OUT"]

@@ -61,7 +61,7 @@ def test_a_damaged_complete_line_is_still_refused(tmp_path: Path) -> None:
     log.append("first", {"a": 1})
     with open(log.path, "ab") as fh:
         fh.write(b"not json\n")
-    with pytest.raises(AuditError):
+    with pytest.raises(AuditError, match=r"^audit\.jsonl: line 2: is not JSON"):
         log.verify()
 
 

@@ -31,7 +31,8 @@ HEADER = "id,w,f,region,x,year,p\n"
 
 def _row(i: int) -> dict[str, Any]:
     return {"id": i, "w": 1.0 if i % 2 else 2.0, "f": bool(i % 3),
-            "region": "01" if i % 4 else "02", "x": i % 50, "year": 2025.0 if i % 5 else 2024.0, "p": 0.1 if i % 2 else 2.675}
+            "region": "01" if i % 4 else "02", "x": i % 50,
+            "year": 2025.0 if i % 5 else 2024.0, "p": 0.1 if i % 2 else 2.675}
 
 
 def _line(r: dict[str, Any]) -> str:

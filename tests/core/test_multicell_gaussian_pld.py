@@ -52,7 +52,7 @@ def test_every_real_shift_is_covered_by_a_pattern(k: int, cells: int, relation: 
     patterns = accounting.shift_patterns(m.component.l1, m.component.l2_sq, m.component.cells)
     assert patterns is not None
     for shift in real_shifts(k, cells, relation):
-        assert any(len(p) >= len(shift) and all(a >= b for a, b in zip(p, shift))
+        assert any(len(p) >= len(shift) and all(a >= b for a, b in zip(p, shift, strict=False))
                    for p in patterns), shift
 
 

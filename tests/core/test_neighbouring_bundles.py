@@ -268,10 +268,12 @@ def differences(a: Any, b: Any, where: str = "") -> list[str]:
     if isinstance(a, list) and isinstance(b, list):
         if len(a) != len(b):
             return [f"{where}: {len(a)} items != {len(b)} items"]
-        return [d for i, (x, y) in enumerate(zip(a, b)) for d in differences(x, y, f"{where}[{i}]")]
+        return [d for i, (x, y) in enumerate(zip(a, b, strict=True))
+                for d in differences(x, y, f"{where}[{i}]")]
     if a != b:
         if isinstance(a, str) and isinstance(b, str) and len(a) > 200:
-            at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+            at = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y),
+                      min(len(a), len(b)))
             lo = max(0, at - 60)
             return [f"{where}: ...{a[lo:at + 60]!r} != ...{b[lo:at + 60]!r}"]
         return [f"{where}: {a!r} != {b!r}"]

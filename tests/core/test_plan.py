@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -119,10 +120,46 @@ SCHEMA_CAN_SEE = [case for case in BAD_PLANS if case[2] not in (
     "absolute path")]
 
 
+def _schema_path(path: Any) -> str:
+    """A JSON Schema error's location written as the code's messages write it."""
+    out = ""
+    for key in path:
+        out += f"[{key}]" if isinstance(key, int) else (f".{key}" if out else key)
+    return out
+
+
+def _indexed(doc: dict[str, Any], where: str) -> str:
+    """``where`` with each queries[<id>] as queries[<index>] (the schema counts, the code
+    names the statistic)."""
+    ids = [q.get("id") if isinstance(q, dict) else None for q in doc.get("queries") or []]
+    return re.sub(r"^queries\[([^\]]+)\]",
+                  lambda m: f"queries[{ids.index(m[1]) if m[1] in ids else m[1]}]", where)
+
+
 @pytest.mark.parametrize("doc,where,words", SCHEMA_CAN_SEE)
 def test_schema_rejects_what_it_can_express(doc: dict[str, Any], where: str, words: str) -> None:
+    """The schema refuses the plan, and for the field the code's message names: an error (or,
+    under oneOf/anyOf, a branch's error) at that field, or on its object naming it as missing
+    or unexpected."""
+    instance = json.loads(json.dumps(doc, allow_nan=True))
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate(json.loads(json.dumps(doc, allow_nan=True)), SCHEMA)
+        jsonschema.validate(instance, SCHEMA)
+    target = _indexed(instance, where)
+    parent, _, field = target.rpartition(".")
+
+    def located(error: Any) -> bool:
+        at = _schema_path(error.absolute_path)
+        return at == target or (at == parent and repr(field) in error.message)
+
+    def every(errors: Any) -> Any:
+        for error in errors:
+            yield error
+            yield from every(error.context)
+
+    errors = list(every(jsonschema.validators.validator_for(SCHEMA)(SCHEMA)
+                        .iter_errors(instance)))
+    assert any(located(e) for e in errors), [
+        f"{_schema_path(e.absolute_path)}: {e.message}" for e in errors]
 
 
 def test_demo_plan_is_valid_for_code_and_schema() -> None:
@@ -146,17 +183,18 @@ def test_round_trip_is_stable(tmp_path: Path) -> None:
     jsonschema.validate(json.loads(out.read_text()), SCHEMA)
 
 
-@pytest.mark.parametrize("text,where", [
-    ("{", "line 1 column 2"),
-    ('{"format": "planner-app/plan@1",\n "format": 1}', None),
-    ('{"budget": NaN}', None),
-    ("[1, 2]", None),
+@pytest.mark.parametrize("text,where,words", [
+    ("{", "line 1 column 2", "invalid JSON"),
+    ('{"format": "planner-app/plan@1",\n "format": 1}', None, "the key 'format' appears twice"),
+    ('{"budget": NaN}', None, "NaN is not allowed"),
+    ("[1, 2]", None, "must be a JSON object, not a list"),
 ])
-def test_bad_json_is_a_clear_input_error(text: str, where: str | None) -> None:
+def test_bad_json_is_a_clear_input_error(text: str, where: str | None, words: str) -> None:
     with pytest.raises(InputError) as info:
         parse_plan_text(text, "p.json")
-    if where:
-        assert where in str(info.value)
+    message = str(info.value)
+    assert message.startswith("p.json: ") and words in message and "\n" not in message, message
+    assert info.value.where == where, message
 
 
 def test_load_plan_file_problems(tmp_path: Path) -> None:

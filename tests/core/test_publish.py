@@ -198,7 +198,7 @@ def test_not_a_zip_and_truncated(tmp_path: Path, bundle: Path) -> None:
         verify_bundle(text)
     cut = tmp_path / "cut.zip"
     cut.write_bytes(bundle.read_bytes()[: bundle.stat().st_size // 2])
-    with pytest.raises(NotABundle):
+    with pytest.raises(NotABundle, match=r"^cut\.zip: is not a zip file"):  # names the file
         verify_bundle(cut)
 
 

@@ -140,7 +140,7 @@ def test_float_cumulative_weights_are_within_the_stated_slack(hi: int) -> None:
         f_float = cdf / cdf[-1]
         a_dec = Decimal(eps) / 4
         exact = [Decimal(int(s)) * (-(a_dec * int(d - d_min))).exp() if s else Decimal(0)
-                 for s, d in zip(sizes, dist)]
+                 for s, d in zip(sizes, dist, strict=True)]
         total = sum(exact)
         running = Decimal(0)
         worst = 0.0

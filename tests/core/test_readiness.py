@@ -87,7 +87,8 @@ def test_the_ledger_refuses_a_total_it_cannot_compare(tmp_path: Path) -> None:
     plan = load_plan(DEMO_PLAN)
     ms = all_measurements(check_plan(plan).queries)
     ledger = Ledger(tmp_path / "ledger.sqlite3")
-    with pytest.raises(BudgetExceeded):
+    with pytest.raises(BudgetExceeded, match=r"^dataset 'd' has ε = 10 .*would bring the total "
+                       r"to ε = nan, .*Nothing was charged or written\.$"):
         ledger.charge(release_id="r", dataset="d", file_name="f", file_sha256="0" * 64,
                       plan_sha256="0" * 64, total=Total(math.nan, 1e-6, "basic"),
                       measurements=ms)
@@ -104,11 +105,13 @@ def test_refusals_have_the_error_of_their_kind() -> None:
         require_ready(readiness(plan, over, ms))
     with pytest.raises(ApprovalRequired, match="Not reviewed yet"):
         require_ready(readiness(plan, report.total, ms, require_approval=True))
-    with pytest.raises(LedgerError):
+    with pytest.raises(LedgerError, match="^locked$"):  # the ledger's own message, unchanged
         require_ready(readiness(plan, report.total, ms, ledger=LedgerError("locked")))
     with pytest.raises(NotReady) as caught:
         require_ready(readiness(plan, report.total, ms, unit_confirmed=False))
     assert isinstance(caught.value, InputError)  # exit 2
+    assert caught.value.where == "privacy_unit"
+    assert "unit of privacy" in str(caught.value) and "not confirmed" in str(caught.value)
     approved = review(plan, "Ada", "approved")
     require_ready(readiness(approved, report.total, ms, require_approval=True))
 

@@ -11,15 +11,15 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
+from planner_app.core.data.tables import load_table
+from planner_app.core.model import load_plan
+from planner_app.core.records.review import review
 from planner_app.core.release import report
 from planner_app.core.release.bundle import read_bundle
-from planner_app.core.support.home import app_home
-from planner_app.core.model import load_plan
 from planner_app.core.release.publish import publish
 from planner_app.core.release.report import format_number, report_html, report_pdf
+from planner_app.core.support.home import app_home
 from planner_app.core.support.resources import demo_plan_path
-from planner_app.core.records.review import review
-from planner_app.core.data.tables import load_table
 from tests.conftest import DEMO_TABLE
 
 

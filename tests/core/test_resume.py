@@ -238,8 +238,10 @@ def test_a_failure_after_the_bundle_was_written_is_completed_without_rewriting_i
 
     monkeypatch.setattr(Ledger, "complete", locked)
     out = tmp_path / "w.zip"
-    with pytest.raises(ReleaseUnfinished):
+    with pytest.raises(ReleaseUnfinished, match="the budget ledger is locked by another "
+                       r"process.*planner-app release --resume \S+$") as info:
         publish(plan, table, out, home)
+    assert str(info.value).endswith(f"--resume {info.value.release_id}")
     monkeypatch.undo()
     written = out.read_bytes()
     assert verify_bundle(out).valid
@@ -280,7 +282,9 @@ def test_resume_refuses_a_release_the_ledger_does_not_hold(
     plan, table = demo
     monkeypatch.setattr(publish_module, "report_pdf",
                         failing_on_call(publish_module.report_pdf, 2))
-    with pytest.raises(publish_module.ReleaseUnfinished):
+    with pytest.raises(publish_module.ReleaseUnfinished,
+                       match="the noised values are saved, but the bundle could not be written: "
+                             ".*too high"):
         publish_module.publish(plan, table, tmp_path / "x.zip", home)
     monkeypatch.undo()
     con = sqlite3.connect(home.ledger_path)

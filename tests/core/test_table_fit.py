@@ -64,8 +64,9 @@ def test_m_f_is_never_read_as_yes_no(tmp_path: Path) -> None:
     assert "'sex'" in str(err.value) and "declare which values mean yes" in str(err.value)
     # the release refuses before the ledger is touched
     home = app_home(str(tmp_path / "home"))
-    with pytest.raises(InputError):
+    with pytest.raises(InputError) as refused:
         publish(plan, table, tmp_path / "out.zip", home)
+    assert str(refused.value) == str(err.value)  # the same refusal as check's
     assert not (tmp_path / "out.zip").exists()
     assert not home.ledger_path.exists() or Ledger(home.ledger_path).state("test").releases == []
 
@@ -151,8 +152,9 @@ def test_the_schema_knows_the_new_fields() -> None:
     schema = json.loads((ROOT / "resources" / "plan.schema.json").read_text())
     jsonschema.validate(plan_dict(queries=[rr(yes=["F"], no=["M"])]), schema)
     jsonschema.validate(json.loads(DEMO_PLAN.read_text()), schema)
-    with pytest.raises(jsonschema.ValidationError):
+    with pytest.raises(jsonschema.ValidationError, match="'no' is a dependency of 'yes'") as info:
         jsonschema.validate(plan_dict(queries=[rr(yes=["F"])]), schema)
+    assert list(info.value.absolute_path) == ["queries", 0]
 
 
 # ----------------------------------------------------------------------------- numbers
@@ -167,8 +169,9 @@ def test_a_mean_of_a_region_name_is_refused_before_the_charge(tmp_path: Path) ->
     assert err.value.where == "queries[m].column"
     assert "holds text, not numbers" in err.value.problem
     home = app_home(str(tmp_path / "home"))
-    with pytest.raises(InputError):
+    with pytest.raises(InputError) as refused:
         publish(plan, table, tmp_path / "out.zip", home)
+    assert str(refused.value) == str(err.value)  # the same refusal as check's
     assert not home.ledger_path.exists() or Ledger(home.ledger_path).state("test").releases == []
 
 

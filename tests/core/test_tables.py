@@ -93,7 +93,7 @@ def test_progress_and_cancel(tmp_path: Path) -> None:
     table = load_table(path, progress=lambda f, _m: seen.append(f))
     assert table.n_rows == 300_000
     assert seen and seen[-1] == 1.0 and seen == sorted(seen) and len(seen) > 3
-    with pytest.raises(Cancelled):
+    with pytest.raises(Cancelled, match="^loading big.csv cancelled$"):
         load_table(path, cancel=lambda: True)
 
 

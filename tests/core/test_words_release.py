@@ -39,7 +39,8 @@ def test_a_quantile_it_cannot_finish_is_refused_before_the_charge(
     # the demo median: 6,251 grid points and 3,808 rows; pretend the sampler handled fewer
     monkeypatch.setattr(mech, "MAX_QUANTILE_WORK", 4_001)
     plan, table = demo_plan(), load_table(DEMO_TABLE)
-    with pytest.raises(InputError, match=r"the quantile grid has [0-9,]+ points and the table more than"):
+    with pytest.raises(InputError,
+                       match=r"the quantile grid has [0-9,]+ points and the table more than"):
         publish(plan, table, tmp_path / "x.zip", home)
     assert not (tmp_path / "x.zip").exists()
     assert not Ledger(home.ledger_path).state(plan.dataset.name).releases

@@ -15,7 +15,8 @@ import io
 import json
 import struct
 import zipfile
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 ZIP_TIME = (2020, 1, 1, 0, 0, 0)
 Files = dict[str, bytes]

@@ -12,8 +12,9 @@ exported.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -171,7 +172,9 @@ class PandasEngine:
         bad_here = bad & mask
         if q.missing.policy == "impute":
             facts.missing_imputed = int(bad_here.sum())
-            values = np.where(bad, float(q.missing.value), values)  # type: ignore[arg-type]
+            fill = q.missing.value
+            assert fill is not None  # the plan's validation: "impute" comes with a value
+            values = np.where(bad, float(fill), values)
         else:
             facts.missing_dropped = int(bad_here.sum())
             mask = mask & ~bad
@@ -248,7 +251,9 @@ class PandasEngine:
                 inner_n = len(edges) - 1
                 values, bad = numeric_values(self.frame[q.column])
                 if q.missing.policy == "impute":
-                    values = np.where(bad, float(q.missing.value), values)  # type: ignore[arg-type]
+                    fill = q.missing.value
+                    assert fill is not None  # the plan's validation: "impute" has a value
+                    values = np.where(bad, float(fill), values)
                     bad = np.zeros_like(bad)
                 idx = np.searchsorted(edges, values, side="right") - 1
                 idx[values == edges[-1]] = inner_n - 1  # the last bin includes its upper edge

@@ -16,10 +16,11 @@ import os
 import queue
 import re
 import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -28,8 +29,12 @@ from ..model import text_number, yes_no
 from ..support.errors import Cancelled, InputError
 from ..support.files import input_file_size
 
-Progress = Optional[Callable[[float, str], None]]
-Cancel = Optional[Callable[[], bool]]
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
+    from openpyxl.workbook.workbook import Workbook
+
+Progress = Callable[[float, str], None] | None
+Cancel = Callable[[], bool] | None
 
 SNIFF_BYTES = 64 * 1024
 MAX_LINE_BYTES = 16 * 1024 * 1024  # a longer line is not a table row (and would fill memory)
@@ -87,7 +92,7 @@ class _HashingReader(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def]
+    def readinto(self, buffer: WriteableBuffer) -> int:
         if self._cancel is not None and self._cancel():
             raise Cancelled(f"loading {self._label}")
         n = self._fh.readinto(buffer)
@@ -194,7 +199,8 @@ def _detect_delimiter(text: str, suffix: str) -> str:
 # A number cell must read as Python's float() of its text: the value canonical_key and
 # numeric_values give that same text when one other cell makes its column text. pandas 3
 # parses so by default (and deprecates the option); pandas 2 needs "round_trip".
-_FLOAT_PARSING = {} if int(pd.__version__.split(".")[0]) >= 3 else \
+# (Any: the keyword arguments are splatted into read_csv, whose parameters differ in type)
+_FLOAT_PARSING: dict[str, Any] = {} if int(pd.__version__.split(".")[0]) >= 3 else \
     {"float_precision": "round_trip"}
 
 
@@ -232,7 +238,7 @@ def _read_header(path: Path, name: str, encoding: str, delimiter: str,
     with a bounded readline, so a header without a line end cannot fill memory."""
     limit = max_line if max_line is not None else -1
 
-    def lines():  # type: ignore[no-untyped-def]
+    def lines() -> Iterator[str]:
         with open(path, encoding=encoding, errors="replace", newline="") as fh:
             while True:
                 line = fh.readline(limit)
@@ -332,7 +338,7 @@ def _load_excel(path: Path, progress: Progress, cancel: Cancel) -> Table:
         wb.close()
 
 
-def _excel_frame(wb, path: Path, name: str, progress: Progress,  # type: ignore[no-untyped-def]
+def _excel_frame(wb: Workbook, path: Path, name: str, progress: Progress,
                  cancel: Cancel) -> Table:
     sheets = [ws for ws in wb.worksheets if hasattr(ws, "iter_rows")]
     if not sheets:

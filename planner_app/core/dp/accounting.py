@@ -16,15 +16,20 @@ The default is the tightest valid accountant.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..support.errors import InputError
 from .gaussian import shift_patterns
 from .measure import Measurement, epsilon_from_rho
+
+if TYPE_CHECKING:  # dp-accounting has no type information: these names are Any to mypy
+    from dp_accounting.pld.pld_pmf import DensePLDPmf
+    from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
 
 PLD_DISCRETISATION = 1e-4
 
@@ -87,7 +92,8 @@ def pld_supported(measurements: Iterable[Measurement]) -> bool:
     return all(_pld_ok(m) for m in measurements)
 
 
-def discrete_laplace_pld(scale: Fraction, sensitivity: int, d: float = PLD_DISCRETISATION):
+def discrete_laplace_pld(scale: Fraction, sensitivity: int,
+                         d: float = PLD_DISCRETISATION) -> PrivacyLossDistribution:
     """Pessimistic PLD of the discrete Laplace mechanism (P(x) ∝ exp(-|x|/scale)) for an
     integer sensitivity, in closed form.
 
@@ -130,7 +136,7 @@ def discrete_laplace_pld(scale: Fraction, sensitivity: int, d: float = PLD_DISCR
     return pld.PrivacyLossDistribution(pmf)
 
 
-def _pld_of(m: Measurement):  # type: ignore[no-untyped-def]
+def _pld_of(m: Measurement) -> PrivacyLossDistribution:
     from dp_accounting.pld import common
     from dp_accounting.pld import privacy_loss_distribution as pld
 
@@ -157,22 +163,23 @@ def _pld_of(m: Measurement):  # type: ignore[no-untyped-def]
         common.DifferentialPrivacyParameters(m.epsilon, 0.0), value_discretization_interval=d)
 
 
-def _shift_pld(sigma: float, pattern: tuple[int, ...], d: float):  # type: ignore[no-untyped-def]
+def _shift_pld(sigma: float, pattern: tuple[int, ...], d: float) -> PrivacyLossDistribution:
     """PLD of independent discrete Gaussians on cells shifted by ``pattern``: the
     composition of the one-dimensional PLDs."""
     from dp_accounting.pld import privacy_loss_distribution as pld
 
-    total = None
+    total: PrivacyLossDistribution | None = None
     for part in sorted(set(pattern)):
         one = pld.from_discrete_gaussian_mechanism(sigma, sensitivity=part,
                                                    value_discretization_interval=d)
         times = pattern.count(part)
         piece = one.self_compose(times) if times > 1 else one
         total = piece if total is None else total.compose(piece)
+    assert total is not None  # a shift pattern has at least one shifted cell
     return total
 
 
-def _max_pld(plds: list, d: float):  # type: ignore[no-untyped-def,type-arg]
+def _max_pld(plds: list[PrivacyLossDistribution], d: float) -> PrivacyLossDistribution:
     """One PLD that dominates each of ``plds`` (all symmetric): pessimistic connect-the-dots
     (Doroshenko et al. 2022) on the largest of their δ(ε) at every loss on the grid. The
     largest of hockey-stick curves is again convex in e^ε, so a pair with that curve exists
@@ -192,7 +199,7 @@ def _max_pld(plds: list, d: float):  # type: ignore[no-untyped-def,type-arg]
         pld_pmf.create_pmf_pessimistic_connect_dots(d, grid, deltas))
 
 
-def _deltas_on_grid(pm, grid: np.ndarray, d: float) -> np.ndarray:  # type: ignore[no-untyped-def]
+def _deltas_on_grid(pm: DensePLDPmf, grid: np.ndarray, d: float) -> np.ndarray:
     """δ(ε) of a dense PLD pmf at every ε = g·d, in one pass: δ(ε) = ∞-mass +
     Σ_{L > ε} p_L (1 - e^(ε - L)), from reverse cumulative sums."""
     lower, probs = pm._lower_loss, np.asarray(pm._probs)  # noqa: SLF001
@@ -200,11 +207,15 @@ def _deltas_on_grid(pm, grid: np.ndarray, d: float) -> np.ndarray:  # type: igno
     tail_p = np.append(np.cumsum(probs[::-1])[::-1], 0.0)
     tail_q = np.append(np.cumsum((probs * np.exp(-losses))[::-1])[::-1], 0.0)
     first = np.clip(grid - lower + 1, 0, probs.size)  # the first loss above g·d
-    return pm._infinity_mass + np.maximum(  # noqa: SLF001
+    deltas: np.ndarray = pm._infinity_mass + np.maximum(  # noqa: SLF001
         0.0, tail_p[first] - np.exp(grid * d) * tail_q[first])
+    return deltas
 
 
-def _pld_key(m: Measurement) -> tuple:
+_Key = tuple[object, ...]
+
+
+def _pld_key(m: Measurement) -> _Key:
     return (m.mechanism, m.component.single_cell, m.component.l1,
             m.component.l2_sq if m.mechanism == "gaussian" else None,
             m.component.cells if m.mechanism == "gaussian" and not m.component.single_cell
@@ -212,13 +223,13 @@ def _pld_key(m: Measurement) -> tuple:
             m.epsilon if m.mechanism in ("exponential",) or not m.component.single_cell else None)
 
 
-_PLD_CACHE: dict[tuple, object] = {}
-_PREFIX_CACHE: dict[tuple, object] = {}
-_LAST_ORDER: list[tuple] = []
+_PLD_CACHE: dict[_Key, PrivacyLossDistribution] = {}
+_PREFIX_CACHE: dict[_Key, PrivacyLossDistribution] = {}
+_LAST_ORDER: list[tuple[_Key, int]] = []
 _PLD_CACHE_SIZE = 512
 
 
-def _cached_pld(key: tuple, m: Measurement, times: int):  # type: ignore[no-untyped-def]
+def _cached_pld(key: _Key, m: Measurement, times: int) -> PrivacyLossDistribution:
     """The PLD of ``times`` copies of a measurement; PLDs are immutable, so cache them (an
     editor recomposes the same measurements at every step of a slider)."""
     full = (key, times, PLD_DISCRETISATION)
@@ -237,7 +248,7 @@ def pld(measurements: Sequence[Measurement], delta: float) -> Total:
     noisy = [m for m in measurements if m.mechanism != "none"]
     if not noisy:
         return Total(0.0, delta, "pld")
-    groups: dict[tuple, list[Measurement]] = {}
+    groups: dict[_Key, list[Measurement]] = {}
     for m in noisy:
         groups.setdefault(_pld_key(m), []).append(m)
     items = [(key, len(members)) for key, members in groups.items()]
@@ -248,8 +259,8 @@ def pld(measurements: Sequence[Measurement], delta: float) -> Total:
     seen = {item: i for i, item in enumerate(_LAST_ORDER)}
     items.sort(key=lambda item: (seen.get(item, len(seen)), repr(item)))
     _LAST_ORDER[:] = items
-    total = None
-    prefix: tuple = ()
+    total: PrivacyLossDistribution | None = None
+    prefix: tuple[tuple[_Key, int], ...] = ()
     for key, times in items:
         prefix += ((key, times),)
         hit = _PREFIX_CACHE.get((prefix, PLD_DISCRETISATION))

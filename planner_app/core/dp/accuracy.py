@@ -4,16 +4,17 @@ Counts, sums and histogram cells: exact for the discrete distributions (the smal
 with P(|noise| > k) <= 1 - confidence). Means and variances: the widest interval of the exact
 pivot in intervals.py, wherever the statistic lies, for a stated public approximate row
 count. Quantiles: a bound on the rank error from the exponential mechanism's utility
-guarantee. Randomized response:
-Hoeffding's bound on the debiased share plus the error of the noised number of answers. And the inverse:
-the ε a target half-width needs.
+guarantee. Randomized response: Hoeffding's bound on the debiased share plus the error of the
+noised number of answers. And the inverse: the ε a target half-width needs.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from typing import Any
 
 from ..model import Plan, Query
 from ..support.errors import InputError
@@ -159,7 +160,7 @@ def accuracy_for(query: Query, plan: Plan, confidence: float = DEFAULT_CONFIDENC
     ms = measurements if measurements is not None else measurements_for(query, plan)
     alpha = 1 - confidence
     if query.kind in ("count", "histogram"):
-        hw = measurement_half_width(ms[0], confidence)
+        hw: float = measurement_half_width(ms[0], confidence)
         note = "per cell" if query.kind == "histogram" or query.group_by else ""
         return Accuracy(confidence, float(hw), "count", note)
     if query.kind == "sum":
@@ -255,11 +256,28 @@ UNIT_WORDS = {"count": "people or rows", "value": "in the column's units",
               "rank": "ranks (rows)"}
 
 
-def _field(acc: Accuracy | dict, name: str) -> object:
+def _field(acc: Accuracy | dict[str, Any], name: str) -> object:
     return acc.get(name) if isinstance(acc, dict) else getattr(acc, name)
 
 
-def shown_unit(acc: Accuracy | dict) -> str:
+def _number(acc: Accuracy | dict[str, Any], name: str) -> float | None:
+    """A numeric field of an accuracy (an Accuracy, or its to_dict() read back from JSON)."""
+    value = _field(acc, name)
+    if value is None:
+        return None
+    if not isinstance(value, numbers.Real):
+        raise TypeError(f"accuracy field {name!r} is not a number: {value!r}")
+    return float(value)
+
+
+def _confidence(acc: Accuracy | dict[str, Any]) -> float:
+    confidence = _number(acc, "confidence")
+    if confidence is None:
+        raise TypeError("accuracy has no confidence")
+    return confidence
+
+
+def shown_unit(acc: Accuracy | dict[str, Any]) -> str:
     """The unit a person reads and types this accuracy in."""
     unit = str(_field(acc, "unit"))
     if unit == "rank":
@@ -267,26 +285,28 @@ def shown_unit(acc: Accuracy | dict) -> str:
     return unit
 
 
-def shown_scale(acc: Accuracy | dict) -> float:
+def shown_scale(acc: Accuracy | dict[str, Any]) -> float:
     """Shown value = half_width × this."""
     unit = shown_unit(acc)
     if unit == "share":
         return 100.0
     if unit == "percentile":
-        return 100.0 / float(_field(acc, "rows"))  # type: ignore[arg-type]
+        rows = _number(acc, "rows")
+        assert rows  # shown_unit says "percentile" only with a row count
+        return 100.0 / rows
     return 1.0
 
 
-def shown_half_width(acc: Accuracy | dict) -> float | None:
-    hw = _field(acc, "half_width")
-    return None if hw is None else float(hw) * shown_scale(acc)  # type: ignore[arg-type]
+def shown_half_width(acc: Accuracy | dict[str, Any]) -> float | None:
+    hw = _number(acc, "half_width")
+    return None if hw is None else hw * shown_scale(acc)
 
 
 def format_number_short(x: float) -> str:
     return format_number(x)
 
 
-def format_half_width(acc: Accuracy | dict) -> str:
+def format_half_width(acc: Accuracy | dict[str, Any]) -> str:
     """The ± for a table cell, in the shown unit: "± 12 points", "± 3.5 percentiles"."""
     hw = shown_half_width(acc)
     if hw is None:
@@ -299,7 +319,7 @@ def format_half_width(acc: Accuracy | dict) -> str:
     return f"± {format_number_short(hw)}{suffix}"
 
 
-def half_width_from_shown(acc: Accuracy | dict, shown: float) -> float:
+def half_width_from_shown(acc: Accuracy | dict[str, Any], shown: float) -> float:
     """A target typed in the shown unit, in the statistic's own scale."""
     return shown / shown_scale(acc)
 
@@ -326,11 +346,11 @@ def quantile_name(q: float) -> str:
     return f"{ordinal(int(pct))} percentile" if float(pct).is_integer() else f"{pct:g}% quantile"
 
 
-def quantile_words(acc: Accuracy | dict, quantile: float) -> str:
+def quantile_words(acc: Accuracy | dict[str, Any], quantile: float) -> str:
     """"With 95% chance the released median lies between the 45th and 55th percentile of the
     data" — the rank bound turned into percentiles (outward-rounded), or into rows when no row
     count is stated."""
-    confidence = float(_field(acc, "confidence"))  # type: ignore[arg-type]
+    confidence = _confidence(acc)
     name = quantile_name(quantile)
     chance = f"With {100 * confidence:g}% chance the released {name}"
     hw = shown_half_width(acc)
@@ -353,7 +373,7 @@ def quantile_words(acc: Accuracy | dict, quantile: float) -> str:
 USELESS_SHARE = 0.5  # the ± reaches half the range: the interval from the middle covers it all
 
 
-def possible_range(query: Query, acc: Accuracy | dict) -> tuple[float, str] | None:
+def possible_range(query: Query, acc: Accuracy | dict[str, Any]) -> tuple[float, str] | None:
     """The width of the values a statistic can take, and how to say it (None: unbounded)."""
     if query.kind == "randomized_response":
         return 1.0, "0 to 100%"
@@ -362,23 +382,25 @@ def possible_range(query: Query, acc: Accuracy | dict) -> tuple[float, str] | No
     if query.kind == "variance" and query.lower is not None and query.upper is not None:
         top = (query.upper - query.lower) ** 2 / 4
         return top, f"0 to {top:g}, the largest variance its bounds allow"
-    if query.kind == "quantile" and _field(acc, "rows"):
-        return float(_field(acc, "rows")), "the whole data"  # type: ignore[arg-type]
+    if query.kind == "quantile":
+        rows = _number(acc, "rows")
+        if rows:
+            return rows, "the whole data"
     return None
 
 
-def useless_warning(query: Query, acc: Accuracy | dict) -> str | None:
+def useless_warning(query: Query, acc: Accuracy | dict[str, Any]) -> str | None:
     """A plain sentence when the ± covers most of what the statistic could be, else None.
 
     The one rule for `check`, the statistics list, the wizard and the report."""
-    hw = _field(acc, "half_width")
+    hw = _number(acc, "half_width")
     span = possible_range(query, acc)
     if hw is None or span is None:
         return None
     width, words = span
-    if not (float(hw) >= USELESS_SHARE * width):  # type: ignore[arg-type]
+    if not (hw >= USELESS_SHARE * width):
         return None
-    confidence = float(_field(acc, "confidence"))  # type: ignore[arg-type]
+    confidence = _confidence(acc)
     return (f"this statistic says almost nothing: at {100 * confidence:g}% confidence its "
             f"{format_half_width(acc)} covers most of what it can be ({words}). Give it a larger "
             "ε, or leave it out.")

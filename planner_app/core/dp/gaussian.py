@@ -95,8 +95,8 @@ def delta_upper(sigma_sq: float, sensitivity: int, epsilon: float) -> float:
     ask = [t if t >= 0 else 1 - t for t in ms]
     tails = _direct_tails if math.sqrt(sigma_sq) < DIRECT_SIGMA else _integral_tails
     ups, los = tails(sigma_sq, ask)
-    up = [u if t >= 0 else 1 - lo for t, u, lo in zip(ms, ups, los)]
-    low = [lo if t >= 0 else 1 - u for t, u, lo in zip(ms, ups, los)]
+    up = [u if t >= 0 else 1 - lo for t, u, lo in zip(ms, ups, los, strict=True)]
+    low = [lo if t >= 0 else 1 - u for t, u, lo in zip(ms, ups, los, strict=True)]
     # δ(ε) falls as ε grows, so δ(min(ε, 700)) still bounds it (e^999 overflows a float)
     e_eps = math.exp(min(epsilon, 700.0)) * (1 - _SLACK)
     best = max(up[i] - e_eps * low[3 + i] for i in range(3))
@@ -162,7 +162,7 @@ def shift_patterns(l1: int, l2_sq: int, cells: int) -> tuple[tuple[int, ...], ..
     grow((), l1, l2_sq)
 
     def covers(u: tuple[int, ...], t: tuple[int, ...]) -> bool:
-        return len(u) >= len(t) and all(a >= b for a, b in zip(u, t))
+        return len(u) >= len(t) and all(a >= b for a, b in zip(u, t, strict=False))
 
     maximal = sorted({t for t in found if t and not any(u != t and covers(u, t)
                                                          for u in found)}, reverse=True)

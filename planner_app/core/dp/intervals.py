@@ -85,15 +85,16 @@ def tail_upper(law: Law, ms: np.ndarray) -> np.ndarray:
         q = math.exp(log_q)
         pos = np.exp(np.maximum(ms, 1.0) * log_q) / (1 + q)  # P(X >= m), m >= 1
         neg = 1 - np.exp((1 - np.minimum(ms, 0.0)) * log_q) / (1 + q) * (1 - _SLACK)
-        return np.minimum(1.0, np.where(ms >= 1, pos * (1 + _SLACK), neg))
+        bounded: np.ndarray = np.minimum(1.0, np.where(ms >= 1, pos * (1 + _SLACK), neg))
+        return bounded
     sigma = math.sqrt(law.param)
     if sigma < 256:
         bound, table = _gaussian_table(law.param)
         idx = np.clip(ms + bound, 0, 2 * bound + 1).astype(np.int64)
-        out = table[idx]
-        out[ms > bound + 1] = 1e-300
-        out[ms < -bound] = 1.0
-        return out
+        tails: np.ndarray = table[idx]
+        tails[ms > bound + 1] = 1e-300
+        tails[ms < -bound] = 1.0
+        return tails
     # large σ: integral bounds (see gaussian.py), normaliser √(2π)σ to far below the slack
     root2s = sigma * math.sqrt(2)
     norm = math.sqrt(2 * math.pi) * sigma

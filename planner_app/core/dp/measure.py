@@ -330,10 +330,18 @@ def measurement_to_dict(m: Measurement) -> dict[str, object]:
     }
 
 
+def _json_scalar(d: dict[str, object], key: str) -> int | float | str:
+    """A field read back from JSON that float() and int() take; TypeError for any other."""
+    value = d[key]
+    if not isinstance(value, (int, float, str)):
+        raise TypeError(f"{key} must be a number, not {type(value).__name__}")
+    return value
+
+
 def measurement_from_dict(d: dict[str, object]) -> Measurement:
-    comp = Component(name=str(d["name"]), step=float(d["step"]),  # type: ignore[arg-type]
-                     l1=int(d["l1"]), l2_sq=int(d["l2_sq"]),  # type: ignore[call-overload]
-                     cells=int(d["cells"]),  # type: ignore[call-overload]
+    comp = Component(name=str(d["name"]), step=float(_json_scalar(d, "step")),
+                     l1=int(_json_scalar(d, "l1")), l2_sq=int(_json_scalar(d, "l2_sq")),
+                     cells=int(_json_scalar(d, "cells")),
                      single_cell=bool(d["single_cell"]), derivation=str(d.get("derivation", "")))
 
     def frac(key: str) -> Fraction | None:
@@ -341,6 +349,7 @@ def measurement_from_dict(d: dict[str, object]) -> Measurement:
         return None if v is None else Fraction(str(v))
 
     return Measurement(query_id=str(d["query_id"]), component=comp, mechanism=str(d["mechanism"]),
-                       epsilon=float(d["epsilon"]), delta=float(d["delta"]),  # type: ignore[arg-type]
+                       epsilon=float(_json_scalar(d, "epsilon")),
+                       delta=float(_json_scalar(d, "delta")),
                        scale=frac("scale_steps"), sigma_sq=frac("sigma_sq_steps"),
                        truth=frac("truth"))

@@ -74,7 +74,7 @@ def uniform_below(source: RandomSource, bound: int | np.ndarray, size: int) -> n
     ``bound`` may be one integer or one per element. A single bound below 2^32 draws 32-bit
     halves of the source's words, which halves the random bytes needed.
     """
-    if np.isscalar(bound):
+    if isinstance(bound, (int, np.integer)):
         b = int(bound)
         if b < 1:
             raise ValueError("bound must be at least 1")
@@ -254,7 +254,8 @@ def randomized_answer_file(source: RandomSource, answers: np.ndarray, truth: Fra
     pad = max(0, length - n)
     coins = (source.words(pad) & U64(1)).astype(bool)
     out = np.concatenate([kept, coins])
-    return out[uniform_permutation(source, out.size)]
+    shuffled: np.ndarray = out[uniform_permutation(source, out.size)]
+    return shuffled
 
 
 def truth_probability(epsilon: float) -> Fraction:
@@ -346,8 +347,9 @@ def exponential_quantile(
 
     Exact inversion with a work that depends on the grid size and the row count only: the grid
     points group into runs with the same key K, laid out in arrays whose shape depends on the
-    grid size and the row count only (``_quantile_runs``). A uniform U is compared with the cumulative weights
-    size_r * exp(-a |K_r - 2m|), a = eps / (4 Delta), computed in float64 with a proven error
+    grid size and the row count only (``_quantile_runs``). A uniform U is compared with the
+    cumulative weights size_r * exp(-a |K_r - 2m|), a = eps / (4 Delta), computed in float64
+    with a proven error
     bound; only when U falls within that bound of a boundary (probability below 2^-36 per run)
     is the comparison redone in exact-enough decimal arithmetic with more bits of the same U.
     The output is therefore exactly the mechanism's law, and the running time no longer depends
@@ -393,7 +395,8 @@ def _blocked_cumsum(weights: np.ndarray) -> np.ndarray:
     blocks = np.concatenate([weights, np.zeros(pad)]).reshape(-1, _BLOCK)
     inside = np.cumsum(blocks, axis=1)
     offsets = np.concatenate([[0.0], np.cumsum(blocks.sum(axis=1))[:-1]])
-    return (inside + offsets[:, None]).reshape(-1)[:n]
+    sums: np.ndarray = (inside + offsets[:, None]).reshape(-1)[:n]
+    return sums
 
 
 def _quantile_run_exact(source: RandomSource, u: int, keys: np.ndarray, sizes: np.ndarray,
@@ -419,7 +422,7 @@ def _quantile_run_exact(source: RandomSource, u: int, keys: np.ndarray, sizes: n
         rel = Decimal(10) ** (3 - digits) * (1 + int(a * (max(dist) - d_min)) + 1)
         a_dec = ctx.divide(Decimal(a.numerator), Decimal(a.denominator))
         w_lo, w_hi = [], []
-        for dd, ss in zip(dist, size):
+        for dd, ss in zip(dist, size, strict=True):
             w = ctx.multiply(Decimal(ss), ctx.exp(ctx.minus(ctx.multiply(a_dec, dd - d_min))))
             w_lo.append(lo_ctx.multiply(w, 1 - rel))
             # below the decimal range: the weight is under 10^-999,999,990, say so (a * dist
@@ -427,7 +430,7 @@ def _quantile_run_exact(source: RandomSource, u: int, keys: np.ndarray, sizes: n
             w_hi.append(hi_ctx.multiply(w, 1 + rel) if w else Decimal("1e-999999990"))
         c_lo, c_hi = [], []
         s_lo, s_hi = Decimal(0), Decimal(0)
-        for wl, wh in zip(w_lo, w_hi):
+        for wl, wh in zip(w_lo, w_hi, strict=True):
             s_lo, s_hi = lo_ctx.add(s_lo, wl), hi_ctx.add(s_hi, wh)
             c_lo.append(s_lo)
             c_hi.append(s_hi)

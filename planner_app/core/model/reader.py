@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import unicodedata
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NoReturn
 
 from ..support.errors import InputError
 from .plan import MAX_LIST, MAX_TEXT, Scalar
@@ -31,7 +31,7 @@ class FieldReader:
             return self.path or "plan"
         return f"{self.path}.{key}" if self.path else key
 
-    def fail(self, key: str | None, problem: str) -> None:
+    def fail(self, key: str | None, problem: str) -> NoReturn:
         raise InputError(self.source, self.where(key), problem)
 
     def has(self, key: str) -> bool:

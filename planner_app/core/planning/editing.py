@@ -9,10 +9,10 @@ one command, so one undo takes the whole drag back.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
-from typing import Callable, Iterable, Mapping
 
 from ..dp.accounting import Total, compose
 from ..dp.accuracy import DEFAULT_CONFIDENCE, epsilon_for_shown_target
@@ -231,7 +231,8 @@ def _round_up(x: float, digits: int = 4) -> float:
     if x <= 0:
         return x
     power = digits - 1 - math.floor(math.log10(x))
-    return math.ceil(x * 10**power - 1e-9) / 10**power
+    scale: float = 10**power  # an int, or a float when power < 0
+    return math.ceil(x * scale - 1e-9) / scale
 
 
 def solve_goal(plan: Plan, targets: Mapping[str, float],

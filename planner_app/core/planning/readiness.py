@@ -31,8 +31,9 @@ A rule whose input is not given (no ledger, no table, approval not required) is 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from ..dp.accounting import Total, within
 from ..dp.measure import Measurement

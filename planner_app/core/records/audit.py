@@ -14,10 +14,11 @@ import getpass
 import hashlib
 import json
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from ..support.errors import PlannerError
 
@@ -122,7 +123,7 @@ class AuditLog:
             self._append_entries([])  # rolls the partial tail back, with an entry
         return verify_chain(self.read())
 
-    def require_intact(self) -> "AuditLog":
+    def require_intact(self) -> AuditLog:
         """This log, or AuditError when its chain is broken: nothing is released or written
         on a broken log."""
         broken = self.verify()

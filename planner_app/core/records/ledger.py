@@ -12,12 +12,14 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from ..dp.accounting import Total, compose, within
-from ..dp.measure import Measurement, delta_problem, measurement_from_dict, measurement_to_dict
+from ..dp.measure import Measurement, measurement_from_dict, measurement_to_dict
+from ..model import delta_problem
 from ..support.errors import InputError, PlannerError
 from .audit import utc_now, utc_now_private
 
@@ -236,8 +238,11 @@ class Ledger:
                 for m in measurements:  # each must read back as a measurement
                     measurement_from_dict(m)
                 rho = None if row[8] is None else _number(row[8])
-                record = ReleaseRecord(*row[:6], _number(row[6]), _number(row[7]), rho,
-                                       *row[9:12], measurements=measurements)
+                record = ReleaseRecord(
+                    id=row[0], dataset=row[1], time=row[2], file_name=row[3],
+                    file_sha256=row[4], plan_sha256=row[5], epsilon=_number(row[6]),
+                    delta=_number(row[7]), rho=rho, accountant=row[9], status=row[10],
+                    bundle_sha256=row[11], measurements=measurements)
             except (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError):
                 raise self._damaged(f"release record ({str(row[0])[:40]!r})") from None
             out.append(record)
@@ -378,7 +383,8 @@ class Ledger:
                 raise BudgetExceeded(
                     f"dataset {dataset!r} has ε = {left.remaining_epsilon:.4g} "
                     f"(δ = {left.remaining_delta:.3g}) left of its lifetime cap ε = "
-                    f"{cap.epsilon:g}, δ = {cap.delta:g}{' (the default)' if cap.is_default else ''}"
+                    f"{cap.epsilon:g}, δ = {cap.delta:g}"
+                    f"{' (the default)' if cap.is_default else ''}"
                     f"; this release would bring the total to ε = {after.epsilon:.4g}, "
                     f"δ = {after.delta:.3g}. Nothing was charged or written.")
             rho = total.rho

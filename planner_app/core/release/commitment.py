@@ -27,7 +27,7 @@ import os
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from ..records.audit import utc_now
 from ..records.ledger import Ledger, LedgerError
@@ -139,7 +139,7 @@ class Opening:
     time: str
     key: str  # the release key in hex: hand it to the auditor with the file
     commitment: str  # the value this file gives under that key (= the bundle's, if it opens)
-    opens: Optional[bool]  # against the bundle given; None without one
+    opens: bool | None  # against the bundle given; None without one
 
     def to_dict(self) -> dict[str, Any]:
         return {"release_id": self.release_id, "time": self.time, "key": self.key,
@@ -188,7 +188,7 @@ def _bundle_commitment(bundle: Path) -> tuple[str, str, Any]:
 
 
 def prove_file(home: AppHome, dataset: str, data: Path,
-               bundle: Optional[Path] = None) -> Proof:
+               bundle: Path | None = None) -> Proof:
     """For each release of ``dataset`` made from the file ``data`` (the private ledger records
     its SHA-256), the key that opens that release's commitment; with ``bundle``, only that
     bundle's release, and whether its commitment opens to ``data``."""

@@ -205,26 +205,28 @@ def _release_query(query: Query, plan: Plan, aggregate: Aggregate, ms: list[Meas
     mechanism = next(m.mechanism for m in ms if m.mechanism != "none")
     for i in range(len(aggregate.cells)):
         n_noisy = float(noisy["count"][i])
-        n = max(n_noisy, 1.0)
+        n_pos = max(n_noisy, 1.0)  # a divisor: the noisy count, at least 1
         s1 = float(noisy["sum"][i]) * grid.step
-        mean_c = min(radius, max(-radius, s1 / n))
+        mean_c = min(radius, max(-radius, s1 / n_pos))
         note = "" if n_noisy >= 1 else "the noisy count is below 1: the estimate is unreliable"
         if query.kind == "mean":
             value = snap(min(query.upper, max(query.lower, centre + mean_c)), grid.step)
             a, b = mean_interval(parts, float(noisy["sum"][i]), n_noisy, alpha)
             low = min(value, max(query.lower, snap_down(centre + a, grid.step)))
             high = max(value, min(query.upper, snap_up(centre + b, grid.step)))
-            add(i, value, low, high, mechanism, note or "kept within the declared bounds (post-processing)")
+            add(i, value, low, high, mechanism,
+                note or "kept within the declared bounds (post-processing)")
             continue
         sq_step = grid.step * grid.step
         s2 = float(noisy["sumsq"][i]) * sq_step
-        var = min(radius * radius, max(0.0, s2 / n - mean_c * mean_c))
+        var = min(radius * radius, max(0.0, s2 / n_pos - mean_c * mean_c))
         value = snap(var, sq_step)
         a, b = variance_interval(parts, float(noisy["sum"][i]), float(noisy["sumsq"][i]),
                                  n_noisy, alpha)
         low = min(value, max(0.0, snap_down(a, sq_step)))
         high = max(value, min(snap(radius * radius, sq_step), snap_up(b, sq_step)))
-        add(i, value, low, high, mechanism, note or "kept within [0, ((upper-lower)/2)^2] (post-processing)")
+        add(i, value, low, high, mechanism,
+            note or "kept within [0, ((upper-lower)/2)^2] (post-processing)")
     return QueryRelease(query.id, values)
 
 

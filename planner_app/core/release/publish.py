@@ -21,9 +21,10 @@ import shutil
 import sys
 import time
 import uuid
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
+from typing import Any
 
 from ... import __version__
 from ..data.aggregate import PandasEngine, cell_labels
@@ -63,7 +64,7 @@ from .noise import QueryRelease, ReleasedValue, privatize
 from .pending import list_pending, remove_pending, save_pending
 from .report import report_html, report_pdf
 
-Progress = Optional[Callable[[float, str], None]]
+Progress = Callable[[float, str], None] | None
 FAULT_ENV = "PLANNER_APP_FAULT_PAUSE"  # test hook: pause at a named stage (see _checkpoint)
 
 
@@ -96,7 +97,7 @@ def release_record(plan: Plan, report: CheckReport, releases: list[QueryRelease]
     name and a keyed commitment (see commitment.py), never by its plain hash."""
     data = report.to_dict()
     queries = []
-    for qc, qd in zip(report.queries, data["queries"]):
+    for qc, qd in zip(report.queries, data["queries"], strict=True):
         queries.append({**qd, "measurements": [measurement_to_dict(m) for m in qc.measurements]})
     return {
         "format": RELEASE_FORMAT,
@@ -182,7 +183,8 @@ def readme_text(plan: Plan, record: dict[str, Any]) -> str:
         "MANIFEST.sha256 the SHA-256 of every file",
         "",
         "HOW TO CHECK IT",
-        "planner-app verify BUNDLE.zip   (checks every hash, the audit chain, recomputes the totals",
+        "planner-app verify BUNDLE.zip   (checks every hash, the audit chain, recomputes the "
+        "totals",
         "                                 from the plan and checks every interval)",
     ]
     return "\n".join(lines) + "\n"

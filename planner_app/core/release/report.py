@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import io
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -104,8 +105,8 @@ def transparency(record: dict[str, Any]) -> list[tuple[str, str]]:
                           f"{reason.get('bounds') or 'no reason recorded'}")
         if "categories" in q or "group_by" in q:
             n = len(q.get("categories") or []) + len((q.get("group_by") or {}).get("keys") or [])
-            lists.append(f"{q.get('label', q['id'])}: {n} declared values — "
-                         f"{reason.get('categories') or reason.get('keys') or 'no reason recorded'}")
+            why = reason.get('categories') or reason.get('keys') or 'no reason recorded'
+            lists.append(f"{q.get('label', q['id'])}: {n} declared values — {why}")
         if "yes" in q:  # which cell values a yes/no share reads as yes and as no
             lists.append(f"{q.get('label', q['id'])}: yes = {', '.join(map(str, q['yes']))}; "
                          f"no = {', '.join(map(str, q['no']))} — "
@@ -255,7 +256,8 @@ def _statistics(record: dict[str, Any]) -> list[dict[str, Any]]:
 def _what(record: dict[str, Any], q: dict[str, Any]) -> str:
     """What a statistic is: "Count of rows", "Count of rows where income is present",
     "mean of hours"."""
-    declared = next((d for d in record["plan"]["queries"] if d.get("id") == q["id"]), {})
+    declared: dict[str, Any] = next(
+        (d for d in record["plan"]["queries"] if d.get("id") == q["id"]), {})
     imputed = isinstance(declared.get("missing"), dict)
     return statistic_words(q["kind"], q.get("column"), KIND_WORDS.get(q["kind"], q["kind"]),
                            imputed)
@@ -360,7 +362,7 @@ def report_html(record: dict[str, Any]) -> str:
 
 
 def table_rows(pdf: Any, widths: tuple[float, ...], aligns: tuple[str, ...],
-               rows: list[tuple[str, ...]], size: float = 8.5) -> None:
+               rows: Sequence[tuple[str, ...]], size: float = 8.5) -> None:
     """A bordered table, the first row in bold. A row whose cells each fit on one line is
     drawn as plain cells; only a row that needs wrapping goes through fpdf's table, which
     lays out every cell as a paragraph (1,000 statistics took tens of seconds that way)."""
@@ -368,10 +370,10 @@ def table_rows(pdf: Any, widths: tuple[float, ...], aligns: tuple[str, ...],
     for i, cells in enumerate(rows):
         pdf.set_font("DejaVu", "B" if i == 0 else "", size)
         if all(pdf.get_string_width(text) <= w - 2 * pdf.c_margin - 0.5
-               for text, w in zip(cells, widths)):
+               for text, w in zip(cells, widths, strict=True)):
             if pdf.will_page_break(height):
                 pdf.add_page()
-            for text, w, align in zip(cells, widths, aligns):
+            for text, w, align in zip(cells, widths, aligns, strict=True):
                 pdf.cell(w, height, text, border=1, align=align[0])
             pdf.ln(height)
             continue
@@ -406,12 +408,12 @@ def report_pdf(record: dict[str, Any]) -> bytes:
     pdf.add_page()
     width = pdf.w - pdf.l_margin - pdf.r_margin
 
-    def heading(text: str, size: int = 14) -> None:
+    def heading(text: str, size: float = 14) -> None:
         pdf.set_font("DejaVu", "B", size)
         pdf.multi_cell(width, size * 0.55, text)
         pdf.ln(1)
 
-    def para(text: str, size: int = 10) -> None:
+    def para(text: str, size: float = 10) -> None:
         pdf.set_font("DejaVu", "", size)
         pdf.multi_cell(width, size * 0.5, text, align="L")
         pdf.ln(1.5)

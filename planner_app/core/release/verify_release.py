@@ -16,6 +16,7 @@ import csv
 import io
 import json
 import math
+from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -279,7 +280,7 @@ def _results(files: dict[str, bytes], plan: Plan, record: dict[str, Any],
             problems.append(f"{RESULTS}: line {n}: has {len(row)} cells, not "
                             f"{len(RESULT_COLUMNS)}")
             return
-        cells = dict(zip(RESULT_COLUMNS, row))
+        cells = dict(zip(RESULT_COLUMNS, row, strict=True))
         by_query.setdefault(cells["query_id"], []).append((n, cells))
     if len(rows) - 1 != len(record["results"]):
         problems.append(f"{RESULTS}: has {len(rows) - 1} rows but {RECORD} lists "
@@ -375,7 +376,7 @@ def _agreement(files: dict[str, bytes], plan: Plan, record: dict[str, Any],
     if files.get(RESULTS) != expected:
         got = files.get(RESULTS, b"").decode("utf-8", "replace").splitlines()
         want = expected.decode("utf-8").splitlines()
-        line = next((i for i, (a, b) in enumerate(zip(got, want), start=1) if a != b),
+        line = next((i for i, (a, b) in enumerate(zip(got, want, strict=False), start=1) if a != b),
                     min(len(got), len(want)) + 1)
         problems.append(f"{RESULTS}: line {line}: does not agree with the results in {RECORD}")
     software = record.get("software")
@@ -387,9 +388,11 @@ def _agreement(files: dict[str, bytes], plan: Plan, record: dict[str, Any],
     from .publish import readme_text
     from .report import report_html, report_pdf
 
-    for name, build in ((README, lambda: readme_text(plan, record).encode("utf-8")),
-                        (REPORT_HTML, lambda: report_html(record).encode("utf-8")),
-                        (REPORT_PDF, lambda: report_pdf(record))):
+    builders: tuple[tuple[str, Callable[[], bytes]], ...] = (
+        (README, lambda: readme_text(plan, record).encode("utf-8")),
+        (REPORT_HTML, lambda: report_html(record).encode("utf-8")),
+        (REPORT_PDF, lambda: report_pdf(record)))
+    for name, build in builders:
         if name not in files:
             problems.append(f"{name}: missing")
         elif files[name] != build():

@@ -13,9 +13,10 @@ import errno
 import os
 import shutil
 import stat
+import sys
 import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Optional, Sequence
 
 from .errors import InputError
 
@@ -141,7 +142,7 @@ def check_output(path: str | os.PathLike[str], overwrite: bool, size: int = 0,
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes,
-                       before_rename: Optional[Callable[[], None]] = None, *,
+                       before_rename: Callable[[], None] | None = None, *,
                        overwrite: bool = True, private: bool = False) -> None:
     """Write to a temporary file beside ``path``, fsync, then rename: the target is either
     absent (or its old self) or complete, never partial. Never replaces anything but a
@@ -264,16 +265,16 @@ def _same_file(fd: int, path: Path) -> bool:
 
 
 def _try_lock(fd: int) -> bool:
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows
+    if sys.platform == "win32":  # pragma: no cover - Windows
         import msvcrt
 
         try:
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
             return True
         except OSError:
             return False
+    import fcntl
+
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         return True

@@ -270,8 +270,8 @@ def glossary_entry(term: str) -> tuple[str, str] | None:
     for name in GLOSSARY:
         if name.lower() == key.lower():
             return name, GLOSSARY[name]
-    name = GLOSSARY_ALIASES.get(key.lower())
-    return (name, GLOSSARY[name]) if name else None
+    alias = GLOSSARY_ALIASES.get(key.lower())
+    return (alias, GLOSSARY[alias]) if alias else None
 
 
 def tooltip(term: str, lead: str = "") -> str:

@@ -50,7 +50,8 @@ class StatisticsPane(QWidget):
         self.remove = QPushButton("Remove")
         tips = ("Add a statistic", "Edit the selected statistic", "Copy the selected statistic",
                 "Remove the selected statistic")
-        for b, tip in zip((self.add, self.edit, self.duplicate, self.remove), tips):
+        for b, tip in zip((self.add, self.edit, self.duplicate, self.remove), tips,
+                          strict=True):
             b.setToolTip(tip)
             buttons.addWidget(b)
         layout.addLayout(buttons)

@@ -1,0 +1,60 @@
+"""The README's test command, the checks it lists and .ci/run stay one and the same."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _commands(text: str) -> list[str]:
+    """The commands of every ```sh block, without comments."""
+    out = []
+    for block in re.findall(r"```sh\n(.*?)```", text, flags=re.S):
+        for line in block.splitlines():
+            line = line.split("  #")[0].strip()
+            if line:
+                out.append(line)
+    return out
+
+
+def _ci_commands() -> list[str]:
+    lines = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+
+
+def test_ci_runs_the_readme_test_command_and_the_checks_it_lists() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    quick = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    commands = _commands(quick)
+    test_command = next(c for c in commands if "[test]" in c)
+    ci = _ci_commands()
+    # the README's one test command, split at && in .ci/run, in the same order
+    halves = [part.strip() for part in test_command.split("&&")]
+    assert halves == ["pip install -e '.[test]'", "python -m pytest"], test_command
+    positions = [ci.index(half) for half in halves]
+    assert positions == sorted(positions), ci
+    # every check the README lists runs in CI, after the install and before the tests
+    checks = [c for c in commands if c.split()[0] in ("ruff", "mypy", "lint-imports")]
+    assert {c.split()[0] for c in checks} == {"ruff", "mypy", "lint-imports"}, commands
+    for check in checks:
+        assert check in ci, (check, ci)
+        assert positions[0] < ci.index(check) < positions[1], (check, ci)
+
+
+def test_the_checks_are_configured_and_installed_by_the_test_extra() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    extra = " ".join(project["project"]["optional-dependencies"]["test"])
+    for tool in ("ruff", "mypy", "import-linter", "pandas-stubs", "pytest"):
+        assert re.search(rf"(^|\s){re.escape(tool)}\b", extra), tool
+    tools = project["tool"]
+    assert set("E F W I B UP".split()) <= set(tools["ruff"]["lint"]["select"])
+    assert tools["ruff"]["line-length"] == 100
+    assert tools["mypy"]["strict"] is True
+    assert tools["mypy"]["files"] == ["planner_app/core"]
+    assert tools["importlinter"]["contracts"], "no import-linter contract"
