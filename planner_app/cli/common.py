@@ -112,6 +112,16 @@ def _approval_required(args: argparse.Namespace) -> bool:
     return bool(args.require_approval) or settings.require_approval
 
 
+def _confidence(args: argparse.Namespace) -> float:
+    """--confidence, or the app setting "Confidence of the ± shown" of this home (the one the
+    desktop app shows and releases at), so the command line and the app agree."""
+    if args.confidence is not None:
+        return float(args.confidence)
+    from ..core.planning.settings import load_settings
+
+    return load_settings(_home(args).settings_path).confidence
+
+
 def _ledger_state_or_error(args: argparse.Namespace, dataset: str):  # type: ignore[no-untyped-def]
     """The dataset's ledger state for the lifetime rule, or the error reading it."""
     from ..core.records.ledger import Ledger

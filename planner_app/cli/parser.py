@@ -47,8 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
                                          "statistic in a plan, and the composed total")
     check.add_argument("plan", help="plan file (JSON)")
     check.add_argument("--data", help="also check the plan against this table")
-    check.add_argument("--confidence", default=0.95,
-                       type=_confidence_arg)
+    check.add_argument("--confidence", default=None, type=_confidence_arg,
+                       help="confidence of the ± shown (default: the app's setting, 0.95 "
+                            "unless changed)")
     check.add_argument("--require-approval", action="store_true",
                        help="count an approval of this exact plan as a release rule (as "
                             "release --require-approval and the app setting do)")
@@ -66,8 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="complete a release that was charged but whose bundle was not "
                               "written, from its saved noised record (no new noise, no new "
                               "charge); the id may be left out when only one is unfinished")
-    release.add_argument("--confidence", default=0.95,
-                         type=_confidence_arg)
+    release.add_argument("--confidence", default=None, type=_confidence_arg,
+                         help="confidence of the released intervals (default: the app's "
+                              "setting, 0.95 unless changed)")
     release.add_argument("--clamp-counts", action="store_true",
                          help="show negative noisy counts as 0 (recorded in release.json)")
     release.add_argument("--require-approval", action="store_true",

@@ -11,6 +11,7 @@ from .common import (
     EXIT_OK,
     _approval_required,
     _audit_best_effort,
+    _confidence,
     _home,
     _ledger_state_or_error,
     _naming_plan_file,
@@ -43,7 +44,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     plan = load_plan(args.plan)
     table = load_table(args.data) if args.data else None
     with _naming_plan_file(args.plan):
-        report = check_plan(plan, table, confidence=args.confidence,
+        report = check_plan(plan, table, confidence=_confidence(args),
                             ledger=_ledger_state_or_error(args, plan.dataset.name),
                             require_approval=_approval_required(args))
     data = report.to_dict()
@@ -65,7 +66,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     print(f"Budget for this release: ε = {p['budget']['epsilon']:g}, "
           f"δ = {p['budget']['delta']:g}")
     print()
-    at = f"± at {int(args.confidence * 100)}%"
+    at = f"± at {int(_confidence(args) * 100)}%"
     header = f"{'statistic':<26} {'kind':<19} {'ε':>8} {at:>14}  noise"
     print(header)
     print("-" * len(header))

@@ -13,6 +13,7 @@ from .common import (
     EXIT_OK,
     PROG,
     _approval_required,
+    _confidence,
     _home,
     _naming_plan_file,
     _print_json,
@@ -43,7 +44,7 @@ def cmd_release(args: argparse.Namespace) -> int:
         plan = load_plan(args.plan)
         table = load_table(args.data)
         with _naming_plan_file(args.plan):  # core errors name "plan": say which file
-            result = publish(plan, table, Path(args.out), home, confidence=args.confidence,
+            result = publish(plan, table, Path(args.out), home, confidence=_confidence(args),
                              clamp_counts=args.clamp_counts, overwrite=args.force,
                              require_approval=_approval_required(args),
                              inputs=[Path(args.plan), Path(args.data)])
