@@ -562,10 +562,11 @@ def _prove_file(args: argparse.Namespace, home) -> int:  # type: ignore[no-untyp
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from .core.bundle import NotABundle, verify_bundle
+    from .core.bundle import NotABundle
+    from .core.opened_bundle import open_bundle
 
     try:
-        verdict = verify_bundle(Path(args.bundle))
+        verdict = open_bundle(Path(args.bundle)).verdict  # what the app's bundle viewer shows
     except NotABundle as exc:
         if args.json:
             _print_json({"bundle": Path(args.bundle).name, "valid": False,

@@ -301,10 +301,14 @@ def _parse_manifest(data: bytes) -> dict[str, str] | str:
 
 def verify_bundle(path: Path) -> Verdict:
     """Check a bundle offline. Raises NotABundle when it is not one at all."""
+    return verify_members(path.name, *open_bundle(path))
+
+
+def verify_members(name: str, files: dict[str, bytes], layout: list[str]) -> Verdict:
+    """The verdict on a bundle's members (``open_bundle``'s answer), read once by the caller."""
     from .verify_release import verify_contents
 
-    files, layout = open_bundle(path)
-    verdict = Verdict(bundle=path.name, valid=True)
+    verdict = Verdict(bundle=name, valid=True)
     if layout:
         verdict.problems.extend(layout)
         verdict.valid = False

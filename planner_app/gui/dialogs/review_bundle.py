@@ -3,31 +3,28 @@ who receives a release: the verdict first, then results, parameters, audit trail
 
 from __future__ import annotations
 
-import csv
 import html
-import io
-import json
-import re
 from pathlib import Path
 
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QImage, QTextDocument
 from PySide6.QtWidgets import (QDialog, QFormLayout, QHBoxLayout, QHeaderView, QLabel,
                                QLineEdit, QPushButton, QTableWidget, QTableWidgetItem, QTabWidget,
                                QTextBrowser, QVBoxLayout, QWidget)
 
-from ...core.accounting import compose
-from ...core.accuracy import accuracy_for
+from ...core.accuracy import DEFAULT_CONFIDENCE
 from ...core.audit import AuditLog
-from ...core.bundle import AUDIT, RECORD, REPORT_HTML, RESULTS, Verdict, read_bundle
+from ...core.bundle import NotABundle
+from ...core.check import check_plan
 from ...core.home import AppHome
-from ...core.measure import measurements_for
+from ...core.opened_bundle import OpenedBundle, open_bundle
 from ...core.plan import Plan, plan_digest
 from ...core.readiness import missing_reasons
 from ...core.review import approval_status, record_review
 from ...core.risk import explain
 from ..models import KIND_NAMES, format_accuracy
 from ..widgets.risk_pane import RiskChart
+from ..workers import Worker, WorkerSlot
 
 
 def _table(headers: list[str], rows: list[list[str]]) -> QTableWidget:
@@ -67,7 +64,8 @@ class ReviewDialog(QDialog):
     """Read-only view of a plan for the privacy officer, with approve / reject."""
 
     def __init__(self, plan: Plan, path: Path, home: AppHome,
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None,
+                 confidence: float = DEFAULT_CONFIDENCE) -> None:
         super().__init__(parent)
         self.plan = plan
         self.path = path
@@ -78,8 +76,9 @@ class ReviewDialog(QDialog):
         unit = plan.privacy_unit
         who = ("each row is a different person" if unit.kind == "row" else
                f"a person is {unit.id_column}, at most {unit.max_rows} rows")
-        ms = [m for q in plan.queries for m in measurements_for(q, plan)]
-        total = compose(ms, plan.budget.delta, plan.budget.accountant)
+        # the core's pre-release report: totals, accuracy and risk exactly as a release has them
+        self.report = report = check_plan(plan, confidence=confidence)
+        total = report.total
         risk = explain(total.epsilon, total.delta, relation=plan.neighbouring)
         head = QLabel(
             f"<h2>{plan.dataset.name}</h2><p><b>Unit of privacy:</b> {who}. "
@@ -91,9 +90,8 @@ class ReviewDialog(QDialog):
         head.setWordWrap(True)
         layout.addWidget(head)
         rows = []
-        for q in plan.queries:
-            acc = accuracy_for(q, plan)
-            eps = sum(m.epsilon for m in measurements_for(q, plan))
+        for c in report.queries:
+            q, acc = c.query, c.accuracy
             j = q.justification or {}
             lacking = [what for _, what in missing_reasons(q)]  # the core's reasons rule
             reasons = "; ".join(f"{k}: {v}" for k, v in j.items() if str(v).strip())
@@ -102,9 +100,9 @@ class ReviewDialog(QDialog):
                                                   + " and ".join(lacking)]))
             rows.append([q.title, KIND_NAMES.get(q.kind, q.kind), q.column or "—",
                          _public_parameters(q), reasons or "none needed",
-                         f"{q.epsilon:g}", format_accuracy(acc.half_width, acc.unit, acc.rows),
-                         explain(eps, q.delta, relation=plan.neighbouring,
-                                 what="it").sentence])
+                         f"{q.epsilon:g}",
+                         format_accuracy(acc.half_width, acc.unit, acc.rows),
+                         c.risk_sentence])
         middle = QHBoxLayout()
         self.statistics = _table(["Statistic", "Kind", "Column", "Public parameters",
                                   "Reasons", "ε", "Accuracy", "Risk"], rows)
@@ -145,14 +143,50 @@ class ReviewDialog(QDialog):
 
 
 class BundleDialog(QDialog):
-    """A received bundle: the verdict, then what is in it."""
+    """A received bundle: "Verifying…" at once, then the verdict and what is in it. The core's
+    ``open_bundle`` verifies and reads the bundle in a worker, never on the GUI thread;
+    ``unusable(title, text)`` is emitted (and the dialog closes) when the file is not a bundle
+    or cannot be read at all."""
 
-    def __init__(self, path: Path, verdict: Verdict, parent: QWidget | None = None) -> None:
+    unusable = Signal(str, str)
+
+    def __init__(self, path: Path, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.path = path
+        self.opened: OpenedBundle | None = None
         self.setWindowTitle(f"Release bundle {path.name}")
         self.resize(1000, 720)
         layout = QVBoxLayout(self)
-        name = html.escape(path.name)
+        self.verdict = QLabel(f"<h2>Verifying…</h2><p>{html.escape(path.name)}: checking its "
+                              "hashes, audit trail and every number against its plan.</p>")
+        self.verdict.setWordWrap(True)
+        layout.addWidget(self.verdict)
+        self.tabs = QTabWidget()
+        layout.addWidget(self.tabs, 1)
+        self.workers = WorkerSlot()
+
+    def verify(self) -> None:
+        """Start verifying in the worker; the result arrives through its signals."""
+        path = self.path
+        worker = Worker(lambda _progress, _cancel: open_bundle(path))
+        worker.signals.finished.connect(self.show_opened)
+        worker.signals.failed.connect(self._failed)
+        self.workers.start(worker)
+
+    def _failed(self, exc: object) -> None:
+        if isinstance(exc, NotABundle):
+            self.unusable.emit("Not a release bundle", str(exc))
+        else:  # a crafted bundle gets a dialog, never a crash
+            self.unusable.emit("Cannot show this bundle",
+                               f"{self.path.name} cannot be shown ({type(exc).__name__}); "
+                               "treat it as not valid.")
+        self.close()
+
+    def show_opened(self, opened: object) -> None:
+        assert isinstance(opened, OpenedBundle)
+        self.opened = opened
+        verdict = opened.verdict
+        name = html.escape(self.path.name)
         if verdict.valid:
             text = (f"<h2 style='color:#1e8449'>✓ Verified</h2><p>{name}: "
                     + "; ".join(html.escape(c) for c in verdict.checks) + ".</p>")
@@ -161,60 +195,45 @@ class BundleDialog(QDialog):
                     "verification; do not rely on its numbers.</p><ul>"
                     + "".join(f"<li>{html.escape(p)}</li>" for p in verdict.problems[:12])
                     + "</ul>")
-        self.verdict = QLabel(text)
-        self.verdict.setWordWrap(True)
-        layout.addWidget(self.verdict)
-        self.tabs = QTabWidget()
-        layout.addWidget(self.tabs, 1)
-        files = read_bundle(path)
-        for build in (self._results_tab, self._parameters_tab, self._audit_tab,
-                      self._report_tab):
+        self.verdict.setText(text)
+        for title, build in (("Results", self._results_tab),
+                             ("Parameters", self._parameters_tab),
+                             ("Audit trail", self._audit_tab), ("Report", self._report_tab)):
             try:  # a crafted part is shown as such; the other tabs still open
-                build(files)
+                widget = build(opened)
             except Exception:
-                self.tabs.addTab(QLabel("This part of the bundle cannot be shown."),
-                                 build.__name__.strip("_").replace("_tab", "").title())
+                widget = None
+            self.tabs.addTab(widget or QLabel("This part of the bundle cannot be shown."),
+                             title)
 
-    def _results_tab(self, files: dict[str, bytes]) -> None:
-        rows = list(csv.reader(io.StringIO(files.get(RESULTS, b"").decode("utf-8", "replace"))))
-        if rows:
-            self.tabs.addTab(_table(rows[0], rows[1:]), "Results")
+    def _results_tab(self, opened: OpenedBundle) -> QWidget | None:
+        if opened.results is None:
+            return None
+        return _table(opened.results.columns, opened.results.rows)
 
-    def _parameters_tab(self, files: dict[str, bytes]) -> None:
-        try:
-            record = json.loads(files[RECORD])
-            params = [[q["label"], q["kind"], q["mechanism"], f"{q['sensitivity']:.6g}",
-                       f"{q['epsilon_spent']:.4g}", f"{q['delta']:g}",
-                       format_accuracy(q["accuracy"]["half_width"], q["accuracy"]["unit"],
-                                       q["accuracy"].get("rows")),
-                       q["derivation"]] for q in record["queries"]]
-            self.tabs.addTab(_table(["Statistic", "Kind", "Mechanism", "Sensitivity", "ε", "δ",
-                                     "Accuracy", "Derivation"], params), "Parameters")
-        except (KeyError, ValueError, TypeError):
-            pass
+    def _parameters_tab(self, opened: OpenedBundle) -> QWidget | None:
+        if opened.release is None:
+            return None
+        params = [[s.label, s.kind, s.mechanism, f"{s.sensitivity:.6g}", f"{s.epsilon:.4g}",
+                   f"{s.delta:g}", format_accuracy(s.half_width, s.unit, s.rows), s.derivation]
+                  for s in opened.release.statistics]
+        return _table(["Statistic", "Kind", "Mechanism", "Sensitivity", "ε", "δ", "Accuracy",
+                       "Derivation"], params)
 
-    def _audit_tab(self, files: dict[str, bytes]) -> None:
-        entries = []
-        for line in files.get(AUDIT, b"").decode("utf-8", "replace").splitlines():
-            try:
-                e = json.loads(line)
-                entries.append([str(e.get("time", "")), str(e.get("user", "")),
-                                str(e.get("event", "")), str(e.get("hash", ""))[:16] + "…"])
-            except (ValueError, AttributeError):
-                entries.append(["", "", "(damaged line)", ""])
-        self.tabs.addTab(_table(["Time (UTC)", "User", "Event", "Hash"], entries),
-                         "Audit trail")
+    def _audit_tab(self, opened: OpenedBundle) -> QWidget | None:
+        if opened.audit is None:
+            return None
+        return _table(["Time (UTC)", "User", "Event", "Hash"],
+                      [[a.time, a.user, a.event, a.hash[:16] + "…" if a.hash else ""]
+                       for a in opened.audit])
 
-    def _report_tab(self, files: dict[str, bytes]) -> None:
+    def _report_tab(self, opened: OpenedBundle) -> QWidget | None:
         browser = QTextBrowser()
-        page = files.get(REPORT_HTML, b"").decode("utf-8", "replace")
-        match = re.search(r"src='data:image/png;base64,([A-Za-z0-9+/=]+)'", page)
-        if match:
-            import base64
-
-            image = QImage.fromData(base64.b64decode(match.group(1)))
+        if opened.report is None:
+            browser.setHtml("<p>This bundle has no report.</p>")
+            return browser
+        for name, data in opened.report.images.items():
             browser.document().addResource(QTextDocument.ResourceType.ImageResource,
-                                           QUrl("chart.png"), image)
-            page = page.replace(match.group(0), "src='chart.png'")
-        browser.setHtml(page or "<p>This bundle has no report.</p>")
-        self.tabs.addTab(browser, "Report")
+                                           QUrl(name), QImage.fromData(data))
+        browser.setHtml(opened.report.html)
+        return browser
