@@ -78,6 +78,7 @@ class QueryDialog(QDialog):
         self.column.setEditable(True)
         form.addRow("Column", self.column)
         bounds = QHBoxLayout()
+        bounds.setContentsMargins(0, 0, 0, 0)  # the row's own margins squeezed the fields
         self.lower = QLineEdit()
         self.upper = QLineEdit()
         self.lower.setPlaceholderText("lowest possible value")
@@ -135,6 +136,7 @@ class QueryDialog(QDialog):
         self.group_keys = QPlainTextEdit()
         self.group_keys.setPlaceholderText("One group key per line, the full public list")
         self.group_keys.setMaximumHeight(90)
+        self.group_keys.setMinimumHeight(self.fontMetrics().lineSpacing() * 3 + 14)
         group.addWidget(self.group_column)
         group.addWidget(self.group_keys, 1)
         form.addRow("Group by", group)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from PySide6.QtCore import QUrl, Signal
-from PySide6.QtGui import QImage, QTextDocument
+from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtGui import QGuiApplication, QImage, QTextDocument
 from PySide6.QtWidgets import (QDialog, QFormLayout, QHBoxLayout, QHeaderView, QLabel,
                                QLineEdit, QPushButton, QTableWidget, QTableWidgetItem, QTabWidget,
                                QTextBrowser, QVBoxLayout, QWidget)
@@ -27,7 +27,24 @@ from ..widgets.risk_pane import RiskChart
 from ..workers import Worker, WorkerSlot
 
 
-def _table(headers: list[str], rows: list[list[str]]) -> QTableWidget:
+#: Above this many rows a table's rows keep one line (measuring every row would be slow);
+#: long cells are then elided, with the whole text in their tooltip.
+WRAP_ROWS = 400
+
+
+def fit_to_screen(dialog: QWidget, width: int, height: int) -> None:
+    """Resize to ``width`` × ``height``, or less on a smaller screen (200% on a laptop)."""
+    screen = dialog.screen() or QGuiApplication.primaryScreen()
+    room = screen.availableGeometry() if screen is not None else None
+    if room is not None:
+        width, height = min(width, room.width() - 40), min(height, room.height() - 60)
+    dialog.resize(width, height)
+
+
+def _table(headers: list[str], rows: list[list[str]],
+           wrap: tuple[str, ...] = ()) -> QTableWidget:
+    """A read-only table: ``wrap`` names the columns of long text, which share the width left
+    over and wrap; the others are as wide as their contents; rows as high as their text."""
     table = QTableWidget(len(rows), len(headers))
     table.setHorizontalHeaderLabels(headers)
     table.verticalHeader().setVisible(False)
@@ -37,8 +54,15 @@ def _table(headers: list[str], rows: list[list[str]]) -> QTableWidget:
             item = QTableWidgetItem(text)
             item.setToolTip(text)
             table.setItem(i, j, item)
-    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    table.horizontalHeader().setStretchLastSection(True)
+    header = table.horizontalHeader()
+    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    wrapped = [headers.index(h) for h in wrap if h in headers]
+    for col in wrapped:
+        header.setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch)
+    header.setStretchLastSection(not wrapped)
+    table.setWordWrap(bool(wrapped))
+    if wrapped and len(rows) <= WRAP_ROWS:
+        table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
     return table
 
 
@@ -71,7 +95,7 @@ class ReviewDialog(QDialog):
         self.path = path
         self.home = home
         self.setWindowTitle(f"Review {path.name}")
-        self.resize(1100, 760)
+        fit_to_screen(self, 1400, 900)
         layout = QVBoxLayout(self)
         unit = plan.privacy_unit
         who = ("each row is a different person" if unit.kind == "row" else
@@ -103,14 +127,22 @@ class ReviewDialog(QDialog):
                          f"{q.epsilon:g}",
                          format_accuracy(acc.half_width, acc.unit, acc.rows),
                          c.risk_sentence])
-        middle = QHBoxLayout()
+        # the table has the whole width: every column in view, long texts wrapped
         self.statistics = _table(["Statistic", "Kind", "Column", "Public parameters",
-                                  "Reasons", "ε", "Accuracy", "Risk"], rows)
-        middle.addWidget(self.statistics, 3)
+                                  "Reasons", "ε", "Accuracy", "Risk"], rows,
+                                 wrap=("Public parameters", "Reasons", "Risk"))
+        self.statistics.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        layout.addWidget(self.statistics, 1)
+        bottom = QHBoxLayout()
+        decision = QVBoxLayout()
+        bottom.addLayout(decision, 1)
         self.chart = RiskChart()
         self.chart.show_bounds(total.epsilon, 0.5)
-        middle.addWidget(self.chart, 2)
-        layout.addLayout(middle, 1)
+        self.chart.setFixedSize(self.fontMetrics().averageCharWidth() * 75,
+                                self.fontMetrics().lineSpacing() * 20)
+        self.chart.figure.subplots_adjust(left=0.14, bottom=0.18)  # room for the axis labels
+        bottom.addWidget(self.chart)
+        layout.addLayout(bottom)
         form = QFormLayout()
         self.reviewer = QLineEdit()
         self.reviewer.setAccessibleName("Reviewer name")
@@ -118,7 +150,7 @@ class ReviewDialog(QDialog):
         self.comment.setAccessibleName("Review comment")
         form.addRow("Your name", self.reviewer)
         form.addRow("Comment", self.comment)
-        layout.addLayout(form)
+        decision.addLayout(form)
         buttons = QHBoxLayout()
         self.approve = QPushButton("Approve this plan")
         self.reject_button = QPushButton("Reject")
@@ -127,7 +159,8 @@ class ReviewDialog(QDialog):
         buttons.addWidget(self.status, 1)
         buttons.addWidget(self.reject_button)
         buttons.addWidget(self.approve)
-        layout.addLayout(buttons)
+        decision.addLayout(buttons)
+        decision.addStretch(1)
         self.approve.clicked.connect(lambda: self.decide("approved"))
         self.reject_button.clicked.connect(lambda: self.decide("rejected"))
 
@@ -155,7 +188,7 @@ class BundleDialog(QDialog):
         self.path = path
         self.opened: OpenedBundle | None = None
         self.setWindowTitle(f"Release bundle {path.name}")
-        self.resize(1000, 720)
+        fit_to_screen(self, 1200, 820)
         layout = QVBoxLayout(self)
         self.verdict = QLabel(f"<h2>Verifying…</h2><p>{html.escape(path.name)}: checking its "
                               "hashes, audit trail and every number against its plan.</p>")
@@ -209,7 +242,7 @@ class BundleDialog(QDialog):
     def _results_tab(self, opened: OpenedBundle) -> QWidget | None:
         if opened.results is None:
             return None
-        return _table(opened.results.columns, opened.results.rows)
+        return _table(opened.results.columns, opened.results.rows, wrap=("label", "note"))
 
     def _parameters_tab(self, opened: OpenedBundle) -> QWidget | None:
         if opened.release is None:
@@ -218,7 +251,7 @@ class BundleDialog(QDialog):
                    f"{s.delta:g}", format_accuracy(s.half_width, s.unit, s.rows), s.derivation]
                   for s in opened.release.statistics]
         return _table(["Statistic", "Kind", "Mechanism", "Sensitivity", "ε", "δ", "Accuracy",
-                       "Derivation"], params)
+                       "Derivation"], params, wrap=("Statistic", "Derivation"))
 
     def _audit_tab(self, opened: OpenedBundle) -> QWidget | None:
         if opened.audit is None:

@@ -54,6 +54,7 @@ class DataPane(QWidget):
         self.preview.setAccessibleName("Preview of the table")
         self.preview.setToolTip("The table as loaded; it stays on this computer")
         self.preview.verticalHeader().setDefaultSectionSize(22)
+        self.preview_model.modelReset.connect(self._fit_preview_headers)
         split.addWidget(self.preview)
         self.columns_model = ColumnsModel(session)
         self.columns = QTableView()
@@ -140,6 +141,13 @@ class DataPane(QWidget):
         session.tableChanged.connect(self._table_changed)
         session.planChanged.connect(self.refresh)
         self.refresh()
+
+    def _fit_preview_headers(self) -> None:
+        """Each preview column at least as wide as its name (the cells may scroll sideways)."""
+        header = self.preview.horizontalHeader()
+        for col in range(self.preview_model.columnCount()):
+            header.resizeSection(col, max(header.sectionSize(col),
+                                          header.sectionSizeFromContents(col).width()))
 
     def _table_changed(self) -> None:
         table = self.session.table
