@@ -22,3 +22,11 @@ def test_the_over_budget_words_fit(demo, width: int) -> None:  # type: ignore[no
     assert clipped_texts(demo.meter) == []
     SHOTS.mkdir(parents=True, exist_ok=True)
     demo.meter.grab().save(str(SHOTS / f"meter-over-budget-{width}.png"))
+
+
+def test_the_rows_per_person_say_row_or_rows(window) -> None:  # type: ignore[no-untyped-def]
+    spin = window.data_pane.max_rows
+    spin.setValue(1)
+    assert spin.text() == "1 row"
+    spin.setValue(3)
+    assert spin.text() == "3 rows"

@@ -46,7 +46,7 @@ def wait_for(condition, timeout_s: float = 60) -> None:  # type: ignore[no-untyp
 
 def check(name: str, widget: QWidget) -> list[str]:
     """Clipped texts of one scene: tables must fit their width in the review window."""
-    return clipped_texts(widget, scrolled=name.startswith("review"))
+    return clipped_texts(widget, scrolled="review" in name)
 
 
 def walk(window, folder: Path) -> Iterator[tuple[str, QWidget]]:  # type: ignore[no-untyped-def]
@@ -130,7 +130,9 @@ def no_message_boxes() -> None:
         setattr(QMessageBox, kind, staticmethod(answer))
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str], scenes=None, prefix: str = "walk") -> int:  # type: ignore[no-untyped-def]
+    """Run ``scenes`` (default: walk) and print {scene: [clipped texts]} as JSON; each scene's
+    screenshot is OUT_DIR/<prefix>-<scale>x-<scene>.png."""
     import tempfile
 
     out = Path(argv[0]) if argv else Path("tests/_screenshots")
@@ -145,9 +147,9 @@ def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         window = build_window(str(Path(tmp) / "home"))
         window.show()
-        for name, widget in walk(window, Path(tmp)):
+        for name, widget in (scenes or walk)(window, Path(tmp)):
             found[name] = check(name, widget)
-            widget.grab().save(str(out / f"walk-{scale}x-{name}.png"))
+            widget.grab().save(str(out / f"{prefix}-{scale}x-{name}.png"))
         for w in QApplication.topLevelWidgets():
             if isinstance(w, QDialog):
                 w.close()

@@ -102,7 +102,7 @@ class DataPane(QWidget):
         person_row = QHBoxLayout()
         self.max_rows = QSpinBox()
         self.max_rows.setRange(1, 1_000_000)
-        self.max_rows.setSuffix(" rows")
+        self.max_rows.setSuffix(" row")  # the value starts at 1
         self.max_rows.setToolTip("The most rows one person may have; state it from how the "
                                  "data was collected")
         self.id_column = QComboBox()
@@ -134,6 +134,8 @@ class DataPane(QWidget):
 
         self.unit_group.buttonToggled.connect(self._unit_edited)
         self.max_rows.valueChanged.connect(self._unit_edited)
+        self.max_rows.valueChanged.connect(  # "1 row", "3 rows"
+            lambda n: self.max_rows.setSuffix(" row" if n == 1 else " rows"))
         self.id_column.currentTextChanged.connect(self._unit_edited)
         self.rel_group.buttonToggled.connect(self._relation_edited)
         self.dataset_name.editingFinished.connect(self._dataset_edited)
