@@ -15,9 +15,17 @@ edge of the viewport (a table that must fit its window).
 from __future__ import annotations
 
 from PySide6.QtCore import QRect, Qt
-from PySide6.QtWidgets import (QAbstractButton, QAbstractSpinBox, QComboBox, QLabel, QLineEdit,
-                               QPlainTextEdit,
-                               QStyleOptionViewItem, QTableView, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractSpinBox,
+    QComboBox,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QStyleOptionViewItem,
+    QTableView,
+    QWidget,
+)
 
 #: Pixels of slack a style may take (rounding at fractional scale factors).
 SLACK = 2
