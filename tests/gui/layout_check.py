@@ -34,8 +34,9 @@ MAX_ROWS = 60
 
 
 def clipped_texts(root: QWidget, tables: bool = True, scrolled: bool = False) -> list[str]:
-    """One line per clipped text under ``root`` (empty when nothing is cut off)."""
-    found: list[str] = []
+    """One line per clipped text under ``root`` (empty when nothing is cut off), and one per
+    pair of widgets squeezed on top of each other."""
+    found: list[str] = overlapping(root)
     for widget in [root, *root.findChildren(QWidget)]:
         if tables and isinstance(widget, QTableView) and widget.isVisible():
             found.extend(clipped_cells(widget, scrolled))
@@ -63,6 +64,24 @@ def clipped_texts(root: QWidget, tables: bool = True, scrolled: bool = False) ->
         elif hint.height() > size.height() + SLACK:
             found.append(f"{_name(widget)}: needs {hint.height()}px high, has {size.height()}px "
                          f"({text[:60]!r})")
+    return found
+
+
+def overlapping(root: QWidget) -> list[str]:
+    """Visible sibling widgets laid out on top of each other: a layout squeezed below its
+    minimum (a top-level window shorter than its content needs at its width)."""
+    found: list[str] = []
+    for parent in [root, *root.findChildren(QWidget)]:
+        if not parent.isVisible() or parent.layout() is None:
+            continue
+        kids = [w for w in parent.children() if isinstance(w, QWidget) and w.isVisible()
+                and not w.isWindow() and not w.objectName().startswith("qt_")]
+        for i, a in enumerate(kids):
+            for b in kids[i + 1:]:
+                both = a.geometry().intersected(b.geometry())
+                if both.width() > SLACK and both.height() > SLACK:
+                    found.append(f"{_name(a)} and {_name(b)} overlap by {both.width()}x"
+                                 f"{both.height()}px")
     return found
 
 
