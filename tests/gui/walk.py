@@ -34,7 +34,7 @@ def settle(ms: int = 30) -> None:
         QTest.qWait(ms)
 
 
-def wait_for(condition, timeout_s: float = 60) -> None:  # type: ignore[no-untyped-def]
+def wait_for(condition, timeout_s: float = 300) -> None:  # type: ignore[no-untyped-def]
     import time
 
     end = time.monotonic() + timeout_s
