@@ -38,10 +38,11 @@ class DialogLaunchers(_Base):
         """The officer's read-only review of a plan file; no data needed."""
         try:
             plan = load_plan(path)
+            dialog = ReviewDialog(plan, path, self.session.home, self,
+                                  confidence=self.session.confidence)
         except InputError as exc:
             self.error("This plan cannot be opened", str(exc))
             return None
-        dialog = ReviewDialog(plan, path, self.session.home, self)
         dialog.show()
         return dialog
 
@@ -74,23 +75,14 @@ class DialogLaunchers(_Base):
         wizard.show()
         return wizard
 
-    def review_bundle(self, path: Path) -> None:
-        from ..core.release.bundle import NotABundle
-        from ..core.release.verify_release import verify_bundle
-
-        try:
-            verdict = verify_bundle(path)
-            dialog = BundleDialog(path, verdict, self)
-        except NotABundle as exc:
-            self.error("Not a release bundle", str(exc))
-            return
-        except Exception as exc:  # a crafted bundle gets a dialog, never a crash
-            self.error("Cannot show this bundle",
-                       f"{path.name} cannot be shown ({type(exc).__name__}); treat it as not "
-                       "valid.")
-            return
+    def review_bundle(self, path: Path) -> BundleDialog:
+        """The bundle viewer, at once in its "Verifying…" state; the worker fills it in."""
+        dialog = BundleDialog(path, self)
+        dialog.unusable.connect(self.error)
         self.bundle_dialog = dialog
-        self.bundle_dialog.show()
+        dialog.show()
+        dialog.verify()
+        return dialog
 
     # -- statistics -------------------------------------------------------------------------
 

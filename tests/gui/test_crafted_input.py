@@ -35,19 +35,21 @@ def _no_unhandled_exception(monkeypatch: pytest.MonkeyPatch) -> list[BaseExcepti
 
 
 @pytest.mark.parametrize("recipe", SOME)
-def test_a_crafted_bundle_gets_a_verdict_or_a_dialog(window, dialogs, good_bundle: bytes,  # type: ignore[no-untyped-def]
+def test_a_crafted_bundle_gets_a_verdict_or_a_dialog(window, qtbot, dialogs, good_bundle: bytes,  # type: ignore[no-untyped-def]
                                                      tmp_path: Path, recipe: str,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     seen = _no_unhandled_exception(monkeypatch)
     path = tmp_path / f"{recipe}.zip"
     path.write_bytes(CRAFTS[recipe](good_bundle))
     window.open_path(path)
+    qtbot.waitUntil(lambda: window.bundle_dialog.opened is not None or bool(dialogs.shown),
+                    timeout=30_000)  # verified in the worker
     assert not seen
     shown = getattr(window, "bundle_dialog", None)
     assert (shown is not None and "NOT valid" in shown.verdict.text()) or dialogs.shown
 
 
-def test_a_record_whose_fields_are_all_wrong_still_opens(window, dialogs, good_bundle: bytes,  # type: ignore[no-untyped-def]
+def test_a_record_whose_fields_are_all_wrong_still_opens(window, qtbot, dialogs, good_bundle: bytes,  # type: ignore[no-untyped-def]
                                                          tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """The viewer shows every tab it can; a part that cannot be shown says so."""
@@ -61,6 +63,7 @@ def test_a_record_whose_fields_are_all_wrong_still_opens(window, dialogs, good_b
     path = tmp_path / "<b>wrong.zip"
     path.write_bytes(rezip(reseal_safe(files)))
     window.open_path(path)
+    qtbot.waitUntil(lambda: window.bundle_dialog.opened is not None, timeout=30_000)
     assert not seen
     assert "NOT valid" in window.bundle_dialog.verdict.text()
     assert "<b>wrong" not in window.bundle_dialog.verdict.text()  # escaped, not markup

@@ -73,7 +73,7 @@ def test_a_dropped_file_opens(demo, tmp_path: Path) -> None:  # type: ignore[no-
     assert demo.session.path == plan
 
 
-def test_a_bundle_opened_for_review_is_verified(window, dialogs, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_bundle_opened_for_review_is_verified(window, qtbot, dialogs, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from planner_app.core.data.tables import load_table
     from planner_app.core.release.publish import publish
     from planner_app.core.support.home import app_home
@@ -83,10 +83,12 @@ def test_a_bundle_opened_for_review_is_verified(window, dialogs, tmp_path: Path)
     publish(load_plan(demo_plan_path()), load_table(demo_table_path()), out,
             app_home(tmp_path / "h"))
     window.open_path(out)
+    qtbot.waitUntil(lambda: window.bundle_dialog.opened is not None, timeout=30_000)
     assert "Verified" in window.bundle_dialog.verdict.text()
     broken = tmp_path / "x.zip"
     broken.write_text("not a zip")
     window.open_path(broken)
+    qtbot.waitUntil(lambda: bool(dialogs.shown), timeout=30_000)
     assert dialogs.shown[-1][:2] == ("warning", "Not a release bundle")
 
 

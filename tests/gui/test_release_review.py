@@ -106,6 +106,7 @@ def test_bundle_viewer_shows_verdict_then_contents(window, qtbot, tmp_path: Path
     window.open_path(out)
     viewer = window.bundle_dialog
     qtbot.addWidget(viewer)
+    qtbot.waitUntil(lambda: viewer.opened is not None, timeout=30_000)  # verified in the worker
     assert "Verified" in viewer.verdict.text()
     tabs = [viewer.tabs.tabText(i) for i in range(viewer.tabs.count())]
     assert tabs == ["Results", "Parameters", "Audit trail", "Report"]
@@ -118,6 +119,7 @@ def test_bundle_viewer_shows_verdict_then_contents(window, qtbot, tmp_path: Path
     bad = tmp_path / "bad.zip"
     flip_zip_byte(out, bad, "results.csv", 50)
     window.open_path(bad)
+    qtbot.waitUntil(lambda: window.bundle_dialog.opened is not None, timeout=30_000)
     assert "NOT valid" in window.bundle_dialog.verdict.text()
     assert "results.csv" in window.bundle_dialog.verdict.text()
 

@@ -29,10 +29,11 @@ def test_the_report_tab_shows_every_chart(window, qtbot, tmp_path: Path) -> None
     window.open_path(out)
     viewer = window.bundle_dialog
     qtbot.addWidget(viewer)
+    qtbot.waitUntil(lambda: viewer.opened is not None, timeout=60_000)
     report = viewer.tabs.widget(3)
     shown = report.toHtml()
     assert "data:image" not in shown
-    names = re.findall(r'src="(chart-\d+\.png)"', shown)
+    names = re.findall(r'src="(image-\d+\.png)"', shown)
     assert len(names) == len(embedded)
     for name in names:
         image = report.document().resource(QTextDocument.ResourceType.ImageResource,

@@ -421,8 +421,12 @@ def _parse_manifest(data: bytes) -> dict[str, str] | str:
 
 def verify_bundle(path: Path) -> Verdict:
     """Check a bundle offline. Raises NotABundle when it is not one at all."""
-    files, layout = open_bundle(path)
-    verdict = Verdict(bundle=path.name, valid=True)
+    return verify_members(path.name, *open_bundle(path))
+
+
+def verify_members(name: str, files: dict[str, bytes], layout: list[str]) -> Verdict:
+    """The verdict on a bundle's members (``open_bundle``'s answer), read once by the caller."""
+    verdict = Verdict(bundle=name, valid=True)
     if layout:
         verdict.problems.extend(layout)
         verdict.valid = False

@@ -104,6 +104,7 @@ class QueryDialog(QDialog):
         form.addRow("Column", self.column_row)
         form.addRow("", self.count_words)
         bounds = QHBoxLayout()
+        bounds.setContentsMargins(0, 0, 0, 0)  # the row's own margins squeezed the fields
         self.lower = QLineEdit()
         self.upper = QLineEdit()
         self.lower.setPlaceholderText("lowest possible value")
@@ -161,7 +162,8 @@ class QueryDialog(QDialog):
         self.group_keys = QPlainTextEdit()
         self.group_keys.setPlaceholderText("One group key per line, the full public list")
         self.group_keys.setMaximumHeight(90)
-        group.addWidget(self.group_column)
+        self.group_keys.setMinimumHeight(self.fontMetrics().lineSpacing() * 3 + 14)
+        group.addWidget(self.group_column, 0, Qt.AlignmentFlag.AlignTop)
         group.addWidget(self.group_keys, 1)
         form.addRow("Group by", group)
 
@@ -354,6 +356,27 @@ class QueryDialog(QDialog):
                                      or q.yes is not None))
         self._mechanism_wanted = q.mechanism
 
+    def showEvent(self, event) -> None:  # type: ignore[no-untyped-def]  # noqa: N802
+        super().showEvent(event)
+        self.fit_height()
+
+    def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]  # noqa: N802
+        super().resizeEvent(event)
+        self.fit_height()
+
+    def fit_height(self) -> None:
+        """Grow to the height the wrapped texts need at this width, within the screen (a
+        window does not follow its layout's height-for-width: shorter, its rows overlapped)."""
+        layout = self.layout()
+        if layout is None or not layout.hasHeightForWidth():
+            return
+        need = layout.totalHeightForWidth(self.width())
+        screen = self.screen()
+        if screen is not None:
+            need = min(need, screen.availableGeometry().height() - 60)
+        if need > self.height():
+            self.resize(self.width(), need)
+
     def _kind_changed(self, *_args: object) -> None:
         kind = self.kind.currentData()
         wanted = getattr(self, "_mechanism_wanted", None) or self.mechanism.currentData()
@@ -402,6 +425,8 @@ class QueryDialog(QDialog):
         if label is not None:
             label.setText("Rows counted" if count else "Column")
         self._update_warning()
+        if self.isVisible():
+            self.fit_height()
 
     def _chosen_column(self) -> str | None:
         """The column of the statistic: none for a count of all rows."""

@@ -3,15 +3,11 @@ who receives a release: the verdict first, then results, parameters, audit trail
 
 from __future__ import annotations
 
-import csv
 import html
-import io
-import json
-import re
 from pathlib import Path
 
-from PySide6.QtCore import QUrl
-from PySide6.QtGui import QImage, QTextDocument
+from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtGui import QGuiApplication, QImage, QTextDocument
 from PySide6.QtWidgets import (
     QDialog,
     QFormLayout,
@@ -28,22 +24,41 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.dp.accounting import compose
-from ...core.dp.accuracy import accuracy_for
-from ...core.dp.measure import measurements_for
+from ...core.dp.accuracy import DEFAULT_CONFIDENCE
 from ...core.dp.risk import explain
 from ...core.model import Plan, plan_digest
+from ...core.planning.check import check_plan
 from ...core.planning.readiness import missing_reasons
 from ...core.records.audit import AuditLog
 from ...core.records.review import approval_status, record_review
-from ...core.release.bundle import AUDIT, RECORD, REPORT_HTML, RESULTS, Verdict, read_bundle
+from ...core.release.bundle import (
+    NotABundle,
+)
+from ...core.release.opened_bundle import OpenedBundle, open_bundle
 from ...core.support.home import AppHome
 from ...core.support.words import format_number, relation_words, statistic_words, unit_of
 from ..models import KIND_NAMES, format_accuracy
 from ..widgets.risk_pane import RiskChart
+from ..workers import Worker, WorkerSlot
+
+#: Above this many rows a table's rows keep one line (measuring every row would be slow);
+#: long cells are then elided, with the whole text in their tooltip.
+WRAP_ROWS = 400
 
 
-def _table(headers: list[str], rows: list[list[str]]) -> QTableWidget:
+def fit_to_screen(dialog: QWidget, width: int, height: int) -> None:
+    """Resize to ``width`` × ``height``, or less on a smaller screen (200% on a laptop)."""
+    screen = dialog.screen() or QGuiApplication.primaryScreen()
+    room = screen.availableGeometry() if screen is not None else None
+    if room is not None:
+        width, height = min(width, room.width() - 40), min(height, room.height() - 60)
+    dialog.resize(width, height)
+
+
+def _table(headers: list[str], rows: list[list[str]],
+           wrap: tuple[str, ...] = ()) -> QTableWidget:
+    """A read-only table: ``wrap`` names the columns of long text, which share the width left
+    over and wrap; the others are as wide as their contents; rows as high as their text."""
     table = QTableWidget(len(rows), len(headers))
     table.setHorizontalHeaderLabels(headers)
     table.verticalHeader().setVisible(False)
@@ -53,8 +68,15 @@ def _table(headers: list[str], rows: list[list[str]]) -> QTableWidget:
             item = QTableWidgetItem(text)
             item.setToolTip(text)
             table.setItem(i, j, item)
-    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    table.horizontalHeader().setStretchLastSection(True)
+    header = table.horizontalHeader()
+    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    wrapped = [headers.index(h) for h in wrap if h in headers]
+    for col in wrapped:
+        header.setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch)
+    header.setStretchLastSection(not wrapped)
+    table.setWordWrap(bool(wrapped))
+    if wrapped and len(rows) <= WRAP_ROWS:
+        table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
     return table
 
 
@@ -80,18 +102,20 @@ class ReviewDialog(QDialog):
     """Read-only view of a plan for the privacy officer, with approve / reject."""
 
     def __init__(self, plan: Plan, path: Path, home: AppHome,
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None,
+                 confidence: float = DEFAULT_CONFIDENCE) -> None:
         super().__init__(parent)
         self.plan = plan
         self.path = path
         self.home = home
         self.setWindowTitle(f"Review {path.name}")
-        self.resize(1100, 760)
+        fit_to_screen(self, 1400, 900)
         layout = QVBoxLayout(self)
         unit = plan.privacy_unit
         who = unit_of(unit)
-        ms = [m for q in plan.queries for m in measurements_for(q, plan)]
-        total = compose(ms, plan.budget.delta, plan.budget.accountant)
+        # the core's pre-release report: totals, accuracy and risk exactly as a release has them
+        self.report = report = check_plan(plan, confidence=confidence)
+        total = report.total
         risk = explain(total.epsilon, total.delta, relation=plan.neighbouring)
         head = QLabel(
             f"<h2>{plan.dataset.name}</h2><p><b>Unit of privacy:</b> {who}. "
@@ -103,9 +127,8 @@ class ReviewDialog(QDialog):
         head.setWordWrap(True)
         layout.addWidget(head)
         rows = []
-        for q in plan.queries:
-            acc = accuracy_for(q, plan)
-            eps = sum(m.epsilon for m in measurements_for(q, plan))
+        for c in report.queries:
+            q, acc = c.query, c.accuracy
             j = q.justification or {}
             lacking = [what for _, what in missing_reasons(q)]  # the core's reasons rule
             reasons = "; ".join(f"{k}: {v}" for k, v in j.items() if str(v).strip())
@@ -115,17 +138,25 @@ class ReviewDialog(QDialog):
             rows.append([q.title, statistic_words(q.kind, q.column, KIND_NAMES.get(q.kind, q.kind),
                                                   q.missing.policy == "impute"), q.column or "—",
                          _public_parameters(q), reasons or "none needed",
-                         f"{q.epsilon:g}", format_accuracy(acc.half_width, acc.unit, acc.rows),
-                         explain(eps, q.delta, relation=plan.neighbouring,
-                                 what="it").sentence])
-        middle = QHBoxLayout()
+                         f"{q.epsilon:g}",
+                         format_accuracy(acc.half_width, acc.unit, acc.rows),
+                         c.risk_sentence])
+        # the table has the whole width: every column in view, long texts wrapped
         self.statistics = _table(["Statistic", "Kind", "Column", "Public parameters",
-                                  "Reasons", "ε", "Accuracy", "Risk"], rows)
-        middle.addWidget(self.statistics, 3)
+                                  "Reasons", "ε", "Accuracy", "Risk"], rows,
+                                 wrap=("Public parameters", "Reasons", "Risk"))
+        self.statistics.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        layout.addWidget(self.statistics, 1)
+        bottom = QHBoxLayout()
+        decision = QVBoxLayout()
+        bottom.addLayout(decision, 1)
         self.chart = RiskChart()
         self.chart.show_bounds(total.epsilon, 0.5)
-        middle.addWidget(self.chart, 2)
-        layout.addLayout(middle, 1)
+        self.chart.setFixedSize(self.fontMetrics().averageCharWidth() * 75,
+                                self.fontMetrics().lineSpacing() * 20)
+        self.chart.figure.subplots_adjust(left=0.14, bottom=0.18)  # room for the axis labels
+        bottom.addWidget(self.chart)
+        layout.addLayout(bottom)
         form = QFormLayout()
         self.reviewer = QLineEdit()
         self.reviewer.setAccessibleName("Reviewer name")
@@ -133,7 +164,7 @@ class ReviewDialog(QDialog):
         self.comment.setAccessibleName("Review comment")
         form.addRow("Your name", self.reviewer)
         form.addRow("Comment", self.comment)
-        layout.addLayout(form)
+        decision.addLayout(form)
         buttons = QHBoxLayout()
         self.approve = QPushButton("Approve this plan")
         self.reject_button = QPushButton("Reject")
@@ -142,7 +173,8 @@ class ReviewDialog(QDialog):
         buttons.addWidget(self.status, 1)
         buttons.addWidget(self.reject_button)
         buttons.addWidget(self.approve)
-        layout.addLayout(buttons)
+        decision.addLayout(buttons)
+        decision.addStretch(1)
         self.approve.clicked.connect(lambda: self.decide("approved"))
         self.reject_button.clicked.connect(lambda: self.decide("rejected"))
 
@@ -158,14 +190,50 @@ class ReviewDialog(QDialog):
 
 
 class BundleDialog(QDialog):
-    """A received bundle: the verdict, then what is in it."""
+    """A received bundle: "Verifying…" at once, then the verdict and what is in it. The core's
+    ``open_bundle`` verifies and reads the bundle in a worker, never on the GUI thread;
+    ``unusable(title, text)`` is emitted (and the dialog closes) when the file is not a bundle
+    or cannot be read at all."""
 
-    def __init__(self, path: Path, verdict: Verdict, parent: QWidget | None = None) -> None:
+    unusable = Signal(str, str)
+
+    def __init__(self, path: Path, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.path = path
+        self.opened: OpenedBundle | None = None
         self.setWindowTitle(f"Release bundle {path.name}")
-        self.resize(1000, 720)
+        fit_to_screen(self, 1200, 820)
         layout = QVBoxLayout(self)
-        name = html.escape(path.name)
+        self.verdict = QLabel(f"<h2>Verifying…</h2><p>{html.escape(path.name)}: checking its "
+                              "hashes, audit trail and every number against its plan.</p>")
+        self.verdict.setWordWrap(True)
+        layout.addWidget(self.verdict)
+        self.tabs = QTabWidget()
+        layout.addWidget(self.tabs, 1)
+        self.workers = WorkerSlot()
+
+    def verify(self) -> None:
+        """Start verifying in the worker; the result arrives through its signals."""
+        path = self.path
+        worker = Worker(lambda _progress, _cancel: open_bundle(path))
+        worker.signals.finished.connect(self.show_opened)
+        worker.signals.failed.connect(self._failed)
+        self.workers.start(worker)
+
+    def _failed(self, exc: object) -> None:
+        if isinstance(exc, NotABundle):
+            self.unusable.emit("Not a release bundle", str(exc))
+        else:  # a crafted bundle gets a dialog, never a crash
+            self.unusable.emit("Cannot show this bundle",
+                               f"{self.path.name} cannot be shown ({type(exc).__name__}); "
+                               "treat it as not valid.")
+        self.close()
+
+    def show_opened(self, opened: object) -> None:
+        assert isinstance(opened, OpenedBundle)
+        self.opened = opened
+        verdict = opened.verdict
+        name = html.escape(self.path.name)
         if verdict.valid:
             text = (f"<h2 style='color:#1e8449'>✓ Verified</h2><p>{name}: "
                     + "; ".join(html.escape(c) for c in verdict.checks) + ".</p>")
@@ -174,69 +242,45 @@ class BundleDialog(QDialog):
                     "verification; do not rely on its numbers.</p><ul>"
                     + "".join(f"<li>{html.escape(p)}</li>" for p in verdict.problems[:12])
                     + "</ul>")
-        self.verdict = QLabel(text)
-        self.verdict.setWordWrap(True)
-        layout.addWidget(self.verdict)
-        self.tabs = QTabWidget()
-        layout.addWidget(self.tabs, 1)
-        files = read_bundle(path)
-        for build in (self._results_tab, self._parameters_tab, self._audit_tab,
-                      self._report_tab):
+        self.verdict.setText(text)
+        for title, build in (("Results", self._results_tab),
+                             ("Parameters", self._parameters_tab),
+                             ("Audit trail", self._audit_tab), ("Report", self._report_tab)):
             try:  # a crafted part is shown as such; the other tabs still open
-                build(files)
+                widget = build(opened)
             except Exception:
-                self.tabs.addTab(QLabel("This part of the bundle cannot be shown."),
-                                 build.__name__.strip("_").replace("_tab", "").title())
+                widget = None
+            self.tabs.addTab(widget or QLabel("This part of the bundle cannot be shown."),
+                             title)
 
-    def _results_tab(self, files: dict[str, bytes]) -> None:
-        rows = list(csv.reader(io.StringIO(files.get(RESULTS, b"").decode("utf-8", "replace"))))
-        if rows:
-            self.tabs.addTab(_table(rows[0], rows[1:]), "Results")
+    def _results_tab(self, opened: OpenedBundle) -> QWidget | None:
+        if opened.results is None:
+            return None
+        return _table(opened.results.columns, opened.results.rows, wrap=("label", "note"))
 
-    def _parameters_tab(self, files: dict[str, bytes]) -> None:
-        try:
-            record = json.loads(files[RECORD])
-            params = [[q["label"], q["kind"], q["mechanism"], format_number(q['sensitivity']),
-                       f"{q['epsilon_spent']:.4g}", f"{q['delta']:g}",
-                       format_accuracy(q["accuracy"]["half_width"], q["accuracy"]["unit"],
-                                       q["accuracy"].get("rows")),
-                       q["derivation"]] for q in record["queries"]]
-            self.tabs.addTab(_table(["Statistic", "Kind", "Mechanism", "Sensitivity", "ε", "δ",
-                                     "Accuracy", "Derivation"], params), "Parameters")
-        except (KeyError, ValueError, TypeError):
-            pass
+    def _parameters_tab(self, opened: OpenedBundle) -> QWidget | None:
+        if opened.release is None:
+            return None
+        params = [[s.label, s.kind, s.mechanism, format_number(s.sensitivity), f"{s.epsilon:.4g}",
+                   f"{s.delta:g}", format_accuracy(s.half_width, s.unit, s.rows), s.derivation]
+                  for s in opened.release.statistics]
+        return _table(["Statistic", "Kind", "Mechanism", "Sensitivity", "ε", "δ", "Accuracy",
+                       "Derivation"], params, wrap=("Statistic", "Derivation"))
 
-    def _audit_tab(self, files: dict[str, bytes]) -> None:
-        entries = []
-        for line in files.get(AUDIT, b"").decode("utf-8", "replace").splitlines():
-            try:
-                e = json.loads(line)
-                entries.append([str(e.get("time", "")), str(e.get("user", "")),
-                                str(e.get("event", "")), str(e.get("hash", ""))[:16] + "…"])
-            except (ValueError, AttributeError):
-                entries.append(["", "", "(damaged line)", ""])
-        self.tabs.addTab(_table(["Time (UTC)", "User", "Event", "Hash"], entries),
-                         "Audit trail")
+    def _audit_tab(self, opened: OpenedBundle) -> QWidget | None:
+        if opened.audit is None:
+            return None
+        return _table(["Time (UTC)", "User", "Event", "Hash"],
+                      [[a.time, a.user, a.event, a.hash[:16] + "…" if a.hash else ""]
+                       for a in opened.audit])
 
-    def _report_tab(self, files: dict[str, bytes]) -> None:
+    def _report_tab(self, opened: OpenedBundle) -> QWidget | None:
         browser = QTextBrowser()
-        page = files.get(REPORT_HTML, b"").decode("utf-8", "replace")
-        page = _embedded_images(browser, page)
-        browser.setHtml(page or "<p>This bundle has no report.</p>")
-        self.tabs.addTab(browser, "Report")
-
-
-def _embedded_images(browser: QTextBrowser, page: str) -> str:
-    """Every embedded PNG of the report (the result charts and the belief chart) becomes a
-    resource of the browser's document, which shows no data: URLs; the page, pointing at
-    them."""
-    import base64
-
-    def resource(match: re.Match[str]) -> str:
-        name = f"chart-{match.start()}.png"
-        image = QImage.fromData(base64.b64decode(match.group(1)))
-        browser.document().addResource(QTextDocument.ResourceType.ImageResource, QUrl(name),
-                                       image)
-        return f"src='{name}'"
-
-    return re.sub(r"src='data:image/png;base64,([A-Za-z0-9+/=]+)'", resource, page)
+        if opened.report is None:
+            browser.setHtml("<p>This bundle has no report.</p>")
+            return browser
+        for name, data in opened.report.images.items():
+            browser.document().addResource(QTextDocument.ResourceType.ImageResource,
+                                           QUrl(name), QImage.fromData(data))
+        browser.setHtml(opened.report.html)
+        return browser

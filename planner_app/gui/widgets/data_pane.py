@@ -65,6 +65,7 @@ class DataPane(QWidget):
         self.preview.setAccessibleName("Preview of the table")
         self.preview.setToolTip("The table as loaded; it stays on this computer")
         self.preview.verticalHeader().setDefaultSectionSize(22)
+        self.preview_model.modelReset.connect(self._fit_preview_headers)
         split.addWidget(self.preview)
         self.columns_model = ColumnsModel(session)
         self.columns = QTableView()
@@ -112,7 +113,7 @@ class DataPane(QWidget):
         person_row = QHBoxLayout()
         self.max_rows = QSpinBox()
         self.max_rows.setRange(1, 1_000_000)
-        self.max_rows.setSuffix(" rows")
+        self.max_rows.setSuffix(" row")  # the value starts at 1
         self.max_rows.setToolTip("The most rows one person may have; state it from how the "
                                  "data was collected")
         self.id_column = QComboBox()
@@ -144,6 +145,8 @@ class DataPane(QWidget):
 
         self.unit_group.buttonToggled.connect(self._unit_edited)
         self.max_rows.valueChanged.connect(self._unit_edited)
+        self.max_rows.valueChanged.connect(  # "1 row", "3 rows"
+            lambda n: self.max_rows.setSuffix(" row" if n == 1 else " rows"))
         self.id_column.currentTextChanged.connect(self._unit_edited)
         self.rel_group.buttonToggled.connect(self._relation_edited)
         self.dataset_name.editingFinished.connect(self._dataset_edited)
@@ -157,6 +160,13 @@ class DataPane(QWidget):
             self._table_changed()
         elif changes.plan_replaced or changes.dataset or changes.unit:
             self.refresh()
+
+    def _fit_preview_headers(self) -> None:
+        """Each preview column at least as wide as its name (the cells may scroll sideways)."""
+        header = self.preview.horizontalHeader()
+        for col in range(self.preview_model.columnCount()):
+            header.resizeSection(col, max(header.sectionSize(col),
+                                          header.sectionSizeFromContents(col).width()))
 
     def _table_changed(self) -> None:
         table = self.session.table

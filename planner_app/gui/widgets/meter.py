@@ -27,7 +27,7 @@ class BudgetMeter(QWidget):
         self.bar.setMaximumWidth(260)
         self.bar.setAccessibleName("Share of this release's privacy budget used")
         self.text = QLabel()
-        self.text.setWordWrap(False)
+        self.text.setWordWrap(True)  # the over-budget advice wraps, never holds the window wide
         self.text.setMinimumHeight(self.text.fontMetrics().lineSpacing() * 2 + 6)
         layout.addWidget(self.bar)
         layout.addWidget(self.text, 1)

@@ -14,10 +14,12 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QFormLayout,
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QScrollArea,
     QSlider,
     QSpinBox,
     QSplitter,
@@ -173,10 +175,19 @@ class RiskPane(QWidget):
             label.setWordWrap(True)
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             form.addRow(f"<b>{name}</b>", label)
-        split.addWidget(words)
+        # the sentences are never cut off: they scroll when the window is short
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(words)
+        scroll.setMinimumWidth(self.fontMetrics().averageCharWidth() * 40)
+        split.addWidget(scroll)
         self.chart = RiskChart()
         split.addWidget(self.chart)
+        split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 1)
+        split.setSizes([1000, 1000])  # half each: the sentences read as sentences
         layout.addWidget(split, 3)
 
         box = QGroupBox("Published deployments, for comparison")
@@ -203,7 +214,7 @@ class RiskPane(QWidget):
                              "directly: a per-day ε is spent again every day.")
         self.caveat.setWordWrap(True)
         box_layout.addWidget(self.caveat)
-        layout.addWidget(box, 2)
+        layout.addWidget(box, 1)
 
         for control in (self.scope.currentIndexChanged, self.prior.valueChanged,
                         self.group.valueChanged):

@@ -1,0 +1,216 @@
+"""A received release bundle, opened once: the verifier's verdict and what the bundle holds,
+as plain values any front end can show (the desktop app's bundle viewer, ``planner-app
+verify``). Nothing here recomputes a number: the verdict is ``verify_members``'s, the contents
+are read as written. A part that cannot be read (a crafted or damaged bundle) is ``None`` and
+named in ``unreadable``; the verdict then says why the bundle is not valid.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import csv
+import io
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..model import Plan, parse_plan_text
+from ..support.errors import InputError
+from .bundle import (
+    AUDIT,
+    PLAN,
+    README,
+    RECORD,
+    REPORT_HTML,
+    REPORT_PDF,
+    RESULTS,
+    Verdict,
+)
+from .bundle import open_bundle as read_members
+from .verify_release import verify_members
+
+#: An image the report embeds as a data: URI (front ends that cannot load data: URIs, such
+#: as Qt's rich text, get the bytes under a name instead).
+_DATA_IMAGE = re.compile(r"""src=(['"])data:(image/(?:png|svg\+xml));base64,([A-Za-z0-9+/=]+)\1""")
+
+
+@dataclass(frozen=True)
+class StatisticParameters:
+    """One statistic's public parameters as release.json states them."""
+
+    label: str
+    kind: str
+    mechanism: str
+    sensitivity: float
+    epsilon: float
+    delta: float
+    half_width: float | None
+    unit: str
+    rows: float | None
+    derivation: str
+
+
+@dataclass(frozen=True)
+class ReleaseSummary:
+    """release.json's headline: which data, when, the total spent and each statistic."""
+
+    dataset: str
+    release_id: str
+    created_utc: str
+    epsilon: float
+    delta: float
+    accountant: str
+    confidence: float
+    statistics: list[StatisticParameters]
+
+
+@dataclass(frozen=True)
+class ResultsTable:
+    """results.csv as text cells: its header and rows."""
+
+    columns: list[str]
+    rows: list[list[str]]
+
+
+@dataclass(frozen=True)
+class AuditLine:
+    """One line of the audit segment; ``damaged`` when it is not a JSON object."""
+
+    time: str
+    user: str
+    event: str
+    hash: str
+    damaged: bool = False
+
+
+@dataclass(frozen=True)
+class ReportPage:
+    """report.html with its embedded images taken out: ``html`` names each image by a key of
+    ``images`` (``image-1.png`` ...) instead of a data: URI."""
+
+    html: str
+    images: dict[str, bytes]
+
+
+@dataclass
+class OpenedBundle:
+    name: str
+    verdict: Verdict
+    release: ReleaseSummary | None = None
+    results: ResultsTable | None = None
+    plan: Plan | None = None
+    audit: list[AuditLine] | None = None
+    readme: str | None = None
+    report: ReportPage | None = None
+    has_report_pdf: bool = False
+    #: the parts present but not readable (file names), in bundle order
+    unreadable: list[str] = field(default_factory=list)
+
+
+def open_bundle(path: Path) -> OpenedBundle:
+    """Verify a bundle and read its contents (one read of the zip). Raises ``NotABundle``
+    when the file is not a bundle at all; a bundle that fails verification opens with
+    ``verdict.valid`` false and whatever parts can still be read."""
+    files, layout = read_members(path)
+    opened = OpenedBundle(name=path.name, verdict=verify_members(path.name, files, layout))
+    for name, attr, parse in ((RECORD, "release", _release), (RESULTS, "results", _results),
+                              (PLAN, "plan", _plan), (AUDIT, "audit", _audit),
+                              (README, "readme", _text), (REPORT_HTML, "report", _report)):
+        if name not in files:
+            continue
+        try:  # fail closed: a crafted part is unreadable, never a crash
+            setattr(opened, attr, parse(files[name]))
+        except Exception:
+            opened.unreadable.append(name)
+    opened.has_report_pdf = REPORT_PDF in files
+    return opened
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8")
+
+
+def _number(x: Any) -> float:
+    if isinstance(x, bool) or not isinstance(x, int | float) or not math.isfinite(x):
+        raise ValueError("not a number")
+    return float(x)
+
+
+def _optional_number(x: Any) -> float | None:
+    return None if x is None else _number(x)
+
+
+def _str(x: Any) -> str:
+    if not isinstance(x, str):
+        raise ValueError("not text")
+    return x
+
+
+def _release(data: bytes) -> ReleaseSummary:
+    record = json.loads(data.decode("utf-8"))
+    total = record["total"]
+    statistics = []
+    for q in record["queries"]:
+        acc = q["accuracy"]
+        statistics.append(StatisticParameters(
+            label=_str(q["label"]), kind=_str(q["kind"]), mechanism=_str(q["mechanism"]),
+            sensitivity=_number(q["sensitivity"]), epsilon=_number(q["epsilon_spent"]),
+            delta=_number(q["delta"]), half_width=_optional_number(acc.get("half_width")),
+            unit=_str(acc.get("unit", "")), rows=_optional_number(acc.get("rows")),
+            derivation=_str(q.get("derivation", ""))))
+    return ReleaseSummary(
+        dataset=_str(record["dataset"]["name"]), release_id=_str(record["release_id"]),
+        created_utc=_str(record["created_utc"]), epsilon=_number(total["epsilon"]),
+        delta=_number(total["delta"]), accountant=_str(total["accountant"]),
+        confidence=_number(record["confidence"]), statistics=statistics)
+
+
+def _results(data: bytes) -> ResultsTable:
+    rows = list(csv.reader(io.StringIO(data.decode("utf-8"))))
+    if not rows:
+        raise ValueError("empty")
+    return ResultsTable(columns=rows[0], rows=rows[1:])
+
+
+def _plan(data: bytes) -> Plan:
+    try:
+        return parse_plan_text(data.decode("utf-8"), PLAN)
+    except InputError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _audit(data: bytes) -> list[AuditLine]:
+    lines = []
+    for line in data.decode("utf-8").splitlines():
+        if not line.strip():
+            continue
+        try:
+            e = json.loads(line)
+        except ValueError:
+            e = None
+        if not isinstance(e, dict):
+            lines.append(AuditLine("", "", "(damaged line)", "", damaged=True))
+            continue
+        lines.append(AuditLine(str(e.get("time", "")), str(e.get("user", "")),
+                               str(e.get("event", "")), str(e.get("hash", ""))))
+    return lines
+
+
+def _report(data: bytes) -> ReportPage:
+    page = data.decode("utf-8")
+    images: dict[str, bytes] = {}
+
+    def take(match: re.Match[str]) -> str:
+        kind = "svg" if "svg" in match.group(2) else "png"
+        name = f"image-{len(images) + 1}.{kind}"
+        try:
+            images[name] = base64.b64decode(match.group(3), validate=True)
+        except binascii.Error:
+            return "src=''"
+        return f"src='{name}'"
+
+    return ReportPage(html=_DATA_IMAGE.sub(take, page), images=images)

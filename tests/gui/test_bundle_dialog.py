@@ -1,0 +1,62 @@
+"""The bundle viewer verifies in the worker: the GUI thread shows "Verifying…" and stays
+responsive; the verdict and the contents arrive through the worker's signal."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from planner_app.core.data.tables import load_table
+from planner_app.core.model import load_plan
+from planner_app.core.release.opened_bundle import open_bundle
+from planner_app.core.release.publish import publish
+from planner_app.core.support.home import app_home
+from planner_app.core.support.resources import demo_plan_path, demo_table_path
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("viewer")
+    out = folder / "demo.zip"
+    publish(load_plan(demo_plan_path()), load_table(demo_table_path()), out,
+            app_home(folder / "home"))
+    return out
+
+
+def test_verification_runs_in_the_worker_not_on_the_gui_thread(  # type: ignore[no-untyped-def]
+        window, qtbot, bundle: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    release = threading.Event()
+    threads: list[threading.Thread] = []
+
+    def slow_open(path: Path):  # type: ignore[no-untyped-def]
+        threads.append(threading.current_thread())
+        release.wait(10)  # a verifier on the GUI thread would block the open_path call here
+        return open_bundle(path)
+
+    monkeypatch.setattr("planner_app.gui.dialogs.review_bundle.open_bundle", slow_open)
+    window.open_path(bundle)
+    viewer = window.bundle_dialog
+    qtbot.addWidget(viewer)
+    assert not release.is_set()
+    assert "Verifying" in viewer.verdict.text()  # shown while the worker still runs
+    assert viewer.tabs.count() == 0
+    release.set()
+    qtbot.waitUntil(lambda: "Verified" in viewer.verdict.text(), timeout=30_000)
+    assert threads and threads[0] is not threading.main_thread()
+    expected = open_bundle(bundle)
+    assert viewer.opened is not None and viewer.opened.verdict.checks == expected.verdict.checks
+    results = viewer.tabs.widget(0)
+    assert results.rowCount() == len(expected.results.rows)
+
+
+def test_a_file_that_is_not_a_bundle_says_so_in_a_dialog(  # type: ignore[no-untyped-def]
+        window, qtbot, dialogs, tmp_path: Path) -> None:
+    broken = tmp_path / "x.zip"
+    broken.write_text("not a zip")
+    window.open_path(broken)
+    qtbot.waitUntil(lambda: bool(dialogs.shown), timeout=30_000)
+    kind, title, text = dialogs.shown[-1]
+    assert (kind, title) == ("warning", "Not a release bundle") and "x.zip" in text
+    assert not window.bundle_dialog.isVisible()
