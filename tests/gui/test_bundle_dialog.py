@@ -60,3 +60,31 @@ def test_a_file_that_is_not_a_bundle_says_so_in_a_dialog(  # type: ignore[no-unt
     kind, title, text = dialogs.shown[-1]
     assert (kind, title) == ("warning", "Not a release bundle") and "x.zip" in text
     assert not window.bundle_dialog.isVisible()
+
+
+def test_results_read_as_the_report_shows_them(window, qtbot, bundle: Path) -> None:  # type: ignore[no-untyped-def]
+    """The viewer's results are rounded for reading, the same numbers as the report (the
+    release record's values through the report's formatter), never raw binary fractions like
+    20.2880859375."""
+    import json
+    import zipfile
+
+    from planner_app.core.release.report import format_interval, format_value
+
+    window.open_path(bundle)
+    viewer = window.bundle_dialog
+    qtbot.addWidget(viewer)
+    qtbot.waitUntil(lambda: viewer.opened is not None, timeout=30_000)
+    with zipfile.ZipFile(bundle) as z:
+        record = json.loads(z.read("release.json"))
+    expected = [(format_value(r), format_interval(r)) for r in record["results"]]
+    table = viewer.tabs.widget(0)
+    headers = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
+    value, interval = headers.index("Value"), next(
+        i for i, h in enumerate(headers) if h.startswith("Interval"))
+    shown = [(table.item(r, value).text(), table.item(r, interval).text())
+             for r in range(table.rowCount())]
+    assert shown == expected
+    for text, _ in shown:
+        digits = text.replace(",", "").replace(".", "").replace("%", "").lstrip("-")
+        assert len(digits) <= 8, text

@@ -138,6 +138,28 @@ def test_release_uses_the_confidence_the_screen_shows(demo, qtbot, tmp_path: Pat
     assert released.value - released.low == pytest.approx(shown.half_width, abs=1)
     header = wizard.results.table.horizontalHeaderItem(3).text()
     assert "90%" in header
+    # the results chart: one chart per released statistic, on its own axis, at the level
+    # released (it said "95% intervals" whatever the confidence, with a count and a mean on
+    # one axis)
+    page = wizard.results
+    released_ids = [r.query_id for r in wizard.result.releases]
+    titles = [page.chart_choice.itemText(i) for i in range(page.chart_choice.count())]
+    assert titles == [session.plan.query(i).title for i in released_ids]
+    axes_labels = set()
+    for i, qid in enumerate(released_ids):
+        page.chart_choice.setCurrentIndex(i)
+        drawn = page._charts[i][1]
+        if any(m.low is not None for m in drawn.marks):  # a quantile's error is in ranks
+            assert "90%" in page.chart_caption.text(), page.chart_caption.text()
+        assert "95%" not in page.chart_caption.text()
+        (ax,) = page.figure.axes
+        axes_labels.add(ax.get_xlabel() or ax.get_ylabel())
+        values = [v for r in wizard.result.releases if r.query_id == qid for v in r.values]
+        assert len(drawn.marks) == min(len(values), len(drawn.marks))
+        for mark, v in zip(drawn.marks, values, strict=False):
+            if v.low is not None and session.plan.query(qid).kind != "randomized_response":
+                assert (mark.low, mark.high) == (pytest.approx(v.low), pytest.approx(v.high))
+    assert len(axes_labels) > 1  # not every statistic on one axis
     # what is published says the same: the record, and so the report and the review, read it
     import json
     import zipfile

@@ -9,8 +9,10 @@ from pathlib import Path
 
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
+from PySide6.QtCore import QSignalBlocker
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QFileDialog,
     QHBoxLayout,
     QHeaderView,
@@ -27,6 +29,9 @@ from PySide6.QtWidgets import (
     QWizardPage,
 )
 
+from ...core.model import Plan
+from ...core.planning.charts import ChartDrawing
+from ...core.planning.preview import Chart, release_chart
 from ...core.planning.readiness import WARN, NotReady, unit_sentence
 from ...core.records.ledger import BudgetExceeded, LedgerError, lifetime_after
 from ...core.records.review import ApprovalRequired
@@ -305,10 +310,21 @@ class ResultsPage(QWizardPage):
             QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
         layout.addWidget(self.table, 1)
+        chooser = QHBoxLayout()
+        chooser.addWidget(QLabel("Chart of:"))
+        self.chart_choice = QComboBox()
+        self.chart_choice.setAccessibleName("Statistic drawn in the chart")
+        self.chart_choice.currentIndexChanged.connect(self._draw_choice)
+        chooser.addWidget(self.chart_choice, 1)
+        layout.addLayout(chooser)
         self.figure = Figure(figsize=(6, 2.6))
         self.canvas = FigureCanvasQTAgg(self.figure)
         self.canvas.setAccessibleName("Released estimates with their intervals")
         layout.addWidget(self.canvas, 1)
+        self.chart_caption = QLabel()
+        self.chart_caption.setWordWrap(True)
+        layout.addWidget(self.chart_caption)
+        self._charts: list[tuple[str, Chart]] = []
 
     def initializePage(self) -> None:  # noqa: N802
         result = self.wizard_.result
@@ -325,28 +341,40 @@ class ResultsPage(QWizardPage):
             for j, text in enumerate((r["label"], cell_name(r), format_value(r),
                                       format_interval(r))):
                 self.table.setItem(i, j, QTableWidgetItem(text))
-        draw_estimates(self.figure, result)
+        plan = self.wizard_.session.plan
+        self._charts = released_charts(result, plan) if plan is not None else []
+        with QSignalBlocker(self.chart_choice):
+            self.chart_choice.clear()
+            self.chart_choice.addItems([title for title, _ in self._charts])
+        # the largest histogram first, as the one a reader looks at first
+        widest = max(range(len(self._charts)), key=lambda i: len(self._charts[i][1].marks),
+                     default=0)
+        self.chart_choice.setCurrentIndex(widest)
+        self._draw_choice(widest)
+
+    def _draw_choice(self, index: int) -> None:
+        if not 0 <= index < len(self._charts):
+            return
+        chart = self._charts[index][1]
+        ChartDrawing(self.figure).draw(chart)  # the report's chart of this statistic
+        self.chart_caption.setText(" ".join(t for t in (chart.caption, chart.more) if t))
         self.canvas.draw_idle()
 
 
-def draw_estimates(figure: Figure, result: PublishResult) -> None:
-    """The largest histogram with error bars, or else each estimate with its interval."""
-    figure.clear()
-    ax = figure.add_subplot(111)
-    hist = max((r for r in result.releases if len(r.values) > 1), key=lambda r: len(r.values),
-               default=None)
-    chosen = hist.values if hist is not None else [v for r in result.releases for v in r.values]
-    chosen = [v for v in chosen if v.value is not None][:24]
-    labels = [str(v.cell if v.cell is not None else v.group if v.group is not None
-                  else v.label)[:14] for v in chosen]
-    values = [float(v.value) for v in chosen]
-    lows = [float(v.value) - float(v.low) if v.low is not None else 0 for v in chosen]
-    highs = [float(v.high) - float(v.value) if v.high is not None else 0 for v in chosen]
-    ax.bar(range(len(values)), values, color="#7fb3d5", yerr=[lows, highs], capsize=3)
-    ax.set_xticks(range(len(values)), labels, rotation=30, ha="right", fontsize=8)
-    ax.set_title((hist.values[0].label if hist is not None else "Estimates")
-                 + " (bars: 95% intervals)", fontsize=9)
-    figure.subplots_adjust(left=0.1, right=0.98, top=0.88, bottom=0.3)
+def released_charts(result: PublishResult, plan: Plan) -> list[tuple[str, Chart]]:
+    """Each released statistic as the report draws it (core release_chart): its values with
+    their intervals, on an axis of its own (a count and a mean never share one)."""
+    charts = []
+    for r in result.releases:
+        q = plan.query(r.query_id)
+        rows = [v.to_dict() for v in r.values if v.value is not None]
+        if not rows:
+            continue
+        bounds = ((float(q.lower), float(q.upper))
+                  if q.lower is not None and q.upper is not None else None)
+        chart = release_chart({"id": q.id, "kind": q.kind, "column": q.column}, rows, bounds)
+        charts.append((q.title, chart))
+    return charts
 
 
 class ReleaseWizard(QWizard):

@@ -31,10 +31,9 @@ from ...core.planning.check import check_plan
 from ...core.planning.readiness import missing_reasons
 from ...core.records.audit import AuditLog
 from ...core.records.review import approval_status, record_review
-from ...core.release.bundle import (
-    NotABundle,
-)
+from ...core.release.bundle import RESULTS, NotABundle
 from ...core.release.opened_bundle import OpenedBundle, open_bundle
+from ...core.release.report import cell_name, format_interval, format_value
 from ...core.support.home import AppHome
 from ...core.support.words import format_number, relation_words, statistic_words, unit_of
 from ..models import KIND_NAMES, format_accuracy
@@ -96,6 +95,24 @@ def _public_parameters(q) -> str:  # type: ignore[no-untyped-def]
     if q.where:
         parts.append("where " + ", ".join(f"{c.column} {c.op} {c.value}" for c in q.where))
     return "; ".join(parts) or "—"
+
+
+def shown_result(cells: dict[str, str]) -> list[str]:
+    """One results.csv row as the report and the release wizard show it (rounded, a share in
+    percent): [statistic, cell, value, " (95%)", interval, note]."""
+    def number(key: str) -> float | None:
+        try:
+            return float(cells.get(key) or "")
+        except ValueError:
+            return None
+
+    row = {"value": number("value"), "low": number("low"), "high": number("high"),
+           "mechanism": cells.get("mechanism"), "group": cells.get("group") or None,
+           "cell": cells.get("cell") or None}
+    conf = number("confidence")
+    level = f" ({conf:.0%})" if conf is not None else ""
+    return [cells.get("label", ""), cell_name(row), format_value(row), level,
+            format_interval(row), cells.get("note", "")]
 
 
 class ReviewDialog(QDialog):
@@ -256,7 +273,13 @@ class BundleDialog(QDialog):
     def _results_tab(self, opened: OpenedBundle) -> QWidget | None:
         if opened.results is None:
             return None
-        return _table(opened.results.columns, opened.results.rows, wrap=("label", "note"))
+        rows = [shown_result(dict(zip(opened.results.columns, r, strict=False)))
+                for r in opened.results.rows]
+        level = next((r[3] for r in rows if r[3]), "")
+        table = _table(["Statistic", "Cell", "Value", f"Interval{level}", "Note"],
+                       [r[:3] + [r[4], r[5]] for r in rows], wrap=("Statistic", "Note"))
+        table.setToolTip(f"Rounded for reading; {RESULTS} in the bundle holds every digit.")
+        return table
 
     def _parameters_tab(self, opened: OpenedBundle) -> QWidget | None:
         if opened.release is None:
