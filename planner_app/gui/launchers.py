@@ -65,8 +65,7 @@ class DialogLaunchers(_Base):
             self.session.load_plan(load_plan(path), path)
 
     def _toggle_require(self) -> None:
-        self.session.set_require_approval(self.require_action.isChecked())
-        self._save_settings()
+        self.session.set_require_approval(self.require_action.isChecked())  # and saves it
 
     def release(self) -> ReleaseWizard | None:
         if self.session.plan is None:

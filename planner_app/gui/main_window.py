@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
 
 from .. import __version__
 from ..core.planning.changes import OpChanges
-from ..core.planning.settings import save_settings
 from .file_ops import PLAN_FILTER, TABLE_FILTER, TABLE_SUFFIXES, FileOps  # noqa: F401
 from .launchers import REVIEW_FILTER, DialogLaunchers  # noqa: F401
 from .menus import build_actions, fill_recent, make_action
@@ -151,18 +150,14 @@ class MainWindow(FileOps, DialogLaunchers, QMainWindow):
             self.restoreState(QByteArray(base64.b64decode(s.window_state)))
 
     def _save_settings(self) -> None:
-        s = self.session.settings
-        s.window_geometry = base64.b64encode(bytes(self.saveGeometry().data())).decode()
-        s.window_state = base64.b64encode(bytes(self.saveState().data())).decode()
-        try:
-            save_settings(s, self.session.home.settings_path)
-        except OSError:
-            pass
+        self.session.keep_window(
+            base64.b64encode(bytes(self.saveGeometry().data())).decode(),
+            base64.b64encode(bytes(self.saveState().data())).decode())
+        self.session.save_settings()
 
     def _remember(self, path: Path) -> None:
-        self.session.settings.add_recent(path)
+        self.session.remember_file(path)
         self._fill_recent()
-        self._save_settings()
 
     def _fill_recent(self) -> None:
         fill_recent(self)
@@ -185,7 +180,7 @@ class MainWindow(FileOps, DialogLaunchers, QMainWindow):
             return
         if self.workers.current is not None:
             self.workers.current.cancel()
-        self.session.settings.welcome_seen = True
+        self.session.mark_welcome_seen()
         self._save_settings()
         event.accept()
 

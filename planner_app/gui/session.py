@@ -8,6 +8,7 @@ where it edits the plan), and learn what changed from ``changed``, which carries
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -37,7 +38,7 @@ from ..core.planning.editing import (
     split_remaining,
 )
 from ..core.planning.readiness import Readiness, readiness
-from ..core.planning.settings import Settings
+from ..core.planning.settings import Settings, save_settings
 from ..core.planning.starters import empty_plan
 from ..core.records.ledger import Ledger, LedgerError, LedgerState
 from ..core.support.errors import InputError, PlannerError
@@ -67,7 +68,7 @@ class Session(QObject):
     def __init__(self, home: AppHome, settings: Settings) -> None:
         super().__init__()
         self.home = home
-        self.settings = settings
+        self._settings = settings
         self._doc = PlanDocument()
         self._doc.subscribe(self._document_changed)
         self._shown_plan: Plan | None = None  # the plan the last notification described
@@ -156,7 +157,7 @@ class Session(QObject):
     @property
     def confidence(self) -> float:
         """The confidence every ± on screen is computed at, and every release is made at."""
-        return self.settings.confidence
+        return self._settings.confidence
 
     # -- notifications ------------------------------------------------------------------------
 
@@ -338,16 +339,44 @@ class Session(QObject):
             self.selectionChanged.emit(query_id or "")
             self.changed.emit(OpChanges(selection=True))
 
+    @property
+    def settings(self) -> Settings:
+        """A copy of the app's settings: views read it; changes go through the methods below."""
+        return copy.deepcopy(self._settings)
+
+    def save_settings(self) -> None:
+        """Write the settings to the app home (best effort: a read-only home keeps them for
+        this session)."""
+        try:
+            save_settings(self._settings, self.home.settings_path)
+        except OSError:
+            pass
+
+    def remember_file(self, path: Path) -> None:
+        """Put a file at the top of File → Recent, and save."""
+        self._settings.add_recent(path)
+        self.save_settings()
+
+    def keep_window(self, geometry: str, state: str) -> None:
+        """The main window's geometry and dock state (base64), saved with the settings."""
+        self._settings.window_geometry = geometry
+        self._settings.window_state = state
+
+    def mark_welcome_seen(self) -> None:
+        self._settings.welcome_seen = True
+
     def set_confidence(self, confidence: float) -> None:
         """The confidence of every ± shown and released (the core's range)."""
         check_confidence(confidence)
-        if confidence != self.settings.confidence:
-            self.settings.confidence = confidence
+        if confidence != self._settings.confidence:
+            self._settings.confidence = confidence
+            self.save_settings()
             self._emit(OpChanges(settings=True))
 
     def set_require_approval(self, on: bool) -> None:
-        if on != self.settings.require_approval:
-            self.settings.require_approval = on
+        if on != self._settings.require_approval:
+            self._settings.require_approval = on
+            self.save_settings()
             self._emit(OpChanges(settings=True))
 
     # -- engine results (cached per query object) ---------------------------------------------
@@ -359,12 +388,12 @@ class Session(QObject):
         rows = plan.dataset.expected_rows
         if (hit is not None and hit.query is query and hit.unit == plan.privacy_unit
                 and hit.relation == plan.neighbouring and hit.rows == rows
-                and hit.confidence == self.settings.confidence):
+                and hit.confidence == self._settings.confidence):
             return hit
         ms = measurements_for(query, plan)
-        acc = accuracy_for(query, plan, self.settings.confidence, ms)
+        acc = accuracy_for(query, plan, self._settings.confidence, ms)
         entry = _Cached(query, plan.privacy_unit, plan.neighbouring, rows,
-                        self.settings.confidence, ms, acc)
+                        self._settings.confidence, ms, acc)
         self._cache[query.id] = entry
         return entry
 
@@ -411,8 +440,8 @@ class Session(QObject):
         plan = self.plan
         assert plan is not None
         state = self.lifetime()
-        key = (plan, state, self.table, self.settings.require_approval,
-               self.settings.confidence, unit_confirmed)
+        key = (plan, state, self.table, self._settings.require_approval,
+               self._settings.confidence, unit_confirmed)
         if self._rules is not None and all(
                 a is b or (type(a) in (bool, float) and a == b)
                 for a, b in zip(self._rules[0], key, strict=True)):
@@ -421,7 +450,7 @@ class Session(QObject):
             plan, self.total(), [m for q in plan.queries for m in self.measurements(q)],
             ledger=state if state is not None else LedgerError(
                 f"the budget ledger {self.home.ledger_path} cannot be read"),
-            require_approval=self.settings.require_approval, unit_confirmed=unit_confirmed,
+            require_approval=self._settings.require_approval, unit_confirmed=unit_confirmed,
             table_loaded=self.table is not None,
             table_name=self.table.name if self.table is not None else "",
             accuracies={q.id: self.accuracy(q) for q in plan.queries})

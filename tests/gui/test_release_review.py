@@ -18,10 +18,10 @@ from tests.gui.conftest import SHOTS
 def test_checklist_names_what_is_missing(demo) -> None:  # type: ignore[no-untyped-def]
     items = dict((text.split(":")[0], ok) for ok, text in checklist(demo.session))
     assert all(ok for ok, _ in checklist(demo.session)), checklist(demo.session)
-    demo.session.settings.require_approval = True
+    demo.session.set_require_approval(True)
     last_ok, last_text = checklist(demo.session)[-1]
     assert not last_ok and last_text.startswith("Approval: Not reviewed yet")
-    demo.session.settings.require_approval = False
+    demo.session.set_require_approval(False)
     assert items
 
 

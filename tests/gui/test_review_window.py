@@ -20,7 +20,7 @@ def test_review_shows_accuracy_at_the_configured_confidence(  # type: ignore[no-
     plan_file = tmp_path / "plan.json"
     shutil.copy(demo_plan_path(), plan_file)
     plan = load_plan(plan_file)
-    window.session.settings.confidence = 0.8
+    window.session.set_confidence(0.8)
     dialog = window.review_plan_file(plan_file)
     qtbot.addWidget(dialog)
     headers = [dialog.statistics.horizontalHeaderItem(i).text()

@@ -206,3 +206,21 @@ def test_the_prior_reads_the_same_on_the_slider_the_sentence_and_the_chart(demo)
         assert pane.chart.note.get_text().split("from ")[1].startswith(f"{said} to")
         x = pane.chart.guide.get_xdata()[0]
         assert x == percent / 100
+
+
+def test_settings_change_only_through_the_session(window, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A view cannot change the settings behind the session's back (what it reads is a copy),
+    and the session's setting changes reach settings.json at once."""
+    from planner_app.core.planning.settings import load_settings
+
+    session = window.session
+    copy = session.settings
+    copy.require_approval = not copy.require_approval
+    assert session.settings.require_approval != copy.require_approval  # a copy: no effect
+    session.set_require_approval(True)
+    assert load_settings(session.home.settings_path).require_approval is True
+    session.set_confidence(0.9)
+    assert load_settings(session.home.settings_path).confidence == 0.9
+    session.remember_file(tmp_path / "plan.json")
+    assert str((tmp_path / "plan.json").resolve()) in load_settings(
+        session.home.settings_path).recent_files

@@ -39,6 +39,18 @@ def violations(path: Path) -> list[str]:
         for t in targets:
             if isinstance(t, ast.Attribute) and _is_session(t.value):
                 out.append(f"{where}: assigns session.{t.attr}")
+            # session.settings.x = ... (settings change through Session's methods too)
+            if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Attribute) and \
+                    t.value.attr == "settings" and _is_session(t.value.value):
+                out.append(f"{where}: assigns session.settings.{t.attr}")
+        # session.settings.add_recent(...) / any other method called on the settings object
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                isinstance(node.func.value, ast.Attribute) and \
+                node.func.value.attr == "settings" and _is_session(node.func.value.value):
+            out.append(f"{where}: session.settings.{node.func.attr}()")
+        # the settings object handed to a writer: s = session.settings; s.x = ...
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "save_settings":
+            out.append(f"{where}: writes the settings itself")
         # a plan edit built in a view: replace(plan, ...) / replace(session.plan, ...)
         if isinstance(node, ast.Call) and getattr(node.func, "id", "") in (
                 "replace", "with_budget") and node.args:
