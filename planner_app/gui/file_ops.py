@@ -55,7 +55,15 @@ class FileOps(_Base):
             table = load_table(path, progress=progress, cancel=cancel)
             return table, describe_columns(table)
 
+        worker: Worker | None = None
+
         def done(result: object) -> None:
+            if worker is not None and worker is not self.workers.current:
+                return  # a load the person replaced by another: never applied
+            if worker is not None and worker.is_cancelled():  # done before it saw the cancel
+                self._busy(False)
+                self.statusBar().showMessage("Loading cancelled", 5000)
+                return
             table, columns = result  # type: ignore[misc]
             self._busy(False)
             plan = self.session.plan
@@ -82,7 +90,9 @@ class FileOps(_Base):
         worker = Worker(work)
         worker.signals.progress.connect(self._progress)
         worker.signals.finished.connect(done)
-        worker.signals.failed.connect(self._load_failed)
+        this = worker
+        worker.signals.failed.connect(
+            lambda exc: self._load_failed(exc) if this is self.workers.current else None)
         self._busy(True, f"Loading {path.name}…")
         self.workers.start(worker)
 

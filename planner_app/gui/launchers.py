@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QTextBrowser, QVBoxLayout
 
 from .. import __version__
@@ -71,6 +72,9 @@ class DialogLaunchers(_Base):
         if self.session.plan is None:
             return None
         wizard = ReleaseWizard(self.session, self)
+        # window-modal: the plan cannot change between what the owner confirms and what is
+        # released (the wizard reads the session's plan again when it releases)
+        wizard.setWindowModality(Qt.WindowModality.WindowModal)
         wizard.show()
         return wizard
 

@@ -141,3 +141,20 @@ def test_refusals_are_explained_with_what_to_do(demo, qtbot, dialogs) -> None:  
         kind, shown_title, text = dialogs.shown[-1]
         assert kind == "warning" and title in shown_title
         assert str(exc) in text and advice in text
+
+
+def test_the_wizard_is_modal_and_reads_the_ledger_afresh(demo, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """The plan cannot change behind the confirmation (the wizard blocks the window), and a
+    release made elsewhere (the command line, another window) since the app read the ledger
+    is in the checklist."""
+    from PySide6.QtWidgets import QApplication
+
+    before = checklist(demo.session)
+    assert all(ok for ok, _ in before)
+    # spent elsewhere: the ledger is smaller than this release, and the app was not told
+    Ledger(demo.session.home.ledger_path).set_cap("demo-survey", 3.0, 1e-5)
+    wizard = demo.release()
+    qtbot.addWidget(wizard)
+    assert QApplication.activeModalWidget() is wizard
+    assert not demo.isEnabled() or QApplication.activeModalWidget() is not demo
+    assert "not enough" in wizard.checklist.items.text()

@@ -122,6 +122,7 @@ class ChecklistPage(QWizardPage):
         layout.addStretch(1)
 
     def initializePage(self) -> None:  # noqa: N802
+        self.session.refresh_lifetime()  # a release from the command line may have spent some
         plan = self.session.plan
         rows = checklist(self.session)
         self.ok = all(ok for ok, _ in rows)
