@@ -135,9 +135,9 @@ class ChecklistPage(QWizardPage):
         if self.pending:
             first = self.pending[0]
             self.unfinished.setText(
-                f"<p><b>An earlier release of {plan.dataset.name} was charged but its bundle "
-                f"was not written</b> (release {first.release_id[:12]}…, to "
-                f"{first.out.name}). Its noised values are saved: completing it writes the "
+                f"<p><b>An earlier release of {escape(plan.dataset.name)} was charged but its "
+                f"bundle was not written</b> (release {first.release_id[:12]}…, to "
+                f"{escape(first.out.name)}). Its noised values are saved: completing it writes the "
                 "bundle from them, with no new noise and no new charge.</p>")
         self.unfinished.setVisible(bool(self.pending))
         self.resume_button.setVisible(bool(self.pending))
@@ -200,7 +200,7 @@ class ConfirmPage(QWizardPage):
             self.path.setText(str(folder / f"{plan.dataset.name}-release-{stamp}.zip"))
         self.text.setText(
             f"<p>You are about to release <b>{len(plan.queries)} statistics</b> about the "
-            f"dataset <b>{plan.dataset.name}</b>.</p>"
+            f"dataset <b>{escape(plan.dataset.name)}</b>.</p>"
             f"<p>This spends <b>ε = {total.epsilon:.4g}</b> and δ = {total.delta:.3g} of its "
             f"privacy budget, for good: the noise is drawn once and cannot be taken back. "
             f"Afterwards <b>ε = {left:.4g}</b> will be left of the dataset's lifetime budget.</p>"
@@ -334,7 +334,7 @@ class ResultsPage(QWizardPage):
         rows = [v.to_dict() for r in result.releases for v in r.values]
         level = rows[0]["confidence"] if rows else self.wizard_.session.confidence
         self.table.horizontalHeaderItem(3).setText(f"Interval ({level:.0%})")
-        self.summary.setText(f"Bundle written to <b>{result.bundle_path}</b> (SHA-256 "
+        self.summary.setText(f"Bundle written to <b>{escape(str(result.bundle_path))}</b> (SHA-256 "
                              f"{result.bundle_sha256[:16]}…). Lifetime ε left for "
                              f"{result.ledger.dataset!r}: {result.ledger.remaining_epsilon:.4g}.")
         self.table.setRowCount(len(rows))

@@ -129,18 +129,19 @@ class ReviewDialog(QDialog):
         fit_to_screen(self, 1400, 900)
         layout = QVBoxLayout(self)
         unit = plan.privacy_unit
-        who = unit_of(unit)
+        who = html.escape(unit_of(unit))
         # the core's pre-release report: totals, accuracy and risk exactly as a release has them
         self.report = report = check_plan(plan, confidence=confidence)
         total = report.total
         risk = explain(total.epsilon, total.delta, relation=plan.neighbouring)
         head = QLabel(
-            f"<h2>{plan.dataset.name}</h2><p><b>Unit of privacy:</b> {who}. "
+            f"<h2>{html.escape(plan.dataset.name)}</h2><p><b>Unit of privacy:</b> {who}. "
             f"<b>Protected:</b> {relation_words(plan.neighbouring)}. <b>Budget:</b> ε = "
             f"{plan.budget.epsilon:g}, δ = {plan.budget.delta:g}. <b>Composed total:</b> "
             f"ε = {total.epsilon:.4g}, δ = {total.delta:.3g} ({total.accountant}).</p>"
             f"<p>{risk.sentence}</p><p><i>Reason for ε:</i> "
-            f"{plan.justification or 'none given'}</p><p>Plan SHA-256 {plan_digest(plan)}</p>")
+            f"{html.escape(plan.justification or 'none given')}</p>"
+            f"<p>Plan SHA-256 {plan_digest(plan)}</p>")
         head.setWordWrap(True)
         layout.addWidget(head)
         rows = []

@@ -4,6 +4,7 @@ editable field. Editing either updates the other through the core."""
 from __future__ import annotations
 
 import math
+from html import escape
 
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
@@ -274,11 +275,13 @@ class StatisticPane(QWidget):
             notes.append(f"⚠ {useless[0].upper()}{useless[1:]}")
         self.accuracy_note.setText("\n".join(n for n in notes if n))
         self.refresh_preview(q, acc)
-        self.title.setText(f"<h3>{q.title}</h3>"
-                           + (count_words(q.column, q.missing.policy == "impute")
+        # the plan is text from other people: escaped, never read as markup
+        self.title.setText(f"<h3>{escape(q.title)}</h3>"
+                           + (escape(count_words(q.column, q.missing.policy == "impute"))
                               if q.kind == "count" else KIND_NAMES.get(q.kind, q.kind)
-                              + (f" of <b>{q.column}</b>" if q.column else ""))
-                           + (f", grouped by {q.group_by.column}" if q.group_by else ""))
+                              + (f" of <b>{escape(q.column)}</b>" if q.column else ""))
+                           + (f", grouped by {escape(q.group_by.column)}" if q.group_by
+                              else ""))
         ms = self.session.measurements(q)
         lines = []
         for m in ms:
