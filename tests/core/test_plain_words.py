@@ -248,3 +248,14 @@ def test_group_words_follow_group_privacy() -> None:
     assert f"ε = {3 * eps:.3g}" in text
     assert risk.upper_percent(prior, 3 * eps) in text
     assert "group of 2 people" in risk.group_words(eps, 0.0, prior, 1)  # at least two
+
+
+def test_replace_one_is_phrased_one_way() -> None:
+    """formulas.md: under replace-one the row count is public. The glossary said "the number
+    of people", the relation sentence "the number of rows" (different with several rows per
+    person)."""
+    from planner_app.core.support.words import GLOSSARY, RELATION_HELP, relation_words
+
+    for text in (GLOSSARY["Replace-one"], RELATION_HELP["replace-one"],
+                 relation_words("replace-one")):
+        assert "number of rows" in text and "number of people" not in text, text

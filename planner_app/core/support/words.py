@@ -142,7 +142,7 @@ GLOSSARY: dict[str, str] = {
         "Protect whether a person is in the data at all: the published numbers look almost "
         "the same with or without them. The safe default."),
     "Replace-one": (
-        "Protect what a person's data says, treating the number of people as public: the "
+        "Protect what a person's data says, treating the number of rows as public: the "
         "published numbers look almost the same whatever one person's values are."),
     "Sensitivity": (
         "The most one person can change a statistic before noise, given the bounds and the "
