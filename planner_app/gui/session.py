@@ -232,7 +232,8 @@ class Session(QObject):
 
     def new_plan(self, name: str) -> None:
         """Start the core's empty starter plan (the same defaults as ``plan new``)."""
-        plan = empty_plan(name, self.table.name if self.table else None)
+        plan = empty_plan(name, self.table.name if self.table else None,
+                          [c.name for c in self._columns] if self.table else ())
         self.load_plan(plan, None, saved=False)
 
     # -- the plan: undoable edits -------------------------------------------------------------

@@ -27,10 +27,22 @@ def looks_like_id(name: str) -> bool:
     return lowered in ("id", "key", "uuid") or lowered.endswith(("_id", " id", "-id"))
 
 
-def empty_plan(name: str, table_name: str | None = None) -> Plan:
-    """A new plan with no statistics: one row is one person, the starter budget."""
+def starter_unit(column_names: Iterable[str] = ()) -> PrivacyUnit:
+    """Who one person is in a new plan: a column that looks like a person id makes a person
+    that id (with one row each until the owner says how many one person may have: a number
+    only the owner knows, never read from the table), else each row is a different person."""
+    ids = [c for c in column_names if looks_like_id(c)]
+    if ids:
+        return PrivacyUnit(kind="person", id_column=ids[0], max_rows=1)
+    return PrivacyUnit()
+
+
+def empty_plan(name: str, table_name: str | None = None,
+               column_names: Iterable[str] = ()) -> Plan:
+    """A new plan with no statistics: who one person is (``starter_unit``), the starter
+    budget."""
     return Plan(dataset=Dataset(name=name, path=table_name, expected_rows=None),
-                privacy_unit=PrivacyUnit(),
+                privacy_unit=starter_unit(column_names),
                 budget=Budget(epsilon=STARTER_EPSILON, delta=STARTER_DELTA), queries=())
 
 
@@ -75,9 +87,9 @@ def starter_from_columns(name: str, table_name: str, columns: Iterable[ColumnInf
     for q in queries:
         q["epsilon"] = share
     ids = [c.name for c in columns if looks_like_id(c.name)]
-    doc = plan_to_dict(empty_plan(name, table_name))
+    doc = plan_to_dict(empty_plan(name, table_name, ids))
     if ids:  # with an id column, the owner must say how many rows one person may have
-        doc["privacy_unit"] = {"kind": "person", "id_column": ids[0], "max_rows": None}
+        doc["privacy_unit"]["max_rows"] = None  # (the app's form starts at 1 and asks)
     doc["queries"] = queries
     todo = sum(1 for q in queries if q.get("lower", 0) is None or q.get("categories") == [])
     return Starter(document=doc, to_fill_in=todo, id_column=ids[0] if ids else None)
