@@ -16,6 +16,7 @@ import os
 import queue
 import re
 import threading
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
@@ -277,8 +278,14 @@ def _load_text(path: Path, progress: Progress, cancel: Cancel,
                                 no_nul=encoding != "utf-16")
         buffered = io.BufferedReader(reader, buffer_size=1 << 20)
         try:
-            frame = pd.read_csv(buffered, sep=delimiter, encoding=encoding,
-                                encoding_errors="strict", **_FLOAT_PARSING)
+            with warnings.catch_warnings():
+                # a row with more (non-empty) fields than the header is refused, not cut
+                warnings.simplefilter("error", pd.errors.ParserWarning)
+                # index_col=False: a delimiter at the end of every row (an empty last field)
+                # must not turn the first column into the index and shift every other one
+                frame = pd.read_csv(buffered, sep=delimiter, encoding=encoding,
+                                    encoding_errors="strict", index_col=False,
+                                    **_FLOAT_PARSING)
             while buffered.read(1 << 20):  # the hash covers the whole file
                 pass
         except (Cancelled, InputError):
@@ -290,6 +297,10 @@ def _load_text(path: Path, progress: Progress, cancel: Cancel,
         except pd.errors.EmptyDataError:
             reader.stop()
             raise InputError(name, None, "has no header row") from None
+        except pd.errors.ParserWarning:
+            reader.stop()
+            raise InputError(name, None, "has rows with more fields than the header has "
+                                         "columns (a value after the last column)") from None
         except (pd.errors.ParserError, csv.Error, ValueError) as exc:
             reader.stop()
             raise _parser_problem(name, exc) from None
