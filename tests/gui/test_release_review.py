@@ -158,3 +158,26 @@ def test_the_wizard_is_modal_and_reads_the_ledger_afresh(demo, qtbot) -> None:  
     assert QApplication.activeModalWidget() is wizard
     assert not demo.isEnabled() or QApplication.activeModalWidget() is not demo
     assert "not enough" in wizard.checklist.items.text()
+
+
+def test_after_the_release_there_is_no_way_back(demo, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The results page offered Back (to a dead "Releasing" page) and Cancel after the budget
+    was spent; only Finish is left."""
+    from PySide6.QtWidgets import QWizard
+
+    wizard = demo.release()
+    qtbot.addWidget(wizard)
+    wizard.checklist.confirm_unit.setChecked(True)
+    wizard.next()
+    wizard.confirm.path.setText(str(tmp_path / "r.zip"))
+    wizard.next()
+    qtbot.waitUntil(lambda: wizard.currentPage() is wizard.results, timeout=60_000)
+    shown = {b for b in (QWizard.WizardButton.BackButton, QWizard.WizardButton.CancelButton,
+                         QWizard.WizardButton.FinishButton) if wizard.button(b).isVisible()}
+    assert shown == {QWizard.WizardButton.FinishButton}
+
+
+def test_rows_per_person_reads_in_the_plural(demo) -> None:  # type: ignore[no-untyped-def]
+    """The demo's 3 rows per person read "3 row" until the box was edited."""
+    assert demo.session.plan.privacy_unit.max_rows == 3
+    assert demo.data_pane.max_rows.text().endswith("3 rows")

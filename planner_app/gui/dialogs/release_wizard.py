@@ -328,6 +328,9 @@ class ResultsPage(QWizardPage):
         self._charts: list[tuple[str, Chart]] = []
 
     def initializePage(self) -> None:  # noqa: N802
+        # the budget is spent: no way back to the release page, nothing left to cancel
+        self.wizard_.setButtonLayout([QWizard.WizardButton.Stretch,
+                                      QWizard.WizardButton.FinishButton])
         result = self.wizard_.result
         if result is None:
             return

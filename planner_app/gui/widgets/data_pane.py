@@ -233,6 +233,7 @@ class DataPane(QWidget):
             self.unit_person.setChecked(person)
             self.unit_row.setChecked(not person)
             self.max_rows.setValue(plan.privacy_unit.rows_per_unit)
+            self.max_rows.setSuffix(" row" if self.max_rows.value() == 1 else " rows")
             if person:
                 self.id_column.setCurrentText(plan.privacy_unit.id_column or "")
             self.unit_text.setText(UNIT_PERSON if person else UNIT_ROW)
