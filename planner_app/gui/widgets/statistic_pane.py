@@ -250,7 +250,8 @@ class StatisticPane(QWidget):
         for w in (self.slider, self.spin, self.accuracy, self.hold, self.edit_button):
             w.setEnabled(enabled)
         if q is None:
-            self.title.setText("<i>No statistic selected. Add one with Edit → Add statistic… (or the toolbar).</i>")
+            self.title.setText("<i>No statistic selected. Add one with Edit → Add statistic… "
+                               "(or the toolbar).</i>")
             for label in (self.derivation, self.sentence, self.warnings, self.accuracy_note):
                 label.setText("")
             self.refresh_preview(None)
