@@ -152,6 +152,7 @@ class BudgetPane(QWidget):
             delta = plan.budget.delta
             self.delta.setText(f"{delta:g}")
         eps = self.epsilon.value()
+        self.delta.setModified(False)  # typed text is in the plan: an undo may replace it
         if not math.isclose(eps, plan.budget.epsilon) or delta != plan.budget.delta:
             self.session.set_budget(eps, delta)
 
@@ -271,7 +272,7 @@ class BudgetPane(QWidget):
         assert plan is not None
         with QSignalBlocker(self.epsilon):
             self.epsilon.setValue(plan.budget.epsilon)
-        if not self.delta.hasFocus():
+        if not (self.delta.hasFocus() and self.delta.isModified()):  # not while typing
             self.delta.setText(f"{plan.budget.delta:g}")
         preset = preset_for(plan.budget)  # the label names the budget, never an old choice
         with QSignalBlocker(self.preset):

@@ -149,6 +149,7 @@ class DataPane(QWidget):
             lambda n: self.max_rows.setSuffix(" row" if n == 1 else " rows"))
         self.id_column.currentTextChanged.connect(self._unit_edited)
         self.rel_group.buttonToggled.connect(self._relation_edited)
+        self._rows_shown = 0  # the row count the field showed from the plan (or applied)
         self.dataset_name.editingFinished.connect(self._dataset_edited)
         self.expected_rows.editingFinished.connect(self._dataset_edited)
         self.updates = watch(self, session, self.update_for)  # labels at once: never stale
@@ -200,6 +201,8 @@ class DataPane(QWidget):
         name = self.dataset_name.text().strip()
         if plan is None or not name:
             return
+        self.dataset_name.setModified(False)
+        self._rows_shown = self.expected_rows.value()
         self.session.set_dataset(name, self.expected_rows.value() or None)
 
     def _relation_edited(self, *_args: object) -> None:
@@ -225,10 +228,15 @@ class DataPane(QWidget):
         for w in widgets:
             w.setEnabled(plan is not None)
         if plan is not None:
-            if not self.dataset_name.hasFocus():
+            # a focused field keeps what the person is typing, but not a value already in the
+            # plan (an undo from the toolbar must show, or leaving the field re-applies it)
+            if not (self.dataset_name.hasFocus() and self.dataset_name.isModified()):
                 self.dataset_name.setText(plan.dataset.name)
-            if not self.expected_rows.hasFocus():
-                self.expected_rows.setValue(plan.dataset.expected_rows or 0)
+            rows = plan.dataset.expected_rows or 0
+            if not (self.expected_rows.hasFocus()
+                    and self.expected_rows.value() != self._rows_shown):
+                self.expected_rows.setValue(rows)
+            self._rows_shown = rows
             person = plan.privacy_unit.kind == "person"
             self.unit_person.setChecked(person)
             self.unit_row.setChecked(not person)
