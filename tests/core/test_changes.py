@@ -57,3 +57,25 @@ def test_a_prior_reads_as_it_was_chosen() -> None:
         assert prior_percent(k / 100) == f"{k}%"
         assert explain(1.0, prior=k / 100).sentence.startswith(f"An attacker who was {k}% sure")
     assert prior_percent(0.005) == "0.5%" and prior_percent(0.5) == "50%"
+
+
+def test_a_budget_edit_keeps_the_delta_the_accountant_needs() -> None:
+    """With the PLD (or zCDP) accountant, δ = 0 cannot compose: the edit keeps the plan's δ
+    (the app's meter silently fell back to basic composition while check refused)."""
+    from dataclasses import replace
+
+    from planner_app.core.dp.accounting import compose
+    from planner_app.core.dp.measure import measurements_for
+    from planner_app.core.model import load_plan
+    from planner_app.core.planning.plan_edits import set_budget
+    from planner_app.core.support.resources import demo_plan_path
+
+    plan = load_plan(demo_plan_path())
+    plan = replace(plan, budget=replace(plan.budget, accountant="pld"))
+    assert plan.budget.delta > 0
+    edited = set_budget(plan, 2.0, 0.0)
+    assert edited.budget.epsilon == 2.0 and edited.budget.delta == plan.budget.delta
+    ms = [m for q in edited.queries for m in measurements_for(q, edited)]
+    assert compose(ms, edited.budget.delta, "pld").accountant == "pld"
+    basic = replace(plan, budget=replace(plan.budget, accountant="basic"))
+    assert set_budget(basic, None, 0.0).budget.delta == 0.0  # basic composes with δ = 0

@@ -278,14 +278,22 @@ def pld(measurements: Sequence[Measurement], delta: float) -> Total:
     return Total(max(eps, 0.0), delta, "pld")
 
 
+def accountant_delta_problem(accountant: str | None, delta: float) -> str | None:
+    """Why this accountant cannot compose within this δ (zCDP and PLD give (ε, δ) with δ
+    above 0), or None."""
+    if accountant in ("zcdp", "pld") and delta <= 0:
+        return f"{accountant} gives (ε, δ) and needs budget.delta above 0"
+    return None
+
+
 def compose(measurements: Sequence[Measurement], delta: float,
             accountant: str | None = None) -> Total:
     """The composed total with the named accountant, or the tightest valid one."""
     if accountant == "basic":
         return basic(measurements)
-    if accountant in ("zcdp", "pld") and delta <= 0:
-        raise InputError("plan", "budget.accountant",
-                         f"{accountant} gives (ε, δ) and needs budget.delta above 0")
+    problem = accountant_delta_problem(accountant, delta)
+    if problem:
+        raise InputError("plan", "budget.accountant", problem)
     if accountant == "zcdp":
         return zcdp(measurements, delta)
     if accountant == "pld":

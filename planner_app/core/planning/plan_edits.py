@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ..dp.accounting import accountant_delta_problem
 from ..model import Budget, Plan, PrivacyUnit, delta_problem
 from .editing import HARM_PRESETS, HarmPreset
 
@@ -13,11 +14,13 @@ RELATIONS = ("add-remove", "replace-one")
 
 
 def set_budget(plan: Plan, epsilon: float | None = None, delta: float | None = None) -> Plan:
-    """The plan with this release budget; a δ the core refuses keeps the plan's."""
+    """The plan with this release budget; a δ the core refuses keeps the plan's (out of
+    range, or 0 with an accountant that needs δ above 0)."""
     budget = plan.budget
     if epsilon is not None and epsilon != budget.epsilon:
         budget = replace(budget, epsilon=float(epsilon))
-    if delta is not None and delta != budget.delta and not delta_problem(delta):
+    if delta is not None and delta != budget.delta and not delta_problem(delta) \
+            and not accountant_delta_problem(budget.accountant, float(delta)):
         budget = replace(budget, delta=float(delta))
     return plan if budget is plan.budget else replace(plan, budget=budget)
 
