@@ -60,10 +60,6 @@ class Session(QObject):
     changed = Signal(object)  # an OpChanges: what the last operation changed
     selectionChanged = Signal(str)
     message = Signal(str)
-    # kept for views written before ``changed``: emitted with it when the plan (planChanged)
-    # or the table (tableChanged) changed; new code connects to ``changed``
-    planChanged = Signal()
-    tableChanged = Signal()
 
     def __init__(self, home: AppHome, settings: Settings) -> None:
         super().__init__()
@@ -165,10 +161,6 @@ class Session(QObject):
         if not changes:
             return
         self.changed.emit(changes)
-        if changes.plan or changes.held or changes.settings or changes.ledger:
-            self.planChanged.emit()
-        if changes.table or changes.column_types:
-            self.tableChanged.emit()
 
     def _document_changed(self) -> None:
         """The document's one callback: after an edit, undo, redo, load or save."""
@@ -531,8 +523,3 @@ class Session(QObject):
         if key not in self._observed:
             self._observed[key] = column_facts(self.table.frame[column])
         return self._observed[key]
-
-
-def with_budget(plan: Plan, epsilon: float | None = None, delta: float | None = None) -> Plan:
-    """Kept for old callers: use ``Session.set_budget`` (core ``plan_edits.set_budget``)."""
-    return plan_edits.set_budget(plan, epsilon, delta)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import html
 import os
-from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtWidgets import QMessageBox, QWidget
@@ -56,13 +55,6 @@ def table_path_text(table_path: Path, plan_path: Path | None) -> str:
         if not rel.parts or rel.parts[0] != "..":
             return rel.as_posix()
     return table_path.name
-
-
-def attached(plan: Plan, path_text: str) -> Plan | None:
-    """The plan pointing at another table, or None when it already does."""
-    if plan.dataset.path == path_text:
-        return None
-    return replace(plan, dataset=replace(plan.dataset, path=path_text))
 
 
 def plans_table(plan: Plan, plan_path: Path) -> Path | None:

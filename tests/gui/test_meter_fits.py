@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from planner_app.gui.session import with_budget
 from tests.gui.conftest import SHOTS
 from tests.gui.layout_check import clipped_texts
 from tests.gui.walk import settle
@@ -14,7 +13,7 @@ from tests.gui.walk import settle
 @pytest.mark.parametrize("width", [1280, 960])
 def test_the_over_budget_words_fit(demo, width: int) -> None:  # type: ignore[no-untyped-def]
     demo.resize(width, 820)
-    demo.session.apply("Lower the budget", with_budget(demo.session.plan, epsilon=1.0))
+    demo.session.set_budget(epsilon=1.0)
     settle()
     assert demo.meter.over and "Over budget" in demo.meter.text.text()
     # the meter's words wrap: they never hold the window wider than a 960-pixel screen

@@ -53,7 +53,6 @@ def walk(window, folder: Path) -> Iterator[tuple[str, QWidget]]:  # type: ignore
     """The scenes, in order; ``window`` is a shown MainWindow in an empty app home."""
     from planner_app.core.support.resources import demo_plan_path, demo_table_path
     from planner_app.gui.dialogs.query_dialog import QueryDialog
-    from planner_app.gui.session import with_budget
 
     window.resize(WIDTH, HEIGHT)
     settle()
@@ -83,7 +82,7 @@ def walk(window, folder: Path) -> Iterator[tuple[str, QWidget]]:  # type: ignore
     yield "add-dialog-grouped", dialog
     dialog.reject()
     # over budget: the meter's warning
-    window.session.apply("Lower the budget", with_budget(plan, epsilon=1.0))
+    window.session.set_budget(epsilon=1.0)
     window.tabs.setCurrentIndex(2)
     settle()
     yield "main-over-budget", window
