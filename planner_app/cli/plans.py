@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from ..core.support.errors import InputError
+from ..core.support.words import confidence_percent
 from .common import (
     EXIT_OK,
     _approval_required,
@@ -66,7 +67,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     print(f"Budget for this release: ε = {p['budget']['epsilon']:g}, "
           f"δ = {p['budget']['delta']:g}")
     print()
-    at = f"± at {int(_confidence(args) * 100)}%"
+    at = f"± at {confidence_percent(_confidence(args))}"
     header = f"{'statistic':<26} {'kind':<19} {'ε':>8} {at:>14}  noise"
     print(header)
     print("-" * len(header))

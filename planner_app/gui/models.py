@@ -13,7 +13,7 @@ from PySide6.QtGui import QBrush, QColor
 from ..core.data.tables import ColumnInfo
 from ..core.dp.accuracy import format_half_width, useless_warning
 from ..core.planning.changes import OpChanges
-from ..core.support.words import statistic_words
+from ..core.support.words import confidence_percent, statistic_words
 from .session import Session
 
 Index = QModelIndex | QPersistentModelIndex
@@ -187,7 +187,7 @@ class StatisticsModel(HeaderedModel):
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal \
                 and section == 3:
-            return f"Accuracy ({self.session.confidence:.0%})"
+            return f"Accuracy ({confidence_percent(self.session.confidence)})"
         return super().headerData(section, orientation, role)
 
     def refresh(self) -> None:
@@ -254,7 +254,7 @@ class StatisticsModel(HeaderedModel):
                 useless = useless_warning(q, self.session.accuracy(q))
                 return f"{useless[0].upper()}{useless[1:]}" if useless else (
                     "Half-width of the interval that holds the noise with "
-                    f"{self.session.confidence:.0%} confidence")
+                    f"{confidence_percent(self.session.confidence)} confidence")
             if col == 1:
                 return statistic_words(q.kind, q.column, KIND_NAMES.get(q.kind, q.kind),
                                        q.missing.policy == "impute")

@@ -259,3 +259,25 @@ def test_replace_one_is_phrased_one_way() -> None:
     for text in (GLOSSARY["Replace-one"], RELATION_HELP["replace-one"],
                  relation_words("replace-one")):
         assert "number of rows" in text and "number of people" not in text, text
+
+
+def test_a_confidence_level_reads_as_written() -> None:
+    """One formatter for the level: 0.999 read "100%" in the app and "99%" on the command
+    line; 0.58 read "57%" on the command line."""
+    from planner_app.core.support.words import confidence_percent
+
+    assert [confidence_percent(c) for c in (0.95, 0.999, 0.58, 0.5, 0.999999)] == [
+        "95%", "99.9%", "58%", "50%", "99.9999%"]
+
+
+def test_check_prints_the_level_as_written() -> None:
+    import subprocess
+    import sys
+
+    from tests.conftest import DEMO_PLAN, ROOT
+
+    done = subprocess.run([sys.executable, "-m", "planner_app", "check", str(DEMO_PLAN),
+                           "--confidence", "0.58"], capture_output=True, text=True, cwd=ROOT,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "± at 58%" in done.stdout

@@ -25,6 +25,7 @@ from ..dp.accuracy import (
     shown_unit,
 )
 from ..model import Plan, Query
+from ..support.words import confidence_percent
 
 MAX_PREVIEW_CELLS = 24  # bars drawn in one chart; the rest have the same ± (a note says so)
 ILLUSTRATIVE_ROWS = 100  # rows per cell for scale when the plan states no row count
@@ -172,7 +173,7 @@ def preview_for(query: Query, plan: Plan, accuracy: Accuracy | None = None,
     marks = tuple(Mark(name, centre, *interval()) for name in names[:limit])
     more = (f"The first {limit} of {len(names):,} cells are drawn; every cell has the same ±."
             if len(names) > limit else "")
-    pct = f"{100 * accuracy.confidence:g}%"
+    pct = confidence_percent(accuracy.confidence)
     plus = ("no interval yet: " + accuracy.note if hw is None else
             "the ± is unbounded" if not finite else
             f"the {'error bar' if bars else 'line'} is the planned ± "
@@ -227,7 +228,8 @@ def release_chart(query: dict[str, Any], rows: list[dict[str, Any]],
              f"{kind} of {column}")
     bars = len(rows) > 1 or kind == "histogram"
     conf = rows[0].get("confidence") if rows else None
-    pct = f"{100 * float(conf):g}%" if isinstance(conf, (int, float)) else "the stated confidence"
+    pct = (confidence_percent(conf) if isinstance(conf, (int, float))
+           else "the stated confidence")
     caption = (f"The released values with their {pct} intervals." if bars else
                f"The released value with its {pct} interval.")
     if not any(m.low is not None for m in marks):

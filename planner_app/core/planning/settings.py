@@ -6,12 +6,12 @@ import json
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
+from ..dp.accuracy import DEFAULT_CONFIDENCE, MAX_CONFIDENCE, MIN_CONFIDENCE
 from ..support.errors import InputError
 from ..support.files import atomic_write_text
 
 SCHEMA_VERSION = 1
 MAX_RECENT = 10
-
 
 @dataclass
 class Settings:
@@ -20,14 +20,13 @@ class Settings:
     window_geometry: str = ""  # base64 of QMainWindow.saveGeometry()
     window_state: str = ""  # base64 of QMainWindow.saveState()
     welcome_seen: bool = False
-    confidence: float = 0.95
+    confidence: float = DEFAULT_CONFIDENCE
     require_approval: bool = False  # a release needs an approval of this exact plan
 
     def add_recent(self, path: str | Path) -> None:
         text = str(Path(path).resolve())
         self.recent_files = [text] + [p for p in self.recent_files if p != text]
         del self.recent_files[MAX_RECENT:]
-
 
 def load_settings(path: Path) -> Settings:
     """Settings from ``path``; defaults when it is missing or unreadable (never an error)."""
@@ -43,12 +42,10 @@ def load_settings(path: Path) -> Settings:
         if key in known and isinstance(value, type(getattr(out, key))):
             setattr(out, key, value)
     out.recent_files = [p for p in out.recent_files if isinstance(p, str)][:MAX_RECENT]
-    from ..dp.accuracy import MAX_CONFIDENCE, MIN_CONFIDENCE  # the core's one range
 
     if not MIN_CONFIDENCE <= out.confidence <= MAX_CONFIDENCE:  # NaN fails this too
         out.confidence = Settings.confidence
     return out
-
 
 def save_settings(settings: Settings, path: Path) -> None:
     """Raises OSError when the file cannot be written. A settings.json that is a link (a

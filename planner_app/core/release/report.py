@@ -18,8 +18,14 @@ from typing import Any
 from ..dp import risk
 from ..dp.accuracy import format_half_width, quantile_words, useless_warning
 from ..planning.preview import Chart
+from ..support.words import (
+    confidence_percent,
+    relation_words,
+    squared_unit_words,
+    statistic_words,
+    unit_words,
+)
 from ..support.words import format_number as rounded
-from ..support.words import relation_words, squared_unit_words, statistic_words, unit_words
 
 MAX_REPORT_ROWS = 50  # cells shown per statistic; results.csv has every one
 MAX_REPORT_STATISTICS = 1_000  # statistics explained; results.csv has every one
@@ -210,6 +216,7 @@ def _statistics(record: dict[str, Any]) -> list[dict[str, Any]]:
         rows_by_query.setdefault(r["query_id"], []).append(r)
     out = []
     confidence = record["confidence"]
+    level = confidence_percent(confidence)
     declared = _declared_queries(record)
     for q in record["queries"][:MAX_REPORT_STATISTICS]:
         acc = q["accuracy"]
@@ -219,20 +226,20 @@ def _statistics(record: dict[str, Any]) -> list[dict[str, Any]]:
             meaning = ("The value is a grid point chosen by the exponential mechanism. "
                        + (quantile_words(acc, query.quantile) if query is not None and
                           query.quantile is not None else
-                          f"With {confidence:.0%} confidence its rank is within about "
+                          f"With {level} confidence its rank is within about "
                           f"{rounded(hw)} of the target rank."))
         elif q["kind"] == "randomized_response":
             meaning = (f"Each answer was randomized on its own; the share is corrected for the "
-                       f"randomization and the interval holds it with {confidence:.0%} "
+                       f"randomization and the interval holds it with {level} "
                        "confidence. " + rr_file_sentence(q))
         elif q["kind"] in ("mean", "variance"):
             meaning = (f"Computed from a noisy sum and a noisy count; the interval is a "
-                       f"guaranteed bound with at least {confidence:.0%} confidence.")
+                       f"guaranteed bound with at least {level} confidence.")
             if q["kind"] == "variance":  # its accuracy too is in the column's unit squared
                 meaning += (f" A variance is in {squared_unit_words(q.get('column'))}: "
                             f"so is its interval, {format_half_width(acc)}.")
         else:
-            meaning = (f"With {confidence:.0%} confidence the noise added is at most "
+            meaning = (f"With {level} confidence the noise added is at most "
                        f"± {rounded(hw)}, so the true value lies in the interval.")
         if q["kind"] == "randomized_response" and hw is not None:
             meaning += f" That is {format_half_width(acc)}."

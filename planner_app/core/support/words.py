@@ -16,6 +16,11 @@ from collections.abc import Mapping
 # ----------------------------------------------------------------------------- numbers
 
 
+def confidence_percent(confidence: float) -> str:
+    """A confidence level as people write it: 95%, 99.9%, 58% (never rounded to 100%)."""
+    return f"{round(100 * float(confidence), 4):g}%"
+
+
 def format_number(x: float, digits: int = 4) -> str:
     """A number as a person reads it: whole numbers in full with thousands separators, other
     numbers to ``digits`` significant digits (20.5322265625 -> "20.53"), numbers of 10,000

@@ -40,6 +40,7 @@ from ...core.release.publish import PublishResult, ReleaseUnfinished, publish
 from ...core.release.report import cell_name, format_interval, format_value
 from ...core.release.resume import resume_release
 from ...core.support.errors import PlannerError
+from ...core.support.words import confidence_percent
 from ..session import Session
 from ..table_link import problem_line
 from ..workers import Worker, WorkerSlot
@@ -336,7 +337,7 @@ class ResultsPage(QWizardPage):
             return
         rows = [v.to_dict() for r in result.releases for v in r.values]
         level = rows[0]["confidence"] if rows else self.wizard_.session.confidence
-        self.table.horizontalHeaderItem(3).setText(f"Interval ({level:.0%})")
+        self.table.horizontalHeaderItem(3).setText(f"Interval ({confidence_percent(level)})")
         self.summary.setText(f"Bundle written to <b>{escape(str(result.bundle_path))}</b> (SHA-256 "
                              f"{result.bundle_sha256[:16]}…). Lifetime ε left for "
                              f"{result.ledger.dataset!r}: {result.ledger.remaining_epsilon:.4g}.")

@@ -35,7 +35,13 @@ from ...core.release.bundle import RESULTS, NotABundle
 from ...core.release.opened_bundle import OpenedBundle, open_bundle
 from ...core.release.report import cell_name, format_interval, format_value
 from ...core.support.home import AppHome
-from ...core.support.words import format_number, relation_words, statistic_words, unit_of
+from ...core.support.words import (
+    confidence_percent,
+    format_number,
+    relation_words,
+    statistic_words,
+    unit_of,
+)
 from ..models import KIND_NAMES, format_accuracy
 from ..widgets.risk_pane import RiskChart
 from ..workers import Worker, WorkerSlot
@@ -110,7 +116,7 @@ def shown_result(cells: dict[str, str]) -> list[str]:
            "mechanism": cells.get("mechanism"), "group": cells.get("group") or None,
            "cell": cells.get("cell") or None}
     conf = number("confidence")
-    level = f" ({conf:.0%})" if conf is not None else ""
+    level = f" ({confidence_percent(conf)})" if conf is not None else ""
     return [cells.get("label", ""), cell_name(row), format_value(row), level,
             format_interval(row), cells.get("note", "")]
 

@@ -31,6 +31,7 @@ from ...core.model import delta_problem
 from ...core.planning.changes import OpChanges
 from ...core.planning.editing import HARM_PRESETS, solve_goal
 from ...core.planning.plan_edits import preset_for
+from ...core.support.words import confidence_percent
 from ..models import format_accuracy
 from ..refresh import watch
 from ..session import Session
@@ -286,7 +287,7 @@ class BudgetPane(QWidget):
         plan = self.session.plan
         self.setEnabled(plan is not None)
         self.table.horizontalHeaderItem(COL_TARGET).setText(
-            f"Target ± ({self.session.confidence:.0%})")
+            f"Target ± ({confidence_percent(self.session.confidence)})")
         if plan is None:
             self._goal = None
             self._show_goal()

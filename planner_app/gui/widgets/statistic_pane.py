@@ -38,7 +38,7 @@ from ...core.dp.risk import explain
 from ...core.planning.changes import OpChanges
 from ...core.planning.charts import ChartDrawing
 from ...core.planning.preview import Chart, preview_for
-from ...core.support.words import count_words, format_number, squared_unit_words
+from ...core.support.words import confidence_percent, count_words, format_number, squared_unit_words
 from ..models import KIND_NAMES
 from ..refresh import watch
 from ..session import Session
@@ -131,8 +131,8 @@ class StatisticPane(QWidget):
         acc_row = QHBoxLayout()
         self.accuracy = QLineEdit()
         self.accuracy.setValidator(QDoubleValidator(0.0, 1e18, 6))
-        self.accuracy.setToolTip("Type the accuracy you need (the ± half-width at 95% "
-                                 "confidence) and press Enter: the app finds the ε for it")
+        self.accuracy.setToolTip("Type the accuracy you need (the ± half-width at the confidence "
+                                 "shown) and press Enter: the app finds the ε for it")
         self.accuracy.setAccessibleName("Accuracy plus or minus")
         self.accuracy_unit = QLabel()
         acc_row.addWidget(QLabel("±"))
@@ -244,7 +244,7 @@ class StatisticPane(QWidget):
                 self.hold.setChecked(q is not None and q.id in self.session.held)
 
     def refresh(self) -> None:
-        self.accuracy_label.setText(f"Accuracy ({self.session.confidence:.0%})")
+        self.accuracy_label.setText(f"Accuracy ({confidence_percent(self.session.confidence)})")
         q = self._query()
         enabled = q is not None
         for w in (self.slider, self.spin, self.accuracy, self.hold, self.edit_button):
