@@ -7,6 +7,7 @@ import argparse
 import contextlib
 import json
 import math
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +23,12 @@ class _Parser(argparse.ArgumentParser):
     """argparse with a one-line error (and exit code 2)."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise InputError("argument", None, f"{message} (see {self.prog} --help)")
+        # argparse says "argument COMMAND: invalid choice ...": name the argument once
+        named = re.match(r"argument (\S+): (.*)", message, re.S)
+        source, problem = (named.group(1), named.group(2)) if named else ("argument", message)
+        if problem.startswith(source + " "):  # "--confidence must be ..." under --confidence
+            problem = problem[len(source) + 1:]
+        raise InputError(source, None, f"{problem} (see {self.prog} --help)")
 
 
 def _finite_float(name: str, lo: float | None = None, hi: float | None = None,

@@ -279,11 +279,11 @@ def test_other_bad_inputs_exit_2(tmp_path: Path) -> None:
         (["check", str(bad_json)], "broken.json: line 1 column 12: invalid JSON"),
         (["check", str(tmp_path / "none.json")], "none.json: no such file"),
         (["check", str(DEMO_PLAN), "--data", str(tmp_path / "none.csv")], "no such file"),
-        (["explain", "--epsilon", "-1"], "--epsilon must be above 0"),
-        (["explain", "--epsilon", "nan"], "--epsilon must be finite"),
-        (["explain", "--epsilon", "1", "--delta", "1"], "--delta must lie in [0, 1)"),
+        (["explain", "--epsilon", "-1"], "error: --epsilon: must be above 0"),
+        (["explain", "--epsilon", "nan"], "error: --epsilon: must be finite"),
+        (["explain", "--epsilon", "1", "--delta", "1"], "error: --delta: must lie in [0, 1)"),
         (["explain"], "required"),
-        (["frobnicate"], "invalid choice"),
+        (["frobnicate"], "error: COMMAND: invalid choice"),  # named once, not "argument: argument"
     ]
     binary = tmp_path / "b.csv"
     binary.write_bytes(b"\x00\x01\x02")

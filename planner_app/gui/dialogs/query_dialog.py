@@ -191,6 +191,9 @@ class QueryDialog(QDialog):
         self.impute = QLineEdit()
         missing.addWidget(self.missing)
         missing.addWidget(self.impute, 1)
+        self.impute.setEnabled(False)  # only with "Use this value:"
+        self.missing.currentIndexChanged.connect(
+            lambda i: self.impute.setEnabled(i == 1))
         more.addRow("Missing or unreadable cells", missing)
         mech = QHBoxLayout()
         self.mechanism = QComboBox()

@@ -192,6 +192,9 @@ class ReviewDialog(QDialog):
         buttons = QHBoxLayout()
         self.approve = QPushButton("Approve this plan")
         self.reject_button = QPushButton("Reject")
+        for button in (self.approve, self.reject_button):  # a decision is never the default
+            button.setAutoDefault(False)
+            button.setDefault(False)
         self.status = QLabel(approval_status(plan).sentence)
         self.status.setWordWrap(True)
         buttons.addWidget(self.status, 1)
