@@ -44,6 +44,9 @@ class DialogLaunchers(_Base):
         except InputError as exc:
             self.error("This plan cannot be opened", str(exc))
             return None
+        # a decision on the open plan's own file comes back into the app, whichever menu
+        # opened the review (else the owner's next save wrote the file without it)
+        dialog.finished.connect(lambda _r: self._reload_reviewed(path))
         dialog.show()
         return dialog
 
@@ -57,13 +60,18 @@ class DialogLaunchers(_Base):
                 return
         path = self.session.path
         assert path is not None
-        dialog = self.review_plan_file(path)
-        if dialog is not None:
-            dialog.finished.connect(lambda _r: self._reload_reviewed(path))
+        self.review_plan_file(path)
 
     def _reload_reviewed(self, path: Path) -> None:
-        if self.session.path == path and not self.session.dirty:
-            self.session.load_plan(load_plan(path), path)
+        own = self.session.path
+        if own is None or self.session.dirty or own.resolve() != path.resolve():
+            return
+        try:
+            reviewed = load_plan(path)
+        except InputError:
+            return
+        if reviewed.approvals != self.session.plan.approvals:
+            self.session.load_plan(reviewed, own)
 
     def _toggle_require(self) -> None:
         self.session.set_require_approval(self.require_action.isChecked())  # and saves it

@@ -28,3 +28,23 @@ def test_the_missing_value_field_is_used_only_with_its_choice(demo, qtbot) -> No
     assert not dialog.impute.isEnabled()
     dialog.missing.setCurrentIndex(1)  # Use this value:
     assert dialog.impute.isEnabled()
+
+
+def test_a_review_from_the_file_menu_of_the_open_plan_comes_back(window, qtbot,  # type: ignore[no-untyped-def]
+                                                                 tmp_path: Path) -> None:
+    """File → Review on the open plan's own file: the approval is in the app afterwards, so
+    the owner's next save keeps it (it used to write the file without it)."""
+    from planner_app.core.model import load_plan
+    from planner_app.core.records.review import approval_status
+
+    path = tmp_path / "plan.json"
+    shutil.copy(demo_plan_path(), path)
+    assert window.open_plan(path, confirmed=True)
+    dialog = window.review_plan_file(path)  # as File → Review opens it
+    qtbot.addWidget(dialog)
+    dialog.reviewer.setText("Ada Officer")
+    assert dialog.decide("approved")
+    dialog.close()
+    assert approval_status(window.session.plan).state == "approved"
+    assert window.save_plan()
+    assert approval_status(load_plan(path)).state == "approved"
