@@ -281,3 +281,14 @@ def test_check_prints_the_level_as_written() -> None:
                           timeout=120)
     assert done.returncode == 0, done.stderr
     assert "± at 58%" in done.stdout
+
+
+def test_group_sentences_say_groups() -> None:
+    """With a group size of 3 the right-guesses sentence counted "people targeted"; with a
+    group size of 1 the group sentence spoke of a group of 2 without saying why."""
+    from planner_app.core.dp.risk import explain, group_words
+
+    assert "groups of 3 people targeted" in explain(1.0, 0.0, 0.5, 3).frequency_sentence
+    assert "100 people targeted" in explain(1.0, 0.0, 0.5, 1).frequency_sentence
+    assert "for example" in group_words(1.0, 0.0, 0.5, 1)
+    assert "for example" not in group_words(1.0, 0.0, 0.5, 3)

@@ -132,7 +132,7 @@ def loss_tail_bound(delta: float, slack: float) -> float:
     return min(1.0, delta / -math.expm1(-slack))
 
 
-def frequency_words(epsilon: float, delta: float = 0.0) -> str:
+def frequency_words(epsilon: float, delta: float = 0.0, group_size: int = 1) -> str:
     """Out of N coin-flip targets, how many an attacker is right about at most (rounded up).
     N grows from 100 by tens until the wrong guesses number at least one, so that ε = 7, 8
     and 10 do not all read "at most 100 of 100"."""
@@ -145,8 +145,9 @@ def frequency_words(epsilon: float, delta: float = 0.0) -> str:
     while people * wrong < 1 and people < 10**12:
         people *= 10
     right = min(people, math.ceil(people * (1 - wrong) - 1e-9 * people * wrong))
-    return (f"Of {people:,} people targeted from a coin-flip start, an attacker is right about "
-            f"at most {right:,} of them, against {people // 2:,} with no release.")
+    targets = "people" if group_size <= 1 else f"groups of {group_size} people"
+    return (f"Of {people:,} {targets} targeted from a coin-flip start, an attacker is right "
+            f"about at most {right:,} of them, against {people // 2:,} with no release.")
 
 
 def _subject(relation: str) -> str:
@@ -199,7 +200,7 @@ def explain(epsilon: float, delta: float = 0.0, prior: float = 0.5, group_size: 
     lower = (f"An attacker who was {before} sure can be pushed down to "
              f"no less than {lower_percent(prior, g_eps)}.")
     n100 = out_of_100(g_eps, g_delta)
-    frequency = frequency_words(g_eps, g_delta)
+    frequency = frequency_words(g_eps, g_delta, group_size)
     if g_delta > 0:
         delta_text = delta_words(g_eps, g_delta, prior)
     else:
@@ -214,12 +215,14 @@ def explain(epsilon: float, delta: float = 0.0, prior: float = 0.5, group_size: 
 
 
 def group_words(epsilon: float, delta: float, prior: float, group_size: int) -> str:
-    """What ε means for a group of people who share data (at least two), in one sentence."""
+    """What ε means for a group of people who share data (at least two), in one sentence;
+    with a group size of 1 the example is a group of two, and says so."""
     g = max(2, group_size)
     g_eps, _ = group_privacy(epsilon, delta, g)
-    return (f"For a group of {g} people (say a household) the guarantee is ε = {g_eps:.3g}: "
-            f"an attacker who was {prior_percent(prior)} sure about the group can reach "
-            f"at most {upper_percent(prior, g_eps)}.")
+    example = " (for example; set the group size to see yours)" if group_size < 2 else ""
+    return (f"For a group of {g} people{example}, say a household, the guarantee is "
+            f"ε = {g_eps:.3g}: an attacker who was {prior_percent(prior)} sure about the group "
+            f"can reach at most {upper_percent(prior, g_eps)}.")
 
 
 def delta_words(epsilon: float, delta: float, prior: float = 0.5) -> str:
