@@ -292,3 +292,12 @@ def test_group_sentences_say_groups() -> None:
     assert "100 people targeted" in explain(1.0, 0.0, 0.5, 1).frequency_sentence
     assert "for example" in group_words(1.0, 0.0, 0.5, 1)
     assert "for example" not in group_words(1.0, 0.0, 0.5, 3)
+
+
+def test_the_bundle_and_deployment_headers_have_glossary_entries() -> None:
+    """Words a newcomer met with no explanation: the deployments table's Model and
+    user-day, the bundle viewer's Mechanism, Derivation and Hash."""
+    from planner_app.core.support.words import glossary_tip
+
+    for word in ("Model", "user-day", "Mechanism", "Derivation", "Hash"):
+        assert glossary_tip(word), word

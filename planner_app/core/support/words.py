@@ -215,6 +215,22 @@ GLOSSARY: dict[str, str] = {
     "Budget ledger": (
         "The app's record of the ε already spent on a dataset, charged before any noise is "
         "drawn, so the lifetime budget can never be overspent."),
+    "Mechanism": (
+        "How the noise is made: discrete Laplace or Gaussian noise added to a count or sum, "
+        "randomized response on each answer, or the exponential mechanism for a quantile."),
+    "Derivation": (
+        "The reasoning behind a statistic's sensitivity and noise, written out so that anyone "
+        "can check it from the public parameters."),
+    "Central or local model": (
+        "Central: the organisation holds the data and adds noise to the statistics it "
+        "publishes (as this app does). Local: each person's device adds noise before sending "
+        "anything, which protects against the organisation too but needs far more noise."),
+    "User-day": (
+        "A privacy unit some deployments use: one person's data on one day. Its ε is spent "
+        "again every day, so it does not compare directly with a per-person ε."),
+    "Audit hash": (
+        "Each audit entry carries the SHA-256 fingerprint of the entry before it, so that "
+        "removing or changing an entry breaks the chain and verification notices."),
 }
 
 # words on screen that mean a glossary term (lower case; a Greek letter or ± anywhere, a word
@@ -222,6 +238,9 @@ GLOSSARY: dict[str, str] = {
 GLOSSARY_ALIASES: dict[str, str] = {
     "ε": "ε (epsilon)", "epsilon": "ε (epsilon)", "δ": "δ (delta)", "delta": "δ (delta)",
     "σ": "σ (sigma)", "±": "Accuracy (±)",
+    "mechanism": "Mechanism", "derivation": "Derivation", "model": "Central or local model",
+    "central": "Central or local model", "local": "Central or local model",
+    "user-day": "User-day", "hash": "Audit hash",
     "unit of privacy": "Privacy unit", "who is one person": "Privacy unit",
     "privacy unit": "Privacy unit",
     "rows per person": "Contribution bound k", "most rows one person": "Contribution bound k",
