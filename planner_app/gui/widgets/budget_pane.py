@@ -282,6 +282,8 @@ class BudgetPane(QWidget):
         if not (self.reason.hasFocus() and self.reason.isModified()):  # not while typing
             self.reason.setText(plan.justification or "")
             self.reason.setCursorPosition(0)  # a long reason shows from its start
+        self.reason.setToolTip(plan.justification or "Why the budget's ε is what it is: "
+                               "the review window and the report print it")
 
     def refresh(self) -> None:
         plan = self.session.plan
