@@ -48,3 +48,43 @@ def test_a_review_from_the_file_menu_of_the_open_plan_comes_back(window, qtbot, 
     assert approval_status(window.session.plan).state == "approved"
     assert window.save_plan()
     assert approval_status(load_plan(path)).state == "approved"
+
+
+def _mean_hours(dialog, label: str) -> None:  # type: ignore[no-untyped-def]
+    dialog.label.setText(label)
+    dialog.kind.setCurrentIndex(dialog.kind.findData("mean"))
+    dialog.column.setCurrentText("hours_per_week")
+    dialog.lower.setText("0")
+    dialog.upper.setText("80")
+    dialog.bounds_reason.setText("The questionnaire accepts 0 to 80 hours")
+
+
+def test_a_second_statistic_with_the_same_label_gets_its_own_id(demo, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """The id is made from the label; a clash said "queries[3].id: duplicate id ..." about
+    an id the person never typed."""
+    from planner_app.gui.dialogs.query_dialog import QueryDialog
+
+    ids = []
+    for _ in range(2):
+        dialog = QueryDialog(demo.session)
+        qtbot.addWidget(dialog)
+        _mean_hours(dialog, "Mean income")
+        dialog._accept()
+        assert dialog.result_id is not None, dialog.error.text()
+        demo.session.add_query(dialog.result_plan.query(dialog.result_id))
+        ids.append(dialog.result_id)
+    assert ids == ["mean_income", "mean_income_2"]
+
+
+def test_a_form_error_names_the_field_as_the_form_does(demo, qtbot) -> None:  # type: ignore[no-untyped-def]
+    from planner_app.gui.dialogs.query_dialog import QueryDialog
+
+    dialog = QueryDialog(demo.session)
+    qtbot.addWidget(dialog)
+    _mean_hours(dialog, "Another mean")
+    dialog.lower.setText("abc")
+    dialog._accept()
+    assert dialog.result_id is None
+    text = dialog.error.text()
+    assert text.startswith(("Lower bound:", "Lower bound")), text
+    assert "queries[" not in text

@@ -63,6 +63,30 @@ def _lines(text: str) -> list[Any]:
     return out
 
 
+# the plan's field names as this form labels them (an error names what the person sees)
+FIELD_LABELS = {
+    "id": "Id", "label": "Label", "kind": "Kind", "column": "Column", "epsilon": "ε",
+    "delta": "δ", "lower": "Lower bound", "upper": "Upper bound", "categories": "Categories",
+    "bins": "Bins", "quantile": "Quantile", "group_by": "Group by", "keys": "Group keys",
+    "where": "Only rows where", "missing": "Missing or unreadable cells",
+    "mechanism": "Noise", "yes": "Yes values", "no": "No values",
+    "justification": "Reasons", "grid_step": "Grid step",
+}
+
+
+def form_words(exc: InputError) -> str:
+    """A plan error in the form's words: "Lower bound: must be a number, not a string" for
+    "queries[y].lower: must be a number, not a string"."""
+    where = exc.where or ""
+    field = re.sub(r"^queries\[[^\]]*\]\.?", "", where)
+    if where and field != where or where.startswith("queries["):
+        parts = [p for p in re.split(r"[.\[\]]", field) if p and not p.isdigit()]
+        named = [FIELD_LABELS.get(p, p) for p in parts]
+        shown = " → ".join(dict.fromkeys(named)) if named else "This statistic"
+        return f"{shown}: {exc.problem}"
+    return str(exc).replace("this statistic: ", "")
+
+
 class QueryDialog(QDialog):
     def __init__(self, session: Session, query: Query | None = None,
                  parent: QWidget | None = None) -> None:
@@ -460,11 +484,24 @@ class QueryDialog(QDialog):
         """A declared public list (categories, group keys, yes/no values) needs a reason."""
         return self._has_categories() or self._has_groups() or self._reads_yes_no()
 
+    def _made_id(self, label: str, kind: str) -> str:
+        """An id made from the label, unique in the plan (a second "Mean income" gets
+        mean_income_2: the person never typed an id, so a clash is not theirs to fix)."""
+        base = re.sub(r"[^A-Za-z0-9_.-]+", "_", label.lower()).strip("_")[:60] or kind
+        plan = self.session.plan
+        taken = {q.id for q in plan.queries} if plan is not None else set()
+        if self.original is not None:
+            taken.discard(self.original.id)
+        ident, n = base, 1
+        while ident in taken:
+            n += 1
+            ident = f"{base}_{n}"
+        return ident
+
     def to_dict(self) -> dict[str, Any]:
         kind = self.kind.currentData()
         label = self.label.text().strip()
-        ident = self.ident.text().strip() or re.sub(r"[^A-Za-z0-9_.-]+", "_",
-                                                    label.lower()).strip("_")[:64] or kind
+        ident = self.ident.text().strip() or self._made_id(label, kind)
         doc: dict[str, Any] = {"id": ident, "kind": kind, "epsilon": self.epsilon.value(),
                                "mechanism": self.mechanism.currentData()}
         if label:
@@ -605,7 +642,7 @@ class QueryDialog(QDialog):
         try:
             new_plan = plan_from_dict(doc, "this statistic")
         except InputError as exc:
-            self.error.setText(str(exc).replace("this statistic: ", ""))
+            self.error.setText(form_words(exc))
             return
         query = new_plan.query(mine["id"])
         if query.yes is not None and not self.declare.isChecked():
