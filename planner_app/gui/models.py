@@ -13,7 +13,7 @@ from PySide6.QtGui import QBrush, QColor
 from ..core.data.tables import ColumnInfo
 from ..core.dp.accuracy import format_half_width, useless_warning
 from ..core.planning.changes import OpChanges
-from ..core.support.words import confidence_percent, statistic_words
+from ..core.support.words import KIND_NAMES, confidence_percent, statistic_words
 from .session import Session
 
 Index = QModelIndex | QPersistentModelIndex
@@ -151,10 +151,6 @@ class ColumnsModel(HeaderedModel):
         return base
 
 
-KIND_NAMES = {
-    "count": "Count", "sum": "Sum", "mean": "Mean", "variance": "Variance",
-    "histogram": "Histogram", "quantile": "Quantile", "randomized_response": "Yes/no share",
-}
 
 
 def format_accuracy(half_width: float | None, unit: str, rows: float | None = None) -> str:

@@ -19,6 +19,7 @@ from ..dp import risk
 from ..dp.accuracy import format_half_width, quantile_words, useless_warning
 from ..planning.preview import Chart
 from ..support.words import (
+    KIND_WORDS,
     confidence_percent,
     relation_words,
     squared_unit_words,
@@ -33,9 +34,6 @@ MAX_LISTED = 40  # statistics named in one transparency answer; plan.json has ev
 MAX_CELL_TEXT = 300  # characters of a cell name in a PDF table row
 RESULTS_FILE = "results.csv"
 
-KIND_WORDS = {"count": "count", "sum": "sum", "mean": "mean", "variance": "variance",
-              "histogram": "histogram", "quantile": "quantile",
-              "randomized_response": "share of yes (randomized response)"}
 
 
 def format_number(x: Any) -> str:

@@ -102,6 +102,18 @@ RELATION_HELP = {
 # ----------------------------------------------------------------------------- statistics
 
 
+# each kind of statistic, named once: as a list shows it, and in a sentence of the report
+KIND_NAMES = {
+    "count": "Count", "sum": "Sum", "mean": "Mean", "variance": "Variance",
+    "histogram": "Histogram", "quantile": "Quantile", "randomized_response": "Yes/no share",
+}
+KIND_WORDS = {
+    "count": "count", "sum": "sum", "mean": "mean", "variance": "variance",
+    "histogram": "histogram", "quantile": "quantile",
+    "randomized_response": "share of yes (randomized response)",
+}
+
+
 def present_words(column: str) -> str:
     """The rows a column counts in: "where income is present"."""
     return f"where {column} is present"

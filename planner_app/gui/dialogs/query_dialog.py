@@ -29,8 +29,7 @@ from PySide6.QtWidgets import (
 
 from ...core.model import FIXED_YES_NO, OPS, YES_NO_KINDS, Plan, Query, plan_from_dict, plan_to_dict
 from ...core.support.errors import InputError
-from ...core.support.words import count_words
-from ..models import KIND_NAMES
+from ...core.support.words import KIND_NAMES, count_words
 from ..session import Session
 
 KINDS = list(KIND_NAMES)

@@ -36,13 +36,14 @@ from ...core.release.opened_bundle import OpenedBundle, open_bundle
 from ...core.release.report import cell_name, format_interval, format_value
 from ...core.support.home import AppHome
 from ...core.support.words import (
+    KIND_NAMES,
     confidence_percent,
     format_number,
     relation_words,
     statistic_words,
     unit_of,
 )
-from ..models import KIND_NAMES, format_accuracy
+from ..models import format_accuracy
 from ..widgets.risk_pane import RiskChart
 from ..workers import Worker, WorkerSlot
 

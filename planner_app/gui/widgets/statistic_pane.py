@@ -38,8 +38,13 @@ from ...core.dp.risk import explain
 from ...core.planning.changes import OpChanges
 from ...core.planning.charts import ChartDrawing
 from ...core.planning.preview import Chart, preview_for
-from ...core.support.words import confidence_percent, count_words, format_number, squared_unit_words
-from ..models import KIND_NAMES
+from ...core.support.words import (
+    KIND_NAMES,
+    confidence_percent,
+    count_words,
+    format_number,
+    squared_unit_words,
+)
 from ..refresh import watch
 from ..session import Session
 
