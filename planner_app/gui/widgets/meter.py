@@ -11,7 +11,11 @@ from ...core.planning.changes import OpChanges
 from ..session import Session
 
 OK_STYLE = ""
-OVER_STYLE = "QProgressBar::chunk { background-color: #c0392b; }"
+# over budget the bar is full: white, centred text on red (a style sheet on the chunk alone
+# left the text dark and at the top left, where the style sheet's defaults put it)
+OVER_STYLE = ("QProgressBar { text-align: center; color: white; font-weight: bold; "
+              "border: 1px solid #922b21; border-radius: 3px; } "
+              "QProgressBar::chunk { background-color: #c0392b; }")
 
 
 class BudgetMeter(QWidget):
