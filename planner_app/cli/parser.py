@@ -80,8 +80,10 @@ def build_parser() -> argparse.ArgumentParser:
     review = sub.add_parser("review", help="approve or reject a plan (the privacy officer)")
     review.add_argument("plan", help="plan file (JSON); the decision is added to it")
     decision = review.add_mutually_exclusive_group(required=True)
-    decision.add_argument("--approve", action="store_true")
-    decision.add_argument("--reject", action="store_true")
+    decision.add_argument("--approve", action="store_true",
+                          help="approve this exact plan (bound to its SHA-256)")
+    decision.add_argument("--reject", action="store_true",
+                          help="reject it (a release that requires approval then refuses)")
     review.add_argument("--reviewer", required=True, help="your name")
     review.add_argument("--comment", default="", help="why")
     review.add_argument("--json", action="store_true", help="print JSON")
@@ -121,7 +123,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     plan = sub.add_parser("plan", help="make plan files")
     plan_sub = plan.add_subparsers(dest="plan_command", metavar="ACTION", parser_class=_Parser)
-    new = plan_sub.add_parser("new", help="a starter plan from a table's columns")
+    new = plan_sub.add_parser(
+        "new", help="a starter plan from a table's columns",
+        description="Write a starter plan from a table's column names and types: the number of "
+                    "rows, a mean of each number column, a share of each yes/no column and "
+                    "counts of each other column. Nothing is read from the values: fill in the "
+                    "bounds, categories and reasons (check names what is missing), or open "
+                    "the table in the app.")
     new.add_argument("--data", required=True, help="the table (CSV, TSV, .xlsx, .parquet)")
     new.add_argument("--out", required=True, help="where to write the plan")
     new.add_argument("--dataset", help="the dataset's name (default: the file's name)")
