@@ -127,9 +127,9 @@ def build_parser() -> argparse.ArgumentParser:
         "new", help="a starter plan from a table's columns",
         description="Write a starter plan from a table's column names and types: the number of "
                     "rows, a mean of each number column, a share of each yes/no column and "
-                    "counts of each other column. Nothing is read from the values: fill in the "
-                    "bounds, categories and reasons (check names what is missing), or open "
-                    "the table in the app.")
+                    "counts of each other column. No bound, category or key is read from the data: "
+                    "fill in the bounds, categories and reasons (check names what is missing), "
+                    "or open the table in the app.")
     new.add_argument("--data", required=True, help="the table (CSV, TSV, .xlsx, .parquet)")
     new.add_argument("--out", required=True, help="where to write the plan")
     new.add_argument("--dataset", help="the dataset's name (default: the file's name)")
