@@ -61,3 +61,17 @@ def demo(window: MainWindow) -> MainWindow:
     window.load_table(demo_table_path(), synchronous=True)
     assert window.open_plan(demo_plan_path(), confirmed=True)
     return window
+
+
+def release_with_wizard(window: MainWindow, qtbot, out: Path):  # type: ignore[no-untyped-def]
+    """Release the open plan through the wizard as a person does (confirm the unit, name
+    the bundle, spend) and return the wizard on its results page."""
+    wizard = window.release()
+    qtbot.addWidget(wizard)
+    wizard.checklist.confirm_unit.setChecked(True)
+    wizard.next()
+    wizard.confirm.path.setText(str(out))
+    wizard.next()
+    qtbot.waitUntil(lambda: wizard.result is not None, timeout=60_000)
+    qtbot.waitUntil(lambda: wizard.currentPage() is wizard.results, timeout=10_000)
+    return wizard

@@ -165,13 +165,9 @@ def test_after_the_release_there_is_no_way_back(demo, qtbot, tmp_path: Path) -> 
     was spent; only Finish is left."""
     from PySide6.QtWidgets import QWizard
 
-    wizard = demo.release()
-    qtbot.addWidget(wizard)
-    wizard.checklist.confirm_unit.setChecked(True)
-    wizard.next()
-    wizard.confirm.path.setText(str(tmp_path / "r.zip"))
-    wizard.next()
-    qtbot.waitUntil(lambda: wizard.currentPage() is wizard.results, timeout=60_000)
+    from tests.gui.conftest import release_with_wizard
+
+    wizard = release_with_wizard(demo, qtbot, tmp_path / "r.zip")
     shown = {b for b in (QWizard.WizardButton.BackButton, QWizard.WizardButton.CancelButton,
                          QWizard.WizardButton.FinishButton) if wizard.button(b).isVisible()}
     assert shown == {QWizard.WizardButton.FinishButton}

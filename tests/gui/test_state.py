@@ -123,13 +123,9 @@ def test_release_uses_the_confidence_the_screen_shows(demo, qtbot, tmp_path: Pat
     session.select("responses")
     model = demo.statistics.model
     assert "90%" in model.headerData(3, Qt.Orientation.Horizontal)
-    wizard = demo.release()
-    qtbot.addWidget(wizard)
-    wizard.checklist.confirm_unit.setChecked(True)
-    wizard.next()
-    wizard.confirm.path.setText(str(tmp_path / "r.zip"))
-    wizard.next()
-    qtbot.waitUntil(lambda: wizard.result is not None, timeout=60_000)
+    from tests.gui.conftest import release_with_wizard
+
+    wizard = release_with_wizard(demo, qtbot, tmp_path / "r.zip")
     values = [v for r in wizard.result.releases for v in r.values]
     assert {v.confidence for v in values} == {0.9}
     (released,) = [v for r in wizard.result.releases if r.query_id == "responses"
