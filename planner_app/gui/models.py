@@ -171,11 +171,21 @@ class StatisticsModel(HeaderedModel):
         session.changed.connect(self._changed)
 
     def _changed(self, changes: OpChanges) -> None:
-        if changes.plan or changes.settings:
-            if changes.settings:
-                self.headerDataChanged.emit(Qt.Orientation.Horizontal, 3, 3)
+        """Repaint what changed: the rows of edited statistics; every row when what all of
+        them depend on changed (who one person is, the row count, the confidence); nothing
+        for a budget or a reason alone (no column shows them)."""
+        if changes.settings:
+            self.headerDataChanged.emit(Qt.Orientation.Horizontal, 3, 3)
+        if changes.plan_replaced or changes.statistic_list or changes.unit \
+                or changes.dataset or changes.settings:
             self.refresh()
-        elif changes.held and self._ids:
+            return
+        for qid in changes.statistics:
+            if qid in self._ids:
+                row = self._ids.index(qid)
+                self.dataChanged.emit(self.index(row, 0),
+                                      self.index(row, len(self.HEADERS) - 1))
+        if changes.held and self._ids:
             self.dataChanged.emit(self.index(0, 4), self.index(len(self._ids) - 1, 4),
                                   [Qt.ItemDataRole.CheckStateRole])
 

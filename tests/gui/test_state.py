@@ -220,3 +220,40 @@ def test_settings_change_only_through_the_session(window, tmp_path) -> None:  # 
     session.remember_file(tmp_path / "plan.json")
     assert str((tmp_path / "plan.json").resolve()) in load_settings(
         session.home.settings_path).recent_files
+
+
+def test_the_list_repaints_only_the_edited_statistic(demo) -> None:  # type: ignore[no-untyped-def]
+    """An ε edit of one statistic repaints its row, not the whole list; a budget edit
+    repaints nothing (no column shows the budget)."""
+    model = demo.statistics.model
+    painted: list[tuple[int, int]] = []
+    model.dataChanged.connect(lambda a, b, *_: painted.append((a.row(), b.row())))
+    model.modelReset.connect(lambda: painted.append((-1, -1)))
+    session = demo.session
+    q = session.plan.queries[2]
+    session.set_epsilon(q.id, q.epsilon * 2, False)
+    assert painted == [(2, 2)]
+    painted.clear()
+    session.set_budget(epsilon=session.plan.budget.epsilon + 1)
+    assert painted == []
+
+
+def test_the_budget_table_updates_the_edited_row_in_place(demo) -> None:  # type: ignore[no-untyped-def]
+    """An ε edit updates that statistic's "Now" cell and keeps every other row (and what the
+    person typed in it) as it was, instead of rebuilding the table."""
+    demo.show_tab(BUDGET_TAB)
+    pane, session = demo.budget_pane, demo.session
+    from planner_app.gui.widgets.budget_pane import COL_NOW, COL_TARGET
+
+    pane.table.item(0, COL_TARGET).setText("25")  # a typed target in another row
+    items = [pane.table.item(r, COL_NOW) for r in range(pane.table.rowCount())]
+    q = session.plan.queries[2]
+    session.set_epsilon(q.id, q.epsilon * 2, False)
+    after = [pane.table.item(r, COL_NOW) for r in range(pane.table.rowCount())]
+    assert all(a is b for a, b in zip(items, after, strict=True))  # updated in place
+    acc = session.accuracy(session.plan.queries[2])
+    assert f"ε {q.epsilon * 2:.4g}" in after[2].text()
+    from planner_app.gui.models import format_accuracy
+
+    assert format_accuracy(acc.half_width, acc.unit, acc.rows) in after[2].text()
+    assert pane.table.item(0, COL_TARGET).text() == "25"

@@ -265,8 +265,29 @@ class BudgetPane(QWidget):
         if changes.statistics or changes.statistic_list or changes.unit or changes.dataset \
                 or changes.settings:
             self._clear_goal()
-        if changes.plan or changes.held or changes.settings:
+        if changes.statistic_list or changes.unit or changes.dataset or changes.settings \
+                or changes.held:
             self.refresh()
+        elif changes.statistics or changes.budget or changes.review:
+            self._show_budget()  # the fields, and only the rows of the edited statistics
+            self._show_goal()
+            self._show_rows(changes.statistics)
+
+    def _now_text(self, q) -> str:  # type: ignore[no-untyped-def]
+        acc = self.session.accuracy(q)
+        held = " (held)" if q.id in self.session.held else ""
+        return (f"ε {q.epsilon:.4g}{held}, "
+                f"{format_accuracy(acc.half_width, acc.unit, acc.rows)}")
+
+    def _show_rows(self, ids: frozenset[str]) -> None:
+        plan = self.session.plan
+        if plan is None or not ids:
+            return
+        with QSignalBlocker(self.table):
+            for row, q in enumerate(plan.queries):
+                if q.id in ids and self.table.item(row, COL_NOW) is not None:
+                    self.table.item(row, COL_NAME).setText(q.title)
+                    self.table.item(row, COL_NOW).setText(self._now_text(q))
 
     def _show_budget(self) -> None:
         plan = self.session.plan
@@ -316,9 +337,7 @@ class BudgetPane(QWidget):
                 name = QTableWidgetItem(q.title)
                 name.setData(Qt.ItemDataRole.UserRole, q.id)
                 name.setFlags(name.flags() & ~Qt.ItemFlag.ItemIsEditable)
-                held = " (held)" if q.id in self.session.held else ""
-                now = QTableWidgetItem(f"ε {q.epsilon:.4g}{held}, "
-                                       f"{format_accuracy(acc.half_width, acc.unit, acc.rows)}")
+                now = QTableWidgetItem(self._now_text(q))
                 now.setFlags(now.flags() & ~Qt.ItemFlag.ItemIsEditable)
                 self.table.setItem(row, COL_NAME, name)
                 self.table.setItem(row, COL_NOW, now)
