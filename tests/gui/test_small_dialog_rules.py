@@ -87,4 +87,4 @@ def test_a_form_error_names_the_field_as_the_form_does(demo, qtbot) -> None:  # 
     assert dialog.result_id is None
     text = dialog.error.text()
     assert text.startswith(("Lower bound:", "Lower bound")), text
-    assert "queries[" not in text
+    assert "queries[" not in text and "string" not in text

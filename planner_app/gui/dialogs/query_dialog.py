@@ -82,7 +82,8 @@ def form_words(exc: InputError) -> str:
         parts = [p for p in re.split(r"[.\[\]]", field) if p and not p.isdigit()]
         named = [FIELD_LABELS.get(p, p) for p in parts]
         shown = " → ".join(dict.fromkeys(named)) if named else "This statistic"
-        return f"{shown}: {exc.problem}"
+        problem = re.sub(r", not an? (string|list|object|boolean|null)$", "", exc.problem)
+        return f"{shown}: {problem}"  # the JSON type names mean nothing in a form
     return str(exc).replace("this statistic: ", "")
 
 

@@ -112,7 +112,8 @@ class RiskChart(FigureCanvasQTAgg):
         self.point_hi.set_data([prior], [hi_p])
         self.point_lo.set_data([prior], [lo_p])
         self.guide.set_xdata([prior, prior])
-        self.note.set_text(f"ε = {epsilon:.3g}: from {prior_percent(prior)} to between "
+        # two lines: one ran past the chart's right edge at large ε
+        self.note.set_text(f"ε = {epsilon:.3g}: from {prior_percent(prior)} to between\n"
                            f"{lower_percent(prior, epsilon)} and {upper_percent(prior, epsilon)}")
         if self._background is None:
             self.draw_idle()
