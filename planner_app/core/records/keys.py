@@ -1,0 +1,397 @@
+"""Ed25519 signing keys and minisign-compatible signatures.
+
+A person's key pair lives in the app home: ``keys/NAME.key`` (the private key, PKCS#8 PEM,
+optionally encrypted with a passphrase, mode 0600) beside ``keys/NAME.pub`` (the public key in
+minisign's format). Public keys a person chooses to trust (an officer's, say) are kept in
+``trusted/``. The signature primitive is the ``cryptography`` package's Ed25519; this module
+only writes and reads minisign's text formats, so that every public key and signature made
+here is checked by the independent ``minisign`` tool as well:
+
+    minisign -V -p OWNER.pub -m MANIFEST.sha256          (reads MANIFEST.sha256.minisig)
+
+Formats (https://jedisct1.github.io/minisign/):
+
+- public key: ``untrusted comment: ...`` then base64("Ed" || key id (8 bytes) || key (32))
+- signature: ``untrusted comment: ...``, base64("ED" || key id || Ed25519(BLAKE2b-512(file))),
+  ``trusted comment: TEXT``, base64(Ed25519(signature || TEXT)). The trusted comment is
+  signed too; the untrusted one is not.
+
+A key's *fingerprint* is its key id written as minisign prints it (16 hex digits).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import os
+import re
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..support.errors import InputError, PlannerError
+from ..support.files import atomic_write_bytes, input_file_size
+from ..support.home import AppHome
+
+PASSPHRASE_ENV = "PLANNER_APP_PASSPHRASE"
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+MAX_KEY_FILE = 64 * 1024
+MAX_COMMENT = 1000  # minisign reads comment lines of up to 1024 bytes
+SIG_SUFFIX = ".minisig"
+
+Passphrase = Callable[[str], str]  # asked with the key's name; returns the passphrase
+
+
+class SignatureError(PlannerError):
+    """A signature that does not verify, or is not by a trusted key (exit 1 in verify)."""
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def _unb64(text: str) -> bytes | None:
+    try:
+        return base64.b64decode(text.strip().encode("ascii"), validate=True)
+    except (binascii.Error, UnicodeEncodeError, ValueError):
+        return None
+
+
+def fingerprint_of(key_id: bytes) -> str:
+    """minisign prints a key id as a little-endian 64-bit number in upper-case hex."""
+    return key_id[::-1].hex().upper()
+
+
+def check_name(name: str) -> str:
+    if not NAME_RE.match(name or ""):
+        raise InputError("argument", "NAME", f"{name!r} is not a key name: use 1-64 letters, "
+                                             "digits, '.', '_' or '-', starting with a letter "
+                                             "or digit")
+    return name
+
+
+def _one_line(text: str, limit: int = MAX_COMMENT) -> str:
+    """A comment for a signature file: one line, printable, at most ``limit`` bytes."""
+    clean = "".join(c if c.isprintable() else " " for c in text)
+    data = clean.encode("utf-8")[:limit]
+    return data.decode("utf-8", errors="ignore")
+
+
+@dataclass(frozen=True)
+class PublicKey:
+    key_id: bytes  # 8 bytes
+    key: bytes  # 32 bytes, Ed25519
+    name: str = ""  # where the key came from (file name or comment); not authenticated
+
+    @property
+    def fingerprint(self) -> str:
+        return fingerprint_of(self.key_id)
+
+    @property
+    def line(self) -> str:
+        """The base64 line of the minisign public key (what `minisign -P` takes)."""
+        return _b64(b"Ed" + self.key_id + self.key)
+
+    def to_text(self) -> str:
+        return f"untrusted comment: minisign public key {self.fingerprint}\n{self.line}\n"
+
+    def describe(self) -> str:
+        return f"{self.name} (key {self.fingerprint})" if self.name else f"key {self.fingerprint}"
+
+    def verify_raw(self, signature: bytes, data: bytes) -> bool:
+        from cryptography.exceptions import InvalidSignature
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+        try:
+            Ed25519PublicKey.from_public_bytes(self.key).verify(signature, data)
+        except InvalidSignature:
+            return False
+        return True
+
+
+def parse_public_key(text: str, source: str, name: str = "") -> PublicKey:
+    """A minisign public key: the file's text, or only its base64 line."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    candidates = [ln for ln in lines if not ln.lower().startswith("untrusted comment:")]
+    if len(candidates) != 1:
+        raise InputError(source, None, "is not a minisign public key (expected a comment line "
+                                       "and one line of base64)")
+    raw = _unb64(candidates[0])
+    if raw is None or len(raw) != 42 or raw[:2] != b"Ed":
+        raise InputError(source, None, "is not a minisign Ed25519 public key (its key line "
+                                       "does not decode to 'Ed', a key id and 32 bytes)")
+    return PublicKey(raw[2:10], raw[10:], name)
+
+
+def load_public_key(path: str | os.PathLike[str]) -> PublicKey:
+    p = Path(path)
+    input_file_size(p, "public key")
+    if p.stat().st_size > MAX_KEY_FILE:
+        raise InputError(p.name, None, "is too large to be a public key")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InputError(p.name, None, "is not a minisign public key (not text)") from None
+    except OSError as exc:
+        raise InputError(p.name, None, f"cannot be read ({exc.strerror})") from None
+    name = p.name[:-4] if p.name.endswith(".pub") else p.name
+    return parse_public_key(text, p.name, name)
+
+
+# ----------------------------------------------------------------------------- signatures
+
+
+@dataclass(frozen=True)
+class Signature:
+    """A parsed minisign signature file."""
+
+    algorithm: bytes  # b"ED" (pre-hashed, the default) or b"Ed" (legacy)
+    key_id: bytes
+    signature: bytes
+    trusted_comment: str
+    global_signature: bytes
+
+    @property
+    def fingerprint(self) -> str:
+        return fingerprint_of(self.key_id)
+
+
+def parse_signature(text: str, source: str) -> Signature:
+    lines = text.splitlines()
+    if len(lines) < 4 or not lines[0].startswith("untrusted comment:") or \
+            not lines[2].startswith("trusted comment: "):
+        raise InputError(source, None, "is not a minisign signature (expected an untrusted "
+                                       "comment, a signature, a trusted comment and its "
+                                       "signature)")
+    raw = _unb64(lines[1])
+    glob = _unb64(lines[3])
+    if raw is None or len(raw) != 74 or raw[:2] not in (b"ED", b"Ed") or glob is None or \
+            len(glob) != 64:
+        raise InputError(source, None, "is not a minisign Ed25519 signature (its lines do "
+                                       "not decode)")
+    return Signature(raw[:2], raw[2:10], raw[10:], lines[2][len("trusted comment: "):], glob)
+
+
+@dataclass(frozen=True)
+class Verified:
+    key: PublicKey
+    trusted_comment: str
+
+
+def verify_signature(data: bytes, signature_text: str, trusted: Sequence[PublicKey],
+                     source: str = "signature") -> Verified:
+    """The trusted key that signed ``data``; raises SignatureError saying why not."""
+    sig = parse_signature(signature_text, source)
+    matching = [k for k in trusted if k.key_id == sig.key_id]
+    if not matching:
+        names = ", ".join(k.describe() for k in trusted) or "none"
+        raise SignatureError(f"{source}: signed by key {sig.fingerprint}, which is not a "
+                             f"trusted key (trusted: {names})")
+    key = matching[0]
+    message = hashlib.blake2b(data, digest_size=64).digest() if sig.algorithm == b"ED" \
+        else data
+    if not key.verify_raw(sig.signature, message):
+        raise SignatureError(f"{source}: the signature by {key.describe()} does not match the "
+                             "signed content (it was changed after signing)")
+    if not key.verify_raw(sig.global_signature,
+                          sig.signature + sig.trusted_comment.encode("utf-8")):
+        raise SignatureError(f"{source}: the trusted comment was changed after signing "
+                             f"({key.describe()})")
+    return Verified(key, sig.trusted_comment)
+
+
+# ----------------------------------------------------------------------------- secret keys
+
+
+@dataclass(frozen=True)
+class SecretKey:
+    name: str
+    public: PublicKey
+    _private: object  # cryptography's Ed25519PrivateKey
+
+    def sign(self, data: bytes, trusted_comment: str,
+             untrusted_comment: str | None = None) -> str:
+        """A minisign signature file (text) of ``data``."""
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+        assert isinstance(self._private, Ed25519PrivateKey)
+        comment = _one_line(trusted_comment)
+        sig = self._private.sign(hashlib.blake2b(data, digest_size=64).digest())
+        glob = self._private.sign(sig + comment.encode("utf-8"))
+        untrusted = _one_line(untrusted_comment or
+                              f"signature from planner-app key {self.name} "
+                              f"({self.public.fingerprint})")
+        return (f"untrusted comment: {untrusted}\n{_b64(b'ED' + self.public.key_id + sig)}\n"
+                f"trusted comment: {comment}\n{_b64(glob)}\n")
+
+
+@dataclass(frozen=True)
+class KeyInfo:
+    name: str
+    fingerprint: str
+    protected: bool
+    public_path: Path
+
+
+class KeyStore:
+    """The app home's own key pairs (``keys/``) and the public keys it trusts
+    (``trusted/``)."""
+
+    def __init__(self, home: AppHome) -> None:
+        self.home = home
+        self.keys_dir = home.data_dir / "keys"
+        self.trusted_dir = home.data_dir / "trusted"
+
+    # -- own keys
+    def _paths(self, name: str) -> tuple[Path, Path]:
+        check_name(name)
+        return self.keys_dir / f"{name}.key", self.keys_dir / f"{name}.pub"
+
+    def create(self, name: str, passphrase: str = "") -> PublicKey:
+        """A new key pair NAME; refuses to replace an existing one."""
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+        secret_path, public_path = self._paths(name)
+        if secret_path.exists() or public_path.exists():
+            raise InputError("argument", "NAME", f"a key named {name!r} already exists; "
+                                                 "choose another name")
+        self.home.ensure()
+        self.keys_dir.mkdir(mode=0o700, exist_ok=True)
+        private = Ed25519PrivateKey.generate()
+        raw_public = private.public_key().public_bytes(serialization.Encoding.Raw,
+                                                       serialization.PublicFormat.Raw)
+        public = PublicKey(secrets.token_bytes(8), raw_public, name)
+        encryption: serialization.KeySerializationEncryption = (
+            serialization.BestAvailableEncryption(passphrase.encode("utf-8")) if passphrase
+            else serialization.NoEncryption())
+        pem = private.private_bytes(serialization.Encoding.PEM,
+                                    serialization.PrivateFormat.PKCS8, encryption)
+        header = (f"planner-app secret key {name}\nkey id: {public.key_id.hex()}\n"
+                  f"public key: {public.line}\n").encode("ascii")
+        atomic_write_bytes(secret_path, header + pem, overwrite=False, private=True)
+        os.chmod(secret_path, 0o600)
+        atomic_write_bytes(public_path, public.to_text().encode("ascii"), overwrite=False)
+        return public
+
+    def names(self) -> list[str]:
+        if not self.keys_dir.is_dir():
+            return []
+        return sorted(p.name[:-4] for p in self.keys_dir.glob("*.key")
+                      if NAME_RE.match(p.name[:-4]))
+
+    def public(self, name: str) -> PublicKey:
+        _, public_path = self._paths(name)
+        if not public_path.is_file():
+            raise InputError("argument", "--key", f"there is no key named {name!r} in this "
+                                                  f"app home ({self._known()})")
+        return load_public_key(public_path)
+
+    def _known(self) -> str:
+        names = self.names()
+        return "keys: " + ", ".join(names) if names else \
+            "make one with: planner-app keys new NAME"
+
+    def list(self) -> list[KeyInfo]:
+        out = []
+        for name in self.names():
+            secret_path, public_path = self._paths(name)
+            try:
+                key = load_public_key(public_path)
+                head = secret_path.read_bytes()[:4096]
+            except (PlannerError, OSError):
+                continue
+            out.append(KeyInfo(name, key.fingerprint, b"ENCRYPTED" in head, public_path))
+        return out
+
+    def is_protected(self, name: str) -> bool:
+        secret_path, _ = self._paths(name)
+        try:
+            return b"ENCRYPTED" in secret_path.read_bytes()[:4096]
+        except OSError:
+            return False
+
+    def secret(self, name: str, passphrase: Passphrase | None = None) -> SecretKey:
+        """Load NAME's private key, asking ``passphrase(name)`` when it is protected (else
+        $PLANNER_APP_PASSPHRASE). Raises InputError with a one-line reason."""
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+        secret_path, _ = self._paths(name)
+        public = self.public(name)
+        try:
+            data = secret_path.read_bytes()
+        except FileNotFoundError:
+            raise InputError("argument", "--key", f"the private key of {name!r} is missing "
+                                                  f"from {self.keys_dir}") from None
+        except OSError as exc:
+            raise InputError(secret_path.name, None, f"cannot be read ({exc.strerror})") \
+                from None
+        start = data.find(b"-----BEGIN")
+        if start < 0:
+            raise InputError(secret_path.name, None, "is not a planner-app private key")
+        pem = data[start:]
+        secret: bytes | None = None
+        if b"ENCRYPTED" in pem:
+            text = os.environ.get(PASSPHRASE_ENV)
+            if text is None:
+                if passphrase is None:
+                    raise InputError("argument", "--key", f"the key {name!r} is protected "
+                                     f"by a passphrase: run in a terminal or set "
+                                     f"{PASSPHRASE_ENV}")
+                text = passphrase(name)
+            secret = text.encode("utf-8")
+        try:
+            private = serialization.load_pem_private_key(pem, password=secret)
+        except (ValueError, TypeError):
+            raise InputError("argument", "--key", f"the passphrase of key {name!r} is wrong "
+                             "(or its private key file is damaged)") from None
+        if not isinstance(private, Ed25519PrivateKey):
+            raise InputError(secret_path.name, None, "is not an Ed25519 private key")
+        raw = private.public_key().public_bytes(serialization.Encoding.Raw,
+                                                serialization.PublicFormat.Raw)
+        if raw != public.key:
+            raise InputError(secret_path.name, None, f"does not belong to {name}.pub (the "
+                                                     "two files of this key do not match)")
+        return SecretKey(name, public, private)
+
+    def export(self, name: str, out: str | os.PathLike[str], overwrite: bool = False) -> Path:
+        key = self.public(name)
+        target = Path(out)
+        atomic_write_bytes(target, key.to_text().encode("ascii"), overwrite=overwrite)
+        return target
+
+    # -- trusted public keys (other people's)
+    def trust(self, path: str | os.PathLike[str], name: str | None = None) -> PublicKey:
+        key = load_public_key(path)
+        label = check_name(name or key.name or key.fingerprint)
+        self.home.ensure()
+        self.trusted_dir.mkdir(exist_ok=True)
+        atomic_write_bytes(self.trusted_dir / f"{label}.pub", key.to_text().encode("ascii"))
+        return PublicKey(key.key_id, key.key, label)
+
+    def untrust(self, name: str) -> None:
+        path = self.trusted_dir / f"{check_name(name)}.pub"
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            raise InputError("argument", "NAME", f"no trusted key is named {name!r}") \
+                from None
+
+    def trusted(self) -> list[PublicKey]:
+        if not self.trusted_dir.is_dir():
+            return []
+        out = []
+        for p in sorted(self.trusted_dir.glob("*.pub")):
+            try:
+                out.append(load_public_key(p))
+            except PlannerError:
+                continue
+        return out
+
+
+def load_trusted(paths: Sequence[str | os.PathLike[str]]) -> list[PublicKey]:
+    """Public keys named on the command line (``--trust FILE``)."""
+    return [load_public_key(p) for p in paths]
