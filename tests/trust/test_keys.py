@@ -29,7 +29,7 @@ def store(tmp_path: Path) -> KeyStore:
 
 def test_a_new_key_is_private_and_listed(store: KeyStore) -> None:
     public = store.create("owner")
-    info = store.list()
+    info = store.key_infos()
     assert [(k.name, k.fingerprint, k.protected) for k in info] == \
         [("owner", public.fingerprint, False)]
     mode = stat.S_IMODE(os.stat(store.keys_dir / "owner.key").st_mode)
@@ -87,7 +87,7 @@ def test_untrusted_key_and_changed_comment_are_refused(store: KeyStore) -> None:
 def test_passphrase_protected_key(store: KeyStore, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PLANNER_APP_PASSPHRASE", raising=False)
     store.create("officer", passphrase="correct horse")
-    assert store.list()[0].protected
+    assert store.key_infos()[0].protected
     with pytest.raises(InputError, match="protected by a passphrase"):
         store.secret("officer")
     with pytest.raises(InputError, match="passphrase of key 'officer' is wrong"):

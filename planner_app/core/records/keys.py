@@ -294,7 +294,7 @@ class KeyStore:
         return "keys: " + ", ".join(names) if names else \
             "make one with: planner-app keys new NAME"
 
-    def list(self) -> list[KeyInfo]:
+    def key_infos(self) -> list[KeyInfo]:
         out = []
         for name in self.names():
             secret_path, public_path = self._paths(name)
