@@ -88,6 +88,21 @@ def build_parser() -> argparse.ArgumentParser:
     review.add_argument("--comment", default="", help="why")
     review.add_argument("--json", action="store_true", help="print JSON")
 
+    diff = sub.add_parser(
+        "diff", help="what changed between two versions of a plan, with the change in the "
+                     "total ε and δ and in each statistic's accuracy",
+        description="Compare two versions of a plan: statistics added, removed and changed "
+                    "(field by field), the plan's own fields, the composed total and each "
+                    "±, as planner-app check computes them for each plan. Approvals are "
+                    "not a change; the last lines say whether each plan's latest decision "
+                    "is bound to it.")
+    diff.add_argument("old", metavar="OLD", help="the earlier plan file (JSON)")
+    diff.add_argument("new", metavar="NEW", help="the later plan file (JSON)")
+    diff.add_argument("--confidence", default=None, type=_confidence_arg,
+                      help="confidence of the ± shown (default: the app's setting, 0.95 "
+                           "unless changed)")
+    diff.add_argument("--json", action="store_true", help="print JSON")
+
     report = sub.add_parser("report", help="write a bundle's report as PDF (or HTML)")
     report.add_argument("bundle", help="the bundle (.zip)")
     report.add_argument("--pdf", help="where to write the PDF")
