@@ -103,10 +103,14 @@ def build_parser() -> argparse.ArgumentParser:
                            "unless changed)")
     diff.add_argument("--json", action="store_true", help="print JSON")
 
-    report = sub.add_parser("report", help="write a bundle's report as PDF (or HTML)")
+    report = sub.add_parser("report", help="write a bundle's report as PDF (or HTML), or its "
+                                               "deployments-registry record (YAML)")
     report.add_argument("bundle", help="the bundle (.zip)")
     report.add_argument("--pdf", help="where to write the PDF")
     report.add_argument("--html", help="where to write the HTML")
+    report.add_argument("--registry", metavar="OUT.yaml",
+                        help="write the release's transparency record in the format of OpenDP's "
+                             "deployments registry (YAML, from release.json)")
     report.add_argument("--force", action="store_true", help="overwrite existing files")
     report.add_argument("--json", action="store_true", help="print JSON")
 

@@ -102,9 +102,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     from ..core.release.verify_release import verify_bundle
     from ..core.support.files import atomic_write_bytes, check_output_path
 
-    if not args.pdf and not args.html:
-        raise InputError("argument", None, "say where to write the report: --pdf OUT and/or "
-                                           "--html OUT")
+    registry = getattr(args, "registry", None)
+    if not args.pdf and not args.html and not registry:
+        raise InputError("argument", None, "say where to write the report: --pdf OUT, "
+                                           "--html OUT and/or --registry OUT.yaml")
     bundle = Path(args.bundle)
     try:
         verdict = verify_bundle(bundle)
@@ -115,22 +116,31 @@ def cmd_report(args: argparse.Namespace) -> int:
         print(f"{PROG}: {bundle.name}: NOT valid, so no report: {verdict.problems[0]}",
               file=sys.stderr)
         return EXIT_INTERNAL
-    targets = [Path(t) for t in (args.pdf, args.html) if t]
-    if len(targets) == 2 and targets[0].absolute() == targets[1].absolute():
-        raise InputError("argument", None, "--pdf and --html name the same file")
+    targets = [Path(t) for t in (args.pdf, args.html, registry) if t]
+    if len({t.absolute() for t in targets}) < len(targets):
+        raise InputError("argument", None, "--pdf, --html and --registry name the same file")
     for target in targets:  # before anything is written: never over a file without --force
         check_output_path(target, overwrite=args.force, keep=[bundle])
     record = _json.loads(read_bundle(bundle)[RECORD])
-    written = []
+    outputs: list[tuple[str, bytes]] = []
     if args.pdf:
-        atomic_write_bytes(Path(args.pdf), report_pdf(record), overwrite=args.force)
-        written.append(args.pdf)
+        outputs.append((args.pdf, report_pdf(record)))
     if args.html:
-        atomic_write_bytes(Path(args.html), report_html(record).encode("utf-8"),
-                           overwrite=args.force)
-        written.append(args.html)
+        outputs.append((args.html, report_html(record).encode("utf-8")))
+    if registry:
+        from ..core.release.registry import registry_yaml
+
+        outputs.append((registry, registry_yaml(record).encode("utf-8")))
+    written = []
+    for target, data in outputs:  # every output built before the first is written
+        atomic_write_bytes(Path(target), data, overwrite=args.force)
+        written.append(target)
     if args.json:
         _print_json({"bundle": bundle.name, "verified": True, "written": written})
     else:
         print(f"{bundle.name}: verified; wrote {', '.join(written)}")
+        if registry:
+            print(f"{Path(registry).name}: a Draft record for OpenDP's deployments registry; "
+                  "fill in the fields that begin with 'to fill in' (curator, intended use, "
+                  "region, authors) before submitting it.")
     return EXIT_OK
