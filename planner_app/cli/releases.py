@@ -132,9 +132,9 @@ def cmd_report(args: argparse.Namespace) -> int:
 
         outputs.append((registry, registry_yaml(record).encode("utf-8")))
     written = []
-    for target, data in outputs:  # every output built before the first is written
-        atomic_write_bytes(Path(target), data, overwrite=args.force)
-        written.append(target)
+    for name, data in outputs:  # every output built before the first is written
+        atomic_write_bytes(Path(name), data, overwrite=args.force)
+        written.append(name)
     if args.json:
         _print_json({"bundle": bundle.name, "verified": True, "written": written})
     else:

@@ -169,7 +169,7 @@ class PlanDiff:
         accountants = o.accountant if o.accountant == n.accountant else \
             f"{o.accountant} → {n.accountant}"
         return (f"composed total: ε {_pair(o.epsilon, n.epsilon)}, δ "
-                f"{_pair(o.delta, n.delta)} ({accountants} accountant); fits the new budget: "
+                f"{_pair(o.delta, n.delta)}, {accountants} accountant; fits the new budget: "
                 f"{'yes' if self.new_fits_budget else 'NO'}")
 
     def lines(self) -> list[str]:

@@ -10,11 +10,13 @@ from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QGuiApplication, QImage, QTextDocument
 from PySide6.QtWidgets import (
     QDialog,
+    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
@@ -26,14 +28,16 @@ from PySide6.QtWidgets import (
 
 from ...core.dp.accuracy import DEFAULT_CONFIDENCE
 from ...core.dp.risk import explain
-from ...core.model import Plan, plan_digest
+from ...core.model import Plan, load_plan, plan_digest
 from ...core.planning.check import check_plan
+from ...core.planning.plan_diff import diff_plans
 from ...core.planning.readiness import missing_reasons
 from ...core.records.audit import AuditLog
 from ...core.records.review import approval_status, record_review
 from ...core.release.bundle import RESULTS, NotABundle
 from ...core.release.opened_bundle import OpenedBundle, open_bundle
 from ...core.release.report import cell_name, format_interval, format_value
+from ...core.support.errors import InputError
 from ...core.support.home import AppHome
 from ...core.support.words import (
     KIND_NAMES,
@@ -46,6 +50,7 @@ from ...core.support.words import (
 from ..models import format_accuracy
 from ..widgets.risk_pane import RiskChart
 from ..workers import Worker, WorkerSlot
+from .plan_diff_view import PlanDiffDialog
 
 #: Above this many rows a table's rows keep one line (measuring every row would be slow);
 #: long cells are then elided, with the whole text in their tooltip.
@@ -199,12 +204,41 @@ class ReviewDialog(QDialog):
         self.status = QLabel(approval_status(plan).sentence)
         self.status.setWordWrap(True)
         buttons.addWidget(self.status, 1)
+        self.compare = QPushButton("Compare with an earlier version…")
+        self.compare.setAutoDefault(False)
+        self.compare.setToolTip("Pick an earlier version of this plan: see what changed, with "
+                                "the change in the total ε and in each accuracy")
+        self.compare.clicked.connect(self.compare_with_earlier)
+        buttons.addWidget(self.compare)
+        buttons.addSpacing(self.fontMetrics().averageCharWidth() * 3)  # apart from decisions
         buttons.addWidget(self.reject_button)
         buttons.addWidget(self.approve)
         decision.addLayout(buttons)
         decision.addStretch(1)
         self.approve.clicked.connect(lambda: self.decide("approved"))
         self.reject_button.clicked.connect(lambda: self.decide("rejected"))
+        self.confidence = confidence
+
+    def compare_with_earlier(self) -> PlanDiffDialog | None:
+        name, _ = QFileDialog.getOpenFileName(self, "Compare with an earlier version",
+                                              str(self.path.parent), "Plans (*.json);;All "
+                                              "files (*)")
+        return self.show_diff_with(Path(name)) if name else None
+
+    def show_diff_with(self, earlier: Path) -> PlanDiffDialog | None:
+        """The changes from the plan in ``earlier`` to the one under review (the core's
+        diff_plans, as `planner-app diff`); a file that is no plan: a message, no view."""
+        try:
+            diff = diff_plans(load_plan(earlier), self.plan, self.confidence,
+                              old_name=earlier.name, new_name=self.path.name)
+        except InputError as exc:
+            QMessageBox.warning(self, "This plan cannot be compared", str(exc))
+            return None
+        dialog = PlanDiffDialog(diff, self)
+        fit_to_screen(dialog, 1100, 760)
+        self.diff_dialog = dialog
+        dialog.show()
+        return dialog
 
     def decide(self, decision: str) -> bool:
         name = self.reviewer.text().strip()
