@@ -167,3 +167,27 @@ def test_a_bad_file_is_one_line_naming_it(tmp_path: Path, capsys: pytest.Capture
     assert out == ""
     assert len(err.strip().splitlines()) == 1
     assert "broken.json" in err and "Traceback" not in err
+
+
+def test_a_plan_check_refuses_is_named_by_its_file(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """A plan that reads but cannot be checked (randomized response at a tiny ε): the
+    diff says which of the two it is, as check does."""
+    good = write_json(tmp_path / "good.json", OLD)
+    tiny = write_json(tmp_path / "tiny.json", plan_dict(
+        dataset={"name": "t", "expected_rows": 100},
+        queries=[{"id": "r", "kind": "randomized_response", "column": "g", "yes": ["a"],
+                  "no": ["b"], "epsilon": 1e-9}]))
+    check_code, _, check_err = _run(["check", str(tiny)], capsys)
+    code, out, err = _run(["diff", str(good), str(tiny)], capsys)
+    assert (code, out) == (2, "") and check_code == 2
+    assert err == check_err and "tiny.json: queries[r].epsilon" in err
+
+
+def test_a_reason_change_is_named(tmp_path: Path) -> None:
+    new = json.loads(json.dumps(OLD))
+    new["queries"][0]["justification"] = {"epsilon": "a count needs little"}
+    diff = diff_plans(plan_from_dict(OLD), plan_from_dict(new))
+    (s,) = diff.statistics
+    assert [f.line for f in s.fields] == ["reason for the ε: none → 'a count needs little'"]
+    assert s.accuracy.words.startswith("unchanged")

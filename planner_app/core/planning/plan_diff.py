@@ -346,7 +346,8 @@ def query_field_changes(old: Query, new: Query) -> list[FieldChange]:
     ]
     oj, nj = dict(old.justification or {}), dict(new.justification or {})
     for key in sorted(set(oj) | set(nj)):
-        out.append(_simple(f"reason for the {key}", oj.get(key), nj.get(key)))
+        what = {"epsilon": "ε", "delta": "δ"}.get(key, key)
+        out.append(_simple(f"reason for the {what}", oj.get(key), nj.get(key)))
     return [c for c in out if c is not None]
 
 
