@@ -114,3 +114,19 @@ def test_compare_unclipped_at_1x_and_2x(scale: str, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     found = json.loads(done.stdout.strip().splitlines()[-1])
     assert found == {"review": [], "view": []}, found
+
+
+def test_plan_text_in_the_view_is_text_not_markup(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from planner_app.core.model import plan_from_dict
+    from planner_app.gui.dialogs.plan_diff_view import PlanDiffDialog
+    from tests.conftest import plan_dict
+
+    old = plan_dict(justification="<b>old</b>")
+    new = plan_dict(justification="<i>new</i> & more",
+                    queries=[{"id": "n", "label": "<u>Rows</u>", "kind": "count",
+                              "epsilon": 0.5}])
+    dialog = PlanDiffDialog(diff_plans(plan_from_dict(old), plan_from_dict(new)))
+    qtbot.addWidget(dialog)
+    text = dialog.view.toPlainText()
+    assert "'<i>new</i> & more'" in text and "'<b>old</b>'" in text
+    assert "<u>Rows</u>" in text
