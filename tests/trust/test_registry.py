@@ -39,6 +39,18 @@ ALLOWED = {
     "administrative": {"sources", "notes", "registry_authors"},
 }
 
+# the schema's enumerations for the fields the record fills
+ENUMS = {
+    ("basic", "data_product_type"): {"Summary statistics", "Machine learning model", "Dataset",
+                                     "Synthetic data", "Interactive API", "SQL queries"},
+    ("dp_variant", "variant_name"): {"Pure DP", "Approximate DP", "Zero-concentrated DP",
+                                     "Renyi DP", "Custom"},
+    ("deployment_model", "model_name"): {"Local", "Central", "Shuffle", "Federated", "Varies"},
+    ("deployment_model", "release_type"): {"One release", "Many releases"},
+    ("deployment_model", "data_source_type"): {"Static", "Dynamic"},
+    ("deployment_model", "access_type"): {"Interactive", "Non-interactive"},
+}
+
 TABLE = "pid,g,x\n" + "".join(f"{i},{'a' if i % 3 else 'b'},{i % 7}\n" for i in range(60))
 COUNT = {"id": "n", "label": "Rows", "kind": "count", "epsilon": 0.5}
 SHARE = {"id": "r", "label": "Share answering a", "kind": "randomized_response",
@@ -80,6 +92,10 @@ def test_registry_fields_come_from_release_json(tmp_path: Path,
     for section, fields in dep.items():
         assert set(fields) <= ALLOWED[section], section
     assert REQUIRED_BASIC <= set(dep["basic"])
+    for (section, name), allowed in ENUMS.items():
+        assert dep[section][name] in allowed, (section, name)
+    assert set(dep["privacy_loss"]["privacy_parameters"]) <= {"epsilon", "delta", "rho"}
+    assert dep["administrative"]["registry_authors"] and dep["basic"]["data_curators"]
     assert dep["basic"]["publication_date"] == record["created_utc"][:10]
     assert dep["basic"]["data_product_type"] == "Summary statistics"
     params = dep["privacy_loss"]["privacy_parameters"]
