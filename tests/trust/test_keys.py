@@ -64,7 +64,7 @@ def test_minisign_signature_verifies_here(tmp_path: Path) -> None:
                     "made by minisign"], check=True, capture_output=True, timeout=60)
     key = load_public_key(tmp_path / "m.pub")
     head = (tmp_path / "m.pub").read_text().splitlines()[0]
-    assert head.endswith(key.fingerprint)  # minisign prints the same fingerprint
+    assert head.split()[-1] == key.fingerprint  # minisign prints the same fingerprint
     sig = (tmp_path / "data.txt.minisig").read_text()
     assert verify_signature(data.read_bytes(), sig, [key]).trusted_comment == \
         "made by minisign"
@@ -104,3 +104,12 @@ def test_a_file_that_is_not_a_key(tmp_path: Path) -> None:
         load_public_key(bad)
     with pytest.raises(InputError, match="no such file"):
         load_public_key(tmp_path / "missing.pub")
+
+
+def test_fingerprint_reads_as_minisign_prints_it() -> None:
+    from planner_app.core.records.keys import fingerprint_of
+
+    # minisign prints the key id as a little-endian number with %PRIX64: no leading zeros
+    assert fingerprint_of(bytes([0x3B, 0x2A, 0xCD, 0xED, 0x47, 0x8D, 0xF3, 0x1B])) == \
+        "1BF38D47EDCD2A3B"
+    assert fingerprint_of(bytes([1, 0, 0, 0, 0, 0, 0, 0x0A])) == "A00000000000001"

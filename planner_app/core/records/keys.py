@@ -16,7 +16,7 @@ Formats (https://jedisct1.github.io/minisign/):
   ``trusted comment: TEXT``, base64(Ed25519(signature || TEXT)). The trusted comment is
   signed too; the untrusted one is not.
 
-A key's *fingerprint* is its key id written as minisign prints it (16 hex digits).
+A key's *fingerprint* is its key id written as minisign prints it (up to 16 hex digits).
 """
 
 from __future__ import annotations
@@ -60,8 +60,9 @@ def _unb64(text: str) -> bytes | None:
 
 
 def fingerprint_of(key_id: bytes) -> str:
-    """minisign prints a key id as a little-endian 64-bit number in upper-case hex."""
-    return key_id[::-1].hex().upper()
+    """minisign prints a key id as a little-endian 64-bit number in upper-case hex, without
+    leading zeros (``%PRIX64``); so do we, so that the two always read the same."""
+    return format(int.from_bytes(key_id, "little"), "X")
 
 
 def check_name(name: str) -> str:
