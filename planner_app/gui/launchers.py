@@ -13,6 +13,7 @@ from .. import __version__
 from ..core.model import load_plan
 from ..core.support.errors import InputError
 from ..core.support.resources import resource_path
+from .dialogs.keys_dialog import KeysDialog
 from .dialogs.query_dialog import QueryDialog
 from .dialogs.release_wizard import ReleaseWizard
 from .dialogs.review_bundle import BundleDialog, ReviewDialog
@@ -72,6 +73,13 @@ class DialogLaunchers(_Base):
             return
         if reviewed.approvals != self.session.plan.approvals:
             self.session.load_plan(reviewed, own)
+
+    def open_keys_dialog(self) -> KeysDialog:
+        """File → Keys…: your keys and the public keys you trust."""
+        dialog = KeysDialog(self.session, self)
+        self.keys_dialog = dialog
+        dialog.show()
+        return dialog
 
     def _toggle_require(self) -> None:
         self.session.set_require_approval(self.require_action.isChecked())  # and saves it

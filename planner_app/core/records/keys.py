@@ -380,8 +380,8 @@ class KeyStore:
                 return PublicKey(key.key_id, key.key, label)
             held = f" (key {old.fingerprint})" if old is not None else ""
             raise InputError("argument", "--name", f"a trusted key named {label!r} already "
-                             f"exists{held}; remove it first (planner-app keys untrust "
-                             f"{label}) or choose another name with --name")
+                             f"exists{held}; remove it first, or trust the new key under "
+                             "another name")
         self.home.ensure()
         self.trusted_dir.mkdir(exist_ok=True)
         atomic_write_bytes(target, key.to_text().encode("ascii"), overwrite=False)
