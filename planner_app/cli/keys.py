@@ -20,8 +20,9 @@ def add_keys_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
         description="Signing keys are kept in the app home: NAME.key (the private key, "
                     "readable only by you, optionally protected by a passphrase) and NAME.pub "
                     "(the public key, in minisign's format, to give to others). Public keys "
-                    "of people you trust (a privacy officer's, say) are kept apart; a release "
-                    "that requires approval accepts only approvals signed by one of them.")
+                    "of people you trust (a privacy officer's, say) are kept apart: when any "
+                    "are trusted, a release that requires approval accepts only approvals "
+                    "signed with one of them.")
     keys_sub = keys.add_subparsers(dest="keys_command", metavar="ACTION", parser_class=_Parser)
     new = keys_sub.add_parser("new", help="make a new key pair NAME in the app home")
     new.add_argument("name", metavar="NAME", help="a short name: letters, digits, '.', '_', '-'")
