@@ -76,6 +76,7 @@ class DialogLaunchers(_Base):
 
     def open_keys_dialog(self) -> KeysDialog:
         """File → Keys…: your keys and the public keys you trust."""
+        self.session.refresh_trusted()
         dialog = KeysDialog(self.session, self)
         self.keys_dialog = dialog
         dialog.show()
@@ -87,6 +88,7 @@ class DialogLaunchers(_Base):
     def release(self) -> ReleaseWizard | None:
         if self.session.plan is None:
             return None
+        self.session.refresh_trusted()  # the approval rule's keys, as they are now
         wizard = ReleaseWizard(self.session, self)
         # window-modal: the plan cannot change between what the owner confirms and what is
         # released (the wizard reads the session's plan again when it releases)

@@ -388,6 +388,14 @@ class Session(QObject):
                 self._trusted = ()
         return self._trusted
 
+    def refresh_trusted(self) -> None:
+        """Read the app home's trusted keys again (`planner-app keys trust` may have changed
+        them while the app was open): before a release and when the Keys dialog opens."""
+        before = self._trusted
+        self._trusted = None
+        if before is not None and before != self.trusted_keys:
+            self._emit(OpChanges(settings=True))
+
     def trust_key(self, path: Path, name: str | None = None) -> PublicKey:
         """Trust a public key file (KeyStore.trust): approvals signed with it count."""
         key = KeyStore(self.home).trust(path, name)

@@ -158,3 +158,24 @@ def test_keys_and_review_windows_are_not_clipped(scale: int) -> None:
     found = run_walk(scale, SHOTS, module="tests.gui.keys_walk")
     assert set(found) == {"keys", "keys-new", "review-signed"}, found
     assert not any(found.values()), found
+
+
+def test_a_key_trusted_on_the_command_line_counts_at_the_next_release(  # type: ignore[no-untyped-def]
+        window, qtbot, tmp_path: Path) -> None:
+    """`planner-app keys trust` while the app is open: the wizard reads the keys again."""
+    officer = KeyStore(app_home(tmp_path / "officer"))
+    officer.create("ada")
+    window.session.set_require_approval(True)
+    path = tmp_path / "plan.json"
+    path.write_text(plan_to_json(review(load_plan(demo_plan_path()), "Ada", "approved")))
+    window.load_table(DEMO_TABLE, synchronous=True)
+    assert window.open_plan(path, confirmed=True)
+    assert window.session.release_rules(unit_confirmed=True).get("approval").passed
+    KeyStore(window.session.home).trust(officer.export("ada", tmp_path / "ada.pub"))
+    wizard = window.release()
+    qtbot.addWidget(wizard)
+    wizard.checklist.confirm_unit.setChecked(True)
+    assert not wizard.checklist.isComplete()
+    assert "is not signed" in window.session.release_rules(unit_confirmed=True).get(
+        "approval").message
+    wizard.close()
