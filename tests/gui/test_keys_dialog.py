@@ -179,3 +179,21 @@ def test_a_key_trusted_on_the_command_line_counts_at_the_next_release(  # type: 
     assert "is not signed" in window.session.release_rules(unit_confirmed=True).get(
         "approval").message
     wizard.close()
+
+
+def test_the_new_key_dialog_checks_name_and_passphrase(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from planner_app.gui.dialogs.keys_dialog import NewKeyDialog
+
+    dialog = NewKeyDialog()
+    qtbot.addWidget(dialog)
+    dialog.name.setText("../evil")
+    dialog._check()
+    assert "not a key name" in dialog.problem.text() and not dialog.result()
+    dialog.name.setText("ada")
+    dialog.passphrase.setText("one")
+    dialog.again.setText("two")
+    dialog._check()
+    assert "differ" in dialog.problem.text() and not dialog.result()
+    dialog.again.setText("one")
+    dialog._check()
+    assert dialog.result() == dialog.DialogCode.Accepted
