@@ -20,6 +20,7 @@ from ..core.records.review import ApprovalRequired
 from ..core.support.errors import Cancelled, InputError, PlannerError
 from .common import EXIT_INPUT, EXIT_INTERNAL, EXIT_LEDGER, EXIT_OK, EXIT_REFUSED, PROG
 from .diffs import cmd_diff
+from .keys import cmd_keys
 from .ledger import cmd_ledger
 from .parser import build_parser
 from .plans import cmd_check, cmd_explain, cmd_plan, cmd_review
@@ -46,7 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         handlers = {None: cmd_gui, "gui": cmd_gui, "explain": cmd_explain,
                     "check": cmd_check, "release": cmd_release, "ledger": cmd_ledger,
                     "verify": cmd_verify, "plan": cmd_plan, "review": cmd_review,
-                    "report": cmd_report, "diff": cmd_diff}
+                    "report": cmd_report, "diff": cmd_diff, "keys": cmd_keys}
         return handlers[args.command](args)
     except InputError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)

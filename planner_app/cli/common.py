@@ -115,7 +115,16 @@ def _approval_required(args: argparse.Namespace) -> bool:
     from ..core.planning.settings import load_settings
 
     settings = load_settings(_home(args).settings_path)
-    return bool(args.require_approval) or settings.require_approval
+    return bool(args.require_approval) or bool(getattr(args, "trust", None)) or \
+        settings.require_approval
+
+
+def _approval_trust(args: argparse.Namespace) -> list[Any]:
+    """The keys a required approval must be signed by: --trust files, else the keys trusted
+    in this app home (review.approval_keys, the rule the app follows too)."""
+    from ..core.records.review import approval_keys
+
+    return approval_keys(_home(args), getattr(args, "trust", None) or ())
 
 
 def _confidence(args: argparse.Namespace) -> float:

@@ -6,6 +6,7 @@ import argparse
 
 from .. import __version__
 from .common import PROG, _confidence_arg, _delta_arg, _finite_float, _Parser, _positive_int
+from .keys import add_keys_parser
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -53,6 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--require-approval", action="store_true",
                        help="count an approval of this exact plan as a release rule (as "
                             "release --require-approval and the app setting do)")
+    check.add_argument("--trust", action="append", metavar="OFFICER.pub",
+                       help="count only approvals signed with this public key (repeat for "
+                            "more keys; implies --require-approval; default: the keys "
+                            "trusted with planner-app keys trust)")
     check.add_argument("--json", action="store_true", help="print JSON")
 
     release = sub.add_parser("release", help="charge the ledger, add the noise once and write "
@@ -75,6 +80,10 @@ def build_parser() -> argparse.ArgumentParser:
     release.add_argument("--require-approval", action="store_true",
                          help="refuse unless a reviewer approved this exact plan (also "
                               "when the app setting 'Require approval before release' is on)")
+    release.add_argument("--trust", action="append", metavar="OFFICER.pub",
+                         help="accept only an approval signed with this public key (repeat "
+                              "for more keys; implies --require-approval; default: the keys "
+                              "trusted with planner-app keys trust)")
     release.add_argument("--json", action="store_true", help="print JSON")
 
     review = sub.add_parser("review", help="approve or reject a plan (the privacy officer)")
@@ -84,7 +93,11 @@ def build_parser() -> argparse.ArgumentParser:
                           help="approve this exact plan (bound to its SHA-256)")
     decision.add_argument("--reject", action="store_true",
                           help="reject it (a release that requires approval then refuses)")
-    review.add_argument("--reviewer", required=True, help="your name")
+    review.add_argument("--key", metavar="NAME",
+                        help="sign the decision with your key NAME (see planner-app keys); "
+                             "a release that trusts your public key then accepts it")
+    review.add_argument("--reviewer", help="your name (default: the key's name; without "
+                                           "--key the decision is unsigned)")
     review.add_argument("--comment", default="", help="why")
     review.add_argument("--json", action="store_true", help="print JSON")
 
@@ -135,6 +148,8 @@ def build_parser() -> argparse.ArgumentParser:
     prove.add_argument("--bundle", help="check this bundle's commitment (default: every "
                                         "release of NAME made from the file)")
     prove.add_argument("--json", action="store_true", help="print JSON")
+
+    add_keys_parser(sub)
 
     verify = sub.add_parser("verify", help="check a release bundle offline")
     verify.add_argument("bundle", help="the bundle (.zip)")

@@ -11,6 +11,7 @@ from ..core.support.words import confidence_percent
 from .common import (
     EXIT_OK,
     _approval_required,
+    _approval_trust,
     _audit_best_effort,
     _confidence,
     _home,
@@ -47,7 +48,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     with _naming_plan_file(args.plan):
         report = check_plan(plan, table, confidence=_confidence(args),
                             ledger=_ledger_state_or_error(args, plan.dataset.name),
-                            require_approval=_approval_required(args))
+                            require_approval=_approval_required(args),
+                            trusted=_approval_trust(args))
     data = report.to_dict()
     from ..core.model import plan_digest
 
@@ -144,15 +146,28 @@ def cmd_review(args: argparse.Namespace) -> int:
 
     path = Path(args.plan)
     decision = "approved" if args.approve else "rejected"
-    audit = AuditLog(_home(args).ensure().audit_path)
-    reviewed = record_review(path, load_plan(path), args.reviewer, decision, args.comment,
-                             audit)
+    if not args.key and not (args.reviewer or "").strip():
+        raise InputError("argument", None, "review needs --key NAME (a signed decision) or "
+                                           "--reviewer NAME (an unsigned one)")
+    plan = load_plan(path)
+    home = _home(args)
+    key = None
+    if args.key:  # the key (and its passphrase) before anything is written
+        from ..core.records.keys import KeyStore
+        from .keys import passphrase_prompt
+
+        key = KeyStore(home).secret(args.key, passphrase_prompt())
+    reviewer = args.reviewer if (args.reviewer or "").strip() else args.key
+    audit = AuditLog(home.ensure().audit_path)
+    reviewed = record_review(path, plan, reviewer, decision, args.comment, audit, key=key)
     entry = dict(reviewed.approvals[-1])
     if args.json:
         _print_json(entry)
     else:
-        print(f"{path.name}: {decision} by {entry['reviewer']} (plan SHA-256 "
-              f"{entry['plan_sha256'][:16]}…). A change to the plan needs a new review.")
+        signed = f", signed with key {key.name} ({key.public.fingerprint})" if key else \
+            " (unsigned: a release that trusts keys will not accept it)"
+        print(f"{path.name}: {decision} by {entry['reviewer']}{signed}; plan SHA-256 "
+              f"{entry['plan_sha256'][:16]}…. A change to the plan needs a new review.")
     return EXIT_OK
 
 

@@ -13,6 +13,7 @@ from .common import (
     EXIT_OK,
     PROG,
     _approval_required,
+    _approval_trust,
     _confidence,
     _home,
     _naming_plan_file,
@@ -47,7 +48,8 @@ def cmd_release(args: argparse.Namespace) -> int:
             result = publish(plan, table, Path(args.out), home, confidence=_confidence(args),
                              clamp_counts=args.clamp_counts, overwrite=args.force,
                              require_approval=_approval_required(args),
-                             inputs=[Path(args.plan), Path(args.data)])
+                             inputs=[Path(args.plan), Path(args.data)],
+                             trusted=_approval_trust(args))
     state = result.ledger
     summary = {
         "bundle": str(result.bundle_path), "bundle_sha256": result.bundle_sha256,
@@ -65,6 +67,9 @@ def cmd_release(args: argparse.Namespace) -> int:
     print(f"Lifetime budget of {plan.dataset.name!r}: spent ε = {state.spent.epsilon:.4g} of "
           f"{state.cap.epsilon:g}{' (default cap)' if state.cap.is_default else ''}; "
           f"ε = {state.remaining_epsilon:.4g} left.")
+    approval = result.report.readiness.get("approval") if result.report.readiness else None
+    if approval is not None:
+        print(approval.message)
     for note in result.notes:
         print(f"note (for you only, not in the bundle): {note}", file=sys.stderr)
     return EXIT_OK

@@ -13,6 +13,7 @@ from .. import __version__
 from ..core.model import load_plan
 from ..core.support.errors import InputError
 from ..core.support.resources import resource_path
+from .dialogs.keys_dialog import KeysDialog
 from .dialogs.query_dialog import QueryDialog
 from .dialogs.release_wizard import ReleaseWizard
 from .dialogs.review_bundle import BundleDialog, ReviewDialog
@@ -73,12 +74,21 @@ class DialogLaunchers(_Base):
         if reviewed.approvals != self.session.plan.approvals:
             self.session.load_plan(reviewed, own)
 
+    def open_keys_dialog(self) -> KeysDialog:
+        """File → Keys…: your keys and the public keys you trust."""
+        self.session.refresh_trusted()
+        dialog = KeysDialog(self.session, self)
+        self.keys_dialog = dialog
+        dialog.show()
+        return dialog
+
     def _toggle_require(self) -> None:
         self.session.set_require_approval(self.require_action.isChecked())  # and saves it
 
     def release(self) -> ReleaseWizard | None:
         if self.session.plan is None:
             return None
+        self.session.refresh_trusted()  # the approval rule's keys, as they are now
         wizard = ReleaseWizard(self.session, self)
         # window-modal: the plan cannot change between what the owner confirms and what is
         # released (the wizard reads the session's plan again when it releases)

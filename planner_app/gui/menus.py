@@ -45,6 +45,8 @@ def build_actions(self: MainWindow) -> None:
                                     SP.SP_DialogSaveButton)
     self.save_as_action = self._action("Save plan &as…", self.save_plan_as,
                                        QKeySequence.StandardKey.SaveAs)
+    self.keys_action = self._action("&Keys…", self.open_keys_dialog, None,
+                                    "Your signing keys and the public keys you trust")
     self.quit_action = self._action("&Quit", self.close, QKeySequence.StandardKey.Quit)
     self.undo_action = self._action("&Undo", self.session.undo,
                                     QKeySequence.StandardKey.Undo, "Undo the last edit",
@@ -79,6 +81,8 @@ def build_actions(self: MainWindow) -> None:
     file_menu.addSeparator()
     file_menu.addAction(self.save_action)
     file_menu.addAction(self.save_as_action)
+    file_menu.addSeparator()
+    file_menu.addAction(self.keys_action)
     file_menu.addSeparator()
     file_menu.addAction(self.quit_action)
     edit_menu = bar.addMenu("&Edit")

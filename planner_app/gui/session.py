@@ -40,7 +40,9 @@ from ..core.planning.editing import (
 from ..core.planning.readiness import Readiness, readiness
 from ..core.planning.settings import Settings, save_settings
 from ..core.planning.starters import empty_plan
+from ..core.records.keys import KeyStore, PublicKey
 from ..core.records.ledger import Ledger, LedgerError, LedgerState
+from ..core.records.review import approval_keys
 from ..core.support.errors import InputError, PlannerError
 from ..core.support.home import AppHome
 
@@ -83,6 +85,7 @@ class Session(QObject):
         self._query_fit: dict[tuple[int, Query], tuple[Table, list[InputError],
                                                        YesNoTally | None]] = {}
         self._rules: tuple[tuple[Any, ...], Readiness] | None = None
+        self._trusted: tuple[PublicKey, ...] | None = None
 
     # -- read-only state ----------------------------------------------------------------------
 
@@ -372,6 +375,39 @@ class Session(QObject):
             self.save_settings()
             self._emit(OpChanges(settings=True))
 
+    # -- trusted keys (issue 12) -----------------------------------------------------------------
+
+    @property
+    def trusted_keys(self) -> tuple[PublicKey, ...]:
+        """The keys a required approval must be signed by (review.approval_keys: the app
+        home's trusted keys; none: any approval of this exact plan counts)."""
+        if self._trusted is None:
+            try:
+                self._trusted = tuple(approval_keys(self.home))
+            except PlannerError:
+                self._trusted = ()
+        return self._trusted
+
+    def refresh_trusted(self) -> None:
+        """Read the app home's trusted keys again (`planner-app keys trust` may have changed
+        them while the app was open): before a release and when the Keys dialog opens."""
+        before = self._trusted
+        self._trusted = None
+        if before is not None and before != self.trusted_keys:
+            self._emit(OpChanges(settings=True))
+
+    def trust_key(self, path: Path, name: str | None = None) -> PublicKey:
+        """Trust a public key file (KeyStore.trust): approvals signed with it count."""
+        key = KeyStore(self.home).trust(path, name)
+        self._trusted = None
+        self._emit(OpChanges(settings=True))
+        return key
+
+    def untrust_key(self, name: str) -> None:
+        KeyStore(self.home).untrust(name)
+        self._trusted = None
+        self._emit(OpChanges(settings=True))
+
     # -- engine results (cached per query object) ---------------------------------------------
 
     def _entry(self, query: Query) -> _Cached:
@@ -434,7 +470,7 @@ class Session(QObject):
         assert plan is not None
         state = self.lifetime()
         key = (plan, state, self.table, self._settings.require_approval,
-               self._settings.confidence, unit_confirmed)
+               self._settings.confidence, unit_confirmed, self.trusted_keys)
         if self._rules is not None and all(
                 a is b or (type(a) in (bool, float) and a == b)
                 for a, b in zip(self._rules[0], key, strict=True)):
@@ -444,6 +480,7 @@ class Session(QObject):
             ledger=state if state is not None else LedgerError(
                 f"the budget ledger {self.home.ledger_path} cannot be read"),
             require_approval=self._settings.require_approval, unit_confirmed=unit_confirmed,
+            trusted=self.trusted_keys,
             table_loaded=self.table is not None,
             table_name=self.table.name if self.table is not None else "",
             accuracies={q.id: self.accuracy(q) for q in plan.queries})

@@ -88,6 +88,7 @@ def walk(window, folder: Path) -> Iterator[tuple[str, QWidget]]:  # type: ignore
     yield "main-over-budget", window
     window.session.undo()
     settle()
+    yield from keys_scenes(window, folder)
     # the officer's review window
     plan_file = folder / "demo-plan.json"
     shutil.copy(demo_plan_path(), plan_file)
@@ -118,6 +119,43 @@ def walk(window, folder: Path) -> Iterator[tuple[str, QWidget]]:  # type: ignore
         settle()
         yield f"bundle-{i + 1}-" + viewer.tabs.tabText(i).lower().replace(" ", "-"), viewer
     viewer.close()
+
+
+def keys_scenes(window, folder: Path) -> Iterator[tuple[str, QWidget]]:  # type: ignore[no-untyped-def]
+    """File → Keys… with a key of one's own and a trusted officer's key, the New key dialog
+    with a refused name, and the review window signing with a protected key."""
+    from planner_app.core.records.keys import KeyStore
+    from planner_app.core.support.home import app_home
+    from planner_app.core.support.resources import demo_plan_path
+    from planner_app.gui.dialogs.keys_dialog import NewKeyDialog
+
+    officer = KeyStore(app_home(folder / "officer-home"))
+    if "ada-officer" not in officer.names():
+        officer.create("ada-officer")
+    own = KeyStore(window.session.home)
+    if "data-owner" not in own.names():
+        own.create("data-owner", passphrase="walk")
+    keys = window.open_keys_dialog()
+    keys.import_key(officer.export("ada-officer", folder / "ada-officer.pub", overwrite=True))
+    settle()
+    yield "keys", keys
+    new_key = NewKeyDialog(keys)
+    new_key.name.setText("a bad name!")
+    new_key._check()
+    new_key.show()
+    settle()
+    yield "keys-new", new_key
+    new_key.reject()
+    keys.close()
+    plan_file = folder / "signed-plan.json"
+    shutil.copy(demo_plan_path(), plan_file)
+    review = window.review_plan_file(plan_file)
+    review.ask_passphrase = lambda _name: "walk"
+    review.comment.setText("Bounds come from the survey form")
+    review.decide("approved")
+    settle()
+    yield "review-signed", review
+    review.close()
 
 
 def no_message_boxes() -> None:

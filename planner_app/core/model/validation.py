@@ -421,7 +421,8 @@ def _read_approvals(r: FieldReader) -> tuple[dict[str, Any], ...]:
         r.fail("approvals", "must be a list of review decisions")
     for i, a in enumerate(approvals):
         ar = FieldReader(r.source, a, f"approvals[{i}]",
-                     ("reviewer", "decision", "comment", "plan_sha256", "time"))
+                     ("reviewer", "decision", "comment", "plan_sha256", "time", "signature",
+                      "key_fingerprint", "public_key"))
         ar.text("reviewer")
         ar.choice("decision", ("approved", "rejected"))
         ar.text("comment", required=False)
@@ -429,4 +430,10 @@ def _read_approvals(r: FieldReader) -> tuple[dict[str, Any], ...]:
         digest = ar.text("plan_sha256")
         if not re.fullmatch(r"[0-9a-f]{64}", digest or ""):
             ar.fail("plan_sha256", "must be a SHA-256 in hex")
+        # a signed decision (review.py checks the signature against trusted keys)
+        ar.text("signature", required=False)
+        fingerprint = ar.text("key_fingerprint", required=False)
+        if fingerprint is not None and not re.fullmatch(r"[0-9A-F]{16}", fingerprint):
+            ar.fail("key_fingerprint", "must be a key fingerprint (16 hex digits)")
+        ar.text("public_key", required=False)
     return tuple(approvals)

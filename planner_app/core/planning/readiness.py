@@ -38,6 +38,7 @@ from typing import Any
 from ..dp.accounting import Total, within
 from ..dp.measure import Measurement
 from ..model import NEEDS_BOUNDS, Plan, PrivacyUnit, Query
+from ..records.keys import PublicKey
 from ..records.ledger import BudgetExceeded, LedgerError, LedgerState, lifetime_after
 from ..records.review import ApprovalRequired, approval_status
 from ..support.errors import InputError, PlannerError
@@ -195,14 +196,18 @@ def lifetime_rule(plan: Plan, total: Total, measurements: Sequence[Measurement],
                 f"{after.epsilon:.4g}, δ = {after.delta:.3g}. {NOTHING_SPENT}")
 
 
-def approval_rule(plan: Plan) -> RuleResult:
-    status = approval_status(plan)
+def approval_rule(plan: Plan, trusted: Sequence[PublicKey] = ()) -> RuleResult:
+    """An approval of this exact plan; with ``trusted`` keys, one signed by one of them."""
+    status = approval_status(plan, trusted)
     if status.state == "approved":
         return RuleResult("approval", PASS, f"Approval: {status.sentence}")
+    action = ("Have a privacy officer whose key you trust sign an approval of this exact plan "
+              "(Release → Review this plan…, or planner-app review PLAN --approve --key NAME), "
+              "then try again." if trusted else
+              "Have a privacy officer review this exact plan (Release → Review this plan…, or "
+              "planner-app review), then try again.")
     return RuleResult(
-        "approval", FAIL, f"Approval: {status.sentence}",
-        "Have a privacy officer review this exact plan (Release → Review this plan…, or "
-        "planner-app review), then try again.", where="approvals",
+        "approval", FAIL, f"Approval: {status.sentence}", action, where="approvals",
         refusal=f"this release requires an approved plan: {status.sentence} {NOTHING_SPENT}")
 
 
@@ -221,12 +226,15 @@ def readiness(plan: Plan, total: Total, measurements: Sequence[Measurement], *,
               require_approval: bool = False, unit_confirmed: bool | None = None,
               table_loaded: bool | None = None, table_name: str = "",
               accuracies: Mapping[str, Any] | None = None,
-              extra: Iterable[RuleResult] = ()) -> Readiness:
+              extra: Iterable[RuleResult] = (),
+              trusted: Sequence[PublicKey] = ()) -> Readiness:
     """Every release rule for ``plan`` whose inputs are given (see the module docstring).
 
     ``ledger``: the dataset's ledger state, or the error reading it, or None (not consulted).
     ``unit_confirmed`` / ``table_loaded``: None when the front end does not ask.
     ``extra``: more rules from other checks (plan against table, …), kept in order.
+    ``trusted``: the keys an approval must be signed by (review.approval_keys); empty: any
+    approval of this exact plan counts, as a workflow record.
     """
     out: list[RuleResult] = []
     if table_loaded is not None:
@@ -246,7 +254,7 @@ def readiness(plan: Plan, total: Total, measurements: Sequence[Measurement], *,
     if ledger is not None:
         out.append(lifetime_rule(plan, total, measurements, ledger))
     if require_approval:
-        out.append(approval_rule(plan))
+        out.append(approval_rule(plan, trusted))
     out.extend(extra)
     if unit_confirmed is not None:
         out.append(unit_rule(plan, unit_confirmed))

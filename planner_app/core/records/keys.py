@@ -366,12 +366,30 @@ class KeyStore:
 
     # -- trusted public keys (other people's)
     def trust(self, path: str | os.PathLike[str], name: str | None = None) -> PublicKey:
+        """Trust the public key in ``path`` under ``name`` (default: the file's name).
+        Trusting the same key again is harmless; another key under a trusted name is refused
+        (untrust the old one first), so a name never silently changes its key."""
         key = load_public_key(path)
         label = check_name(name or key.name or key.fingerprint)
+        target = self.trusted_dir / f"{label}.pub"
+        if target.exists():
+            try:
+                old = load_public_key(target)
+            except PlannerError:
+                old = None
+            if old is not None and old.key_id == key.key_id and old.key == key.key:
+                return PublicKey(key.key_id, key.key, label)
+            held = f" (key {old.fingerprint})" if old is not None else ""
+            raise InputError("argument", "--name", f"a trusted key named {label!r} already "
+                             f"exists{held}; remove it first, or trust the new key under "
+                             "another name")
         self.home.ensure()
         self.trusted_dir.mkdir(exist_ok=True)
-        atomic_write_bytes(self.trusted_dir / f"{label}.pub", key.to_text().encode("ascii"))
+        atomic_write_bytes(target, key.to_text().encode("ascii"), overwrite=False)
         return PublicKey(key.key_id, key.key, label)
+
+    def trusted_path(self, name: str) -> Path:
+        return self.trusted_dir / f"{check_name(name)}.pub"
 
     def untrust(self, name: str) -> None:
         path = self.trusted_dir / f"{check_name(name)}.pub"

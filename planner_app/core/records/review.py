@@ -1,14 +1,24 @@
-"""The privacy officer's review: approve or reject a plan, bound to the plan's SHA-256.
+"""The privacy officer's review: approve or reject a plan, bound to the plan's SHA-256, and
+signed with the officer's key.
 
 A decision is stored in the plan file's ``approvals`` (and in the audit log by the caller).
 ``plan_digest`` leaves approvals out, so adding a decision does not change what was approved;
-changing anything else does, and a release that requires approval then refuses. A decision is
-a workflow record, not a signature: the audit log on the officer's machine is its
-tamper-evident trace.
+changing anything else does, and a release that requires approval then refuses.
+
+A signed decision also holds a minisign signature of its canonical *payload* (``approval
+_payload``: JSON with sorted keys of the format name, the plan's SHA-256, the decision, the
+reviewer, the time and the comment), the signing key's fingerprint and its public key line.
+Checked against trusted keys (``approval_status(plan, trusted)``), only a decision whose
+signature verifies against one of them counts, and the latest such decision decides: an
+unsigned, edited or copied entry added after it changes nothing. Without trusted keys a
+decision is a workflow record only, and every sentence says it is not verified.
 """
 
 from __future__ import annotations
 
+import json
+import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -16,75 +26,218 @@ from typing import Any
 from ..model import Plan, plan_digest, plan_to_json
 from ..support.errors import InputError, PlannerError
 from ..support.files import atomic_write_text, refuse_unless_replaceable
+from ..support.home import AppHome
 from .audit import AuditLog, utc_now
+from .keys import (
+    KeyStore,
+    PublicKey,
+    SecretKey,
+    SignatureError,
+    load_trusted,
+    parse_signature,
+    verify_signature,
+)
 
 DECISIONS = ("approved", "rejected")
+APPROVAL_FORMAT = "planner-app/approval@1"
 
 
 class ApprovalRequired(PlannerError):
     """A release that requires approval has none for this exact plan (exit 3)."""
 
 
+def approval_payload(entry: Mapping[str, Any]) -> bytes:
+    """The bytes a decision's signature covers: canonical JSON (sorted keys, no spaces,
+    UTF-8) of the format name, plan_sha256, decision, reviewer, time and comment."""
+    doc = {"format": APPROVAL_FORMAT, "plan_sha256": str(entry.get("plan_sha256") or ""),
+           "decision": str(entry.get("decision") or ""),
+           "reviewer": str(entry.get("reviewer") or ""), "time": str(entry.get("time") or ""),
+           "comment": str(entry.get("comment") or "")}
+    return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False).encode("utf-8")
+
+
 @dataclass(frozen=True)
 class ApprovalStatus:
-    state: str  # approved | rejected | changed | none
+    """What the plan's decisions say. ``state``: approved | rejected | changed (the deciding
+    decision is about another version of the plan) | unverified (trusted keys were given and
+    no decision verifies) | none. ``latest`` is the deciding entry (with trusted keys, the
+    latest that verifies; else the latest, or the latest that failed when none verifies)."""
+
+    state: str
     latest: dict[str, Any] | None
     digest: str
+    checked: bool = False  # trusted keys were given
+    signer: PublicKey | None = None  # the trusted key that verified ``latest``
+    problem: str = ""  # why the latest decision does not count (with trusted keys)
+    ignored: int = 0  # later decisions that did not verify (with trusted keys)
+
+    @property
+    def verified(self) -> bool:
+        return self.signer is not None
+
+    @property
+    def how(self) -> str:
+        """How far the deciding decision is proven, in words."""
+        a = self.latest or {}
+        if self.signer is not None:
+            trusted_as = f"the trusted key {self.signer.name}" if self.signer.name else \
+                "a trusted key"
+            return f"signed with key {self.signer.fingerprint}, verified against {trusted_as}"
+        if a.get("signature"):
+            return f"signed with key {a.get('key_fingerprint') or '?'}, not verified " \
+                   "against a trusted key"
+        return "unsigned, not verified"
 
     @property
     def sentence(self) -> str:
         a = self.latest or {}
         who = f"{a.get('reviewer', '?')} on {a.get('time', '?')}"
+        later = (f" {self.ignored} later decision{'s' if self.ignored > 1 else ''} that "
+                 f"did not verify {'were' if self.ignored > 1 else 'was'} ignored "
+                 f"({self.problem})." if self.ignored else "")
         if self.state == "approved":
-            return f"Approved by {who}."
+            return f"Approved by {who} ({self.how}).{later}"
         if self.state == "rejected":
-            return f"Rejected by {who}: {a.get('comment') or 'no comment'}."
+            return f"Rejected by {who} ({self.how}): {a.get('comment') or 'no comment'}.{later}"
         if self.state == "changed":
-            return (f"The plan changed after the last review ({who}); it must be reviewed "
-                    "again.")
+            if self.checked:
+                return (f"The decision by {who} ({self.how}) is for another version of this "
+                        f"plan: its plan SHA-256 {str(a.get('plan_sha256'))[:16]}… differs "
+                        f"from this plan's {self.digest[:16]}… (the plan changed after it, or "
+                        f"it was copied from another plan); it must be reviewed again.{later}")
+            return (f"The plan changed after the last review ({who}, {self.how}); it must be "
+                    "reviewed again.")
+        if self.state == "unverified":
+            return f"No decision verifies against a trusted key: {self.problem}."
         return "Not reviewed yet."
 
+    def to_record(self) -> dict[str, Any] | None:
+        """What release.json says about the approval (None unless approved): who, when,
+        the signing key and whether it was verified against a trusted key."""
+        if self.state != "approved" or self.latest is None:
+            return None
+        a = self.latest
+        return {"reviewer": a.get("reviewer"), "decision": a.get("decision"),
+                "comment": a.get("comment", ""), "time": a.get("time"),
+                "plan_sha256": a.get("plan_sha256"), "signed": bool(a.get("signature")),
+                "key_fingerprint": a.get("key_fingerprint"),
+                "public_key": a.get("public_key"), "signature": a.get("signature"),
+                "verified": self.verified,
+                "trusted_key": self.signer.name if self.signer is not None else None}
 
-def review(plan: Plan, reviewer: str, decision: str, comment: str = "") -> Plan:
-    """The plan with one more decision bound to its current content."""
+
+def review(plan: Plan, reviewer: str, decision: str, comment: str = "", *,
+           key: SecretKey | None = None) -> Plan:
+    """The plan with one more decision bound to its current content; signed when ``key``
+    is given (the entry then holds the signature, the key's fingerprint and public key)."""
     reviewer = reviewer.strip()
     if not reviewer:
         raise InputError("argument", "--reviewer", "a reviewer name is required")
     if decision not in DECISIONS:
         raise InputError("argument", None, f"the decision must be one of {', '.join(DECISIONS)}")
-    entry = {"reviewer": reviewer, "decision": decision, "comment": comment.strip(),
-             "plan_sha256": plan_digest(plan), "time": utc_now()}
+    entry: dict[str, Any] = {"reviewer": reviewer, "decision": decision,
+                             "comment": comment.strip(), "plan_sha256": plan_digest(plan),
+                             "time": utc_now()}
+    if key is not None:
+        entry["signature"] = key.sign(
+            approval_payload(entry),
+            f"{APPROVAL_FORMAT} {decision} plan {entry['plan_sha256']} by {reviewer}",
+            f"planner-app approval signed with key {key.name} ({key.public.fingerprint})")
+        entry["key_fingerprint"] = key.public.fingerprint
+        entry["public_key"] = key.public.line
     return replace(plan, approvals=(*plan.approvals, entry))
 
 
 def record_review(path: Path, plan: Plan, reviewer: str, decision: str, comment: str,
-                  audit: AuditLog) -> Plan:
-    """Decide, log the decision in the audit log, then write it into the plan file."""
-    reviewed = review(plan, reviewer, decision, comment)
+                  audit: AuditLog, *, key: SecretKey | None = None) -> Plan:
+    """Decide (signed when ``key`` is given), log the decision in the audit log, then write
+    it into the plan file."""
+    reviewed = review(plan, reviewer, decision, comment, key=key)
     entry = reviewed.approvals[-1]
     refuse_unless_replaceable(Path(path), True)  # a link, pipe or device: before the log
-    audit.append(f"plan {decision}", {"dataset": plan.dataset.name,
-                                      "plan_sha256": entry["plan_sha256"],
-                                      "reviewer": entry["reviewer"], "comment": entry["comment"]})
+    params = {"dataset": plan.dataset.name, "plan_sha256": entry["plan_sha256"],
+              "reviewer": entry["reviewer"], "comment": entry["comment"]}
+    if key is not None:
+        params["key_fingerprint"] = key.public.fingerprint
+    audit.append(f"plan {decision}", params)
     atomic_write_text(path, plan_to_json(reviewed))
     return reviewed
 
 
-def approval_status(plan: Plan) -> ApprovalStatus:
+def check_decision(entry: Mapping[str, Any], trusted: Sequence[PublicKey]) -> PublicKey | str:
+    """The trusted key whose signature this decision carries, or why it has none (a
+    phrase: unsigned, signed by a key not trusted, signature not matching its content)."""
+    noun = {"approved": "approval", "rejected": "rejection"}.get(str(entry.get("decision")),
+                                                                  "decision")
+    who = f"the {noun} by {entry.get('reviewer', '?')} on {entry.get('time', '?')}"
+    text = entry.get("signature")
+    if not text:
+        return f"{who} is not signed (sign it: planner-app review PLAN --approve --key NAME)"
+    try:
+        sig = parse_signature(str(text), "approval")
+    except InputError:
+        return f"{who} has a signature that does not decode (it was edited or forged)"
+    claimed = entry.get("key_fingerprint")
+    if not any(k.key_id == sig.key_id for k in trusted):
+        names = ", ".join(k.describe() for k in trusted)
+        return f"{who} is signed by key {sig.fingerprint}, which is not a trusted key " \
+               f"(trusted: {names})"
+    if claimed is not None and claimed != sig.fingerprint:
+        return f"{who} names key {claimed} but its signature is by key {sig.fingerprint} " \
+               "(it was edited)"
+    try:
+        verified = verify_signature(approval_payload(entry), str(text), trusted, "approval")
+    except (SignatureError, InputError):
+        return f"{who}: its signature by key {sig.fingerprint} does not match its content " \
+               "(it was edited after signing, or forged)"
+    return verified.key
+
+
+def approval_status(plan: Plan, trusted: Sequence[PublicKey] | None = None) -> ApprovalStatus:
+    """What the plan's decisions say; with ``trusted`` keys, only decisions signed by one of
+    them count, and the latest of those decides (see the module docstring)."""
     digest = plan_digest(plan)
     if not plan.approvals:
-        return ApprovalStatus("none", None, digest)
-    latest = dict(plan.approvals[-1])
-    if latest.get("plan_sha256") != digest:
-        return ApprovalStatus("changed", latest, digest)
-    state = "approved" if latest.get("decision") == "approved" else "rejected"
-    return ApprovalStatus(state, latest, digest)
+        return ApprovalStatus("none", None, digest, checked=bool(trusted))
+    if not trusted:
+        latest = dict(plan.approvals[-1])
+        if latest.get("plan_sha256") != digest:
+            return ApprovalStatus("changed", latest, digest)
+        state = "approved" if latest.get("decision") == "approved" else "rejected"
+        return ApprovalStatus(state, latest, digest)
+    first_problem = ""
+    for ignored, raw in enumerate(reversed(plan.approvals)):
+        entry = dict(raw)
+        found = check_decision(entry, trusted)
+        if isinstance(found, str):
+            first_problem = first_problem or found
+            continue
+        if entry.get("plan_sha256") != digest:
+            state = "changed"
+        else:
+            state = "approved" if entry.get("decision") == "approved" else "rejected"
+        return ApprovalStatus(state, entry, digest, checked=True, signer=found,
+                              problem=first_problem, ignored=ignored)
+    return ApprovalStatus("unverified", dict(plan.approvals[-1]), digest, checked=True,
+                          problem=first_problem)
 
 
-def require_approval(plan: Plan) -> ApprovalStatus:
-    """Raise ApprovalRequired unless the latest decision approves this exact plan."""
-    status = approval_status(plan)
+def require_approval(plan: Plan, trusted: Sequence[PublicKey] | None = None) -> ApprovalStatus:
+    """Raise ApprovalRequired unless the deciding decision approves this exact plan (with
+    ``trusted`` keys: signed by one of them)."""
+    status = approval_status(plan, trusted)
     if status.state != "approved":
         raise ApprovalRequired(f"this release requires an approved plan: {status.sentence} "
                                "Nothing was charged or written.")
     return status
+
+
+def approval_keys(home: AppHome,
+                  trust_files: Sequence[str | os.PathLike[str]] = ()) -> list[PublicKey]:
+    """The keys an approval must be signed by, one rule for the command line and the app:
+    the ``--trust`` files when any are named, else the app home's trusted keys (``keys
+    trust``, the Keys dialog). Empty: approvals are not checked against keys."""
+    if trust_files:
+        return load_trusted(trust_files)
+    return KeyStore(home).trusted()

@@ -36,6 +36,7 @@ from ..model import Plan, plan_digest, plan_to_dict
 from ..planning.check import CheckReport, all_measurements, check_plan
 from ..planning.readiness import require_ready
 from ..records.audit import AuditError, AuditLog, canonical, utc_now
+from ..records.keys import PublicKey
 from ..records.ledger import Ledger, LedgerState
 from ..records.review import approval_status
 from ..support.errors import InputError, PlannerError
@@ -271,7 +272,7 @@ def preflight_bundle(p: Prepared, prior: LedgerState) -> None:
                             utc_now(), p.confidence, p.clamp_counts,
                             {"scheme": SCHEME, "value": "0" * 64})
     record["review"] = p.status.state
-    record["approval"] = p.status.latest if p.status.state == "approved" else None
+    record["approval"] = p.status.to_record()
     try:
         reports = _report_files(p.plan, record)
         # the JSON and CSV files cannot fail on these values: only their size is estimated
@@ -298,29 +299,33 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
             overwrite: bool = False, require_approval: bool = False,
             progress: Progress = None,
             source: RandomSource | None = None,
-            inputs: Sequence[Path] = ()) -> PublishResult:
+            inputs: Sequence[Path] = (),
+            trusted: Sequence[PublicKey] = ()) -> PublishResult:
     """Release ``plan`` on ``table`` into the bundle ``out``; see the module docstring.
 
     ``source`` is for tests only (a seeded source makes neighbouring releases comparable);
     by default every release draws from the OS CSPRNG. ``inputs`` (the table and plan files)
-    and the app home's folders are never an output, whatever ``overwrite`` says."""
+    and the app home's folders are never an output, whatever ``overwrite`` says.
+    ``trusted``: the keys a required approval must be signed by (review.approval_keys)."""
     keep = [home.data_dir, home.config_dir, *inputs]
     # the output path is held from its check to the rename: a second release to it is
     # refused before its charge (the lock is taken before, and kept through, the charge)
     with OutputLock(check_output(Path(out), overwrite, keep=keep)):
         prepared = prepare(plan, table, Path(out), home, confidence=confidence,
                            clamp_counts=clamp_counts, overwrite=overwrite, progress=progress,
-                           require_approval=require_approval, source=source)
+                           require_approval=require_approval, source=source,
+                           trusted=trusted)
         return charge_and_release(prepared)
 
 
 def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
             confidence: float = DEFAULT_CONFIDENCE, clamp_counts: bool = False,
             overwrite: bool = False, progress: Progress = None,
-            require_approval: bool = False, source: RandomSource | None = None) -> Prepared:
+            require_approval: bool = False, source: RandomSource | None = None,
+            trusted: Sequence[PublicKey] = ()) -> Prepared:
     """Everything before the charge: the plan against the data, the budget, the audit log,
     the output path, the report and the disk space. Raises with nothing charged."""
-    status = approval_status(plan)
+    status = approval_status(plan, trusted)
 
     def step(fraction: float, message: str) -> None:
         if progress is not None:
@@ -333,7 +338,7 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
     engine = PandasEngine(plan, table.frame, rng, table.name)
     # the data-aware check: its warnings and facts are for the owner only, never the bundle
     report = check_plan(plan, table, confidence=confidence, engine=engine,
-                        require_approval=require_approval)
+                        require_approval=require_approval, trusted=trusted)
     # the release rules of readiness.py (the wizard's checklist and `check` show the same);
     # the lifetime cap is the ledger's, checked by its charge under the lock
     assert report.readiness is not None
@@ -426,7 +431,7 @@ def charge_and_release(p: Prepared) -> PublishResult:
     record = release_record(plan, report, releases, table, state, release_id, created,
                             confidence, clamp_counts, commitment)
     record["review"] = status.state
-    record["approval"] = status.latest if status.state == "approved" else None
+    record["approval"] = status.to_record()
     # the noised record first, before anything that could fail: then a failure below costs
     # no budget, `release --resume` writes the bundle from it
     doc = {"release_id": release_id, "dataset": plan.dataset.name, "out": str(p.out.absolute()),

@@ -235,6 +235,7 @@ class ProgressPage(QWizardPage):
         table = self.session.table
         out = Path(self.wizard_.confirm.path.text().strip())
         require = self.session.settings.require_approval
+        trusted = self.session.trusted_keys  # the same keys as the checklist's approval rule
         confidence = self.session.confidence  # the one every ± on screen was shown at
         home = self.session.home
         resume_id = self.wizard_.resume_id
@@ -246,7 +247,8 @@ class ProgressPage(QWizardPage):
             if resume_id is not None:  # no new noise, no new charge
                 return resume_release(home, resume_id, progress=progress)
             return publish(plan, table, out, home, require_approval=require,
-                           confidence=confidence, progress=progress, inputs=inputs)
+                           confidence=confidence, progress=progress, inputs=inputs,
+                           trusted=trusted)
 
         worker = Worker(work)
         worker.signals.progress.connect(self._progress)

@@ -4,16 +4,19 @@ who receives a release: the verdict first, then results, parameters, audit trail
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QGuiApplication, QImage, QTextDocument
 from PySide6.QtWidgets import (
+    QComboBox,
     QDialog,
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QHeaderView,
+    QInputDialog,
     QLabel,
     QLineEdit,
     QMessageBox,
@@ -33,11 +36,12 @@ from ...core.planning.check import check_plan
 from ...core.planning.plan_diff import diff_plans
 from ...core.planning.readiness import missing_reasons
 from ...core.records.audit import AuditLog
-from ...core.records.review import approval_status, record_review
+from ...core.records.keys import KeyStore, PublicKey
+from ...core.records.review import approval_keys, approval_status, record_review
 from ...core.release.bundle import RESULTS, NotABundle
 from ...core.release.opened_bundle import OpenedBundle, open_bundle
 from ...core.release.report import cell_name, format_interval, format_value
-from ...core.support.errors import InputError
+from ...core.support.errors import InputError, PlannerError
 from ...core.support.home import AppHome
 from ...core.support.words import (
     KIND_NAMES,
@@ -192,16 +196,29 @@ class ReviewDialog(QDialog):
         self.reviewer.setAccessibleName("Reviewer name")
         self.comment = QLineEdit()
         self.comment.setAccessibleName("Review comment")
+        # sign with one of your keys (File → Keys…), or leave the decision unsigned
+        self.keys = KeyStore(home)
+        self.sign_with = QComboBox()
+        self.sign_with.setAccessibleName("Sign with")
+        self.sign_with.setToolTip("A signed decision can be checked against your public key; "
+                                  "a release that trusts your key accepts only signed ones")
+        for info in self.keys.key_infos():
+            self.sign_with.addItem(f"{info.name} (key {info.fingerprint}"
+                                   f"{', passphrase' if info.protected else ''})", info.name)
+        self.sign_with.addItem("Unsigned (no key)", "")
         form.addRow("Your name", self.reviewer)
         form.addRow("Comment", self.comment)
+        form.addRow("Sign with", self.sign_with)
         decision.addLayout(form)
+        #: asks a protected key's passphrase: (key name) -> passphrase, or None when cancelled
+        self.ask_passphrase: Callable[[str], str | None] = self._ask_passphrase
         buttons = QHBoxLayout()
         self.approve = QPushButton("Approve this plan")
         self.reject_button = QPushButton("Reject")
         for button in (self.approve, self.reject_button):  # a decision is never the default
             button.setAutoDefault(False)
             button.setDefault(False)
-        self.status = QLabel(approval_status(plan).sentence)
+        self.status = QLabel(self.status_text())
         self.status.setWordWrap(True)
         buttons.addWidget(self.status, 1)
         self.compare = QPushButton("Compare with an earlier version…")
@@ -240,14 +257,58 @@ class ReviewDialog(QDialog):
         dialog.show()
         return dialog
 
+    def _trusted(self) -> list[PublicKey] | None:
+        """The app home's trusted keys (review.approval_keys), to say whether the decisions
+        verify; None when there are none."""
+        try:
+            return approval_keys(self.home) or None
+        except PlannerError:
+            return None
+
+    def status_text(self) -> str:
+        """The decisions as they stand; with keys trusted in this app home, also whether a
+        release here would accept them (the core's approval_status, both ways)."""
+        plain = approval_status(self.plan)
+        trusted = self._trusted()
+        if not trusted or not self.plan.approvals:
+            return plain.sentence
+        checked = approval_status(self.plan, trusted)
+        if checked.verified and checked.latest == plain.latest:
+            return checked.sentence
+        return f"{plain.sentence} Against the keys this app trusts: {checked.sentence}"
+
+    def _ask_passphrase(self, name: str) -> str | None:
+        text, ok = QInputDialog.getText(self, "Passphrase", f"The passphrase of key {name}:",
+                                        QLineEdit.EchoMode.Password)
+        return text if ok else None
+
     def decide(self, decision: str) -> bool:
-        name = self.reviewer.text().strip()
+        key_name = str(self.sign_with.currentData() or "")
+        name = self.reviewer.text().strip() or key_name
         if not name:
             self.status.setText("Type your name first: the decision records who made it.")
             return False
+        key = None
+        if key_name:  # the key (and its passphrase) before anything is written
+            cancelled = False
+
+            def passphrase(n: str) -> str:
+                nonlocal cancelled
+                text = self.ask_passphrase(n)
+                cancelled = text is None
+                return text or ""
+
+            try:
+                key = self.keys.secret(key_name, passphrase)
+            except PlannerError as exc:
+                if not cancelled:
+                    QMessageBox.warning(self, "The decision was not signed",
+                                        f"{str(exc).removeprefix('argument: --key: ')}. "
+                                        "Nothing was written.")
+                return False
         self.plan = record_review(self.path, self.plan, name, decision, self.comment.text(),
-                                  AuditLog(self.home.ensure().audit_path))
-        self.status.setText(approval_status(self.plan).sentence + f" Saved in {self.path.name}.")
+                                  AuditLog(self.home.ensure().audit_path), key=key)
+        self.status.setText(self.status_text() + f" Saved in {self.path.name}.")
         return True
 
 

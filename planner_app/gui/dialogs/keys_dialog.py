@@ -1,0 +1,254 @@
+"""File → Keys…: your signing keys (new, export the public key) and the public keys you trust
+(import, remove). Every key operation is the core's KeyStore; trusting and untrusting go
+through the session, because they change which approvals a release accepts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ...core.records.keys import KeyStore, check_name
+from ...core.support.errors import PlannerError
+from ..session import Session
+
+
+def _table(headers: list[str], name: str) -> QTableWidget:
+    table = QTableWidget(0, len(headers))
+    table.setHorizontalHeaderLabels(headers)
+    table.setAccessibleName(name)
+    table.verticalHeader().setVisible(False)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    header = table.horizontalHeader()
+    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    header.setStretchLastSection(True)
+    return table
+
+
+def _fill(table: QTableWidget, rows: list[list[str]]) -> None:
+    table.setRowCount(len(rows))
+    for i, row in enumerate(rows):
+        for j, text in enumerate(row):
+            item = QTableWidgetItem(text)
+            item.setToolTip(text)
+            table.setItem(i, j, item)
+    if rows:
+        table.selectRow(0)
+
+
+class NewKeyDialog(QDialog):
+    """A key's name and an optional passphrase, typed twice."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("New key")
+        layout = QVBoxLayout(self)
+        intro = QLabel("A key signs your approvals. Its private half stays in this app's "
+                       "folder; give its public key to whoever checks your signatures. A "
+                       "passphrase protects the private key: you type it each time you sign "
+                       "(leave it empty for none).")
+        intro.setWordWrap(True)
+        layout.addWidget(intro)
+        form = QFormLayout()
+        self.name = QLineEdit()
+        self.name.setAccessibleName("Key name")
+        self.name.setPlaceholderText("e.g. ada-officer")
+        self.passphrase = QLineEdit()
+        self.passphrase.setEchoMode(QLineEdit.EchoMode.Password)
+        self.passphrase.setAccessibleName("Passphrase")
+        self.again = QLineEdit()
+        self.again.setEchoMode(QLineEdit.EchoMode.Password)
+        self.again.setAccessibleName("Passphrase again")
+        form.addRow("Name", self.name)
+        form.addRow("Passphrase (optional)", self.passphrase)
+        form.addRow("The same again", self.again)
+        layout.addLayout(form)
+        self.problem = QLabel("")
+        self.problem.setWordWrap(True)
+        self.problem.setStyleSheet("color: #a00;")
+        layout.addWidget(self.problem)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok |
+                                   QDialogButtonBox.StandardButton.Cancel)
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Make the key")
+        buttons.accepted.connect(self._check)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+        self.resize(self.fontMetrics().averageCharWidth() * 70, self.sizeHint().height())
+
+    def _check(self) -> None:
+        try:
+            check_name(self.name.text().strip())
+        except PlannerError as exc:
+            self.problem.setText(str(exc).removeprefix("argument: NAME: "))
+            return
+        if self.passphrase.text() != self.again.text():
+            self.problem.setText("The two passphrases differ: type the same passphrase twice.")
+            return
+        self.accept()
+
+
+class KeysDialog(QDialog):
+    """Your keys with their fingerprints, and the public keys you trust."""
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.store = KeyStore(session.home)
+        self.setWindowTitle("Keys")
+        layout = QVBoxLayout(self)
+        own = QLabel("<b>Your keys</b> sign your approvals of plans. Give the public key "
+                     "(Export public key…) to whoever checks your signatures; they compare "
+                     "its fingerprint with yours.")
+        own.setWordWrap(True)
+        layout.addWidget(own)
+        self.keys = _table(["Name", "Fingerprint", "Passphrase", "Public key file"],
+                           "Your keys")
+        layout.addWidget(self.keys, 1)
+        row = QHBoxLayout()
+        self.new_button = QPushButton("New key…")
+        self.export_button = QPushButton("Export public key…")
+        row.addWidget(self.new_button)
+        row.addWidget(self.export_button)
+        row.addStretch(1)
+        layout.addLayout(row)
+        trusted = QLabel("<b>Trusted public keys</b> are other people's, such as a privacy "
+                         "officer's. When a release requires approval, only an approval signed "
+                         "with one of these keys counts (with none, any approval of the exact "
+                         "plan counts, unverified).")
+        trusted.setWordWrap(True)
+        layout.addWidget(trusted)
+        self.trusted = _table(["Name", "Fingerprint", "File"], "Trusted public keys")
+        layout.addWidget(self.trusted, 1)
+        row = QHBoxLayout()
+        self.import_button = QPushButton("Import…")
+        self.remove_button = QPushButton("Remove")
+        row.addWidget(self.import_button)
+        row.addWidget(self.remove_button)
+        row.addStretch(1)
+        layout.addLayout(row)
+        self.folder = QLabel(f"Kept in {self.store.keys_dir.parent}")
+        self.folder.setWordWrap(True)
+        self.folder.setStyleSheet("color: #555;")
+        layout.addWidget(self.folder)
+        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        close.rejected.connect(self.reject)
+        layout.addWidget(close)
+        self.new_button.clicked.connect(self._new)
+        self.export_button.clicked.connect(self._export)
+        self.import_button.clicked.connect(self._import)
+        self.remove_button.clicked.connect(self._remove)
+        self.refresh()
+        self.resize(self.fontMetrics().averageCharWidth() * 110,
+                    self.fontMetrics().lineSpacing() * 30)
+
+    def refresh(self) -> None:
+        _fill(self.keys, [[k.name, k.fingerprint, "yes" if k.protected else "no",
+                           str(k.public_path)] for k in self.store.key_infos()])
+        _fill(self.trusted, [[k.name, k.fingerprint, str(self.store.trusted_path(k.name))]
+                             for k in self.store.trusted()])
+        self.export_button.setEnabled(self.keys.rowCount() > 0)
+        self.remove_button.setEnabled(self.trusted.rowCount() > 0)
+
+    def _selected(self, table: QTableWidget) -> str | None:
+        rows = table.selectionModel().selectedRows()
+        if not rows:
+            return None
+        item = table.item(rows[0].row(), 0)
+        return item.text() if item is not None else None
+
+    def _fail(self, title: str, exc: PlannerError) -> None:
+        QMessageBox.warning(self, title, str(exc))
+
+    # -- the actions, each callable without its file dialog (tests, scripts) -------------------
+
+    def create_key(self, name: str, passphrase: str = "") -> bool:
+        try:
+            key = self.store.create(name, passphrase)
+        except PlannerError as exc:
+            self._fail("The key was not made", exc)
+            return False
+        self.refresh()
+        QMessageBox.information(self, "Key made", f"Made key {name}, fingerprint "
+                                f"{key.fingerprint}. Export its public key for whoever checks "
+                                "your signatures.")
+        return True
+
+    def export_key(self, name: str, path: Path) -> bool:
+        try:
+            self.store.export(name, path, overwrite=True)  # the save dialog asked already
+        except PlannerError as exc:
+            self._fail("The public key was not written", exc)
+            return False
+        return True
+
+    def import_key(self, path: Path) -> bool:
+        try:
+            key = self.session.trust_key(path)
+        except PlannerError as exc:
+            self._fail("This key was not trusted", exc)
+            return False
+        self.refresh()
+        QMessageBox.information(self, "Key trusted", f"Trusted {key.name}, fingerprint "
+                                f"{key.fingerprint}. Compare the fingerprint with its owner's "
+                                "before relying on it.")
+        return True
+
+    def remove_trusted(self, name: str) -> bool:
+        try:
+            self.session.untrust_key(name)
+        except PlannerError as exc:
+            self._fail("The key was not removed", exc)
+            return False
+        self.refresh()
+        return True
+
+    # -- the buttons ------------------------------------------------------------------------------
+
+    def _new(self) -> None:
+        dialog = NewKeyDialog(self)
+        if dialog.exec() == QDialog.DialogCode.Accepted:
+            self.create_key(dialog.name.text().strip(), dialog.passphrase.text())
+
+    def _export(self) -> None:
+        name = self._selected(self.keys)
+        if name is None:
+            return
+        target, _ = QFileDialog.getSaveFileName(self, f"Export the public key of {name}",
+                                                f"{name}.pub", "Public keys (*.pub)")
+        if target:
+            self.export_key(name, Path(target))
+
+    def _import(self) -> None:
+        source, _ = QFileDialog.getOpenFileName(self, "Trust a public key", "",
+                                                "Public keys (*.pub);;All files (*)")
+        if source:
+            self.import_key(Path(source))
+
+    def _remove(self) -> None:
+        name = self._selected(self.trusted)
+        if name is None:
+            return
+        answer = QMessageBox.question(
+            self, "Stop trusting this key?", f"Approvals signed only with {name}'s key will "
+            "no longer count for releases that require approval.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel)
+        if answer == QMessageBox.StandardButton.Yes:
+            self.remove_trusted(name)

@@ -1,0 +1,183 @@
+"""Signed approvals: a decision signed with the officer's key counts only when its signature
+verifies against a trusted key and its digest matches the plan; the latest verified decision
+decides. The payload is rebuilt here by hand and checked with Debian's minisign."""
+
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from planner_app.core.model import load_plan, plan_digest, plan_from_dict, plan_to_dict
+from planner_app.core.records.keys import KeyStore, PublicKey
+from planner_app.core.records.review import (
+    ApprovalRequired,
+    approval_keys,
+    approval_status,
+    require_approval,
+    review,
+)
+from planner_app.core.support.home import app_home
+from planner_app.core.support.resources import demo_plan_path, plan_schema_path
+
+from .minisign_tool import minisign_verify
+
+
+@pytest.fixture
+def officer(tmp_path: Path) -> KeyStore:
+    store = KeyStore(app_home(tmp_path / "officer"))
+    store.create("ada")
+    store.create("mallory")
+    return store
+
+
+def _trusted(store: KeyStore, name: str = "ada") -> list[PublicKey]:
+    return [store.public(name)]
+
+
+def _changed(plan):  # type: ignore[no-untyped-def]
+    return plan.with_queries([replace(plan.queries[0], epsilon=plan.queries[0].epsilon / 2),
+                              *plan.queries[1:]])
+
+
+def test_a_signed_approval_holds_a_minisign_signature_of_its_payload(
+        officer: KeyStore, tmp_path: Path) -> None:
+    plan = load_plan(demo_plan_path())
+    signed = review(plan, "Ada Officer", "approved", "bounds from the form",
+                    key=officer.secret("ada"))
+    entry = dict(signed.approvals[-1])
+    ada = officer.public("ada")
+    assert entry["key_fingerprint"] == ada.fingerprint and entry["public_key"] == ada.line
+    # the payload as the docs describe it, built here without the code under test
+    payload = json.dumps({"format": "planner-app/approval@1",
+                          "plan_sha256": plan_digest(plan), "decision": "approved",
+                          "reviewer": "Ada Officer", "time": entry["time"],
+                          "comment": "bounds from the form"},
+                         sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    (tmp_path / "approval.json").write_text(payload, encoding="utf-8")
+    (tmp_path / "approval.json.minisig").write_text(entry["signature"])
+    # the officer's public key, rebuilt from the line the entry carries
+    raw = base64.b64decode(entry["public_key"])
+    assert raw[:2] == b"Ed" and len(raw) == 42
+    (tmp_path / "ada.pub").write_text(f"untrusted comment: ada\n{entry['public_key']}\n")
+    done = minisign_verify(tmp_path / "ada.pub", tmp_path / "approval.json")
+    assert done.returncode == 0, done.stderr
+    (tmp_path / "approval.json").write_text(payload.replace("approved", "rejected"))
+    assert minisign_verify(tmp_path / "ada.pub", tmp_path / "approval.json").returncode != 0
+
+
+def test_a_signed_approval_survives_the_plan_file_and_the_schema(officer: KeyStore) -> None:
+    plan = review(load_plan(demo_plan_path()), "ada", "approved", key=officer.secret("ada"))
+    doc = plan_to_dict(plan)
+    again = plan_from_dict(json.loads(json.dumps(doc)))
+    assert again.approvals == plan.approvals
+    jsonschema.validate(doc, json.loads(plan_schema_path().read_text()))
+    assert approval_status(again, _trusted(officer)).state == "approved"
+
+
+def test_verified_against_a_trusted_key(officer: KeyStore) -> None:
+    plan = review(load_plan(demo_plan_path()), "ada", "approved", key=officer.secret("ada"))
+    status = require_approval(plan, _trusted(officer))
+    assert status.verified and status.signer is not None
+    assert status.signer.fingerprint == officer.public("ada").fingerprint
+    assert "verified against the trusted key ada" in status.sentence
+    record = status.to_record()
+    assert record is not None and record["verified"] is True and record["signed"] is True
+    assert record["key_fingerprint"] == officer.public("ada").fingerprint
+    # without trusted keys today's rule holds, and the sentence says it is not verified
+    plain = approval_status(plan)
+    assert plain.state == "approved" and not plain.verified
+    assert "not verified against a trusted key" in plain.sentence
+    assert plain.to_record()["verified"] is False  # type: ignore[index]
+    unsigned = review(load_plan(demo_plan_path()), "Ada", "approved")
+    assert "unsigned" in approval_status(unsigned).sentence
+
+
+def _entry_changed(plan, **fields: Any):  # type: ignore[no-untyped-def]
+    last = {**plan.approvals[-1], **fields}
+    return replace(plan, approvals=(*plan.approvals[:-1], last))
+
+
+def _flip_signature_byte(text: str) -> str:
+    lines = text.splitlines()
+    raw = bytearray(base64.b64decode(lines[1]))
+    raw[-1] ^= 0x01
+    lines[1] = base64.b64encode(bytes(raw)).decode()
+    return "\n".join(lines) + "\n"
+
+
+CASES = [  # name, how the plan's approvals are made bad, the words of the refusal
+    ("unsigned", lambda p, s: review(p, "Ada", "approved"), "is not signed"),
+    ("untrusted key", lambda p, s: review(p, "ada", "approved", key=s.secret("mallory")),
+     "which is not a trusted key"),
+    ("forged signature bytes",
+     lambda p, s: (lambda a: _entry_changed(a, signature=_flip_signature_byte(
+         a.approvals[-1]["signature"])))(review(p, "ada", "approved", key=s.secret("ada"))),
+     "does not match its content"),
+    ("edited decision",
+     lambda p, s: _entry_changed(review(p, "ada", "rejected", "no", key=s.secret("ada")),
+                                 decision="approved"),
+     "does not match its content"),
+    ("edited digest",
+     lambda p, s: _entry_changed(review(_changed(p), "ada", "approved", key=s.secret("ada")),
+                                 plan_sha256=plan_digest(p)),
+     "does not match its content"),
+    ("copied from another plan",
+     lambda p, s: replace(p, approvals=review(_changed(p), "ada", "approved",
+                                              key=s.secret("ada")).approvals),
+     "is for another version of this plan"),
+    ("stale: the plan changed after it",
+     lambda p, s: _changed(review(p, "ada", "approved", key=s.secret("ada"))),
+     "is for another version of this plan"),
+    ("signed rejection, then an unsigned approval",
+     lambda p, s: review(review(p, "ada", "rejected", "bounds too wide",
+                                key=s.secret("ada")), "Owner", "approved"),
+     "Rejected by ada"),
+    ("signed rejection, then an approval by an untrusted key",
+     lambda p, s: review(review(p, "ada", "rejected", "bounds too wide",
+                                key=s.secret("ada")), "ada", "approved",
+                         key=s.secret("mallory")),
+     "Rejected by ada"),
+]
+
+
+@pytest.mark.parametrize(("name", "make", "words"), CASES, ids=[c[0] for c in CASES])
+def test_a_bad_approval_is_refused_saying_why(officer: KeyStore, name: str, make: Any,
+                                               words: str) -> None:
+    plan = make(load_plan(demo_plan_path()), officer)
+    with pytest.raises(ApprovalRequired, match=words) as refused:
+        require_approval(plan, _trusted(officer))
+    assert "\n" not in str(refused.value)
+    if "untrusted" in name:
+        assert officer.public("mallory").fingerprint in str(refused.value)
+
+
+def test_the_latest_verified_decision_decides(officer: KeyStore) -> None:
+    plan = load_plan(demo_plan_path())
+    rejected = review(plan, "ada", "rejected", "no", key=officer.secret("ada"))
+    then_unsigned = review(rejected, "Owner", "approved")
+    status = approval_status(then_unsigned, _trusted(officer))
+    assert status.state == "rejected" and status.ignored == 1
+    assert "1 later decision that did not verify was ignored" in status.sentence
+    # without trusted keys the unsigned entry decides, as before (and says it is unsigned)
+    assert approval_status(then_unsigned).state == "approved"
+    approved = review(then_unsigned, "ada", "approved", key=officer.secret("ada"))
+    assert approval_status(approved, _trusted(officer)).state == "approved"
+
+
+def test_the_keys_an_approval_needs(officer: KeyStore, tmp_path: Path) -> None:
+    home = app_home(tmp_path / "owner")
+    assert approval_keys(home) == []
+    exported = officer.export("ada", tmp_path / "ada.pub")
+    store = KeyStore(home)
+    store.trust(exported)
+    assert [k.fingerprint for k in approval_keys(home)] == [officer.public("ada").fingerprint]
+    other = officer.export("mallory", tmp_path / "mallory.pub")
+    # named files win over the app home's trusted keys
+    assert [k.fingerprint for k in approval_keys(home, [other])] == \
+        [officer.public("mallory").fingerprint]
