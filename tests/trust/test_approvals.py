@@ -181,3 +181,31 @@ def test_the_keys_an_approval_needs(officer: KeyStore, tmp_path: Path) -> None:
     # named files win over the app home's trusted keys
     assert [k.fingerprint for k in approval_keys(home, [other])] == \
         [officer.public("mallory").fingerprint]
+
+
+def test_a_key_id_with_leading_zeros_signs_a_valid_plan(tmp_path: Path) -> None:
+    """minisign prints key ids without leading zeros (1 key in 16 has a shorter fingerprint):
+    the plan file must still validate, by the code and by the JSON Schema."""
+    import dataclasses
+    import json
+
+    import jsonschema
+
+    from planner_app.core.model import load_plan, plan_to_json
+    from planner_app.core.records.keys import KeyStore
+    from planner_app.core.records.review import review
+    from planner_app.core.support.home import app_home
+    from tests.conftest import DEMO_PLAN, ROOT
+
+    store = KeyStore(app_home(tmp_path / "h"))
+    store.create("ada")
+    key = store.secret("ada")
+    short = dataclasses.replace(key.public, key_id=bytes([1, 2, 3, 4, 5, 6, 7, 0]))
+    key = dataclasses.replace(key, public=short)
+    assert len(short.fingerprint) < 16
+    signed = review(load_plan(DEMO_PLAN), "ada", "approved", key=key)
+    out = tmp_path / "plan.json"
+    out.write_text(plan_to_json(signed))
+    assert load_plan(out).approvals[-1]["key_fingerprint"] == short.fingerprint
+    schema = json.loads((ROOT / "resources" / "plan.schema.json").read_text())
+    jsonschema.validate(json.loads(out.read_text()), schema)

@@ -433,7 +433,7 @@ def _read_approvals(r: FieldReader) -> tuple[dict[str, Any], ...]:
         # a signed decision (review.py checks the signature against trusted keys)
         ar.text("signature", required=False)
         fingerprint = ar.text("key_fingerprint", required=False)
-        if fingerprint is not None and not re.fullmatch(r"[0-9A-F]{16}", fingerprint):
-            ar.fail("key_fingerprint", "must be a key fingerprint (16 hex digits)")
+        if fingerprint is not None and not re.fullmatch(r"[0-9A-F]{1,16}", fingerprint):
+            ar.fail("key_fingerprint", "must be a key fingerprint (up to 16 hex digits)")
         ar.text("public_key", required=False)
     return tuple(approvals)
