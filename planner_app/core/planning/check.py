@@ -10,7 +10,7 @@ never written into a bundle.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +34,7 @@ from ..dp.risk import explain
 from ..dp.sensitivity import headline_index
 from ..model import Plan, Query, canonical_key
 from ..records.ledger import LedgerState
+from ..records.policy import Policy, PolicyError
 from ..support.errors import InputError, PlannerError
 from .readiness import Readiness, readiness
 
@@ -162,10 +163,13 @@ def check_plan(plan: Plan, table: Table | None = None,
                confidence: float = DEFAULT_CONFIDENCE,
                engine: PandasEngine | None = None, *,
                ledger: LedgerState | PlannerError | None = None,
-               require_approval: bool = False) -> CheckReport:
+               require_approval: bool = False,
+               policy: Policy | PolicyError | None = None,
+               file_datasets: Sequence[str] | None = None) -> CheckReport:
     """The report; with a table, also its fit to the data (pass ``engine`` to reuse one).
     Its ``readiness`` holds the release rules (with the lifetime rule when ``ledger`` is
-    given, the approval rule when ``require_approval``)."""
+    given, the approval rule when ``require_approval``, the organisation's rules when
+    ``policy``; see readiness())."""
     check_confidence(confidence)  # before any work: every caller (release too) comes here
     checks = []
     warnings: list[str] = []
@@ -189,7 +193,8 @@ def check_plan(plan: Plan, table: Table | None = None,
     report = CheckReport(plan, checks, total, alternatives_for(measurements, plan.budget.delta))
     # over budget and missing reasons are release rules: report.readiness, not warnings
     report.readiness = readiness(plan, total, measurements, ledger=ledger,
-                                 require_approval=require_approval,
+                                 require_approval=require_approval, policy=policy,
+                                 file_datasets=file_datasets,
                                  accuracies={c.query.id: c.accuracy for c in checks})
     report.warnings = warnings
     if table is not None:
