@@ -433,3 +433,34 @@ def test_the_policy_makes_approval_required_by_its_officers(world: World) -> Non
     assert approval_rule(None, False, []) == (False, [])
     assert approval_rule(parse_policy(json.dumps(base_policy()).encode(), "p"), True, [key]) \
         == (True, [key])
+
+
+def test_the_documented_example_is_a_valid_policy() -> None:
+    from tests.conftest import ROOT
+
+    text = (ROOT / "docs" / "policy-format.md").read_text(encoding="utf-8")
+    example = text.split("```json\n", 1)[1].split("```", 1)[0]
+    policy = parse_policy(example.encode(), "policy-format.md")
+    assert policy.max_epsilon_per_release == 2.0 and policy.same_file_new_name == "refuse"
+    assert policy.forbids("SSN") and policy.require_approval_by[0].name == "Ada Officer"
+
+
+def test_the_charge_tests_the_policy_cap_under_its_lock(tmp_path: Path) -> None:
+    """Two releases prepared at once both pass the pre-check; the charge, under the ledger's
+    lock, is what keeps the policy's cap."""
+    from planner_app.core.dp.accounting import Total
+    from planner_app.core.records.ledger import BudgetExceeded, Cap
+    from planner_app.core.records.policy import effective_cap
+
+    ledger = Ledger(tmp_path / "ledger.sqlite3")
+    policy = parse_policy(json.dumps(base_policy(
+        default_lifetime_cap={"epsilon": 1.5, "delta": 1e-5})).encode(), "p.json")
+    limit = (lambda cap: effective_cap(cap, policy, "d"))  # noqa: E731
+    assert limit(Cap(10, 1e-5)) == Cap(1.5, 1e-5, False, by_policy=True)
+    args = dict(dataset="d", file_name="f.csv", file_sha256="0" * 64, plan_sha256="1" * 64,
+                total=Total(1.0, 0.0, "basic"), measurements=[])
+    ledger.charge(release_id="a", cap_limit=limit, **args)  # type: ignore[arg-type]
+    with pytest.raises(BudgetExceeded, match=r"\(set by the organisation's policy\)"):
+        ledger.charge(release_id="b", cap_limit=limit, **args)  # type: ignore[arg-type]
+    ledger.charge(release_id="b", **args)  # type: ignore[arg-type]  # the ledger's own cap: 10
+    assert [r.id for r in ledger.state("d").releases] == ["a", "b"]

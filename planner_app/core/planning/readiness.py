@@ -19,6 +19,7 @@ Which rules block a release (docs/engine.md, "Release rules"):
                   (``--require-approval`` or the app setting, both read by both)
 * ``unit``        the unit of privacy is confirmed: the wizard's tick box; on    blocks
                   the CLI the plan file's required ``privacy_unit`` states it
+* ``policy-…``    the organisation's policy, when installed (policy_rules.py)    blocks
 
 A statistic whose ± covers most of its possible range, and a quantile the sampler could not
 finish, are the per-statistic warnings of ``check.statistic_warnings`` (one function, shown by

@@ -489,6 +489,8 @@ def policy_or_error(home: AppHome) -> Policy | PolicyError | None:
         return load_policy(home)
     except PolicyError as exc:
         return exc
+    except PlannerError as exc:  # the ledger that records the policy cannot be read: closed
+        return PolicyError(f"whether a policy is installed cannot be checked ({exc})")
 
 
 # ----------------------------------------------------------------------------- answers
