@@ -3,8 +3,10 @@
 Every sub-command works without PySide6 installed: Qt is imported only when the desktop app
 starts. Exit codes: 0 ok; 1 internal error (verify: the bundle is not valid); 2 invalid input
 (one line on stderr naming the file and the problem; verify: not a bundle); 3 refused because
-the budget does not allow it (nothing charged or written); 4 the ledger or audit log cannot be
-used (nothing released). Never a traceback unless PLANNER_APP_DEBUG=1.
+the budget or the organisation's policy does not allow it (nothing charged or written; also a
+policy that is unsigned or wrongly signed at `policy install`); 4 the ledger, the audit log or
+the installed policy cannot be used (nothing released). Never a traceback unless
+PLANNER_APP_DEBUG=1.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Sequence
 
 from ..core.records.audit import AuditError
 from ..core.records.ledger import BudgetExceeded, LedgerError
+from ..core.records.policy import PolicyError, PolicyRefused
 from ..core.records.review import ApprovalRequired
 from ..core.support.errors import Cancelled, InputError, PlannerError
 from .common import EXIT_INPUT, EXIT_INTERNAL, EXIT_LEDGER, EXIT_OK, EXIT_REFUSED, PROG
@@ -24,6 +27,7 @@ from .keys import cmd_keys
 from .ledger import cmd_ledger
 from .parser import build_parser
 from .plans import cmd_check, cmd_explain, cmd_plan, cmd_review
+from .policy import cmd_policy
 from .releases import cmd_release, cmd_report, cmd_verify
 
 __all__ = ["build_parser", "gui_main", "main"]
@@ -47,15 +51,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         handlers = {None: cmd_gui, "gui": cmd_gui, "explain": cmd_explain,
                     "check": cmd_check, "release": cmd_release, "ledger": cmd_ledger,
                     "verify": cmd_verify, "plan": cmd_plan, "review": cmd_review,
-                    "report": cmd_report, "diff": cmd_diff, "keys": cmd_keys}
+                    "report": cmd_report, "diff": cmd_diff, "keys": cmd_keys,
+                    "policy": cmd_policy}
         return handlers[args.command](args)
     except InputError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_INPUT
-    except (BudgetExceeded, ApprovalRequired) as exc:
+    except (BudgetExceeded, ApprovalRequired, PolicyRefused) as exc:
         print(f"{PROG}: refused: {exc}", file=sys.stderr)
         return EXIT_REFUSED
-    except (LedgerError, AuditError) as exc:
+    except (LedgerError, AuditError, PolicyError) as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_LEDGER
     except Cancelled as exc:

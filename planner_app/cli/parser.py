@@ -155,6 +155,25 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("bundle", help="the bundle (.zip)")
     verify.add_argument("--json", action="store_true", help="print JSON")
 
+    policy = sub.add_parser("policy", help="the organisation's signed policy: sign, install, "
+                                           "show")
+    policy_sub = policy.add_subparsers(dest="policy_command", metavar="ACTION",
+                                       parser_class=_Parser)
+    psign = policy_sub.add_parser("sign", help="sign a policy file with your key (the "
+                                               "officer): writes POLICY.json.minisig")
+    psign.add_argument("policy", help="the policy file (JSON)")
+    psign.add_argument("--key", required=True, help="the name of your key in this app home")
+    psign.add_argument("--json", action="store_true", help="print JSON")
+    pinstall = policy_sub.add_parser(
+        "install", help="verify a signed policy against the officer's public key and install "
+                        "it in this app home (exit 3 when unsigned or wrongly signed)")
+    pinstall.add_argument("policy", help="the policy file (POLICY.json.minisig beside it)")
+    pinstall.add_argument("--trust", required=True, metavar="OFFICER.pub",
+                          help="the officer's public key (minisign format)")
+    pinstall.add_argument("--json", action="store_true", help="print JSON")
+    pshow = policy_sub.add_parser("show", help="the policy in force in this app home")
+    pshow.add_argument("--json", action="store_true", help="print JSON")
+
     plan = sub.add_parser("plan", help="make plan files")
     plan_sub = plan.add_subparsers(dest="plan_command", metavar="ACTION", parser_class=_Parser)
     new = plan_sub.add_parser(

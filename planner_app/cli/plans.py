@@ -42,14 +42,21 @@ def cmd_check(args: argparse.Namespace) -> int:
     from ..core.data.tables import load_table
     from ..core.model import load_plan
     from ..core.planning.check import check_plan
+    from ..core.records.policy import approval_rule, charged_dataset, policy_or_error
+    from ..core.release.publish import file_datasets
 
     plan = load_plan(args.plan)
     table = load_table(args.data) if args.data else None
+    policy = policy_or_error(_home(args))  # the installed policy's rules, as release applies
+    same_file = file_datasets(_home(args), table) if table is not None and policy else None
+    require, trusted = approval_rule(policy, _approval_required(args), _approval_trust(args))
     with _naming_plan_file(args.plan):
         report = check_plan(plan, table, confidence=_confidence(args),
-                            ledger=_ledger_state_or_error(args, plan.dataset.name),
-                            require_approval=_approval_required(args),
-                            trusted=_approval_trust(args))
+                            ledger=_ledger_state_or_error(
+                                args, charged_dataset(policy, plan.dataset.name,
+                                                      same_file or ())),
+                            require_approval=require, trusted=trusted, policy=policy,
+                            file_datasets=same_file)
     data = report.to_dict()
     from ..core.model import plan_digest
 

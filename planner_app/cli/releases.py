@@ -64,7 +64,7 @@ def cmd_release(args: argparse.Namespace) -> int:
     t = result.report.total
     print(f"Released {len(plan.queries)} statistics of {plan.dataset.name!r} to "
           f"{result.bundle_path} (ε = {t.epsilon:.4g}, δ = {t.delta:.3g}, {t.accountant}).")
-    print(f"Lifetime budget of {plan.dataset.name!r}: spent ε = {state.spent.epsilon:.4g} of "
+    print(f"Lifetime budget of {state.dataset!r}: spent ε = {state.spent.epsilon:.4g} of "
           f"{state.cap.epsilon:g}{' (default cap)' if state.cap.is_default else ''}; "
           f"ε = {state.remaining_epsilon:.4g} left.")
     approval = result.report.readiness.get("approval") if result.report.readiness else None

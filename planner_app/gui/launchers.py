@@ -83,7 +83,31 @@ class DialogLaunchers(_Base):
         return dialog
 
     def _toggle_require(self) -> None:
+        if self.session.approval_locked_by is not None:  # the policy decides
+            self.require_action.setChecked(True)
+            return
         self.session.set_require_approval(self.require_action.isChecked())  # and saves it
+
+    def show_policy(self) -> None:
+        """The organisation's policy in force (read-only): what it asks, who signed it."""
+        from ..core.records.policy import Policy
+
+        self.session.refresh_policy()  # verified again now
+        policy = self.session.policy
+        if policy is None:
+            QMessageBox.information(self, "Organisation's policy", "No policy is installed in "
+                                    "this app home. A privacy officer's signed policy is "
+                                    "installed with: planner-app policy install POLICY.json "
+                                    "--trust OFFICER.pub")
+        elif isinstance(policy, Policy):
+            QMessageBox.information(self, "Organisation's policy", "\n".join(
+                [policy.lines()[0] + ".", "", *policy.lines()[1:], "",
+                 "Check, release and this app enforce it; it can only be replaced by a "
+                 "policy signed by the same officer's key."]))
+        else:
+            QMessageBox.warning(self, "Organisation's policy cannot be trusted",
+                                f"{policy}\n\nNothing can be released until the privacy "
+                                "officer's signed policy is installed again.")
 
     def release(self) -> ReleaseWizard | None:
         if self.session.plan is None:

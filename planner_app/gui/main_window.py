@@ -28,7 +28,7 @@ from .. import __version__
 from ..core.planning.changes import OpChanges
 from .file_ops import PLAN_FILTER, TABLE_FILTER, TABLE_SUFFIXES, FileOps  # noqa: F401
 from .launchers import REVIEW_FILTER, DialogLaunchers  # noqa: F401
-from .menus import build_actions, fill_recent, make_action
+from .menus import build_actions, fill_recent, make_action, show_require
 from .session import Session
 from .widgets.budget_pane import BudgetPane
 from .widgets.data_pane import DataPane
@@ -123,8 +123,8 @@ class MainWindow(FileOps, DialogLaunchers, QMainWindow):
     def _changed(self, changes: OpChanges) -> None:
         if changes.plan or changes.history or changes.table:
             self._plan_changed()
-        if changes.settings:
-            self.require_action.setChecked(self.session.settings.require_approval)
+        if changes.settings or changes.ledger:
+            show_require(self)
 
     def _plan_changed(self) -> None:
         s = self.session

@@ -67,7 +67,9 @@ def build_actions(self: MainWindow) -> None:
                                        "A release needs a reviewer's approval of this "
                                        "exact plan")
     self.require_action.setCheckable(True)
-    self.require_action.setChecked(self.session.settings.require_approval)
+    self.policy_action = self._action("Organisation's &policy…", self.show_policy, None,
+                                      "The policy installed in this app home (read-only)")
+    show_require(self)
     self.guide_action = self._action("&User guide", self.show_guide,
                                      QKeySequence.StandardKey.HelpContents)
     self.about_action = self._action("&About planner_app", self.show_about)
@@ -95,6 +97,7 @@ def build_actions(self: MainWindow) -> None:
     release_menu.addAction(self.review_plan_action)
     release_menu.addSeparator()
     release_menu.addAction(self.require_action)
+    release_menu.addAction(self.policy_action)
     view_menu = bar.addMenu("&View")
     for i in range(self.tabs.count()):
         name = self.tabs.tabText(i).split("  ", 1)[-1]
@@ -115,6 +118,18 @@ def build_actions(self: MainWindow) -> None:
     toolbar.addSeparator()
     toolbar.addAction(self.add_action)
     self._fill_recent()
+
+
+def show_require(self: MainWindow) -> None:
+    """The "Require approval" tick: the setting, or on and locked when the organisation's
+    policy requires approval (the owner cannot switch it off from the menu)."""
+    locked = self.session.approval_locked_by
+    self.require_action.setChecked(self.session.approval_required)
+    self.require_action.setEnabled(locked is None)
+    tip = (f"Required by {locked}: a release needs an approval signed by one of its officers"
+           if locked else "A release needs a reviewer's approval of this exact plan")
+    self.require_action.setToolTip(tip)
+    self.require_action.setStatusTip(tip)
 
 
 def fill_recent(self: MainWindow) -> None:

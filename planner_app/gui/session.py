@@ -42,6 +42,14 @@ from ..core.planning.settings import Settings, save_settings
 from ..core.planning.starters import empty_plan
 from ..core.records.keys import KeyStore, PublicKey
 from ..core.records.ledger import Ledger, LedgerError, LedgerState
+from ..core.records.policy import (
+    Policy,
+    PolicyError,
+    approval_rule,
+    charged_dataset,
+    effective_state,
+    policy_or_error,
+)
 from ..core.records.review import approval_keys
 from ..core.support.errors import InputError, PlannerError
 from ..core.support.home import AppHome
@@ -86,6 +94,8 @@ class Session(QObject):
                                                        YesNoTally | None]] = {}
         self._rules: tuple[tuple[Any, ...], Readiness] | None = None
         self._trusted: tuple[PublicKey, ...] | None = None
+        self._policy: Policy | PolicyError | None = policy_or_error(home)
+        self._same_file: tuple[Table, tuple[str, ...] | None] | None = None
 
     # -- read-only state ----------------------------------------------------------------------
 
@@ -369,6 +379,57 @@ class Session(QObject):
             self.save_settings()
             self._emit(OpChanges(settings=True))
 
+    @property
+    def policy(self) -> Policy | PolicyError | None:
+        """The organisation's policy installed in the app home (verified when read), the
+        error that makes every release refuse, or None."""
+        return self._policy
+
+    @property
+    def approval_required(self) -> bool:
+        """Whether a release needs an approval: the setting, or the policy (core rule)."""
+        return approval_rule(self._policy, self._settings.require_approval)[0]
+
+    @property
+    def approval_locked_by(self) -> str | None:
+        """The policy that requires approval (its title), when the owner cannot switch it
+        off; else None."""
+        policy = self._policy
+        if isinstance(policy, Policy) and approval_rule(policy, False)[0]:
+            return policy.title
+        return None
+
+    @property
+    def approval_keys_in_force(self) -> tuple[PublicKey, ...]:
+        """The keys an approval must be signed by: the policy's officers when it names them,
+        else the app home's trusted keys (core rule: policy.approval_rule)."""
+        return tuple(approval_rule(self._policy, self._settings.require_approval,
+                                   self.trusted_keys)[1])
+
+    def refresh_policy(self) -> None:
+        """Read and verify the installed policy again (it may have been installed, replaced
+        or damaged since)."""
+        self._policy = policy_or_error(self.home)
+        self._lifetime = None
+        self._same_file = None
+        self._emit(OpChanges(settings=True, ledger=True))
+
+    def file_datasets(self) -> tuple[str, ...] | None:
+        """The datasets the ledger has released the loaded table's exact file as (only under
+        a policy, which has a rule about it); None without a table, policy or ledger."""
+        from ..core.release.publish import file_datasets
+
+        table = self.table
+        if table is None or self._policy is None:
+            return None
+        if self._same_file is None or self._same_file[0] is not table:
+            try:
+                found: tuple[str, ...] | None = tuple(file_datasets(self.home, table))
+            except PlannerError:
+                found = None
+            self._same_file = (table, found)
+        return self._same_file[1]
+
     def set_require_approval(self, on: bool) -> None:
         if on != self._settings.require_approval:
             self._settings.require_approval = on
@@ -454,10 +515,11 @@ class Session(QObject):
         plan = self.plan
         if plan is None:
             return None
-        name = plan.dataset.name
+        name = charged_dataset(self._policy, plan.dataset.name, self.file_datasets() or ())
         if self._lifetime is None or self._lifetime[0] != name:
-            try:
-                state: LedgerState | None = Ledger(self.home.ledger_path).state(name)
+            try:  # the effective cap: the smaller of the ledger's and the policy's
+                state: LedgerState | None = effective_state(
+                    Ledger(self.home.ledger_path).state(name), self._policy)
             except PlannerError:
                 state = None
             self._lifetime = (name, state)
@@ -469,8 +531,9 @@ class Session(QObject):
         plan = self.plan
         assert plan is not None
         state = self.lifetime()
-        key = (plan, state, self.table, self._settings.require_approval,
-               self._settings.confidence, unit_confirmed, self.trusted_keys)
+        key = (plan, state, self.table, self.approval_required,
+               self._settings.confidence, unit_confirmed, self._policy, self.file_datasets(),
+               self.approval_keys_in_force)
         if self._rules is not None and all(
                 a is b or (type(a) in (bool, float) and a == b)
                 for a, b in zip(self._rules[0], key, strict=True)):
@@ -479,8 +542,9 @@ class Session(QObject):
             plan, self.total(), [m for q in plan.queries for m in self.measurements(q)],
             ledger=state if state is not None else LedgerError(
                 f"the budget ledger {self.home.ledger_path} cannot be read"),
-            require_approval=self._settings.require_approval, unit_confirmed=unit_confirmed,
-            trusted=self.trusted_keys,
+            require_approval=self.approval_required, unit_confirmed=unit_confirmed,
+            trusted=self.approval_keys_in_force,
+            policy=self._policy, file_datasets=self.file_datasets(),
             table_loaded=self.table is not None,
             table_name=self.table.name if self.table is not None else "",
             accuracies={q.id: self.accuracy(q) for q in plan.queries})
@@ -488,7 +552,10 @@ class Session(QObject):
         return result
 
     def refresh_lifetime(self) -> None:
+        """Read the ledger, and verify the installed policy, again."""
         self._lifetime = None
+        self._policy = policy_or_error(self.home)
+        self._same_file = None
         self._emit(OpChanges(ledger=True))
 
     # -- table ------------------------------------------------------------------------------

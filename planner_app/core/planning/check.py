@@ -35,6 +35,7 @@ from ..dp.sensitivity import headline_index
 from ..model import Plan, Query, canonical_key
 from ..records.keys import PublicKey
 from ..records.ledger import LedgerState
+from ..records.policy import Policy, PolicyError
 from ..support.errors import InputError, PlannerError
 from .readiness import Readiness, readiness
 
@@ -164,11 +165,13 @@ def check_plan(plan: Plan, table: Table | None = None,
                engine: PandasEngine | None = None, *,
                ledger: LedgerState | PlannerError | None = None,
                require_approval: bool = False,
-               trusted: Sequence[PublicKey] = ()) -> CheckReport:
+               trusted: Sequence[PublicKey] = (),
+               policy: Policy | PolicyError | None = None,
+               file_datasets: Sequence[str] | None = None) -> CheckReport:
     """The report; with a table, also its fit to the data (pass ``engine`` to reuse one).
     Its ``readiness`` holds the release rules (with the lifetime rule when ``ledger`` is
     given, the approval rule when ``require_approval``: signed by one of ``trusted`` when
-    any are given)."""
+    any are given; the organisation's rules when ``policy``; see readiness())."""
     check_confidence(confidence)  # before any work: every caller (release too) comes here
     checks = []
     warnings: list[str] = []
@@ -193,6 +196,7 @@ def check_plan(plan: Plan, table: Table | None = None,
     # over budget and missing reasons are release rules: report.readiness, not warnings
     report.readiness = readiness(plan, total, measurements, ledger=ledger,
                                  require_approval=require_approval, trusted=trusted,
+                                 policy=policy, file_datasets=file_datasets,
                                  accuracies={c.query.id: c.accuracy for c in checks})
     report.warnings = warnings
     if table is not None:

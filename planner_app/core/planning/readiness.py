@@ -19,6 +19,7 @@ Which rules block a release (docs/engine.md, "Release rules"):
                   (``--require-approval`` or the app setting, both read by both)
 * ``unit``        the unit of privacy is confirmed: the wizard's tick box; on    blocks
                   the CLI the plan file's required ``privacy_unit`` states it
+* ``policy-…``    the organisation's policy, when installed (policy_rules.py)    blocks
 
 A statistic whose ± covers most of its possible range, and a quantile the sampler could not
 finish, are the per-statistic warnings of ``check.statistic_warnings`` (one function, shown by
@@ -39,7 +40,14 @@ from ..dp.accounting import Total, within
 from ..dp.measure import Measurement
 from ..model import NEEDS_BOUNDS, Plan, PrivacyUnit, Query
 from ..records.keys import PublicKey
-from ..records.ledger import BudgetExceeded, LedgerError, LedgerState, lifetime_after
+from ..records.ledger import (
+    POLICY_CAP,
+    BudgetExceeded,
+    LedgerError,
+    LedgerState,
+    lifetime_after,
+)
+from ..records.policy import Policy, PolicyError, PolicyRefused, effective_state
 from ..records.review import ApprovalRequired, approval_status
 from ..support.errors import InputError, PlannerError
 from ..support.words import unit_of
@@ -178,7 +186,7 @@ def lifetime_rule(plan: Plan, total: Total, measurements: Sequence[Measurement],
                           refusal=str(ledger))
     cap = ledger.cap
     after = lifetime_after(ledger, measurements, total)
-    default = " (the default)" if cap.is_default else ""
+    default = " (the default)" if cap.is_default else POLICY_CAP if cap.by_policy else ""
     left = f"Dataset {ledger.dataset!r} has ε = {ledger.remaining_epsilon:.4g} left of its " \
            f"lifetime cap ε = {cap.epsilon:g}{default}"
     if within(after, cap.epsilon, cap.delta):
@@ -227,7 +235,9 @@ def readiness(plan: Plan, total: Total, measurements: Sequence[Measurement], *,
               table_loaded: bool | None = None, table_name: str = "",
               accuracies: Mapping[str, Any] | None = None,
               extra: Iterable[RuleResult] = (),
-              trusted: Sequence[PublicKey] = ()) -> Readiness:
+              trusted: Sequence[PublicKey] = (),
+              policy: Policy | PolicyError | None = None,
+              file_datasets: Sequence[str] | None = None) -> Readiness:
     """Every release rule for ``plan`` whose inputs are given (see the module docstring).
 
     ``ledger``: the dataset's ledger state, or the error reading it, or None (not consulted).
@@ -235,7 +245,14 @@ def readiness(plan: Plan, total: Total, measurements: Sequence[Measurement], *,
     ``extra``: more rules from other checks (plan against table, …), kept in order.
     ``trusted``: the keys an approval must be signed by (review.approval_keys); empty: any
     approval of this exact plan counts, as a workflow record.
+    ``policy``: the installed policy (or the error loading it): its caps lower the ledger's,
+    its rules follow (policy_rules.py); ``file_datasets``: the datasets this exact file was
+    released as (the same-file rule; None leaves it out).
     """
+    from .policy_rules import policy_rules
+
+    if isinstance(ledger, LedgerState):
+        ledger = effective_state(ledger, policy)
     out: list[RuleResult] = []
     if table_loaded is not None:
         out.append(RuleResult("table", PASS, f"The table is loaded ({table_name}).")
@@ -255,6 +272,7 @@ def readiness(plan: Plan, total: Total, measurements: Sequence[Measurement], *,
         out.append(lifetime_rule(plan, total, measurements, ledger))
     if require_approval:
         out.append(approval_rule(plan, trusted))
+    out.extend(policy_rules(policy, plan, total, file_datasets=file_datasets))
     out.extend(extra)
     if unit_confirmed is not None:
         out.append(unit_rule(plan, unit_confirmed))
@@ -263,14 +281,18 @@ def readiness(plan: Plan, total: Total, measurements: Sequence[Measurement], *,
 
 _REFUSALS: dict[str, type[PlannerError]] = {
     "budget": BudgetExceeded, "lifetime": BudgetExceeded, "approval": ApprovalRequired,
-    "ledger": LedgerError,
+    "ledger": LedgerError, "policy": PolicyError, "policy-release": PolicyRefused,
+    "policy-columns": PolicyRefused, "policy-reasons": PolicyRefused,
+    "policy-same-file": PolicyRefused,
 }
 
 
 def require_ready(result: Readiness) -> None:
     """Raise the first failure as the error of its kind: BudgetExceeded / ApprovalRequired
-    (exit 3), LedgerError (exit 4), NotReady (exit 2). Warnings never raise."""
-    for r in result.failures:
+    (exit 3), LedgerError (exit 4), NotReady (exit 2). Warnings never raise. The policy's
+    failures come first: PolicyError (exit 4), PolicyRefused (exit 3)."""
+    failures = result.failures
+    for r in sorted(failures, key=lambda r: not r.rule.startswith("policy")):
         cls = _REFUSALS.get(r.rule)
         if cls is not None:
             raise cls(r.refusal or r.message)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,7 @@ DEFAULT_CAP_EPSILON = 10.0
 DEFAULT_CAP_DELTA = 1e-5
 SCHEMA_VERSION = 2  # 2: each release names its audit entry; a count of releases ever charged
 BUSY_TIMEOUT_S = 15.0
+POLICY_CAP = " (set by the organisation's policy)"
 
 
 class LedgerError(PlannerError):
@@ -42,6 +43,7 @@ class Cap:
     epsilon: float
     delta: float
     is_default: bool = False
+    by_policy: bool = False  # lowered to the organisation's policy's cap (records/policy.py)
 
     def to_dict(self) -> dict[str, Any]:
         return {"epsilon": self.epsilon, "delta": self.delta, "default": self.is_default}
@@ -367,13 +369,17 @@ class Ledger:
 
     def charge(self, *, release_id: str, dataset: str, file_name: str, file_sha256: str,
                plan_sha256: str, total: Total, measurements: Sequence[Measurement],
-               audit_entry: dict[str, Any] | None = None) -> LedgerState:
+               audit_entry: dict[str, Any] | None = None,
+               cap_limit: Callable[[Cap], Cap] | None = None) -> LedgerState:
         """Charge a release, or raise BudgetExceeded with nothing charged. Returns the state
-        after the charge."""
+        after the charge. ``cap_limit`` lowers the dataset's cap (the policy's cap) for this
+        decision, under the same lock."""
         con = self._connect()
         try:
             con.execute("BEGIN IMMEDIATE")  # one writer at a time decides
             cap = self._cap(con, dataset)
+            if cap_limit is not None:
+                cap = cap_limit(cap)
             records = self._records(con, dataset)
             before = lifetime_total(records, [], None, cap.delta)
             after = lifetime_total(records, measurements, total, cap.delta)
@@ -385,6 +391,7 @@ class Ledger:
                     f"(δ = {left.remaining_delta:.3g}) left of its lifetime cap ε = "
                     f"{cap.epsilon:g}, δ = {cap.delta:g}"
                     f"{' (the default)' if cap.is_default else ''}"
+                    f"{POLICY_CAP if cap.by_policy else ''}"
                     f"; this release would bring the total to ε = {after.epsilon:.4g}, "
                     f"δ = {after.delta:.3g}. Nothing was charged or written.")
             rho = total.rho
@@ -404,6 +411,33 @@ class Ledger:
             return self._state(con, dataset)
         except BudgetExceeded:
             raise
+        except sqlite3.Error as exc:
+            _rollback(con)
+            raise self._fail(exc) from None
+        finally:
+            con.close()
+
+    def policy_key(self) -> bytes | None:
+        """The key id that signed the installed policy (records/policy.py), or None."""
+        con = self._connect()
+        try:
+            row = con.execute("SELECT value FROM counters WHERE name = 'policy_key'").fetchone()
+            return None if row is None else int(row[0]).to_bytes(8, "big", signed=True)
+        except (sqlite3.Error, TypeError, ValueError, OverflowError) as exc:
+            raise self._fail(exc) from None
+        finally:
+            con.close()
+
+    def record_policy_key(self, key_id: bytes) -> None:
+        """Record which key signed the installed policy: deleting the policy's files then
+        does not switch it off, and a replacement must be signed by this key."""
+        con = self._connect()
+        try:
+            con.execute("BEGIN IMMEDIATE")
+            con.execute("INSERT INTO counters(name, value) VALUES ('policy_key', ?) "
+                        "ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+                        (int.from_bytes(key_id, "big", signed=True),))
+            con.execute("COMMIT")
         except sqlite3.Error as exc:
             _rollback(con)
             raise self._fail(exc) from None

@@ -34,10 +34,18 @@ from ..dp.measure import measurement_to_dict
 from ..dp.mechanisms import RandomSource, SeededRandomSource, SystemRandomSource
 from ..model import Plan, plan_digest, plan_to_dict
 from ..planning.check import CheckReport, all_measurements, check_plan
-from ..planning.readiness import require_ready
+from ..planning.readiness import lifetime_rule, require_ready
 from ..records.audit import AuditError, AuditLog, canonical, utc_now
 from ..records.keys import PublicKey
-from ..records.ledger import Ledger, LedgerState
+from ..records.ledger import BudgetExceeded, Ledger, LedgerState
+from ..records.policy import (
+    Policy,
+    approval_rule,
+    charged_dataset,
+    effective_cap,
+    effective_state,
+    load_policy,
+)
 from ..records.review import approval_status
 from ..support.errors import InputError, PlannerError
 from ..support.files import OutputLock, atomic_write_bytes, check_output
@@ -230,6 +238,16 @@ class Prepared:
     overwrite: bool
     progress: Progress
     rng: RandomSource
+    charge_to: str = ""  # the dataset the ledger charges (the policy's charge_existing)
+    policy: Policy | None = None  # the installed policy: its cap lowers the ledger's
+
+
+def file_datasets(home: AppHome, table: Table) -> list[str]:
+    """The datasets the ledger has released this exact file as (its private record of file
+    hashes); reading creates no ledger."""
+    if not home.ledger_path.exists():
+        return []
+    return Ledger(home.ledger_path).datasets_with_file(table.sha256)
 
 
 def _placeholder_releases(plan: Plan, confidence: float) -> list[QueryRelease]:
@@ -297,10 +315,10 @@ def preflight_bundle(p: Prepared, prior: LedgerState) -> None:
 def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
             confidence: float = DEFAULT_CONFIDENCE, clamp_counts: bool = False,
             overwrite: bool = False, require_approval: bool = False,
+            trusted: Sequence[PublicKey] = (),
             progress: Progress = None,
             source: RandomSource | None = None,
-            inputs: Sequence[Path] = (),
-            trusted: Sequence[PublicKey] = ()) -> PublishResult:
+            inputs: Sequence[Path] = ()) -> PublishResult:
     """Release ``plan`` on ``table`` into the bundle ``out``; see the module docstring.
 
     ``source`` is for tests only (a seeded source makes neighbouring releases comparable);
@@ -313,18 +331,21 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
     with OutputLock(check_output(Path(out), overwrite, keep=keep)):
         prepared = prepare(plan, table, Path(out), home, confidence=confidence,
                            clamp_counts=clamp_counts, overwrite=overwrite, progress=progress,
-                           require_approval=require_approval, source=source,
-                           trusted=trusted)
+                           require_approval=require_approval, trusted=trusted,
+                           source=source)
         return charge_and_release(prepared)
 
 
 def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
             confidence: float = DEFAULT_CONFIDENCE, clamp_counts: bool = False,
             overwrite: bool = False, progress: Progress = None,
-            require_approval: bool = False, source: RandomSource | None = None,
-            trusted: Sequence[PublicKey] = ()) -> Prepared:
+            require_approval: bool = False, trusted: Sequence[PublicKey] = (),
+            source: RandomSource | None = None) -> Prepared:
     """Everything before the charge: the plan against the data, the budget, the audit log,
-    the output path, the report and the disk space. Raises with nothing charged."""
+    the output path, the report and the disk space, the organisation's policy. Raises with
+    nothing charged."""
+    policy = load_policy(home)  # verified again; PolicyError (fail closed) when it cannot be
+    require_approval, trusted = approval_rule(policy, require_approval, trusted)
     status = approval_status(plan, trusted)
 
     def step(fraction: float, message: str) -> None:
@@ -337,8 +358,10 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
     rng: RandomSource = source if source is not None else SystemRandomSource()
     engine = PandasEngine(plan, table.frame, rng, table.name)
     # the data-aware check: its warnings and facts are for the owner only, never the bundle
+    same_file = file_datasets(home, table) if policy is not None else None
     report = check_plan(plan, table, confidence=confidence, engine=engine,
-                        require_approval=require_approval, trusted=trusted)
+                        require_approval=require_approval, trusted=trusted, policy=policy,
+                        file_datasets=same_file)
     # the release rules of readiness.py (the wizard's checklist and `check` show the same);
     # the lifetime cap is the ledger's, checked by its charge under the lock
     assert report.readiness is not None
@@ -359,6 +382,18 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
         raise AuditError(f"{disagreements[0]}; restore the ledger and audit log from a backup "
                          "(planner-app ledger show lists what disagrees); nothing was released")
     notes = list(report.warnings) + list(report.owner_facts)
+    charge_to = charged_dataset(policy, plan.dataset.name, same_file or ())
+    if policy is not None:  # the policy's cap, before anything is written (the charge
+        # tests it again under its lock)
+        rule = lifetime_rule(plan, report.total, all_measurements(report.queries),
+                             effective_state(ledger.state(charge_to), policy))
+        if rule.failed:
+            raise BudgetExceeded(rule.refusal)
+    if charge_to != plan.dataset.name:
+        notes.append(f"this exact file was released before as dataset {charge_to!r}; the "
+                     f"organisation's policy charges this release to {charge_to!r}'s "
+                     "lifetime budget (the bundle names only "
+                     f"{plan.dataset.name!r})")
     prior = ledger.state(plan.dataset.name)
     hashes = {r.file_sha256 for r in prior.releases}
     if hashes and table.sha256 not in hashes:
@@ -366,7 +401,7 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
                      f"{plan.dataset.name!r} (its SHA-256 changed); it is charged to the same "
                      "lifetime budget")
     others = [d for d in ledger.datasets_with_file(table.sha256) if d != plan.dataset.name]
-    if others:
+    if others and charge_to == plan.dataset.name:
         notes.append(f"this exact file was released before as dataset {others[0]!r}; a new "
                      "dataset name does not give the same people a new budget")
     unfinished = list_pending(home, plan.dataset.name)
@@ -375,7 +410,8 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
                      "charged but not written; complete them without new noise: planner-app "
                      f"release --resume {unfinished[0].release_id}")
     prepared = Prepared(plan, table, out, home, report, aggregates, status, audit, ledger,
-                        notes, confidence, clamp_counts, overwrite, progress, rng)
+                        notes, confidence, clamp_counts, overwrite, progress, rng,
+                        charge_to, policy)
     step(0.25, "Checking the report and the room for the bundle")
     preflight_bundle(prepared, prior)
     return prepared
@@ -410,9 +446,17 @@ def charge_and_release(p: Prepared) -> PublishResult:
     segment = [first]
     _checkpoint("requested")
     step(0.3, "Charging the budget ledger")
-    state = ledger.charge(release_id=release_id, dataset=plan.dataset.name,
+    charge_to, policy = p.charge_to or plan.dataset.name, p.policy
+    state = ledger.charge(release_id=release_id, dataset=charge_to,
                           file_name=table.name, file_sha256=table.sha256, plan_sha256=plan_sha,
-                          total=report.total, measurements=measurements, audit_entry=first)
+                          total=report.total, measurements=measurements, audit_entry=first,
+                          cap_limit=None if policy is None else
+                          (lambda cap: effective_cap(cap, policy, charge_to)))
+    charged = state = effective_state(state, policy)
+    if charge_to != plan.dataset.name:
+        # the bundle shows the plan's own dataset: which other dataset was charged depends on
+        # whether the file is the same, which is a fact about the private data
+        state = effective_state(ledger.state(plan.dataset.name), policy)
     segment.append(audit.append("release charged", {
         "release_id": release_id, "release_prev": segment[-1]["hash"],
         "dataset": plan.dataset.name, "epsilon": report.total.epsilon,
@@ -455,7 +499,7 @@ def charge_and_release(p: Prepared) -> PublishResult:
             f"{type(exc).__name__}: {str(exc)[:200]}"
         raise ReleaseUnfinished(release_id, problem, saved) from exc
     step(1.0, "Released")
-    return PublishResult(release_id, p.out, bundle_sha, state, report, releases, p.notes)
+    return PublishResult(release_id, p.out, bundle_sha, charged, report, releases, p.notes)
 
 
 def _bundle_files(plan: Plan, doc: dict[str, Any]) -> dict[str, bytes]:

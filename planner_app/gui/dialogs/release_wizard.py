@@ -34,6 +34,7 @@ from ...core.planning.charts import ChartDrawing
 from ...core.planning.preview import Chart, release_chart
 from ...core.planning.readiness import WARN, NotReady, unit_sentence
 from ...core.records.ledger import BudgetExceeded, LedgerError, lifetime_after
+from ...core.records.policy import PolicyError, PolicyRefused
 from ...core.records.review import ApprovalRequired
 from ...core.release.pending import list_pending
 from ...core.release.publish import PublishResult, ReleaseUnfinished, publish
@@ -234,8 +235,8 @@ class ProgressPage(QWizardPage):
         plan = self.session.plan
         table = self.session.table
         out = Path(self.wizard_.confirm.path.text().strip())
-        require = self.session.settings.require_approval
-        trusted = self.session.trusted_keys  # the same keys as the checklist's approval rule
+        require = self.session.approval_required  # the setting, or the policy
+        trusted = self.session.trusted_keys  # publish applies the policy's officers itself
         confidence = self.session.confidence  # the one every ± on screen was shown at
         home = self.session.home
         resume_id = self.wizard_.resume_id
@@ -273,6 +274,12 @@ class ProgressPage(QWizardPage):
         what = {
             BudgetExceeded: ("Refused: not enough budget", "Lower some statistics' ε, or ask "
                              "whoever manages the dataset's lifetime cap."),
+            PolicyRefused: ("Refused by the organisation's policy", "Nothing was charged. "
+                            "Change the plan as the message says (Release → Organisation's "
+                            "policy… shows the whole policy)."),
+            PolicyError: ("The organisation's policy cannot be trusted", "Nothing was "
+                          "released. Ask the privacy officer to install the signed policy "
+                          "again."),
             ApprovalRequired: ("Refused: approval needed", "Have a privacy officer review this "
                                "exact plan (Release → Review this plan…), then try again."),
             LedgerError: ("The budget ledger cannot be used", "Nothing was released. Check "

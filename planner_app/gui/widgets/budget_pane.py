@@ -5,6 +5,7 @@ with the smallest total ε."""
 from __future__ import annotations
 
 import math
+from html import escape
 
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import (
@@ -84,6 +85,11 @@ class BudgetPane(QWidget):
                                "officer in the review and printed in the report")
         self.reason.setAccessibleName("Reason for epsilon")
         form.addRow("Reason for ε", self.reason)
+        self.policy_text = QLabel()  # the organisation's policy, when one is installed
+        self.policy_text.setWordWrap(True)
+        self.policy_text.setAccessibleName("The organisation's policy")
+        self.policy_label = QLabel("Policy")
+        form.addRow(self.policy_label, self.policy_text)
         layout.addWidget(total)
 
         share = QGroupBox("Share the budget among the statistics")
@@ -268,6 +274,8 @@ class BudgetPane(QWidget):
         if changes.statistic_list or changes.unit or changes.dataset or changes.settings \
                 or changes.held:
             self.refresh()
+        elif changes.ledger:
+            self._show_policy()
         elif changes.statistics or changes.budget or changes.review:
             self._show_budget()  # the fields, and only the rows of the edited statistics
             self._show_goal()
@@ -305,6 +313,43 @@ class BudgetPane(QWidget):
             self.reason.setCursorPosition(0)  # a long reason shows from its start
         self.reason.setToolTip(plan.justification or "Why the budget's ε is what it is: "
                                "the review window and the report print it")
+        self._show_policy()
+
+    def _show_policy(self) -> None:
+        """The policy's limits for this plan's dataset, in words (the core's policy)."""
+        from ...core.records.policy import Policy
+
+        policy, plan = self.session.policy, self.session.plan
+        shown = policy is not None and plan is not None
+        self.policy_label.setVisible(shown)
+        self.policy_text.setVisible(shown)
+        if not shown or plan is None:
+            return
+        if not isinstance(policy, Policy):
+            self.policy_text.setText(f"<b>The organisation's policy cannot be trusted</b>: "
+                                     f"{escape(str(policy))}")
+            return
+        state = self.session.lifetime()
+        parts = []
+        limits = [f"{s} = {v:g}" for s, v in (("ε", policy.max_epsilon_per_release),
+                                              ("δ", policy.max_delta_per_release))
+                  if v is not None]
+        if limits:
+            parts.append(f"at most {', '.join(limits)} per release")
+        cap = policy.cap_for(plan.dataset.name)
+        if cap is not None:
+            used = f" (in force: ε = {state.cap.epsilon:g})" if state is not None \
+                and state.cap.epsilon != cap.epsilon else ""
+            parts.append(f"lifetime cap of {plan.dataset.name!r} ε = {cap.epsilon:g}, "
+                         f"δ = {cap.delta:g}{used}")
+        if policy.require_reasons:
+            parts.append("a written reason for every bound, list and this ε")
+        text = "; ".join(parts) if parts else "no limit on ε or δ"
+        title = policy.title[0].upper() + policy.title[1:]
+        self.policy_text.setText(f"{escape(title, quote=False)}: "
+                                 f"{escape(text, quote=False)}. Release → Organisation's "
+                                 "policy… shows all of it.")
+        self.policy_text.setToolTip("\n".join(policy.lines()))
 
     def refresh(self) -> None:
         plan = self.session.plan

@@ -1,0 +1,539 @@
+"""The organisation's policy: a JSON file signed by a privacy officer's key, installed in the
+app home, that every check and release of that home then enforces.
+
+``{"format": "planner-app/policy@1", ...}`` (docs/policy-format.md lists every field). An
+officer signs the file (``policy sign`` writes ``POLICY.json.minisig``, which
+``minisign -V -p officer.pub -m POLICY.json`` checks); ``policy install POLICY.json --trust
+officer.pub`` verifies it against that key and copies the file, its signature and the key into
+``<data>/policy/``. Every load verifies the signature again: a policy edited in the app home, or
+a key swapped beside it, makes every release refuse (fail closed, ``PolicyError``). The ledger
+records the installing key (its ``counters`` table), so that deleting the policy's files does
+not switch the policy off, and a replacement must be signed by that same key.
+
+The rules themselves are applied by planning/policy_rules.py (one function for ``check``,
+``release`` and the app); this module reads, signs, installs and loads the file, and gives
+the small answers those rules need (the cap for a dataset, whether approval is required).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ..model import MAX_EPSILON, delta_problem
+from ..support.errors import InputError, PlannerError
+from ..support.files import atomic_write_bytes, input_file_size
+from ..support.home import AppHome
+from .audit import AuditLog
+from .keys import (
+    SIG_SUFFIX,
+    PublicKey,
+    SecretKey,
+    SignatureError,
+    parse_public_key,
+    verify_signature,
+)
+from .ledger import Cap, Ledger, LedgerState
+
+POLICY_FORMAT = "planner-app/policy@1"
+SAME_FILE_RULES = ("refuse", "charge_existing", "allow")
+MAX_POLICY_BYTES = 1024 * 1024
+POLICY_DIR = "policy"
+POLICY_FILE = "policy.json"
+OFFICER_FILE = "officer.pub"
+FIELDS = ("format", "name", "max_epsilon_per_release", "max_delta_per_release",
+          "lifetime_caps", "default_lifetime_cap", "require_approval_by", "forbidden_columns",
+          "require_reasons", "same_file_new_name")
+
+
+class PolicyError(PlannerError):
+    """The installed policy cannot be trusted (changed after signing, its files missing or
+    replaced): nothing is released until it is installed again (exit 4)."""
+
+
+class PolicyRefused(PlannerError):
+    """Refused by the organisation's policy: a release beyond it, or a policy whose signature
+    does not verify (exit 3). Nothing was charged, written or installed."""
+
+
+@dataclass(frozen=True)
+class Officer:
+    name: str
+    key: PublicKey
+
+
+@dataclass(frozen=True)
+class Policy:
+    name: str
+    max_epsilon_per_release: float | None = None
+    max_delta_per_release: float | None = None
+    lifetime_caps: Mapping[str, Cap] = field(default_factory=dict)
+    default_lifetime_cap: Cap | None = None
+    require_approval_by: tuple[Officer, ...] = ()
+    forbidden_columns: tuple[str, ...] = ()
+    require_reasons: bool = False
+    same_file_new_name: str = "allow"
+    sha256: str = ""  # of the signed file
+    signer: PublicKey | None = None  # the officer key that signed it (once verified)
+
+    @property
+    def title(self) -> str:
+        return f"the policy {self.name!r}" if self.name else "the organisation's policy"
+
+    def cap_for(self, dataset: str) -> Cap | None:
+        """The policy's lifetime cap for ``dataset`` (its own, else the default), or None."""
+        return self.lifetime_caps.get(dataset, self.default_lifetime_cap)
+
+    def forbids(self, column: str | None) -> bool:
+        return column is not None and column.casefold() in \
+            {c.casefold() for c in self.forbidden_columns}
+
+    def to_dict(self) -> dict[str, Any]:
+        """What is in force, for ``policy show --json`` (plus who signed it)."""
+        def cap(c: Cap | None) -> dict[str, float] | None:
+            return None if c is None else {"epsilon": c.epsilon, "delta": c.delta}
+
+        return {
+            "format": POLICY_FORMAT, "name": self.name,
+            "max_epsilon_per_release": self.max_epsilon_per_release,
+            "max_delta_per_release": self.max_delta_per_release,
+            "lifetime_caps": {k: cap(v) for k, v in sorted(self.lifetime_caps.items())},
+            "default_lifetime_cap": cap(self.default_lifetime_cap),
+            "require_approval_by": [{"name": o.name, "key": o.key.line,
+                                     "fingerprint": o.key.fingerprint}
+                                    for o in self.require_approval_by],
+            "forbidden_columns": list(self.forbidden_columns),
+            "require_reasons": self.require_reasons,
+            "same_file_new_name": self.same_file_new_name,
+            "sha256": self.sha256,
+            "signed_by": None if self.signer is None else
+            {"name": self.signer.name, "fingerprint": self.signer.fingerprint},
+        }
+
+    def lines(self) -> list[str]:
+        """The policy in words, one rule a line (``policy show``, the app's policy window)."""
+        out = [f"{self.title[0].upper()}{self.title[1:]}"
+               + (f", signed by {self.signer.describe()}" if self.signer else "")]
+        if self.max_epsilon_per_release is not None:
+            out.append(f"At most ε = {self.max_epsilon_per_release:g} per release.")
+        if self.max_delta_per_release is not None:
+            out.append(f"At most δ = {self.max_delta_per_release:g} per release.")
+        for name, c in sorted(self.lifetime_caps.items()):
+            out.append(f"Dataset {name!r}: lifetime cap ε = {c.epsilon:g}, δ = {c.delta:g}.")
+        if self.default_lifetime_cap is not None:
+            c = self.default_lifetime_cap
+            out.append(f"Any other dataset: lifetime cap ε = {c.epsilon:g}, δ = {c.delta:g}.")
+        if self.require_approval_by:
+            who = ", ".join(f"{o.name} (key {o.key.fingerprint})"
+                            for o in self.require_approval_by)
+            out.append(f"Every release needs an approval signed by one of: {who}.")
+        if self.forbidden_columns:
+            out.append("No plan may use the columns: " + ", ".join(self.forbidden_columns)
+                       + " (in any letter case).")
+        if self.require_reasons:
+            out.append("Every bound, list and the budget's ε need a written reason.")
+        out.append({"refuse": "The same data file may not be released under a new dataset "
+                              "name.",
+                    "charge_existing": "The same data file released under a new dataset "
+                                       "name is charged to the dataset it was first "
+                                       "released as.",
+                    "allow": "The same data file may be released under a new dataset name "
+                             "(with a note)."}[self.same_file_new_name])
+        return out
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+def _problem(source: str, where: str, problem: str) -> InputError:
+    return InputError(source, where, problem)
+
+
+def _number(source: str, where: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _problem(source, where, f"must be a number, not {_json_type(value)}")
+    if not math.isfinite(value):
+        raise _problem(source, where, "must be a finite number")
+    return float(value)
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {bool: "true/false", str: "text", list: "a list", dict: "an object"}.get(
+        type(value), "a number")
+
+
+def _epsilon(source: str, where: str, value: Any) -> float:
+    eps = _number(source, where, value)
+    if not 0 < eps <= MAX_EPSILON:
+        raise _problem(source, where, f"must be above 0 and at most {MAX_EPSILON:g}, not "
+                                      f"{eps:g}")
+    return eps
+
+
+def _delta(source: str, where: str, value: Any) -> float:
+    dlt = _number(source, where, value)
+    problem = delta_problem(dlt)
+    if problem:
+        raise _problem(source, where, problem)
+    return dlt
+
+
+def _cap(source: str, where: str, value: Any) -> Cap:
+    if not isinstance(value, dict):
+        raise _problem(source, where, f"must be an object {{\"epsilon\": …, \"delta\": …}}, "
+                                      f"not {_json_type(value)}")
+    unknown = sorted(set(value) - {"epsilon", "delta"})
+    if unknown:
+        raise _problem(source, f"{where}.{unknown[0]}", "is not a field of a cap (epsilon, "
+                                                        "delta)")
+    for key in ("epsilon", "delta"):
+        if key not in value:
+            raise _problem(source, f"{where}.{key}", "is missing")
+    return Cap(_epsilon(source, f"{where}.epsilon", value["epsilon"]),
+               _delta(source, f"{where}.delta", value["delta"]))
+
+
+def _text(source: str, where: str, value: Any, limit: int = 200) -> str:
+    if not isinstance(value, str):
+        raise _problem(source, where, f"must be text, not {_json_type(value)}")
+    text = value.strip()
+    if not text:
+        raise _problem(source, where, "must not be blank")
+    if len(text) > limit or any(not c.isprintable() for c in text):
+        raise _problem(source, where, f"must be one line of at most {limit} printable "
+                                      "characters")
+    return text
+
+
+def policy_from_dict(doc: Any, source: str = "policy") -> Policy:
+    """A policy from its decoded JSON, or InputError naming the first wrong field."""
+    if not isinstance(doc, dict):
+        raise InputError(source, None, "must be a JSON object")
+    for key in doc:
+        if key not in FIELDS:
+            raise _problem(source, str(key), f"is not a field of a policy ({', '.join(FIELDS)})")
+    if doc.get("format") != POLICY_FORMAT:
+        raise _problem(source, "format", f"must be {POLICY_FORMAT!r}" +
+                       ("" if "format" in doc else " (it is missing)"))
+    name = _text(source, "name", doc["name"]) if "name" in doc else ""
+
+    def optional(key: str, read: Any) -> Any:
+        value = doc.get(key)
+        return None if value is None else read(source, key, value)
+
+    caps_doc = doc.get("lifetime_caps", {})
+    if not isinstance(caps_doc, dict):
+        raise _problem(source, "lifetime_caps", "must be an object {dataset: {\"epsilon\": …, "
+                                                f"\"delta\": …}}, not {_json_type(caps_doc)}")
+    caps = {}
+    for dataset, cap in caps_doc.items():
+        if not dataset.strip():
+            raise _problem(source, "lifetime_caps", "a dataset name must not be blank")
+        caps[dataset] = _cap(source, f"lifetime_caps.{dataset}", cap)
+
+    officers = []
+    raw_officers = doc.get("require_approval_by", [])
+    if not isinstance(raw_officers, list):
+        raise _problem(source, "require_approval_by", "must be a list of {\"name\": …, "
+                                                      f"\"key\": …}}, not "
+                                                      f"{_json_type(raw_officers)}")
+    for i, entry in enumerate(raw_officers):
+        where = f"require_approval_by[{i}]"
+        if not isinstance(entry, dict):
+            raise _problem(source, where, "must be an object {\"name\": …, \"key\": …}")
+        unknown = sorted(set(entry) - {"name", "key"})
+        if unknown:
+            raise _problem(source, f"{where}.{unknown[0]}", "is not a field (name, key)")
+        for key in ("name", "key"):
+            if key not in entry:
+                raise _problem(source, f"{where}.{key}", "is missing")
+        officer = _text(source, f"{where}.name", entry["name"], 64)
+        line = _text(source, f"{where}.key", entry["key"], 200)
+        try:
+            key = parse_public_key(line, source, officer)
+        except InputError:
+            raise _problem(source, f"{where}.key", "is not a minisign public key line (the "
+                                                   "base64 line of officer.pub)") from None
+        officers.append(Officer(officer, key))
+
+    columns_doc = doc.get("forbidden_columns", [])
+    if not isinstance(columns_doc, list):
+        raise _problem(source, "forbidden_columns", "must be a list of column names, not "
+                                                    f"{_json_type(columns_doc)}")
+    columns = tuple(_text(source, f"forbidden_columns[{i}]", c, 500)
+                    for i, c in enumerate(columns_doc))
+
+    reasons = doc.get("require_reasons", False)
+    if not isinstance(reasons, bool):
+        raise _problem(source, "require_reasons", f"must be true or false, not "
+                                                  f"{_json_type(reasons)}")
+    same = doc.get("same_file_new_name", "allow")
+    if same not in SAME_FILE_RULES:
+        raise _problem(source, "same_file_new_name", f"must be one of {', '.join(SAME_FILE_RULES)}"
+                                                     f", not {str(same)[:40]!r}")
+    return Policy(
+        name=name,
+        max_epsilon_per_release=optional("max_epsilon_per_release", _epsilon),
+        max_delta_per_release=optional("max_delta_per_release", _delta),
+        lifetime_caps=caps,
+        default_lifetime_cap=optional("default_lifetime_cap", _cap),
+        require_approval_by=tuple(officers),
+        forbidden_columns=columns,
+        require_reasons=reasons,
+        same_file_new_name=same,
+    )
+
+
+def parse_policy(data: bytes, source: str) -> Policy:
+    """A policy from the bytes of its file (strict JSON: no duplicate keys, NaN or Infinity)."""
+    def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in out:
+                raise InputError(source, key, "appears twice")
+            out[key] = value
+        return out
+
+    def no_constant(name: str) -> Any:
+        raise InputError(source, None, f"is not strict JSON ({name} is not a number)")
+
+    try:
+        text = data.decode("utf-8")
+        doc = json.loads(text, object_pairs_hook=no_duplicates, parse_constant=no_constant)
+    except UnicodeDecodeError:
+        raise InputError(source, None, "is not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(source, f"line {exc.lineno}, column {exc.colno}",
+                         f"is not valid JSON ({exc.msg})") from None
+    policy = policy_from_dict(doc, source)
+    return replace(policy, sha256=hashlib.sha256(data).hexdigest())
+
+
+def read_policy_file(path: str | os.PathLike[str]) -> tuple[bytes, Policy]:
+    p = Path(path)
+    size = input_file_size(p, "policy")
+    if size > MAX_POLICY_BYTES:
+        raise InputError(p.name, None, f"is too large to be a policy (over "
+                                       f"{MAX_POLICY_BYTES // 1024} KB)")
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise InputError(p.name, None, f"cannot be read ({exc.strerror})") from None
+    return data, parse_policy(data, p.name)
+
+
+# ----------------------------------------------------------------------------- signing
+
+
+def signature_path(path: Path) -> Path:
+    return path.with_name(path.name + SIG_SUFFIX)
+
+
+def sign_policy(path: str | os.PathLike[str], key: SecretKey, overwrite: bool = True) -> Path:
+    """Check the policy file, then write its minisign signature beside it
+    (``POLICY.json.minisig``); the path written."""
+    p = Path(path)
+    data, policy = read_policy_file(p)
+    target = signature_path(p)
+    comment = f"planner-app policy {policy.name or p.name} signed by {key.name}"
+    atomic_write_bytes(target, key.sign(data, comment).encode("utf-8"), overwrite=overwrite)
+    return target
+
+
+def _read_signature(path: Path, what: str) -> str:
+    if not path.exists():
+        raise PolicyRefused(f"{what} is not signed: {path.name} is missing beside it (an "
+                            "officer signs it with: planner-app policy sign POLICY.json --key "
+                            "NAME); nothing was installed")
+    input_file_size(path, "signature")
+    if path.stat().st_size > 64 * 1024:
+        raise InputError(path.name, None, "is too large to be a minisign signature")
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        raise InputError(path.name, None, "cannot be read as a minisign signature") from None
+
+
+# ----------------------------------------------------------------------------- installed
+
+
+@dataclass(frozen=True)
+class Installed:
+    policy: Policy
+    replaced: str | None  # the SHA-256 of the policy it replaced
+
+
+class PolicyStore:
+    """The policy installed in an app home: ``<data>/policy/{policy.json,
+    policy.json.minisig, officer.pub}``, and the installing key's id in the ledger."""
+
+    def __init__(self, home: AppHome) -> None:
+        self.home = home
+        self.folder = home.data_dir / POLICY_DIR
+        self.policy_path = self.folder / POLICY_FILE
+        self.signature_path = signature_path(self.policy_path)
+        self.officer_path = self.folder / OFFICER_FILE
+
+    def _recorded_key(self) -> bytes | None:
+        if not self.home.ledger_path.exists():
+            return None
+        return Ledger(self.home.ledger_path).policy_key()
+
+    def load(self) -> Policy | None:
+        """The policy in force, verified again now; None when none was ever installed.
+        Raises PolicyError when it cannot be trusted (fail closed)."""
+        recorded = self._recorded_key()
+        files = [self.policy_path, self.signature_path, self.officer_path]
+        present = [p.exists() for p in files]
+        if not any(present):
+            if recorded is None:
+                return None
+            raise PolicyError(f"the budget ledger records that a policy (signed by key "
+                              f"{_fingerprint(recorded)}) is installed, but its files are "
+                              f"missing from {self.folder}; releases are refused until it is "
+                              "installed again: planner-app policy install POLICY.json --trust "
+                              "OFFICER.pub")
+        if not all(present):
+            missing = files[present.index(False)].name
+            raise PolicyError(f"the installed policy is incomplete ({missing} is missing from "
+                              f"{self.folder}); releases are refused until it is installed "
+                              "again")
+        try:
+            data = self.policy_path.read_bytes()
+            sig = self.signature_path.read_text(encoding="utf-8")
+            officer = parse_public_key(self.officer_path.read_text(encoding="utf-8"),
+                                       OFFICER_FILE, "officer")
+        except (OSError, UnicodeDecodeError, InputError) as exc:
+            raise PolicyError(f"the installed policy in {self.folder} cannot be read "
+                              f"({type(exc).__name__}); releases are refused until it is "
+                              "installed again") from None
+        if recorded is not None and recorded != officer.key_id:
+            raise PolicyError(f"the officer key beside the installed policy (key "
+                              f"{officer.fingerprint}) is not the key the ledger recorded at "
+                              f"installation (key {_fingerprint(recorded)}): the policy was "
+                              "replaced outside planner-app; releases are refused")
+        try:
+            verified = verify_signature(data, sig, [officer], "the installed policy")
+            policy = parse_policy(data, "the installed policy")
+        except (SignatureError, InputError) as exc:
+            raise PolicyError(f"the installed policy {self.policy_path} was changed after it "
+                              f"was signed ({exc}); releases are refused until it is installed "
+                              "again from the officer's signed file") from None
+        return replace(policy, signer=verified.key)
+
+    def install(self, path: str | os.PathLike[str], officer_key: PublicKey,
+                audit: AuditLog | None = None) -> Installed:
+        """Verify ``path`` (and ``path.minisig``) against ``officer_key`` and install all
+        three. A replacement must be signed by the key that signed the installed policy.
+        Raises PolicyRefused (or InputError for a malformed file) with nothing installed."""
+        p = Path(path)
+        data, policy = read_policy_file(p)
+        sig = _read_signature(signature_path(p), p.name)
+        try:
+            verified = verify_signature(data, sig, [officer_key], p.name)
+        except SignatureError as exc:
+            raise PolicyRefused(f"{exc}; nothing was installed") from None
+        previous_key = self._recorded_key()
+        previous: Policy | None = None
+        try:
+            previous = self.load()
+        except PolicyError:
+            previous = None  # a damaged install: the recorded key still decides below
+        if previous is not None and previous.signer is not None:
+            previous_key = previous.signer.key_id
+        if previous_key is not None and previous_key != officer_key.key_id:
+            raise PolicyRefused(f"{p.name} is signed by key {officer_key.fingerprint}, but the "
+                                f"installed policy was signed by key "
+                                f"{_fingerprint(previous_key)}: a replacement must be signed "
+                                "by the same key; nothing was installed")
+        self.home.ensure()
+        audit = audit or AuditLog(self.home.audit_path)
+        event = "policy replaced" if previous_key is not None else "policy installed"
+        audit.require_intact().append(event, {
+            "name": policy.name, "policy_sha256": policy.sha256,
+            "signed_by": officer_key.fingerprint,
+            "replaced_sha256": previous.sha256 if previous is not None else None})
+        self.folder.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(self.officer_path, officer_key.to_text().encode("ascii"))
+        atomic_write_bytes(self.signature_path, sig.encode("utf-8"))
+        atomic_write_bytes(self.policy_path, data)
+        Ledger(self.home.ledger_path).record_policy_key(officer_key.key_id)
+        return Installed(replace(policy, signer=verified.key),
+                         previous.sha256 if previous is not None else None)
+
+
+def _fingerprint(key_id: bytes) -> str:
+    from .keys import fingerprint_of
+
+    return fingerprint_of(key_id)
+
+
+def load_policy(home: AppHome) -> Policy | None:
+    """The installed policy, verified (None when none is installed); PolicyError when it
+    cannot be trusted."""
+    return PolicyStore(home).load()
+
+
+def policy_or_error(home: AppHome) -> Policy | PolicyError | None:
+    """For the checks that show rather than refuse (``check``, the app): the policy, the
+    error that makes releases refuse, or None."""
+    try:
+        return load_policy(home)
+    except PolicyError as exc:
+        return exc
+    except PlannerError as exc:  # the ledger that records the policy cannot be read: closed
+        return PolicyError(f"whether a policy is installed cannot be checked ({exc})")
+
+
+# ----------------------------------------------------------------------------- answers
+
+
+def approval_rule(policy: Policy | PolicyError | None, require_approval: bool,
+                  trusted: Sequence[PublicKey] = ()) -> tuple[bool, list[PublicKey]]:
+    """Whether a release must be approved, and by whose keys: a policy with
+    ``require_approval_by`` makes approval required and trusts exactly its officers' keys
+    (a caller's own --trust keys are not added: the policy decides who may approve)."""
+    if isinstance(policy, Policy) and policy.require_approval_by:
+        return True, [o.key for o in policy.require_approval_by]
+    return require_approval, list(trusted)
+
+
+def effective_cap(cap: Cap, policy: Policy | None, dataset: str) -> Cap:
+    """The smaller of the ledger's cap and the policy's cap for ``dataset`` (each of ε and
+    δ on its own)."""
+    limit = policy.cap_for(dataset) if policy is not None else None
+    if limit is None:
+        return cap
+    eps, dlt = min(cap.epsilon, limit.epsilon), min(cap.delta, limit.delta)
+    if (eps, dlt) == (cap.epsilon, cap.delta):
+        return cap
+    return Cap(eps, dlt, False, by_policy=True)
+
+
+def effective_state(state: LedgerState, policy: Policy | PolicyError | None) -> LedgerState:
+    """The ledger state with the effective cap (what the lifetime rule, the meter and the
+    charge test against)."""
+    if not isinstance(policy, Policy):
+        return state
+    cap = effective_cap(state.cap, policy, state.dataset)
+    return state if cap is state.cap else replace(state, cap=cap)
+
+
+def charged_dataset(policy: Policy | PolicyError | None, dataset: str,
+                    file_datasets: Sequence[str]) -> str:
+    """The dataset a release is charged to: under ``charge_existing``, a file already
+    released under another name is charged to that dataset (the first by name)."""
+    if dataset in file_datasets:  # released under this name before: not a new name
+        return dataset
+    others = sorted(file_datasets)
+    if isinstance(policy, Policy) and policy.same_file_new_name == "charge_existing" and others:
+        return others[0]
+    return dataset
