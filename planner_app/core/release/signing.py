@@ -156,10 +156,12 @@ def check_origin(files: dict[str, bytes],
         return origin, problems
     try:
         verified = verify_signature(manifest, sig_text, checked_with, SIGNATURE)
-    except PlannerError:
-        problems.insert(0, f"{SIGNATURE}: {MANIFEST} was changed after it was signed (the "
-                        f"signature by {checked_with[0].describe()} does not match it, or "
-                        "its trusted comment was altered)")
+    except PlannerError as exc:
+        by = checked_with[0].describe()
+        problems.insert(0, f"{SIGNATURE}: its trusted comment was changed after signing (the "
+                        f"signature by {by} does not cover it)" if "trusted comment" in str(exc)
+                        else f"{SIGNATURE}: {MANIFEST} was changed after it was signed (the "
+                        f"signature by {by} does not match it)")
         return origin, problems
     release_id = record.get("release_id") if isinstance(record, dict) else None
     if not isinstance(release_id, str) or release_id not in verified.trusted_comment:
