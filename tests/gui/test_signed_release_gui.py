@@ -140,3 +140,36 @@ def test_screenshots(tmp_path: Path, scale: str) -> None:
     assert found["clipped"] == {}, found
     for name in found["shots"]:
         assert (SHOTS / name).stat().st_size > 10_000
+
+
+def test_the_wizard_completes_a_signed_release_with_its_key(  # type: ignore[no-untyped-def]
+        demo, qtbot, dialogs, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from PySide6.QtWidgets import QInputDialog
+
+    import planner_app.core.release.publish as publish_module
+    from tests.core.test_resume import failing_on_call
+
+    monkeypatch.delenv("PLANNER_APP_PASSPHRASE", raising=False)
+    session = demo.session
+    store = KeyStore(session.home)
+    store.create("guarded", PASSPHRASE)
+    out = tmp_path / "unfinished.zip"
+    with monkeypatch.context() as patch:
+        patch.setattr(publish_module, "report_pdf",
+                      failing_on_call(publish_module.report_pdf, 2))
+        with pytest.raises(publish_module.ReleaseUnfinished):
+            publish_module.publish(session.plan, session.table, out, session.home,
+                                   sign_with=store.secret("guarded", lambda _n: PASSPHRASE))
+    session.refresh_lifetime()
+    ask = answers("wrong", PASSPHRASE)
+    monkeypatch.setattr(QInputDialog, "getText", staticmethod(ask))
+    wizard = demo.release()
+    qtbot.addWidget(wizard)
+    wizard.checklist.resume_button.click()  # a wrong passphrase: nothing happens but a dialog
+    assert wizard.resume_id is None and wizard.currentPage() is wizard.checklist
+    assert dialogs.shown[-1][1] == "Cannot sign with this key" and not out.exists()
+    wizard.checklist.resume_button.click()
+    qtbot.waitUntil(lambda: wizard.result is not None, timeout=60_000)
+    assert verify_bundle(out, trusted=[store.public("guarded")]).valid
+    assert [r.status for r in Ledger(session.home.ledger_path).state("demo-survey").releases] \
+        == ["completed"]
