@@ -84,12 +84,19 @@ CASES: list[tuple[str, Callable[[Path, Path, dict[str, Any]], None], str, int, l
     ("signed-by-fingerprint-disagrees",
      lambda s, d, w: forge(s, d, change=_signed_by_fp(w)), NONE, 1,
      [RECORD, "signed_by", "0000000000000000"]),
+    ("signed-by-not-an-object",
+     lambda s, d, w: forge(s, d, change=_signed_by_text), NONE, 1,
+     [RECORD, "signed_by must hold"]),
     ("genuine-wrong-owner-key",
      lambda s, d, w: d.write_bytes(s.read_bytes()), WRONG, 1, [SIGNATURE, "not a trusted key"]),
     ("unsigned-trust", None, OWNER, 1, [SIGNATURE, "not signed"]),
     ("trust-file-not-a-key", lambda s, d, w: d.write_bytes(s.read_bytes()), "not-a-key", 2,
      ["not-a-key.pub", "not a minisign"]),
 ]
+
+
+def _signed_by_text(record: dict[str, Any]) -> None:
+    record["signed_by"] = "owner"
 
 
 def _signed_by_fp(w: dict[str, Any]) -> Callable[[dict[str, Any]], None]:

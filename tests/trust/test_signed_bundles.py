@@ -260,3 +260,44 @@ def test_a_protected_key_signs_with_its_passphrase(
     assert json.loads(stdout)["signed_by"]["name"] == "guarded"
     assert minisign_verify(world["guarded_pub"], extract(out, tmp_path / "x")).returncode == 0
     assert verify_bundle(out, trusted=[world["store"].public("guarded")]).valid
+
+
+def test_owner_and_recipient_on_two_app_homes_as_processes(tmp_path: Path) -> None:
+    """The owner releases signed with a protected key in one app home (a process, the
+    passphrase from the environment); a recipient with another app home and only the public
+    key file proves the origin, and the independent minisign agrees."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    owner_home, recipient_home = tmp_path / "owner", tmp_path / "recipient"
+    store = KeyStore(app_home(owner_home))
+    store.create("owner", PASSPHRASE)
+    public = store.export("owner", tmp_path / "owner.pub")
+    table = tmp_path / "t.csv"
+    table.write_text("colour\n" + "red\nblue\n" * 40)
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(small_plan()))
+    bundle = tmp_path / "b.zip"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PLANNER_APP_PASSPHRASE": PASSPHRASE}
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "planner_app", *args], env=env,
+                              capture_output=True, text=True, timeout=180, cwd=tmp_path,
+                              stdin=subprocess.DEVNULL)
+
+    done = cli("--home", str(owner_home), "release", str(plan), "--data", str(table), "--out",
+               str(bundle), "--sign-with", "owner")
+    assert done.returncode == 0, done.stderr
+    env.pop("PLANNER_APP_PASSPHRASE")
+    done = cli("--home", str(recipient_home), "verify", str(bundle), "--trust", str(public))
+    assert done.returncode == 0, done.stderr
+    assert "origin proven" in done.stdout
+    assert minisign_verify(public, extract(bundle, tmp_path / "x")).returncode == 0
+    forged = tmp_path / "forged.zip"
+    forge(bundle, forged)
+    done = cli("--home", str(recipient_home), "verify", str(forged), "--trust", str(public))
+    assert done.returncode == 1 and SIGNATURE in done.stderr
+    assert minisign_verify(public, extract(forged, tmp_path / "y")).returncode != 0

@@ -66,7 +66,7 @@ from .commitment import SCHEME, file_commitment
 from .noise import QueryRelease, ReleasedValue, privatize
 from .pending import list_pending, remove_pending, save_pending
 from .report import report_html, report_pdf
-from .signing import sign_manifest, signed_by_entry
+from .signing import recorded_signer, sign_manifest, signed_by_entry
 
 Progress = Callable[[float, str], None] | None
 FAULT_ENV = "PLANNER_APP_FAULT_PAUSE"  # test hook: pause at a named stage (see _checkpoint)
@@ -142,6 +142,7 @@ def readme_text(plan: Plan, record: dict[str, Any]) -> str:
     unit = plan.privacy_unit
     who = unit_words(unit.kind, unit.id_column, unit.max_rows, detail=True)
     relation = relation_words(plan.neighbouring)
+    signer = recorded_signer(record)  # signed bundles: how a recipient proves who released it
     lines = [
         f"Release of {plan.dataset.name!r} made with planner-app {__version__}",
         f"Release id {record['release_id']}, created {record['created_utc']} (UTC).",
@@ -187,18 +188,17 @@ def readme_text(plan: Plan, record: dict[str, Any]) -> str:
         "                answers is left out), unless that number is public under replace-one",
         "MANIFEST.sha256 the SHA-256 of every file",
         *([f"{SIGNATURE} the owner's signature of MANIFEST.sha256 (minisign)"]
-          if record.get("signed_by") else []),
+          if signer else []),
         "",
         "HOW TO CHECK IT",
         "planner-app verify BUNDLE.zip   (checks every hash, the audit chain, recomputes the "
         "totals",
         "                                 from the plan and checks every interval)",
-        *([f"planner-app verify BUNDLE.zip --trust {record['signed_by']['name']}.pub   (also "
-           "proves who released it: the",
-           f"    signature must be by the key of {record['signed_by']['name']}'s public key file;"
-           " or, with minisign,",
+        *([f"planner-app verify BUNDLE.zip --trust {signer}.pub   (also proves who released "
+           "it: the",
+           f"    signature must be by the key in {signer}'s public key file; or, with minisign,",
            f"    unzip the two MANIFEST files and run: minisign -Vm MANIFEST.sha256 -p "
-           f"{record['signed_by']['name']}.pub)"] if record.get("signed_by") else []),
+           f"{signer}.pub)"] if signer else []),
     ]
     return "\n".join(lines) + "\n"
 

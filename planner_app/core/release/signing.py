@@ -63,12 +63,13 @@ def sign_manifest(key: SecretKey, manifest: bytes, record: dict[str, Any]) -> by
 def recorded_signer(record: dict[str, Any]) -> str | None:
     """The name of the key a (saved) release record says signs it, or None."""
     signer = record.get("signed_by")
-    return signer.get("name") if isinstance(signer, dict) else None
+    name = signer.get("name") if isinstance(signer, dict) else None
+    return name if isinstance(name, str) else None
 
 
 def _who(signer: Any) -> str:
     if not isinstance(signer, dict):
-        return "no signer"
+        return "no signer" if signer is None else "a signer"
     return f"{signer.get('name')!s} (key {signer.get('fingerprint')!s})"
 
 
