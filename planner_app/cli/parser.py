@@ -84,6 +84,11 @@ def build_parser() -> argparse.ArgumentParser:
                          help="accept only an approval signed with this public key (repeat "
                               "for more keys; implies --require-approval; default: the keys "
                               "trusted with planner-app keys trust)")
+    release.add_argument("--sign-with", metavar="NAME",
+                         help="sign the bundle's manifest with this key of the app home "
+                              "(planner-app keys new NAME); its passphrase is asked before "
+                              "anything is charged ($PLANNER_APP_PASSPHRASE when not in a "
+                              "terminal)")
     release.add_argument("--json", action="store_true", help="print JSON")
 
     review = sub.add_parser("review", help="approve or reject a plan (the privacy officer)")
@@ -153,6 +158,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     verify = sub.add_parser("verify", help="check a release bundle offline")
     verify.add_argument("bundle", help="the bundle (.zip)")
+    verify.add_argument("--trust", action="append", default=[], metavar="OWNER.pub",
+                        help="also prove who released it: the manifest's signature must "
+                             "verify against this public key (minisign format; repeat for "
+                             "several). Without it, verify checks integrity only, not origin")
     verify.add_argument("--json", action="store_true", help="print JSON")
 
     policy = sub.add_parser("policy", help="the organisation's signed policy: sign, install, "

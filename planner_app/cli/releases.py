@@ -26,15 +26,20 @@ def cmd_release(args: argparse.Namespace) -> int:
     from ..core.model import load_plan
     from ..core.release.publish import publish
     from ..core.release.resume import resume_release
+    from .passphrase import load_signing_key, terminal_passphrase
 
     home = _home(args)
     if args.resume is not None:
         if args.plan or args.data:
             raise InputError("argument", None, "--resume completes a saved release: give no "
                                                "plan or --data (see planner-app release --help)")
+        # a signed release is signed again by the key it names (its passphrase asked first)
         result = resume_release(home, args.resume or None,
                                 out=Path(args.out) if args.out else None,
-                                overwrite=args.force)
+                                overwrite=args.force,
+                                sign_with=(load_signing_key(home, args.sign_with)
+                                           if args.sign_with else None),
+                                passphrase=terminal_passphrase())
         plan = result.report.plan
     else:
         missing = [n for n, v in (("PLAN", args.plan), ("--data", args.data),
@@ -44,11 +49,13 @@ def cmd_release(args: argparse.Namespace) -> int:
                                                "planner-app release --help)")
         plan = load_plan(args.plan)
         table = load_table(args.data)
+        # the key and its passphrase before the charge: a wrong one costs nothing
+        key = load_signing_key(home, args.sign_with) if args.sign_with else None
         with _naming_plan_file(args.plan):  # core errors name "plan": say which file
             result = publish(plan, table, Path(args.out), home, confidence=_confidence(args),
                              clamp_counts=args.clamp_counts, overwrite=args.force,
                              require_approval=_approval_required(args),
-                             inputs=[Path(args.plan), Path(args.data)],
+                             inputs=[Path(args.plan), Path(args.data)], sign_with=key,
                              trusted=_approval_trust(args))
     state = result.ledger
     summary = {
@@ -57,6 +64,7 @@ def cmd_release(args: argparse.Namespace) -> int:
         "total": result.report.total.to_dict(),
         "ledger": {k: v for k, v in state.to_dict().items() if k != "releases"},
         "notes": result.notes,
+        "signed_by": result.signed_by,
     }
     if args.json:
         _print_json(summary)
@@ -70,29 +78,40 @@ def cmd_release(args: argparse.Namespace) -> int:
     approval = result.report.readiness.get("approval") if result.report.readiness else None
     if approval is not None:
         print(approval.message)
+    if result.signed_by:
+        print(f"Signed by {result.signed_by['name']} (key {result.signed_by['fingerprint']}): "
+              f"recipients check it with planner-app verify BUNDLE.zip --trust "
+              f"{result.signed_by['name']}.pub")
     for note in result.notes:
         print(f"note (for you only, not in the bundle): {note}", file=sys.stderr)
     return EXIT_OK
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    from ..core.records.keys import load_trusted
     from ..core.release.bundle import NotABundle
+    from ..core.release.signing import origin_lines
     from ..core.release.verify_release import verify_bundle
 
+    trusted = load_trusted(args.trust)  # a key file that cannot be read: exit 2, as input
     try:
-        verdict = verify_bundle(Path(args.bundle))
+        verdict = verify_bundle(Path(args.bundle), trusted=trusted)
     except NotABundle as exc:
         if args.json:
             _print_json({"bundle": Path(args.bundle).name, "valid": False,
                          "problems": [str(exc)], "not_a_bundle": True})
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_INPUT
+    origin = origin_lines(verdict.origin, verdict.bundle)
     if args.json:
-        _print_json(verdict.to_dict())
+        _print_json({**verdict.to_dict(), "origin_words": origin})
     elif verdict.valid:
-        print(f"{verdict.bundle}: verified")
+        print(f"{verdict.bundle}: verified"
+              + ("" if verdict.origin.get("origin_proven") else " (integrity only, not origin)"))
         for check in verdict.checks:
             print(f"  ok: {check}")
+        for line in origin:
+            print(f"  {line}")
     if not verdict.valid:
         print(f"{PROG}: {verdict.bundle}: NOT valid: {verdict.problems[0]}", file=sys.stderr)
         return EXIT_INTERNAL

@@ -9,6 +9,8 @@ from typing import Any
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QStyle
 
+from .signing import fill_sign_menu
+
 MainWindow = Any  # the window these build for (main_window imports this module)
 
 
@@ -98,6 +100,9 @@ def build_actions(self: MainWindow) -> None:
     release_menu.addSeparator()
     release_menu.addAction(self.require_action)
     release_menu.addAction(self.policy_action)
+    self.sign_menu = release_menu.addMenu("&Sign releases with key")  # a setting (gui/signing)
+    self.sign_menu.aboutToShow.connect(lambda: fill_sign_menu(self.sign_menu, self.session))
+    fill_sign_menu(self.sign_menu, self.session)
     view_menu = bar.addMenu("&View")
     for i in range(self.tabs.count()):
         name = self.tabs.tabText(i).split("  ", 1)[-1]

@@ -40,7 +40,7 @@ from ..core.planning.editing import (
 from ..core.planning.readiness import Readiness, readiness
 from ..core.planning.settings import Settings, save_settings
 from ..core.planning.starters import empty_plan
-from ..core.records.keys import KeyStore, PublicKey
+from ..core.records.keys import KeyInfo, KeyStore, Passphrase, PublicKey, SecretKey, check_name
 from ..core.records.ledger import Ledger, LedgerError, LedgerState
 from ..core.records.policy import (
     Policy,
@@ -468,6 +468,36 @@ class Session(QObject):
         KeyStore(self.home).untrust(name)
         self._trusted = None
         self._emit(OpChanges(settings=True))
+
+    # -- signing releases (a setting; the key itself stays in the app home) ------------------
+
+    @property
+    def signing_key(self) -> str | None:
+        """The name of the key that signs the app's releases (setting), or None."""
+        return self._settings.sign_with or None
+
+    def signing_keys(self) -> list[KeyInfo]:
+        """The app home's own key pairs, to choose the signing key from."""
+        return KeyStore(self.home).key_infos()
+
+    def set_signing_key(self, name: str | None) -> None:
+        """Sign releases with the app home's key ``name`` (None: do not sign)."""
+        name = check_name(name) if name else ""
+        if name != self._settings.sign_with:
+            self._settings.sign_with = name
+            self.save_settings()
+            self._emit(OpChanges(settings=True))
+
+    def load_signing_key(self, name: str, passphrase: Passphrase | None) -> SecretKey:
+        """The secret key ``name`` (``passphrase(name)`` asked when it is protected); raises
+        InputError with a one-line reason. Loaded before anything is charged."""
+        return KeyStore(self.home).secret(name, passphrase)
+
+    def key_is_protected(self, name: str) -> bool:
+        try:
+            return KeyStore(self.home).is_protected(name)
+        except PlannerError:  # not a key name (a hand-edited settings file): loading says so
+            return False
 
     # -- engine results (cached per query object) ---------------------------------------------
 

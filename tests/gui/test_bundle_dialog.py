@@ -30,10 +30,10 @@ def test_verification_runs_in_the_worker_not_on_the_gui_thread(  # type: ignore[
     release = threading.Event()
     threads: list[threading.Thread] = []
 
-    def slow_open(path: Path):  # type: ignore[no-untyped-def]
+    def slow_open(path: Path, *trusted):  # type: ignore[no-untyped-def]
         threads.append(threading.current_thread())
         release.wait(10)  # a verifier on the GUI thread would block the open_path call here
-        return open_bundle(path)
+        return open_bundle(path, *trusted)
 
     monkeypatch.setattr("planner_app.gui.dialogs.review_bundle.open_bundle", slow_open)
     window.open_path(bundle)

@@ -22,6 +22,7 @@ class Settings:
     welcome_seen: bool = False
     confidence: float = DEFAULT_CONFIDENCE
     require_approval: bool = False  # a release needs an approval of this exact plan
+    sign_with: str = ""  # the app home's key that signs the app's releases ("": unsigned)
 
     def add_recent(self, path: str | Path) -> None:
         text = str(Path(path).resolve())

@@ -16,6 +16,7 @@ import math
 import re
 import struct
 import zipfile
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -24,6 +25,7 @@ from ..support.errors import PlannerError
 
 RELEASE_FORMAT = "planner-app/release@1"
 MANIFEST = "MANIFEST.sha256"
+SIGNATURE = "MANIFEST.sha256.minisig"  # minisign's signature of MANIFEST.sha256 (signed bundles)
 RESULTS = "results.csv"
 RECORD = "release.json"
 PLAN = "plan.json"
@@ -109,12 +111,16 @@ def manifest_bytes(files: dict[str, bytes]) -> bytes:
                    ).encode("utf-8")
 
 
-def zip_bytes(files: dict[str, bytes]) -> bytes:
-    """A deterministic zip: fixed order and timestamps, the manifest last."""
+def zip_bytes(files: dict[str, bytes], signature: bytes | None = None) -> bytes:
+    """A deterministic zip: fixed order and timestamps, the manifest last (then, in a signed
+    bundle, the manifest's signature, which no manifest can list)."""
     buffer = io.BytesIO()
+    members = {**files, MANIFEST: manifest_bytes(files)}
+    if signature is not None:
+        members[SIGNATURE] = signature
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        for name in sorted(files) + [MANIFEST]:
-            data = files[name] if name != MANIFEST else manifest_bytes(files)
+        for name in bundle_order(members):
+            data = members[name]
             info = zipfile.ZipInfo(name, date_time=ZIP_TIME)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
@@ -133,7 +139,8 @@ def _safe_name(name: str) -> bool:
 
 
 _NOISED_RE = re.compile(r"noised/[A-Za-z0-9_.-]{1,64}\.csv")
-FIXED_NAMES = (AUDIT, MANIFEST, PLAN, README, RECORD, REPORT_HTML, REPORT_PDF, RESULTS)
+FIXED_NAMES = (AUDIT, MANIFEST, PLAN, README, RECORD, REPORT_HTML, REPORT_PDF, RESULTS,
+               SIGNATURE)
 _LOCAL = struct.Struct("<4s5H3L2H")  # a zip local file header
 _END = struct.Struct("<4s4H2LH")  # the end of central directory record
 
@@ -141,6 +148,14 @@ _END = struct.Struct("<4s4H2LH")  # the end of central directory record
 def is_bundle_name(name: str) -> bool:
     """A file name a bundle can hold: the fixed files, and noised/<query id>.csv."""
     return name in FIXED_NAMES or bool(_NOISED_RE.fullmatch(name))
+
+
+def bundle_order(names: Iterable[str]) -> list[str]:
+    """The order a bundle writes its members in: the files sorted, then the manifest, then
+    its signature."""
+    tail = (MANIFEST, SIGNATURE)
+    present = set(names)
+    return sorted(present - set(tail)) + [n for n in tail if n in present]
 
 
 def _dos_time(date_time: tuple[int, ...]) -> tuple[int, int]:
@@ -162,7 +177,7 @@ def layout_problems(path: Path, zf: zipfile.ZipFile) -> list[str]:
     if unknown:
         problems.append(f"{unknown[0]}: a bundle never contains this file"
                         + (f" (nor {len(unknown) - 1} more)" if len(unknown) > 1 else ""))
-    expected_order = sorted(n for n in names if n != MANIFEST) + [MANIFEST]
+    expected_order = bundle_order(names)
     if names != expected_order:
         problems.append("the zip's entries are not in the order a bundle writes them "
                         "(changed)")
@@ -280,7 +295,9 @@ class Verdict:
     problems: list[str] = field(default_factory=list)
     checks: list[str] = field(default_factory=list)
     summary: dict[str, Any] = field(default_factory=dict)
+    #: who signed the manifest and what was proven of it (signing.check_origin)
+    origin: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {"bundle": self.bundle, "valid": self.valid, "problems": self.problems,
-                "checks": self.checks, "summary": self.summary}
+                "checks": self.checks, "summary": self.summary, "origin": self.origin}

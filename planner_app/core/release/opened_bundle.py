@@ -14,11 +14,13 @@ import io
 import json
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..model import Plan, parse_plan_text
+from ..records.keys import PublicKey
 from ..support.errors import InputError
 from .bundle import (
     AUDIT,
@@ -31,6 +33,7 @@ from .bundle import (
     Verdict,
 )
 from .bundle import open_bundle as read_members
+from .signing import approval_words, origin_lines
 from .verify_release import verify_members
 
 #: An image the report embeds as a data: URI (front ends that cannot load data: URIs, such
@@ -96,6 +99,23 @@ class ReportPage:
     images: dict[str, bytes]
 
 
+@dataclass(frozen=True)
+class Provenance:
+    """Who signed the bundle and who approved its plan, as the bundle states it and as far as
+    verification proved it (signing.check_origin): plain values and sentences to show."""
+
+    signed: bool
+    signer: str | None  # the name the bundle claims (release.json signed_by); not proof
+    fingerprint: str | None  # of the key that made the signature
+    origin_proven: bool  # the signature verifies against a key the reader trusts
+    trusted_signer: str | None  # that key, as the reader gave it
+    checked_against: list[str]  # fingerprints of the keys the reader gave
+    origin: list[str]  # origin_lines: what was and was not proven, in words
+    approval: str  # approval_words(record["approval"])
+    approval_fingerprint: str | None
+    approval_verified: bool | None  # None: the approval entry does not say
+
+
 @dataclass
 class OpenedBundle:
     name: str
@@ -109,14 +129,17 @@ class OpenedBundle:
     has_report_pdf: bool = False
     #: the parts present but not readable (file names), in bundle order
     unreadable: list[str] = field(default_factory=list)
+    provenance: Provenance | None = None
 
 
-def open_bundle(path: Path) -> OpenedBundle:
-    """Verify a bundle and read its contents (one read of the zip). Raises ``NotABundle``
-    when the file is not a bundle at all; a bundle that fails verification opens with
-    ``verdict.valid`` false and whatever parts can still be read."""
+def open_bundle(path: Path, trusted: Sequence[PublicKey] = ()) -> OpenedBundle:
+    """Verify a bundle (its origin too, against ``trusted`` keys) and read its contents (one
+    read of the zip). Raises ``NotABundle`` when the file is not a bundle at all; a bundle
+    that fails verification opens with ``verdict.valid`` false and whatever parts can still
+    be read."""
     files, layout = read_members(path)
-    opened = OpenedBundle(name=path.name, verdict=verify_members(path.name, files, layout))
+    opened = OpenedBundle(name=path.name,
+                          verdict=verify_members(path.name, files, layout, trusted=trusted))
     for name, attr, parse in ((RECORD, "release", _release), (RESULTS, "results", _results),
                               (PLAN, "plan", _plan), (AUDIT, "audit", _audit),
                               (README, "readme", _text), (REPORT_HTML, "report", _report)):
@@ -127,7 +150,31 @@ def open_bundle(path: Path) -> OpenedBundle:
         except Exception:
             opened.unreadable.append(name)
     opened.has_report_pdf = REPORT_PDF in files
+    try:
+        opened.provenance = _provenance(opened.verdict, files, path.name)
+    except Exception:  # a crafted record: the verdict names it
+        opened.provenance = None
     return opened
+
+
+def _provenance(verdict: Verdict, files: dict[str, bytes], name: str) -> Provenance:
+    origin = verdict.origin
+    try:
+        record = json.loads(files[RECORD].decode("utf-8")) if RECORD in files else {}
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        record = {}
+    approval = record.get("approval") if isinstance(record, dict) else None
+    fingerprint = approval.get("key_fingerprint") if isinstance(approval, dict) else None
+    verified = approval.get("verified") if isinstance(approval, dict) else None
+    return Provenance(
+        signed=bool(origin.get("signed")), signer=origin.get("signer"),
+        fingerprint=origin.get("fingerprint"),
+        origin_proven=bool(origin.get("origin_proven")),
+        trusted_signer=origin.get("trusted_signer"),
+        checked_against=list(origin.get("checked_against") or []),
+        origin=origin_lines(origin, name), approval=approval_words(approval),
+        approval_fingerprint=fingerprint if isinstance(fingerprint, str) else None,
+        approval_verified=verified if isinstance(verified, bool) else None)
 
 
 def _text(data: bytes) -> str:

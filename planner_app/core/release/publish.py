@@ -36,7 +36,7 @@ from ..model import Plan, plan_digest, plan_to_dict
 from ..planning.check import CheckReport, all_measurements, check_plan
 from ..planning.readiness import lifetime_rule, require_ready
 from ..records.audit import AuditError, AuditLog, canonical, utc_now
-from ..records.keys import PublicKey
+from ..records.keys import PublicKey, SecretKey
 from ..records.ledger import BudgetExceeded, Ledger, LedgerState
 from ..records.policy import (
     Policy,
@@ -61,7 +61,9 @@ from .bundle import (
     REPORT_HTML,
     REPORT_PDF,
     RESULTS,
+    SIGNATURE,
     json_bytes,
+    manifest_bytes,
     noised_csv,
     results_csv,
     sha256_bytes,
@@ -72,6 +74,7 @@ from .commitment import SCHEME, file_commitment
 from .noise import QueryRelease, ReleasedValue, privatize
 from .pending import list_pending, remove_pending, save_pending
 from .report import report_html, report_pdf
+from .signing import recorded_signer, sign_manifest, signed_by_entry
 
 Progress = Callable[[float, str], None] | None
 FAULT_ENV = "PLANNER_APP_FAULT_PAUSE"  # test hook: pause at a named stage (see _checkpoint)
@@ -93,6 +96,7 @@ class PublishResult:
     report: CheckReport
     releases: list[QueryRelease]
     notes: list[str] = field(default_factory=list)
+    signed_by: dict[str, str] | None = None  # release.json's signed_by (signing.py)
 
 
 # ----------------------------------------------------------------------------- the record
@@ -146,6 +150,7 @@ def readme_text(plan: Plan, record: dict[str, Any]) -> str:
     unit = plan.privacy_unit
     who = unit_words(unit.kind, unit.id_column, unit.max_rows, detail=True)
     relation = relation_words(plan.neighbouring)
+    signer = recorded_signer(record)  # signed bundles: how a recipient proves who released it
     lines = [
         f"Release of {plan.dataset.name!r} made with planner-app {__version__}",
         f"Release id {record['release_id']}, created {record['created_utc']} (UTC).",
@@ -190,11 +195,18 @@ def readme_text(plan: Plan, record: dict[str, Any]) -> str:
         "                is noised too (fair coins fill extra places, or a random subset of",
         "                answers is left out), unless that number is public under replace-one",
         "MANIFEST.sha256 the SHA-256 of every file",
+        *([f"{SIGNATURE} the owner's signature of MANIFEST.sha256 (minisign)"]
+          if signer else []),
         "",
         "HOW TO CHECK IT",
         "planner-app verify BUNDLE.zip   (checks every hash, the audit chain, recomputes the "
         "totals",
         "                                 from the plan and checks every interval)",
+        *([f"planner-app verify BUNDLE.zip --trust {signer}.pub   (also proves who released "
+           "it: the",
+           f"    signature must be by the key in {signer}'s public key file; or, with minisign,",
+           f"    unzip the two MANIFEST files and run: minisign -Vm MANIFEST.sha256 -p "
+           f"{signer}.pub)"] if signer else []),
     ]
     return "\n".join(lines) + "\n"
 
@@ -240,6 +252,7 @@ class Prepared:
     rng: RandomSource
     charge_to: str = ""  # the dataset the ledger charges (the policy's charge_existing)
     policy: Policy | None = None  # the installed policy: its cap lowers the ledger's
+    sign_with: SecretKey | None = None  # loaded (passphrase asked) before the charge
 
 
 def file_datasets(home: AppHome, table: Table) -> list[str]:
@@ -291,6 +304,8 @@ def preflight_bundle(p: Prepared, prior: LedgerState) -> None:
                             {"scheme": SCHEME, "value": "0" * 64})
     record["review"] = p.status.state
     record["approval"] = p.status.to_record()
+    if p.sign_with is not None:
+        record["signed_by"] = signed_by_entry(p.sign_with)
     try:
         reports = _report_files(p.plan, record)
         # the JSON and CSV files cannot fail on these values: only their size is estimated
@@ -318,13 +333,16 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
             trusted: Sequence[PublicKey] = (),
             progress: Progress = None,
             source: RandomSource | None = None,
-            inputs: Sequence[Path] = ()) -> PublishResult:
+            inputs: Sequence[Path] = (),
+            sign_with: SecretKey | None = None) -> PublishResult:
     """Release ``plan`` on ``table`` into the bundle ``out``; see the module docstring.
 
     ``source`` is for tests only (a seeded source makes neighbouring releases comparable);
     by default every release draws from the OS CSPRNG. ``inputs`` (the table and plan files)
     and the app home's folders are never an output, whatever ``overwrite`` says.
-    ``trusted``: the keys a required approval must be signed by (review.approval_keys)."""
+    ``trusted``: the keys a required approval must be signed by (review.approval_keys).
+    ``sign_with``, a key already loaded (its passphrase asked before the charge), signs the
+    bundle's manifest (signing.py)."""
     keep = [home.data_dir, home.config_dir, *inputs]
     # the output path is held from its check to the rename: a second release to it is
     # refused before its charge (the lock is taken before, and kept through, the charge)
@@ -332,7 +350,7 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
         prepared = prepare(plan, table, Path(out), home, confidence=confidence,
                            clamp_counts=clamp_counts, overwrite=overwrite, progress=progress,
                            require_approval=require_approval, trusted=trusted,
-                           source=source)
+                           source=source, sign_with=sign_with)
         return charge_and_release(prepared)
 
 
@@ -340,7 +358,8 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
             confidence: float = DEFAULT_CONFIDENCE, clamp_counts: bool = False,
             overwrite: bool = False, progress: Progress = None,
             require_approval: bool = False, trusted: Sequence[PublicKey] = (),
-            source: RandomSource | None = None) -> Prepared:
+            source: RandomSource | None = None,
+            sign_with: SecretKey | None = None) -> Prepared:
     """Everything before the charge: the plan against the data, the budget, the audit log,
     the output path, the report and the disk space, the organisation's policy. Raises with
     nothing charged."""
@@ -411,7 +430,7 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
                      f"release --resume {unfinished[0].release_id}")
     prepared = Prepared(plan, table, out, home, report, aggregates, status, audit, ledger,
                         notes, confidence, clamp_counts, overwrite, progress, rng,
-                        charge_to, policy)
+                        charge_to, policy, sign_with)
     step(0.25, "Checking the report and the room for the bundle")
     preflight_bundle(prepared, prior)
     return prepared
@@ -476,6 +495,8 @@ def charge_and_release(p: Prepared) -> PublishResult:
                             confidence, clamp_counts, commitment)
     record["review"] = status.state
     record["approval"] = status.to_record()
+    if p.sign_with is not None:  # public facts of the key: the same for any data
+        record["signed_by"] = signed_by_entry(p.sign_with)
     # the noised record first, before anything that could fail: then a failure below costs
     # no budget, `release --resume` writes the bundle from it
     doc = {"release_id": release_id, "dataset": plan.dataset.name, "out": str(p.out.absolute()),
@@ -491,7 +512,8 @@ def charge_and_release(p: Prepared) -> PublishResult:
                        + (str(exc) if isinstance(exc, PlannerError) else type(exc).__name__))
     _checkpoint("saved")
     try:
-        bundle_sha = complete_release(home, doc, plan, p.out, p.overwrite, step, resumed=False)
+        bundle_sha = complete_release(home, doc, plan, p.out, p.overwrite, step, resumed=False,
+                                      sign_with=p.sign_with)
     except ReleaseUnfinished:
         raise
     except Exception as exc:
@@ -499,7 +521,8 @@ def charge_and_release(p: Prepared) -> PublishResult:
             f"{type(exc).__name__}: {str(exc)[:200]}"
         raise ReleaseUnfinished(release_id, problem, saved) from exc
     step(1.0, "Released")
-    return PublishResult(release_id, p.out, bundle_sha, charged, report, releases, p.notes)
+    return PublishResult(release_id, p.out, bundle_sha, charged, report, releases, p.notes,
+                         record.get("signed_by"))
 
 
 def _bundle_files(plan: Plan, doc: dict[str, Any]) -> dict[str, bytes]:
@@ -528,10 +551,14 @@ def _report_files(plan: Plan, record: dict[str, Any]) -> dict[str, bytes]:
 
 def complete_release(home: AppHome, doc: dict[str, Any], plan: Plan, out: Path,
                      overwrite: bool, step: Callable[[float, str], None], *,
-                     resumed: bool) -> str:
+                     resumed: bool, sign_with: SecretKey | None = None) -> str:
     """Seal and write the bundle of a charged release from its saved record; mark the ledger
-    row completed and remove the saved record. Draws no noise. Returns the bundle's SHA-256."""
+    row completed and remove the saved record. Draws no noise. Returns the bundle's SHA-256.
+    A record with ``signed_by`` is signed with ``sign_with``, which must be that key."""
     release_id = doc["release_id"]
+    if (doc["record"].get("signed_by") is None) != (sign_with is None):
+        raise PlannerError("the release's record and the key given to sign it disagree "
+                           "(a signed release needs its key, an unsigned one none)")
     audit = AuditLog(home.audit_path)
     ledger = Ledger(home.ledger_path)
     step(0.7, "Writing the bundle")
@@ -547,7 +574,10 @@ def complete_release(home: AppHome, doc: dict[str, Any], plan: Plan, out: Path,
         time=created))
     _checkpoint("sealed")
     files[AUDIT] = b"".join(json_bytes_line(e) for e in segment)
-    data = zip_bytes(files)
+    signature = None
+    if sign_with is not None:  # the manifest's exact bytes, as zip_bytes writes them
+        signature = sign_manifest(sign_with, manifest_bytes(files), doc["record"])
+    data = zip_bytes(files, signature=signature)
     for stale in out.parent.glob(f".{glob.escape(out.name)}.*.partial"):  # a killed release
         stale.unlink(missing_ok=True)
     atomic_write_bytes(out, data, before_rename=lambda: _checkpoint("bundle-temp-written"),

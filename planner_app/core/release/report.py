@@ -27,6 +27,7 @@ from ..support.words import (
     unit_words,
 )
 from ..support.words import format_number as rounded
+from .signing import approval_words, signature_words
 
 MAX_REPORT_ROWS = 50  # cells shown per statistic; results.csv has every one
 MAX_REPORT_STATISTICS = 1_000  # statistics explained; results.csv has every one
@@ -159,9 +160,8 @@ def transparency(record: dict[str, Any]) -> list[tuple[str, str]]:
                                       if v is True) + (f"; {post['grid']}" if post.get("grid")
                                                        else "")),
         ("Justification for ε", listing(justification) or "none given in the plan"),
-        ("Review", "approved by " + approval["reviewer"] + " on " + approval["time"]
-         + (f" ({approval['comment']})" if approval.get("comment") else "")
-         if approval else "no approval recorded"),
+        ("Review", approval_words(approval)),
+        ("Signed by", signature_words(record)),
         ("Software and verification", f"planner-app {record['software']['version']}; check the "
          "bundle with: planner-app verify BUNDLE.zip"),
     ]

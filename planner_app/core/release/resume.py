@@ -17,6 +17,7 @@ import numpy as np
 from ..model import plan_from_dict
 from ..planning.check import check_plan
 from ..records.audit import AuditLog
+from ..records.keys import KeyStore, Passphrase, SecretKey
 from ..records.ledger import Ledger, LedgerError
 from ..support.errors import InputError, PlannerError
 from ..support.files import OutputLock, check_output, existing_kind
@@ -25,14 +26,21 @@ from .bundle import RECORD, read_bundle, sha256_file
 from .noise import QueryRelease, ReleasedValue
 from .pending import list_pending, load_pending
 from .publish import Progress, PublishResult, complete_release, finish_release
+from .signing import recorded_signer
 from .verify_release import verify_bundle
 
 
 def resume_release(home: AppHome, release_id: str | None = None, *, out: Path | None = None,
-                   overwrite: bool = False, progress: Progress = None) -> PublishResult:
+                   overwrite: bool = False, progress: Progress = None,
+                   sign_with: SecretKey | None = None,
+                   passphrase: Passphrase | None = None) -> PublishResult:
     """Complete an unfinished release from its saved record, without drawing new noise and
     without a second charge. ``release_id`` may be left out when there is exactly one;
-    ``out`` writes the bundle somewhere other than first asked."""
+    ``out`` writes the bundle somewhere other than first asked.
+
+    A signed release is signed again with the same key: ``sign_with`` (already loaded), or the
+    key of the recorded name loaded from the app home (``passphrase(name)`` asked when it is
+    protected). A missing key or a wrong passphrase fails here, before anything is written."""
     def step(fraction: float, message: str) -> None:
         if progress is not None:
             progress(fraction, message)
@@ -47,6 +55,7 @@ def resume_release(home: AppHome, release_id: str | None = None, *, out: Path | 
         release_id = waiting[0].release_id
     doc = load_pending(home, release_id)
     record = doc["record"]
+    sign_with = _signing_key(home, record, sign_with, passphrase)
     plan = plan_from_dict(record["plan"], "the saved record")
     target = Path(out) if out is not None else Path(doc["out"])
     overwrite = overwrite or bool(doc.get("overwrite"))
@@ -65,12 +74,34 @@ def resume_release(home: AppHome, release_id: str | None = None, *, out: Path | 
         else:
             check_output(target, overwrite, keep=[home.data_dir, home.config_dir])
             bundle_sha = complete_release(home, doc, plan, target, overwrite, step,
-                                          resumed=True)
+                                          resumed=True, sign_with=sign_with)
     step(1.0, "Released")
     report = check_plan(plan, confidence=float(record["confidence"]))
     state = ledger.state(doc["dataset"])
     return PublishResult(release_id, target, bundle_sha, state, report,
-                         _releases_from(record, doc), [])
+                         _releases_from(record, doc), [], record.get("signed_by"))
+
+
+def pending_signer(home: AppHome, release_id: str) -> str | None:
+    """The name of the key an unfinished release is signed with (None: unsigned), so that a
+    front end can ask its passphrase before resuming."""
+    return recorded_signer(load_pending(home, release_id)["record"])
+
+
+def _signing_key(home: AppHome, record: dict[str, Any], given: SecretKey | None,
+                 passphrase: Passphrase | None) -> SecretKey | None:
+    name = recorded_signer(record)
+    if name is None:
+        if given is not None:
+            raise InputError("argument", "--sign-with", "this release was not signed when it "
+                             "was charged; it is completed unsigned (its record cannot change)")
+        return None
+    key = given if given is not None else KeyStore(home).secret(name, passphrase)
+    if key.public.fingerprint != record["signed_by"].get("fingerprint"):
+        raise InputError("argument", "--sign-with", f"this release is signed by key {name} "
+                         f"({record['signed_by'].get('fingerprint')}), not by "
+                         f"{key.name} ({key.public.fingerprint}); the same key must sign it")
+    return key
 
 
 def _already_written(out: Path, release_id: str) -> str | None:

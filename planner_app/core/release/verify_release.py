@@ -16,7 +16,7 @@ import csv
 import io
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,7 @@ from ..dp.sensitivity import grid_for
 from ..model import Plan, parse_plan_text, plan_digest, plan_to_dict
 from ..planning.check import check_plan
 from ..records.audit import entry_hash
+from ..records.keys import PublicKey
 from ..support.errors import InputError
 from .bundle import (
     AUDIT,
@@ -39,11 +40,13 @@ from .bundle import (
     RELEASE_FORMAT,
     RESULT_COLUMNS,
     RESULTS,
+    SIGNATURE,
     Verdict,
     open_bundle,
     sha256_bytes,
 )
 from .noise import randomized_response_estimate
+from .signing import check_origin
 
 REL = 1e-9
 
@@ -246,7 +249,7 @@ def _audit(files: dict[str, bytes], record: dict[str, Any], problems: list[str])
         return
     sealed = last["params"].get("files") or {}
     actual = {name: sha256_bytes(data) for name, data in files.items()
-              if name not in (AUDIT, MANIFEST)}
+              if name not in (AUDIT, MANIFEST, SIGNATURE)}
     if sealed != actual:
         changed = sorted(set(sealed) ^ set(actual) | {k for k in sealed if
                                                        sealed.get(k) != actual.get(k)})
@@ -419,14 +422,19 @@ def _parse_manifest(data: bytes) -> dict[str, str] | str:
     return out
 
 
-def verify_bundle(path: Path) -> Verdict:
-    """Check a bundle offline. Raises NotABundle when it is not one at all."""
-    return verify_members(path.name, *open_bundle(path))
+def verify_bundle(path: Path, trusted: Sequence[PublicKey] = ()) -> Verdict:
+    """Check a bundle offline; with ``trusted`` keys, also that its manifest is signed by one
+    of them (signing.check_origin). Raises NotABundle when it is not a bundle at all."""
+    return verify_members(path.name, *open_bundle(path), trusted=trusted)
 
 
-def verify_members(name: str, files: dict[str, bytes], layout: list[str]) -> Verdict:
+def verify_members(name: str, files: dict[str, bytes], layout: list[str],
+                   trusted: Sequence[PublicKey] = ()) -> Verdict:
     """The verdict on a bundle's members (``open_bundle``'s answer), read once by the caller."""
     verdict = Verdict(bundle=name, valid=True)
+    verdict.origin = {"signed": SIGNATURE in files,
+                      "checked_against": [k.fingerprint for k in trusted],
+                      "origin_proven": False}
     if layout:
         verdict.problems.extend(layout)
         verdict.valid = False
@@ -438,8 +446,10 @@ def verify_members(name: str, files: dict[str, bytes], layout: list[str]) -> Ver
         verdict.problems.append(f"{MANIFEST}: {manifest}")
         verdict.valid = False
         return verdict
+    verdict.origin, unsigned = check_origin(files, trusted)
+    verdict.problems.extend(unsigned)  # first: a re-hashed bundle fails on its signature
     for name in sorted(files):
-        if name == MANIFEST:
+        if name in (MANIFEST, SIGNATURE):  # the signature signs the manifest, so not in it
             continue
         if name not in manifest:
             verdict.problems.append(f"{name}: is in the bundle but not in {MANIFEST} (added)")
@@ -453,6 +463,13 @@ def verify_members(name: str, files: dict[str, bytes], layout: list[str]) -> Ver
         verdict.valid = False
         return verdict
     verdict.checks.append(f"every file matches {MANIFEST}")
+    if SIGNATURE in files:
+        verdict.checks.append(
+            f"{SIGNATURE} is a valid signature of {MANIFEST} by "
+            + (f"{verdict.origin['trusted_signer']}, a trusted key" if
+               verdict.origin.get("origin_proven") else
+               f"the key release.json names (key {verdict.origin.get('fingerprint')}); "
+               "not checked against a key you trust"))
     try:
         verify_contents(files, verdict)
     except Exception as exc:  # fail closed: a crafted bundle never crashes the verifier

@@ -33,16 +33,18 @@ from ...core.model import Plan
 from ...core.planning.charts import ChartDrawing
 from ...core.planning.preview import Chart, release_chart
 from ...core.planning.readiness import WARN, NotReady, unit_sentence
+from ...core.records.keys import SecretKey
 from ...core.records.ledger import BudgetExceeded, LedgerError, lifetime_after
 from ...core.records.policy import PolicyError, PolicyRefused
 from ...core.records.review import ApprovalRequired
 from ...core.release.pending import list_pending
 from ...core.release.publish import PublishResult, ReleaseUnfinished, publish
 from ...core.release.report import cell_name, format_interval, format_value
-from ...core.release.resume import resume_release
+from ...core.release.resume import pending_signer, resume_release
 from ...core.support.errors import PlannerError
 from ...core.support.words import confidence_percent
 from ..session import Session
+from ..signing import ask_signing_key
 from ..table_link import problem_line
 from ..workers import Worker, WorkerSlot
 
@@ -147,6 +149,12 @@ class ChecklistPage(QWizardPage):
     def _resume(self) -> None:
         wizard = self.wizard()
         if self.pending and isinstance(wizard, ReleaseWizard):
+            # a signed release is completed with the key it names: asked before anything
+            signer = pending_signer(self.session.home, self.pending[0].release_id)
+            if signer is not None:
+                wizard.sign_key = ask_signing_key(self, self.session, signer)
+                if wizard.sign_key is None:
+                    return
             wizard.resume_id = self.pending[0].release_id
             self.completeChanged.emit()
             wizard.next()
@@ -177,6 +185,9 @@ class ConfirmPage(QWizardPage):
         row.addWidget(self.path, 1)
         row.addWidget(browse)
         layout.addLayout(row)
+        self.signing = QLabel()  # which key signs the bundle (Release → Sign releases with key)
+        self.signing.setWordWrap(True)
+        layout.addWidget(self.signing)
         layout.addStretch(1)
         browse.clicked.connect(self._browse)
         self.path.textChanged.connect(self.completeChanged)
@@ -208,6 +219,22 @@ class ConfirmPage(QWizardPage):
             f"Afterwards <b>ε = {left:.4g}</b> will be left of the dataset's lifetime budget.</p>"
             "<p>The budget ledger is charged first; then the noise is added and the bundle is "
             "written.</p>")
+        key = self.session.signing_key
+        self.signing.setText(
+            f"The bundle will be signed with your key <b>{escape(key)}</b>"
+            + (" (its passphrase is asked next, before anything is charged)."
+               if self.session.key_is_protected(key) else ".")
+            if key else "The bundle will not be signed (Release → Sign releases with key).")
+
+    def validatePage(self) -> bool:  # noqa: N802
+        """The signing key is loaded (its passphrase asked) before the charge: a wrong one
+        costs nothing."""
+        wizard = self.wizard()
+        key = self.session.signing_key
+        if not isinstance(wizard, ReleaseWizard) or key is None:
+            return True
+        wizard.sign_key = ask_signing_key(self, self.session, key)
+        return wizard.sign_key is not None
 
     def isComplete(self) -> bool:  # noqa: N802
         return self.path.text().strip().endswith(".zip")
@@ -240,16 +267,17 @@ class ProgressPage(QWizardPage):
         confidence = self.session.confidence  # the one every ± on screen was shown at
         home = self.session.home
         resume_id = self.wizard_.resume_id
+        sign_key = self.wizard_.sign_key
         inputs = [self.session.table_path] if self.session.table_path is not None else []
         # the work has started (and may have charged): there is no way back from here
         self.wizard_.button(QWizard.WizardButton.BackButton).setEnabled(False)
 
         def work(progress, cancel):  # type: ignore[no-untyped-def]
             if resume_id is not None:  # no new noise, no new charge
-                return resume_release(home, resume_id, progress=progress)
+                return resume_release(home, resume_id, progress=progress, sign_with=sign_key)
             return publish(plan, table, out, home, require_approval=require,
                            confidence=confidence, progress=progress, inputs=inputs,
-                           trusted=trusted)
+                           trusted=trusted, sign_with=sign_key)
 
         worker = Worker(work)
         worker.signals.progress.connect(self._progress)
@@ -349,7 +377,10 @@ class ResultsPage(QWizardPage):
         self.table.horizontalHeaderItem(3).setText(f"Interval ({confidence_percent(level)})")
         self.summary.setText(f"Bundle written to <b>{escape(str(result.bundle_path))}</b> (SHA-256 "
                              f"{result.bundle_sha256[:16]}…). Lifetime ε left for "
-                             f"{result.ledger.dataset!r}: {result.ledger.remaining_epsilon:.4g}.")
+                             f"{result.ledger.dataset!r}: {result.ledger.remaining_epsilon:.4g}."
+                             + (f" Signed by {escape(result.signed_by['name'])} (key "
+                                f"{escape(result.signed_by['fingerprint'])})."
+                                if result.signed_by else " Not signed."))
         self.table.setRowCount(len(rows))
         for i, r in enumerate(rows):
             for j, text in enumerate((r["label"], cell_name(r), format_value(r),
@@ -397,6 +428,7 @@ class ReleaseWizard(QWizard):
         self.session = session
         self.result: PublishResult | None = None
         self.resume_id: str | None = None  # set when completing an unfinished release
+        self.sign_key: SecretKey | None = None  # loaded before the charge (gui/signing.py)
         self.setWindowTitle("Release")
         self.resize(760, 620)
         self.checklist = ChecklistPage(session)

@@ -36,7 +36,7 @@ from ...core.planning.check import check_plan
 from ...core.planning.plan_diff import diff_plans
 from ...core.planning.readiness import missing_reasons
 from ...core.records.audit import AuditLog
-from ...core.records.keys import KeyStore, PublicKey
+from ...core.records.keys import KeyStore, PublicKey, load_public_key
 from ...core.records.review import approval_keys, approval_status, record_review
 from ...core.release.bundle import RESULTS, NotABundle
 from ...core.release.opened_bundle import OpenedBundle, open_bundle
@@ -331,17 +331,50 @@ class BundleDialog(QDialog):
                               "hashes, audit trail and every number against its plan.</p>")
         self.verdict.setWordWrap(True)
         layout.addWidget(self.verdict)
+        # who signed and who approved, and a check against a public key the reader trusts
+        origin_row = QHBoxLayout()
+        self.origin = QLabel()
+        self.origin.setWordWrap(True)
+        self.origin.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        origin_row.addWidget(self.origin, 1)
+        self.trust_button = QPushButton("Check who signed it…")
+        self.trust_button.setToolTip("Choose the owner's public key (.pub): the bundle's "
+                                     "signature must verify against it")
+        self.trust_button.setAccessibleName("Verify the bundle's signature against a public "
+                                            "key file")
+        self.trust_button.clicked.connect(self.choose_trusted_key)
+        self.trust_button.setEnabled(False)
+        origin_row.addWidget(self.trust_button, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addLayout(origin_row)
+        self.trusted: list[PublicKey] = []
         self.tabs = QTabWidget()
         layout.addWidget(self.tabs, 1)
         self.workers = WorkerSlot()
 
     def verify(self) -> None:
         """Start verifying in the worker; the result arrives through its signals."""
-        path = self.path
-        worker = Worker(lambda _progress, _cancel: open_bundle(path))
+        path, trusted = self.path, list(self.trusted)
+        self.trust_button.setEnabled(False)
+        worker = Worker(lambda _progress, _cancel: open_bundle(path, trusted))
         worker.signals.finished.connect(self.show_opened)
         worker.signals.failed.connect(self._failed)
         self.workers.start(worker)
+
+    def choose_trusted_key(self, path: str | None = None) -> None:
+        """Verify again, against the public key file the reader chooses (minisign format)."""
+        if path is None:
+            path, _ = QFileDialog.getOpenFileName(self, "The owner's public key", "",
+                                                  "Public keys (*.pub);;All files (*)")
+        if not path:
+            return
+        try:
+            self.trusted = [load_public_key(path)]
+        except PlannerError as exc:
+            QMessageBox.warning(self, "Not a public key", str(exc))
+            return
+        self.verdict.setText(f"<h2>Verifying…</h2><p>{html.escape(self.path.name)}: checking "
+                             f"its signature against {html.escape(Path(path).name)}.</p>")
+        self.verify()
 
     def _failed(self, exc: object) -> None:
         if isinstance(exc, NotABundle):
@@ -357,8 +390,11 @@ class BundleDialog(QDialog):
         self.opened = opened
         verdict = opened.verdict
         name = html.escape(self.path.name)
+        proven = verdict.origin.get("origin_proven")
         if verdict.valid:
-            text = (f"<h2 style='color:#1e8449'>✓ Verified</h2><p>{name}: "
+            text = ("<h2 style='color:#1e8449'>✓ Verified"
+                    + (" — origin proven" if proven else " (integrity only, not origin)")
+                    + f"</h2><p>{name}: "
                     + "; ".join(html.escape(c) for c in verdict.checks) + ".</p>")
         else:  # problems quote names from the bundle: escaped, never read as markup
             text = (f"<h2 style='color:#c0392b'>✗ NOT valid</h2><p>{name} failed "
@@ -366,6 +402,9 @@ class BundleDialog(QDialog):
                     + "".join(f"<li>{html.escape(p)}</li>" for p in verdict.problems[:12])
                     + "</ul>")
         self.verdict.setText(text)
+        self.origin.setText(origin_html(opened))
+        self.trust_button.setEnabled(opened.provenance is not None)
+        self.tabs.clear()
         for title, build in (("Results", self._results_tab),
                              ("Parameters", self._parameters_tab),
                              ("Audit trail", self._audit_tab), ("Report", self._report_tab)):
@@ -413,3 +452,27 @@ class BundleDialog(QDialog):
                                            QUrl(name), QImage.fromData(data))
         browser.setHtml(opened.report.html)
         return browser
+
+
+def origin_html(opened: OpenedBundle) -> str:
+    """Signed or not, by which key, proven or only claimed, and who approved (the core's
+    words: opened_bundle.Provenance)."""
+    p = opened.provenance
+    if p is None:
+        return "<p>Who signed and who approved cannot be read from this bundle.</p>"
+    e = html.escape
+    if p.origin_proven:
+        signed = (f"<b style='color:#1e8449'>✓ Signed by {e(p.trusted_signer or '?')}</b>, "
+                  "a key you chose to trust.")
+    elif p.signed:
+        signed = (f"<b>Signed</b> by key <code>{e(p.fingerprint or '?')}</code>, which claims "
+                  f"to be <b>{e(p.signer or '?')}</b>"
+                  + (" — <b style='color:#c0392b'>not</b> by the key you chose."
+                     if p.checked_against else
+                     " — not yet checked against a key you trust: choose the owner's "
+                     "public key."))
+    else:
+        signed = ("<b>Not signed</b>: nothing in the bundle shows who released it"
+                  + (" (you asked for a signature by a key you trust)." if p.checked_against
+                     else "."))
+    return f"<p>{signed}<br>Review: {e(p.approval)}.</p>"
