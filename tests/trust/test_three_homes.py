@@ -123,3 +123,41 @@ def test_a_policy_requires_the_officers_signature(homes: dict[str, Path], tmp_pa
                          "--out", str(out_dir / "b.zip"))
     assert code == 0, err
     assert AuditLog(app_home(owner).audit_path).verify() is None
+
+
+def test_a_recipient_checks_the_approval_too(homes: dict[str, Path], tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """With the officer's public key as well, verify proves who approved the plan; an
+    approval edited inside release.json (even re-signed by the owner) fails verify."""
+    officer, owner, recipient = homes["officer"], homes["owner"], homes["recipient"]
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    for home, name in ((officer, "ada"), (owner, "owner")):
+        run(capsys, home, "keys", "new", name)
+        run(capsys, home, "keys", "export", name, "--out", str(shared / f"{name}.pub"))
+    plan = shared / "plan.json"
+    shutil.copyfile(DEMO_PLAN, plan)
+    run(capsys, officer, "review", str(plan), "--approve", "--key", "ada")
+    bundle = shared / "release.zip"
+    code, _, err = run(capsys, owner, "release", str(plan), "--data", str(DEMO_TABLE), "--out",
+                       str(bundle), "--trust", str(shared / "ada.pub"), "--sign-with", "owner")
+    assert code == 0, err
+    code, out, err = run(capsys, recipient, "verify", str(bundle), "--trust",
+                         str(shared / "owner.pub"), "--trust", str(shared / "ada.pub"))
+    assert code == 0, out + err
+    assert "the approval by ada is signed by ada (key" in out and "a key you trust" in out
+    code, out, _ = run(capsys, recipient, "verify", str(bundle), "--trust",
+                       str(shared / "owner.pub"))
+    assert code == 0 and "not checked against a key you trust" in out
+    # the owner edits the approval's comment and re-signs the whole bundle with their key
+    from planner_app.core.records.keys import KeyStore
+
+    def edit(record: dict) -> None:  # type: ignore[type-arg]
+        record["approval"]["comment"] = "approved without conditions"
+
+    owner_key = KeyStore(app_home(owner)).secret("owner")
+    forged = tmp_path / "forged.zip"
+    forge(bundle, forged, change=edit, signature=owner_key)
+    code, out, err = run(capsys, recipient, "verify", str(forged), "--trust",
+                         str(shared / "owner.pub"))
+    assert code == 1 and "release.json: approval: its signature does not match it" in out + err

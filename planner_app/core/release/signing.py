@@ -31,6 +31,7 @@ from ..records.keys import (
     parse_signature,
     verify_signature,
 )
+from ..records.review import approval_payload
 from ..support.errors import PlannerError
 from .bundle import MANIFEST, RECORD, SIGNATURE
 
@@ -223,3 +224,41 @@ def approval_words(approval: Any) -> str:
             text += (", signature verified against a trusted key at release" if
                      approval.get("verified") else ", signature NOT verified at release")
     return text
+
+
+def check_approval(files: dict[str, bytes],
+                   trusted: Sequence[PublicKey] = ()) -> tuple[str | None, list[str]]:
+    """What the approval recorded in release.json proves: (a line for verify's checks, or
+    None when there is no approval; problems). A signed approval must verify against the
+    public key it carries and be for the plan the record names; it is *proven* to be the
+    officer's only when that key is among ``trusted`` (the officer's public key, given to
+    verify with --trust beside the owner's)."""
+    try:
+        record = json.loads(files[RECORD].decode("utf-8")) if RECORD in files else {}
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None, []  # the contents check names it
+    approval = record.get("approval") if isinstance(record, dict) else None
+    if not isinstance(approval, dict):
+        return None, []
+    who = str(approval.get("reviewer") or "?")
+    text, line = approval.get("signature"), approval.get("public_key")
+    if not text:
+        return f"the approval by {who} is unsigned: nothing shows who approved", []
+    where = f"{RECORD}: approval"
+    if approval.get("plan_sha256") != record.get("plan_sha256"):
+        return None, [f"{where}: is for another plan than the one released (its plan_sha256 "
+                      "differs)"]
+    try:
+        own = parse_public_key(str(line or ""), where)
+        verify_signature(approval_payload(approval), str(text), [own], where)
+    except PlannerError as exc:
+        return None, [f"{where}: its signature does not match it ({exc}); it was changed"]
+    if own.fingerprint != approval.get("key_fingerprint"):
+        return None, [f"{where}: its key_fingerprint is not the key that signed it"]
+    officer = [k for k in trusted if k.key_id == own.key_id and k.key == own.key]
+    if officer:
+        return (f"the approval by {who} is signed by {officer[0].describe()}, a key you "
+                "trust"), []
+    return (f"the approval by {who} is signed by key {own.fingerprint}; not checked against "
+            "a key you trust (add the officer's public key: --trust OFFICER.pub)"), []
+

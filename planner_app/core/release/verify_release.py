@@ -46,7 +46,7 @@ from .bundle import (
     sha256_bytes,
 )
 from .noise import randomized_response_estimate
-from .signing import check_origin
+from .signing import check_approval, check_origin
 
 REL = 1e-9
 
@@ -470,6 +470,10 @@ def verify_members(name: str, files: dict[str, bytes], layout: list[str],
                verdict.origin.get("origin_proven") else
                f"the key release.json names (key {verdict.origin.get('fingerprint')}); "
                "not checked against a key you trust"))
+    approval_line, approval_problems = check_approval(files, trusted)
+    verdict.problems.extend(approval_problems)
+    if approval_line is not None:
+        verdict.checks.append(approval_line)
     try:
         verify_contents(files, verdict)
     except Exception as exc:  # fail closed: a crafted bundle never crashes the verifier
