@@ -19,7 +19,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--demo", action="store_true",
                         help="open the desktop app on the bundled demo table and plan")
     parser.add_argument("--home", metavar="DIR",
-                        help="keep settings, the budget ledger and the audit log in DIR "
+                        help="keep settings, the budget ledger, the audit log, your keys, "
+                             "the public keys you trust and the installed policy in DIR "
                              "(default: $PLANNER_APP_HOME, else the per-user app folders)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
@@ -129,6 +130,10 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--registry", metavar="OUT.yaml",
                         help="write the release's transparency record in the format of OpenDP's "
                              "deployments registry (YAML, from release.json)")
+    report.add_argument("--trust", action="append", default=[], metavar="OWNER.pub",
+                        help="as verify --trust: report only a bundle whose manifest is "
+                             "signed with this public key (repeat for several); without it, "
+                             "the bundle's integrity is checked, not its origin")
     report.add_argument("--force", action="store_true", help="overwrite existing files")
     report.add_argument("--json", action="store_true", help="print JSON")
 

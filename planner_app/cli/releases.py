@@ -121,6 +121,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     import json as _json
 
+    from ..core.records.keys import load_trusted
     from ..core.release.bundle import RECORD, NotABundle, read_bundle
     from ..core.release.report import report_html, report_pdf
     from ..core.release.verify_release import verify_bundle
@@ -131,14 +132,20 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise InputError("argument", None, "say where to write the report: --pdf OUT, "
                                            "--html OUT and/or --registry OUT.yaml")
     bundle = Path(args.bundle)
+    trusted = load_trusted(getattr(args, "trust", None) or [])  # unreadable key: exit 2
     try:
-        verdict = verify_bundle(bundle)
+        verdict = verify_bundle(bundle, trusted=trusted)  # as verify: --trust proves origin
     except NotABundle as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_INPUT
     if not verdict.valid:
         print(f"{PROG}: {bundle.name}: NOT valid, so no report: {verdict.problems[0]}",
               file=sys.stderr)
+        return EXIT_INTERNAL
+    proven = bool(verdict.origin.get("origin_proven"))
+    if trusted and not proven:  # verify_bundle refuses this already; never report it proven
+        print(f"{PROG}: {bundle.name}: NOT valid, so no report: its signature is not by a "
+              "key given with --trust", file=sys.stderr)
         return EXIT_INTERNAL
     targets = [Path(t) for t in (args.pdf, args.html, registry) if t]
     if len({t.absolute() for t in targets}) < len(targets):
@@ -160,9 +167,14 @@ def cmd_report(args: argparse.Namespace) -> int:
         atomic_write_bytes(Path(name), data, overwrite=args.force)
         written.append(name)
     if args.json:
-        _print_json({"bundle": bundle.name, "verified": True, "written": written})
+        _print_json({"bundle": bundle.name, "verified": True, "origin_proven": proven,
+                     "written": written})
     else:
-        print(f"{bundle.name}: verified; wrote {', '.join(written)}")
+        print(f"{bundle.name}: verified"
+              + ("" if proven else " (integrity only, not origin)")
+              + f"; wrote {', '.join(written)}")
+        if not proven:
+            print("  to prove who released it: add --trust OWNER.pub (the owner's public key)")
         if registry:
             print(f"{Path(registry).name}: a Draft record for OpenDP's deployments registry; "
                   "fill in the fields that begin with 'to fill in' (curator, intended use, "

@@ -179,3 +179,121 @@ def test_registry_alone_or_with_pdf_never_over_a_file_without_force(
     assert pdf.read_bytes().startswith(b"%PDF")
     assert yaml.safe_load(out.read_text())["status"] == "Draft"
     assert not list(tmp_path.glob(".*tmp*"))  # no temporary file left beside them
+
+
+# ------------------------------------------------------------- signed bundles and --trust
+
+
+def _keys(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Path]:
+    """The owner's key in the (test's) app home, exported; another key made elsewhere."""
+    assert main(["keys", "new", "owner"]) == 0
+    owner_pub = tmp_path / "owner.pub"
+    assert main(["keys", "export", "owner", "--out", str(owner_pub)]) == 0
+    other_home = tmp_path / "other-home"
+    assert main(["--home", str(other_home), "keys", "new", "stranger"]) == 0
+    stranger_pub = tmp_path / "stranger.pub"
+    assert main(["--home", str(other_home), "keys", "export", "stranger", "--out",
+                 str(stranger_pub)]) == 0
+    capsys.readouterr()
+    return {"owner": owner_pub, "stranger": stranger_pub}
+
+
+def _signed_release(tmp_path: Path, name: str) -> tuple[Path, dict[str, Any]]:
+    table = tmp_path / "t.csv"
+    table.write_text(TABLE, encoding="utf-8")
+    plan_file = write_json(tmp_path / f"{name}.json", with_reasons(plan_dict(queries=[COUNT])))
+    out = tmp_path / f"{name}.zip"
+    assert main(["release", str(plan_file), "--data", str(table), "--out", str(out),
+                 "--sign-with", "owner"]) == 0
+    return out, json.loads(read_bundle(out)[RECORD])
+
+
+def _strings(node: Any) -> list[str]:
+    if isinstance(node, str):
+        return [node]
+    if isinstance(node, dict):
+        return [s for v in node.values() for s in _strings(v)]
+    if isinstance(node, list):
+        return [s for v in node for s in _strings(v)]
+    return []
+
+
+def test_report_without_trust_says_integrity_only(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _keys(tmp_path, capsys)
+    bundle, _ = _signed_release(tmp_path, "signed")
+    capsys.readouterr()
+    out = tmp_path / "reg.yaml"
+    assert main(["report", str(bundle), "--registry", str(out)]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("signed.zip: verified (integrity only, not origin)"), first
+
+
+def test_report_with_trust_proves_origin_or_refuses(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    keys = _keys(tmp_path, capsys)
+    bundle, _ = _signed_release(tmp_path, "signed")
+    unsigned, _ = _release(tmp_path, "unsigned", queries=[COUNT])
+    capsys.readouterr()
+    out = tmp_path / "reg.yaml"
+    assert main(["report", str(bundle), "--registry", str(out),
+                 "--trust", str(keys["owner"])]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("signed.zip: verified;") and "integrity only" not in first
+    assert out.exists()
+    # several --trust keys: any one may match, as in verify
+    again = tmp_path / "again.yaml"
+    assert main(["report", str(bundle), "--registry", str(again), "--trust",
+                 str(keys["stranger"]), "--trust", str(keys["owner"])]) == 0
+    capsys.readouterr()
+    # the wrong key, or an unsigned bundle: not valid (exit 1, as verify), nothing written
+    for target, trust in ((bundle, keys["stranger"]), (unsigned, keys["owner"])):
+        refused = tmp_path / f"refused-{target.stem}.yaml"
+        assert main(["report", str(target), "--registry", str(refused),
+                     "--trust", str(trust)]) == 1
+        err = capsys.readouterr().err
+        assert "NOT valid" in err and "MANIFEST.sha256.minisig" in err, err
+        assert not refused.exists()
+        # verify agrees
+        assert main(["verify", str(target), "--trust", str(trust)]) == 1
+        capsys.readouterr()
+    # a key file that cannot be read is bad input (exit 2), as in verify
+    assert main(["report", str(bundle), "--registry", str(tmp_path / "x.yaml"),
+                 "--trust", str(tmp_path / "missing.pub")]) == 2
+    assert not (tmp_path / "x.yaml").exists()
+
+
+def test_the_registry_record_names_the_signature_and_how_to_check_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    keys = _keys(tmp_path, capsys)
+    bundle, record = _signed_release(tmp_path, "signed")
+    fingerprint = keys["owner"].read_text().splitlines()[0].split()[-1]  # minisign's key id
+    assert record["signed_by"]["fingerprint"] == fingerprint
+    doc = _registry(bundle, tmp_path, capsys)
+    text = " ".join(_strings(doc))
+    assert "signed by owner" in text.lower() or "owner (key" in text
+    assert fingerprint in text
+    assert "minisign -Vm MANIFEST.sha256" in text
+    assert "planner-app verify BUNDLE.zip --trust OWNER.pub" in \
+        doc["deployment"]["implementation"]["mechanisms"]
+    unsigned, _ = _release(tmp_path, "unsigned", queries=[COUNT])
+    plain = " ".join(_strings(_registry(unsigned, tmp_path, capsys)))
+    assert "not signed" in plain and fingerprint not in plain
+
+
+def test_the_registry_text_has_no_doubled_punctuation(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Reasons that end in a full stop, joined into one answer, gave "200,000.;" and
+    "scale.."."""
+    income = {"id": "inc", "label": "Income", "kind": "sum", "column": "x", "lower": 0,
+              "upper": 200000, "epsilon": 0.5,
+              "justification": {"bounds": "The form caps income at 200,000."}}
+    scale = {"id": "sat", "label": "Satisfaction", "kind": "mean", "column": "x", "lower": 1,
+             "upper": 10, "epsilon": 0.5, "justification": {"bounds": "A 1 to 10 scale."}}
+    bundle, _ = _release(tmp_path, "dots", queries=[income, scale],
+                         budget={"epsilon": 2.0, "delta": 0.0})
+    doc = _registry(bundle, tmp_path, capsys)
+    for text in _strings(doc):
+        assert ".;" not in text and ".." not in text.replace("...", ""), text
+    bounds = doc["deployment"]["implementation"]["preprocessing_and_hyperparameter_tuning"]
+    assert "200,000; Satisfaction" in bounds and "A 1 to 10 scale. " in bounds

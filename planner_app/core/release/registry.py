@@ -8,7 +8,10 @@ release's date), never from the data. The field names are the registry's: ``url_
 ``deployment_model``, ``accounting``, ``implementation`` and ``administrative``. The answers
 in words are the report's transparency answers (report.transparency), so the report and the
 registry record never disagree. What only the curator knows (who they are, the intended use,
-the region, the record's authors) is marked "to fill in"; the record is a "Draft".
+the region, the record's authors) is marked "to fill in"; the record is a "Draft". The
+bundle's signature (who signed, the key's fingerprint, how to check it: signing.signature_words)
+is in ``administrative.notes``, and ``implementation.mechanisms`` says how to verify the bundle
+(``planner-app verify BUNDLE.zip --trust OWNER.pub``).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import yaml
 
 from ..support.words import KIND_NAMES, unit_words
 from .report import data_file_sentence, listing, transparency
+from .signing import signature_words
 
 #: The registry's own words for what a field holds; the curator replaces these.
 TO_FILL_CURATOR = "to fill in: the organisation that publishes this release"
@@ -39,6 +43,30 @@ def _end(text: str) -> str:
     """``text`` as a sentence: a full stop unless it ends in one already."""
     text = text.rstrip()
     return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def _tidy(node: Any) -> Any:
+    """Every text in ``node`` without the doubled stops that joining sentences leaves: a
+    reason that ends in a full stop, listed before "; " or ended again ("200,000.;",
+    "scale.."). An ellipsis ("...") is kept."""
+    if isinstance(node, str):
+        return re.sub(r"(?<!\.)\.\.(?!\.)", ".", re.sub(r"(?<!\.)\.;", ";", node))
+    if isinstance(node, dict):
+        return {key: _tidy(value) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_tidy(value) for value in node]
+    return node
+
+
+def _check_words(record: dict[str, Any]) -> str:
+    """How a reader proves who released the bundle (or that nothing can)."""
+    if isinstance(record.get("signed_by"), dict):
+        return ("Check the bundle with: planner-app verify BUNDLE.zip --trust OWNER.pub "
+                "(OWNER.pub: the data owner's public key, obtained from them; without --trust "
+                "verify checks only that the bundle is consistent, not who released it)")
+    return ("Check the bundle with: planner-app verify BUNDLE.zip (it checks that the bundle "
+            "is consistent; this bundle is not signed, so nothing proves who released it; a "
+            "signed one is checked with planner-app verify BUNDLE.zip --trust OWNER.pub)")
 
 
 def _label(q: dict[str, Any]) -> str:
@@ -121,7 +149,7 @@ def registry_record(record: dict[str, Any]) -> dict[str, Any]:
               "with it: which statistics are asked for, their bounds, categories, bins, "
               "group keys and yes/no values (see the pre-processing answers), the data "
               "file's name and the release's date.")
-    return {
+    doc: dict[str, Any] = _tidy({
         "url_slug": f"{_slug(dataset)}_{_slug(date)}_{_slug(str(record['release_id']))[:8]}",
         "status": "Draft",
         "tier": 3,
@@ -188,20 +216,22 @@ def registry_record(record: dict[str, Any]) -> dict[str, Any]:
                     f"{answers['Pre-processing: missing values']}. These parameters are "
                     "declared in the plan, not computed from the data; planner-app warns "
                     "the data owner before the release when one equals what the data shows."),
-                "mechanisms": (f"{answers['Mechanisms']}; planner-app {version}. Check the "
-                               "bundle with: planner-app verify BUNDLE.zip"),
+                "mechanisms": (f"{answers['Mechanisms']}; planner-app {version}. "
+                               + _end(_check_words(record))),
                 "justification": (_end(f"Justification for ε: {answers['Justification for ε']}")
                                   + f" Review: {answers['Review']}."),
             },
             "administrative": {
                 "sources": "The release bundle (release.json, results.csv, report.pdf).",
                 "notes": (f"Written by planner-app {version} from release.json of release "
-                          f"{record['release_id']} ({record['created_utc']}). Fields that "
-                          "begin with 'to fill in' need the curator's answer."),
+                          f"{record['release_id']} ({record['created_utc']}). Signature: "
+                          + _end(signature_words(record)) + " Fields that begin with 'to fill "
+                          "in' need the curator's answer."),
                 "registry_authors": [TO_FILL_AUTHOR],
             },
         },
-    }
+    })
+    return doc
 
 
 def registry_yaml(record: dict[str, Any]) -> str:
