@@ -301,3 +301,14 @@ def test_the_bundle_and_deployment_headers_have_glossary_entries() -> None:
 
     for word in ("Model", "user-day", "Mechanism", "Derivation", "Hash"):
         assert glossary_tip(word), word
+
+
+def test_the_trust_words_are_in_the_glossary() -> None:
+    """Issue 12's words (keys, fingerprints, signatures, trusted keys, the policy) are
+    explained in plain words, and found on screen under the names the app uses."""
+    for text, term in (("Export public key…", "Key pair"), ("Fingerprint", "Fingerprint"),
+                       ("a signed bundle", "Signature"),
+                       ("Trusted public keys", "Trusted key"),
+                       ("Organisation's policy…", "Organisation's policy")):
+        assert term in words.terms_in(text), text
+        assert words.GLOSSARY[term].count(". ") + 1 <= 3  # one to three sentences

@@ -243,6 +243,25 @@ GLOSSARY: dict[str, str] = {
     "Audit hash": (
         "Each audit entry carries the SHA-256 fingerprint of the entry before it, so that "
         "removing or changing an entry breaks the chain and verification notices."),
+    "Key pair": (
+        "Two matching keys made by the app (File → Keys…): a private key that stays with "
+        "you and signs, and a public key that you give to others so they can check what you "
+        "signed. Anyone may see the public key; nobody else may have the private one."),
+    "Fingerprint": (
+        "A short code of 16 letters and digits that names one public key. Before you rely on "
+        "a key someone sent you, compare its fingerprint with its owner's, by phone or in "
+        "person."),
+    "Signature": (
+        "Proof, made with a private key, that a file comes from the key's owner and has not "
+        "changed since. A signed bundle carries one over its list of file hashes, so a "
+        "changed number fails the check."),
+    "Trusted key": (
+        "Someone else's public key that you told the app to rely on (Keys → Import…, or "
+        "--trust). Only a signature by a trusted key proves who made a bundle or an approval."),
+    "Organisation's policy": (
+        "Rules a privacy officer signs and you install: the most ε per release and per "
+        "dataset, whose approval a release needs, columns never to use. The app then refuses "
+        "any release that breaks them, and you cannot switch them off."),
 }
 
 # words on screen that mean a glossary term (lower case; a Greek letter or ± anywhere, a word
@@ -270,6 +289,10 @@ GLOSSARY_ALIASES: dict[str, str] = {
     "people in a group": "Group privacy", "group privacy": "Group privacy",
     "attacker's belief": "Attacker's belief", "prior": "Attacker's belief",
     "ledger": "Budget ledger", "squared units": "Squared units", "units²": "Squared units",
+    "key pair": "Key pair", "public key": "Key pair", "private key": "Key pair",
+    "signing key": "Key pair", "fingerprint": "Fingerprint", "signed bundle": "Signature",
+    "signature": "Signature", "trusted key": "Trusted key", "trusted keys": "Trusted key",
+    "trusted public keys": "Trusted key", "policy": "Organisation's policy",
 }
 _SYMBOLS = ("ε", "δ", "σ", "±", "units²")
 
