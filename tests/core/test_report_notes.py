@@ -41,3 +41,14 @@ def test_every_demo_note_appears_whole_in_the_pdf(record) -> None:  # type: igno
     for note in notes:
         assert squeezed(note) in text, note
 
+
+
+def test_post_processing_reads_as_words(record) -> None:  # type: ignore[no-untyped-def]
+    """The report said "randomized response share within 0 1" (a JSON key with its
+    underscores replaced); every flag the record sets must read as a phrase."""
+    from planner_app.core.release.report import transparency
+
+    answer = dict(transparency(record))["Post-processing"]
+    assert "within 0 1" not in answer and "_" not in answer
+    flags = [k for k, v in record["post_processing"].items() if v is True]
+    assert flags and all(k.replace("_", " ") not in answer for k in flags)

@@ -156,15 +156,24 @@ def transparency(record: dict[str, Any]) -> list[tuple[str, str]]:
         ("Pre-processing: categories and keys", listing(lists) or "none"),
         ("Pre-processing: missing values", listing(missing)),
         ("Quantities released without noise", listing(unnoised) or "none"),
-        ("Post-processing", ", ".join(k.replace("_", " ") for k, v in post.items()
-                                      if v is True) + (f"; {post['grid']}" if post.get("grid")
-                                                       else "")),
+        ("Post-processing", ", ".join(POST_WORDS.get(k, k.replace("_", " "))
+                                      for k, v in post.items() if v is True)
+         + (f"; {post['grid']}" if post.get("grid") else "")),
         ("Justification for ε", listing(justification) or "none given in the plan"),
         ("Review", approval_words(approval)),
         ("Signed by", signature_words(record)),
         ("Software and verification", f"planner-app {record['software']['version']}; check the "
-         "bundle with: planner-app verify BUNDLE.zip"),
+         "bundle with: planner-app verify BUNDLE.zip (its integrity), and planner-app verify "
+         "BUNDLE.zip --trust OWNER.pub (also who released it)"),
     ]
+
+
+POST_WORDS = {  # release.json's post_processing flags, in words
+    "clamp_counts_at_zero": "negative counts shown as 0",
+    "means_and_variances_within_bounds": "means and variances kept within their bounds",
+    "quantiles_within_bounds": "quantiles kept within their bounds",
+    "randomized_response_share_within_0_1": "randomized-response shares kept between 0 and 1",
+}
 
 
 def chart_png(epsilon: float, prior: float = 0.5) -> bytes:
