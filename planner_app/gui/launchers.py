@@ -106,8 +106,8 @@ class DialogLaunchers(_Base):
                  "policy signed by the same officer's key."]))
         else:
             QMessageBox.warning(self, "Organisation's policy cannot be trusted",
-                                f"{policy}\n\nNothing can be released until the privacy "
-                                "officer's signed policy is installed again.")
+                                f"{policy}\n\nNothing can be released until you install the "
+                                "privacy officer's signed policy file again.")
 
     def release(self) -> ReleaseWizard | None:
         if self.session.plan is None:
