@@ -7,8 +7,11 @@ officer signs the file (``policy sign`` writes ``POLICY.json.minisig``, which
 officer.pub`` verifies it against that key and copies the file, its signature and the key into
 ``<data>/policy/``. Every load verifies the signature again: a policy edited in the app home, or
 a key swapped beside it, makes every release refuse (fail closed, ``PolicyError``). The ledger
-records the installing key (its ``counters`` table), so that deleting the policy's files does
-not switch the policy off, and a replacement must be signed by that same key.
+(its ``policy`` table) and the audit log's "policy installed" event record the signer's whole
+public key (a key id alone is chosen by whoever makes a key), the policy's version and the
+signed file's SHA-256: deleting the policy's files, or the ledger's record, does not switch the
+policy off, an older signed file copied in place is refused, and a replacement must be signed by
+that same key with a greater version.
 
 The rules themselves are applied by planning/policy_rules.py (one function for ``check``,
 ``release`` and the app); this module reads, signs, installs and loads the file, and gives
