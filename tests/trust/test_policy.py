@@ -718,3 +718,20 @@ def test_a_policy_needs_a_positive_whole_version(version: Any) -> None:
         doc["version"] = version
     with pytest.raises(InputError, match="version: must be a whole number of at least 1"):
         parse_policy(json.dumps(doc).encode(), "p.json")
+
+
+def test_a_new_spelling_of_a_released_dataset_is_refused(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    """The cap matches Demo-Survey to demo-survey; the ledger's spending must too, so a new
+    spelling of a dataset the ledger holds is refused rather than given a fresh budget."""
+    install(world, capsys, base_policy(same_file_new_name="allow",
+                                       default_lifetime_cap={"epsilon": 5, "delta": 1e-5}))
+    code, _, err = release(world, capsys, world.plan(), "1.zip")
+    assert code == 0, err
+    before = world.snapshot()
+    renamed = world.plan("renamed.json", dataset={**DEMO["dataset"], "name": "Demo-Survey"})
+    code, _, err = release(world, capsys, renamed, "2.zip")
+    lines = err.strip().splitlines()
+    assert code == 3 and len(lines) == 1 and "'demo-survey'" in lines[0], err
+    assert "Nothing was charged or written" in lines[0]
+    assert world.snapshot() == before

@@ -105,6 +105,14 @@ class Policy:
                 return cap
         return self.default_lifetime_cap
 
+    def spelling_of(self, dataset: str, known: Sequence[str]) -> str | None:
+        """The dataset in ``known`` (the ledger's) that ``dataset`` is another spelling of
+        (other letter case or Unicode form), or None: under a policy such a name is refused,
+        since it would start a new lifetime budget for the same dataset."""
+        wanted = dataset_key(dataset)
+        return next((k for k in sorted(known) if k != dataset and dataset_key(k) == wanted),
+                    None)
+
     def officers_words(self) -> str:
         """``Ada Officer (key …), …``: who may approve under this policy."""
         return ", ".join(f"{o.name} (key {o.key.fingerprint})" for o in self.require_approval_by)

@@ -40,6 +40,7 @@ from ..records.keys import PublicKey, SecretKey
 from ..records.ledger import BudgetExceeded, Ledger, LedgerState
 from ..records.policy import (
     Policy,
+    PolicyRefused,
     approval_rule,
     effective_cap,
     effective_state,
@@ -401,6 +402,13 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
         raise AuditError(f"{disagreements[0]}; restore the ledger and audit log from a backup "
                          "(planner-app ledger show lists what disagrees); nothing was released")
     notes = list(report.warnings) + list(report.owner_facts)
+    spelling = policy.spelling_of(plan.dataset.name, ledger.datasets()) if policy else None
+    if policy is not None and spelling is not None:
+        raise PolicyRefused(f"{policy.title} refuses this release: dataset "
+                            f"{plan.dataset.name!r} is another spelling of {spelling!r}, which "
+                            "this ledger already holds (names are compared without regard to "
+                            f"letter case or Unicode form); release it as {spelling!r}. "
+                            "Nothing was charged or written.")
     if policy is not None:  # the policy's cap, before anything is written (the charge
         # tests it again under its lock)
         rule = lifetime_rule(plan, report.total, all_measurements(report.queries),
