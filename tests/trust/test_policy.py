@@ -735,3 +735,23 @@ def test_a_new_spelling_of_a_released_dataset_is_refused(
     assert code == 3 and len(lines) == 1 and "'demo-survey'" in lines[0], err
     assert "Nothing was charged or written" in lines[0]
     assert world.snapshot() == before
+
+
+def test_an_installation_cut_short_after_its_audit_entry_is_completed_by_installing_again(
+        world: World, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    install(world, capsys, base_policy(**STRICT))
+    newer = base_policy(version=2, max_epsilon_per_release=3, max_delta_per_release=1e-6)
+
+    def crash(*args: Any, **kwargs: Any) -> None:
+        raise OSError("power cut")
+
+    monkeypatch.setattr(Ledger, "record_policy", crash)
+    with pytest.raises(OSError):
+        PolicyStore(world.owner).install(world.policy(newer), KeyStore(
+            app_home(world.officer_home)).public("officer"))
+    monkeypatch.undo()
+    with pytest.raises(PolicyError):  # audit log and ledger disagree: closed
+        PolicyStore(world.owner).load()
+    install(world, capsys, newer)
+    policy = PolicyStore(world.owner).load()
+    assert policy is not None and policy.version == 2

@@ -502,12 +502,16 @@ class PolicyStore:
             raise PolicyError("the audit log records that a policy was installed, but its "
                               "record cannot be read; releases are refused") from None
 
-    def recorded(self) -> Recorded | None:
+    def recorded(self, installing: bool = False) -> Recorded | None:
         """The installed policy as recorded (the ledger's record, else the audit log's), or
-        None when none was ever installed. PolicyError when the two disagree."""
+        None when none was ever installed. PolicyError when the two disagree; when
+        ``installing``, the same key with another file is the audit log's record (an
+        installation cut short after its audit entry, which installing again completes)."""
         ledger, audit = self._from_ledger(), self._from_audit()
         if audit is not None and ledger is not None and (
                 not same_key(audit.key, ledger.key) or audit.sha256 != ledger.sha256):
+            if installing and same_key(audit.key, ledger.key):
+                return audit if audit.version >= ledger.version else ledger
             raise PolicyError("the budget ledger's record of the installed policy does not "
                               "match the audit log's; releases are refused")
         return ledger or audit
@@ -581,7 +585,7 @@ class PolicyStore:
         except SignatureError as exc:
             raise PolicyRefused(f"{exc}; nothing was installed") from None
         policy = parse_policy(data, p.name)
-        recorded = self.recorded()
+        recorded = self.recorded(installing=True)
         if recorded is not None and not same_key(recorded.key, officer_key):
             raise PolicyRefused(f"{p.name} is signed by {officer_key.describe()}, but the "
                                 f"installed policy was signed by {recorded.key.describe()} "
