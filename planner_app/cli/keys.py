@@ -22,7 +22,8 @@ def add_keys_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
                     "(the public key, in minisign's format, to give to others). Public keys "
                     "of people you trust (a privacy officer's, say) are kept apart: when any "
                     "are trusted, a release that requires approval accepts only approvals "
-                    "signed with one of them.")
+                    "signed with one of them (unless an installed policy names its officers: "
+                    "then only theirs count).")
     keys_sub = keys.add_subparsers(dest="keys_command", metavar="ACTION", parser_class=_Parser)
     new = keys_sub.add_parser("new", help="make a new key pair NAME in the app home")
     new.add_argument("name", metavar="NAME", help="a short name: letters, digits, '.', '_', '-'")

@@ -42,7 +42,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from ..core.data.tables import load_table
     from ..core.model import load_plan
     from ..core.planning.check import check_plan
-    from ..core.records.policy import approval_rule, charged_dataset, policy_or_error
+    from ..core.records.policy import approval_rule, policy_or_error, trust_note
     from ..core.release.publish import file_datasets
 
     plan = load_plan(args.plan)
@@ -52,11 +52,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     require, trusted = approval_rule(policy, _approval_required(args), _approval_trust(args))
     with _naming_plan_file(args.plan):
         report = check_plan(plan, table, confidence=_confidence(args),
-                            ledger=_ledger_state_or_error(
-                                args, charged_dataset(policy, plan.dataset.name,
-                                                      same_file or ())),
+                            ledger=_ledger_state_or_error(args, plan.dataset.name),
                             require_approval=require, trusted=trusted, policy=policy,
-                            file_datasets=same_file)
+                            file_datasets=same_file,
+                            trust_ignored=trust_note(bool(getattr(args, "trust", None))))
     data = report.to_dict()
     from ..core.model import plan_digest
 

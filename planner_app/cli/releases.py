@@ -24,6 +24,7 @@ from .common import (
 def cmd_release(args: argparse.Namespace) -> int:
     from ..core.data.tables import load_table
     from ..core.model import load_plan
+    from ..core.records.policy import trust_note
     from ..core.release.publish import publish
     from ..core.release.resume import resume_release
     from .passphrase import load_signing_key, terminal_passphrase
@@ -56,7 +57,8 @@ def cmd_release(args: argparse.Namespace) -> int:
                              clamp_counts=args.clamp_counts, overwrite=args.force,
                              require_approval=_approval_required(args),
                              inputs=[Path(args.plan), Path(args.data)], sign_with=key,
-                             trusted=_approval_trust(args))
+                             trusted=_approval_trust(args),
+                             trust_ignored=trust_note(bool(getattr(args, "trust", None))))
     state = result.ledger
     summary = {
         "bundle": str(result.bundle_path), "bundle_sha256": result.bundle_sha256,

@@ -103,11 +103,11 @@ class DialogLaunchers(_Base):
             QMessageBox.information(self, "Organisation's policy", "\n".join(
                 [policy.lines()[0] + ".", "", *policy.lines()[1:], "",
                  "Check, release and this app enforce it; it can only be replaced by a "
-                 "policy signed by the same officer's key."]))
+                 "policy signed by the same officer's key, with a greater version."]))
         else:
             QMessageBox.warning(self, "Organisation's policy cannot be trusted",
-                                f"{policy}\n\nNothing can be released until the privacy "
-                                "officer's signed policy is installed again.")
+                                f"{policy}\n\nNothing can be released until you install the "
+                                "privacy officer's signed policy file again.")
 
     def release(self) -> ReleaseWizard | None:
         if self.session.plan is None:

@@ -46,7 +46,6 @@ from ..core.records.policy import (
     Policy,
     PolicyError,
     approval_rule,
-    charged_dataset,
     effective_state,
     policy_or_error,
 )
@@ -545,7 +544,7 @@ class Session(QObject):
         plan = self.plan
         if plan is None:
             return None
-        name = charged_dataset(self._policy, plan.dataset.name, self.file_datasets() or ())
+        name = plan.dataset.name
         if self._lifetime is None or self._lifetime[0] != name:
             try:  # the effective cap: the smaller of the ledger's and the policy's
                 state: LedgerState | None = effective_state(

@@ -28,7 +28,10 @@ def install_policy(tmp: Path, home: Path, **fields: Any) -> None:
         store.create("officer")
     officer = store.public("officer")
     approval = fields.pop("approval", False)
-    doc = {"format": "planner-app/policy@1", "name": "Statistics office 2026", **fields}
+    doc = {"format": "planner-app/policy@1", "version": 1, "name": "Statistics office 2026",
+           **fields}
+    if "max_epsilon_per_release" in doc:
+        doc.setdefault("max_delta_per_release", 1e-6)
     if approval:
         doc["require_approval_by"] = [{"name": "Ada Officer", "key": officer.line}]
     path = tmp / "policy.json"
@@ -113,6 +116,7 @@ def test_policy_views_at_1x_and_2x(scale: str, tmp_path: Path) -> None:
     home = tmp_path / "home"
     install_policy(tmp_path, home, max_epsilon_per_release=3,
                    lifetime_caps={"demo-survey": {"epsilon": 8, "delta": 1e-5}},
+                   default_lifetime_cap={"epsilon": 10, "delta": 1e-5},
                    forbidden_columns=["Smoker"], require_reasons=True)
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", QT_SCALE_FACTOR=scale,
                PYTHONPATH=str(ROOT))
@@ -122,10 +126,41 @@ def test_policy_views_at_1x_and_2x(scale: str, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     found = json.loads(done.stdout.strip().splitlines()[-1])
     assert found["tick"][:2] == [False, True]  # this policy does not require approval
-    assert "at most ε = 3 per release" in found["budget_text"]
+    assert "at most ε = 3, δ = 1e-06 per release" in found["budget_text"]
     assert "lifetime cap of 'demo-survey' ε = 8" in found["budget_text"]
     assert "Refused by the policy" in found["meter"]
     assert "allows at most ε = 3 per release" in found["checklist"]
     assert "forbids: smoker" in found["checklist"]
     assert found["complete"] is False
     assert found["clipped_window"] == [] and found["clipped_wizard"] == [], found
+
+
+def test_the_review_window_counts_the_policys_officers_not_the_homes_trusted_keys(
+        qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Under a policy that names its officers, the review window says whether an approval
+    counts by the same core rule as the release (policy.approval_rule)."""
+    from planner_app.core.model import load_plan
+    from planner_app.core.records.audit import AuditLog
+    from planner_app.core.records.review import approval_status, record_review
+    from planner_app.core.support.resources import demo_plan_path
+    from planner_app.gui.dialogs.review_bundle import ReviewDialog
+
+    home = tmp_path / "home"
+    install_policy(tmp_path, home, approval=True)
+    owner_store = KeyStore(app_home(home))
+    owner_store.create("owner")
+    owner_store.trust(owner_store.export("owner", tmp_path / "owner.pub"))
+    plan_path = tmp_path / "plan.json"
+    plan_path.write_bytes(demo_plan_path().read_bytes())
+    plan = record_review(plan_path, load_plan(plan_path), "owner", "approved", "mine",
+                         AuditLog(app_home(home).ensure().audit_path),
+                         key=owner_store.secret("owner"))
+    dialog = ReviewDialog(plan, plan_path, app_home(home))
+    qtbot.addWidget(dialog)
+    officer = KeyStore(app_home(tmp_path / "officer-home")).public("officer")
+    trusted = dialog._trusted()
+    assert trusted is not None and [(k.key_id, k.key) for k in trusted] == \
+        [(officer.key_id, officer.key)]
+    # what the window says is what a release decides: not approved by the policy's officer
+    assert approval_status(plan, trusted).state != "approved"
+    assert approval_status(plan, trusted).sentence in dialog.status_text()

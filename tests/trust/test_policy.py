@@ -98,7 +98,8 @@ def world(tmp_path: Path) -> World:
 
 
 def base_policy(**fields: Any) -> dict[str, Any]:
-    return {"format": "planner-app/policy@1", "name": "Statistics office 2026", **fields}
+    return {"format": "planner-app/policy@1", "version": 1, "name": "Statistics office 2026",
+            **fields}
 
 
 def install(world: World, capsys: pytest.CaptureFixture[str], doc: dict[str, Any]) -> None:
@@ -118,7 +119,8 @@ def release(world: World, capsys: pytest.CaptureFixture[str], plan: Path,
 
 def test_a_signed_policy_installs_and_minisign_agrees(world: World,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    doc = base_policy(max_epsilon_per_release=5, forbidden_columns=["SSN"])
+    doc = base_policy(max_epsilon_per_release=5, max_delta_per_release=1e-6,
+                      forbidden_columns=["SSN"])
     path = world.policy(doc)
     # the officer's own command writes the signature; Debian's minisign checks it
     path.with_name(path.name + ".minisig").unlink()
@@ -157,17 +159,22 @@ INSTALL_CASES = [
                 key=None),
     InstallCase("signed by another key", base_policy(), 3,
                 "which is not a trusted key", key="other"),
-    InstallCase("one byte changed after signing", base_policy(max_epsilon_per_release=2), 3,
+    InstallCase("one byte changed after signing",
+                base_policy(max_epsilon_per_release=2, max_delta_per_release=1e-6), 3,
                 "does not match the signed content (it was changed after signing)",
                 tamper=True),
-    InstallCase("replacement signed by another key", base_policy(max_epsilon_per_release=9),
+    InstallCase("replacement signed by another key",
+                base_policy(max_epsilon_per_release=9, max_delta_per_release=1e-6, version=2),
                 3, "a replacement must be signed by the same key", key="other",
-                trust="other", first=base_policy(max_epsilon_per_release=2)),
+                trust="other",
+                first=base_policy(max_epsilon_per_release=2, max_delta_per_release=1e-6)),
     InstallCase("unknown field", base_policy(max_epsilon=2), 2,
                 "policy.json: max_epsilon: is not a field of a policy"),
-    InstallCase("negative ε", base_policy(max_epsilon_per_release=-1), 2,
+    InstallCase("negative ε",
+                base_policy(max_epsilon_per_release=-1, max_delta_per_release=1e-6), 2,
                 "policy.json: max_epsilon_per_release: must be above 0"),
-    InstallCase("ε as text", base_policy(max_epsilon_per_release="2"), 2,
+    InstallCase("ε as text",
+                base_policy(max_epsilon_per_release="2", max_delta_per_release=1e-6), 2,
                 "max_epsilon_per_release: must be a number, not text"),
     InstallCase("δ of 1", base_policy(max_delta_per_release=1), 2,
                 "max_delta_per_release: must lie in [0, 1)"),
@@ -176,7 +183,7 @@ INSTALL_CASES = [
     InstallCase("reasons as text", base_policy(require_reasons="yes"), 2,
                 "require_reasons: must be true or false"),
     InstallCase("unknown same-file rule", base_policy(same_file_new_name="warn"), 2,
-                "same_file_new_name: must be one of refuse, charge_existing, allow"),
+                "same_file_new_name: must be one of refuse, allow"),
     InstallCase("officer key not a key", base_policy(require_approval_by=[
         {"name": "ann", "key": "abc"}]), 2, "require_approval_by[0].key: is not a minisign"),
     InstallCase("wrong format", {**base_policy(), "format": "planner-app/plan@1"}, 2,
@@ -211,8 +218,9 @@ def test_install_refusals(world: World, capsys: pytest.CaptureFixture[str],
 
 def test_a_replacement_signed_by_the_same_key_is_installed_and_logged(
         world: World, capsys: pytest.CaptureFixture[str]) -> None:
-    install(world, capsys, base_policy(max_epsilon_per_release=2))
-    install(world, capsys, base_policy(max_epsilon_per_release=9))
+    install(world, capsys, base_policy(max_epsilon_per_release=2, max_delta_per_release=1e-6))
+    install(world, capsys, base_policy(max_epsilon_per_release=9, max_delta_per_release=1e-6,
+                                       version=2))
     policy = PolicyStore(world.owner).load()
     assert policy is not None and policy.max_epsilon_per_release == 9
     log = AuditLog(world.owner.audit_path).read()
@@ -234,14 +242,16 @@ class ReleaseCase:
 
 
 RELEASE_CASES = [
-    ReleaseCase("beyond max ε", base_policy(max_epsilon_per_release=3),
+    ReleaseCase("beyond max ε",
+                base_policy(max_epsilon_per_release=3, max_delta_per_release=1e-6),
                 "this release's total ε = 3.323 is above its limit of ε = 3 per release",
                 rule="policy-release"),
     ReleaseCase("beyond max δ", base_policy(max_delta_per_release=5e-7),
                 "this release's total δ = 1e-06 is above its limit of δ = 5e-07 per release",
                 rule="policy-release"),
     ReleaseCase("beyond the dataset's lifetime cap",
-                base_policy(lifetime_caps={"demo-survey": {"epsilon": 3, "delta": 1e-5}}),
+                base_policy(lifetime_caps={"demo-survey": {"epsilon": 3, "delta": 1e-5}},
+                            default_lifetime_cap={"epsilon": 10, "delta": 1e-5}),
                 "lifetime cap ε = 3, δ = 1e-05 (set by the organisation's policy)",
                 rule="lifetime"),
     ReleaseCase("beyond the default lifetime cap",
@@ -329,29 +339,6 @@ def test_the_same_file_under_a_new_name(world: World,
     assert rules["policy-same-file"] == "fail"
 
 
-def test_charge_existing_charges_the_first_dataset(world: World,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    install(world, capsys, base_policy(same_file_new_name="charge_existing"))
-    code, _, err = release(world, capsys, world.plan(), "1.zip")
-    assert code == 0, err
-    renamed = world.plan("renamed.json", dataset={**DEMO["dataset"], "name": "survey-2"})
-    code, out, err = release(world, capsys, renamed, "2.zip")
-    assert code == 0, err
-    assert "charges this release to 'demo-survey'" in err
-    ledger = Ledger(world.owner.ledger_path)
-    assert len(ledger.state("demo-survey").releases) == 2
-    assert ledger.state("survey-2").releases == []
-    assert "Lifetime budget of 'demo-survey'" in out
-    # the bundle names only its own dataset (which one was charged is a fact about the file)
-    import zipfile
-
-    with zipfile.ZipFile(world.tmp / "out" / "2.zip") as z:
-        record = json.loads(z.read("release.json"))
-        assert b"demo-survey" not in z.read("release.json") + z.read("audit.jsonl")
-    assert record["dataset"]["name"] == "survey-2"
-    assert record["ledger"]["releases_of_dataset"] == 0
-
-
 # ----------------------------------------------------------------------------- fail closed
 
 
@@ -359,7 +346,7 @@ def test_charge_existing_charges_the_first_dataset(world: World,
                                     "key swapped"])
 def test_a_damaged_installed_policy_refuses_every_release(
         world: World, capsys: pytest.CaptureFixture[str], damage: str) -> None:
-    install(world, capsys, base_policy(max_epsilon_per_release=5))
+    install(world, capsys, base_policy(max_epsilon_per_release=5, max_delta_per_release=1e-6))
     folder = world.owner.data_dir / "policy"
     if damage == "edited":
         path = folder / "policy.json"
@@ -373,13 +360,14 @@ def test_a_damaged_installed_policy_refuses_every_release(
             p.unlink()
         expected = "the budget ledger records that a policy"
     else:  # someone signs their own policy and puts it and their key in place
-        other = world.policy(base_policy(max_epsilon_per_release=50), "mine.json",
+        other = world.policy(base_policy(max_epsilon_per_release=50, max_delta_per_release=1e-6),
+                             "mine.json",
                              key="other")
         (folder / "policy.json").write_bytes(other.read_bytes())
         (folder / "policy.json.minisig").write_bytes(
             other.with_name("mine.json.minisig").read_bytes())
         (folder / "officer.pub").write_bytes(world.other_pub.read_bytes())
-        expected = "is not the key the ledger recorded at installation"
+        expected = "is not the key recorded at installation"
     with pytest.raises(PolicyError, match="releases are refused"):
         PolicyStore(world.owner).load()
     before = world.snapshot()
@@ -398,7 +386,7 @@ def test_a_damaged_installed_policy_refuses_every_release(
 
 def test_reinstalling_the_signed_file_mends_an_edited_policy(
         world: World, capsys: pytest.CaptureFixture[str]) -> None:
-    doc = base_policy(max_epsilon_per_release=5)
+    doc = base_policy(max_epsilon_per_release=5, max_delta_per_release=1e-6)
     install(world, capsys, doc)
     path = world.owner.data_dir / "policy" / "policy.json"
     path.write_bytes(path.read_bytes() + b" ")
@@ -464,3 +452,306 @@ def test_the_charge_tests_the_policy_cap_under_its_lock(tmp_path: Path) -> None:
         ledger.charge(release_id="b", cap_limit=limit, **args)  # type: ignore[arg-type]
     ledger.charge(release_id="b", **args)  # type: ignore[arg-type]  # the ledger's own cap: 10
     assert [r.id for r in ledger.state("d").releases] == ["a", "b"]
+
+
+# ----------------------------------------------------------------------------- review fixes
+
+
+def forged_key(world: World, name: str = "forged") -> tuple[Path, Any]:
+    """A NEW Ed25519 key pair that carries the officer's 8-byte key id (minisign key ids are
+    chosen by whoever makes the key): its .pub file and its secret key."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    from planner_app.core.records.keys import PublicKey, SecretKey
+
+    officer = KeyStore(app_home(world.officer_home)).public("officer")
+    private = Ed25519PrivateKey.generate()
+    raw = private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    public = PublicKey(officer.key_id, raw, name)
+    assert public.fingerprint == officer.fingerprint and public.key != officer.key
+    path = world.tmp / f"{name}.pub"
+    path.write_text(public.to_text(), encoding="utf-8")
+    return path, SecretKey(name, public, private)
+
+
+def sign_with(path: Path, secret: Any) -> None:
+    path.with_name(path.name + ".minisig").write_text(
+        secret.sign(path.read_bytes(), "forged"), encoding="utf-8")
+
+
+STRICT = dict(max_epsilon_per_release=2, max_delta_per_release=1e-6)
+
+
+def test_a_key_with_the_officers_key_id_cannot_replace_the_policy(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    install(world, capsys, base_policy(**STRICT))
+    forged_pub, secret = forged_key(world)
+    loose = world.policy(base_policy(max_epsilon_per_release=100, max_delta_per_release=1e-5),
+                         "loose.json", key=None)
+    sign_with(loose, secret)
+    before = world.snapshot()
+    code, out, err = world.run(capsys, "policy", "install", str(loose), "--trust",
+                               str(forged_pub))
+    assert code == 3, err
+    assert "a replacement must be signed by the same key" in err and out == ""
+    assert world.snapshot() == before
+    policy = PolicyStore(world.owner).load()
+    assert policy is not None and policy.max_epsilon_per_release == 2
+
+
+def test_a_forged_key_put_beside_the_installed_policy_fails_closed(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    install(world, capsys, base_policy(**STRICT))
+    forged_pub, secret = forged_key(world)
+    loose = world.policy(base_policy(max_epsilon_per_release=100, max_delta_per_release=1e-5),
+                         "loose.json", key=None)
+    sign_with(loose, secret)
+    folder = world.owner.data_dir / "policy"
+    for p in folder.iterdir():
+        if p.name.endswith(".pub"):
+            p.write_bytes(forged_pub.read_bytes())
+    (folder / "policy.json").write_bytes(loose.read_bytes())
+    (folder / "policy.json.minisig").write_bytes(
+        loose.with_name("loose.json.minisig").read_bytes())
+    with pytest.raises(PolicyError, match="releases are refused"):
+        PolicyStore(world.owner).load()
+    code, _, err = release(world, capsys, world.plan(), "b.zip")
+    assert code == 4, err
+
+
+def test_deleting_the_ledger_and_the_policy_does_not_switch_it_off(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    install(world, capsys, base_policy(**STRICT))
+    shutil.rmtree(world.owner.data_dir / "policy")
+    world.owner.ledger_path.unlink()
+    with pytest.raises(PolicyError, match="audit log"):
+        PolicyStore(world.owner).load()
+    code, _, err = release(world, capsys, world.plan(), "b.zip")
+    assert code == 4 and "audit log" in err, err
+    assert not (world.tmp / "out" / "b.zip").exists()
+
+
+def test_charge_existing_is_refused_and_refuse_is_the_default(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    path = world.policy(base_policy(same_file_new_name="charge_existing"))
+    code, out, err = world.run(capsys, "policy", "install", str(path), "--trust",
+                               str(world.officer_pub))
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "same_file_new_name" in err and "whether two files are the same" in err
+    assert parse_policy(json.dumps(base_policy()).encode(), "p").same_file_new_name \
+        == "refuse"
+    install(world, capsys, base_policy())
+    code, _, err = release(world, capsys, world.plan(), "1.zip")
+    assert code == 0, err
+    renamed = world.plan("renamed.json", dataset={**DEMO["dataset"], "name": "survey-2"})
+    code, _, err = release(world, capsys, renamed, "2.zip")
+    assert code == 3 and "released before as dataset 'demo-survey'" in err
+
+
+def test_lifetime_caps_match_names_without_regard_to_case_or_unicode_form(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    policy = parse_policy(json.dumps(base_policy(
+        lifetime_caps={"demo-survey": {"epsilon": 3, "delta": 1e-5}},
+        default_lifetime_cap={"epsilon": 9, "delta": 1e-5})).encode(), "p")
+    for name in ("Demo-Survey", "DEMO-SURVEY", "\uff24emo-survey"):  # fullwidth D (NFKC)
+        cap = policy.cap_for(name)
+        assert cap is not None and cap.epsilon == 3, name
+    install(world, capsys, base_policy(
+        lifetime_caps={"demo-survey": {"epsilon": 3, "delta": 1e-5}},
+        default_lifetime_cap={"epsilon": 9, "delta": 1e-5}))
+    renamed = world.plan("renamed.json", dataset={**DEMO["dataset"], "name": "Demo-Survey"})
+    code, _, err = release(world, capsys, renamed, "b.zip")
+    assert code == 3 and "lifetime cap ε = 3" in err, err
+
+
+@pytest.mark.parametrize("doc,field_name", [
+    (base_policy(lifetime_caps={"a": {"epsilon": 1, "delta": 0}}), "default_lifetime_cap"),
+    (base_policy(max_epsilon_per_release=1), "max_delta_per_release"),
+    (base_policy(lifetime_caps={"a": {"epsilon": 1, "delta": 0},
+                                "A": {"epsilon": 2, "delta": 0}},
+                 default_lifetime_cap={"epsilon": 1, "delta": 0}), "lifetime_caps"),
+])
+def test_policies_with_an_escape_are_refused(world: World, capsys: pytest.CaptureFixture[str],
+                                             doc: dict[str, Any], field_name: str) -> None:
+    code, out, err = world.run(capsys, "policy", "install", str(world.policy(doc)), "--trust",
+                               str(world.officer_pub))
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and field_name in lines[0], err
+    assert out == "" and not (world.owner.data_dir / "policy").exists()
+
+
+def test_a_deeply_nested_policy_is_a_one_line_error(world: World,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    path = world.tmp / "deep.json"
+    path.write_text('{"format": "planner-app/policy@1", "name": ' + "[" * 100_000
+                    + "]" * 100_000 + "}", encoding="utf-8")
+    code, _, err = world.run(capsys, "policy", "sign", str(path), "--key", "officer",
+                             home=world.officer_home)
+    assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    sign_with(path, KeyStore(app_home(world.officer_home)).secret("officer"))
+    code, _, err = world.run(capsys, "policy", "install", str(path), "--trust",
+                             str(world.officer_pub))
+    assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_install_verifies_the_signature_before_reading_the_policy(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    path = world.policy(base_policy(no_such_field=1), key="other")
+    code, _, err = world.run(capsys, "policy", "install", str(path), "--trust",
+                             str(world.officer_pub))
+    assert code == 3 and "not a trusted key" in err, err
+
+
+def test_a_whole_pub_file_as_an_officer_key_says_which_line(world: World) -> None:
+    text = world.officer_pub.read_text(encoding="utf-8").strip()
+    doc = base_policy(require_approval_by=[{"name": "ann", "key": text}])
+    with pytest.raises(InputError, match="use the second line of the .pub file"):
+        parse_policy(json.dumps(doc).encode(), "p.json")
+
+
+def test_the_approval_refusal_names_the_policys_officers(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    key = KeyStore(app_home(world.officer_home)).public("officer")
+    install(world, capsys, base_policy(require_approval_by=[{"name": "Ada Officer",
+                                                              "key": key.line}]))
+    code, _, err = world.run(capsys, "release", str(world.plan()), "--data", str(DEMO_TABLE),
+                             "--out", str(world.tmp / "out" / "b.zip"), "--require-approval",
+                             "--trust", str(world.other_pub))
+    assert code == 3, err
+    assert ("the organisation's policy accepts only approvals signed by: Ada Officer (key "
+            f"{key.fingerprint})") in err
+    assert "(--trust is not used: the policy names the officers)" in err
+    code, _, err = release(world, capsys, world.plan(), "c.zip")
+    assert code == 3 and "Ada Officer" in err and "--trust is not used" not in err
+
+
+def test_sign_and_install_warn_when_the_signer_is_not_an_approver(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    other = KeyStore(app_home(world.officer_home)).public("other")
+    path = world.policy(base_policy(require_approval_by=[{"name": "Bo", "key": other.line}]))
+    code, out, err = world.run(capsys, "policy", "sign", str(path), "--key", "officer",
+                               home=world.officer_home)
+    assert code == 0 and "warning" in (out + err) and "require_approval_by" in (out + err)
+    code, out, err = world.run(capsys, "policy", "install", str(path), "--trust",
+                               str(world.officer_pub))
+    assert code == 0 and "warning" in (out + err) and "require_approval_by" in (out + err)
+    path = world.policy(base_policy())  # no approvers named: nothing to warn about
+    code, out, err = world.run(capsys, "policy", "sign", str(path), "--key", "officer",
+                               home=world.officer_home)
+    assert code == 0 and "warning" not in (out + err)
+
+
+def test_the_signers_name_is_kept(world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    ada = world.tmp / "ada-lovelace.pub"
+    ada.write_bytes(world.officer_pub.read_bytes())
+    path = world.policy(base_policy())
+    code, _, err = world.run(capsys, "policy", "install", str(path), "--trust", str(ada))
+    assert code == 0, err
+    code, out, _ = world.run(capsys, "policy", "show")
+    assert "signed by ada-lovelace (key" in out, out
+    code, out, _ = world.run(capsys, "policy", "show", "--json")
+    assert json.loads(out)["signed_by"]["name"] == "ada-lovelace"
+
+
+def test_check_says_a_tampered_policy_is_unusable_at_the_lifetime_line(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    install(world, capsys, base_policy(default_lifetime_cap={"epsilon": 4, "delta": 1e-5}))
+    path = world.owner.data_dir / "policy" / "policy.json"
+    path.write_bytes(path.read_bytes().replace(b"4", b"40"))
+    code, out, _ = world.run(capsys, "check", str(world.plan()), "--json")
+    rules = {r["rule"]: r for r in json.loads(out)["rules"]}
+    assert rules["lifetime"]["status"] == "fail", rules["lifetime"]
+    assert "cap ε = 10" not in rules["lifetime"]["message"]
+    assert "policy" in rules["lifetime"]["message"]
+    for r in rules.values():
+        text = r["message"] + " " + (r.get("action") or "")
+        assert "file Ask" not in text and "file. Ask the privacy officer to install" not in text
+    assert "owner" in rules["policy"]["action"]
+    assert "privacy officer to install" not in rules["policy"]["action"]
+
+
+def test_a_lifetime_refusal_names_the_policy_and_its_officer(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    install(world, capsys, base_policy(default_lifetime_cap={"epsilon": 3, "delta": 1e-5}))
+    code, out, _ = world.run(capsys, "check", str(world.plan()), "--json")
+    rules = {r["rule"]: r for r in json.loads(out)["rules"]}
+    assert rules["lifetime"]["status"] == "fail"
+    assert "whoever manages" not in rules["lifetime"]["action"]
+    assert "Statistics office 2026" in rules["lifetime"]["action"]
+    assert "officer" in rules["lifetime"]["action"]
+
+
+def test_an_older_policy_cannot_be_put_back(world: World,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    old = world.policy(base_policy(max_epsilon_per_release=9, max_delta_per_release=1e-5),
+                       "old.json")
+    code, _, err = world.run(capsys, "policy", "install", str(old), "--trust",
+                             str(world.officer_pub))
+    assert code == 0, err
+    install(world, capsys, base_policy(version=2, **STRICT))
+    assert Ledger(world.owner.ledger_path).policy_record()[1] == 2  # type: ignore[index]
+    before = world.snapshot()
+    # reinstalled by its command: refused, naming the versions
+    code, out, err = world.run(capsys, "policy", "install", str(old), "--trust",
+                               str(world.officer_pub))
+    assert code == 3 and "version 1" in err and "version 2" in err, err
+    assert world.snapshot() == before
+    # copied into the app home by hand: the policy in force fails closed
+    folder = world.owner.data_dir / "policy"
+    (folder / "policy.json").write_bytes(old.read_bytes())
+    (folder / "policy.json.minisig").write_bytes(old.with_name("old.json.minisig").read_bytes())
+    with pytest.raises(PolicyError, match="is not the one installed"):
+        PolicyStore(world.owner).load()
+    code, _, err = release(world, capsys, world.plan(), "b.zip")
+    assert code == 4, err
+
+
+@pytest.mark.parametrize("version", [0, -1, 1.5, "2", True, None])
+def test_a_policy_needs_a_positive_whole_version(version: Any) -> None:
+    doc = base_policy()
+    if version is None:
+        del doc["version"]
+    else:
+        doc["version"] = version
+    with pytest.raises(InputError, match="version: must be a whole number of at least 1"):
+        parse_policy(json.dumps(doc).encode(), "p.json")
+
+
+def test_a_new_spelling_of_a_released_dataset_is_refused(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    """The cap matches Demo-Survey to demo-survey; the ledger's spending must too, so a new
+    spelling of a dataset the ledger holds is refused rather than given a fresh budget."""
+    install(world, capsys, base_policy(same_file_new_name="allow",
+                                       default_lifetime_cap={"epsilon": 5, "delta": 1e-5}))
+    code, _, err = release(world, capsys, world.plan(), "1.zip")
+    assert code == 0, err
+    before = world.snapshot()
+    renamed = world.plan("renamed.json", dataset={**DEMO["dataset"], "name": "Demo-Survey"})
+    code, _, err = release(world, capsys, renamed, "2.zip")
+    lines = err.strip().splitlines()
+    assert code == 3 and len(lines) == 1 and "'demo-survey'" in lines[0], err
+    assert "Nothing was charged or written" in lines[0]
+    assert world.snapshot() == before
+
+
+def test_an_installation_cut_short_after_its_audit_entry_is_completed_by_installing_again(
+        world: World, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    install(world, capsys, base_policy(**STRICT))
+    newer = base_policy(version=2, max_epsilon_per_release=3, max_delta_per_release=1e-6)
+
+    def crash(*args: Any, **kwargs: Any) -> None:
+        raise OSError("power cut")
+
+    monkeypatch.setattr(Ledger, "record_policy", crash)
+    with pytest.raises(OSError):
+        PolicyStore(world.owner).install(world.policy(newer), KeyStore(
+            app_home(world.officer_home)).public("officer"))
+    monkeypatch.undo()
+    with pytest.raises(PolicyError):  # audit log and ledger disagree: closed
+        PolicyStore(world.owner).load()
+    install(world, capsys, newer)
+    policy = PolicyStore(world.owner).load()
+    assert policy is not None and policy.version == 2

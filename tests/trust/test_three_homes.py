@@ -99,7 +99,8 @@ def test_a_policy_requires_the_officers_signature(homes: dict[str, Path], tmp_pa
     run(capsys, owner, "keys", "export", "owner", "--out", str(shared / "owner.pub"))
     ada = (shared / "ada.pub").read_text().splitlines()[1]
     policy = shared / "policy.json"
-    policy.write_text(json.dumps({"format": "planner-app/policy@1", "name": "Test office",
+    policy.write_text(json.dumps({"format": "planner-app/policy@1", "version": 1,
+                                  "name": "Test office",
                                   "require_approval_by": [{"name": "Ada", "key": ada}]}))
     assert run(capsys, officer, "policy", "sign", str(policy), "--key", "ada")[0] == 0
     code, _, err = run(capsys, owner, "policy", "install", str(policy), "--trust",

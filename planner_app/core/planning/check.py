@@ -167,7 +167,8 @@ def check_plan(plan: Plan, table: Table | None = None,
                require_approval: bool = False,
                trusted: Sequence[PublicKey] = (),
                policy: Policy | PolicyError | None = None,
-               file_datasets: Sequence[str] | None = None) -> CheckReport:
+               file_datasets: Sequence[str] | None = None,
+               trust_ignored: str = "") -> CheckReport:
     """The report; with a table, also its fit to the data (pass ``engine`` to reuse one).
     Its ``readiness`` holds the release rules (with the lifetime rule when ``ledger`` is
     given, the approval rule when ``require_approval``: signed by one of ``trusted`` when
@@ -197,6 +198,7 @@ def check_plan(plan: Plan, table: Table | None = None,
     report.readiness = readiness(plan, total, measurements, ledger=ledger,
                                  require_approval=require_approval, trusted=trusted,
                                  policy=policy, file_datasets=file_datasets,
+                                 trust_ignored=trust_ignored,
                                  accuracies={c.query.id: c.accuracy for c in checks})
     report.warnings = warnings
     if table is not None:

@@ -10,9 +10,8 @@ The rules (each refuses a release with exit 3, nothing charged or written):
                       filter, the privacy unit's id column), compared case-insensitively
 * ``policy-reasons``  with ``require_reasons``: every reason the ``reasons`` rule asks for,
                       and the budget's own reason for its ε
-* ``policy-same-file`` the same file under a new dataset name (``refuse``), or a note that
-                      it is charged to the dataset it was first released as
-                      (``charge_existing``)
+* ``policy-same-file`` the same file (by its bytes) under a new dataset name (``refuse``,
+                      the default; ``allow`` sets no rule)
 * ``policy``          the installed policy cannot be trusted (exit 4)
 
 The policy's lifetime caps lower the ledger's cap (``effective_state``): the ``lifetime``
@@ -64,8 +63,10 @@ def policy_rules(policy: Policy | PolicyError | None, plan: Plan, total: Total, 
         return []
     if isinstance(policy, PolicyError):
         return [RuleResult("policy", FAIL, f"The organisation's policy cannot be trusted: "
-                                           f"{policy}",
-                           "Ask the privacy officer to install the signed policy again.",
+                                           f"{policy}.",
+                           "If you (the data owner) no longer have the officer's signed files "
+                           "(POLICY.json and POLICY.json.minisig), ask the privacy officer for "
+                           "them.",
                            refusal=str(policy))]
     out: list[RuleResult] = []
     limits = []
@@ -116,11 +117,11 @@ def policy_rules(policy: Policy | PolicyError | None, plan: Plan, total: Total, 
         else:
             out.append(RuleResult("policy-reasons", PASS,
                                   "Every reason the policy requires is written."))
-    if file_datasets is not None and policy.same_file_new_name != "allow":
+    if file_datasets is not None and policy.same_file_new_name == "refuse":
         name = plan.dataset.name
         others = sorted(d for d in file_datasets if d != name)
         new_name = bool(others) and name not in file_datasets
-        if new_name and policy.same_file_new_name == "refuse":
+        if new_name:
             out.append(_refused(
                 "policy-same-file", policy,
                 f"This exact data file was released before as dataset {others[0]!r}; the "
@@ -128,11 +129,6 @@ def policy_rules(policy: Policy | PolicyError | None, plan: Plan, total: Total, 
                 f"Release it under its dataset name {others[0]!r}.", "dataset.name",
                 f"this exact data file was released before as dataset {others[0]!r}, and a "
                 "new dataset name does not give the same people a new budget"))
-        elif new_name:
-            out.append(RuleResult(
-                "policy-same-file", PASS,
-                f"This exact data file was released before as dataset {others[0]!r}: the "
-                f"policy charges this release to {others[0]!r}'s lifetime budget."))
     return out
 
 

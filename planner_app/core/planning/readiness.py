@@ -179,12 +179,24 @@ def budget_rule(plan: Plan, total: Total) -> RuleResult:
 
 
 def lifetime_rule(plan: Plan, total: Total, measurements: Sequence[Measurement],
-                  ledger: LedgerState | PlannerError) -> RuleResult:
+                  ledger: LedgerState | PlannerError,
+                  policy: Policy | PolicyError | None = None) -> RuleResult:
     if isinstance(ledger, PlannerError):
         return RuleResult("ledger", FAIL, f"The budget ledger cannot be read: {ledger}",
                           "Check that the app's folder is readable and writable.",
                           refusal=str(ledger))
+    if isinstance(policy, PolicyError):  # its cap may be lower than the ledger's: unknown
+        return RuleResult(
+            "lifetime", FAIL,
+            f"The lifetime cap of dataset {ledger.dataset!r} is unknown: the "
+            "organisation's policy cannot be used (see the policy line).",
+            "Install the officer's signed policy file again: planner-app policy install "
+            "POLICY.json --trust OFFICER.pub.", refusal=str(policy))
     cap = ledger.cap
+    ask = "ask whoever manages the dataset's lifetime cap (planner-app ledger set-cap)"
+    if cap.by_policy and isinstance(policy, Policy):
+        who = policy.signer.describe() if policy.signer is not None else "its privacy officer"
+        ask = (f"ask {who}, who signed {policy.title} that sets this cap")
     after = lifetime_after(ledger, measurements, total)
     default = " (the default)" if cap.is_default else POLICY_CAP if cap.by_policy else ""
     left = f"Dataset {ledger.dataset!r} has ε = {ledger.remaining_epsilon:.4g} left of its " \
@@ -197,15 +209,20 @@ def lifetime_rule(plan: Plan, total: Total, measurements: Sequence[Measurement],
         "lifetime", FAIL,
         f"{left}: not enough for this release, which would bring its total to ε = "
         f"{after.epsilon:.4g}, δ = {after.delta:.3g}.",
-        "Lower some statistics' ε, or ask whoever manages the dataset's lifetime cap.",
+        f"Lower some statistics' ε, or {ask}.",
         refusal=f"dataset {ledger.dataset!r} has ε = {ledger.remaining_epsilon:.4g} (δ = "
                 f"{ledger.remaining_delta:.3g}) left of its lifetime cap ε = {cap.epsilon:g}, "
                 f"δ = {cap.delta:g}{default}; this release would bring the total to ε = "
-                f"{after.epsilon:.4g}, δ = {after.delta:.3g}. {NOTHING_SPENT}")
+                f"{after.epsilon:.4g}, δ = {after.delta:.3g}"
+                + (f" (to raise the cap, {ask})" if cap.by_policy else "")
+                + f". {NOTHING_SPENT}")
 
 
-def approval_rule(plan: Plan, trusted: Sequence[PublicKey] = ()) -> RuleResult:
-    """An approval of this exact plan; with ``trusted`` keys, one signed by one of them."""
+def approval_rule(plan: Plan, trusted: Sequence[PublicKey] = (), officers: str = "",
+                  trust_ignored: str = "") -> RuleResult:
+    """An approval of this exact plan; with ``trusted`` keys, one signed by one of them.
+    ``officers``: the policy's officers in words, when the policy names who may approve
+    (``trust_ignored``: the note that the caller's own keys are not used)."""
     status = approval_status(plan, trusted)
     if status.state == "approved":
         return RuleResult("approval", PASS, f"Approval: {status.sentence}")
@@ -214,9 +231,16 @@ def approval_rule(plan: Plan, trusted: Sequence[PublicKey] = ()) -> RuleResult:
               "then try again." if trusted else
               "Have a privacy officer review this exact plan (Release → Review this plan…, or "
               "planner-app review), then try again.")
+    by = ""
+    if officers:
+        by = (f" The organisation's policy accepts only approvals signed by: {officers}"
+              + (f" ({trust_ignored})" if trust_ignored else "") + ".")
+        action = ("Have one of the policy's officers sign an approval of this exact plan "
+                  "(planner-app review PLAN --approve --key NAME), then try again.")
     return RuleResult(
-        "approval", FAIL, f"Approval: {status.sentence}", action, where="approvals",
-        refusal=f"this release requires an approved plan: {status.sentence} {NOTHING_SPENT}")
+        "approval", FAIL, f"Approval: {status.sentence}{by}", action, where="approvals",
+        refusal=f"this release requires an approved plan: {status.sentence}"
+                f"{by.replace(' The organisation', ' the organisation')} {NOTHING_SPENT}")
 
 
 def unit_rule(plan: Plan, confirmed: bool) -> RuleResult:
@@ -237,7 +261,8 @@ def readiness(plan: Plan, total: Total, measurements: Sequence[Measurement], *,
               extra: Iterable[RuleResult] = (),
               trusted: Sequence[PublicKey] = (),
               policy: Policy | PolicyError | None = None,
-              file_datasets: Sequence[str] | None = None) -> Readiness:
+              file_datasets: Sequence[str] | None = None,
+              trust_ignored: str = "") -> Readiness:
     """Every release rule for ``plan`` whose inputs are given (see the module docstring).
 
     ``ledger``: the dataset's ledger state, or the error reading it, or None (not consulted).
@@ -247,7 +272,8 @@ def readiness(plan: Plan, total: Total, measurements: Sequence[Measurement], *,
     approval of this exact plan counts, as a workflow record.
     ``policy``: the installed policy (or the error loading it): its caps lower the ledger's,
     its rules follow (policy_rules.py); ``file_datasets``: the datasets this exact file was
-    released as (the same-file rule; None leaves it out).
+    released as (the same-file rule; None leaves it out). ``trust_ignored``: what the
+    approval refusal adds when the policy's officers override the caller's --trust keys.
     """
     from .policy_rules import policy_rules
 
@@ -269,9 +295,12 @@ def readiness(plan: Plan, total: Total, measurements: Sequence[Measurement], *,
     out.append(reasons_rule(plan))
     out.append(budget_rule(plan, total))
     if ledger is not None:
-        out.append(lifetime_rule(plan, total, measurements, ledger))
+        out.append(lifetime_rule(plan, total, measurements, ledger, policy))
     if require_approval:
-        out.append(approval_rule(plan, trusted))
+        named = isinstance(policy, Policy) and bool(policy.require_approval_by)
+        out.append(approval_rule(plan, trusted,
+                                 policy.officers_words() if isinstance(policy, Policy) else "",
+                                 trust_ignored if named else ""))
     out.extend(policy_rules(policy, plan, total, file_datasets=file_datasets))
     out.extend(extra)
     if unit_confirmed is not None:

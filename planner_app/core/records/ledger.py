@@ -417,26 +417,40 @@ class Ledger:
         finally:
             con.close()
 
-    def policy_key(self) -> bytes | None:
-        """The key id that signed the installed policy (records/policy.py), or None."""
+    def policy_record(self) -> tuple[str, int, str, str] | None:
+        """What was recorded when the policy was installed (records/policy.py): the signer's
+        whole public key line, the policy's version, the signed file's SHA-256 and the
+        signer's name; None when no policy was installed."""
         con = self._connect()
         try:
-            row = con.execute("SELECT value FROM counters WHERE name = 'policy_key'").fetchone()
-            return None if row is None else int(row[0]).to_bytes(8, "big", signed=True)
-        except (sqlite3.Error, TypeError, ValueError, OverflowError) as exc:
+            if con.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = "
+                           "'policy'").fetchone() is None:
+                return None
+            row = con.execute("SELECT key, version, sha256, signer FROM policy "
+                              "WHERE id = 1").fetchone()
+            if row is None:
+                return None
+            return str(row[0]), int(row[1]), str(row[2]), str(row[3])
+        except (sqlite3.Error, TypeError, ValueError) as exc:
             raise self._fail(exc) from None
         finally:
             con.close()
 
-    def record_policy_key(self, key_id: bytes) -> None:
-        """Record which key signed the installed policy: deleting the policy's files then
-        does not switch it off, and a replacement must be signed by this key."""
+    def record_policy(self, key_line: str, version: int, sha256: str, signer: str) -> None:
+        """Record the installed policy (the signer's whole key, not only its id): deleting
+        the policy's files then does not switch it off, a replacement must be signed by this
+        key with a greater version, and an older signed file copied in place is refused."""
         con = self._connect()
         try:
             con.execute("BEGIN IMMEDIATE")
-            con.execute("INSERT INTO counters(name, value) VALUES ('policy_key', ?) "
-                        "ON CONFLICT(name) DO UPDATE SET value = excluded.value",
-                        (int.from_bytes(key_id, "big", signed=True),))
+            con.execute("CREATE TABLE IF NOT EXISTS policy (id INTEGER PRIMARY KEY CHECK "
+                        "(id = 1), key TEXT NOT NULL, version INTEGER NOT NULL, sha256 TEXT "
+                        "NOT NULL, signer TEXT NOT NULL)")
+            con.execute("INSERT INTO policy(id, key, version, sha256, signer) "
+                        "VALUES (1, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
+                        "key = excluded.key, version = excluded.version, "
+                        "sha256 = excluded.sha256, signer = excluded.signer",
+                        (key_line, version, sha256, signer))
             con.execute("COMMIT")
         except sqlite3.Error as exc:
             _rollback(con)

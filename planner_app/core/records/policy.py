@@ -7,8 +7,11 @@ officer signs the file (``policy sign`` writes ``POLICY.json.minisig``, which
 officer.pub`` verifies it against that key and copies the file, its signature and the key into
 ``<data>/policy/``. Every load verifies the signature again: a policy edited in the app home, or
 a key swapped beside it, makes every release refuse (fail closed, ``PolicyError``). The ledger
-records the installing key (its ``counters`` table), so that deleting the policy's files does
-not switch the policy off, and a replacement must be signed by that same key.
+(its ``policy`` table) and the audit log's "policy installed" event record the signer's whole
+public key (a key id alone is chosen by whoever makes a key), the policy's version and the
+signed file's SHA-256: deleting the policy's files, or the ledger's record, does not switch the
+policy off, an older signed file copied in place is refused, and a replacement must be signed by
+that same key with a greater version.
 
 The rules themselves are applied by planning/policy_rules.py (one function for ``check``,
 ``release`` and the app); this module reads, signs, installs and loads the file, and gives
@@ -21,6 +24,7 @@ import hashlib
 import json
 import math
 import os
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -42,12 +46,12 @@ from .keys import (
 from .ledger import Cap, Ledger, LedgerState
 
 POLICY_FORMAT = "planner-app/policy@1"
-SAME_FILE_RULES = ("refuse", "charge_existing", "allow")
+SAME_FILE_RULES = ("refuse", "allow")
 MAX_POLICY_BYTES = 1024 * 1024
 POLICY_DIR = "policy"
 POLICY_FILE = "policy.json"
 OFFICER_FILE = "officer.pub"
-FIELDS = ("format", "name", "max_epsilon_per_release", "max_delta_per_release",
+FIELDS = ("format", "version", "name", "max_epsilon_per_release", "max_delta_per_release",
           "lifetime_caps", "default_lifetime_cap", "require_approval_by", "forbidden_columns",
           "require_reasons", "same_file_new_name")
 
@@ -68,9 +72,16 @@ class Officer:
     key: PublicKey
 
 
+def dataset_key(name: str) -> str:
+    """How the policy compares dataset names: without regard to letter case or Unicode form
+    (NFKC, casefold), so ``Demo-Survey`` gets ``demo-survey``'s cap."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+
+
 @dataclass(frozen=True)
 class Policy:
     name: str
+    version: int = 1
     max_epsilon_per_release: float | None = None
     max_delta_per_release: float | None = None
     lifetime_caps: Mapping[str, Cap] = field(default_factory=dict)
@@ -78,7 +89,7 @@ class Policy:
     require_approval_by: tuple[Officer, ...] = ()
     forbidden_columns: tuple[str, ...] = ()
     require_reasons: bool = False
-    same_file_new_name: str = "allow"
+    same_file_new_name: str = "refuse"
     sha256: str = ""  # of the signed file
     signer: PublicKey | None = None  # the officer key that signed it (once verified)
 
@@ -88,7 +99,29 @@ class Policy:
 
     def cap_for(self, dataset: str) -> Cap | None:
         """The policy's lifetime cap for ``dataset`` (its own, else the default), or None."""
-        return self.lifetime_caps.get(dataset, self.default_lifetime_cap)
+        wanted = dataset_key(dataset)
+        for name, cap in self.lifetime_caps.items():
+            if dataset_key(name) == wanted:
+                return cap
+        return self.default_lifetime_cap
+
+    def spelling_of(self, dataset: str, known: Sequence[str]) -> str | None:
+        """The dataset in ``known`` (the ledger's) that ``dataset`` is another spelling of
+        (other letter case or Unicode form), or None: under a policy such a name is refused,
+        since it would start a new lifetime budget for the same dataset."""
+        wanted = dataset_key(dataset)
+        return next((k for k in sorted(known) if k != dataset and dataset_key(k) == wanted),
+                    None)
+
+    def officers_words(self) -> str:
+        """``Ada Officer (key …), …``: who may approve under this policy."""
+        return ", ".join(f"{o.name} (key {o.key.fingerprint})" for o in self.require_approval_by)
+
+    def signer_not_approver(self, key: PublicKey) -> bool:
+        """Whether the policy names approvers and ``key`` (its signer) is not one of them:
+        the officer probably forgot to list themselves."""
+        return bool(self.require_approval_by) and not any(
+            same_key(o.key, key) for o in self.require_approval_by)
 
     def forbids(self, column: str | None) -> bool:
         return column is not None and column.casefold() in \
@@ -100,7 +133,7 @@ class Policy:
             return None if c is None else {"epsilon": c.epsilon, "delta": c.delta}
 
         return {
-            "format": POLICY_FORMAT, "name": self.name,
+            "format": POLICY_FORMAT, "version": self.version, "name": self.name,
             "max_epsilon_per_release": self.max_epsilon_per_release,
             "max_delta_per_release": self.max_delta_per_release,
             "lifetime_caps": {k: cap(v) for k, v in sorted(self.lifetime_caps.items())},
@@ -118,7 +151,7 @@ class Policy:
 
     def lines(self) -> list[str]:
         """The policy in words, one rule a line (``policy show``, the app's policy window)."""
-        out = [f"{self.title[0].upper()}{self.title[1:]}"
+        out = [f"{self.title[0].upper()}{self.title[1:]} (version {self.version})"
                + (f", signed by {self.signer.describe()}" if self.signer else "")]
         if self.max_epsilon_per_release is not None:
             out.append(f"At most ε = {self.max_epsilon_per_release:g} per release.")
@@ -130,8 +163,7 @@ class Policy:
             c = self.default_lifetime_cap
             out.append(f"Any other dataset: lifetime cap ε = {c.epsilon:g}, δ = {c.delta:g}.")
         if self.require_approval_by:
-            who = ", ".join(f"{o.name} (key {o.key.fingerprint})"
-                            for o in self.require_approval_by)
+            who = self.officers_words()
             out.append(f"Every release needs an approval signed by one of: {who}.")
         if self.forbidden_columns:
             out.append("No plan may use the columns: " + ", ".join(self.forbidden_columns)
@@ -140,9 +172,6 @@ class Policy:
             out.append("Every bound, list and the budget's ε need a written reason.")
         out.append({"refuse": "The same data file may not be released under a new dataset "
                               "name.",
-                    "charge_existing": "The same data file released under a new dataset "
-                                       "name is charged to the dataset it was first "
-                                       "released as.",
                     "allow": "The same data file may be released under a new dataset name "
                              "(with a note)."}[self.same_file_new_name])
         return out
@@ -214,7 +243,8 @@ def _text(source: str, where: str, value: Any, limit: int = 200) -> str:
 
 
 def policy_from_dict(doc: Any, source: str = "policy") -> Policy:
-    """A policy from its decoded JSON, or InputError naming the first wrong field."""
+    """A policy from its decoded JSON, or InputError naming the first wrong field (only the
+    first problem is reported)."""
     if not isinstance(doc, dict):
         raise InputError(source, None, "must be a JSON object")
     for key in doc:
@@ -223,6 +253,11 @@ def policy_from_dict(doc: Any, source: str = "policy") -> Policy:
     if doc.get("format") != POLICY_FORMAT:
         raise _problem(source, "format", f"must be {POLICY_FORMAT!r}" +
                        ("" if "format" in doc else " (it is missing)"))
+    version = doc.get("version")
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise _problem(source, "version", "must be a whole number of at least 1 (a "
+                                          "replacement must have a greater version)"
+                       + ("" if "version" in doc else " (it is missing)"))
     name = _text(source, "name", doc["name"]) if "name" in doc else ""
 
     def optional(key: str, read: Any) -> Any:
@@ -234,10 +269,25 @@ def policy_from_dict(doc: Any, source: str = "policy") -> Policy:
         raise _problem(source, "lifetime_caps", "must be an object {dataset: {\"epsilon\": …, "
                                                 f"\"delta\": …}}, not {_json_type(caps_doc)}")
     caps = {}
+    seen: dict[str, str] = {}
     for dataset, cap in caps_doc.items():
         if not dataset.strip():
             raise _problem(source, "lifetime_caps", "a dataset name must not be blank")
+        if dataset_key(dataset) in seen:
+            raise _problem(source, f"lifetime_caps.{dataset}",
+                           f"names the same dataset as {seen[dataset_key(dataset)]!r} (names "
+                           "are compared without regard to letter case or Unicode form)")
+        seen[dataset_key(dataset)] = dataset
         caps[dataset] = _cap(source, f"lifetime_caps.{dataset}", cap)
+    if caps and doc.get("default_lifetime_cap") is None:
+        raise _problem(source, "default_lifetime_cap",
+                       "is required when lifetime_caps is given (otherwise a dataset released "
+                       "under a name not in lifetime_caps has no cap)")
+    if doc.get("max_epsilon_per_release") is not None and \
+            doc.get("max_delta_per_release") is None:
+        raise _problem(source, "max_delta_per_release",
+                       "is required when max_epsilon_per_release is set (otherwise raising a "
+                       "plan's δ lowers its reported ε for the same noise)")
 
     officers = []
     raw_officers = doc.get("require_approval_by", [])
@@ -256,12 +306,17 @@ def policy_from_dict(doc: Any, source: str = "policy") -> Policy:
             if key not in entry:
                 raise _problem(source, f"{where}.{key}", "is missing")
         officer = _text(source, f"{where}.name", entry["name"], 64)
+        if isinstance(entry["key"], str) and ("\n" in entry["key"].strip()
+                                               or "comment:" in entry["key"]):
+            raise _problem(source, f"{where}.key", "holds a whole .pub file: use the second "
+                                                   "line of the .pub file (the base64 line)")
         line = _text(source, f"{where}.key", entry["key"], 200)
         try:
             key = parse_public_key(line, source, officer)
         except InputError:
             raise _problem(source, f"{where}.key", "is not a minisign public key line (the "
-                                                   "base64 line of officer.pub)") from None
+                                                   "second line of the officer's .pub "
+                                                   "file)") from None
         officers.append(Officer(officer, key))
 
     columns_doc = doc.get("forbidden_columns", [])
@@ -275,12 +330,18 @@ def policy_from_dict(doc: Any, source: str = "policy") -> Policy:
     if not isinstance(reasons, bool):
         raise _problem(source, "require_reasons", f"must be true or false, not "
                                                   f"{_json_type(reasons)}")
-    same = doc.get("same_file_new_name", "allow")
+    same = doc.get("same_file_new_name", "refuse")
+    if same == "charge_existing":
+        raise _problem(source, "same_file_new_name",
+                       "\"charge_existing\" is not accepted: charging a release to another "
+                       "dataset would publish whether two files are the same (use \"refuse\" "
+                       "or \"allow\")")
     if same not in SAME_FILE_RULES:
         raise _problem(source, "same_file_new_name", f"must be one of {', '.join(SAME_FILE_RULES)}"
                                                      f", not {str(same)[:40]!r}")
     return Policy(
         name=name,
+        version=version,
         max_epsilon_per_release=optional("max_epsilon_per_release", _epsilon),
         max_delta_per_release=optional("max_delta_per_release", _delta),
         lifetime_caps=caps,
@@ -313,11 +374,19 @@ def parse_policy(data: bytes, source: str) -> Policy:
     except json.JSONDecodeError as exc:
         raise InputError(source, f"line {exc.lineno}, column {exc.colno}",
                          f"is not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise InputError(source, None, "is nested too deeply to be a policy") from None
     policy = policy_from_dict(doc, source)
     return replace(policy, sha256=hashlib.sha256(data).hexdigest())
 
 
 def read_policy_file(path: str | os.PathLike[str]) -> tuple[bytes, Policy]:
+    data = read_policy_bytes(path)
+    return data, parse_policy(data, Path(path).name)
+
+
+def read_policy_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of a policy file (size-limited), not yet parsed."""
     p = Path(path)
     size = input_file_size(p, "policy")
     if size > MAX_POLICY_BYTES:
@@ -327,7 +396,7 @@ def read_policy_file(path: str | os.PathLike[str]) -> tuple[bytes, Policy]:
         data = p.read_bytes()
     except OSError as exc:
         raise InputError(p.name, None, f"cannot be read ({exc.strerror})") from None
-    return data, parse_policy(data, p.name)
+    return data
 
 
 # ----------------------------------------------------------------------------- signing
@@ -365,15 +434,35 @@ def _read_signature(path: Path, what: str) -> str:
 # ----------------------------------------------------------------------------- installed
 
 
+def same_key(a: PublicKey, b: PublicKey) -> bool:
+    """The same key: its id AND its 32 bytes (a key id is chosen by whoever makes the key, so
+    a new key can carry an officer's id)."""
+    return a.key_id == b.key_id and a.key == b.key
+
+
 @dataclass(frozen=True)
 class Installed:
     policy: Policy
     replaced: str | None  # the SHA-256 of the policy it replaced
 
 
+@dataclass(frozen=True)
+class Recorded:
+    """What the app home recorded when a policy was installed: the signer's whole public key,
+    the policy's version and the SHA-256 of the signed file."""
+    key: PublicKey
+    version: int
+    sha256: str
+    where: str  # "the budget ledger" or "the audit log"
+
+
+POLICY_EVENTS = ("policy installed", "policy replaced")
+
+
 class PolicyStore:
     """The policy installed in an app home: ``<data>/policy/{policy.json,
-    policy.json.minisig, officer.pub}``, and the installing key's id in the ledger."""
+    policy.json.minisig, officer.pub}``; the signer's whole key, the version and the file's
+    SHA-256 in the ledger, and the same in the audit log's "policy installed" event."""
 
     def __init__(self, home: AppHome) -> None:
         self.home = home
@@ -382,98 +471,149 @@ class PolicyStore:
         self.signature_path = signature_path(self.policy_path)
         self.officer_path = self.folder / OFFICER_FILE
 
-    def _recorded_key(self) -> bytes | None:
+    def _from_ledger(self) -> Recorded | None:
         if not self.home.ledger_path.exists():
             return None
-        return Ledger(self.home.ledger_path).policy_key()
+        row = Ledger(self.home.ledger_path).policy_record()
+        if row is None:
+            return None
+        line, version, sha, signer = row
+        try:
+            key = parse_public_key(line, "the budget ledger", signer)
+        except InputError:
+            raise PolicyError("the budget ledger's record of the installed policy is damaged; "
+                              "releases are refused") from None
+        return Recorded(key, version, sha, "the budget ledger")
+
+    def _from_audit(self) -> Recorded | None:
+        """The last "policy installed/replaced" event of the audit log (its chain is checked
+        by every release), or None."""
+        entries = AuditLog(self.home.audit_path).read()
+        events = [e for e in entries if e.get("event") in POLICY_EVENTS]
+        if not events:
+            return None
+        params = events[-1].get("params") or {}
+        line = params.get("signer_key")
+        try:
+            key = parse_public_key(str(line), "the audit log", str(params.get("signer") or ""))
+            return Recorded(key, int(params["version"]), str(params["policy_sha256"]),
+                            "the audit log")
+        except (InputError, KeyError, TypeError, ValueError):
+            raise PolicyError("the audit log records that a policy was installed, but its "
+                              "record cannot be read; releases are refused") from None
+
+    def recorded(self, installing: bool = False) -> Recorded | None:
+        """The installed policy as recorded (the ledger's record, else the audit log's), or
+        None when none was ever installed. PolicyError when the two disagree; when
+        ``installing``, the same key with another file is the audit log's record (an
+        installation cut short after its audit entry, which installing again completes)."""
+        ledger, audit = self._from_ledger(), self._from_audit()
+        if audit is not None and ledger is not None and (
+                not same_key(audit.key, ledger.key) or audit.sha256 != ledger.sha256):
+            if installing and same_key(audit.key, ledger.key):
+                return audit if audit.version >= ledger.version else ledger
+            raise PolicyError("the budget ledger's record of the installed policy does not "
+                              "match the audit log's; releases are refused")
+        return ledger or audit
 
     def load(self) -> Policy | None:
-        """The policy in force, verified again now; None when none was ever installed.
-        Raises PolicyError when it cannot be trusted (fail closed)."""
-        recorded = self._recorded_key()
+        """The policy in force, verified again now against the key recorded at installation;
+        None when none was ever installed. Raises PolicyError when it cannot be trusted
+        (fail closed)."""
+        again = ("; releases are refused until you install the officer's signed file again "
+                 "(planner-app policy install POLICY.json --trust OFFICER.pub)")
+        recorded = self.recorded()
         files = [self.policy_path, self.signature_path, self.officer_path]
         present = [p.exists() for p in files]
-        if not any(present):
-            if recorded is None:
+        if recorded is None:
+            if not any(present):
                 return None
-            raise PolicyError(f"the budget ledger records that a policy (signed by key "
-                              f"{_fingerprint(recorded)}) is installed, but its files are "
-                              f"missing from {self.folder}; releases are refused until it is "
-                              "installed again: planner-app policy install POLICY.json --trust "
-                              "OFFICER.pub")
+            raise PolicyError(f"a policy is in {self.folder}, but neither the budget ledger "
+                              f"nor the audit log records installing it{again}")
+        if recorded.where == "the audit log":
+            raise PolicyError(f"the audit log records that a policy (signed by "
+                              f"{recorded.key.describe()}, version {recorded.version}) was "
+                              "installed, but the budget ledger has no record of it"
+                              f"{again}")
+        if not any(present):
+            raise PolicyError(f"the budget ledger records that a policy (signed by "
+                              f"{recorded.key.describe()}) is installed, but its files are "
+                              f"missing from {self.folder}{again}")
         if not all(present):
             missing = files[present.index(False)].name
             raise PolicyError(f"the installed policy is incomplete ({missing} is missing from "
-                              f"{self.folder}); releases are refused until it is installed "
-                              "again")
+                              f"{self.folder}){again}")
         try:
             data = self.policy_path.read_bytes()
             sig = self.signature_path.read_text(encoding="utf-8")
-            officer = parse_public_key(self.officer_path.read_text(encoding="utf-8"),
-                                       OFFICER_FILE, "officer")
+            beside = parse_public_key(self.officer_path.read_text(encoding="utf-8"),
+                                      OFFICER_FILE, recorded.key.name)
         except (OSError, UnicodeDecodeError, InputError) as exc:
             raise PolicyError(f"the installed policy in {self.folder} cannot be read "
-                              f"({type(exc).__name__}); releases are refused until it is "
-                              "installed again") from None
-        if recorded is not None and recorded != officer.key_id:
-            raise PolicyError(f"the officer key beside the installed policy (key "
-                              f"{officer.fingerprint}) is not the key the ledger recorded at "
-                              f"installation (key {_fingerprint(recorded)}): the policy was "
-                              "replaced outside planner-app; releases are refused")
-        try:
-            verified = verify_signature(data, sig, [officer], "the installed policy")
-            policy = parse_policy(data, "the installed policy")
+                              f"({type(exc).__name__}){again}") from None
+        if not same_key(beside, recorded.key):
+            raise PolicyError(f"the officer key beside the installed policy is not the key "
+                              f"recorded at installation ({recorded.key.describe()}): "
+                              f"the policy was replaced outside planner-app{again}")
+        try:  # against the recorded key (all of it), before the file is parsed
+            verified = verify_signature(data, sig, [recorded.key], "the installed policy")
         except (SignatureError, InputError) as exc:
             raise PolicyError(f"the installed policy {self.policy_path} was changed after it "
-                              f"was signed ({exc}); releases are refused until it is installed "
-                              "again from the officer's signed file") from None
+                              f"was signed ({exc}){again}") from None
+        if hashlib.sha256(data).hexdigest() != recorded.sha256:
+            raise PolicyError(f"the installed policy {self.policy_path} is not the one "
+                              f"installed (version {recorded.version}): another signed policy "
+                              f"was copied in place{again}")
+        try:
+            policy = parse_policy(data, "the installed policy")
+        except InputError as exc:
+            raise PolicyError(f"the installed policy cannot be read ({exc}){again}") from None
         return replace(policy, signer=verified.key)
 
     def install(self, path: str | os.PathLike[str], officer_key: PublicKey,
                 audit: AuditLog | None = None) -> Installed:
-        """Verify ``path`` (and ``path.minisig``) against ``officer_key`` and install all
-        three. A replacement must be signed by the key that signed the installed policy.
-        Raises PolicyRefused (or InputError for a malformed file) with nothing installed."""
+        """Verify ``path`` (and ``path.minisig``) against ``officer_key``, then read it, and
+        install all three. A replacement must be signed by the very key (id and key) that
+        signed the installed policy and have a greater version (the same signed file may be
+        installed again, to mend a damaged install). Raises PolicyRefused (or InputError for
+        a malformed file) with nothing installed."""
         p = Path(path)
-        data, policy = read_policy_file(p)
+        data = read_policy_bytes(p)
         sig = _read_signature(signature_path(p), p.name)
-        try:
+        try:  # the signature first: nothing unverified is parsed
             verified = verify_signature(data, sig, [officer_key], p.name)
         except SignatureError as exc:
             raise PolicyRefused(f"{exc}; nothing was installed") from None
-        previous_key = self._recorded_key()
-        previous: Policy | None = None
-        try:
-            previous = self.load()
-        except PolicyError:
-            previous = None  # a damaged install: the recorded key still decides below
-        if previous is not None and previous.signer is not None:
-            previous_key = previous.signer.key_id
-        if previous_key is not None and previous_key != officer_key.key_id:
-            raise PolicyRefused(f"{p.name} is signed by key {officer_key.fingerprint}, but the "
-                                f"installed policy was signed by key "
-                                f"{_fingerprint(previous_key)}: a replacement must be signed "
-                                "by the same key; nothing was installed")
+        policy = parse_policy(data, p.name)
+        recorded = self.recorded(installing=True)
+        if recorded is not None and not same_key(recorded.key, officer_key):
+            raise PolicyRefused(f"{p.name} is signed by {officer_key.describe()}, but the "
+                                f"installed policy was signed by {recorded.key.describe()} "
+                                "(compared by the whole key, not only its id): a replacement "
+                                "must be signed by the same key; nothing was installed")
+        same_file = recorded is not None and recorded.sha256 == policy.sha256
+        if recorded is not None and not same_file and policy.version <= recorded.version:
+            raise PolicyRefused(f"{p.name} has version {policy.version}, but the installed "
+                                f"policy has version {recorded.version}: a replacement must "
+                                "have a greater version (an older policy cannot be put back); "
+                                "nothing was installed")
+        signer = replace(officer_key, name=officer_key.name or "officer")
         self.home.ensure()
         audit = audit or AuditLog(self.home.audit_path)
-        event = "policy replaced" if previous_key is not None else "policy installed"
+        event = "policy replaced" if recorded is not None else "policy installed"
         audit.require_intact().append(event, {
-            "name": policy.name, "policy_sha256": policy.sha256,
-            "signed_by": officer_key.fingerprint,
-            "replaced_sha256": previous.sha256 if previous is not None else None})
+            "name": policy.name, "version": policy.version, "policy_sha256": policy.sha256,
+            "signed_by": officer_key.fingerprint, "signer": signer.name,
+            "signer_key": officer_key.line,
+            "replaced_sha256": recorded.sha256 if recorded is not None else None})
         self.folder.mkdir(parents=True, exist_ok=True)
         atomic_write_bytes(self.officer_path, officer_key.to_text().encode("ascii"))
         atomic_write_bytes(self.signature_path, sig.encode("utf-8"))
         atomic_write_bytes(self.policy_path, data)
-        Ledger(self.home.ledger_path).record_policy_key(officer_key.key_id)
-        return Installed(replace(policy, signer=verified.key),
-                         previous.sha256 if previous is not None else None)
-
-
-def _fingerprint(key_id: bytes) -> str:
-    from .keys import fingerprint_of
-
-    return fingerprint_of(key_id)
+        Ledger(self.home.ledger_path).record_policy(officer_key.line, policy.version,
+                                                    policy.sha256, signer.name)
+        return Installed(replace(policy, signer=replace(verified.key, name=signer.name)),
+                         recorded.sha256 if recorded is not None else None)
 
 
 def load_policy(home: AppHome) -> Policy | None:
@@ -506,6 +646,12 @@ def approval_rule(policy: Policy | PolicyError | None, require_approval: bool,
     return require_approval, list(trusted)
 
 
+def trust_note(trust_given: bool) -> str:
+    """What an approval refusal adds when the caller named keys (``--trust``) that the
+    policy's officers override (approval_rule)."""
+    return "--trust is not used: the policy names the officers" if trust_given else ""
+
+
 def effective_cap(cap: Cap, policy: Policy | None, dataset: str) -> Cap:
     """The smaller of the ledger's cap and the policy's cap for ``dataset`` (each of ε and
     δ on its own)."""
@@ -525,15 +671,3 @@ def effective_state(state: LedgerState, policy: Policy | PolicyError | None) -> 
         return state
     cap = effective_cap(state.cap, policy, state.dataset)
     return state if cap is state.cap else replace(state, cap=cap)
-
-
-def charged_dataset(policy: Policy | PolicyError | None, dataset: str,
-                    file_datasets: Sequence[str]) -> str:
-    """The dataset a release is charged to: under ``charge_existing``, a file already
-    released under another name is charged to that dataset (the first by name)."""
-    if dataset in file_datasets:  # released under this name before: not a new name
-        return dataset
-    others = sorted(file_datasets)
-    if isinstance(policy, Policy) and policy.same_file_new_name == "charge_existing" and others:
-        return others[0]
-    return dataset

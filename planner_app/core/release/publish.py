@@ -40,8 +40,8 @@ from ..records.keys import PublicKey, SecretKey
 from ..records.ledger import BudgetExceeded, Ledger, LedgerState
 from ..records.policy import (
     Policy,
+    PolicyRefused,
     approval_rule,
-    charged_dataset,
     effective_cap,
     effective_state,
     load_policy,
@@ -250,7 +250,6 @@ class Prepared:
     overwrite: bool
     progress: Progress
     rng: RandomSource
-    charge_to: str = ""  # the dataset the ledger charges (the policy's charge_existing)
     policy: Policy | None = None  # the installed policy: its cap lowers the ledger's
     sign_with: SecretKey | None = None  # loaded (passphrase asked) before the charge
 
@@ -334,7 +333,8 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
             progress: Progress = None,
             source: RandomSource | None = None,
             inputs: Sequence[Path] = (),
-            sign_with: SecretKey | None = None) -> PublishResult:
+            sign_with: SecretKey | None = None,
+            trust_ignored: str = "") -> PublishResult:
     """Release ``plan`` on ``table`` into the bundle ``out``; see the module docstring.
 
     ``source`` is for tests only (a seeded source makes neighbouring releases comparable);
@@ -350,7 +350,8 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
         prepared = prepare(plan, table, Path(out), home, confidence=confidence,
                            clamp_counts=clamp_counts, overwrite=overwrite, progress=progress,
                            require_approval=require_approval, trusted=trusted,
-                           source=source, sign_with=sign_with)
+                           source=source, sign_with=sign_with,
+                           trust_ignored=trust_ignored)
         return charge_and_release(prepared)
 
 
@@ -359,7 +360,7 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
             overwrite: bool = False, progress: Progress = None,
             require_approval: bool = False, trusted: Sequence[PublicKey] = (),
             source: RandomSource | None = None,
-            sign_with: SecretKey | None = None) -> Prepared:
+            sign_with: SecretKey | None = None, trust_ignored: str = "") -> Prepared:
     """Everything before the charge: the plan against the data, the budget, the audit log,
     the output path, the report and the disk space, the organisation's policy. Raises with
     nothing charged."""
@@ -380,7 +381,7 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
     same_file = file_datasets(home, table) if policy is not None else None
     report = check_plan(plan, table, confidence=confidence, engine=engine,
                         require_approval=require_approval, trusted=trusted, policy=policy,
-                        file_datasets=same_file)
+                        file_datasets=same_file, trust_ignored=trust_ignored)
     # the release rules of readiness.py (the wizard's checklist and `check` show the same);
     # the lifetime cap is the ledger's, checked by its charge under the lock
     assert report.readiness is not None
@@ -401,18 +402,20 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
         raise AuditError(f"{disagreements[0]}; restore the ledger and audit log from a backup "
                          "(planner-app ledger show lists what disagrees); nothing was released")
     notes = list(report.warnings) + list(report.owner_facts)
-    charge_to = charged_dataset(policy, plan.dataset.name, same_file or ())
+    spelling = policy.spelling_of(plan.dataset.name, ledger.datasets()) if policy else None
+    if policy is not None and spelling is not None:
+        raise PolicyRefused(f"{policy.title} refuses this release: dataset "
+                            f"{plan.dataset.name!r} is another spelling of {spelling!r}, which "
+                            "this ledger already holds (names are compared without regard to "
+                            f"letter case or Unicode form); release it as {spelling!r}. "
+                            "Nothing was charged or written.")
     if policy is not None:  # the policy's cap, before anything is written (the charge
         # tests it again under its lock)
         rule = lifetime_rule(plan, report.total, all_measurements(report.queries),
-                             effective_state(ledger.state(charge_to), policy))
+                             effective_state(ledger.state(plan.dataset.name), policy),
+                             policy)
         if rule.failed:
             raise BudgetExceeded(rule.refusal)
-    if charge_to != plan.dataset.name:
-        notes.append(f"this exact file was released before as dataset {charge_to!r}; the "
-                     f"organisation's policy charges this release to {charge_to!r}'s "
-                     "lifetime budget (the bundle names only "
-                     f"{plan.dataset.name!r})")
     prior = ledger.state(plan.dataset.name)
     hashes = {r.file_sha256 for r in prior.releases}
     if hashes and table.sha256 not in hashes:
@@ -420,7 +423,7 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
                      f"{plan.dataset.name!r} (its SHA-256 changed); it is charged to the same "
                      "lifetime budget")
     others = [d for d in ledger.datasets_with_file(table.sha256) if d != plan.dataset.name]
-    if others and charge_to == plan.dataset.name:
+    if others:
         notes.append(f"this exact file was released before as dataset {others[0]!r}; a new "
                      "dataset name does not give the same people a new budget")
     unfinished = list_pending(home, plan.dataset.name)
@@ -430,7 +433,7 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
                      f"release --resume {unfinished[0].release_id}")
     prepared = Prepared(plan, table, out, home, report, aggregates, status, audit, ledger,
                         notes, confidence, clamp_counts, overwrite, progress, rng,
-                        charge_to, policy, sign_with)
+                        policy, sign_with)
     step(0.25, "Checking the report and the room for the bundle")
     preflight_bundle(prepared, prior)
     return prepared
@@ -465,17 +468,13 @@ def charge_and_release(p: Prepared) -> PublishResult:
     segment = [first]
     _checkpoint("requested")
     step(0.3, "Charging the budget ledger")
-    charge_to, policy = p.charge_to or plan.dataset.name, p.policy
-    state = ledger.charge(release_id=release_id, dataset=charge_to,
+    policy = p.policy
+    state = ledger.charge(release_id=release_id, dataset=plan.dataset.name,
                           file_name=table.name, file_sha256=table.sha256, plan_sha256=plan_sha,
                           total=report.total, measurements=measurements, audit_entry=first,
                           cap_limit=None if policy is None else
-                          (lambda cap: effective_cap(cap, policy, charge_to)))
+                          (lambda cap: effective_cap(cap, policy, plan.dataset.name)))
     charged = state = effective_state(state, policy)
-    if charge_to != plan.dataset.name:
-        # the bundle shows the plan's own dataset: which other dataset was charged depends on
-        # whether the file is the same, which is a fact about the private data
-        state = effective_state(ledger.state(plan.dataset.name), policy)
     segment.append(audit.append("release charged", {
         "release_id": release_id, "release_prev": segment[-1]["hash"],
         "dataset": plan.dataset.name, "epsilon": report.total.epsilon,

@@ -132,7 +132,9 @@ class KeysDialog(QDialog):
         trusted = QLabel("<b>Trusted public keys</b> are other people's, such as a privacy "
                          "officer's. When a release requires approval, only an approval signed "
                          "with one of these keys counts (with none, any approval of the exact "
-                         "plan counts, unverified).")
+                         "plan counts, unverified). An installed organisation's policy that "
+                         "names its officers decides instead: then only their approvals "
+                         "count.")
         trusted.setWordWrap(True)
         layout.addWidget(trusted)
         self.trusted = _table(["Name", "Fingerprint", "File"], "Trusted public keys")

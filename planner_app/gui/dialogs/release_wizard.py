@@ -300,14 +300,15 @@ class ProgressPage(QWizardPage):
 
     def _failed(self, exc: object) -> None:
         what = {
-            BudgetExceeded: ("Refused: not enough budget", "Lower some statistics' ε, or ask "
-                             "whoever manages the dataset's lifetime cap."),
+            BudgetExceeded: ("Refused: not enough budget", "Lower some statistics' ε; the "
+                             "message says whose lifetime cap it is."),
             PolicyRefused: ("Refused by the organisation's policy", "Nothing was charged. "
                             "Change the plan as the message says (Release → Organisation's "
                             "policy… shows the whole policy)."),
             PolicyError: ("The organisation's policy cannot be trusted", "Nothing was "
-                          "released. Ask the privacy officer to install the signed policy "
-                          "again."),
+                          "released. Install the officer's signed policy file again "
+                          "(planner-app policy install POLICY.json --trust OFFICER.pub); if "
+                          "you no longer have it, ask the privacy officer for it."),
             ApprovalRequired: ("Refused: approval needed", "Have a privacy officer review this "
                                "exact plan (Release → Review this plan…), then try again."),
             LedgerError: ("The budget ledger cannot be used", "Nothing was released. Check "

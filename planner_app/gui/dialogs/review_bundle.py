@@ -258,10 +258,14 @@ class ReviewDialog(QDialog):
         return dialog
 
     def _trusted(self) -> list[PublicKey] | None:
-        """The app home's trusted keys (review.approval_keys), to say whether the decisions
-        verify; None when there are none."""
+        """The keys a release here accepts approvals from (the core rule, policy.approval_rule:
+        the policy's officers when it names them, else the app home's trusted keys), to say
+        whether the decisions verify; None when there are none."""
+        from ...core.records.policy import approval_rule, policy_or_error
+
         try:
-            return approval_keys(self.home) or None
+            return approval_rule(policy_or_error(self.home), False,
+                                 approval_keys(self.home))[1] or None
         except PlannerError:
             return None
 
