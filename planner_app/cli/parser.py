@@ -89,6 +89,10 @@ def build_parser() -> argparse.ArgumentParser:
                               "(planner-app keys new NAME); its passphrase is asked before "
                               "anything is charged ($PLANNER_APP_PASSPHRASE when not in a "
                               "terminal)")
+    release.add_argument("--unsigned", action="store_true",
+                         help="with --resume: complete a signed release without its "
+                              "signature (its key was lost); no new noise, no new charge, "
+                              "and the audit log records it")
     release.add_argument("--json", action="store_true", help="print JSON")
 
     review = sub.add_parser("review", help="approve or reject a plan (the privacy officer)")

@@ -38,8 +38,9 @@ def test_the_keys_dialog_makes_exports_trusts_and_removes(window, qtbot, tmp_pat
     assert dialog.create_key("owner", "pass phrase")
     store = KeyStore(window.session.home)
     key = store.public("owner")
-    assert [dialog.keys.item(0, c).text() for c in range(3)] == \
-        ["owner", key.fingerprint, "yes"]
+    digest = hashlib.sha256(key.key).hexdigest()[:20]  # the key's SHA-256, by hand
+    assert [dialog.keys.item(0, c).text() for c in range(4)] == \
+        ["owner", key.fingerprint, " ".join(digest[i:i + 4] for i in range(0, 20, 4)), "yes"]
     assert not dialog.create_key("owner")  # already exists: a dialog, nothing changed
     assert dialog.keys.rowCount() == 1 and "already exists" in dialogs.shown[-1][2]
     pub = tmp_path / "owner.pub"

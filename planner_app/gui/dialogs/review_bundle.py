@@ -299,11 +299,11 @@ class ReviewDialog(QDialog):
                 return text or ""
 
             try:
-                key = self.keys.secret(key_name, passphrase)
+                key = self.keys.secret(key_name, passphrase, None)
             except PlannerError as exc:
                 if not cancelled:
                     QMessageBox.warning(self, "The decision was not signed",
-                                        f"{str(exc).removeprefix('argument: --key: ')}. "
+                                        f"{exc}. "
                                         "Nothing was written.")
                 return False
         self.plan = record_review(self.path, self.plan, name, decision, self.comment.text(),
