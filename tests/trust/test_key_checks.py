@@ -279,3 +279,58 @@ def test_a_signed_release_whose_key_is_lost_completes_unsigned(
     events = [json.loads(line) for line in home.audit_path.read_text().splitlines()]
     unsigned = [e for e in events if "unsigned" in json.dumps(e)]
     assert unsigned and unsigned[0]["params"]["release_id"] == release_id
+
+
+# ----------------------------------------------------------------------------- 7: diff
+
+
+def _plans(tmp_path: Path, approvals_by: KeyStore | None = None) -> tuple[Path, Path]:
+    """An old plan and a new one approved (unsigned, or signed with ``approvals_by``'s ada)."""
+    old = load_plan(demo_plan_path())
+    new = replace(old, queries=old.queries[:-1])
+    key = approvals_by.secret("ada") if approvals_by is not None else None
+    new = review(new, "Ada", "approved", key=key)
+    from planner_app.core.model import plan_to_json
+
+    (tmp_path / "old.json").write_text(plan_to_json(old))
+    (tmp_path / "new.json").write_text(plan_to_json(new))
+    return tmp_path / "old.json", tmp_path / "new.json"
+
+
+def test_diff_checks_approvals_against_the_keys_release_requires(
+        tmp_path: Path, officer: KeyStore, capsys: pytest.CaptureFixture[str]) -> None:
+    old, new = _plans(tmp_path)
+    home = tmp_path / "owner"
+    ada_pub = officer.export("ada", tmp_path / "ada.pub")
+    # no keys anywhere: the unsigned approval counts, and says what it is worth
+    code, out, _ = run(["diff", str(old), str(new), "--json"], home, capsys)
+    approval = json.loads(out)["approval"]
+    assert code == 0 and approval["new_state"] == "approved"
+    assert "anyone could have written it" in approval["new"]
+    # --trust FILE: an unsigned approval is not one release would accept
+    code, out, _ = run(["diff", str(old), str(new), "--json", "--trust", str(ada_pub)], home,
+                       capsys)
+    assert code == 0 and json.loads(out)["approval"]["new_state"] == "unverified"
+    # the app home's trusted keys, as check and release use them
+    KeyStore(app_home(home)).trust(ada_pub)
+    code, out, _ = run(["diff", str(old), str(new), "--json"], home, capsys)
+    assert json.loads(out)["approval"]["new_state"] == "unverified"
+    code, out, _ = run(["diff", str(old), str(new)], home, capsys)
+    assert "No decision verifies against a trusted key" in out
+    # and a signed approval by ada counts
+    old, new = _plans(tmp_path, officer)
+    code, out, _ = run(["diff", str(old), str(new), "--json"], home, capsys)
+    assert json.loads(out)["approval"]["new_state"] == "approved"
+
+
+# ----------------------------------------------------------------------------- 8: check
+
+
+def test_check_warns_that_an_unverified_approval_proves_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, new = _plans(tmp_path)
+    code, out, _ = run(["check", str(new), "--require-approval"], tmp_path / "home", capsys)
+    assert code == 0
+    [line] = [ln for ln in out.splitlines() if "Approval:" in ln]
+    assert line.strip().startswith("warn") and "anyone could have written it" in line
+    assert "keys trust" in line and "--trust" in line

@@ -207,6 +207,13 @@ def lifetime_rule(plan: Plan, total: Total, measurements: Sequence[Measurement],
 def approval_rule(plan: Plan, trusted: Sequence[PublicKey] = ()) -> RuleResult:
     """An approval of this exact plan; with ``trusted`` keys, one signed by one of them."""
     status = approval_status(plan, trusted)
+    if status.state == "approved" and not trusted:  # it passes, but proves nothing
+        return RuleResult(
+            "approval", WARN, f"Approval: {status.sentence} No key is trusted, so an "
+            "unverified approval counts: anyone could have written it.",
+            "To require a signed approval, trust the officer's public key (planner-app keys "
+            "trust OFFICER.pub, File → Keys…, or release --trust OFFICER.pub).",
+            where="approvals")
     if status.state == "approved":
         return RuleResult("approval", PASS, f"Approval: {status.sentence}")
     action = ("Have a privacy officer whose key you trust sign an approval of this exact plan "

@@ -33,7 +33,7 @@ from ...core.dp.accuracy import DEFAULT_CONFIDENCE
 from ...core.dp.risk import explain
 from ...core.model import Plan, load_plan, plan_digest
 from ...core.planning.check import check_plan
-from ...core.planning.plan_diff import diff_plans
+from ...core.planning.plan_diff import diff_keys, diff_plans
 from ...core.planning.readiness import missing_reasons
 from ...core.records.audit import AuditLog
 from ...core.records.keys import KeyStore, PublicKey, load_public_key
@@ -247,7 +247,8 @@ class ReviewDialog(QDialog):
         diff_plans, as `planner-app diff`); a file that is no plan: a message, no view."""
         try:
             diff = diff_plans(load_plan(earlier), self.plan, self.confidence,
-                              old_name=earlier.name, new_name=self.path.name)
+                              old_name=earlier.name, new_name=self.path.name,
+                              trusted=diff_keys(self.home))  # the keys release requires
         except InputError as exc:
             QMessageBox.warning(self, "This plan cannot be compared", str(exc))
             return None
