@@ -100,7 +100,7 @@ def test_the_review_window_signs_with_a_protected_key(window, qtbot, tmp_path: P
     assert entry["key_fingerprint"] == store.public("ada").fingerprint
     status = approval_status(load_plan(path), [store.public("ada")])
     assert status.state == "approved" and status.verified
-    assert "signed with key" in dialog.status.text()
+    assert "Signed: you approved this exact plan with your key ada" in dialog.status.text()
 
 
 def test_unsigned_is_still_a_choice(window, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -334,3 +334,26 @@ def test_check_warns_that_an_unverified_approval_proves_nothing(
     [line] = [ln for ln in out.splitlines() if "Approval:" in ln]
     assert line.strip().startswith("warn") and "anyone could have written it" in line
     assert "keys trust" in line and "--trust" in line
+
+
+# ----------------------------------------------------------------------------- 10: hints
+
+
+def test_a_signed_release_names_the_real_bundle_and_the_export(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from .test_signed_bundles import small_plan
+
+    monkeypatch.delenv("PLANNER_APP_PASSPHRASE", raising=False)
+    home = tmp_path / "home"
+    assert run(["keys", "new", "owner"], home, capsys)[0] == 0
+    table = tmp_path / "t.csv"
+    table.write_text("colour\n" + "red\nblue\n" * 40)
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(small_plan()))
+    code, out, err = run(["release", str(plan), "--data", str(table), "--out",
+                          str(tmp_path / "march.zip"), "--sign-with", "owner"], home, capsys)
+    assert code == 0, err
+    assert "planner-app verify march.zip --trust owner.pub" in out
+    assert "planner-app keys export owner --out owner.pub" in out
+    assert "BUNDLE.zip" not in out

@@ -216,11 +216,13 @@ def approval_rule(plan: Plan, trusted: Sequence[PublicKey] = ()) -> RuleResult:
             where="approvals")
     if status.state == "approved":
         return RuleResult("approval", PASS, f"Approval: {status.sentence}")
-    action = ("Have a privacy officer whose key you trust sign an approval of this exact plan "
-              "(Release → Review this plan…, or planner-app review PLAN --approve --key NAME), "
-              "then try again." if trusted else
-              "Have a privacy officer review this exact plan (Release → Review this plan…, or "
-              "planner-app review), then try again.")
+    action = ("Send this exact plan file to your privacy officer (one whose key you trust) "
+              "to review and sign (they use Release → Review this plan…, or planner-app "
+              "review PLAN --approve --key NAME), then open the plan they send back and try "
+              "again." if trusted else
+              "Send this exact plan file to your privacy officer to review (they use Release "
+              "→ Review this plan…, or planner-app review), then open the plan they send "
+              "back and try again.")
     return RuleResult(
         "approval", FAIL, f"Approval: {status.sentence}", action, where="approvals",
         refusal=f"this release requires an approved plan: {status.sentence} {NOTHING_SPENT}")

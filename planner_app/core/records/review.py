@@ -253,6 +253,27 @@ def approval_status(plan: Plan, trusted: Sequence[PublicKey] | None = None) -> A
                           problem=later[0] if later else "", ignored=len(later))
 
 
+def review_status_words(plan: Plan, trusted: Sequence[PublicKey] | None,
+                        own: Sequence[PublicKey] = (), plan_name: str = "the plan") -> str:
+    """The review window's status: with keys a release requires (``trusted``), that rule
+    first, then what the file's latest entry says; without them, a decision just signed
+    with one of the reviewer's ``own`` keys says it is signed and what to do next."""
+    plain = approval_status(plan)
+    if not trusted or not plan.approvals:
+        found = check_decision(plain.latest, own) if plain.latest and own else None
+        if isinstance(found, PublicKey) and plain.state in ("approved", "rejected"):
+            return (f"Signed: you {plain.state} this exact plan with your key {found.name} "
+                    f"(key {found.fingerprint}). Next, send {plan_name} and your public key "
+                    f"(File → Keys… → Export public key…, {found.name}.pub) to the data "
+                    "owner; their release accepts the decision once they trust your key.")
+        return plain.sentence
+    checked = approval_status(plan, trusted)
+    rule = "A release here accepts only decisions signed with a trusted key: "
+    if checked.verified and checked.latest == plain.latest:
+        return rule + checked.sentence
+    return f"{rule}{checked.sentence} (The latest entry in the file: {plain.sentence})"
+
+
 def require_approval(plan: Plan, trusted: Sequence[PublicKey] | None = None) -> ApprovalStatus:
     """Raise ApprovalRequired unless the deciding decision approves this exact plan (with
     ``trusted`` keys: signed by one of them)."""

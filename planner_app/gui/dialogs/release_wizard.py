@@ -308,8 +308,9 @@ class ProgressPage(QWizardPage):
             PolicyError: ("The organisation's policy cannot be trusted", "Nothing was "
                           "released. Ask the privacy officer to install the signed policy "
                           "again."),
-            ApprovalRequired: ("Refused: approval needed", "Have a privacy officer review this "
-                               "exact plan (Release → Review this plan…), then try again."),
+            ApprovalRequired: ("Refused: approval needed", "Nothing was charged. Send this "
+                               "exact plan file to your privacy officer to review and sign, "
+                               "then open the plan they send back and try again."),
             LedgerError: ("The budget ledger cannot be used", "Nothing was released. Check "
                           "that the app's folder is writable and no other release is "
                           "running, then try again."),

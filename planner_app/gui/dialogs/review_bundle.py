@@ -37,7 +37,7 @@ from ...core.planning.plan_diff import diff_keys, diff_plans
 from ...core.planning.readiness import missing_reasons
 from ...core.records.audit import AuditLog
 from ...core.records.keys import KeyStore, PublicKey, load_public_key
-from ...core.records.review import approval_keys, approval_status, record_review
+from ...core.records.review import record_review, review_status_words
 from ...core.release.bundle import RESULTS, NotABundle
 from ...core.release.opened_bundle import OpenedBundle, open_bundle
 from ...core.release.report import cell_name, format_interval, format_value
@@ -259,24 +259,19 @@ class ReviewDialog(QDialog):
         return dialog
 
     def _trusted(self) -> list[PublicKey] | None:
-        """The app home's trusted keys (review.approval_keys), to say whether the decisions
-        verify; None when there are none."""
+        """The keys a release in this app home requires (plan_diff.diff_keys: the policy's
+        officers, else the trusted keys), to say whether the decisions verify; None when
+        there are none."""
         try:
-            return approval_keys(self.home) or None
+            return diff_keys(self.home) or None
         except PlannerError:
             return None
 
     def status_text(self) -> str:
-        """The decisions as they stand; with keys trusted in this app home, also whether a
-        release here would accept them (the core's approval_status, both ways)."""
-        plain = approval_status(self.plan)
-        trusted = self._trusted()
-        if not trusted or not self.plan.approvals:
-            return plain.sentence
-        checked = approval_status(self.plan, trusted)
-        if checked.verified and checked.latest == plain.latest:
-            return checked.sentence
-        return f"{plain.sentence} Against the keys this app trusts: {checked.sentence}"
+        """The rule a release in this app home applies first, then what the decisions say
+        (the core's review_status_words)."""
+        own = [self.keys.public(i.name) for i in self.keys.key_infos()]
+        return review_status_words(self.plan, self._trusted(), own, self.path.name)
 
     def _ask_passphrase(self, name: str) -> str | None:
         text, ok = QInputDialog.getText(self, "Passphrase", f"The passphrase of key {name}:",
