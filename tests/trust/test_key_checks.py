@@ -357,3 +357,28 @@ def test_a_signed_release_names_the_real_bundle_and_the_export(
     assert "planner-app verify march.zip --trust owner.pub" in out
     assert "planner-app keys export owner --out owner.pub" in out
     assert "BUNDLE.zip" not in out
+
+
+def test_verify_tries_every_trusted_key_with_the_signatures_id(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from planner_app.core.release.verify_release import verify_bundle
+
+    from .test_signed_bundles import small_plan
+
+    monkeypatch.delenv("PLANNER_APP_PASSPHRASE", raising=False)
+    home = tmp_path / "home"
+    assert run(["keys", "new", "owner"], home, capsys)[0] == 0
+    assert run(["keys", "new", "other"], home, capsys)[0] == 0
+    table = tmp_path / "t.csv"
+    table.write_text("colour\n" + "red\nblue\n" * 40)
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(small_plan()))
+    out = tmp_path / "b.zip"
+    assert run(["release", str(plan), "--data", str(table), "--out", str(out),
+                "--sign-with", "owner"], home, capsys)[0] == 0
+    store = KeyStore(app_home(home))
+    owner, other = store.public("owner"), store.public("other")
+    forged = PublicKey(owner.key_id, other.key, "forged")  # the owner's id, another key
+    assert verify_bundle(out, trusted=[forged, owner]).origin["origin_proven"]
+    assert not verify_bundle(out, trusted=[forged]).valid
