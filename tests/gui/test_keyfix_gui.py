@@ -93,3 +93,47 @@ def test_the_bundle_viewer_says_whose_trust(tmp_path: Path) -> None:
     plan = review(load_plan(demo_plan_path()), "Ada", "approved", key=officer.secret("ada"))
     record = approval_status(plan, [officer.public("ada")]).to_record()
     assert "a key the data owner trusted (ada" in approval_words(record)
+
+
+def test_the_wizard_completes_a_release_whose_key_was_lost_unsigned(  # type: ignore[no-untyped-def]
+        demo, qtbot, dialogs, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    from PySide6.QtWidgets import QMessageBox
+
+    import planner_app.core.release.publish as publish_module
+    from planner_app.core.records.ledger import Ledger
+    from planner_app.core.release.bundle import RECORD, SIGNATURE, read_bundle
+    from planner_app.core.release.verify_release import verify_bundle
+    from tests.core.test_resume import failing_on_call
+
+    session = demo.session
+    store = KeyStore(session.home)
+    store.create("lost")
+    out = tmp_path / "unfinished.zip"
+    with monkeypatch.context() as patch:
+        patch.setattr(publish_module, "report_pdf",
+                      failing_on_call(publish_module.report_pdf, 2))
+        with pytest.raises(publish_module.ReleaseUnfinished):
+            publish_module.publish(session.plan, session.table, out, session.home,
+                                   sign_with=store.secret("lost"))
+    [saved] = (session.home.data_dir / "pending").glob("*.json")
+    record = json.loads(saved.read_text())["record"]
+    for suffix in (".key", ".pub"):
+        (store.keys_dir / f"lost{suffix}").unlink()
+    session.refresh_lifetime()
+    wizard = demo.release()
+    qtbot.addWidget(wizard)
+    dialogs.answer = QMessageBox.StandardButton.Cancel
+    wizard.checklist.resume_button.click()  # cancelled: nothing happens
+    assert wizard.resume_id is None and dialogs.shown[-1][1] == "The signing key is missing"
+    dialogs.answer = QMessageBox.StandardButton.Yes
+    wizard.checklist.resume_button.click()
+    qtbot.waitUntil(lambda: wizard.result is not None, timeout=60_000)
+    files = read_bundle(out)
+    written = json.loads(files[RECORD])
+    assert SIGNATURE not in files and "signed_by" not in written
+    assert written["results"] == record["results"]  # no new noise
+    assert verify_bundle(out).valid
+    assert [r.status for r in Ledger(session.home.ledger_path).state(
+        session.plan.dataset.name).releases] == ["completed"]
