@@ -109,10 +109,12 @@ def cmd_keys(args: argparse.Namespace) -> int:
                                                  "fingerprint": key.fingerprint})
         if args.json:
             _print_json({"name": args.name, "fingerprint": key.fingerprint,
+                         "key_hash": key.key_hash,
                          "protected": bool(passphrase), "public_key": str(public_path),
                          "private_key": str(secret_path)})
         else:
-            print(f"Made key {args.name}, fingerprint {key.fingerprint}"
+            print(f"Made key {args.name}, fingerprint {key.fingerprint}, key SHA-256 "
+                  f"{key.key_hash}"
                   f"{', protected by a passphrase' if passphrase else ' (no passphrase)'}.")
             print(f"  private key: {secret_path} (keep it; readable only by you)")
             print(f"  public key:  {public_path} (give it to whoever checks your signatures: "
@@ -123,35 +125,45 @@ def cmd_keys(args: argparse.Namespace) -> int:
         trusted = store.trusted()
         if args.json:
             _print_json({"keys": [{"name": k.name, "fingerprint": k.fingerprint,
+                                   "key_hash": k.key_hash,
                                    "protected": k.protected, "public_key": str(k.public_path)}
                                   for k in own],
                          "trusted": [{"name": k.name, "fingerprint": k.fingerprint,
+                                      "key_hash": k.key_hash,
                                       "public_key": str(store.trusted_path(k.name))}
                                      for k in trusted]})
             return EXIT_OK
         print(f"Your keys ({store.keys_dir}):" if own else
               "Your keys: none (make one with: planner-app keys new NAME)")
+        if own or trusted:
+            print("  (compare a key by its fingerprint AND its SHA-256: a key id can be "
+                  "copied, the SHA-256 of the key cannot)")
         for k in own:
-            print(f"  {k.name:<20} {k.fingerprint}  "
+            print(f"  {k.name:<20} {k.fingerprint:<16}  SHA-256 {k.key_hash}  "
                   f"{'passphrase' if k.protected else 'no passphrase':<13}  {k.public_path}")
+            warning = store.loose_permissions(k.name)
+            if warning:
+                print(f"  {warning}")
         print(f"Trusted public keys ({store.trusted_dir}):" if trusted else
               "Trusted public keys: none (add one with: planner-app keys trust FILE.pub)")
         for t in trusted:
-            print(f"  {t.name:<20} {t.fingerprint}  {store.trusted_path(t.name)}")
+            print(f"  {t.name:<20} {t.fingerprint:<16}  SHA-256 {t.key_hash}  "
+                  f"{store.trusted_path(t.name)}")
         return EXIT_OK
     if action == "export":
         from ..core.support.files import check_output_path
 
-        store.public(args.name)  # a missing key before the output path
+        store.public(args.name, "NAME")  # a missing key before the output path
         out = check_output_path(Path(args.out), overwrite=args.force)
         target = store.export(args.name, out, overwrite=args.force)
-        key = store.public(args.name)
+        key = store.public(args.name, "NAME")
         if args.json:
             _print_json({"name": args.name, "fingerprint": key.fingerprint,
-                         "public_key": str(target)})
+                         "key_hash": key.key_hash, "public_key": str(target)})
         else:
-            print(f"Wrote the public key of {args.name} (fingerprint {key.fingerprint}) to "
-                  f"{target}.")
+            print(f"Wrote the public key of {args.name} (fingerprint {key.fingerprint}, key "
+                  f"SHA-256 {key.key_hash}) to {target}. Tell whoever you give it to both "
+                  "codes, by another way than the file (say, by phone), so they can compare.")
         return EXIT_OK
     if action == "trust":
         key = store.trust(args.file, args.name)
@@ -159,11 +171,14 @@ def cmd_keys(args: argparse.Namespace) -> int:
                                                  "fingerprint": key.fingerprint})
         if args.json:
             _print_json({"name": key.name, "fingerprint": key.fingerprint,
+                         "key_hash": key.key_hash,
                          "public_key": str(store.trusted_path(key.name))})
         else:
-            print(f"Trusted key {key.name}, fingerprint {key.fingerprint} (kept in "
-                  f"{store.trusted_path(key.name)}). Compare the fingerprint with its owner's "
-                  "before relying on it.")
+            print(f"Trusted key {key.name}, fingerprint {key.fingerprint}, key SHA-256 "
+                  f"{key.key_hash} (kept in {store.trusted_path(key.name)}).")
+            print(f"Compare this with the owner's: ask them for the fingerprint and the "
+                  f"SHA-256 that planner-app keys list shows for their key ({key.fingerprint}, "
+                  f"{key.key_hash}); the fingerprint alone can be copied by a forged key.")
         return EXIT_OK
     if action == "untrust":
         gone = next((k for k in store.trusted() if k.name == args.name), None)

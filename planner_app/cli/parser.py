@@ -90,6 +90,10 @@ def build_parser() -> argparse.ArgumentParser:
                               "(planner-app keys new NAME); its passphrase is asked before "
                               "anything is charged ($PLANNER_APP_PASSPHRASE when not in a "
                               "terminal)")
+    release.add_argument("--unsigned", action="store_true",
+                         help="with --resume: complete a signed release without its "
+                              "signature (its key was lost); no new noise, no new charge, "
+                              "and the audit log records it")
     release.add_argument("--json", action="store_true", help="print JSON")
 
     review = sub.add_parser("review", help="approve or reject a plan (the privacy officer)")
@@ -120,6 +124,11 @@ def build_parser() -> argparse.ArgumentParser:
     diff.add_argument("--confidence", default=None, type=_confidence_arg,
                       help="confidence of the ± shown (default: the app's setting, 0.95 "
                            "unless changed)")
+    diff.add_argument("--trust", action="append", metavar="OFFICER.pub",
+                      help="count an approval only when signed with this public key, as "
+                           "release --trust does (repeat for more keys; default: the keys "
+                           "trusted with planner-app keys trust, or the installed policy's "
+                           "officers)")
     diff.add_argument("--json", action="store_true", help="print JSON")
 
     report = sub.add_parser("report", help="write a bundle's report as PDF (or HTML), or its "

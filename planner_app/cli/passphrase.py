@@ -26,8 +26,19 @@ def terminal_passphrase() -> Passphrase | None:
     return ask
 
 
-def load_signing_key(home, name: str):  # type: ignore[no-untyped-def]
-    """The app home's secret key NAME, its passphrase asked (before anything is charged)."""
+def load_signing_key(home, name: str, option: str = "--sign-with"):  # type: ignore[no-untyped-def]
+    """The app home's secret key NAME, its passphrase asked (before anything is charged); an
+    error names ``option``. A private key file others can read gets a one-line warning."""
     from ..core.records.keys import KeyStore
 
-    return KeyStore(home).secret(name, terminal_passphrase())
+    store = KeyStore(home)
+    key = store.secret(name, terminal_passphrase(), option)
+    warn_loose(store, name)
+    return key
+
+
+def warn_loose(store, name: str) -> None:  # type: ignore[no-untyped-def]
+    """Print KeyStore.loose_permissions's one-line warning on stderr, if any."""
+    warning = store.loose_permissions(name)
+    if warning:
+        print(warning, file=sys.stderr)

@@ -161,8 +161,10 @@ def cmd_review(args: argparse.Namespace) -> int:
     if args.key:  # the key (and its passphrase) before anything is written
         from ..core.records.keys import KeyStore
         from .keys import passphrase_prompt
+        from .passphrase import warn_loose
 
         key = KeyStore(home).secret(args.key, passphrase_prompt())
+        warn_loose(KeyStore(home), args.key)
     reviewer = args.reviewer if (args.reviewer or "").strip() else args.key
     audit = AuditLog(home.ensure().audit_path)
     reviewed = record_review(path, plan, reviewer, decision, args.comment, audit, key=key)

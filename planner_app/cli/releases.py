@@ -30,6 +30,9 @@ def cmd_release(args: argparse.Namespace) -> int:
     from .passphrase import load_signing_key, terminal_passphrase
 
     home = _home(args)
+    if getattr(args, "unsigned", False) and args.resume is None:
+        raise InputError("argument", "--unsigned", "only completes an unfinished release: "
+                                                   "planner-app release --resume ID --unsigned")
     if args.resume is not None:
         if args.plan or args.data:
             raise InputError("argument", None, "--resume completes a saved release: give no "
@@ -40,7 +43,8 @@ def cmd_release(args: argparse.Namespace) -> int:
                                 overwrite=args.force,
                                 sign_with=(load_signing_key(home, args.sign_with)
                                            if args.sign_with else None),
-                                passphrase=terminal_passphrase())
+                                passphrase=terminal_passphrase(),
+                                unsigned=getattr(args, "unsigned", False))
         plan = result.report.plan
     else:
         missing = [n for n, v in (("PLAN", args.plan), ("--data", args.data),
@@ -81,9 +85,11 @@ def cmd_release(args: argparse.Namespace) -> int:
     if approval is not None:
         print(approval.message)
     if result.signed_by:
-        print(f"Signed by {result.signed_by['name']} (key {result.signed_by['fingerprint']}): "
-              f"recipients check it with planner-app verify BUNDLE.zip --trust "
-              f"{result.signed_by['name']}.pub")
+        name = result.signed_by["name"]
+        print(f"Signed by {name} (key {result.signed_by['fingerprint']}): give recipients "
+              f"your public key (planner-app keys export {name} --out {name}.pub); they check "
+              f"the bundle with: planner-app verify {result.bundle_path.name} --trust "
+              f"{name}.pub")
     for note in result.notes:
         print(f"note (for you only, not in the bundle): {note}", file=sys.stderr)
     return EXIT_OK

@@ -490,7 +490,7 @@ class Session(QObject):
     def load_signing_key(self, name: str, passphrase: Passphrase | None) -> SecretKey:
         """The secret key ``name`` (``passphrase(name)`` asked when it is protected); raises
         InputError with a one-line reason. Loaded before anything is charged."""
-        return KeyStore(self.home).secret(name, passphrase)
+        return KeyStore(self.home).secret(name, passphrase, None)  # no option in the app
 
     def key_is_protected(self, name: str) -> bool:
         try:

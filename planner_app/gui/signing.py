@@ -45,7 +45,7 @@ def fill_sign_menu(menu: QMenu, session: Session) -> None:
         group.addAction(action)
         menu.addAction(action)
     if not names:
-        hint = QAction("No keys yet: make one with  planner-app keys new NAME", menu)
+        hint = QAction("No keys yet: make one in File → Keys…", menu)
         hint.setEnabled(False)
         menu.addAction(hint)
 

@@ -131,7 +131,7 @@ def test_refusals_are_explained_with_what_to_do(demo, qtbot, dialogs) -> None:  
     cases = [(BudgetExceeded("dataset 'demo-survey' has ε = 1 left"), "not enough budget",
               "Lower some statistics' ε"),
              (ApprovalRequired("the plan changed after the last review"), "approval needed",
-              "review this exact plan"),
+              "Send this exact plan file to your privacy officer"),
              (LedgerError("the budget ledger is locked"), "ledger cannot be used",
               "Nothing was released")]
     for exc, title, advice in cases:

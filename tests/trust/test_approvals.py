@@ -157,7 +157,12 @@ def test_a_bad_approval_is_refused_saying_why(officer: KeyStore, name: str, make
         assert officer.public("mallory").fingerprint in str(refused.value)
 
 
-def test_the_latest_verified_decision_decides(officer: KeyStore) -> None:
+def test_the_latest_verified_decision_decides(officer: KeyStore,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    import planner_app.core.records.review as review_module
+
+    times = iter(f"2026-01-01T10:00:0{i}Z" for i in range(9))  # one decision a second
+    monkeypatch.setattr(review_module, "utc_now", lambda: next(times))
     plan = load_plan(demo_plan_path())
     rejected = review(plan, "ada", "rejected", "no", key=officer.secret("ada"))
     then_unsigned = review(rejected, "Owner", "approved")

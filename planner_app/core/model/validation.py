@@ -431,9 +431,14 @@ def _read_approvals(r: FieldReader) -> tuple[dict[str, Any], ...]:
         if not re.fullmatch(r"[0-9a-f]{64}", digest or ""):
             ar.fail("plan_sha256", "must be a SHA-256 in hex")
         # a signed decision (review.py checks the signature against trusted keys)
-        ar.text("signature", required=False)
+        signature = ar.text("signature", required=False)
         fingerprint = ar.text("key_fingerprint", required=False)
         if fingerprint is not None and not re.fullmatch(r"[0-9A-F]{1,16}", fingerprint):
             ar.fail("key_fingerprint", "must be a key fingerprint (up to 16 hex digits)")
         ar.text("public_key", required=False)
+        for field in ("key_fingerprint", "public_key"):  # a key named by an unsigned entry
+            if not signature and a.get(field) is not None:
+                ar.fail(field, "is given without a signature: an unsigned decision names "
+                               "no key (remove it, or sign the decision with planner-app "
+                               "review PLAN --approve --key NAME)")
     return tuple(approvals)

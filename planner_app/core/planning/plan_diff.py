@@ -5,12 +5,14 @@ own fields, and what the change does to the composed total and to each statistic
 Totals and accuracies come from ``check_plan`` (the report ``planner-app check`` prints), run
 on each plan separately, so the diff can never disagree with what check says of either plan.
 Approvals are not a change (``plan_digest`` leaves them out); the diff says whether the newer
-plan's latest decision is bound to the newer plan.
+plan's latest decision is bound to the newer plan, checked against the keys release would
+require (``diff_keys``), so the diff never calls approved a plan that release refuses.
 """
 
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,8 +26,11 @@ from ..dp.accuracy import (
     shown_unit,
 )
 from ..model import Plan, Query, canonical_key, plan_digest
-from ..records.review import approval_status
+from ..records.keys import PublicKey
+from ..records.policy import approval_rule, policy_or_error
+from ..records.review import approval_keys, approval_status
 from ..support.errors import InputError
+from ..support.home import AppHome
 from ..support.words import KIND_NAMES, confidence_percent, relation_words, unit_of
 from .check import CheckReport, check_plan
 
@@ -401,10 +406,21 @@ def _accuracy(old: Accuracy | None, new: Accuracy | None) -> AccuracyChange:
     return AccuracyChange(text(old), text(new), value(old), value(new), comparable)
 
 
+def diff_keys(home: AppHome, trust_files: Sequence[str | os.PathLike[str]] = ()
+              ) -> list[PublicKey]:
+    """The keys a diff checks approvals against, exactly as check and release do: the
+    installed policy's officers when it names them, else the ``--trust`` files, else the app
+    home's trusted keys (review.approval_keys; policy.approval_rule)."""
+    return approval_rule(policy_or_error(home), True, approval_keys(home, trust_files))[1]
+
+
 def diff_plans(old: Plan, new: Plan, confidence: float = DEFAULT_CONFIDENCE, *,
-               old_name: str = "old plan", new_name: str = "new plan") -> PlanDiff:
+               old_name: str = "old plan", new_name: str = "new plan",
+               trusted: Sequence[PublicKey] = ()) -> PlanDiff:
     """What changed from ``old`` to ``new``, with totals and accuracies from ``check_plan``
-    of each. ``old_name`` and ``new_name`` name the plans in the text and in an error."""
+    of each. ``old_name`` and ``new_name`` name the plans in the text and in an error. With
+    ``trusted`` keys (``diff_keys``), an approval counts only when signed by one of them, as
+    at release."""
     old_report = _report(old, confidence, old_name)
     new_report = _report(new, confidence, new_name)
     old_checks = {c.query.id: c for c in old_report.queries}
@@ -431,13 +447,13 @@ def diff_plans(old: Plan, new: Plan, confidence: float = DEFAULT_CONFIDENCE, *,
                                            accuracy, o_eps, n_eps))
         else:
             unchanged.append(qid)
-    new_status = approval_status(new)
+    new_status = approval_status(new, list(trusted) or None)
     return PlanDiff(
         old_digest=plan_digest(old), new_digest=plan_digest(new), confidence=confidence,
         plan_fields=tuple(plan_field_changes(old, new)), statistics=tuple(changes),
         unchanged=tuple(unchanged), old_total=old_report.total, new_total=new_report.total,
         new_fits_budget=new_report.fits_budget,
-        old_approval=approval_status(old).sentence,
+        old_approval=approval_status(old, list(trusted) or None).sentence,
         new_approval=_approval_words(new_status.state, new_status.sentence),
         new_approval_state=new_status.state, old_name=old_name, new_name=new_name)
 

@@ -224,19 +224,29 @@ def approval_rule(plan: Plan, trusted: Sequence[PublicKey] = (), officers: str =
     ``officers``: the policy's officers in words, when the policy names who may approve
     (``trust_ignored``: the note that the caller's own keys are not used)."""
     status = approval_status(plan, trusted)
+    if status.state == "approved" and not trusted:  # it passes, but proves nothing
+        return RuleResult(
+            "approval", WARN, f"Approval: {status.sentence} No key is trusted, so an "
+            "unverified approval counts: anyone could have written it.",
+            "To require a signed approval, trust the officer's public key (planner-app keys "
+            "trust OFFICER.pub, File → Keys…, or release --trust OFFICER.pub).",
+            where="approvals")
     if status.state == "approved":
         return RuleResult("approval", PASS, f"Approval: {status.sentence}")
-    action = ("Have a privacy officer whose key you trust sign an approval of this exact plan "
-              "(Release → Review this plan…, or planner-app review PLAN --approve --key NAME), "
-              "then try again." if trusted else
-              "Have a privacy officer review this exact plan (Release → Review this plan…, or "
-              "planner-app review), then try again.")
+    action = ("Send this exact plan file to your privacy officer (one whose key you trust) "
+              "to review and sign (they use Release → Review this plan…, or planner-app "
+              "review PLAN --approve --key NAME), then open the plan they send back and try "
+              "again." if trusted else
+              "Send this exact plan file to your privacy officer to review (they use Release "
+              "→ Review this plan…, or planner-app review), then open the plan they send "
+              "back and try again.")
     by = ""
     if officers:
         by = (f" The organisation's policy accepts only approvals signed by: {officers}"
               + (f" ({trust_ignored})" if trust_ignored else "") + ".")
-        action = ("Have one of the policy's officers sign an approval of this exact plan "
-                  "(planner-app review PLAN --approve --key NAME), then try again.")
+        action = ("Send this exact plan file to one of the policy's officers to review and "
+                  "sign (planner-app review PLAN --approve --key NAME), then open the plan "
+                  "they send back and try again.")
     return RuleResult(
         "approval", FAIL, f"Approval: {status.sentence}{by}", action, where="approvals",
         refusal=f"this release requires an approved plan: {status.sentence}"

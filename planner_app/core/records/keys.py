@@ -17,6 +17,10 @@ Formats (https://jedisct1.github.io/minisign/):
   signed too; the untrusted one is not.
 
 A key's *fingerprint* is its key id written as minisign prints it (up to 16 hex digits).
+The key id is chosen by whoever makes the key, so a forged public key can carry anyone's id:
+a person comparing keys compares the *key hash* too (``PublicKey.key_hash``: the first 80
+bits of the SHA-256 of the 32-byte key, in groups of four hex digits), which only the key
+itself determines; and every check against trusted keys uses the whole key, not its id.
 """
 
 from __future__ import annotations
@@ -65,12 +69,36 @@ def fingerprint_of(key_id: bytes) -> str:
     return format(int.from_bytes(key_id, "little"), "X")
 
 
-def check_name(name: str) -> str:
+def key_hash_of(key: bytes) -> str:
+    """The first 80 bits of SHA-256(key) in lower-case hex, in groups of four digits."""
+    digest = hashlib.sha256(key).hexdigest()[:20]
+    return " ".join(digest[i:i + 4] for i in range(0, 20, 4))
+
+
+def suggest_name(name: str) -> str:
+    """A valid key name close to ``name`` ("Ada Officer" -> "ada-officer")."""
+    slug = re.sub(r"[^a-z0-9._-]+", "-", (name or "").strip().lower()).strip("-._")[:64]
+    return slug or "officer"
+
+
+def check_name(name: str, option: str = "NAME") -> str:
     if not NAME_RE.match(name or ""):
-        raise InputError("argument", "NAME", f"{name!r} is not a key name: use 1-64 letters, "
+        raise InputError("argument", option, f"{name!r} is not a key name: use 1-64 letters, "
                                              "digits, '.', '_' or '-', starting with a letter "
-                                             "or digit")
+                                             f"or digit (for example {suggest_name(name)})")
     return name
+
+
+def private_dir(path: Path) -> Path:
+    """Make ``path`` a folder readable only by its owner (0700), tightening an existing one;
+    refuse a symbolic link (it could lead keys elsewhere)."""
+    if path.is_symlink():
+        raise InputError(str(path), None, "is a symbolic link; planner-app keeps keys only in "
+                                          "a real folder (remove the link)")
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if os.name == "posix" and path.stat().st_mode & 0o077:
+        os.chmod(path, 0o700)
+    return path
 
 
 def _one_line(text: str, limit: int = MAX_COMMENT) -> str:
@@ -89,6 +117,11 @@ class PublicKey:
     @property
     def fingerprint(self) -> str:
         return fingerprint_of(self.key_id)
+
+    @property
+    def key_hash(self) -> str:
+        """What a person compares besides the fingerprint: derived from the key itself."""
+        return key_hash_of(self.key)
 
     @property
     def line(self) -> str:
@@ -183,24 +216,32 @@ class Verified:
 
 def verify_signature(data: bytes, signature_text: str, trusted: Sequence[PublicKey],
                      source: str = "signature") -> Verified:
-    """The trusted key that signed ``data``; raises SignatureError saying why not."""
+    """The trusted key that signed ``data``; raises SignatureError saying why not. Every
+    trusted key carrying the signature's key id is tried with its full key (a key id is
+    chosen by the key's maker, so two keys may carry the same one)."""
     sig = parse_signature(signature_text, source)
     matching = [k for k in trusted if k.key_id == sig.key_id]
     if not matching:
         names = ", ".join(k.describe() for k in trusted) or "none"
         raise SignatureError(f"{source}: signed by key {sig.fingerprint}, which is not a "
                              f"trusted key (trusted: {names})")
-    key = matching[0]
     message = hashlib.blake2b(data, digest_size=64).digest() if sig.algorithm == b"ED" \
         else data
-    if not key.verify_raw(sig.signature, message):
-        raise SignatureError(f"{source}: the signature by {key.describe()} does not match the "
-                             "signed content (it was changed after signing)")
-    if not key.verify_raw(sig.global_signature,
-                          sig.signature + sig.trusted_comment.encode("utf-8")):
-        raise SignatureError(f"{source}: the trusted comment was changed after signing "
-                             f"({key.describe()})")
-    return Verified(key, sig.trusted_comment)
+    failure: SignatureError | None = None
+    for key in matching:
+        if not key.verify_raw(sig.signature, message):
+            failure = failure or SignatureError(
+                f"{source}: the signature by {key.describe()} does not match the signed "
+                "content (it was changed after signing)")
+            continue
+        if not key.verify_raw(sig.global_signature,
+                              sig.signature + sig.trusted_comment.encode("utf-8")):
+            failure = SignatureError(f"{source}: the trusted comment was changed after "
+                                     f"signing ({key.describe()})")
+            continue
+        return Verified(key, sig.trusted_comment)
+    assert failure is not None
+    raise failure
 
 
 # ----------------------------------------------------------------------------- secret keys
@@ -234,6 +275,7 @@ class KeyInfo:
     fingerprint: str
     protected: bool
     public_path: Path
+    key_hash: str = ""
 
 
 class KeyStore:
@@ -260,7 +302,7 @@ class KeyStore:
             raise InputError("argument", "NAME", f"a key named {name!r} already exists; "
                                                  "choose another name")
         self.home.ensure()
-        self.keys_dir.mkdir(mode=0o700, exist_ok=True)
+        private_dir(self.keys_dir)
         private = Ed25519PrivateKey.generate()
         raw_public = private.public_key().public_bytes(serialization.Encoding.Raw,
                                                        serialization.PublicFormat.Raw)
@@ -270,7 +312,8 @@ class KeyStore:
             else serialization.NoEncryption())
         pem = private.private_bytes(serialization.Encoding.PEM,
                                     serialization.PrivateFormat.PKCS8, encryption)
-        header = (f"planner-app secret key {name}\nkey id: {public.key_id.hex()}\n"
+        header = (f"planner-app secret key {name}\nfingerprint: {public.fingerprint}\n"
+                  f"key hash: {public.key_hash}\n"
                   f"public key: {public.line}\n").encode("ascii")
         atomic_write_bytes(secret_path, header + pem, overwrite=False, private=True)
         os.chmod(secret_path, 0o600)
@@ -283,12 +326,25 @@ class KeyStore:
         return sorted(p.name[:-4] for p in self.keys_dir.glob("*.key")
                       if NAME_RE.match(p.name[:-4]))
 
-    def public(self, name: str) -> PublicKey:
+    def public(self, name: str, option: str | None = "--key") -> PublicKey:
         _, public_path = self._paths(name)
         if not public_path.is_file():
-            raise InputError("argument", "--key", f"there is no key named {name!r} in this "
-                                                  f"app home ({self._known()})")
+            raise _key_error(option, f"there is no key named {name!r} in this app home "
+                                     f"({self._known()})")
         return load_public_key(public_path)
+
+    def loose_permissions(self, name: str) -> str | None:
+        """A one-line warning when NAME's private key file is readable by group or others
+        (None when it is not, or on a system without POSIX permissions)."""
+        secret_path, _ = self._paths(name)
+        try:
+            mode = secret_path.stat().st_mode
+        except OSError:
+            return None
+        if os.name != "posix" or not mode & 0o077:
+            return None
+        return (f"warning: {secret_path} can be read by other users (mode {mode & 0o777:o}); "
+                f"make it private: chmod 600 {secret_path}")
 
     def _known(self) -> str:
         names = self.names()
@@ -304,7 +360,8 @@ class KeyStore:
                 head = secret_path.read_bytes()[:4096]
             except (PlannerError, OSError):
                 continue
-            out.append(KeyInfo(name, key.fingerprint, b"ENCRYPTED" in head, public_path))
+            out.append(KeyInfo(name, key.fingerprint, b"ENCRYPTED" in head, public_path,
+                               key.key_hash))
         return out
 
     def is_protected(self, name: str) -> bool:
@@ -314,19 +371,24 @@ class KeyStore:
         except OSError:
             return False
 
-    def secret(self, name: str, passphrase: Passphrase | None = None) -> SecretKey:
+    def secret(self, name: str, passphrase: Passphrase | None = None,
+               option: str | None = "--key") -> SecretKey:
         """Load NAME's private key, asking ``passphrase(name)`` when it is protected (else
-        $PLANNER_APP_PASSPHRASE). Raises InputError with a one-line reason."""
+        $PLANNER_APP_PASSPHRASE). Raises InputError with a one-line reason, naming the
+        command-line ``option`` that chose the key (None in the app: no option named)."""
         from cryptography.hazmat.primitives import serialization
         from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
         secret_path, _ = self._paths(name)
-        public = self.public(name)
+        if self.keys_dir.is_symlink():
+            raise InputError(str(self.keys_dir), None, "is a symbolic link; planner-app keeps "
+                                                       "keys only in a real folder")
+        public = self.public(name, option)
         try:
             data = secret_path.read_bytes()
         except FileNotFoundError:
-            raise InputError("argument", "--key", f"the private key of {name!r} is missing "
-                                                  f"from {self.keys_dir}") from None
+            raise _key_error(option, f"the private key of {name!r} is missing from "
+                                     f"{self.keys_dir}") from None
         except OSError as exc:
             raise InputError(secret_path.name, None, f"cannot be read ({exc.strerror})") \
                 from None
@@ -339,16 +401,15 @@ class KeyStore:
             text = os.environ.get(PASSPHRASE_ENV)
             if text is None:
                 if passphrase is None:
-                    raise InputError("argument", "--key", f"the key {name!r} is protected "
-                                     f"by a passphrase: run in a terminal or set "
-                                     f"{PASSPHRASE_ENV}")
+                    raise _key_error(option, f"the key {name!r} is protected by a passphrase: "
+                                             f"run in a terminal or set {PASSPHRASE_ENV}")
                 text = passphrase(name)
             secret = text.encode("utf-8")
         try:
             private = serialization.load_pem_private_key(pem, password=secret)
         except (ValueError, TypeError):
-            raise InputError("argument", "--key", f"the passphrase of key {name!r} is wrong "
-                             "(or its private key file is damaged)") from None
+            raise _key_error(option, f"the passphrase of key {name!r} is wrong (or its "
+                                     "private key file is damaged)") from None
         if not isinstance(private, Ed25519PrivateKey):
             raise InputError(secret_path.name, None, "is not an Ed25519 private key")
         raw = private.public_key().public_bytes(serialization.Encoding.Raw,
@@ -370,7 +431,7 @@ class KeyStore:
         Trusting the same key again is harmless; another key under a trusted name is refused
         (untrust the old one first), so a name never silently changes its key."""
         key = load_public_key(path)
-        label = check_name(name or key.name or key.fingerprint)
+        label = check_name(name, "--name") if name else check_name(key.name or key.fingerprint)
         target = self.trusted_dir / f"{label}.pub"
         if target.exists():
             try:
@@ -384,7 +445,7 @@ class KeyStore:
                              f"exists{held}; remove it first, or trust the new key under "
                              "another name")
         self.home.ensure()
-        self.trusted_dir.mkdir(exist_ok=True)
+        private_dir(self.trusted_dir)
         atomic_write_bytes(target, key.to_text().encode("ascii"), overwrite=False)
         return PublicKey(key.key_id, key.key, label)
 
@@ -409,6 +470,12 @@ class KeyStore:
             except PlannerError:
                 continue
         return out
+
+
+def _key_error(option: str | None, problem: str) -> InputError:
+    """A key that cannot be used: named after the command-line option that chose it, or
+    (in the app, ``option`` None) after the key alone."""
+    return InputError("argument", option, problem) if option else InputError("", None, problem)
 
 
 def load_trusted(paths: Sequence[str | os.PathLike[str]]) -> list[PublicKey]:

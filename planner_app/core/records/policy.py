@@ -41,6 +41,7 @@ from .keys import (
     SecretKey,
     SignatureError,
     parse_public_key,
+    private_dir,
     verify_signature,
 )
 from .ledger import Cap, Ledger, LedgerState
@@ -599,6 +600,7 @@ class PolicyStore:
                                 "nothing was installed")
         signer = replace(officer_key, name=officer_key.name or "officer")
         self.home.ensure()
+        private_dir(self.folder)  # owner-only, never a link: before anything is logged
         audit = audit or AuditLog(self.home.audit_path)
         event = "policy replaced" if recorded is not None else "policy installed"
         audit.require_intact().append(event, {
@@ -606,7 +608,6 @@ class PolicyStore:
             "signed_by": officer_key.fingerprint, "signer": signer.name,
             "signer_key": officer_key.line,
             "replaced_sha256": recorded.sha256 if recorded is not None else None})
-        self.folder.mkdir(parents=True, exist_ok=True)
         atomic_write_bytes(self.officer_path, officer_key.to_text().encode("ascii"))
         atomic_write_bytes(self.signature_path, sig.encode("utf-8"))
         atomic_write_bytes(self.policy_path, data)

@@ -12,6 +12,12 @@ Checked against trusted keys (``approval_status(plan, trusted)``), only a decisi
 signature verifies against one of them counts, and the latest such decision decides: an
 unsigned, edited or copied entry added after it changes nothing. Without trusted keys a
 decision is a workflow record only, and every sentence says it is not verified.
+
+"Latest" is by each decision's own ``time`` (signed with it), not its place in the list, so
+reordering the list cannot undo a rejection; at the same time a rejection wins over an
+approval. The plan file is the owner's, though: they can delete an entry from it, so a
+rejection binds only while the file keeps it (a revocation that cannot be deleted needs the
+organisation's policy).
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -87,7 +94,7 @@ class ApprovalStatus:
         if a.get("signature"):
             return f"signed with key {a.get('key_fingerprint') or '?'}, not verified " \
                    "against a trusted key"
-        return "unsigned, not verified"
+        return "unsigned: anyone could have written it"
 
     @property
     def sentence(self) -> str:
@@ -118,11 +125,13 @@ class ApprovalStatus:
         if self.state != "approved" or self.latest is None:
             return None
         a = self.latest
+        signed = bool(a.get("signature"))  # an unsigned entry names no key, whatever it says
         return {"reviewer": a.get("reviewer"), "decision": a.get("decision"),
                 "comment": a.get("comment", ""), "time": a.get("time"),
-                "plan_sha256": a.get("plan_sha256"), "signed": bool(a.get("signature")),
-                "key_fingerprint": a.get("key_fingerprint"),
-                "public_key": a.get("public_key"), "signature": a.get("signature"),
+                "plan_sha256": a.get("plan_sha256"), "signed": signed,
+                "key_fingerprint": a.get("key_fingerprint") if signed else None,
+                "public_key": a.get("public_key") if signed else None,
+                "signature": a.get("signature") if signed else None,
                 "verified": self.verified,
                 "trusted_key": self.signer.name if self.signer is not None else None}
 
@@ -194,33 +203,75 @@ def check_decision(entry: Mapping[str, Any], trusted: Sequence[PublicKey]) -> Pu
     return verified.key
 
 
+def _when(entry: Mapping[str, Any]) -> datetime:
+    """A decision's own time (an unreadable one counts as the earliest)."""
+    try:
+        when = datetime.fromisoformat(str(entry.get("time") or "").replace("Z", "+00:00"))
+        return when.replace(tzinfo=None) - (when.utcoffset() or timedelta(0))
+    except (ValueError, OverflowError):
+        return datetime.min
+
+
+def in_time_order(approvals: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The decisions from earliest to latest by their own ``time``; at the same time a
+    rejection counts as the later (it wins); then list order."""
+    order = sorted(range(len(approvals)),
+                   key=lambda i: (_when(approvals[i]),
+                                  approvals[i].get("decision") == "rejected", i))
+    return [approvals[i] for i in order]
+
+
 def approval_status(plan: Plan, trusted: Sequence[PublicKey] | None = None) -> ApprovalStatus:
     """What the plan's decisions say; with ``trusted`` keys, only decisions signed by one of
-    them count, and the latest of those decides (see the module docstring)."""
+    them count, and the latest of those by their own time decides (see the module
+    docstring)."""
     digest = plan_digest(plan)
     if not plan.approvals:
         return ApprovalStatus("none", None, digest, checked=bool(trusted))
+    ordered = in_time_order(plan.approvals)
     if not trusted:
-        latest = dict(plan.approvals[-1])
+        latest = dict(ordered[-1])
         if latest.get("plan_sha256") != digest:
             return ApprovalStatus("changed", latest, digest)
         state = "approved" if latest.get("decision") == "approved" else "rejected"
         return ApprovalStatus(state, latest, digest)
-    first_problem = ""
-    for ignored, raw in enumerate(reversed(plan.approvals)):
-        entry = dict(raw)
-        found = check_decision(entry, trusted)
-        if isinstance(found, str):
-            first_problem = first_problem or found
-            continue
-        if entry.get("plan_sha256") != digest:
-            state = "changed"
-        else:
-            state = "approved" if entry.get("decision") == "approved" else "rejected"
-        return ApprovalStatus(state, entry, digest, checked=True, signer=found,
-                              problem=first_problem, ignored=ignored)
-    return ApprovalStatus("unverified", dict(plan.approvals[-1]), digest, checked=True,
-                          problem=first_problem)
+    checked = [(dict(raw), check_decision(raw, trusted)) for raw in reversed(ordered)]
+    problems = [found for _, found in checked if isinstance(found, str)]
+    deciding = next(((e, k) for e, k in checked if not isinstance(k, str)), None)
+    if deciding is None:
+        return ApprovalStatus("unverified", dict(ordered[-1]), digest, checked=True,
+                          problem=problems[0] if problems else "")
+    entry, signer = deciding
+    assert isinstance(signer, PublicKey)
+    # entries that do not verify and are not older than the deciding one (by their time)
+    later = [k for e, k in checked if isinstance(k, str) and _when(e) >= _when(entry)]
+    if entry.get("plan_sha256") != digest:
+        state = "changed"
+    else:
+        state = "approved" if entry.get("decision") == "approved" else "rejected"
+    return ApprovalStatus(state, entry, digest, checked=True, signer=signer,
+                          problem=later[0] if later else "", ignored=len(later))
+
+
+def review_status_words(plan: Plan, trusted: Sequence[PublicKey] | None,
+                        own: Sequence[PublicKey] = (), plan_name: str = "the plan") -> str:
+    """The review window's status: with keys a release requires (``trusted``), that rule
+    first, then what the file's latest entry says; without them, a decision just signed
+    with one of the reviewer's ``own`` keys says it is signed and what to do next."""
+    plain = approval_status(plan)
+    if not trusted or not plan.approvals:
+        found = check_decision(plain.latest, own) if plain.latest and own else None
+        if isinstance(found, PublicKey) and plain.state in ("approved", "rejected"):
+            return (f"Signed: you {plain.state} this exact plan with your key {found.name} "
+                    f"(key {found.fingerprint}). Next, send {plan_name} and your public key "
+                    f"(File → Keys… → Export public key…, {found.name}.pub) to the data "
+                    "owner; their release accepts the decision once they trust your key.")
+        return plain.sentence
+    checked = approval_status(plan, trusted)
+    rule = "A release here accepts only decisions signed with a trusted key: "
+    if checked.verified and checked.latest == plain.latest:
+        return rule + checked.sentence
+    return f"{rule}{checked.sentence} (The latest entry in the file: {plain.sentence})"
 
 
 def require_approval(plan: Plan, trusted: Sequence[PublicKey] | None = None) -> ApprovalStatus:

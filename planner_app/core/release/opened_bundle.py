@@ -164,7 +164,8 @@ def _provenance(verdict: Verdict, files: dict[str, bytes], name: str) -> Provena
     except (UnicodeDecodeError, ValueError, RecursionError):
         record = {}
     approval = record.get("approval") if isinstance(record, dict) else None
-    fingerprint = approval.get("key_fingerprint") if isinstance(approval, dict) else None
+    fingerprint = approval.get("key_fingerprint") if isinstance(approval, dict) and \
+        approval.get("signature") else None
     verified = approval.get("verified") if isinstance(approval, dict) else None
     return Provenance(
         signed=bool(origin.get("signed")), signer=origin.get("signer"),

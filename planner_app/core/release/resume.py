@@ -33,14 +33,18 @@ from .verify_release import verify_bundle
 def resume_release(home: AppHome, release_id: str | None = None, *, out: Path | None = None,
                    overwrite: bool = False, progress: Progress = None,
                    sign_with: SecretKey | None = None,
-                   passphrase: Passphrase | None = None) -> PublishResult:
+                   passphrase: Passphrase | None = None,
+                   unsigned: bool = False) -> PublishResult:
     """Complete an unfinished release from its saved record, without drawing new noise and
     without a second charge. ``release_id`` may be left out when there is exactly one;
     ``out`` writes the bundle somewhere other than first asked.
 
     A signed release is signed again with the same key: ``sign_with`` (already loaded), or the
     key of the recorded name loaded from the app home (``passphrase(name)`` asked when it is
-    protected). A missing key or a wrong passphrase fails here, before anything is written."""
+    protected). A missing key or a wrong passphrase fails here, before anything is written.
+    ``unsigned`` completes a signed release without its signature (its key was lost): the
+    saved record's ``signed_by`` is dropped before the bundle is written, and the audit log
+    says so; still no new noise and no new charge."""
     def step(fraction: float, message: str) -> None:
         if progress is not None:
             progress(fraction, message)
@@ -55,7 +59,16 @@ def resume_release(home: AppHome, release_id: str | None = None, *, out: Path | 
         release_id = waiting[0].release_id
     doc = load_pending(home, release_id)
     record = doc["record"]
-    sign_with = _signing_key(home, record, sign_with, passphrase)
+    dropped = None
+    if unsigned:
+        if sign_with is not None:
+            raise InputError("argument", "--unsigned", "give either --unsigned or --sign-with, "
+                             "not both")
+        dropped = record.get("signed_by")
+        record = {k: v for k, v in record.items() if k != "signed_by"}
+        doc = {**doc, "record": record}
+    else:
+        sign_with = _signing_key(home, record, sign_with, passphrase)
     plan = plan_from_dict(record["plan"], "the saved record")
     target = Path(out) if out is not None else Path(doc["out"])
     overwrite = overwrite or bool(doc.get("overwrite"))
@@ -65,6 +78,11 @@ def resume_release(home: AppHome, release_id: str | None = None, *, out: Path | 
     if row is None:  # never publish what the ledger does not hold as charged
         raise LedgerError(f"the budget ledger has no charge for release {release_id}; it "
                           "cannot be completed")
+    if dropped is not None:
+        audit.append("release completed unsigned", {
+            "release_id": release_id, "dataset": doc["dataset"],
+            "key": dropped.get("name") if isinstance(dropped, dict) else None,
+            "fingerprint": dropped.get("fingerprint") if isinstance(dropped, dict) else None})
     step(0.1, "Checking where the bundle goes")
     with OutputLock(target):
         done = _already_written(target, release_id)
@@ -96,7 +114,13 @@ def _signing_key(home: AppHome, record: dict[str, Any], given: SecretKey | None,
             raise InputError("argument", "--sign-with", "this release was not signed when it "
                              "was charged; it is completed unsigned (its record cannot change)")
         return None
-    key = given if given is not None else KeyStore(home).secret(name, passphrase)
+    try:
+        key = given if given is not None else KeyStore(home).secret(name, passphrase,
+                                                                    "--resume")
+    except InputError as exc:
+        raise InputError(exc.source, exc.where, f"{exc.problem}; if the key is lost, complete "
+                         "the release without a signature: planner-app release --resume "
+                         f"{record.get('release_id', 'ID')} --unsigned") from None
     if key.public.fingerprint != record["signed_by"].get("fingerprint"):
         raise InputError("argument", "--sign-with", f"this release is signed by key {name} "
                          f"({record['signed_by'].get('fingerprint')}), not by "

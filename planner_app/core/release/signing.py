@@ -142,6 +142,11 @@ def check_origin(files: dict[str, bytes],
         if claimed.key_id != sig.key_id:
             problems.append(f"{SIGNATURE}: signed by key {sig.fingerprint}, but {RECORD} "
                             f"names {claimed.describe()} as the signer")
+        elif any(k.key_id == claimed.key_id for k in trusted) and \
+                not any(k.key == claimed.key for k in trusted):
+            problems.append(f"{SIGNATURE}: {RECORD} names a public key with the id "
+                            f"{claimed.fingerprint} but not the key you trust under that id "
+                            f"(key hash {claimed.key_hash})")
     if trusted:
         matching = [k for k in trusted if k.key_id == sig.key_id]
         if not matching:
@@ -218,11 +223,17 @@ def approval_words(approval: Any) -> str:
     text = (f"approved by {approval.get('reviewer', '?')} on {approval.get('time', '?')}"
             + (f" ({approval['comment']})" if approval.get("comment") else ""))
     fingerprint = approval.get("key_fingerprint")
+    if not approval.get("signature"):  # a key named without a signature proves nothing
+        return text + "; unsigned: anyone could have written it"
     if fingerprint:
         text += f"; signed with key {fingerprint}"
         if "verified" in approval:
-            text += (", signature verified against a trusted key at release" if
-                     approval.get("verified") else ", signature NOT verified at release")
+            owner_key = approval.get("trusted_key")
+            whose = f" ({owner_key}, key {fingerprint})" if owner_key else \
+                f" (key {fingerprint})"
+            text += (", signature verified at release against a key the data owner trusted"
+                     + whose if approval.get("verified")
+                     else ", signature NOT verified at release")
     return text
 
 

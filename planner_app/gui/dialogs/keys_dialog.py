@@ -61,8 +61,9 @@ class NewKeyDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("New key")
         layout = QVBoxLayout(self)
-        intro = QLabel("A key signs your approvals. Its private half stays in this app's "
-                       "folder; give its public key to whoever checks your signatures. A "
+        intro = QLabel("A key signs your approvals, releases and policies. Its private "
+                       "half stays in this app's folder; give its public key to whoever "
+                       "checks your signatures. A "
                        "passphrase protects the private key: you type it each time you sign "
                        "(leave it empty for none).")
         intro.setWordWrap(True)
@@ -98,6 +99,7 @@ class NewKeyDialog(QDialog):
             check_name(self.name.text().strip())
         except PlannerError as exc:
             self.problem.setText(str(exc).removeprefix("argument: NAME: "))
+            self.resize(self.width(), max(self.height(), self.sizeHint().height()))
             return
         if self.passphrase.text() != self.again.text():
             self.problem.setText("The two passphrases differ: type the same passphrase twice.")
@@ -114,13 +116,15 @@ class KeysDialog(QDialog):
         self.store = KeyStore(session.home)
         self.setWindowTitle("Keys")
         layout = QVBoxLayout(self)
-        own = QLabel("<b>Your keys</b> sign your approvals of plans. Give the public key "
-                     "(Export public key…) to whoever checks your signatures; they compare "
-                     "its fingerprint with yours.")
+        own = QLabel("<b>Your keys</b> sign your approvals of plans, your releases and "
+                     "policies. Give the public key (Export public key…) to whoever checks "
+                     "your signatures, and tell them its fingerprint and SHA-256 another way "
+                     "(say, by phone): they compare both, since a forged key can copy the "
+                     "fingerprint but not the SHA-256.")
         own.setWordWrap(True)
         layout.addWidget(own)
-        self.keys = _table(["Name", "Fingerprint", "Passphrase", "Public key file"],
-                           "Your keys")
+        self.keys = _table(["Name", "Fingerprint", "Key SHA-256", "Passphrase",
+                            "Public key file"], "Your keys")
         layout.addWidget(self.keys, 1)
         row = QHBoxLayout()
         self.new_button = QPushButton("New key…")
@@ -137,7 +141,8 @@ class KeysDialog(QDialog):
                          "count.")
         trusted.setWordWrap(True)
         layout.addWidget(trusted)
-        self.trusted = _table(["Name", "Fingerprint", "File"], "Trusted public keys")
+        self.trusted = _table(["Name", "Fingerprint", "Key SHA-256", "File"],
+                              "Trusted public keys")
         layout.addWidget(self.trusted, 1)
         row = QHBoxLayout()
         self.import_button = QPushButton("Import…")
@@ -146,7 +151,8 @@ class KeysDialog(QDialog):
         row.addWidget(self.remove_button)
         row.addStretch(1)
         layout.addLayout(row)
-        self.folder = QLabel(f"Kept in {self.store.keys_dir.parent}")
+        self.folder = QLabel(f"Kept in {self.store.keys_dir} (your keys) and "
+                             f"{self.store.trusted_dir} (trusted keys)")
         self.folder.setWordWrap(True)
         self.folder.setStyleSheet("color: #555;")
         layout.addWidget(self.folder)
@@ -158,13 +164,14 @@ class KeysDialog(QDialog):
         self.import_button.clicked.connect(self._import)
         self.remove_button.clicked.connect(self._remove)
         self.refresh()
-        self.resize(self.fontMetrics().averageCharWidth() * 110,
-                    self.fontMetrics().lineSpacing() * 30)
+        self.resize(self.fontMetrics().averageCharWidth() * 130,
+                    self.fontMetrics().lineSpacing() * 36)
 
     def refresh(self) -> None:
-        _fill(self.keys, [[k.name, k.fingerprint, "yes" if k.protected else "no",
-                           str(k.public_path)] for k in self.store.key_infos()])
-        _fill(self.trusted, [[k.name, k.fingerprint, str(self.store.trusted_path(k.name))]
+        _fill(self.keys, [[k.name, k.fingerprint, k.key_hash, "yes" if k.protected else "no",
+                           k.public_path.name] for k in self.store.key_infos()])
+        _fill(self.trusted, [[k.name, k.fingerprint, k.key_hash,
+                              self.store.trusted_path(k.name).name]
                              for k in self.store.trusted()])
         self.export_button.setEnabled(self.keys.rowCount() > 0)
         self.remove_button.setEnabled(self.trusted.rowCount() > 0)
@@ -189,8 +196,8 @@ class KeysDialog(QDialog):
             return False
         self.refresh()
         QMessageBox.information(self, "Key made", f"Made key {name}, fingerprint "
-                                f"{key.fingerprint}. Export its public key for whoever checks "
-                                "your signatures.")
+                                f"{key.fingerprint}, SHA-256 {key.key_hash}. Export its "
+                                "public key for whoever checks your signatures.")
         return True
 
     def export_key(self, name: str, path: Path) -> bool:
@@ -209,8 +216,10 @@ class KeysDialog(QDialog):
             return False
         self.refresh()
         QMessageBox.information(self, "Key trusted", f"Trusted {key.name}, fingerprint "
-                                f"{key.fingerprint}. Compare the fingerprint with its owner's "
-                                "before relying on it.")
+                                f"{key.fingerprint}, SHA-256 {key.key_hash}. Compare this "
+                                f"with the owner's: ask them for both codes (another way than "
+                                "the file) before relying on it; the fingerprint alone can be "
+                                "copied by a forged key.")
         return True
 
     def remove_trusted(self, name: str) -> bool:

@@ -151,7 +151,19 @@ class ChecklistPage(QWizardPage):
         if self.pending and isinstance(wizard, ReleaseWizard):
             # a signed release is completed with the key it names: asked before anything
             signer = pending_signer(self.session.home, self.pending[0].release_id)
-            if signer is not None:
+            wizard.resume_unsigned = False
+            if signer is not None and signer not in {
+                    k.name for k in self.session.signing_keys()}:  # the key was lost
+                answer = QMessageBox.question(
+                    self, "The signing key is missing", f"This release was to be signed with "
+                    f"the key {signer}, which is no longer in this app's folder. Complete it "
+                    "without a signature? No new noise is drawn and nothing more is charged; "
+                    "the audit log records that it was completed unsigned.",
+                    QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel)
+                if answer != QMessageBox.StandardButton.Yes:
+                    return
+                wizard.resume_unsigned = True
+            elif signer is not None:
                 wizard.sign_key = ask_signing_key(self, self.session, signer)
                 if wizard.sign_key is None:
                     return
@@ -268,13 +280,15 @@ class ProgressPage(QWizardPage):
         home = self.session.home
         resume_id = self.wizard_.resume_id
         sign_key = self.wizard_.sign_key
+        unsigned = self.wizard_.resume_unsigned
         inputs = [self.session.table_path] if self.session.table_path is not None else []
         # the work has started (and may have charged): there is no way back from here
         self.wizard_.button(QWizard.WizardButton.BackButton).setEnabled(False)
 
         def work(progress, cancel):  # type: ignore[no-untyped-def]
             if resume_id is not None:  # no new noise, no new charge
-                return resume_release(home, resume_id, progress=progress, sign_with=sign_key)
+                return resume_release(home, resume_id, progress=progress, sign_with=sign_key,
+                                      unsigned=unsigned)
             return publish(plan, table, out, home, require_approval=require,
                            confidence=confidence, progress=progress, inputs=inputs,
                            trusted=trusted, sign_with=sign_key)
@@ -309,8 +323,9 @@ class ProgressPage(QWizardPage):
                           "released. Install the officer's signed policy file again "
                           "(planner-app policy install POLICY.json --trust OFFICER.pub); if "
                           "you no longer have it, ask the privacy officer for it."),
-            ApprovalRequired: ("Refused: approval needed", "Have a privacy officer review this "
-                               "exact plan (Release → Review this plan…), then try again."),
+            ApprovalRequired: ("Refused: approval needed", "Nothing was charged. Send this "
+                               "exact plan file to your privacy officer to review and sign, "
+                               "then open the plan they send back and try again."),
             LedgerError: ("The budget ledger cannot be used", "Nothing was released. Check "
                           "that the app's folder is writable and no other release is "
                           "running, then try again."),
@@ -430,6 +445,7 @@ class ReleaseWizard(QWizard):
         self.result: PublishResult | None = None
         self.resume_id: str | None = None  # set when completing an unfinished release
         self.sign_key: SecretKey | None = None  # loaded before the charge (gui/signing.py)
+        self.resume_unsigned = False  # complete a signed release whose key was lost
         self.setWindowTitle("Release")
         self.resize(760, 620)
         self.checklist = ChecklistPage(session)

@@ -33,11 +33,11 @@ from ...core.dp.accuracy import DEFAULT_CONFIDENCE
 from ...core.dp.risk import explain
 from ...core.model import Plan, load_plan, plan_digest
 from ...core.planning.check import check_plan
-from ...core.planning.plan_diff import diff_plans
+from ...core.planning.plan_diff import diff_keys, diff_plans
 from ...core.planning.readiness import missing_reasons
 from ...core.records.audit import AuditLog
 from ...core.records.keys import KeyStore, PublicKey, load_public_key
-from ...core.records.review import approval_keys, approval_status, record_review
+from ...core.records.review import record_review, review_status_words
 from ...core.release.bundle import RESULTS, NotABundle
 from ...core.release.opened_bundle import OpenedBundle, open_bundle
 from ...core.release.report import cell_name, format_interval, format_value
@@ -247,7 +247,8 @@ class ReviewDialog(QDialog):
         diff_plans, as `planner-app diff`); a file that is no plan: a message, no view."""
         try:
             diff = diff_plans(load_plan(earlier), self.plan, self.confidence,
-                              old_name=earlier.name, new_name=self.path.name)
+                              old_name=earlier.name, new_name=self.path.name,
+                              trusted=diff_keys(self.home))  # the keys release requires
         except InputError as exc:
             QMessageBox.warning(self, "This plan cannot be compared", str(exc))
             return None
@@ -258,28 +259,19 @@ class ReviewDialog(QDialog):
         return dialog
 
     def _trusted(self) -> list[PublicKey] | None:
-        """The keys a release here accepts approvals from (the core rule, policy.approval_rule:
-        the policy's officers when it names them, else the app home's trusted keys), to say
-        whether the decisions verify; None when there are none."""
-        from ...core.records.policy import approval_rule, policy_or_error
-
+        """The keys a release in this app home requires (plan_diff.diff_keys: the policy's
+        officers, else the trusted keys), to say whether the decisions verify; None when
+        there are none."""
         try:
-            return approval_rule(policy_or_error(self.home), False,
-                                 approval_keys(self.home))[1] or None
+            return diff_keys(self.home) or None
         except PlannerError:
             return None
 
     def status_text(self) -> str:
-        """The decisions as they stand; with keys trusted in this app home, also whether a
-        release here would accept them (the core's approval_status, both ways)."""
-        plain = approval_status(self.plan)
-        trusted = self._trusted()
-        if not trusted or not self.plan.approvals:
-            return plain.sentence
-        checked = approval_status(self.plan, trusted)
-        if checked.verified and checked.latest == plain.latest:
-            return checked.sentence
-        return f"{plain.sentence} Against the keys this app trusts: {checked.sentence}"
+        """The rule a release in this app home applies first, then what the decisions say
+        (the core's review_status_words)."""
+        own = [self.keys.public(i.name) for i in self.keys.key_infos()]
+        return review_status_words(self.plan, self._trusted(), own, self.path.name)
 
     def _ask_passphrase(self, name: str) -> str | None:
         text, ok = QInputDialog.getText(self, "Passphrase", f"The passphrase of key {name}:",
@@ -303,11 +295,11 @@ class ReviewDialog(QDialog):
                 return text or ""
 
             try:
-                key = self.keys.secret(key_name, passphrase)
+                key = self.keys.secret(key_name, passphrase, None)
             except PlannerError as exc:
                 if not cancelled:
                     QMessageBox.warning(self, "The decision was not signed",
-                                        f"{str(exc).removeprefix('argument: --key: ')}. "
+                                        f"{exc}. "
                                         "Nothing was written.")
                 return False
         self.plan = record_review(self.path, self.plan, name, decision, self.comment.text(),
