@@ -43,7 +43,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from ..core.model import load_plan
     from ..core.planning.check import check_plan
     from ..core.records.policy import approval_rule, policy_or_error, trust_note
-    from ..core.release.publish import file_datasets
+    from ..core.release.publish import file_datasets, known_datasets
 
     plan = load_plan(args.plan)
     table = load_table(args.data) if args.data else None
@@ -55,6 +55,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                             ledger=_ledger_state_or_error(args, plan.dataset.name),
                             require_approval=require, trusted=trusted, policy=policy,
                             file_datasets=same_file,
+                            known_datasets=known_datasets(_home(args)) if policy else None,
                             trust_ignored=trust_note(bool(getattr(args, "trust", None))))
     data = report.to_dict()
     from ..core.model import plan_digest

@@ -95,6 +95,7 @@ class Session(QObject):
         self._trusted: tuple[PublicKey, ...] | None = None
         self._policy: Policy | PolicyError | None = policy_or_error(home)
         self._same_file: tuple[Table, tuple[str, ...] | None] | None = None
+        self._known: tuple[str, ...] | None = None  # the ledger's datasets (policy rule)
 
     # -- read-only state ----------------------------------------------------------------------
 
@@ -411,6 +412,7 @@ class Session(QObject):
         self._policy = policy_or_error(self.home)
         self._lifetime = None
         self._same_file = None
+        self._known = None
         self._emit(OpChanges(settings=True, ledger=True))
 
     def file_datasets(self) -> tuple[str, ...] | None:
@@ -428,6 +430,20 @@ class Session(QObject):
                 found = None
             self._same_file = (table, found)
         return self._same_file[1]
+
+    def known_datasets(self) -> tuple[str, ...] | None:
+        """The datasets the ledger holds (only under a policy, whose dataset-name rule asks);
+        read again with the lifetime (refresh_lifetime)."""
+        from ..core.release.publish import known_datasets
+
+        if self._policy is None:
+            return None
+        if self._known is None:
+            try:
+                self._known = tuple(known_datasets(self.home))
+            except PlannerError:
+                self._known = ()
+        return self._known
 
     def set_require_approval(self, on: bool) -> None:
         if on != self._settings.require_approval:
@@ -562,6 +578,7 @@ class Session(QObject):
         state = self.lifetime()
         key = (plan, state, self.table, self.approval_required,
                self._settings.confidence, unit_confirmed, self._policy, self.file_datasets(),
+               self.known_datasets(),
                self.approval_keys_in_force)
         if self._rules is not None and all(
                 a is b or (type(a) in (bool, float) and a == b)
@@ -574,6 +591,7 @@ class Session(QObject):
             require_approval=self.approval_required, unit_confirmed=unit_confirmed,
             trusted=self.approval_keys_in_force,
             policy=self._policy, file_datasets=self.file_datasets(),
+            known_datasets=self.known_datasets(),
             table_loaded=self.table is not None,
             table_name=self.table.name if self.table is not None else "",
             accuracies={q.id: self.accuracy(q) for q in plan.queries})
@@ -585,6 +603,7 @@ class Session(QObject):
         self._lifetime = None
         self._policy = policy_or_error(self.home)
         self._same_file = None
+        self._known = None
         self._emit(OpChanges(ledger=True))
 
     # -- table ------------------------------------------------------------------------------

@@ -306,6 +306,25 @@ def test_release_refusals(world: World, capsys: pytest.CaptureFixture[str],
     assert world.snapshot() == before
 
 
+def test_the_app_checklist_names_a_new_spelling(world: World,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """The wizard's checklist comes from Session.release_rules: it shows the dataset-name
+    rule too, not only the release (one rule, policy_rules.py)."""
+    from planner_app.core.model import load_plan
+    from planner_app.core.planning.settings import load_settings
+    from planner_app.gui.session import Session
+
+    install(world, capsys, base_policy(same_file_new_name="allow",
+                                       default_lifetime_cap={"epsilon": 5, "delta": 1e-5}))
+    assert release(world, capsys, world.plan(), "1.zip")[0] == 0
+    renamed = world.plan("renamed.json", dataset={**DEMO["dataset"], "name": "DEMO-survey"})
+    session = Session(world.owner, load_settings(world.owner.settings_path))
+    session.load_plan(load_plan(renamed), renamed)
+    rules = session.release_rules(unit_confirmed=True)
+    named = [r for r in rules.results if r.rule == "policy-name"]
+    assert named and named[0].failed and "'demo-survey'" in named[0].message
+
+
 def test_within_the_policy_a_release_goes_ahead(world: World,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     install(world, capsys, base_policy(max_epsilon_per_release=4, max_delta_per_release=1e-6,
@@ -735,6 +754,10 @@ def test_a_new_spelling_of_a_released_dataset_is_refused(
     assert code == 3 and len(lines) == 1 and "'demo-survey'" in lines[0], err
     assert "Nothing was charged or written" in lines[0]
     assert world.snapshot() == before
+    # check (and the app's checklist: the same readiness rules) names it before a release
+    code, out, err = world.run(capsys, "check", str(renamed))
+    assert code == 0, err
+    assert "another spelling of 'demo-survey'" in out and "Ready to release: NO" in out
 
 
 def test_an_installation_cut_short_after_its_audit_entry_is_completed_by_installing_again(

@@ -168,6 +168,7 @@ def check_plan(plan: Plan, table: Table | None = None,
                trusted: Sequence[PublicKey] = (),
                policy: Policy | PolicyError | None = None,
                file_datasets: Sequence[str] | None = None,
+               known_datasets: Sequence[str] | None = None,
                trust_ignored: str = "") -> CheckReport:
     """The report; with a table, also its fit to the data (pass ``engine`` to reuse one).
     Its ``readiness`` holds the release rules (with the lifetime rule when ``ledger`` is
@@ -198,7 +199,7 @@ def check_plan(plan: Plan, table: Table | None = None,
     report.readiness = readiness(plan, total, measurements, ledger=ledger,
                                  require_approval=require_approval, trusted=trusted,
                                  policy=policy, file_datasets=file_datasets,
-                                 trust_ignored=trust_ignored,
+                                 known_datasets=known_datasets, trust_ignored=trust_ignored,
                                  accuracies={c.query.id: c.accuracy for c in checks})
     report.warnings = warnings
     if table is not None:

@@ -55,10 +55,12 @@ def _refused(rule: str, policy: Policy, message: str, action: str, where: str | 
 
 
 def policy_rules(policy: Policy | PolicyError | None, plan: Plan, total: Total, *,
-                 file_datasets: Sequence[str] | None = None) -> list[RuleResult]:
+                 file_datasets: Sequence[str] | None = None,
+                 known_datasets: Sequence[str] | None = None) -> list[RuleResult]:
     """The policy's rules for ``plan`` released at ``total``. ``file_datasets``: the
     datasets the ledger has released this exact data file as (None: no table or ledger to
-    ask, so the same-file rule is left out)."""
+    ask, so the same-file rule is left out); ``known_datasets``: every dataset the ledger
+    holds (None: not asked, so the dataset-name rule is left out)."""
     if policy is None:
         return []
     if isinstance(policy, PolicyError):
@@ -69,6 +71,17 @@ def policy_rules(policy: Policy | PolicyError | None, plan: Plan, total: Total, 
                            "them.",
                            refusal=str(policy))]
     out: list[RuleResult] = []
+    spelling = policy.spelling_of(plan.dataset.name, known_datasets or ())
+    if spelling is not None:  # a new lifetime budget for the same dataset: refused
+        out.append(_refused(
+            "policy-name", policy,
+            f"Dataset {plan.dataset.name!r} is another spelling of {spelling!r}, which the "
+            "ledger already holds (names are compared without regard to letter case or "
+            "Unicode form).",
+            f"Name the dataset {spelling!r}, as in its earlier releases.", "dataset.name",
+            f"dataset {plan.dataset.name!r} is another spelling of {spelling!r}, which this "
+            f"ledger already holds (names are compared without regard to letter case or "
+            f"Unicode form); release it as {spelling!r}"))
     limits = []
     if policy.max_epsilon_per_release is not None:
         limits.append(("ε", total.epsilon, policy.max_epsilon_per_release, ".4g"))

@@ -272,6 +272,7 @@ def readiness(plan: Plan, total: Total, measurements: Sequence[Measurement], *,
               trusted: Sequence[PublicKey] = (),
               policy: Policy | PolicyError | None = None,
               file_datasets: Sequence[str] | None = None,
+              known_datasets: Sequence[str] | None = None,
               trust_ignored: str = "") -> Readiness:
     """Every release rule for ``plan`` whose inputs are given (see the module docstring).
 
@@ -282,7 +283,8 @@ def readiness(plan: Plan, total: Total, measurements: Sequence[Measurement], *,
     approval of this exact plan counts, as a workflow record.
     ``policy``: the installed policy (or the error loading it): its caps lower the ledger's,
     its rules follow (policy_rules.py); ``file_datasets``: the datasets this exact file was
-    released as (the same-file rule; None leaves it out). ``trust_ignored``: what the
+    released as (the same-file rule; None leaves it out); ``known_datasets``: the datasets
+    the ledger holds (the dataset-name rule; None leaves it out). ``trust_ignored``: what the
     approval refusal adds when the policy's officers override the caller's --trust keys.
     """
     from .policy_rules import policy_rules
@@ -311,7 +313,8 @@ def readiness(plan: Plan, total: Total, measurements: Sequence[Measurement], *,
         out.append(approval_rule(plan, trusted,
                                  policy.officers_words() if isinstance(policy, Policy) else "",
                                  trust_ignored if named else ""))
-    out.extend(policy_rules(policy, plan, total, file_datasets=file_datasets))
+    out.extend(policy_rules(policy, plan, total, file_datasets=file_datasets,
+                            known_datasets=known_datasets))
     out.extend(extra)
     if unit_confirmed is not None:
         out.append(unit_rule(plan, unit_confirmed))
@@ -322,7 +325,7 @@ _REFUSALS: dict[str, type[PlannerError]] = {
     "budget": BudgetExceeded, "lifetime": BudgetExceeded, "approval": ApprovalRequired,
     "ledger": LedgerError, "policy": PolicyError, "policy-release": PolicyRefused,
     "policy-columns": PolicyRefused, "policy-reasons": PolicyRefused,
-    "policy-same-file": PolicyRefused,
+    "policy-same-file": PolicyRefused, "policy-name": PolicyRefused,
 }
 
 

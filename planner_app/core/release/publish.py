@@ -40,7 +40,6 @@ from ..records.keys import PublicKey, SecretKey
 from ..records.ledger import BudgetExceeded, Ledger, LedgerState
 from ..records.policy import (
     Policy,
-    PolicyRefused,
     approval_rule,
     effective_cap,
     effective_state,
@@ -262,6 +261,14 @@ def file_datasets(home: AppHome, table: Table) -> list[str]:
     return Ledger(home.ledger_path).datasets_with_file(table.sha256)
 
 
+def known_datasets(home: AppHome) -> list[str]:
+    """Every dataset the ledger holds (the policy's dataset-name rule); reading creates no
+    ledger."""
+    if not home.ledger_path.exists():
+        return []
+    return Ledger(home.ledger_path).datasets()
+
+
 def _placeholder_releases(plan: Plan, confidence: float) -> list[QueryRelease]:
     """Every declared cell with a wide made-up number: the report and the bundle are built
     from these before the charge, so a report that cannot be written fails then."""
@@ -379,9 +386,11 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
     engine = PandasEngine(plan, table.frame, rng, table.name)
     # the data-aware check: its warnings and facts are for the owner only, never the bundle
     same_file = file_datasets(home, table) if policy is not None else None
+    known = known_datasets(home) if policy is not None else None
     report = check_plan(plan, table, confidence=confidence, engine=engine,
                         require_approval=require_approval, trusted=trusted, policy=policy,
-                        file_datasets=same_file, trust_ignored=trust_ignored)
+                        file_datasets=same_file, known_datasets=known,
+                        trust_ignored=trust_ignored)
     # the release rules of readiness.py (the wizard's checklist and `check` show the same);
     # the lifetime cap is the ledger's, checked by its charge under the lock
     assert report.readiness is not None
@@ -402,13 +411,6 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
         raise AuditError(f"{disagreements[0]}; restore the ledger and audit log from a backup "
                          "(planner-app ledger show lists what disagrees); nothing was released")
     notes = list(report.warnings) + list(report.owner_facts)
-    spelling = policy.spelling_of(plan.dataset.name, ledger.datasets()) if policy else None
-    if policy is not None and spelling is not None:
-        raise PolicyRefused(f"{policy.title} refuses this release: dataset "
-                            f"{plan.dataset.name!r} is another spelling of {spelling!r}, which "
-                            "this ledger already holds (names are compared without regard to "
-                            f"letter case or Unicode form); release it as {spelling!r}. "
-                            "Nothing was charged or written.")
     if policy is not None:  # the policy's cap, before anything is written (the charge
         # tests it again under its lock)
         rule = lifetime_rule(plan, report.total, all_measurements(report.queries),
