@@ -401,3 +401,19 @@ def test_the_installed_policy_folder_is_private(tmp_path: Path) -> None:
     store = PolicyStore(app_home(tmp_path / "owner"))
     store.install(policy, officer.public("ada"))
     assert st.S_IMODE(os.stat(store.folder).st_mode) == 0o700
+
+
+def test_the_review_status_does_not_repeat_the_latest_entry(tmp_path: Path) -> None:
+    """With trusted keys, the review window's status said what the checked rule finds and
+    then, in parentheses, the same latest entry again; it names each decision once."""
+    from planner_app.core.records.review import review_status_words
+
+    store = KeyStore(app_home(tmp_path / "h"))
+    store.create("owner")
+    store.create("ada")
+    plan = review(load_plan(demo_plan_path()), "owner", "approved",
+                  key=store.secret("owner"))
+    words = review_status_words(plan, [store.public("ada")])
+    assert words.startswith("A release here accepts only decisions signed with a trusted key")
+    assert words.count("owner on ") == 1, words
+    assert "not a trusted key" in words

@@ -219,8 +219,11 @@ class ReviewDialog(QDialog):
             button.setAutoDefault(False)
             button.setDefault(False)
         self.status = QLabel(self.status_text())
-        self.status.setWordWrap(True)
-        buttons.addWidget(self.status, 1)
+        self.status.setWordWrap(True)  # its own line under the buttons: the whole width
+        # as wide as the form was beside it, so the window (sized from its content) and the
+        # statistics table above keep their room
+        self.status.setMinimumWidth(self.fontMetrics().averageCharWidth() * 95)
+        buttons.addStretch(1)
         self.compare = QPushButton("Compare with an earlier version…")
         self.compare.setAutoDefault(False)
         self.compare.setToolTip("Pick an earlier version of this plan: see what changed, with "
@@ -231,6 +234,7 @@ class ReviewDialog(QDialog):
         buttons.addWidget(self.reject_button)
         buttons.addWidget(self.approve)
         decision.addLayout(buttons)
+        decision.addWidget(self.status)
         decision.addStretch(1)
         self.approve.clicked.connect(lambda: self.decide("approved"))
         self.reject_button.clicked.connect(lambda: self.decide("rejected"))
