@@ -54,7 +54,9 @@ def test_the_report_reads_quantiles_and_useless_statistics_in_words(
     plan = demo_plan(smokers=0.02)
     plan = replace(plan, budget=replace(plan.budget, epsilon=4.0))
     out = tmp_path / "b.zip"
-    publish(plan, load_table(DEMO_TABLE), out, home)
+    # a seeded source: at ε = 0.02 the share's noised count of answers is sometimes 0, and
+    # then no share is published (its value is empty); this test is about the words
+    publish(plan, load_table(DEMO_TABLE), out, home, source=mech.SeededRandomSource(7))
     with zipfile.ZipFile(out) as z:
         html = z.read("report.html").decode()
     assert "the released median lies between the 45th and 55th percentile of the data" in html
