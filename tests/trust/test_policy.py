@@ -778,3 +778,21 @@ def test_an_installation_cut_short_after_its_audit_entry_is_completed_by_install
     install(world, capsys, newer)
     policy = PolicyStore(world.owner).load()
     assert policy is not None and policy.version == 2
+
+
+def test_policy_events_are_the_audit_logs_policy_entries(world: World,
+                                                         capsys: pytest.CaptureFixture[str]
+                                                         ) -> None:
+    """Every policy load scans the audit log for its policy events without parsing every
+    line; what it finds must be exactly what a full read finds, including around entries
+    whose parameters merely mention the words."""
+    from planner_app.core.records.policy import POLICY_EVENTS, policy_events
+
+    install(world, capsys, base_policy(**STRICT))
+    AuditLog(world.owner.audit_path).append("note", {"dataset": "policy installed"})
+    install(world, capsys, base_policy(**{**STRICT, "version": 2}))
+    full = [e for e in AuditLog(world.owner.audit_path).read()
+            if e.get("event") in POLICY_EVENTS]
+    found = policy_events(world.owner)
+    assert [e["hash"] for e in found] == [e["hash"] for e in full]
+    assert [e["event"] for e in found] == ["policy installed", "policy replaced"]

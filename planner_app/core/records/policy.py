@@ -460,6 +460,32 @@ class Recorded:
 POLICY_EVENTS = ("policy installed", "policy replaced")
 
 
+def policy_events(home: AppHome) -> list[dict[str, Any]]:
+    """The audit log's policy events, in order. Every policy load asks (the app at start-up
+    and after each release), so only lines that name such an event are parsed: a log of
+    10,000 releases took 0.13 s to parse whole, on the UI thread. The chain itself is
+    checked by every release (AuditLog.require_intact), not here."""
+    path = home.audit_path
+    if not path.exists():
+        return []
+    marks = tuple(json.dumps(e) for e in POLICY_EVENTS)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            lines = [line for line in fh if any(m in line for m in marks)]
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PolicyError(f"the audit log cannot be read to find the installed policy "
+                          f"({type(exc).__name__}); releases are refused") from None
+    out = []
+    for line in lines:
+        try:
+            entry = json.loads(line)
+        except (ValueError, RecursionError):
+            continue  # a damaged line: the chain check of every release names it
+        if isinstance(entry, dict) and entry.get("event") in POLICY_EVENTS:
+            out.append(entry)
+    return out
+
+
 class PolicyStore:
     """The policy installed in an app home: ``<data>/policy/{policy.json,
     policy.json.minisig, officer.pub}``; the signer's whole key, the version and the file's
@@ -489,8 +515,7 @@ class PolicyStore:
     def _from_audit(self) -> Recorded | None:
         """The last "policy installed/replaced" event of the audit log (its chain is checked
         by every release), or None."""
-        entries = AuditLog(self.home.audit_path).read()
-        events = [e for e in entries if e.get("event") in POLICY_EVENTS]
+        events = policy_events(self.home)
         if not events:
             return None
         params = events[-1].get("params") or {}
