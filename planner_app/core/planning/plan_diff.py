@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -464,9 +464,3 @@ def _approval_words(state: str, sentence: str) -> str:
     if state == "changed":
         return f"{sentence} Its latest decision was made on another version of the plan."
     return sentence
-
-
-def changed_ids(diff: PlanDiff, statuses: Iterable[str] = (ADDED, CHANGED)) -> list[str]:
-    """Ids of the statistics with one of ``statuses`` (the GUI marks these rows)."""
-    wanted = set(statuses)
-    return [s.id for s in diff.statistics if s.status in wanted]
