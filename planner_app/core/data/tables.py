@@ -29,6 +29,7 @@ import pandas as pd
 from ..model import text_number, yes_no
 from ..support.errors import Cancelled, InputError
 from ..support.files import input_file_size
+from .source import DUCKDB_ENCODINGS, FileHash, TableSource
 
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
@@ -44,23 +45,66 @@ EXCEL_SUFFIXES = {".xlsx", ".xlsm"}
 PARQUET_SUFFIXES = {".parquet", ".pq"}
 
 
-@dataclass
 class Table:
-    """A loaded table and public facts about the file (never its contents)."""
+    """A table and public facts about the file (never its contents).
 
-    frame: pd.DataFrame
-    name: str
-    sha256: str
-    format: str
-    encoding: str | None = None
-    delimiter: str | None = None
+    Either loaded (``frame`` given: Excel, tests, the pandas engine) or opened in place
+    (``open_table``: only the header was read; ``source`` tells an engine how to read the
+    file, ``frame`` loads it with pandas on first use, and ``sha256`` waits for the hash
+    that streams on a second thread)."""
+
+    def __init__(self, frame: pd.DataFrame | None = None, name: str = "table",
+                 sha256: str | None = None, format: str = "csv", encoding: str | None = None,
+                 delimiter: str | None = None, source: TableSource | None = None,
+                 hashing: FileHash | None = None) -> None:
+        if frame is None and source is None:
+            raise ValueError("a Table needs a frame or a source")
+        self._frame = frame
+        self.name = name
+        self._sha256 = sha256
+        self.format = format
+        self.encoding = encoding
+        self.delimiter = delimiter
+        self.source = source
+        self._hashing = hashing
+
+    @property
+    def loaded(self) -> bool:
+        """True when the rows are in memory (a pandas frame)."""
+        return self._frame is not None
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """The rows as a pandas frame, read on first use for a table opened in place."""
+        if self._frame is None:
+            assert self.source is not None and self.source.path is not None
+            loaded = load_table(self.source.path)
+            self._frame = loaded.frame
+            if self._sha256 is None:
+                self._sha256 = loaded.sha256
+        return self._frame
+
+    @property
+    def sha256(self) -> str:
+        """The file's SHA-256 (private: it is committed to, never published)."""
+        if self._sha256 is None:
+            if self._hashing is not None:
+                self._sha256 = self._hashing.result()
+            else:
+                assert self.source is not None and self.source.path is not None
+                self._sha256 = file_sha256(self.source.path)
+        return self._sha256
 
     @property
     def n_rows(self) -> int:
+        if self._frame is None and self.source is not None:
+            return self.source.count_rows()
         return int(len(self.frame))
 
     @property
     def columns(self) -> list[str]:
+        if self._frame is None and self.source is not None:
+            return list(self.source.columns)
         return [str(c) for c in self.frame.columns]
 
 
@@ -415,6 +459,54 @@ def _load_parquet(path: Path, progress: Progress, cancel: Cancel) -> Table:
     if progress is not None:
         progress(1.0, f"Read {len(frame):,} rows")
     return Table(frame=frame, name=name, sha256=file_sha256(path, cancel), format="parquet")
+
+
+def open_table(path: str | os.PathLike[str], progress: Progress = None,
+               cancel: Cancel = None, max_line: int | None = MAX_LINE_BYTES) -> Table:
+    """Open a table without loading its rows: CSV/TSV (in an encoding DuckDB reads) and
+    Parquet are read in place by the engine; the file's SHA-256 streams on a second thread.
+    Excel and other encodings are loaded into memory as ``load_table`` does."""
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix in EXCEL_SUFFIXES or suffix == ".xls":
+        return _with_frame_source(load_table(p, progress, cancel, max_line))
+    name, size = _file_facts(p)
+    if suffix in PARQUET_SUFFIXES:
+        try:
+            import pyarrow.parquet as pq
+
+            schema = pq.ParquetFile(p).schema_arrow
+        except ImportError:
+            return _with_frame_source(load_table(p, progress, cancel, max_line))
+        except Exception:
+            raise InputError(name, None, "is not a readable Parquet file") from None
+        columns = [str(c) for c in schema.names]
+        _check_header(columns, name)
+        source = TableSource(name=name, format="parquet", columns=tuple(columns), path=p)
+        return Table(name=name, format="parquet", source=source, hashing=FileHash(p, cancel))
+    if size == 0:
+        raise InputError(name, None, "is empty")
+    with open(p, "rb") as raw:
+        sample = raw.read(SNIFF_BYTES)
+    encoding = _detect_encoding(sample, name)
+    if encoding not in DUCKDB_ENCODINGS or encoding == "utf-16":
+        return _with_frame_source(load_table(p, progress, cancel, max_line))
+    delimiter = _detect_delimiter(sample.decode(encoding, errors="ignore"), suffix)
+    header = _read_header(p, name, encoding, delimiter, max_line)
+    if header:
+        header[0] = header[0].lstrip("\ufeff")
+    _check_header([str(c) for c in header], name)
+    source = TableSource(name=name, format="csv", columns=tuple(str(c) for c in header),
+                         path=p, encoding=encoding, delimiter=delimiter)
+    return Table(name=name, format="csv", encoding=encoding, delimiter=delimiter,
+                 source=source, hashing=FileHash(p, cancel))
+
+
+def _with_frame_source(table: Table) -> Table:
+    """A loaded table, with a source the engine reads from its frame."""
+    table.source = TableSource(name=table.name, format="frame",
+                               columns=tuple(table.columns), frame=table.frame)
+    return table
 
 
 def load_table(path: str | os.PathLike[str], progress: Progress = None,

@@ -1,0 +1,206 @@
+"""A table file opened in place, for the columnar engine (DuckDB) and anything that queries it.
+
+``TableSource`` says how to read a file where it lies: CSV/TSV and Parquet are read by DuckDB
+in place (only the columns a query names, spilling to disk, never the whole file in memory);
+an Excel sheet, or a text file in an encoding DuckDB cannot read, is held as a pandas frame and
+registered with DuckDB. ``TableSource.connect(columns)`` gives a DuckDB connection with the
+view ``src`` over the file, every column under its header name; everything else (aggregates,
+column facts, preview pages) is SQL over ``src``.
+
+``FileHash`` streams the file's SHA-256 on a second thread, in blocks, never holding the file.
+
+Text cells are read as text (``all_varchar``), exactly as pandas reads its text, so each
+cell is interpreted by itself with the rules of ``model.values`` (a column's inferred type
+never changes how one cell reads). Parquet columns keep their types.
+
+Everything read here is private: it stays in this process and on the owner's screen.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from ..support.errors import Cancelled, InputError
+
+if TYPE_CHECKING:
+    import duckdb
+
+#: The texts pandas' read_csv reads as a missing cell (its default ``na_values`` and the empty
+#: cell); DuckDB reads the same texts as NULL, so both engines see the same missing cells.
+PANDAS_NA_TEXTS: tuple[str, ...] = (
+    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
+    "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
+)
+
+#: Encodings DuckDB's CSV reader decodes itself; others are read by pandas into memory.
+DUCKDB_ENCODINGS = {"utf-8": "utf-8", "utf-8-sig": "utf-8", "latin-1": "latin-1",
+                    "utf-16": "utf-16"}
+
+#: DuckDB's working memory; beyond it, it spills to a temporary folder.
+DEFAULT_MEMORY_LIMIT = os.environ.get("PLANNER_APP_ENGINE_MEMORY", "2GB")
+
+
+def ident(name: str) -> str:
+    """A column name as a quoted SQL identifier (any text, quotes doubled)."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def literal(text: str) -> str:
+    """A text as a quoted SQL string literal."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+class FileHash:
+    """The SHA-256 of a file, computed in 1 MiB blocks on a daemon thread (hashlib releases
+    the GIL, so it overlaps with the engine's work). ``result()`` waits for it."""
+
+    def __init__(self, path: Path, cancel: Callable[[], bool] | None = None) -> None:
+        self.path = path
+        self._cancel = cancel
+        self._digest: str | None = None
+        self._error: BaseException | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True, name="file-hash")
+        self._thread.start()
+
+    def _run(self) -> None:
+        h = hashlib.sha256()
+        try:
+            with open(self.path, "rb") as fh:
+                while True:
+                    if self._stop.is_set() or (self._cancel is not None and self._cancel()):
+                        raise Cancelled(f"hashing {self.path.name}")
+                    block = fh.read(1 << 20)
+                    if not block:
+                        break
+                    h.update(block)
+            self._digest = h.hexdigest()
+        except BaseException as exc:  # handed to the thread that asks for the result
+            self._error = exc
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def result(self) -> str:
+        self._thread.join()
+        if self._error is not None:
+            if isinstance(self._error, (Cancelled, InputError)):
+                raise self._error
+            raise InputError(self.path.name, None, f"cannot be read to the end "
+                             f"({type(self._error).__name__})")
+        assert self._digest is not None
+        return self._digest
+
+
+@dataclass
+class TableSource:
+    """How an engine reads one table: a file in place, or a frame held in memory."""
+
+    name: str
+    format: str  # csv | parquet | frame
+    columns: tuple[str, ...]
+    path: Path | None = None
+    encoding: str | None = None
+    delimiter: str | None = None
+    frame: pd.DataFrame | None = None
+    _rows: int | None = field(default=None, repr=False)
+
+    @property
+    def in_place(self) -> bool:
+        """True when DuckDB reads the file itself (nothing of it held in memory)."""
+        return self.format in ("csv", "parquet")
+
+    def scan_sql(self) -> str:
+        """The DuckDB table function that reads the file (every column, by its header name)."""
+        assert self.path is not None
+        where = literal(str(self.path))
+        if self.format == "parquet":
+            return f"read_parquet({where})"
+        assert self.delimiter is not None
+        types = ", ".join(f"{literal(c)}: 'VARCHAR'" for c in self.columns)
+        nulls = ", ".join(literal(t) for t in PANDAS_NA_TEXTS)
+        encoding = DUCKDB_ENCODINGS.get(self.encoding or "utf-8", "utf-8")
+        return (f"read_csv({where}, header = true, auto_detect = false, "
+                f"columns = {{{types}}}, delim = {literal(self.delimiter)}, quote = '\"', "
+                f"escape = '\"', nullstr = [{nulls}], encoding = {literal(encoding)}, "
+                f"strict_mode = true, null_padding = false, parallel = true)")
+
+    def connect(self, columns: Sequence[str] | None = None,
+                memory_limit: str = DEFAULT_MEMORY_LIMIT) -> duckdb.DuckDBPyConnection:
+        """A new DuckDB connection with the view ``src`` over this table: the named columns
+        only (projection), or every column. Spills to a private temporary folder."""
+        import duckdb
+
+        con = duckdb.connect(config={"memory_limit": memory_limit,
+                                     "temp_directory": tempfile.gettempdir()})
+        wanted = list(self.columns) if columns is None else list(dict.fromkeys(columns))
+        missing = [c for c in wanted if c not in self.columns]
+        if missing:
+            raise InputError(self.name, f"column {missing[0]!r}", "is not in the table")
+        select = ", ".join(ident(c) for c in wanted) if wanted else "1 AS _none"
+        if self.in_place:
+            con.execute(f"CREATE VIEW src AS SELECT {select} FROM {self.scan_sql()}")
+        else:
+            assert self.frame is not None
+            con.register("src_frame", self.frame)
+            con.execute(f"CREATE VIEW src AS SELECT {select} FROM src_frame")
+        return con
+
+    def count_rows(self) -> int:
+        """The number of rows (private: on the owner's screen, never exported)."""
+        if self._rows is None:
+            if self.frame is not None:
+                self._rows = int(len(self.frame))
+            else:
+                with self.connect([]) as con:
+                    row = con.execute("SELECT count(*) FROM src").fetchone()
+                self._rows = int(row[0]) if row is not None else 0
+        return self._rows
+
+    def page(self, offset: int, limit: int,
+             con: duckdb.DuckDBPyConnection | None = None) -> pd.DataFrame:
+        """Rows ``offset`` to ``offset + limit`` in file order, for the preview."""
+        if self.frame is not None:
+            rows: pd.DataFrame = self.frame.iloc[offset:offset + limit]
+            return rows
+        own = con is None
+        con = self.connect() if con is None else con
+        try:
+            page: pd.DataFrame = con.execute(
+                f"SELECT * FROM src LIMIT {int(limit)} OFFSET {int(offset)}").df()
+            return page
+        finally:
+            if own:
+                con.close()
+
+
+def engine_problem(source: TableSource, exc: Exception) -> InputError:
+    """A one-line message for an error DuckDB raised while reading the table (a malformed
+    line, a damaged Parquet file), naming the file and, where DuckDB says it, the line. The
+    message never quotes a cell."""
+    import re
+
+    text = str(exc)
+    line = re.search(r"[Ll]ine:? (\d+)", text)
+    where = f"line {line.group(1)}" if line else None
+    if source.format == "parquet":
+        return InputError(source.name, None, "is not a readable Parquet file")
+    low = text.lower()
+    if "unterminated quote" in low or "unterminated" in low:
+        return InputError(source.name, where, "a quoted cell is never closed")
+    if "expected" in low and "column" in low:
+        return InputError(source.name, where, "has a row whose number of fields differs from "
+                                              "the header's")
+    if "unicode" in low or "encoding" in low:
+        return InputError(source.name, where, f"is not valid {source.encoding} text")
+    return InputError(source.name, where,
+                      "cannot be read as a table (check the delimiter and quotes)")
