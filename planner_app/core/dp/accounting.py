@@ -15,7 +15,11 @@ The default is the tightest valid accountant.
 
 from __future__ import annotations
 
+import bisect
+import hashlib
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -24,6 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..support.errors import InputError
+from . import pld_ops
 from .gaussian import shift_patterns
 from .measure import Measurement, epsilon_from_rho
 
@@ -215,7 +220,20 @@ def _deltas_on_grid(pm: DensePLDPmf, grid: np.ndarray, d: float) -> np.ndarray:
 _Key = tuple[object, ...]
 
 
+class _Node:
+    """A cached PLD: its id (never reused), the PLD, its bytes, the call that last used it."""
+
+    __slots__ = ("ident", "size", "used", "value")
+
+    def __init__(self, ident: int, value: PrivacyLossDistribution, size: int, used: int) -> None:
+        self.ident = ident
+        self.value = value
+        self.size = size
+        self.used = used
+
+
 def _pld_key(m: Measurement) -> _Key:
+    """What a measurement's PLD depends on (not its statistic): equal keys, equal PLDs."""
     return (m.mechanism, m.component.single_cell, m.component.l1,
             m.component.l2_sq if m.mechanism == "gaussian" else None,
             m.component.cells if m.mechanism == "gaussian" and not m.component.single_cell
@@ -223,59 +241,213 @@ def _pld_key(m: Measurement) -> _Key:
             m.epsilon if m.mechanism in ("exponential",) or not m.component.single_cell else None)
 
 
-_PLD_CACHE: dict[_Key, PrivacyLossDistribution] = {}
-_PREFIX_CACHE: dict[_Key, PrivacyLossDistribution] = {}
-_LAST_ORDER: list[tuple[_Key, int]] = []
-_PLD_CACHE_SIZE = 512
+def _nbytes(p: PrivacyLossDistribution) -> int:
+    """The memory a PLD holds: its pmfs' arrays (a sparse pmf's entries at 100 bytes each)."""
+    pmfs = [p._pmf_remove] if p._symmetric else [p._pmf_remove, p._pmf_add]  # noqa: SLF001
+    size = 400
+    for pmf in pmfs:
+        probs = getattr(pmf, "_probs", None)
+        size += int(probs.nbytes) if probs is not None else 100 * len(pmf._loss_probs)  # noqa: SLF001
+    return size
 
 
-def _cached_pld(key: _Key, m: Measurement, times: int) -> PrivacyLossDistribution:
-    """The PLD of ``times`` copies of a measurement; PLDs are immutable, so cache them (an
-    editor recomposes the same measurements at every step of a slider)."""
-    full = (key, times, PLD_DISCRETISATION)
-    hit = _PLD_CACHE.get(full)
-    if hit is None:
-        one = _pld_of(m)
-        hit = one.self_compose(times) if times > 1 else one
-        if len(_PLD_CACHE) >= _PLD_CACHE_SIZE:
-            _PLD_CACHE.pop(next(iter(_PLD_CACHE)))
-        _PLD_CACHE[full] = hit
-    return hit
+PLD_CACHE_BYTES = 256 * 2**20
+_MAX_NAMES = 200_000  # interned measurement keys and statistic ids before they are dropped
+
+
+def _digest(text: str) -> int:
+    """A digest that is the same in every process (``hash`` of a str is not)."""
+    return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "big")
+
+
+class PldTree:
+    """Composes PLDs along one fixed tree and keeps its nodes, so composing measurements that
+    differ from an earlier call's in a few statistics recomposes only the nodes above those.
+
+    The tree depends on the measurements alone, never on what was composed before:
+    * a leaf per statistic (query id): the PLDs of its measurements (equal measurements
+      self-composed, as ``times`` copies), composed in the order of their keys' ``repr``;
+    * leaves placed by a digest of the statistic's id, and composed up a binary trie on those
+      digests: each node splits its leaves at the first bit where their digests differ, and
+      composes left with right. A random-looking digest keeps the trie about log2(n) deep, and
+      adding, removing or changing one statistic changes only the nodes on its path.
+    So a total from the cache is bit for bit the total composed from nothing (the same
+    convolutions in the same order, which a fresh ``PldTree`` does), and an ε slider step at
+    n statistics costs one leaf and about log2(n) convolutions.
+
+    Nodes are cached by content (a leaf by its measurements' keys, a node by its two
+    children's ids; ids are never reused), least recently used first out past ``max_bytes``.
+    Each call touches every node of its tree, so the current plan's tree stays cached while it
+    fits; a plan whose tree does not fit is still composed correctly, only from less cache.
+    """
+
+    def __init__(self, max_bytes: int = PLD_CACHE_BYTES) -> None:
+        self.max_bytes = max_bytes
+        self._lock = threading.Lock()
+        self._nodes: dict[object, _Node] = {}
+        self._bytes = 0
+        self._next_id = 0
+        self._call = 0  # stamps the nodes each call uses: the least recently used go first
+        self._kids: dict[_Key, int] = {}  # measurement key -> interned id
+        self._first: dict[int, tuple[Measurement, str]] = {}  # id -> a measurement, repr(key)
+        self._objects: dict[int, tuple[Measurement, int]] = {}  # id(m) -> (m, key id)
+        self._places: dict[str, int] = {}  # statistic id -> digest
+        self._last: tuple[tuple[tuple[str, int], ...], _Node] | None = None
+        self._epsilons: OrderedDict[tuple[int, float], float] = OrderedDict()
+
+    @property
+    def cached_bytes(self) -> int:
+        return self._bytes
+
+    # -- the cache ----------------------------------------------------------------------------
+
+    def _get(self, key: object) -> _Node | None:
+        hit = self._nodes.get(key)
+        if hit is not None:
+            hit.used = self._call
+        return hit
+
+    def _put(self, key: object, value: PrivacyLossDistribution) -> _Node:
+        with self._lock:
+            hit = self._nodes.get(key)
+            if hit is not None:  # another thread composed it meanwhile: keep the one
+                return hit
+            self._next_id += 1
+            node = _Node(self._next_id, value, _nbytes(value), self._call)
+            self._nodes[key] = node
+            self._bytes += node.size
+            if self._bytes > self.max_bytes:
+                self._evict()
+            return node
+
+    def _evict(self) -> None:
+        """Drop the least recently used nodes down to 3/4 of the bound (called locked)."""
+        order = sorted(self._nodes.items(), key=lambda item: (item[1].used, item[1].ident))
+        for key, node in order:
+            if self._bytes <= self.max_bytes * 3 // 4:
+                break
+            del self._nodes[key]
+            self._bytes -= node.size
+
+    def _kid(self, m: Measurement) -> int:
+        seen = self._objects.get(id(m))
+        if seen is not None and seen[0] is m:
+            return seen[1]
+        key = _pld_key(m)
+        kid = self._kids.get(key)
+        if kid is None:
+            with self._lock:
+                self._next_id += 1
+                kid = self._next_id
+            self._kids[key] = kid
+            self._first[kid] = (m, repr(key))
+        self._objects[id(m)] = (m, kid)
+        return kid
+
+    def _place(self, query_id: str) -> int:
+        place = self._places.get(query_id)
+        if place is None:
+            place = self._places[query_id] = _digest(query_id)
+        return place
+
+    # -- the tree -----------------------------------------------------------------------------
+
+    def _part(self, kid: int, times: int) -> _Node:
+        key = ("part", kid, times, PLD_DISCRETISATION)
+        hit = self._get(key)
+        if hit is None:
+            one = _pld_of(self._first[kid][0])
+            hit = self._put(key, one.self_compose(times) if times > 1 else one)
+        return hit
+
+    def _leaf(self, parts: tuple[tuple[int, int], ...]) -> _Node:
+        if len(parts) == 1:
+            return self._part(*parts[0])
+        key = ("leaf", parts)
+        hit = self._get(key)
+        if hit is None:
+            total = self._part(*parts[0]).value
+            for kid, times in parts[1:]:
+                total = pld_ops.compose(total, self._part(kid, times).value)
+            hit = self._put(key, total)
+        return hit
+
+    def _node(self, places: list[int], leaves: list[tuple[tuple[int, int], ...]], lo: int,
+              hi: int) -> _Node:
+        if hi - lo == 1:
+            return self._leaf(leaves[lo])
+        first, last = places[lo], places[hi - 1]
+        if first == last:  # equal digests (never in practice): split in the middle
+            split = (lo + hi) // 2
+        else:
+            bit = (first ^ last).bit_length() - 1
+            split = bisect.bisect_left(places, (first >> bit | 1) << bit, lo, hi)
+        left = self._node(places, leaves, lo, split)
+        right = self._node(places, leaves, split, hi)
+        key = (left.ident, right.ident)
+        hit = self._get(key)
+        if hit is None:
+            hit = self._put(key, pld_ops.compose(left.value, right.value))
+        return hit
+
+    def root(self, measurements: Iterable[Measurement]
+             ) -> tuple[int, PrivacyLossDistribution] | None:
+        """The composed PLD of the noisy ``measurements`` with its id, or None without any."""
+        if len(self._kids) > _MAX_NAMES or len(self._objects) > _MAX_NAMES:
+            self._kids.clear()  # ids are never reused, so older nodes only age out
+            self._first.clear()
+            self._objects.clear()
+            self._last = None
+        if len(self._places) > _MAX_NAMES:
+            self._places.clear()
+        self._call += 1
+        named = tuple((m.query_id, self._kid(m)) for m in measurements if m.mechanism != "none")
+        if not named:
+            return None
+        last = self._last
+        if last is not None and last[0] == named:  # the same measurements again (the meter,
+            return last[1].ident, last[1].value  # then the lifetime): the same root
+        by_query: dict[str, dict[int, int]] = {}
+        for qid, kid in named:
+            counts = by_query.setdefault(qid, {})
+            counts[kid] = counts.get(kid, 0) + 1
+        first = self._first
+        placed = sorted(
+            (self._place(qid), qid,
+             tuple(counts.items()) if len(counts) == 1 else
+             tuple(sorted(counts.items(), key=lambda item: (first[item[0]][1], item[1]))))
+            for qid, counts in by_query.items())
+        places = [p for p, _, _ in placed]
+        leaves = [parts for _, _, parts in placed]
+        node = self._node(places, leaves, 0, len(leaves))
+        self._last = (named, node)
+        return node.ident, node.value
+
+    def epsilon(self, root: tuple[int, PrivacyLossDistribution], delta: float) -> float:
+        """ε at ``delta`` of a composed PLD (cached: the meter and the lifetime ask twice)."""
+        key = (root[0], delta)
+        with self._lock:
+            hit = self._epsilons.get(key)
+        if hit is None:
+            hit = float(pld_ops.epsilon_for_delta(root[1], delta))
+            if math.isnan(hit):  # fail closed: an accountant that cannot compute is never 0
+                hit = math.inf
+            with self._lock:
+                self._epsilons[key] = hit
+                if len(self._epsilons) > 256:
+                    self._epsilons.popitem(last=False)
+        return hit
+
+
+_TREE = PldTree()
 
 
 def pld(measurements: Sequence[Measurement], delta: float) -> Total:
     """Tight (ε, δ) at ``delta`` from composed privacy loss distributions."""
-    noisy = [m for m in measurements if m.mechanism != "none"]
-    if not noisy:
+    root = _TREE.root(measurements)
+    if root is None:
         return Total(0.0, delta, "pld")
-    groups: dict[_Key, list[Measurement]] = {}
-    for m in noisy:
-        groups.setdefault(_pld_key(m), []).append(m)
-    items = [(key, len(members)) for key, members in groups.items()]
-    first = {key: members[0] for key, members in groups.items()}
-    # unchanged measurements first, in the order of the last call: an editor changes one
-    # measurement at a time, so composed prefixes come from the cache and a step costs one
-    # convolution
-    seen = {item: i for i, item in enumerate(_LAST_ORDER)}
-    items.sort(key=lambda item: (seen.get(item, len(seen)), repr(item)))
-    _LAST_ORDER[:] = items
-    total: PrivacyLossDistribution | None = None
-    prefix: tuple[tuple[_Key, int], ...] = ()
-    for key, times in items:
-        prefix += ((key, times),)
-        hit = _PREFIX_CACHE.get((prefix, PLD_DISCRETISATION))
-        if hit is None:
-            part = _cached_pld(key, first[key], times)
-            hit = part if total is None else total.compose(part)
-            if len(_PREFIX_CACHE) >= _PLD_CACHE_SIZE:
-                _PREFIX_CACHE.pop(next(iter(_PREFIX_CACHE)))
-            _PREFIX_CACHE[(prefix, PLD_DISCRETISATION)] = hit
-        total = hit
-    assert total is not None
-    eps = float(total.get_epsilon_for_delta(delta))
-    if math.isnan(eps):  # fail closed: an accountant that cannot compute is never 0
-        eps = math.inf
-    return Total(max(eps, 0.0), delta, "pld")
+    return Total(max(_TREE.epsilon(root, delta), 0.0), delta, "pld")
 
 
 def accountant_delta_problem(accountant: str | None, delta: float) -> str | None:
