@@ -22,13 +22,20 @@ if TYPE_CHECKING:  # dp-accounting has no type information
     from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
 
 TAIL_MASS_TRUNCATION = 1e-15  # PrivacyLossDistribution.compose's default
+_BLOCK = 4096
 
 
 def _prefix_to_truncate(arr: np.ndarray, threshold: float) -> int:
     """The longest prefix whose running sum stays at or below ``threshold`` (the loop in
     dp-accounting's ``_truncate_tails``: ``s += val`` until ``s > threshold``)."""
-    over = np.flatnonzero(np.cumsum(arr) > threshold)
-    return int(over[0]) if over.size else len(arr)
+    running: Any = 0
+    for start in range(0, len(arr), _BLOCK):  # tails are short: sum a block at a time
+        sums = np.cumsum(np.concatenate(([running], arr[start:start + _BLOCK])))[1:]
+        over = np.flatnonzero(sums > threshold)
+        if over.size:
+            return start + int(over[0])
+        running = sums[-1]
+    return len(arr)
 
 
 def _truncate_tails(probs: np.ndarray, tail_mass_truncation: float,
@@ -82,9 +89,6 @@ def compose(first: PrivacyLossDistribution, second: PrivacyLossDistribution,
         return pld.PrivacyLossDistribution(remove)
     add = _compose_pmfs(first._pmf_add, second._pmf_add, tail_mass_truncation)  # noqa: SLF001
     return pld.PrivacyLossDistribution(remove, add)
-
-
-_BLOCK = 4096
 
 
 def _pmf_epsilon(pmf: Any, delta: float) -> float:
