@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 
-from ..core.data.tables import describe_columns, load_table
 from ..core.model import load_plan, plan_from_dict, plan_to_dict, save_plan
 from ..core.support.errors import InputError, PlannerError
 from ..core.support.resources import demo_plan_path, demo_table_path
@@ -24,6 +23,20 @@ else:
 TABLE_FILTER = "Tables (*.csv *.tsv *.txt *.xlsx *.parquet);;All files (*)"
 PLAN_FILTER = "Plans (*.json);;All files (*)"
 TABLE_SUFFIXES = {".csv", ".tsv", ".txt", ".tab", ".xlsx", ".xlsm", ".parquet", ".pq"}
+
+
+def load_table(path, progress=None, cancel=None):  # type: ignore[no-untyped-def]
+    """The core's load_table, imported when a table is first opened (in the worker): the
+    window shows without pandas."""
+    from ..core.data.tables import load_table as load
+
+    return load(path, progress=progress, cancel=cancel)
+
+
+def describe_columns(table):  # type: ignore[no-untyped-def]
+    from ..core.data.tables import describe_columns as describe
+
+    return describe(table)
 
 
 class FileOps(_Base):

@@ -13,13 +13,13 @@ from .. import __version__
 from ..core.model import load_plan
 from ..core.support.errors import InputError
 from ..core.support.resources import resource_path
-from .dialogs.keys_dialog import KeysDialog
-from .dialogs.query_dialog import QueryDialog
-from .dialogs.release_wizard import ReleaseWizard
-from .dialogs.review_bundle import BundleDialog, ReviewDialog
 
 if TYPE_CHECKING:  # a mixin of MainWindow: it uses the window's session, status bar, ...
     from PySide6.QtWidgets import QMainWindow as _Base
+
+    from .dialogs.keys_dialog import KeysDialog
+    from .dialogs.release_wizard import ReleaseWizard
+    from .dialogs.review_bundle import BundleDialog, ReviewDialog
 else:
     _Base = object
 
@@ -38,6 +38,8 @@ class DialogLaunchers(_Base):
 
     def review_plan_file(self, path: Path) -> ReviewDialog | None:
         """The officer's read-only review of a plan file; no data needed."""
+        from .dialogs.review_bundle import ReviewDialog
+
         try:
             plan = load_plan(path)
             dialog = ReviewDialog(plan, path, self.session.home, self,
@@ -76,6 +78,8 @@ class DialogLaunchers(_Base):
 
     def open_keys_dialog(self) -> KeysDialog:
         """File → Keys…: your keys and the public keys you trust."""
+        from .dialogs.keys_dialog import KeysDialog
+
         self.session.refresh_trusted()
         dialog = KeysDialog(self.session, self)
         self.keys_dialog = dialog
@@ -110,6 +114,8 @@ class DialogLaunchers(_Base):
                                 "privacy officer's signed policy file again.")
 
     def release(self) -> ReleaseWizard | None:
+        from .dialogs.release_wizard import ReleaseWizard
+
         if self.session.plan is None:
             return None
         self.session.refresh_trusted()  # the approval rule's keys, as they are now
@@ -122,6 +128,8 @@ class DialogLaunchers(_Base):
 
     def review_bundle(self, path: Path) -> BundleDialog:
         """The bundle viewer, at once in its "Verifying…" state; the worker fills it in."""
+        from .dialogs.review_bundle import BundleDialog
+
         dialog = BundleDialog(path, self)
         dialog.unusable.connect(self.error)
         self.bundle_dialog = dialog
@@ -132,6 +140,8 @@ class DialogLaunchers(_Base):
     # -- statistics -------------------------------------------------------------------------
 
     def _run_query_dialog(self, query=None) -> None:  # type: ignore[no-untyped-def]
+        from .dialogs.query_dialog import QueryDialog
+
         dialog = QueryDialog(self.session, query, self)
         if dialog.exec() == QDialog.DialogCode.Accepted and dialog.result_plan is not None:
             new = dialog.result_plan.query(dialog.result_id or "")

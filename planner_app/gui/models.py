@@ -4,17 +4,20 @@ frame cell by cell (a million-row preview builds no strings up front)."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
-from ..core.data.tables import ColumnInfo
 from ..core.dp.accuracy import format_half_width, useless_warning
 from ..core.planning.changes import OpChanges
 from ..core.support.words import KIND_NAMES, confidence_percent, statistic_words
 from .session import Session
+
+if TYPE_CHECKING:  # pandas is imported when a table is first shown, not at start
+    import pandas as pd
+
+    from ..core.data.tables import ColumnInfo
 
 Index = QModelIndex | QPersistentModelIndex
 TYPES = ("number", "yes/no", "text")
@@ -30,23 +33,25 @@ class DataFrameModel(QAbstractTableModel):
 
     def __init__(self, frame: pd.DataFrame | None = None) -> None:
         super().__init__()
-        self._frame = frame if frame is not None else pd.DataFrame()
+        self._frame = frame  # None: no table
 
-    def set_frame(self, frame: pd.DataFrame) -> None:
+    def set_frame(self, frame: pd.DataFrame | None) -> None:
         self.beginResetModel()
         self._frame = frame
         self.endResetModel()
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._frame)
+        return 0 if parent.isValid() or self._frame is None else len(self._frame)
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._frame.columns)
+        return 0 if parent.isValid() or self._frame is None else len(self._frame.columns)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
+        if not index.isValid() or self._frame is None:
             return None
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            import pandas as pd
+
             value = self._frame.iat[index.row(), index.column()]
             if value is None or (isinstance(value, float) and math.isnan(value)) or \
                     value is pd.NA:
@@ -65,7 +70,8 @@ class DataFrameModel(QAbstractTableModel):
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         if orientation == Qt.Orientation.Horizontal:
-            return str(self._frame.columns[section]) if section < len(self._frame.columns) \
+            return str(self._frame.columns[section]) if self._frame is not None and \
+                section < len(self._frame.columns) \
                 else None
         return str(section + 1)
 

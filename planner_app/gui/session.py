@@ -14,12 +14,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
-from ..core.data.fit import YesNoTally
-from ..core.data.tables import ColumnInfo, Table
 from ..core.dp.accounting import Total, compose
 from ..core.dp.accuracy import Accuracy, accuracy_for, check_confidence
 from ..core.dp.measure import Measurement, measurements_for
@@ -52,6 +50,10 @@ from ..core.records.policy import (
 from ..core.records.review import approval_keys
 from ..core.support.errors import InputError, PlannerError
 from ..core.support.home import AppHome
+
+if TYPE_CHECKING:  # the table's types: pandas is imported when a table is opened
+    from ..core.data.fit import YesNoTally
+    from ..core.data.tables import ColumnInfo, Table
 
 
 @dataclass

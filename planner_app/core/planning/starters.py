@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..data.tables import ColumnInfo
 from ..model import Budget, Dataset, Plan, PrivacyUnit, plan_to_dict
+
+if TYPE_CHECKING:  # a type only: the tables module imports pandas
+    from ..data.tables import ColumnInfo
 
 STARTER_EPSILON = 1.0  # the budget of one release a new plan starts with
 STARTER_DELTA = 1e-6  # lets the owner choose the gaussian mechanism without a budget edit

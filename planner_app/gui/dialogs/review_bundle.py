@@ -52,7 +52,7 @@ from ...core.support.words import (
     unit_of,
 )
 from ..models import format_accuracy
-from ..widgets.risk_pane import RiskChart
+from ..widgets.canvases import RiskChart
 from ..workers import Worker, WorkerSlot
 from .plan_diff_view import PlanDiffDialog
 

@@ -4,7 +4,6 @@ neighbouring relation), each in one plain sentence."""
 
 from __future__ import annotations
 
-import pandas as pd
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -172,7 +171,7 @@ class DataPane(QWidget):
     def _table_changed(self) -> None:
         table = self.session.table
         if table is None:
-            self.preview_model.set_frame(pd.DataFrame())
+            self.preview_model.set_frame(None)
             self.file_label.setText("No table open. File → Open data… (CSV, Excel, Parquet)")
             self.refresh()
             return

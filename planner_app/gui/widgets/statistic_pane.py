@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import math
 from html import escape
+from typing import TYPE_CHECKING
 
-from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
-from matplotlib.figure import Figure
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QDoubleValidator
 from PySide6.QtWidgets import (
@@ -36,8 +35,7 @@ from ...core.dp.accuracy import (
 )
 from ...core.dp.risk import explain
 from ...core.planning.changes import OpChanges
-from ...core.planning.charts import ChartDrawing
-from ...core.planning.preview import Chart, preview_for
+from ...core.planning.preview import preview_for
 from ...core.support.words import (
     KIND_NAMES,
     confidence_percent,
@@ -47,6 +45,9 @@ from ...core.support.words import (
 )
 from ..refresh import watch
 from ..session import Session
+
+if TYPE_CHECKING:  # matplotlib: imported with the first chart
+    from .canvases import PreviewCanvas
 
 SLIDER_STEPS = 1000
 LOG_MIN, LOG_MAX = -3.0, 1.0  # ε from 0.001 to 10 on the slider; the spin box goes further
@@ -61,36 +62,6 @@ def epsilon_to_slider(epsilon: float) -> int:
         return 0
     pos = (math.log10(epsilon) - LOG_MIN) / (LOG_MAX - LOG_MIN) * SLIDER_STEPS
     return int(round(min(max(pos, 0), SLIDER_STEPS)))
-
-
-class PreviewCanvas(FigureCanvasQTAgg):
-    """The release's look before it exists (a core preview.Chart, drawn by core ChartDrawing).
-    A new ε moves the existing artists; only a new statistic builds the axes again."""
-
-    def __init__(self) -> None:
-        self.figure = Figure(figsize=(5.2, 2.1))
-        super().__init__(self.figure)
-        self.setAccessibleName("Picture of the planned release: its values with their "
-                               "intervals")
-        self.drawing = ChartDrawing(self.figure)
-        self.setMinimumHeight(150)
-
-    def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]  # noqa: N802
-        super().resizeEvent(event)
-        if self.drawing.chart is not None:
-            self.drawing.fit()
-
-    def show_chart(self, chart: Chart, now: bool = False) -> None:
-        self.drawing.show(chart)
-        if now:
-            self.draw()
-        elif self.isVisible():
-            self.draw_idle()  # a slider drag coalesces into one paint per event-loop turn
-        # hidden (another tab): the artists are current; showEvent paints them
-
-    def showEvent(self, event) -> None:  # type: ignore[no-untyped-def]  # noqa: N802
-        super().showEvent(event)
-        self.draw_idle()
 
 
 class StatisticPane(QWidget):
@@ -155,8 +126,8 @@ class StatisticPane(QWidget):
 
         picture = QGroupBox("What the release will look like")
         picture_layout = QVBoxLayout(picture)
-        self.preview = PreviewCanvas()
-        picture_layout.addWidget(self.preview)
+        self._preview: PreviewCanvas | None = None  # made for the first statistic shown
+        self._picture_layout = picture_layout  # (matplotlib is not needed to show the window)
         self.preview_caption = QLabel()
         self.preview_caption.setWordWrap(True)
         self.preview_caption.setStyleSheet("color: #555;")
@@ -304,6 +275,15 @@ class StatisticPane(QWidget):
         self.sentence.setText(explain(eps, q.delta, relation=plan.neighbouring,
                                       what="this statistic alone").sentence)
         self.warnings.setText("\n".join(self._warnings(q)))
+
+    @property
+    def preview(self) -> PreviewCanvas:
+        if self._preview is None:
+            from .canvases import PreviewCanvas
+
+            self._preview = PreviewCanvas()
+            self._picture_layout.insertWidget(0, self._preview)
+        return self._preview
 
     def refresh_preview(self, q, acc=None) -> None:  # type: ignore[no-untyped-def]
         """Redraw the picture of the release for ``q`` (None: no statistic) from the plan and
