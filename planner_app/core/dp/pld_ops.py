@@ -14,6 +14,8 @@ dp-accounting's own on many PMFs.
 from __future__ import annotations
 
 import math
+import threading
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -56,10 +58,49 @@ def _truncate_tails(probs: np.ndarray, tail_mass_truncation: float,
     return left_idx, truncated_probs, 0
 
 
+_SPECTRA: OrderedDict[tuple[int, int], tuple[np.ndarray, Any]] = OrderedDict()
+_SPECTRA_BYTES = 64 * 2**20
+_spectra_lock = threading.Lock()
+_spectra_size = [0]
+
+
+def _spectrum(probs: np.ndarray, fshape: list[int]) -> Any:
+    """``rfftn(probs, fshape, axes=[0])``, as scipy's ``fftconvolve`` computes it, kept for the
+    arrays seen last: a slider step convolves the changed path with siblings that did not
+    change, so their spectra come from here (least recently used out past 64 MB)."""
+    from scipy import fft as sp_fft  # type: ignore[import-untyped]
+
+    key = (id(probs), fshape[0])
+    with _spectra_lock:
+        hit = _SPECTRA.get(key)
+        if hit is not None and hit[0] is probs:
+            _SPECTRA.move_to_end(key)
+            return hit[1]
+    spectrum = sp_fft.rfftn(probs, fshape, axes=[0])
+    with _spectra_lock:
+        _SPECTRA[key] = (probs, spectrum)  # the array is held: its id is not reused
+        _spectra_size[0] += spectrum.nbytes
+        while _spectra_size[0] > _SPECTRA_BYTES and len(_SPECTRA) > 1:
+            _, (_, old) = _SPECTRA.popitem(last=False)
+            _spectra_size[0] -= old.nbytes
+    return spectrum
+
+
+def _fftconvolve(in1: np.ndarray, in2: np.ndarray) -> np.ndarray:
+    """``scipy.signal.fftconvolve(in1, in2)`` for two non-empty 1-D float arrays, step for step
+    (``_freq_domain_conv`` with ``calc_fast_len``, then the 'full' copy), with the spectra
+    from ``_spectrum``."""
+    from scipy import fft as sp_fft
+
+    shape = [in1.shape[0] + in2.shape[0] - 1]
+    fshape = [sp_fft.next_fast_len(shape[0], True)]
+    ret = sp_fft.irfftn(_spectrum(in1, fshape) * _spectrum(in2, fshape), fshape, axes=[0])
+    return np.array(ret[:shape[0]], copy=True)
+
+
 def _compose_pmfs(pmf1: Any, pmf2: Any, tail_mass_truncation: float) -> Any:
     """dp-accounting's ``pld_pmf.compose_pmfs`` (dense PMFs: ``DensePLDPmf.compose``)."""
     from dp_accounting.pld import pld_pmf
-    from scipy import signal  # type: ignore[import-untyped]
 
     if (isinstance(pmf1, pld_pmf.SparsePLDPmf) and isinstance(pmf2, pld_pmf.SparsePLDPmf)
             and pmf1.size * pmf2.size <= pld_pmf._MAX_PMF_SPARSE_SIZE):  # noqa: SLF001
@@ -69,7 +110,7 @@ def _compose_pmfs(pmf1: Any, pmf2: Any, tail_mass_truncation: float) -> Any:
     a.validate_composable(b)
     # pylint: disable=protected-access
     lower_loss = a._lower_loss + b._lower_loss  # noqa: SLF001
-    probs = signal.fftconvolve(a._probs, b._probs)  # noqa: SLF001
+    probs = _fftconvolve(a._probs, b._probs)  # noqa: SLF001
     infinity_mass = (a._infinity_mass + b._infinity_mass  # noqa: SLF001
                      - a._infinity_mass * b._infinity_mass)  # noqa: SLF001
     offset, probs, right_tail = _truncate_tails(probs, tail_mass_truncation,
