@@ -92,6 +92,23 @@ def test_a_cache_too_small_for_the_tree_still_gives_the_same_total_and_stays_bou
         assert small.cached_bytes <= small.max_bytes
 
 
+def test_stale_paths_are_dropped_past_three_times_the_current_tree(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(accounting, "PLD_CACHE_FLOOR", 100_000)
+    rng = random.Random(9)
+    plan = _plan(30, 9)
+    tree = PldTree()
+    for step in range(25):
+        plan = _edit(plan, rng, step)
+        ms = _measurements(plan)
+        root = tree.root(ms)
+        assert root is not None
+        assert tree.epsilon(root, 1e-6) == _scratch(ms, 1e-6)
+        fresh = PldTree()
+        fresh.root(ms)  # what this plan's tree alone holds
+        assert tree.cached_bytes <= max(3 * fresh.cached_bytes, 100_000)
+
+
 def test_a_thousand_statistics_edited_give_the_total_composed_from_nothing() -> None:
     plan = _plan(1000, 11)
     delta = plan.budget.delta
