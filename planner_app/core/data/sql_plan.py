@@ -80,6 +80,8 @@ KEY_CHARS = KEY_HEX_CHARS  # the bounding key: this many hex digits of the row's
 #: Text the engine casts to a number itself: plain decimal or exponent notation, no spaces.
 #: Python's float() reads each such text as the correctly rounded double, as DuckDB and Java do.
 PLAIN_NUMBER = r"^[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?$"
+#: The texts pandas' CSV reader reads as bools (a column of only these is a bool column).
+_PANDAS_BOOL_TEXTS = frozenset({"True", "TRUE", "true", "False", "FALSE", "false"})
 _MAX_DOUBLE = "CAST('1.7976931348623157e308' AS DOUBLE)"
 
 
@@ -468,7 +470,9 @@ class SqlEngine:
         filled = int(row["filled"].iloc[0])
         odd = self._odd(column)
         numbers = filled - int(np.asarray(odd["n"], dtype=np.int64).sum())  # plain notation
-        if len(odd):
+        if numbers == 0 and len(odd) and all(str(v) in _PANDAS_BOOL_TEXTS for v in odd["v"]):
+            numbers = filled  # pandas reads a column of only these texts as bools: numbers
+        elif len(odd):
             ok = pd.to_numeric(pd.Series(list(odd["v"]), dtype=object), errors="coerce").notna()
             numbers += int(np.asarray(odd["n"], dtype=np.int64)[ok.to_numpy()].sum())
         self._numeric_cache[column] = filled == 0 or numbers >= NUMERIC_SHARE * filled
@@ -631,8 +635,8 @@ class SqlEngine:
         if keys:
             sql += " GROUP BY ALL"
         out = self.runner.query(sql)
-        if not keys and len(out) and int(out["n"].iloc[0]) == 0:
-            out = out.iloc[0:0]
+        if len(out):  # a constant key may give one row of nothing (its sums NULL)
+            out = out[np.asarray(out["n"], dtype=np.int64) > 0]
         return out
 
     def _aggregate(self, q: Query) -> Aggregate:
