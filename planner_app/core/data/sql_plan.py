@@ -129,6 +129,7 @@ class DuckDBRunner:
             scan = source.scan_sql()[:-1] + ", file_row_number = true)"
             con.execute("DROP VIEW src")
             con.execute(f"CREATE VIEW src AS SELECT {select} FROM {scan}")
+            con.execute("SET preserve_insertion_order = false")  # positions: file_row_number
         elif source.format == "csv":
             # a table in file order (insertion order is kept), so rowid is the row's position
             con = source.connect(wanted)
@@ -136,6 +137,9 @@ class DuckDBRunner:
             con.execute("DROP VIEW src")
             cols = ", ".join([ident(c) for c in wanted] + [f"rowid AS {ROW}"])
             con.execute(f"CREATE VIEW src AS SELECT {cols} FROM src_rows")
+            # from here on no result needs the file's order (positions are in __row): DuckDB
+            # may reorder, which keeps big materializations within its memory
+            con.execute("SET preserve_insertion_order = false")
         else:
             assert source.frame is not None
             con = source.connect([])
@@ -852,7 +856,7 @@ def make_engine(name: str, plan: Plan, source: TableSource, salt: bytes,
         try:
             import importlib
 
-            importlib.import_module("planner_app.core.data.spark_runner")
+            importlib.import_module("planner_app.core.data.spark_engine")
         except ImportError:
             pass
     if name not in RUNNERS:
