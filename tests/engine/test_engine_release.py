@@ -50,3 +50,17 @@ def test_the_salt_is_written_nowhere(tmp_path: Path) -> None:
     for blob in blobs:
         for secret in secrets:
             assert secret not in blob
+
+
+def test_a_release_and_a_check_never_load_the_table(tmp_path: Path) -> None:
+    """The default engine reads the file in place: nothing on the release path (row counts,
+    the answer count, the data-aware warnings) loads it into a frame."""
+    from planner_app.core.planning.check import check_plan
+
+    plan = load_plan(demo_plan_path())
+    table = open_table(DEMO_TABLE)
+    report = check_plan(plan, table)
+    assert report.owner_facts  # the data was read (rows dropped by the bound, ...)
+    publish(plan, table, tmp_path / "b.zip", app_home(tmp_path / "home").ensure(),
+            source=SeededRandomSource(3))
+    assert not table.loaded
