@@ -119,12 +119,13 @@ class DuckDBRunner:
         self.con: duckdb.DuckDBPyConnection | None = None
         self._source: TableSource | None = None
         self._nested: set[str] = set()
+        self._spill: str | None = None
 
     def open(self, source: TableSource, columns: Sequence[str]) -> None:
         wanted = list(dict.fromkeys(columns))
         self._source = source
         if source.format == "parquet":
-            con = source.connect([])
+            con = self._settings(source.connect([]))
             select = ", ".join([ident(c) for c in wanted] + [f"file_row_number AS {ROW}"])
             scan = source.scan_sql()[:-1] + ", file_row_number = true)"
             con.execute("DROP VIEW src")
@@ -132,7 +133,7 @@ class DuckDBRunner:
             con.execute("SET preserve_insertion_order = false")  # positions: file_row_number
         elif source.format == "csv":
             # a table in file order (insertion order is kept), so rowid is the row's position
-            con = source.connect(wanted)
+            con = self._settings(source.connect(wanted))
             con.execute("CREATE TEMP TABLE src_rows AS SELECT * FROM src")
             con.execute("DROP VIEW src")
             cols = ", ".join([ident(c) for c in wanted] + [f"rowid AS {ROW}"])
@@ -142,7 +143,7 @@ class DuckDBRunner:
             con.execute("SET preserve_insertion_order = false")
         else:
             assert source.frame is not None
-            con = source.connect([])
+            con = self._settings(source.connect([]))
             by_name = {str(c): c for c in source.frame.columns}
             frame = pd.DataFrame({c: self._frame_column(c, source.frame[by_name[c]])
                                   for c in wanted},
@@ -151,8 +152,17 @@ class DuckDBRunner:
             con.register("src_frame_rows", frame)
             con.execute("DROP VIEW src")
             con.execute("CREATE VIEW src AS SELECT * FROM src_frame_rows")
-        con.execute("SET enable_progress_bar = false")  # never on the command line's output
         self.con = con
+
+    def _settings(self, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+        """No progress bar (never on the command line's output); spills (private: derived
+        cells) go to a folder only this user can read, removed when the engine closes."""
+        import tempfile
+
+        con.execute("SET enable_progress_bar = false")
+        self._spill = tempfile.mkdtemp(prefix="planner-app-engine-")
+        con.execute(f"SET temp_directory = {literal(self._spill)}")
+        return con
 
     def _frame_column(self, name: str, column: pd.Series) -> Any:
         """A frame's column as DuckDB reads it: numbers and bools keep their type; any other
@@ -193,6 +203,11 @@ class DuckDBRunner:
         if self.con is not None:
             self.con.close()
             self.con = None
+        if self._spill is not None:
+            import shutil
+
+            shutil.rmtree(self._spill, ignore_errors=True)
+            self._spill = None
 
 
 register_runner("duckdb", DuckDBRunner)
