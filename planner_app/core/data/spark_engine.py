@@ -29,6 +29,7 @@ import pandas as pd
 
 from ..support.errors import InputError
 from .source import PANDAS_NA_TEXTS, TableSource
+from .sql_plan import ROW, register_runner
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -81,14 +82,15 @@ def _is_local(master: str) -> bool:
 
 def session(master: str | None = None) -> SparkSession:
     """The process's Spark session, started on first use (quiet logs, no web UI) and
-    reused. A different master than the running session's is refused: a process talks to
-    one cluster."""
+    reused (by a caller naming no master, too). A different master than the running
+    session's is refused: a process talks to one cluster."""
     global _session, _session_master
     require_pyspark()
+    named = master or os.environ.get("PLANNER_APP_SPARK_MASTER")
     wanted = spark_master(master)
     with _lock:
         if _session is not None:
-            if wanted != _session_master:
+            if named is not None and named != _session_master:
                 raise InputError("--spark-master", None,
                                  f"this process already runs Spark on {_session_master}; "
                                  f"start a new one for {wanted}")
@@ -172,7 +174,9 @@ def to_spark(sql: str) -> str:
     - ``UBIGINT``/``UINTEGER``…: Spark has no unsigned types; the next wider signed type.
     - ``ROUND_EVEN(x, n)`` (pandas' ``np.rint``, half to even): Spark's ``BROUND``.
     - ``ISFINITE(x)``: Spark has none; ``NOT ISNAN(x) AND ABS(x) <> 'Infinity'``.
-    - ``REGEXP_FULL_MATCH(x, p)``: ``x RLIKE '^(?:p)$'``.
+    - ``REGEXP_FULL_MATCH(x, p)``: ``x RLIKE '^(?:p)\\z'``.
+    - A regular expression ending in ``$``: Java's ``$`` also matches before a final line
+      break (a cell ``"12\\n"``), RE2's (DuckDB's) only at the very end: ``\\z``.
     """
     import sqlglot
     from sqlglot import exp
@@ -206,8 +210,15 @@ def to_spark(sql: str) -> str:
         if isinstance(node, exp.RegexpFullMatch):
             pattern = node.expression
             if isinstance(pattern, exp.Literal) and pattern.is_string:
-                anchored = exp.Literal.string(f"^(?:{pattern.this})$")
+                anchored = exp.Literal.string(f"^(?:{pattern.this})\\z")
                 return exp.RegexpLike(this=node.this.copy(), expression=anchored)
+        if isinstance(node, exp.RegexpLike):
+            pattern = node.expression
+            if isinstance(pattern, exp.Literal) and pattern.is_string \
+                    and pattern.this.endswith("$") and not pattern.this.endswith("\\$"):
+                # Java's $ also matches before a final line break, RE2's only at the end
+                end = exp.Literal.string(pattern.this[:-1] + "\\z")
+                return exp.RegexpLike(this=node.this.copy(), expression=end)
         return node
 
     tree = sqlglot.parse_one(sql, read="duckdb")
@@ -228,40 +239,125 @@ def _sql_text(text: str) -> str:
 
 
 class SparkRunner:
-    """Runs the engine's SQL (DuckDB dialect) on Spark, over the view ``src``.
+    """Runs the engine's SQL (DuckDB dialect) on Spark: ``sql_plan.SqlRunner``.
 
-    ``src`` has the columns named (or every column) under their header names, read as
+    ``open`` makes the view ``src`` with the columns named under their header names, read as
     ``TableSource.connect`` reads them for DuckDB: a CSV file with every column as text, the
     header's names exactly, pandas' missing texts (``PANDAS_NA_TEXTS``, quoted or not) as
     NULL, the same delimiter, encoding and quote rules (``"`` quotes, doubled inside; a quoted
-    cell may span lines); a Parquet file with its own types; a frame as DuckDB sees it."""
+    cell may span lines); a Parquet file with its own types; a frame as DuckDB sees it. And
+    ``__row``, the row's 0-based position in the file (the bounding key hashes it)."""
 
-    def __init__(self, source: TableSource, columns: Sequence[str] | None = None,
-                 master: str | None = None) -> None:
-        self.source = source
-        self.spark = session(master).newSession()  # its own temporary views
+    def __init__(self, master: str | None = None) -> None:
+        require_pyspark()
+        self._master = master
+        self._spark: SparkSession | None = None
+        self._source: TableSource | None = None
+        self._cached: list[DataFrame] = []
+
+    @property
+    def spark(self) -> SparkSession:
+        """This runner's session: the process's Spark session (started on first use), with
+        temporary views of its own."""
+        if self._spark is None:
+            self._spark = session(self._master).newSession()
+        return self._spark
+
+    @property
+    def source(self) -> TableSource:
+        assert self._source is not None, "open() the runner first"
+        return self._source
+
+    # -- the SqlRunner interface -----------------------------------------------------------
+
+    def open(self, source: TableSource, columns: Sequence[str] | None = None) -> None:
+        """The view ``src`` over the table: the named columns (every one when None), and
+        ``__row``."""
+        self._source = source
         wanted = list(source.columns) if columns is None else list(dict.fromkeys(columns))
         missing = [c for c in wanted if c not in source.columns]
         if missing:
             raise InputError(source.name, f"column {missing[0]!r}", "is not in the table")
-        self.columns = wanted
-        self._read(wanted).createOrReplaceTempView("src")
+        try:
+            self._read(wanted).createOrReplaceTempView("src")
+        except InputError:
+            raise
+        except Exception as exc:
+            raise spark_problem(source, exc) from None
+
+    def column_types(self) -> dict[str, str]:
+        """Each column of ``src`` with its type as DuckDB names it."""
+        return {f.name: duckdb_type(f.dataType)
+                for f in self.spark.table("src").schema.fields}
+
+    def register(self, name: str, frame: pd.DataFrame) -> None:
+        """A small frame (a value mapping) as a view the SQL can join with."""
+        import duckdb
+
+        with duckdb.connect() as con:
+            con.register("f", frame)
+            self._from_duckdb(con.sql("SELECT * FROM f")).createOrReplaceTempView(name)
+
+    def materialize(self, name: str, sql: str) -> None:
+        """``sql`` computed once (on first use) and kept (memory, then disk) as ``name``."""
+        frame = self._sql(sql).persist()
+        self._cached.append(frame)
+        frame.createOrReplaceTempView(name)
+
+    def query(self, sql: str) -> pd.DataFrame:
+        """The rows of one DuckDB-dialect statement, run on Spark, as pandas. Exact integer
+        results (``DECIMAL(p, 0)``) come back as int64 or Python ints, never as floats."""
+        try:
+            result = self._sql(sql)
+            rows = result.collect()
+        except InputError:
+            raise
+        except Exception as exc:
+            raise spark_problem(self.source, exc) from None
+        names = result.columns
+        data: dict[str, list[Any]] = {n: [] for n in names}
+        for row in rows:
+            for n, v in zip(names, row, strict=True):
+                data[n].append(_plain(v))
+        frame: pd.DataFrame = pd.DataFrame({n: _column(data[n]) for n in names},
+                                           columns=names)
+        return frame
+
+    def close(self) -> None:
+        """Free the cached tables and drop the views (the session stays for the next
+        release in this process)."""
+        for frame in self._cached:
+            frame.unpersist()
+        self._cached.clear()
+        if self._spark is not None:
+            for view in self._spark.catalog.listTables():
+                if view.isTemporary:
+                    self._spark.catalog.dropTempView(view.name)
+
+    def _sql(self, sql: str) -> DataFrame:
+        try:
+            return self.spark.sql(to_spark(sql))
+        except Exception as exc:
+            raise spark_problem(self.source, exc) from None
 
     # -- reading the table -----------------------------------------------------------------
 
     def _read(self, wanted: list[str]) -> DataFrame:
         s = self.source
         if s.format == "csv":
-            return self._read_csv(wanted)
+            return self._with_row(self._read_csv(), wanted)
         if s.format == "parquet":
             assert s.path is not None
             frame = self.spark.read.parquet(str(s.path))
-            return frame.select(*[frame[_quote(c)] for c in wanted]) if wanted \
-                else frame.selectExpr("1 AS _none")
+            try:  # Spark 3.5+: the row's position in its Parquet file, read with the rows
+                positioned = frame.select("*", frame["_metadata.row_index"].alias(ROW))
+                return positioned.select(*[_quote(c) for c in wanted], ROW)
+            except Exception:  # pragma: no cover (an older Spark)
+                return self._with_row(frame, wanted)
         assert s.frame is not None
         return self._frame_view(s.frame, wanted)
 
-    def _read_csv(self, wanted: list[str]) -> DataFrame:
+    def _read_csv(self) -> DataFrame:
         from pyspark.sql.types import StringType, StructField, StructType
 
         s = self.source
@@ -277,26 +373,49 @@ class SparkRunner:
                   .option("ignoreLeadingWhiteSpace", "false")
                   .option("ignoreTrailingWhiteSpace", "false")
                   .option("nullValue", "").option("emptyValue", "")
-                  .option("maxCharsPerColumn", "-1").option("unescapedQuoteHandling",
-                                                             "RAISE_ERROR"))
+                  .option("maxCharsPerColumn", "-1")
+                  .option("unescapedQuoteHandling", "RAISE_ERROR"))
         frame = reader.csv(str(s.path))
-        if not wanted:
-            return frame.selectExpr("1 AS _none")
         # Spark's nullValue takes one text; the others become NULL here.
         nulls = ", ".join(_sql_text(t) for t in PANDAS_NA_TEXTS)
         return frame.selectExpr(*[f"CASE WHEN {_quote(c)} IN ({nulls}) THEN NULL "
-                                  f"ELSE {_quote(c)} END AS {_quote(c)}" for c in wanted])
+                                  f"ELSE {_quote(c)} END AS {_quote(c)}" for c in s.columns])
+
+    def _with_row(self, frame: DataFrame, wanted: list[str]) -> DataFrame:
+        """The wanted columns and ``__row``, the position in file order: Spark numbers the
+        rows of each partition (``monotonically_increasing_id``: the partition in the high
+        bits, the row within it in the low 33); the partitions' sizes give their offsets.
+        A CSV file read with ``multiLine`` is one partition, and needs no second pass."""
+        from pyspark.sql import functions as F
+
+        numbered = frame.withColumn("_mid", F.monotonically_increasing_id())
+        if frame.rdd.getNumPartitions() == 1:
+            offsets = "_mid"
+        else:  # pragma: no cover (one CSV file is one partition; an old Spark's Parquet)
+            part = F.shiftright(F.col("_mid"), 33)
+            sizes = numbered.groupBy(part.alias("p")).count().collect()
+            start, at = 0, {}
+            for row in sorted(sizes, key=lambda r: int(r["p"])):
+                at[int(row["p"])] = start
+                start += int(row["count"])
+            case = " ".join(f"WHEN {p} THEN {o}" for p, o in at.items())
+            offsets = (f"(CASE shiftright(_mid, 33) {case} END) + "
+                       f"(_mid & {(1 << 33) - 1})")
+        return numbered.selectExpr(*[_quote(c) for c in wanted],
+                                   f"CAST({offsets} AS BIGINT) AS {ROW}")
 
     def _frame_view(self, frame: pd.DataFrame, wanted: list[str]) -> DataFrame:
         """A frame with the types DuckDB gives it (DuckDB reads the frame, Arrow carries it
         to Spark), so both engines see the same cells."""
         import duckdb
+        import numpy as np
 
+        rows = frame[wanted].copy() if wanted else pd.DataFrame(index=frame.index)
+        rows.columns = [str(c) for c in rows.columns]
+        rows[ROW] = np.arange(len(rows), dtype=np.int64)
         with duckdb.connect() as con:
-            con.register("src_frame", frame)
-            select = ", ".join('"' + c.replace('"', '""') + '"' for c in wanted) \
-                if wanted else "1 AS _none"
-            return self._from_duckdb(con.sql(f"SELECT {select} FROM src_frame"))
+            con.register("src_frame", rows)
+            return self._from_duckdb(con.sql("SELECT * FROM src_frame"))
 
     def _from_duckdb(self, relation: Any) -> DataFrame:
         """A DuckDB relation's rows as a Spark frame, through Arrow (pyspark 4 takes an Arrow
@@ -309,39 +428,27 @@ class SparkRunner:
             return self.spark.createDataFrame(arrow)
         return self.spark.createDataFrame(arrow.to_pandas())  # pragma: no cover
 
-    # -- the SqlRunner interface -----------------------------------------------------------
 
-    def register(self, name: str, frame: pd.DataFrame) -> None:
-        """A small frame (declared categories, bins) as a view the SQL can join with."""
-        import duckdb
+def duckdb_type(t: Any) -> str:
+    """A Spark column type under DuckDB's name for it (what ``sql_plan`` reads)."""
+    from pyspark.sql import types as T
 
-        with duckdb.connect() as con:
-            con.register("f", frame)
-            self._from_duckdb(con.sql("SELECT * FROM f")).createOrReplaceTempView(name)
-
-    def query(self, sql: str) -> pd.DataFrame:
-        """The rows of one DuckDB-dialect statement, run on Spark, as pandas. Exact integer
-        results (``DECIMAL(p, 0)``) come back as Python ints, never as floats."""
-        statement = to_spark(sql)
-        try:
-            result = self.spark.sql(statement)
-            rows = result.collect()
-        except Exception as exc:
-            raise spark_problem(self.source, exc) from None
-        names = result.columns
-        data: dict[str, list[Any]] = {n: [] for n in names}
-        for row in rows:
-            for n, v in zip(names, row, strict=True):
-                data[n].append(_plain(v))
-        frame: pd.DataFrame = pd.DataFrame({n: _column(data[n]) for n in names},
-                                           columns=names)
-        return frame
-
-    def close(self) -> None:
-        """Drop the views (the session stays for the next release)."""
-        for view in self.spark.catalog.listTables():
-            if view.isTemporary:
-                self.spark.catalog.dropTempView(view.name)
+    simple = {T.StringType: "VARCHAR", T.LongType: "BIGINT", T.IntegerType: "INTEGER",
+              T.ShortType: "SMALLINT", T.ByteType: "TINYINT", T.DoubleType: "DOUBLE",
+              T.FloatType: "FLOAT", T.BooleanType: "BOOLEAN", T.DateType: "DATE",
+              T.TimestampType: "TIMESTAMP WITH TIME ZONE", T.BinaryType: "BLOB"}
+    for cls, name in simple.items():
+        if isinstance(t, cls):
+            return name
+    if isinstance(t, T.DecimalType):
+        return f"DECIMAL({t.precision},{t.scale})"
+    if isinstance(t, T.ArrayType):
+        return duckdb_type(t.elementType) + "[]"
+    if isinstance(t, T.StructType):
+        return "STRUCT(...)"
+    if isinstance(t, T.MapType):
+        return "MAP(...)"
+    return str(t.simpleString()).upper()
 
 
 def _plain(value: Any) -> Any:
@@ -383,3 +490,6 @@ def spark_problem(source: TableSource, exc: Exception) -> InputError:
     condition = getattr(exc, "getCondition", None) or getattr(exc, "getErrorClass", None)
     name = (condition() if callable(condition) else None) or type(exc).__name__
     return InputError(source.name, None, f"Spark could not compute the aggregates ({name})")
+
+
+register_runner("spark", SparkRunner)
