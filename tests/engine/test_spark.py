@@ -177,16 +177,27 @@ def test_row_position_is_the_file_order(spark: Any, tmp_path: Path, fmt: str) ->
     assert got == expected == [(frame["id"][i], str(i), i) for i in range(n)]
 
 
-def test_malformed_csv_is_one_line(spark: Any, tmp_path: Path) -> None:
-    path = tmp_path / "extra.csv"
-    path.write_text("a,b\n1,2\n3,4,5\n", encoding="utf-8")
+@pytest.mark.parametrize(("text", "words"), [
+    ("a,b\n1,2\n3,4,5\n", "field count"),
+    ("a,b\n1,2\n3\n", "field count"),
+    # Spark's reader would take the rest of the file as the cell; DuckDB and pandas refuse
+    ('a,b\n1,2\n2,"3\n3,4\n', "never closed"),
+    ('a,b\n1,"x"y\n', "not doubled"),
+])
+def test_malformed_csv_is_one_line(spark: Any, tmp_path: Path, text: str, words: str) -> None:
+    path = tmp_path / "bad.csv"
+    path.write_text(text, encoding="utf-8")
     source = open_table(path).source
     assert source is not None
-    runner = _runner(source)
     with pytest.raises(InputError) as err:
+        runner = _runner(source)
         runner.query("SELECT count(*) FROM src")
-    assert "\n" not in str(err.value) and str(err.value).startswith("extra.csv: ")
-    assert "3,4,5" not in str(err.value)
+    message = str(err.value)
+    assert "\n" not in message and message.startswith("bad.csv: ") and words in message
+    assert "3,4" not in message and "x" not in message.removeprefix("bad.csv")
+    with pytest.raises(Exception):  # noqa: B017 (DuckDB refuses the same file)
+        with source.connect() as con:
+            con.execute("SELECT count(*) FROM src").fetchall()
 
 
 # ----------------------------------------------------------------------------- the dialect
@@ -323,3 +334,64 @@ def test_spark_duckdb_and_pandas_agree(spark: Any, tmp_path: Path, fmt: str,
         assert pandas.rows_dropped_by_bound > 0  # the bounding chose among rows
     for qid in expected:
         assert got["spark"][qid] == got["duckdb"][qid] == expected[qid], qid
+
+
+# ----------------------------------------------------------------------------- the command line
+
+CLI_PLAN = {
+    "privacy_unit": {"kind": "person", "id_column": "pid", "max_rows": 2},
+    "queries": [
+        {"id": "n", "kind": "count", "epsilon": 0.3},
+        {"id": "m", "kind": "mean", "column": "x", "lower": 0, "upper": 50, "epsilon": 0.3,
+         "group_by": {"column": "g", "keys": ["a", "b"]}},
+        {"id": "h", "kind": "histogram", "column": "g", "categories": ["a", "b", "c"],
+         "epsilon": 0.2},
+        {"id": "q", "kind": "quantile", "column": "n", "lower": 0, "upper": 16,
+         "quantile": 0.5, "epsilon": 0.2},
+    ],
+}
+
+
+def test_cli_release_on_spark_verifies(spark: Any, tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    from planner_app.cli import main
+    from tests.conftest import plan_dict, with_reasons, write_json
+    from tests.engine.test_duckdb_equals_pandas import FRAME
+
+    data = tmp_path / "t.csv"
+    FRAME.to_csv(data, index=False)
+    plan = write_json(tmp_path / "plan.json", with_reasons(plan_dict(**CLI_PLAN)))
+    out = tmp_path / "out.zip"
+    code = main(["release", str(plan), "--data", str(data), "--out", str(out),
+                 "--engine", "spark"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "Traceback" not in err and "WARN" not in err
+    assert main(["verify", str(out)]) == 0, capsys.readouterr()
+
+
+def test_cli_without_pyspark_is_one_line(tmp_path: Path) -> None:
+    """With pyspark not importable (a stub package that raises ImportError first on the
+    path), `release --engine spark` says how to install it, exit 2, nothing written."""
+    import os
+    import subprocess
+
+    from tests.conftest import ROOT, plan_dict, with_reasons, write_json
+    from tests.engine.test_duckdb_equals_pandas import FRAME
+
+    stub = tmp_path / "stub" / "pyspark"
+    stub.mkdir(parents=True)
+    (stub / "__init__.py").write_text("raise ImportError('no pyspark here')\n")
+    data = tmp_path / "t.csv"
+    FRAME.to_csv(data, index=False)
+    plan = write_json(tmp_path / "plan.json", with_reasons(plan_dict(**CLI_PLAN)))
+    out = tmp_path / "out.zip"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(stub.parent), str(ROOT)]))
+    done = subprocess.run([sys.executable, "-m", "planner_app", "release", str(plan),
+                           "--data", str(data), "--out", str(out), "--engine", "spark"],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].endswith("the Spark engine needs pyspark: pip install 'planner-app[spark]'")
+    assert not out.exists()

@@ -27,9 +27,10 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from ..model import Plan
 from ..support.errors import InputError
 from .source import PANDAS_NA_TEXTS, TableSource
-from .sql_plan import ROW, register_runner
+from .sql_plan import ROW, SqlEngine, register_runner
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -375,11 +376,25 @@ class SparkRunner:
                   .option("nullValue", "").option("emptyValue", "")
                   .option("maxCharsPerColumn", "-1")
                   .option("unescapedQuoteHandling", "RAISE_ERROR"))
+        self._check_quotes()
         frame = reader.csv(str(s.path))
         # Spark's nullValue takes one text; the others become NULL here.
         nulls = ", ".join(_sql_text(t) for t in PANDAS_NA_TEXTS)
         return frame.selectExpr(*[f"CASE WHEN {_quote(c)} IN ({nulls}) THEN NULL "
                                   f"ELSE {_quote(c)} END AS {_quote(c)}" for c in s.columns])
+
+    def _check_quotes(self) -> None:
+        """Refuse a quoted cell that is never closed, as DuckDB and pandas do: Spark's CSV
+        reader would take the rest of the file as that cell. Every well-formed file has an
+        even number of quote characters (a quote inside a quoted cell is doubled); the count
+        is one parallel pass over the file's lines."""
+        assert self.source.path is not None
+        lines = self.spark.read.text(str(self.source.path))
+        row = lines.selectExpr(
+            "sum(length(value) - length(replace(value, '\"', ''))) AS q").first()
+        quotes = 0 if row is None or row["q"] is None else int(row["q"])
+        if quotes % 2:
+            raise InputError(self.source.name, None, "a quoted cell is never closed")
 
     def _with_row(self, frame: DataFrame, wanted: list[str]) -> DataFrame:
         """The wanted columns and ``__row``, the position in file order: Spark numbers the
@@ -460,6 +475,13 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def spark_engine(plan: Plan, source: TableSource, salt: bytes,
+                 table_name: str | None = None, master: str | None = None) -> SqlEngine:
+    """The plan's aggregates computed by Spark (the engine ``--engine spark`` names through
+    ``engines.open_engine``; ``master`` as ``session``)."""
+    return SqlEngine(plan, source, SparkRunner(master), salt, table_name)
+
+
 def _column(values: list[Any]) -> pd.Series[Any]:
     """Integers as int64 when they fit, else as exact Python ints (never a float or an
     unsigned wrap); other values as pandas infers them."""
@@ -477,6 +499,9 @@ def spark_problem(source: TableSource, exc: Exception) -> InputError:
     low = text.lower()
     if source.format == "parquet" and ("parquet" in low or "corrupt" in low):
         return InputError(source.name, None, "is not a readable Parquet file")
+    if "unescaped quote" in low:
+        return InputError(source.name, None, "has a quote inside a quoted cell that is not "
+                                             'doubled ("")')
     if "malformed" in low or "failfast" in low:
         return InputError(source.name, None,
                           "has a row Spark cannot read (a field count differing from the "
