@@ -25,9 +25,10 @@ Contract for a runner (``SqlRunner``; ``DuckDBRunner`` here, ``SparkRunner`` els
 What SqlEngine computes (docs/engine.md has the privacy argument):
 
 - Bounding: with a person unit, each person keeps the ``max_rows`` rows whose key
-  ``sha256(salt_hex || ':' || __row)`` is smallest (``row_number() OVER (PARTITION BY id ORDER
-  BY key)``). The salt is 32 secret bytes drawn from the release's random source and never
-  written anywhere; ``PandasEngine`` given the same salt keeps exactly the same rows.
+  ``substr(sha256(salt_hex || ':' || __row), 1, 12)`` is smallest, ties by ``__row``
+  (``row_number() OVER (PARTITION BY id ORDER BY key, __row)``). The salt is 32 secret
+  bytes drawn from the release's random source and never written anywhere; ``PandasEngine``
+  given the same salt keeps exactly the same rows.
 - Cells: how a cell's value matches a declared category, group key, where-value or yes/no
   value follows ``model.canonical_key``: the engine fetches the column's distinct values,
   maps them in Python, and joins the mapping (registered as a small table). Numbers follow
@@ -59,6 +60,7 @@ from ..model import (
 )
 from ..support.errors import InputError
 from .aggregate import (
+    KEY_HEX_CHARS,
     MISSING,
     UNDECLARED,
     Aggregate,
@@ -73,6 +75,7 @@ if TYPE_CHECKING:
     import duckdb
 
 ROW = "__row"  # the row's 0-based position in the file, a column of ``src``
+KEY_CHARS = KEY_HEX_CHARS  # the bounding key: this many hex digits of the row's sha256
 
 #: Text the engine casts to a number itself: plain decimal or exponent notation, no spaces.
 #: Python's float() reads each such text as the correctly rounded double, as DuckDB and Java do.
@@ -142,6 +145,7 @@ class DuckDBRunner:
             con.register("src_frame_rows", frame)
             con.execute("DROP VIEW src")
             con.execute("CREATE VIEW src AS SELECT * FROM src_frame_rows")
+        con.execute("SET enable_progress_bar = false")  # never on the command line's output
         self.con = con
 
     def _frame_column(self, name: str, column: pd.Series) -> Any:
@@ -280,6 +284,10 @@ class SqlEngine:
         present = [c for c in plan_columns(self.plan) if c in self.source.columns]
         self.runner.open(self.source, present)
         self.types = {c: _kind(t) for c, t in self.runner.column_types().items()}
+        total = self.runner.query("SELECT count(*) AS n FROM src")
+        self.n_rows = int(total["n"].iloc[0])
+        if self.n_rows == 0:
+            raise InputError(self.table_name, None, "has a header but no rows")
         self._check_flat_columns()
         problems = self._fit_problems()
         if problems:
@@ -535,20 +543,24 @@ class SqlEngine:
     # -- bounding: one scan of the file into the bounded table ``b`` --------------------------
 
     def _bound(self) -> None:
+        """The bounded table ``b`` of derived columns: the derivations first (codes and
+        numbers, a few bytes a row), then the window that keeps each person's ``max_rows``
+        rows with the smallest keys (ties, of probability 2^-48 a pair, by position)."""
         unit = self.plan.privacy_unit
         exprs = ", ".join(f"{e} AS {n}" for n, e in self._d.exprs.items()) or "1 AS _one"
+        names = ", ".join(self._d.exprs) or "_one"
         joins = " ".join(dict.fromkeys(j for js in self._d.joins.values() for j in js))
         if unit.kind == "person":
+            derived = (f"SELECT {exprs}, r.{ident(str(unit.id_column))} AS __id, "
+                       f"r.{ROW} AS {ROW} FROM src r {joins}")
             salt = literal(self._salt.hex() + ":")
-            key = f"sha256(concat({salt}, CAST({ROW} AS VARCHAR)))"
-            inner = (f"SELECT * FROM src QUALIFY row_number() OVER (PARTITION BY "
-                     f"{ident(str(unit.id_column))} ORDER BY {key}) <= {int(unit.max_rows)}")
+            key = f"substr(sha256(concat({salt}, CAST({ROW} AS VARCHAR))), 1, {KEY_CHARS})"
+            sql = (f"SELECT {names} FROM ({derived}) d QUALIFY row_number() OVER (PARTITION BY "
+                   f"__id ORDER BY {key}, {ROW}) <= {int(unit.max_rows)}")
         else:
-            inner = "SELECT * FROM src"
-        self.runner.materialize("b", f"SELECT {exprs} FROM ({inner}) r {joins}")
-        total = self.runner.query("SELECT count(*) AS n FROM src")
+            sql = f"SELECT {exprs} FROM src r {joins}"
+        self.runner.materialize("b", sql)
         kept = self.runner.query("SELECT count(*) AS n FROM b")
-        self.n_rows = int(total["n"].iloc[0])
         self.rows_dropped_by_bound = self.n_rows - int(kept["n"].iloc[0])
 
     # -- the owner's column facts (the whole table, before bounding) --------------------------
