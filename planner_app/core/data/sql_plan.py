@@ -58,7 +58,7 @@ from ..model import (
     answer_reader,
     canonical_key,
 )
-from ..support.errors import InputError
+from ..support.errors import InputError, PlannerError
 from .aggregate import (
     KEY_HEX_CHARS,
     MISSING,
@@ -80,6 +80,8 @@ KEY_CHARS = KEY_HEX_CHARS  # the bounding key: this many hex digits of the row's
 #: Text the engine casts to a number itself: plain decimal or exponent notation, no spaces.
 #: Python's float() reads each such text as the correctly rounded double, as DuckDB and Java do.
 PLAIN_NUMBER = r"^[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?$"
+#: The texts pandas' CSV reader reads as bools (a column of only these is a bool column).
+_PANDAS_BOOL_TEXTS = frozenset({"True", "TRUE", "true", "False", "FALSE", "false"})
 _MAX_DOUBLE = "CAST('1.7976931348623157e308' AS DOUBLE)"
 
 
@@ -117,26 +119,31 @@ class DuckDBRunner:
         self.con: duckdb.DuckDBPyConnection | None = None
         self._source: TableSource | None = None
         self._nested: set[str] = set()
+        self._spill: str | None = None
 
     def open(self, source: TableSource, columns: Sequence[str]) -> None:
         wanted = list(dict.fromkeys(columns))
         self._source = source
         if source.format == "parquet":
-            con = source.connect([])
+            con = self._settings(source.connect([]))
             select = ", ".join([ident(c) for c in wanted] + [f"file_row_number AS {ROW}"])
             scan = source.scan_sql()[:-1] + ", file_row_number = true)"
             con.execute("DROP VIEW src")
             con.execute(f"CREATE VIEW src AS SELECT {select} FROM {scan}")
+            con.execute("SET preserve_insertion_order = false")  # positions: file_row_number
         elif source.format == "csv":
             # a table in file order (insertion order is kept), so rowid is the row's position
-            con = source.connect(wanted)
+            con = self._settings(source.connect(wanted))
             con.execute("CREATE TEMP TABLE src_rows AS SELECT * FROM src")
             con.execute("DROP VIEW src")
             cols = ", ".join([ident(c) for c in wanted] + [f"rowid AS {ROW}"])
             con.execute(f"CREATE VIEW src AS SELECT {cols} FROM src_rows")
+            # from here on no result needs the file's order (positions are in __row): DuckDB
+            # may reorder, which keeps big materializations within its memory
+            con.execute("SET preserve_insertion_order = false")
         else:
             assert source.frame is not None
-            con = source.connect([])
+            con = self._settings(source.connect([]))
             by_name = {str(c): c for c in source.frame.columns}
             frame = pd.DataFrame({c: self._frame_column(c, source.frame[by_name[c]])
                                   for c in wanted},
@@ -145,8 +152,17 @@ class DuckDBRunner:
             con.register("src_frame_rows", frame)
             con.execute("DROP VIEW src")
             con.execute("CREATE VIEW src AS SELECT * FROM src_frame_rows")
-        con.execute("SET enable_progress_bar = false")  # never on the command line's output
         self.con = con
+
+    def _settings(self, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+        """No progress bar (never on the command line's output); spills (private: derived
+        cells) go to a folder only this user can read, removed when the engine closes."""
+        import tempfile
+
+        con.execute("SET enable_progress_bar = false")
+        self._spill = tempfile.mkdtemp(prefix="planner-app-engine-")
+        con.execute(f"SET temp_directory = {literal(self._spill)}")
+        return con
 
     def _frame_column(self, name: str, column: pd.Series) -> Any:
         """A frame's column as DuckDB reads it: numbers and bools keep their type; any other
@@ -187,6 +203,11 @@ class DuckDBRunner:
         if self.con is not None:
             self.con.close()
             self.con = None
+        if self._spill is not None:
+            import shutil
+
+            shutil.rmtree(self._spill, ignore_errors=True)
+            self._spill = None
 
 
 register_runner("duckdb", DuckDBRunner)
@@ -265,6 +286,8 @@ class SqlEngine:
         self._done: dict[str, tuple[Query, Aggregate]] = {}
         self._maps = 0
         self._d = _Derived()
+        self._odd_cache: dict[str, pd.DataFrame] = {}
+        self._numeric_cache: dict[str, bool] = {}
         self.n_rows = 0
         self.rows_dropped_by_bound = 0
         try:
@@ -343,6 +366,13 @@ class SqlEngine:
                                  f"WHERE {c} IS NOT NULL {extra} GROUP BY {c}"
                                  + (f" LIMIT {int(limit)}" if limit is not None else ""))
 
+    def _odd(self, column: str) -> pd.DataFrame:
+        """A text column's distinct filled values that are not in plain number notation."""
+        if column not in self._odd_cache:
+            self._odd_cache[column] = self._distinct(
+                column, f"AND NOT regexp_matches({ident(column)}, {literal(PLAIN_NUMBER)})")
+        return self._odd_cache[column]
+
     def number(self, column: str) -> str:
         """Name of the derived column holding the cell's finite number (NULL otherwise)."""
         key = ("num", column)
@@ -351,22 +381,18 @@ class SqlEngine:
         c = self._col(column)
         kind = self.types.get(column)
         if kind == "text":
-            odd = self._distinct(column, f"AND NOT regexp_matches({ident(column)}, "
-                                         f"{literal(PLAIN_NUMBER)})")
-            nums = [_cell_number(v) for v in odd["v"]]
-            keep = [(str(t), x) for t, x in zip(odd["t"], nums, strict=True)
-                    if math.isfinite(x)]
-            expr = f"TRY_CAST({c} AS DOUBLE)"
-            if keep:
-                m = self._new_map(pd.DataFrame({"t": [k for k, _ in keep],
-                                                "x": np.array([x for _, x in keep],
-                                                              dtype=np.float64)}))
+            # plain notation is cast by the engine; every other text is in the mapping (its
+            # number, or NULL), so no row is matched against a pattern in the big scan
+            odd = self._odd(column)
+            expr, joins = f"TRY_CAST({c} AS DOUBLE)", []
+            if len(odd):
+                nums = [_cell_number(v) for v in odd["v"]]
+                m = self._new_map(pd.DataFrame({
+                    "t": [str(t) for t in odd["t"]],
+                    "x": np.array([x if math.isfinite(x) else np.nan for x in nums],
+                                  dtype=np.float64)}))
                 joins = [f"LEFT JOIN {m} ON {c} = {m}.t"]
-                fallback = f"{m}.x"
-            else:
-                joins, fallback = [], "CAST(NULL AS DOUBLE)"
-            expr = (f"CASE WHEN regexp_matches({c}, {literal(PLAIN_NUMBER)}) "
-                    f"THEN TRY_CAST({c} AS DOUBLE) ELSE {fallback} END")
+                expr = f"CASE WHEN {m}.t IS NULL THEN {expr} ELSE {m}.x END"
         elif kind in ("int", "float", "bool", "decimal"):
             expr, joins = f"CAST({c} AS DOUBLE)", []
         else:
@@ -457,16 +483,19 @@ class SqlEngine:
             return True
         if kind != "text":
             return False
-        c = ident(column)
-        row = self.runner.query(
-            f"SELECT count({c}) AS filled, count(*) FILTER (WHERE regexp_matches({c}, "
-            f"{literal(PLAIN_NUMBER)})) AS plain FROM src")
-        filled, plain = int(row["filled"].iloc[0]), int(row["plain"].iloc[0])
-        odd = self._distinct(column, f"AND NOT regexp_matches({c}, {literal(PLAIN_NUMBER)})")
-        if len(odd):
+        if column in self._numeric_cache:
+            return self._numeric_cache[column]
+        row = self.runner.query(f"SELECT count({ident(column)}) AS filled FROM src")
+        filled = int(row["filled"].iloc[0])
+        odd = self._odd(column)
+        numbers = filled - int(np.asarray(odd["n"], dtype=np.int64).sum())  # plain notation
+        if numbers == 0 and len(odd) and all(str(v) in _PANDAS_BOOL_TEXTS for v in odd["v"]):
+            numbers = filled  # pandas reads a column of only these texts as bools: numbers
+        elif len(odd):
             ok = pd.to_numeric(pd.Series(list(odd["v"]), dtype=object), errors="coerce").notna()
-            plain += int(np.asarray(odd["n"], dtype=np.int64)[ok.to_numpy()].sum())
-        return filled == 0 or plain >= NUMERIC_SHARE * filled
+            numbers += int(np.asarray(odd["n"], dtype=np.int64)[ok.to_numpy()].sum())
+        self._numeric_cache[column] = filled == 0 or numbers >= NUMERIC_SHARE * filled
+        return self._numeric_cache[column]
 
     def _yes_no_counts(self, q: Query) -> tuple[int, int]:
         """(cells read as neither, cells read as yes or no) over the whole table."""
@@ -625,8 +654,8 @@ class SqlEngine:
         if keys:
             sql += " GROUP BY ALL"
         out = self.runner.query(sql)
-        if not keys and len(out) and int(out["n"].iloc[0]) == 0:
-            out = out.iloc[0:0]
+        if len(out):  # a constant key may give one row of nothing (its sums NULL)
+            out = out[np.asarray(out["n"], dtype=np.int64) > 0]
         return out
 
     def _aggregate(self, q: Query) -> Aggregate:
@@ -807,9 +836,26 @@ def _grid_step_sql(v: str, lower: float, upper: float, step: float, lo: int, hi:
     return f"LEAST(GREATEST(CAST({rounded} AS BIGINT), {int(lo)}), {int(hi)})"
 
 
+#: DuckDB errors that are the SQL's own fault (a defect: raised as they are, never blamed on
+#: the file)
+_DEFECTS = ("BinderException", "ParserException", "CatalogException", "InternalException",
+            "NotImplementedException", "SyntaxException", "ProgrammingError")
+
+
 def _is_engine_error(exc: Exception) -> bool:
+    """True for an error reading the table (a malformed line, a damaged file); raises the
+    engine running out of memory as a one-line PlannerError."""
     mod = type(exc).__module__ or ""
-    return mod.startswith(("duckdb", "_duckdb", "pyspark", "py4j"))
+    name = type(exc).__name__
+    if not mod.startswith(("duckdb", "_duckdb", "pyspark", "py4j")):
+        return False
+    if name == "OutOfMemoryException":
+        from .source import DEFAULT_MEMORY_LIMIT
+
+        raise PlannerError(f"the engine needed more than its memory limit "
+                           f"({DEFAULT_MEMORY_LIMIT}; set PLANNER_APP_ENGINE_MEMORY to raise "
+                           "it, or free disk space for spilling); nothing was charged") from exc
+    return name not in _DEFECTS
 
 
 def frame_source(name: str, frame: pd.DataFrame) -> TableSource:
