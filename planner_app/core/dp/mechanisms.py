@@ -233,7 +233,9 @@ def uniform_permutation(source: RandomSource, n: int) -> np.ndarray:
     drawn again until all are distinct (then every order is equally likely, by symmetry)."""
     while True:
         keys = source.words(n)
-        order = np.argsort(keys, kind="stable")
+        # distinct keys have one order, whichever sort finds it: the unstable (faster) sort
+        # returns what a stable one would; with a tie the keys are drawn again anyway
+        order = np.argsort(keys)
         ranked = keys[order]
         if n < 2 or not bool(np.any(ranked[1:] == ranked[:-1])):
             return order
@@ -250,12 +252,18 @@ def randomized_answer_file(source: RandomSource, answers: np.ndarray, truth: Fra
     it holds carry information. ``length`` must itself be public or noised (release.py)."""
     n = int(answers.size)
     noised = randomized_response(source, answers, truth)
-    kept = noised[uniform_permutation(source, n)[:max(0, length)]]
+    # the same draws, in the same order, as picking the subset, appending the coins and
+    # shuffling the result; only the two index steps are composed, so the answers are
+    # gathered once (the published file for a given stream of bits is unchanged)
+    picked = uniform_permutation(source, n)[:max(0, length)]
     pad = max(0, length - n)
     coins = (source.words(pad) & U64(1)).astype(bool)
-    out = np.concatenate([kept, coins])
-    shuffled: np.ndarray = out[uniform_permutation(source, out.size)]
-    return shuffled
+    shuffle = uniform_permutation(source, picked.size + pad)
+    if pad == 0:
+        shuffled: np.ndarray = noised[picked[shuffle]]
+        return shuffled
+    padded: np.ndarray = np.concatenate([noised[picked], coins])[shuffle]
+    return padded
 
 
 def truth_probability(epsilon: float) -> Fraction:

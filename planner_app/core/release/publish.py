@@ -22,9 +22,11 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from ... import __version__
 from ..data.aggregate import cell_labels
@@ -285,12 +287,37 @@ def _placeholder_releases(plan: Plan, confidence: float) -> list[QueryRelease]:
     return out
 
 
+DRY_RUN_ANSWERS = 1024  # randomized response's stand-in answers in the dry run, at most
+
+
+def _dry_run_stand_in(aggregate: Any) -> Any:
+    """For the dry run: randomized response's aggregate with at most DRY_RUN_ANSWERS answers
+    (all no) in place of the real ones, every other aggregate as it is.
+
+    Why the dry run loses no check by it: the answer file's work (randomize each answer, a
+    uniform subset, the fair coins, the shuffle) grows with the number of answers, but no step
+    of it can fail because of that number or the answers' values once their type converts to
+    yes/no (a bool or integer array, kept here; any other type runs in full): the count's noise
+    and the length use the measurement only, the samplers and the permutation work on any size,
+    and the estimate and its interval (randomized_response_estimate, rr_half_width) are closed
+    formulas good for every positive number of published answers, with an empty file its own
+    branch. So a failure the real answer file could meet, the stand-in meets too, and the work
+    before the charge no longer scales with the rows. The stand-in's values are thrown away
+    with the rest of the dry run; what is published comes from the real answers only."""
+    answers = getattr(aggregate, "answers", None)
+    if answers is None or answers.dtype.kind not in "biu" or answers.size <= DRY_RUN_ANSWERS:
+        return aggregate
+    return replace(aggregate, answers=np.zeros(DRY_RUN_ANSWERS, dtype=answers.dtype))
+
+
 def dry_run(plan: Plan, aggregates: dict[str, Any], confidence: float,
             clamp_counts: bool) -> None:
     """Run the whole noise and post-processing step once with a stand-in source before the
     charge, and throw its output away: a statistic whose intervals, sampler or answer file
     cannot be computed for this plan and table then fails while nothing is spent, instead of
-    after the charge with nothing to resume. Its values never leave this function."""
+    after the charge with nothing to resume. Its values never leave this function.
+    Randomized response runs on a small stand-in answer file (``_dry_run_stand_in``)."""
+    aggregates = {qid: _dry_run_stand_in(a) for qid, a in aggregates.items()}
     try:
         privatize(plan, aggregates, source=SeededRandomSource(0), confidence=confidence,
                   clamp_counts=clamp_counts)
@@ -511,7 +538,7 @@ def charge_and_release(p: Prepared) -> PublishResult:
     # no budget, `release --resume` writes the bundle from it
     doc = {"release_id": release_id, "dataset": plan.dataset.name, "out": str(p.out.absolute()),
            "overwrite": p.overwrite, "record": record, "segment": segment,
-           "noised": {r.query_id: [int(a) for a in r.noised_answers.tolist()]
+           "noised": {r.query_id: r.noised_answers.astype(np.int64).tolist()
                       for r in releases if r.noised_answers is not None}}
     saved = True
     try:
@@ -546,7 +573,7 @@ def _bundle_files(plan: Plan, doc: dict[str, Any]) -> dict[str, bytes]:
         PLAN: json_bytes(record["plan"]),
     }
     for query_id, answers in doc["noised"].items():
-        files[f"{NOISED_DIR}/{query_id}.csv"] = noised_csv([bool(a) for a in answers])
+        files[f"{NOISED_DIR}/{query_id}.csv"] = noised_csv(answers)
     return files
 
 

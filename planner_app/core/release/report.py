@@ -8,6 +8,7 @@ Everything in it is public: noised values and the plan's parameters. Text from t
 
 from __future__ import annotations
 
+import functools
 import html
 import io
 from collections.abc import Sequence
@@ -176,8 +177,10 @@ POST_WORDS = {  # release.json's post_processing flags, in words
 }
 
 
+@functools.lru_cache(maxsize=16)
 def chart_png(epsilon: float, prior: float = 0.5) -> bytes:
-    """The posterior-against-prior chart as PNG (matplotlib's Agg canvas, no GUI)."""
+    """The posterior-against-prior chart as PNG (matplotlib's Agg canvas, no GUI). Cached:
+    the HTML and the PDF, and the pre-charge trial report, draw the same chart."""
     import numpy as np
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
