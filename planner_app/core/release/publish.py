@@ -302,8 +302,11 @@ def _dry_run_stand_in(aggregate: Any) -> Any:
     and the estimate and its interval (randomized_response_estimate, rr_half_width) are closed
     formulas good for every positive number of published answers, with an empty file its own
     branch. So a failure the real answer file could meet, the stand-in meets too, and the work
-    before the charge no longer scales with the rows. The stand-in's values are thrown away
-    with the rest of the dry run; what is published comes from the real answers only."""
+    before the charge no longer scales with the rows. Memory is the one need that grows with
+    the answers (about 40 bytes an answer at the peak: the sort keys, their order, the
+    gathered file); the full-size dry run touched it once but could not promise it for the
+    real run either. The stand-in's values are thrown away with the rest of the dry run; what
+    is published comes from the real answers only."""
     answers = getattr(aggregate, "answers", None)
     if answers is None or answers.dtype.kind not in "biu" or answers.size <= DRY_RUN_ANSWERS:
         return aggregate
