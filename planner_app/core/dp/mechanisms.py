@@ -44,6 +44,11 @@ class SystemRandomSource:
         return secrets.randbelow(n)
 
 
+# randbytes takes at most 2**31 - 1 bits at once: the seeded source reads in chunks of whole
+# 32-bit words, so the stream is the same as one call's
+_SEEDED_CHUNK_WORDS = 1 << 22
+
+
 class SeededRandomSource:
     """Reproducible bits for tests only (Python's Mersenne Twister, never numpy)."""
 
@@ -51,7 +56,11 @@ class SeededRandomSource:
         self._rng = random.Random(seed)
 
     def words(self, n: int) -> np.ndarray:
-        return np.frombuffer(self._rng.randbytes(8 * n), dtype=U64)
+        if n <= _SEEDED_CHUNK_WORDS:
+            return np.frombuffer(self._rng.randbytes(8 * n), dtype=U64)
+        return np.concatenate([
+            np.frombuffer(self._rng.randbytes(8 * min(_SEEDED_CHUNK_WORDS, n - i)), dtype=U64)
+            for i in range(0, n, _SEEDED_CHUNK_WORDS)])
 
     def randbelow(self, n: int) -> int:
         return self._rng.randrange(n)
