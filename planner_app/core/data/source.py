@@ -152,6 +152,9 @@ class TableSource:
 
         con = duckdb.connect(config={"memory_limit": memory_limit,
                                      "temp_directory": tempfile.gettempdir()})
+        # DuckDB 2.0 folds isnan(x) to FALSE from a Parquet file's min/max statistics, which
+        # leave NaN out: a NaN cell would be summed as a number and a NaN id go unseen
+        con.execute("SET disabled_optimizers = 'statistics_propagation'")
         wanted = list(self.columns) if columns is None else list(dict.fromkeys(columns))
         missing = [c for c in wanted if c not in self.columns]
         if missing:
@@ -193,6 +196,19 @@ class TableSource:
                 con.close()
 
 
+#: DuckDB's errors for a file that is not (or no longer) a readable Parquet file: bad magic
+#: bytes, a damaged footer or page, a value that cannot be decoded, a file it cannot open
+PARQUET_READ_ERRORS = frozenset({"InvalidInputException", "IOException", "ConversionException",
+                                 "SerializationException"})
+
+
+def memory_problem() -> str:
+    """The one line said when DuckDB needs more than its memory limit."""
+    return (f"the engine needed more than its memory limit ({DEFAULT_MEMORY_LIMIT}; set "
+            "PLANNER_APP_ENGINE_MEMORY to raise it, or free disk space for spilling); nothing "
+            "was charged")
+
+
 def engine_problem(source: TableSource, exc: Exception) -> InputError:
     """A one-line message for an error DuckDB raised while reading the table (a malformed
     line, a damaged Parquet file), naming the file and, where DuckDB says it, the line. The
@@ -202,8 +218,16 @@ def engine_problem(source: TableSource, exc: Exception) -> InputError:
     text = str(exc)
     line = re.search(r"[Ll]ine:? (\d+)", text)
     where = f"line {line.group(1)}" if line else None
+    kind = type(exc).__name__
+    if kind == "OutOfMemoryException":
+        return InputError(source.name, None, memory_problem())
+    if kind == "InterruptException":
+        return InputError(source.name, None, "reading it was interrupted; nothing was charged")
     if source.format == "parquet":
-        return InputError(source.name, None, "is not a readable Parquet file")
+        if kind in PARQUET_READ_ERRORS:
+            return InputError(source.name, None, "is not a readable Parquet file")
+        # another engine failure: named by its kind (DuckDB's text may quote a cell)
+        return InputError(source.name, None, f"the engine stopped reading it ({kind})")
     low = text.lower()
     if "unterminated quote" in low or "unterminated" in low:
         return InputError(source.name, where, "a quoted cell is never closed")
