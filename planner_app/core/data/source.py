@@ -196,12 +196,6 @@ class TableSource:
                 con.close()
 
 
-#: DuckDB's errors for a file that is not (or no longer) a readable Parquet file: bad magic
-#: bytes, a damaged footer or page, a value that cannot be decoded, a file it cannot open
-PARQUET_READ_ERRORS = frozenset({"InvalidInputException", "IOException", "ConversionException",
-                                 "SerializationException"})
-
-
 def memory_problem() -> str:
     """The one line said when DuckDB needs more than its memory limit."""
     return (f"the engine needed more than its memory limit ({DEFAULT_MEMORY_LIMIT}; set "
@@ -224,10 +218,9 @@ def engine_problem(source: TableSource, exc: Exception) -> InputError:
     if kind == "InterruptException":
         return InputError(source.name, None, "reading it was interrupted; nothing was charged")
     if source.format == "parquet":
-        if kind in PARQUET_READ_ERRORS:
-            return InputError(source.name, None, "is not a readable Parquet file")
-        # another engine failure: named by its kind (DuckDB's text may quote a cell)
-        return InputError(source.name, None, f"the engine stopped reading it ({kind})")
+        # what is left is DuckDB failing on the file's bytes (bad magic, a damaged footer or
+        # page, a value it cannot decode: InvalidInputException, IOException, plain Error)
+        return InputError(source.name, None, "is not a readable Parquet file")
     low = text.lower()
     if "unterminated quote" in low or "unterminated" in low:
         return InputError(source.name, where, "a quoted cell is never closed")
