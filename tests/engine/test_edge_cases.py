@@ -11,6 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from planner_app.core.data.source import TableSource, engine_problem
+from planner_app.core.data.tables import load_table, open_table
 from tests.engine.helpers import both, plan_of
 
 COUNT: dict[str, Any] = {"id": "n", "kind": "count", "epsilon": 1}
@@ -78,3 +79,19 @@ def test_nan_in_parquet_float_is_missing_like_pandas(tmp_path: Path) -> None:
     left, right = both(plan, path)
     assert left["m"]["facts"]["missing_dropped"] == 1
     assert left == right
+
+
+def test_blank_lines_in_one_column_csv(tmp_path: Path) -> None:
+    # pandas skips a blank line, but reads a quoted empty cell and NA as missing
+    path = tmp_path / "one.csv"
+    path.write_text('x\n1\n\n2\n\n\n3\n""\nNA\n"NA"\n4\n\n', encoding="utf-8")
+    plan = plan_of([COUNT, {"id": "s", "kind": "sum", "column": "x", "lower": 0,
+                            "upper": 5, "epsilon": 1, "missing": {"impute": 1}},
+                    {"id": "h", "kind": "histogram", "column": "x", "epsilon": 1,
+                     "categories": ["1", "2", "3", "4"]}])
+    left, right = both(plan, path)
+    assert left["n"]["parts"] == {"count": [7]}
+    assert left == right
+    opened = open_table(path)
+    assert opened.source is not None
+    assert opened.source.count_rows() == len(load_table(path).frame)

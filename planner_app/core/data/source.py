@@ -128,6 +128,10 @@ class TableSource:
         """True when DuckDB reads the file itself (nothing of it held in memory)."""
         return self.format in ("csv", "parquet")
 
+    @property
+    def _one_column_csv(self) -> bool:
+        return self.format == "csv" and len(self.columns) == 1
+
     def scan_sql(self) -> str:
         """The DuckDB table function that reads the file (every column, by its header name)."""
         assert self.path is not None
@@ -136,7 +140,10 @@ class TableSource:
             return f"read_parquet({where})"
         assert self.delimiter is not None
         types = ", ".join(f"{literal(c)}: 'VARCHAR'" for c in self.columns)
-        nulls = ", ".join(literal(t) for t in PANDAS_NA_TEXTS)
+        # one column: without '' among the NULL texts DuckDB skips a blank line (as pandas
+        # and Spark do) instead of reading it as a NULL row; connect() reads '' as NULL
+        nulls = ", ".join(literal(t) for t in PANDAS_NA_TEXTS
+                          if t or not self._one_column_csv)
         encoding = DUCKDB_ENCODINGS.get(self.encoding or "utf-8", "utf-8")
         return (f"read_csv({where}, header = true, auto_detect = false, "
                 f"columns = {{{types}}}, delim = {literal(self.delimiter)}, quote = '\"', "
@@ -159,7 +166,8 @@ class TableSource:
         missing = [c for c in wanted if c not in self.columns]
         if missing:
             raise InputError(self.name, f"column {missing[0]!r}", "is not in the table")
-        select = ", ".join(ident(c) for c in wanted) if wanted else "1 AS _none"
+        select = ", ".join(f"NULLIF({ident(c)}, '') AS {ident(c)}" if self._one_column_csv
+                           else ident(c) for c in wanted) if wanted else "1 AS _none"
         if self.in_place:
             con.execute(f"CREATE VIEW src AS SELECT {select} FROM {self.scan_sql()}")
         else:
