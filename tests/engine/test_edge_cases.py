@@ -95,3 +95,26 @@ def test_blank_lines_in_one_column_csv(tmp_path: Path) -> None:
     opened = open_table(path)
     assert opened.source is not None
     assert opened.source.count_rows() == len(load_table(path).frame)
+
+
+def test_person_ids_are_the_text_as_written_in_every_engine(tmp_path: Path) -> None:
+    """"01", "1" and "1.0" are three people (the id is an identifier): the pandas engine
+    (as the release opens it), DuckDB and the count of distinct written ids agree."""
+    from planner_app.core.data.engines import open_engine
+    from planner_app.core.dp.mechanisms import SeededRandomSource
+    from tests.engine.helpers import summary
+
+    path = tmp_path / "ids.csv"
+    path.write_text("pid,x\n01,1\n1,2\n1.0,3\n2,4\n01,5\n", encoding="utf-8")
+    plan = plan_of([COUNT], privacy_unit={"kind": "person", "id_column": "pid",
+                                          "max_rows": 1})
+    people = len(set(path.read_text().split()[1:][i].split(",")[0] for i in range(5)))
+    got = {}
+    for name in ("pandas", "duckdb"):
+        engine = open_engine(name, plan, open_table(path), SeededRandomSource(0))
+        try:
+            got[name] = summary(engine.aggregate(plan.queries[0]))
+        finally:
+            engine.close()
+    assert got["pandas"]["parts"] == {"count": [people]}
+    assert got["pandas"] == got["duckdb"]
