@@ -82,8 +82,11 @@ def _ids_as_written(plan: Plan, table: Table) -> pd.DataFrame:
         return frame
     import pandas as pd
 
-    ids = pd.read_csv(src.path, sep=src.delimiter, encoding=src.encoding, index_col=False,
-                      usecols=[unit.id_column], dtype=str, keep_default_na=True)
+    try:
+        ids = pd.read_csv(src.path, sep=src.delimiter, encoding=src.encoding, index_col=False,
+                          usecols=[unit.id_column], dtype=str, keep_default_na=True)
+    except (OSError, ValueError):  # the file was read once already: never expected
+        return frame
     if len(ids) != len(frame):  # the same file read twice: never expected
         return frame
     out: pd.DataFrame = frame.assign(**{str(unit.id_column): ids[unit.id_column].to_numpy()})
