@@ -398,3 +398,35 @@ def test_cli_without_pyspark_is_one_line(tmp_path: Path) -> None:
     assert len(lines) == 1, done.stderr
     assert lines[0].endswith("the Spark engine needs pyspark: pip install 'planner-app[spark]'")
     assert not out.exists()
+
+
+def test_one_column_csv_blank_lines_and_signed_zero_edge(spark: Any, tmp_path: Path) -> None:
+    """A blank line of a one-column CSV is skipped by all three readers (pandas the
+    independent answer), and -0.0 is the category 0 in Spark as in the pandas path."""
+    from planner_app.core.data.aggregate import PandasEngine
+    from planner_app.core.data.sql_plan import make_engine
+    from planner_app.core.data.tables import load_table
+    from planner_app.core.dp.mechanisms import SeededRandomSource
+    from tests.engine.helpers import SALT, plan_of, summary
+
+    path = tmp_path / "one.csv"
+    path.write_text('x\n1\n\n2\n\n""\nNA\n3\n\n', encoding="utf-8")
+    source = open_table(path).source
+    assert source is not None
+    duck, spark_rows = _both(source, "SELECT * FROM src")
+    expected = _rows(pd.read_csv(path, dtype=str, keep_default_na=True))
+    assert sorted(duck, key=repr) == sorted(spark_rows, key=repr) == sorted(expected, key=repr)
+    zeros = tmp_path / "z.parquet"
+    pd.DataFrame({"g": [-0.0, 0.0, -0.0, 1.0, float("nan")]}).to_parquet(zeros, index=False)
+    plan = plan_of([{"id": "h", "kind": "histogram", "column": "g", "epsilon": 1,
+                     "categories": [0, 1]}])
+    loaded = load_table(zeros)
+    pandas = PandasEngine(plan, loaded.frame, SeededRandomSource(0), loaded.name, salt=SALT)
+    opened = open_table(zeros)
+    assert opened.source is not None
+    engine = make_engine("spark", plan, opened.source, SALT, opened.name)
+    try:
+        assert summary(engine.aggregate(plan.queries[0])) == \
+            summary(pandas.aggregate(plan.queries[0]))
+    finally:
+        engine.close()

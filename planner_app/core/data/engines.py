@@ -8,7 +8,7 @@ same bounded rows from each of them.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ..dp.mechanisms import RandomSource
 from ..model import Plan, Query
@@ -16,6 +16,9 @@ from ..support.errors import InputError
 from .aggregate import Aggregate, PandasEngine
 from .sql_plan import ENGINES, SqlEngine, frame_source, make_engine, salt_from
 from .tables import Table
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 DEFAULT_ENGINE = "duckdb"
 
@@ -40,7 +43,7 @@ def open_engine(name: str, plan: Plan, table: Table, source: RandomSource) -> Re
         raise InputError("engine", None, f"{name!r} is not one of: {', '.join(ENGINES)}")
     salt = salt_from(source)
     if name == "pandas":
-        return PandasEngine(plan, table.frame, source, table.name, salt=salt)
+        return PandasEngine(plan, _ids_as_written(plan, table), source, table.name, salt=salt)
     src = table.source if table.source is not None else frame_source(table.name, table.frame)
     try:
         engine: SqlEngine = make_engine(name, plan, src, salt, table.name)
@@ -65,3 +68,26 @@ def _stream_problem(table: Table) -> InputError | None:
     except InputError as exc:
         return exc
     return None
+
+
+def _ids_as_written(plan: Plan, table: Table) -> pd.DataFrame:
+    """The frame, with a CSV file's person ids as the text written in the file: the id is an
+    identifier, so ``01`` and ``1`` are two people, as DuckDB and Spark (which read CSV cells
+    as text) see them; pandas' own reading would make both the number 1."""
+    unit = plan.privacy_unit
+    frame = table.frame
+    src = table.source
+    if unit.kind != "person" or src is None or src.format != "csv" or src.path is None \
+            or unit.id_column not in frame.columns:
+        return frame
+    import pandas as pd
+
+    try:
+        ids = pd.read_csv(src.path, sep=src.delimiter, encoding=src.encoding, index_col=False,
+                          usecols=[unit.id_column], dtype=str, keep_default_na=True)
+    except (OSError, ValueError):  # the file was read once already: never expected
+        return frame
+    if len(ids) != len(frame):  # the same file read twice: never expected
+        return frame
+    out: pd.DataFrame = frame.assign(**{str(unit.id_column): ids[unit.id_column].to_numpy()})
+    return out

@@ -128,6 +128,10 @@ class TableSource:
         """True when DuckDB reads the file itself (nothing of it held in memory)."""
         return self.format in ("csv", "parquet")
 
+    @property
+    def _one_column_csv(self) -> bool:
+        return self.format == "csv" and len(self.columns) == 1
+
     def scan_sql(self) -> str:
         """The DuckDB table function that reads the file (every column, by its header name)."""
         assert self.path is not None
@@ -136,7 +140,10 @@ class TableSource:
             return f"read_parquet({where})"
         assert self.delimiter is not None
         types = ", ".join(f"{literal(c)}: 'VARCHAR'" for c in self.columns)
-        nulls = ", ".join(literal(t) for t in PANDAS_NA_TEXTS)
+        # one column: without '' among the NULL texts DuckDB skips a blank line (as pandas
+        # and Spark do) instead of reading it as a NULL row; connect() reads '' as NULL
+        nulls = ", ".join(literal(t) for t in PANDAS_NA_TEXTS
+                          if t or not self._one_column_csv)
         encoding = DUCKDB_ENCODINGS.get(self.encoding or "utf-8", "utf-8")
         return (f"read_csv({where}, header = true, auto_detect = false, "
                 f"columns = {{{types}}}, delim = {literal(self.delimiter)}, quote = '\"', "
@@ -152,11 +159,15 @@ class TableSource:
 
         con = duckdb.connect(config={"memory_limit": memory_limit,
                                      "temp_directory": tempfile.gettempdir()})
+        # DuckDB 2.0 folds isnan(x) to FALSE from a Parquet file's min/max statistics, which
+        # leave NaN out: a NaN cell would be summed as a number and a NaN id go unseen
+        con.execute("SET disabled_optimizers = 'statistics_propagation'")
         wanted = list(self.columns) if columns is None else list(dict.fromkeys(columns))
         missing = [c for c in wanted if c not in self.columns]
         if missing:
             raise InputError(self.name, f"column {missing[0]!r}", "is not in the table")
-        select = ", ".join(ident(c) for c in wanted) if wanted else "1 AS _none"
+        select = ", ".join(f"NULLIF({ident(c)}, '') AS {ident(c)}" if self._one_column_csv
+                           else ident(c) for c in wanted) if wanted else "1 AS _none"
         if self.in_place:
             con.execute(f"CREATE VIEW src AS SELECT {select} FROM {self.scan_sql()}")
         else:
@@ -193,6 +204,13 @@ class TableSource:
                 con.close()
 
 
+def memory_problem() -> str:
+    """The one line said when DuckDB needs more than its memory limit."""
+    return (f"the engine needed more than its memory limit ({DEFAULT_MEMORY_LIMIT}; set "
+            "PLANNER_APP_ENGINE_MEMORY to raise it, or free disk space for spilling); nothing "
+            "was charged")
+
+
 def engine_problem(source: TableSource, exc: Exception) -> InputError:
     """A one-line message for an error DuckDB raised while reading the table (a malformed
     line, a damaged Parquet file), naming the file and, where DuckDB says it, the line. The
@@ -202,7 +220,14 @@ def engine_problem(source: TableSource, exc: Exception) -> InputError:
     text = str(exc)
     line = re.search(r"[Ll]ine:? (\d+)", text)
     where = f"line {line.group(1)}" if line else None
+    kind = type(exc).__name__
+    if kind == "OutOfMemoryException":
+        return InputError(source.name, None, memory_problem())
+    if kind == "InterruptException":
+        return InputError(source.name, None, "reading it was interrupted; nothing was charged")
     if source.format == "parquet":
+        # what is left is DuckDB failing on the file's bytes (bad magic, a damaged footer or
+        # page, a value it cannot decode: InvalidInputException, IOException, plain Error)
         return InputError(source.name, None, "is not a readable Parquet file")
     low = text.lower()
     if "unterminated quote" in low or "unterminated" in low:

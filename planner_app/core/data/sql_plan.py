@@ -350,6 +350,11 @@ class SqlEngine:
             return f"({c} IS NULL OR isnan({c}))"
         return f"({c} IS NULL)"
 
+    def _signless(self, c: str, column: str) -> str:
+        """A float cell with -0.0 read as 0.0 (``-0.0 + 0.0`` is ``0.0``): GROUP BY merges the
+        two zeros, so the distinct value and the join key must not keep the sign."""
+        return f"({c} + 0.0)" if self.types.get(column) == "float" else c
+
     def _new_map(self, frame: pd.DataFrame) -> str:
         name = f"m{self._maps}"
         self._maps += 1
@@ -360,7 +365,7 @@ class SqlEngine:
                   ) -> pd.DataFrame:
         """The column's distinct filled values: ``t`` the value as the join compares it,
         ``v`` the value itself, ``n`` how many cells hold it."""
-        c = ident(column)
+        c = self._signless(ident(column), column)
         key = c if self.types.get(column) == "text" else f"CAST({c} AS VARCHAR)"
         return self.runner.query(f"SELECT {key} AS t, {c} AS v, count(*) AS n FROM src "
                                  f"WHERE {c} IS NOT NULL {extra} GROUP BY {c}"
@@ -423,7 +428,8 @@ class SqlEngine:
         if len(values):
             m = self._new_map(pd.DataFrame({"t": [str(t) for t in values["t"]],
                                             "k": np.array(codes, dtype=np.int64)}))
-            on = c if self.types.get(column) == "text" else f"CAST({c} AS VARCHAR)"
+            on = c if self.types.get(column) == "text" else \
+                f"CAST({self._signless(c, column)} AS VARCHAR)"
             self._d.joins[name] = [f"LEFT JOIN {m} ON {on} = {m}.t"]
             self._d.exprs[name] = f"COALESCE({m}.k, {MISSING})"
         else:
@@ -527,8 +533,11 @@ class SqlEngine:
             if column not in columns:
                 out.append(problem("privacy_unit.id_column", f"no column {column!r} in {name}"))
             else:
+                # counted in a CASE, not filtered by WHERE: DuckDB 2.0 answers 0 to
+                # ``WHERE isnan(x)`` on a Parquet scan (its filter pushdown misses NaN)
                 row = self.runner.query(
-                    f"SELECT count(*) AS n FROM src r WHERE {self._is_missing(column)}")
+                    f"SELECT COALESCE(sum(CASE WHEN {self._is_missing(column)} THEN 1 "
+                    "ELSE 0 END), 0) AS n FROM src r")
                 if int(row["n"].iloc[0]):
                     out.append(InputError(name, f"column {column!r}",
                                           "some rows have no person id; every row needs one"))
@@ -850,11 +859,9 @@ def _is_engine_error(exc: Exception) -> bool:
     if not mod.startswith(("duckdb", "_duckdb", "pyspark", "py4j")):
         return False
     if name == "OutOfMemoryException":
-        from .source import DEFAULT_MEMORY_LIMIT
+        from .source import memory_problem
 
-        raise PlannerError(f"the engine needed more than its memory limit "
-                           f"({DEFAULT_MEMORY_LIMIT}; set PLANNER_APP_ENGINE_MEMORY to raise "
-                           "it, or free disk space for spilling); nothing was charged") from exc
+        raise PlannerError(memory_problem()) from exc
     return name not in _DEFECTS
 
 
