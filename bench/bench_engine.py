@@ -1,0 +1,387 @@
+"""Benchmarks of the release engine on large tables; figures go to bench/results.md.
+
+Every figure is a whole process (``planner-app release`` as a user runs it, and the bare
+references as separate Python processes), timed from outside: wall seconds, CPU seconds (user +
+system of the process and the children it waited for) and peak RSS (the largest single
+process), from the operating system's accounting of the finished process (``os.wait4``, what
+``/usr/bin/time -v`` prints). Ratios are taken pair by pair within one run (A, B, C, A, B, C…)
+and the median quoted.
+
+The tables are the seeded census/survey-like tables of bench/engine_data.py (generated once
+with DuckDB's COPY into $PLANNER_BENCH_DATA, default /tmp/bench-data, outside the repository;
+the 100M-row CSV is about 5 GB).
+
+    python bench/bench_engine.py                      # every part (hours on 2 cores)
+    python bench/bench_engine.py --only 1m,10m        # some parts: 1m 10m hist stats 100m spark
+    python bench/bench_engine.py --quick              # small sizes, prints, writes nothing
+    python bench/bench_engine.py --only 10m --profile # also profile one release (cProfile)
+
+Parts:
+  1m, 10m  the 12-statistic plan of every kind, person-level unit (k = 3 rows of 1 to 5), CSV
+           and Parquet: release vs DuckDB alone (target ≤ 1.5x) vs bare pandas
+  100m     100M rows, Parquet and CSV: one release each, peak RSS ≤ 4 GB
+  hist     one histogram of 10^5 and 10^6 declared categories: release ≤ 3x bare pandas
+           reading and counting the same file
+  stats    1, 10, 100, 1,000 statistics on 1M rows: time, peak RSS, the bundle verified
+  spark    release --engine spark on 10M rows: time, and the true aggregates equal DuckDB's
+           (bench/bench_spark.py when present)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import engine_data as data
+from _results import write_section
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+DATA = Path(os.environ.get("PLANNER_BENCH_DATA", "/tmp/bench-data"))
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+FULL = {"1m": 1_000_000, "10m": 10_000_000, "100m": 100_000_000, "hist": 10_000_000,
+        "stats": 1_000_000, "spark": 10_000_000}
+QUICK = {"1m": 100_000, "10m": 300_000, "100m": 1_000_000, "hist": 300_000,
+         "stats": 100_000, "spark": 300_000}
+PARTS = ["1m", "10m", "hist", "stats", "100m", "spark"]
+MEMORY_TARGET_MB = 4096
+
+
+# -- measuring whole processes -------------------------------------------------------------
+
+def measure(cmd: list[str], log: Path | None = None, cwd: Path | None = None) -> dict[str, Any]:
+    """Run ``cmd`` to its end; its wall and CPU seconds, peak RSS and exit code."""
+    out = open(log, "ab") if log else subprocess.DEVNULL
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=out, stderr=out, env=ENV, cwd=cwd)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if log:
+        out.close()  # type: ignore[union-attr]
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "user": usage.ru_utime,
+            "sys": usage.ru_stime, "rss_mb": usage.ru_maxrss / 1024, "rc": proc.returncode}
+
+
+def median_of(runs: list[dict[str, Any]], key: str) -> float:
+    return statistics.median(r[key] for r in runs)
+
+
+def ratio(a: list[dict[str, Any]], b: list[dict[str, Any]], key: str) -> float:
+    return statistics.median(x[key] / y[key] for x, y in zip(a, b, strict=True))
+
+
+def engine_flag(engine: str) -> list[str]:
+    """``--engine NAME`` when this checkout's release has the option (else the default)."""
+    helptext = subprocess.run([sys.executable, "-m", "planner_app", "release", "--help"],
+                              capture_output=True, text=True, env=ENV).stdout
+    return ["--engine", engine] if "--engine" in helptext else []
+
+
+class Release:
+    """``planner-app release`` into a fresh app home each run (so no run sees another's
+    ledger), its output kept in a log; the bundle kept for ``verify``."""
+
+    def __init__(self, work: Path, engine: str = "duckdb") -> None:
+        self.work = work
+        self.flag = engine_flag(engine)
+        self.runs = 0
+
+    def cmd(self, plan: Path, table: Path) -> tuple[list[str], Path]:
+        self.runs += 1
+        home = self.work / f"home-{self.runs}"
+        shutil.rmtree(home, ignore_errors=True)
+        out = self.work / f"bundle-{self.runs}.zip"
+        return ([sys.executable, "-m", "planner_app", "--home", str(home), "release", str(plan),
+                 "--data", str(table), "--out", str(out), "--force", *self.flag], out)
+
+    def run(self, plan: Path, table: Path) -> dict[str, Any]:
+        cmd, out = self.cmd(plan, table)
+        log = self.work / f"release-{self.runs}.log"
+        log.unlink(missing_ok=True)
+        r = measure(cmd, log)
+        r["bundle"] = out if out.exists() else None
+        if r["rc"] != 0:
+            tail = log.read_text(errors="replace").strip().splitlines()[-3:]
+            r["error"] = " / ".join(tail)
+            print(f"  release failed (exit {r['rc']}): {r['error']}", file=sys.stderr)
+        return r
+
+
+def verify(bundle: Path | None) -> bool:
+    if bundle is None:
+        return False
+    done = subprocess.run([sys.executable, "-m", "planner_app", "verify", str(bundle)],
+                          capture_output=True, text=True, env=ENV)
+    return done.returncode == 0
+
+
+def ref(script: str, plan: Path, table: Path) -> list[str]:
+    return [sys.executable, str(HERE / script), str(plan), str(table)]
+
+
+def secs(x: float) -> str:
+    return f"{x:.2f} s" if x < 100 else f"{x:.0f} s"
+
+
+def mb(x: float) -> str:
+    return f"{x:,.0f} MB"
+
+
+def machine() -> str:
+    import duckdb
+    import pandas
+
+    return (f"{platform.machine()}, {os.cpu_count()} cores, CPython "
+            f"{platform.python_version()}, DuckDB {duckdb.__version__}, pandas "
+            f"{pandas.__version__}")
+
+
+def git_head() -> str:
+    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True, cwd=ROOT).stdout.strip()
+
+
+def out_of(r: dict[str, Any]) -> str:
+    return "" if r["rc"] == 0 else f" (exit {r['rc']})"
+
+
+# -- parts ----------------------------------------------------------------------------------
+
+def part_scale(label: str, rows: int, repeat: int, work: Path,
+               profile: bool) -> list[str]:
+    """The 12-statistic plan: release vs DuckDB alone vs bare pandas, CSV and Parquet."""
+    plan = data.write_plan(data.survey_plan(rows), work / f"plan12-{rows}.json")
+    release = Release(work)
+    lines = [f"Plan: 12 statistics, one of every kind (bench/engine_data.py: count, count "
+             f"with a condition, sum, mean, variance, histogram of categories, histogram of "
+             f"bins, median, mean by group, sum by group, randomized response, Gaussian count), "
+             f"person-level unit with at most {data.MAX_ROWS} of each person's 1 to 5 rows. "
+             f"Median of {repeat} paired run{'s' if repeat > 1 else ''}; ratios pair by pair.",
+             "",
+             "| file | process | wall | CPU | peak RSS | release / it (wall) | (CPU) |",
+             "|---|---|---:|---:|---:|---:|---:|"]
+    summary = []
+    for fmt in ("csv", "parquet"):
+        table = data.survey_table(DATA, rows, fmt)
+        size = table.stat().st_size / 2**20
+        runs: dict[str, list[dict[str, Any]]] = {"release": [], "duckdb": [], "pandas": []}
+        for _ in range(repeat):
+            runs["release"].append(release.run(plan, table))
+            runs["duckdb"].append(measure(ref("engine_ref_duckdb.py", plan, table)))
+            runs["pandas"].append(measure(ref("engine_ref_pandas.py", plan, table)))
+        names = {"release": "`planner-app release`", "duckdb": "DuckDB alone",
+                 "pandas": "bare pandas"}
+        for key, rs in runs.items():
+            rel = runs["release"]
+            cells = ("-", "-") if key == "release" else (
+                f"{ratio(rel, rs, 'wall'):.2f}x", f"{ratio(rel, rs, 'cpu'):.2f}x")
+            lines.append(f"| {fmt} ({size:,.0f} MB) | {names[key]}{out_of(rs[-1])} | "
+                         f"{secs(median_of(rs, 'wall'))} | {secs(median_of(rs, 'cpu'))} | "
+                         f"{mb(median_of(rs, 'rss_mb'))} | {cells[0]} | {cells[1]} |")
+        verified = verify(runs["release"][-1].get("bundle"))
+        r_duck = ratio(runs["release"], runs["duckdb"], "wall")
+        summary.append(f"{fmt}: release / DuckDB alone = {r_duck:.2f}x wall, "
+                       f"{ratio(runs['release'], runs['duckdb'], 'cpu'):.2f}x CPU "
+                       f"(target ≤ 1.5x: {'met' if r_duck <= 1.5 else 'missed'}); "
+                       f"release / bare pandas = "
+                       f"{ratio(runs['release'], runs['pandas'], 'wall'):.2f}x wall; "
+                       f"bundle verified: {'yes' if verified else 'NO'}")
+        if profile:
+            lines += ["", *profile_release(plan, table, work, f"{fmt}, {rows:,} rows")]
+    return lines + [""] + [f"- {s}" for s in summary] + [""]
+
+
+def profile_release(plan: Path, table: Path, work: Path, what: str, top: int = 14) -> list[str]:
+    """One release under cProfile: where the time goes (cumulative, the planner's calls)."""
+    import pstats
+
+    cmd, _ = Release(work / "profile").cmd(plan, table)
+    (work / "profile").mkdir(parents=True, exist_ok=True)
+    prof = work / "profile" / "release.prof"
+    cmd = [cmd[0], "-m", "cProfile", "-o", str(prof), *cmd[1:]]
+    r = measure(cmd, work / "profile" / "release.log")
+    stats = pstats.Stats(str(prof))
+    rows = []
+    for (file, line, func), (_, _, tottime, cumtime, _) in stats.stats.items():  # type: ignore[attr-defined]
+        if "planner_app" in file or func in ("<method 'execute' of '_duckdb.DuckDBPyConnection' "
+                                             "objects>",):
+            rows.append((cumtime, tottime, f"{file.split('planner_app/')[-1]}:{line} {func}"))
+    rows.sort(reverse=True)
+    out = [f"Profile of one release ({what}; cProfile, {secs(r['wall'])} wall under the "
+           f"profiler), the planner's functions by cumulative time:", "",
+           "| function | cumulative | own |", "|---|---:|---:|"]
+    out += [f"| `{name}` | {secs(cum)} | {secs(own)} |" for cum, own, name in rows[:top]]
+    return out
+
+
+def part_100m(rows: int, work: Path) -> list[str]:
+    plan = data.write_plan(data.survey_plan(rows), work / f"plan12-{rows}.json")
+    release = Release(work)
+    lines = [f"The 12-statistic plan on {rows:,} rows (person-level unit, k = {data.MAX_ROWS}); "
+             f"one run each. Target: peak RSS ≤ {MEMORY_TARGET_MB:,} MB.", "",
+             "| file | size | wall | CPU | peak RSS | target | bundle verified |",
+             "|---|---:|---:|---:|---:|---|---|"]
+    for fmt in ("parquet", "csv"):
+        t0 = time.perf_counter()
+        table = data.survey_table(DATA, rows, fmt)
+        print(f"  {table.name}: {time.perf_counter() - t0:.0f} s to generate", file=sys.stderr)
+        r = release.run(plan, table)
+        ok = r["rc"] == 0 and r["rss_mb"] <= MEMORY_TARGET_MB
+        lines.append(f"| {fmt}{out_of(r)} | {table.stat().st_size / 2**30:.1f} GB | "
+                     f"{secs(r['wall'])} | {secs(r['cpu'])} | {mb(r['rss_mb'])} | "
+                     f"{'met' if ok else 'missed'} | {'yes' if verify(r['bundle']) else 'NO'} |")
+        if r.get("error"):
+            lines.append(f"\n{fmt}: the release failed: {r['error']}\n")
+    return lines + [""]
+
+
+def part_hist(rows: int, repeat: int, work: Path) -> list[str]:
+    release = Release(work)
+    lines = [f"One histogram over k declared categories (an integer code column, {rows:,} rows, "
+             f"CSV, row-level unit): the release vs bare pandas reading the file and counting "
+             f"it (`read_csv` + `value_counts`). Median of {repeat} paired runs. "
+             f"Target: release ≤ 3x bare pandas.", "",
+             "| k | process | wall | CPU | peak RSS | release / pandas (wall) | (CPU) | target |",
+             "|---:|---|---:|---:|---:|---:|---:|---|"]
+    for k in (100_000, 1_000_000):
+        table = data.codes_table(DATA, rows, k)
+        plan = data.write_plan(data.codes_plan(rows, k), work / f"codes-plan-{k}.json")
+        rel, bare = [], []
+        for _ in range(repeat):
+            rel.append(release.run(plan, table))
+            bare.append(measure(ref("engine_ref_pandas.py", plan, table)))
+        w, c = ratio(rel, bare, "wall"), ratio(rel, bare, "cpu")
+        lines.append(f"| {k:,} | `planner-app release`{out_of(rel[-1])} | "
+                     f"{secs(median_of(rel, 'wall'))} | {secs(median_of(rel, 'cpu'))} | "
+                     f"{mb(median_of(rel, 'rss_mb'))} | {w:.2f}x | {c:.2f}x | "
+                     f"{'met' if w <= 3 else 'missed'} |")
+        lines.append(f"| {k:,} | bare pandas | {secs(median_of(bare, 'wall'))} | "
+                     f"{secs(median_of(bare, 'cpu'))} | {mb(median_of(bare, 'rss_mb'))} | - | - "
+                     f"| |")
+    return lines + [""]
+
+
+def part_stats(rows: int, work: Path, counts: tuple[int, ...]) -> list[str]:
+    table = data.survey_table(DATA, rows, "csv")
+    release = Release(work)
+    lines = [f"{rows:,}-row CSV, person-level unit (k = {data.MAX_ROWS}); n statistics cycling "
+             f"through the 12 kinds, ε = 6 shared equally; one run each; every bundle then "
+             f"checked with `planner-app verify`.", "",
+             "| statistics | wall | CPU | peak RSS | bundle written | verify |",
+             "|---:|---:|---:|---:|---|---|"]
+    for n in counts:
+        plan = data.write_plan(data.survey_plan(rows, n), work / f"plan-{n}.json")
+        r = release.run(plan, table)
+        lines.append(f"| {n:,}{out_of(r)} | {secs(r['wall'])} | {secs(r['cpu'])} | "
+                     f"{mb(r['rss_mb'])} | {'yes' if r['bundle'] else 'NO'} | "
+                     f"{'accepted' if verify(r['bundle']) else 'NOT accepted'} |")
+        if r.get("error"):
+            lines.append(f"\n{n} statistics: the release failed: {r['error']}\n")
+    return lines + [""]
+
+
+def part_spark(rows: int, work: Path) -> list[str]:
+    table = data.survey_table(DATA, rows, "parquet")
+    plan = data.write_plan(data.survey_plan(rows), work / f"plan12-{rows}.json")
+    spark = Release(work, "spark")
+    duck = Release(work, "duckdb")
+    if not spark.flag:
+        return ["`release --engine spark` does not exist in this checkout yet: not measured.",
+                ""]
+    rs, rd = spark.run(plan, table), duck.run(plan, table)
+    lines = [f"The 12-statistic plan on the {rows:,}-row Parquet file, one run each (Spark in "
+             f"local mode on this machine's cores; the JVM is a child of the release process).",
+             "", "| engine | wall | CPU | peak RSS | bundle verified |", "|---|---:|---:|---:|---|"]
+    for name, r in (("spark", rs), ("duckdb", rd)):
+        lines.append(f"| {name}{out_of(r)} | {secs(r['wall'])} | {secs(r['cpu'])} | "
+                     f"{mb(r['rss_mb'])} | {'yes' if verify(r['bundle']) else 'NO'} |")
+    check = HERE / "bench_spark.py"
+    if check.exists():
+        done = subprocess.run([sys.executable, str(check), "--compare", str(plan), str(table)],
+                              capture_output=True, text=True, env=ENV, cwd=HERE)
+        verdict = (done.stdout.strip().splitlines() or ["(no output)"])[-1]
+        lines += ["", f"True aggregates, Spark vs DuckDB on the same seeded bounding "
+                      f"(bench/bench_spark.py --compare): {verdict}"]
+    else:
+        lines += ["", "The equality of the true aggregates is checked by bench/bench_spark.py, "
+                      "not present in this checkout."]
+    return lines + [""]
+
+
+SECTIONS = {
+    "1m": "## Engine: the 12-statistic plan at 1M rows",
+    "10m": "## Engine: the 12-statistic plan at 10M rows",
+    "100m": "## Engine: 100M rows",
+    "hist": "## Engine: one histogram of 10^5 and 10^6 declared categories",
+    "stats": "## Engine: 1 to 1,000 statistics",
+    "spark": "## Engine: Spark local mode",
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--only", default=",".join(PARTS),
+                        help=f"comma-separated parts of {','.join(PARTS)}")
+    parser.add_argument("--quick", action="store_true",
+                        help="small sizes; print the sections, write nothing")
+    parser.add_argument("--repeat", type=int, default=None,
+                        help="paired runs for 1m/10m/hist (default 3 at 1M, 1 above)")
+    parser.add_argument("--profile", action="store_true",
+                        help="profile one release per file of the 1m/10m parts")
+    args = parser.parse_args()
+    parts = [p.strip() for p in args.only.split(",") if p.strip()]
+    unknown = set(parts) - set(PARTS)
+    if unknown:
+        parser.error(f"unknown parts: {', '.join(sorted(unknown))}")
+    sizes = QUICK if args.quick else FULL
+    global DATA
+    if args.quick:
+        DATA = DATA / "quick"
+    DATA.mkdir(parents=True, exist_ok=True)
+    free = shutil.disk_usage(DATA).free / 2**30
+    print(f"data in {DATA} ({free:.0f} GB free); {machine()}", file=sys.stderr)
+    stamp = (f"Machine: {machine()}; planner_app at {git_head()}; "
+             f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. Whole processes; peak "
+             f"RSS = the largest process.")
+
+    def emit(key: str, body: list[str]) -> None:
+        section = "\n".join([SECTIONS[key], "", stamp, "", *body])
+        print(section, flush=True)
+        if not args.quick:
+            write_section(SECTIONS[key], section)
+
+    with tempfile.TemporaryDirectory(prefix="bench-engine-", dir=DATA) as tmp:
+        work = Path(tmp)
+        for label in ("1m", "10m"):
+            if label in parts:
+                rows = sizes[label]
+                repeat = args.repeat or (3 if rows <= 1_000_000 else 1)
+                print(f"[{label}] {rows:,} rows", file=sys.stderr)
+                emit(label, part_scale(label, rows, repeat, work, args.profile))
+        if "hist" in parts:
+            print("[hist]", file=sys.stderr)
+            emit("hist", part_hist(sizes["hist"], args.repeat or 3, work))
+        if "stats" in parts:
+            print("[stats]", file=sys.stderr)
+            emit("stats", part_stats(sizes["stats"], work, (1, 10, 100, 1000)))
+        if "100m" in parts:
+            print("[100m]", file=sys.stderr)
+            emit("100m", part_100m(sizes["100m"], work))
+        if "spark" in parts:
+            print("[spark]", file=sys.stderr)
+            emit("spark", part_spark(sizes["spark"], work))
+
+
+if __name__ == "__main__":
+    main()
