@@ -90,14 +90,14 @@ SELECT
     ['employed', 'employed', 'employed', 'unemployed', 'student', 'retired']
         [1 + CAST(floor({u('emp')} * 6) AS BIGINT)] AS employment
 FROM p
-ORDER BY i
+
 """
 
 
 def codes_sql(rows: int, k: int, seed: int = SEED) -> str:
     return (f"SELECT CASE WHEN {_u('i', 'code_m', seed)} < 0.001 THEN NULL ELSE "
             f"CAST(hash(i, {seed}, 'code') % {k} AS BIGINT) END AS code "
-            f"FROM range({rows}) t(i) ORDER BY i")
+            f"FROM range({rows}) t(i)")
 
 
 def write_table(sql: str, path: Path, memory_limit: str = "3GB") -> Path:
