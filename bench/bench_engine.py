@@ -319,7 +319,8 @@ def part_spark(rows: int, work: Path) -> list[str]:
                   f"bounded row count, the quantiles' grid-step counts, the owner-only facts), "
                   f"DuckDB vs Spark on the same seeded bounding salt, computed in one process "
                   f"(DuckDB {secs(verdict['seconds']['duckdb'])}, Spark "
-                  f"{secs(verdict['seconds']['spark'])} after its session started): "
+                  f"{secs(verdict['seconds']['spark'])}, each from opening the table to the "
+                  f"last aggregate, Spark's session start included): "
                   + ("**equal**." if verdict["equal"] else
                      f"**different** in {', '.join(verdict['different'])}.")]
     return lines + [""]
@@ -349,7 +350,6 @@ def compare_engines(plan_path: str, table_path: str, names: tuple[str, ...] = (
         "duckdb", "spark")) -> dict[str, Any]:
     """Every query's true aggregates from each engine, same salt; are they equal?"""
     from planner_app.core.data.sql_plan import make_engine
-
     from planner_app.core.data.tables import open_table
     from planner_app.core.model import load_plan
 
@@ -360,8 +360,8 @@ def compare_engines(plan_path: str, table_path: str, names: tuple[str, ...] = (
     seconds: dict[str, float] = {}
     bounded: dict[str, int] = {}
     for name in names:
-        engine = make_engine(name, plan, table.source, salt, table.name)
         t0 = time.perf_counter()
+        engine = make_engine(name, plan, table.source, salt, table.name)
         try:
             results[name] = {q.id: _summary(engine.aggregate(q)) for q in plan.queries}
             bounded[name] = int(engine.rows_dropped_by_bound)
