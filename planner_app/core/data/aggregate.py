@@ -108,8 +108,12 @@ class PandasEngine:
         self.table_name = table_name
         self._check_columns(frame)
         self._salt = salt
+        self.n_rows = int(len(frame))
         self.frame, self.rows_dropped_by_bound = self._bound_contributions(frame, source)
         self._done: dict[str, tuple[Query, Aggregate]] = {}
+
+    def close(self) -> None:
+        """Nothing to free (the SQL engines' counterpart)."""
 
     # -- plan/table fit -------------------------------------------------------------------
 

@@ -113,6 +113,7 @@ class DuckDBRunner:
     def __init__(self) -> None:
         self.con: duckdb.DuckDBPyConnection | None = None
         self._source: TableSource | None = None
+        self._nested: set[str] = set()
 
     def open(self, source: TableSource, columns: Sequence[str]) -> None:
         wanted = list(dict.fromkeys(columns))
@@ -133,19 +134,37 @@ class DuckDBRunner:
         else:
             assert source.frame is not None
             con = source.connect([])
-            frame = source.frame[wanted].copy() if wanted else pd.DataFrame(
-                index=source.frame.index)
-            frame.columns = [str(c) for c in frame.columns]
+            by_name = {str(c): c for c in source.frame.columns}
+            frame = pd.DataFrame({c: self._frame_column(c, source.frame[by_name[c]])
+                                  for c in wanted},
+                                 index=pd.RangeIndex(len(source.frame)))
             frame[ROW] = np.arange(len(frame), dtype=np.int64)
             con.register("src_frame_rows", frame)
             con.execute("DROP VIEW src")
             con.execute("CREATE VIEW src AS SELECT * FROM src_frame_rows")
         self.con = con
 
+    def _frame_column(self, name: str, column: pd.Series) -> Any:
+        """A frame's column as DuckDB reads it: numbers and bools keep their type; any other
+        column becomes text, each cell its ``str`` (the text canonical_key and _cell_number
+        read it as, so nothing changes how a cell matches or reads as a number)."""
+        dtype = column.dtype
+        if (pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)) \
+                and not isinstance(dtype, pd.CategoricalDtype):
+            return column.to_numpy() if dtype.kind in "biuf" else column
+        present = column.dropna()
+        if len(present) and isinstance(present.iloc[0], (list, tuple, dict, set, np.ndarray)):
+            self._nested.add(name)
+            return np.full(len(column), None, dtype=object)
+        codes, uniques = pd.factorize(column, use_na_sentinel=True)
+        texts = np.array([str(u) for u in uniques] + [None], dtype=object)
+        return texts[codes]
+
     def column_types(self) -> dict[str, str]:
         assert self.con is not None
         rows = self.con.execute("DESCRIBE SELECT * FROM src").fetchall()
-        return {str(r[0]): str(r[1]) for r in rows}
+        return {str(r[0]): "VARCHAR[]" if str(r[0]) in self._nested else str(r[1])
+                for r in rows}
 
     def register(self, name: str, frame: pd.DataFrame) -> None:
         assert self.con is not None
@@ -225,7 +244,7 @@ class _Derived:
     """The derived columns of the bounded table, the joins they need, and their names."""
 
     exprs: dict[str, str] = field(default_factory=dict)  # name -> SQL over r and joins
-    joins: list[str] = field(default_factory=list)
+    joins: dict[str, list[str]] = field(default_factory=dict)  # name -> the joins it reads
     keys: dict[tuple[Any, ...], str] = field(default_factory=dict)
 
 
@@ -306,13 +325,15 @@ class SqlEngine:
         self.runner.register(name, frame)
         return name
 
-    def _distinct(self, column: str, extra: str = "") -> pd.DataFrame:
+    def _distinct(self, column: str, extra: str = "", limit: int | None = None
+                  ) -> pd.DataFrame:
         """The column's distinct filled values: ``t`` the value as the join compares it,
         ``v`` the value itself, ``n`` how many cells hold it."""
         c = ident(column)
         key = c if self.types.get(column) == "text" else f"CAST({c} AS VARCHAR)"
         return self.runner.query(f"SELECT {key} AS t, {c} AS v, count(*) AS n FROM src "
-                                 f"WHERE {c} IS NOT NULL {extra} GROUP BY {c}")
+                                 f"WHERE {c} IS NOT NULL {extra} GROUP BY {c}"
+                                 + (f" LIMIT {int(limit)}" if limit is not None else ""))
 
     def number(self, column: str) -> str:
         """Name of the derived column holding the cell's finite number (NULL otherwise)."""
@@ -332,20 +353,21 @@ class SqlEngine:
                 m = self._new_map(pd.DataFrame({"t": [k for k, _ in keep],
                                                 "x": np.array([x for _, x in keep],
                                                               dtype=np.float64)}))
-                self._d.joins.append(f"LEFT JOIN {m} ON {c} = {m}.t")
+                joins = [f"LEFT JOIN {m} ON {c} = {m}.t"]
                 fallback = f"{m}.x"
             else:
-                fallback = "CAST(NULL AS DOUBLE)"
+                joins, fallback = [], "CAST(NULL AS DOUBLE)"
             expr = (f"CASE WHEN regexp_matches({c}, {literal(PLAIN_NUMBER)}) "
                     f"THEN TRY_CAST({c} AS DOUBLE) ELSE {fallback} END")
         elif kind in ("int", "float", "bool", "decimal"):
-            expr = f"CAST({c} AS DOUBLE)"
+            expr, joins = f"CAST({c} AS DOUBLE)", []
         else:
-            expr = "CAST(NULL AS DOUBLE)"
+            expr, joins = "CAST(NULL AS DOUBLE)", []
         v = f"({expr})"
         name = f"n{len(self._d.exprs)}"
         self._d.exprs[name] = (f"CASE WHEN {v} IS NULL OR isnan({v}) OR abs({v}) > "
                                f"{_MAX_DOUBLE} THEN NULL ELSE {v} END")
+        self._d.joins[name] = joins
         self._d.keys[key] = name
         return name
 
@@ -368,10 +390,11 @@ class SqlEngine:
             m = self._new_map(pd.DataFrame({"t": [str(t) for t in values["t"]],
                                             "k": np.array(codes, dtype=np.int64)}))
             on = c if self.types.get(column) == "text" else f"CAST({c} AS VARCHAR)"
-            self._d.joins.append(f"LEFT JOIN {m} ON {on} = {m}.t")
+            self._d.joins[name] = [f"LEFT JOIN {m} ON {on} = {m}.t"]
             self._d.exprs[name] = f"COALESCE({m}.k, {MISSING})"
         else:
             self._d.exprs[name] = str(MISSING)
+            self._d.joins[name] = []
         self._d.keys[key] = name
         return name
 
@@ -392,6 +415,7 @@ class SqlEngine:
         if key not in self._d.keys:
             name = f"p{len(self._d.exprs)}"
             self._d.exprs[name] = f"NOT {self._is_missing(column)}"
+            self._d.joins[name] = []
             self._d.keys[key] = name
         return self._d.keys[key]
 
@@ -513,7 +537,7 @@ class SqlEngine:
     def _bound(self) -> None:
         unit = self.plan.privacy_unit
         exprs = ", ".join(f"{e} AS {n}" for n, e in self._d.exprs.items()) or "1 AS _one"
-        joins = " ".join(self._d.joins)
+        joins = " ".join(dict.fromkeys(j for js in self._d.joins.values() for j in js))
         if unit.kind == "person":
             salt = literal(self._salt.hex() + ":")
             key = f"sha256(concat({salt}, CAST({ROW} AS VARCHAR)))"
@@ -526,6 +550,27 @@ class SqlEngine:
         kept = self.runner.query("SELECT count(*) AS n FROM b")
         self.n_rows = int(total["n"].iloc[0])
         self.rows_dropped_by_bound = self.n_rows - int(kept["n"].iloc[0])
+
+    # -- the owner's column facts (the whole table, before bounding) --------------------------
+
+    def column_facts(self, column: str, limit: int = 10_001
+                     ) -> tuple[float | None, float | None, frozenset[str], float]:
+        """(minimum, maximum, canonical keys of up to ``limit`` distinct values present, share
+        of cells that are numbers) of one column, over the whole table: what the check's
+        data-aware warnings compare with the plan. Owner-only, never exported."""
+        name = self.number(column)
+        joins = " ".join(self._d.joins[name])
+        row = self.runner.query(
+            f"SELECT min(x) AS lo, max(x) AS hi, count(x) AS good, count(*) AS n FROM "
+            f"(SELECT {self._d.exprs[name]} AS x FROM src r {joins}) t")
+        lo, hi = row["lo"].iloc[0], row["hi"].iloc[0]
+        good, n = int(row["good"].iloc[0]), int(row["n"].iloc[0])
+        values = self._distinct(column, limit=limit)
+        present = frozenset(canonical_key(v.item() if isinstance(v, np.generic) else v)
+                            for v in values["v"]
+                            if not (isinstance(v, float) and math.isnan(v)))
+        return (None if good == 0 else float(lo), None if good == 0 else float(hi), present,
+                good / n if n else 0.0)
 
     # -- the interface ----------------------------------------------------------------------
 
@@ -753,6 +798,12 @@ def _grid_step_sql(v: str, lower: float, upper: float, step: float, lo: int, hi:
 def _is_engine_error(exc: Exception) -> bool:
     mod = type(exc).__module__ or ""
     return mod.startswith(("duckdb", "_duckdb", "pyspark", "py4j"))
+
+
+def frame_source(name: str, frame: pd.DataFrame) -> TableSource:
+    """A source over a frame held in memory (an Excel sheet, a table already loaded)."""
+    return TableSource(name=name, format="frame", columns=tuple(str(c) for c in frame.columns),
+                       frame=frame)
 
 
 def make_engine(name: str, plan: Plan, source: TableSource, salt: bytes,

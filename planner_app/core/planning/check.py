@@ -16,8 +16,9 @@ from typing import Any
 
 import pandas as pd
 
-from ..data.aggregate import PandasEngine
+from ..data.engines import DEFAULT_ENGINE, ReleaseEngine, open_engine
 from ..data.fit import plan_only_notes
+from ..data.sql_plan import SqlEngine
 from ..data.tables import Table, numeric_values
 from ..dp.accounting import Total, basic, compose, pld, pld_supported, within, zcdp
 from ..dp.accuracy import (
@@ -162,15 +163,17 @@ def alternatives_for(measurements: list[Measurement], delta: float) -> list[Tota
 
 def check_plan(plan: Plan, table: Table | None = None,
                confidence: float = DEFAULT_CONFIDENCE,
-               engine: PandasEngine | None = None, *,
+               engine: ReleaseEngine | None = None, *,
                ledger: LedgerState | PlannerError | None = None,
                require_approval: bool = False,
                trusted: Sequence[PublicKey] = (),
                policy: Policy | PolicyError | None = None,
                file_datasets: Sequence[str] | None = None,
                known_datasets: Sequence[str] | None = None,
-               trust_ignored: str = "") -> CheckReport:
-    """The report; with a table, also its fit to the data (pass ``engine`` to reuse one).
+               trust_ignored: str = "",
+               engine_name: str = DEFAULT_ENGINE) -> CheckReport:
+    """The report; with a table, also its fit to the data (pass ``engine`` to reuse one, or
+    ``engine_name`` to choose which engine reads the table: duckdb, pandas or spark).
     Its ``readiness`` holds the release rules (with the lifetime rule when ``ledger`` is
     given, the approval rule when ``require_approval``: signed by one of ``trusted`` when
     any are given; the organisation's rules when ``policy``; see readiness())."""
@@ -187,10 +190,31 @@ def check_plan(plan: Plan, table: Table | None = None,
         sentence = explain(eps, q.delta, relation=plan.neighbouring,
                            what=f"the release of {q.title!r}").sentence
         checks.append(QueryCheck(q, ms, acc, sentence))
+    own = table is not None and engine is None
+    if table is not None and engine is None:  # after the plan's own refusals
+        engine = open_engine(engine_name, plan, table, SystemRandomSource())
+    try:
+        return _finish_check(plan, table, confidence, engine, checks, warnings,
+                             ledger=ledger, require_approval=require_approval,
+                             trusted=trusted, policy=policy, file_datasets=file_datasets,
+                             known_datasets=known_datasets, trust_ignored=trust_ignored)
+    finally:
+        if own and engine is not None:
+            engine.close()
+
+
+def _finish_check(plan: Plan, table: Table | None, confidence: float,
+                  engine: ReleaseEngine | None, checks: list[QueryCheck], warnings: list[str],
+                  *, ledger: LedgerState | PlannerError | None, require_approval: bool,
+                  trusted: Sequence[PublicKey], policy: Policy | PolicyError | None,
+                  file_datasets: Sequence[str] | None, known_datasets: Sequence[str] | None,
+                  trust_ignored: str) -> CheckReport:
+    rows = engine.n_rows if engine is not None else None
+    for c in checks:
+        q, ms, acc = c.query, c.measurements, c.accuracy
         warnings.extend(_query_warnings(q, plan, ms, acc))
         if table is None:  # with the data, the fit check decides instead (fit.py)
             warnings.extend(plan_only_notes(q))
-        rows = len(table.frame) if table is not None else None
         warnings.extend(f"{q.id}: {w}" for w in statistic_warnings(q, acc, rows))
     measurements = all_measurements(checks)
     total = compose(measurements, plan.budget.delta, plan.budget.accountant)
@@ -203,6 +227,7 @@ def check_plan(plan: Plan, table: Table | None = None,
                                  accuracies={c.query.id: c.accuracy for c in checks})
     report.warnings = warnings
     if table is not None:
+        assert engine is not None
         _check_against_table(report, table, engine)
     return report
 
@@ -278,19 +303,19 @@ def copied_from_data(query: Query, facts: Callable[[str], ColumnFacts | None]) -
     return out
 
 
-def _check_against_table(report: CheckReport, table: Table,
-                         engine: PandasEngine | None = None) -> None:
+def _check_against_table(report: CheckReport, table: Table, engine: ReleaseEngine) -> None:
     plan = report.plan
-    if engine is None:
-        engine = PandasEngine(plan, table.frame, SystemRandomSource(), table.name)
-    frame = table.frame
     cache: dict[str, ColumnFacts] = {}
 
     def facts(column: str) -> ColumnFacts | None:
-        if column not in frame.columns:
+        if column not in table.columns:
             return None
         if column not in cache:
-            cache[column] = column_facts(frame[column])
+            if isinstance(engine, SqlEngine):  # engine queries, never a scan in Python
+                lo, hi, present, share = engine.column_facts(column)
+                cache[column] = ColumnFacts(lo, hi, present, share)
+            else:
+                cache[column] = column_facts(table.frame[column])
         return cache[column]
 
     warn = report.warnings
