@@ -176,28 +176,37 @@ def part_scale(label: str, rows: int, repeat: int, work: Path,
     for fmt in ("csv", "parquet"):
         table = data.survey_table(DATA, rows, fmt)
         size = table.stat().st_size / 2**20
-        runs: dict[str, list[dict[str, Any]]] = {"release": [], "duckdb": [], "pandas": []}
+        runs: dict[str, list[dict[str, Any]]] = {"release": [], "aggregates": [],
+                                                 "duckdb": [], "pandas": []}
         for _ in range(repeat):
             runs["release"].append(release.run(plan, table))
+            runs["aggregates"].append(measure([sys.executable, str(Path(__file__)),
+                                               "--aggregate-only", str(plan), str(table)]))
             runs["duckdb"].append(measure(ref("engine_ref_duckdb.py", plan, table)))
             runs["pandas"].append(measure(ref("engine_ref_pandas.py", plan, table)))
-        names = {"release": "`planner-app release`", "duckdb": "DuckDB alone",
+        names = {"release": "`planner-app release`",
+                 "aggregates": "the release's aggregation alone (open in place, bound, 12 "
+                               "aggregates; no check, noise or bundle)",
+                 "duckdb": "DuckDB alone",
                  "pandas": "bare pandas"}
         for key, rs in runs.items():
             rel = runs["release"]
-            cells = ("-", "-") if key == "release" else (
+            cells = ("-", "-") if key in ("release", "aggregates") else (
                 f"{ratio(rel, rs, 'wall'):.2f}x", f"{ratio(rel, rs, 'cpu'):.2f}x")
             lines.append(f"| {fmt} ({size:,.0f} MB) | {names[key]}{out_of(rs[-1])} | "
                          f"{secs(median_of(rs, 'wall'))} | {secs(median_of(rs, 'cpu'))} | "
                          f"{mb(median_of(rs, 'rss_mb'))} | {cells[0]} | {cells[1]} |")
         verified = verify(runs["release"][-1].get("bundle"))
         r_duck = ratio(runs["release"], runs["duckdb"], "wall")
+        r_agg = ratio(runs["aggregates"], runs["duckdb"], "wall")
         summary.append(f"{fmt}: release / DuckDB alone = {r_duck:.2f}x wall, "
                        f"{ratio(runs['release'], runs['duckdb'], 'cpu'):.2f}x CPU "
                        f"(target ≤ 1.5x: {'met' if r_duck <= 1.5 else 'missed'}); "
                        f"release / bare pandas = "
                        f"{ratio(runs['release'], runs['pandas'], 'wall'):.2f}x wall; "
-                       f"bundle verified: {'yes' if verified else 'NO'}")
+                       f"bundle verified: {'yes' if verified else 'NO'}; the release's "
+                       f"aggregation alone / DuckDB alone = {r_agg:.2f}x wall, "
+                       f"{ratio(runs['aggregates'], runs['duckdb'], 'cpu'):.2f}x CPU")
         if profile:
             lines += ["", *profile_release(plan, table, work, f"{fmt}, {rows:,} rows")]
     return lines + [""] + [f"- {s}" for s in summary] + [""]
@@ -346,6 +355,25 @@ def _summary(agg: Any) -> dict[str, Any]:
             "quantile": quantile, "facts": dict(vars(agg.facts))}
 
 
+def aggregate_only(plan_path: str, table_path: str, engine: str = "duckdb") -> dict[str, Any]:
+    """The release's aggregation alone, as the release does it (open the file in place, bound,
+    every statistic's integer aggregates), without the check, the noise or the bundle."""
+    import secrets
+
+    from planner_app.core.data.sql_plan import make_engine
+    from planner_app.core.data.tables import open_table
+    from planner_app.core.model import load_plan
+
+    plan = load_plan(plan_path)
+    table = open_table(Path(table_path))
+    aggregator = make_engine(engine, plan, table.source, secrets.token_bytes(32), table.name)
+    try:
+        cells = sum(len(aggregator.aggregate(q).cells) for q in plan.queries)
+    finally:
+        aggregator.close()
+    return {"queries": len(plan.queries), "cells": cells}
+
+
 def compare_engines(plan_path: str, table_path: str, names: tuple[str, ...] = (
         "duckdb", "spark")) -> dict[str, Any]:
     """Every query's true aggregates from each engine, same salt; are they equal?"""
@@ -397,9 +425,14 @@ def main() -> None:
                         help="paired runs for 1m/10m/hist (default 3 at 1M, 1 above)")
     parser.add_argument("--profile", action="store_true",
                         help="profile one release per file of the 1m/10m parts")
+    parser.add_argument("--aggregate-only", nargs=2, metavar=("PLAN", "TABLE"),
+                        help="(internal) the release's aggregation alone, with DuckDB")
     parser.add_argument("--compare-engines", nargs=2, metavar=("PLAN", "TABLE"),
                         help="(internal) print whether DuckDB and Spark agree, as JSON")
     args = parser.parse_args()
+    if args.aggregate_only:
+        print(json.dumps(aggregate_only(*args.aggregate_only)))
+        return
     if args.compare_engines:
         print(json.dumps(compare_engines(*args.compare_engines)))
         return
