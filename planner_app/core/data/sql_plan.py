@@ -813,7 +813,7 @@ def make_engine(name: str, plan: Plan, source: TableSource, salt: bytes,
         try:
             import importlib
 
-            importlib.import_module("planner_app.core.data.spark_runner")
+            importlib.import_module("planner_app.core.data.spark_engine")
         except ImportError:
             pass
     if name not in RUNNERS:
