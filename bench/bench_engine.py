@@ -60,18 +60,79 @@ MEMORY_TARGET_MB = 4096
 
 # -- measuring whole processes -------------------------------------------------------------
 
-def measure(cmd: list[str], log: Path | None = None, cwd: Path | None = None) -> dict[str, Any]:
-    """Run ``cmd`` to its end; its wall and CPU seconds, peak RSS and exit code."""
-    out = open(log, "ab") if log else subprocess.DEVNULL
+def _descendants(pid: int) -> list[int]:
+    kids: list[int] = []
+    try:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            text = (task / "children").read_text().split()
+            kids += [int(k) for k in text]
+    except OSError:
+        return []
+    return kids + [d for k in kids for d in _descendants(k)]
+
+
+def _sample(pid: int) -> tuple[float, float] | None:
+    """(CPU seconds, peak RSS MB) of a live process, from /proc."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    ticks = os.sysconf("SC_CLK_TCK")
+    hwm = next((int(line.split()[1]) for line in status.splitlines()
+                if line.startswith("VmHWM:")), 0)
+    return (int(stat[11]) + int(stat[12])) / ticks, hwm / 1024
+
+
+def measure(cmd: list[str], log: Path | None = None, cwd: Path | None = None,
+            tree: bool = False) -> dict[str, Any]:
+    """Run ``cmd`` to its end; its wall and CPU seconds, peak RSS and exit code (and, when it
+    failed, the last lines it printed). ``tree``: also sample the descendants it starts (a
+    JVM that is never waited for is not in the process's own accounting): their CPU seconds
+    and largest peak RSS as last seen in /proc, every 0.2 s."""
+    if log is None:
+        fd, name = tempfile.mkstemp(prefix="bench-", suffix=".log", dir=DATA)
+        os.close(fd)
+        r = measure(cmd, Path(name), cwd, tree)
+        Path(name).unlink()
+        return r
+    out = open(log, "ab")
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=out, stderr=out, env=ENV, cwd=cwd)
+    seen: dict[int, tuple[float, float]] = {}
+    if tree:
+        import threading
+
+        stop = threading.Event()
+
+        def poll() -> None:
+            while not stop.is_set():
+                for kid in _descendants(proc.pid):
+                    got = _sample(kid)
+                    if got is not None:  # a zombie has its CPU but no memory figures left
+                        old = seen.get(kid, (0.0, 0.0))
+                        seen[kid] = (max(old[0], got[0]), max(old[1], got[1]))
+                stop.wait(0.2)
+
+        poller = threading.Thread(target=poll, daemon=True)
+        poller.start()
     _, status, usage = os.wait4(proc.pid, 0)
+    if tree:
+        stop.set()
+        poller.join()
     wall = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)
-    if log:
-        out.close()  # type: ignore[union-attr]
-    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "user": usage.ru_utime,
-            "sys": usage.ru_stime, "rss_mb": usage.ru_maxrss / 1024, "rc": proc.returncode}
+    out.close()
+    r = {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "user": usage.ru_utime,
+         "sys": usage.ru_stime, "rss_mb": usage.ru_maxrss / 1024, "rc": proc.returncode,
+         "kids_cpu": sum(c for c, _ in seen.values()),
+         "kids_rss_mb": max((m for _, m in seen.values()), default=0.0)}
+    if proc.returncode != 0:
+        tail = log.read_text(errors="replace").strip().splitlines()[-2:]
+        r["error"] = " / ".join(line.strip()[:300] for line in tail)
+        print(f"  failed (exit {proc.returncode}): {' '.join(cmd[1:3])}…: {r['error']}",
+              file=sys.stderr)
+    return r
 
 
 def median_of(runs: list[dict[str, Any]], key: str) -> float:
@@ -106,16 +167,12 @@ class Release:
         return ([sys.executable, "-m", "planner_app", "--home", str(home), "release", str(plan),
                  "--data", str(table), "--out", str(out), "--force", *self.flag], out)
 
-    def run(self, plan: Path, table: Path) -> dict[str, Any]:
+    def run(self, plan: Path, table: Path, tree: bool = False) -> dict[str, Any]:
         cmd, out = self.cmd(plan, table)
         log = self.work / f"release-{self.runs}.log"
         log.unlink(missing_ok=True)
-        r = measure(cmd, log)
+        r = measure(cmd, log, tree=tree)
         r["bundle"] = out if out.exists() else None
-        if r["rc"] != 0:
-            tail = log.read_text(errors="replace").strip().splitlines()[-3:]
-            r["error"] = " / ".join(tail)
-            print(f"  release failed (exit {r['rc']}): {r['error']}", file=sys.stderr)
         return r
 
 
@@ -172,7 +229,8 @@ def part_scale(label: str, rows: int, repeat: int, work: Path,
              "",
              "| file | process | wall | CPU | peak RSS | release / it (wall) | (CPU) |",
              "|---|---|---:|---:|---:|---:|---:|"]
-    summary = []
+    summary: list[str] = []
+    failures: list[str] = []
     for fmt in ("csv", "parquet"):
         table = data.survey_table(DATA, rows, fmt)
         size = table.stat().st_size / 2**20
@@ -196,6 +254,11 @@ def part_scale(label: str, rows: int, repeat: int, work: Path,
             lines.append(f"| {fmt} ({size:,.0f} MB) | {names[key]}{out_of(rs[-1])} | "
                          f"{secs(median_of(rs, 'wall'))} | {secs(median_of(rs, 'cpu'))} | "
                          f"{mb(median_of(rs, 'rss_mb'))} | {cells[0]} | {cells[1]} |")
+        for key, rs in runs.items():
+            failed = [r for r in rs if r["rc"] != 0]
+            if failed:
+                failures.append(f"{fmt}, {names[key]}: exit {failed[-1]['rc']}: "
+                                f"{failed[-1].get('error', '')}")
         verified = verify(runs["release"][-1].get("bundle"))
         r_duck = ratio(runs["release"], runs["duckdb"], "wall")
         r_agg = ratio(runs["aggregates"], runs["duckdb"], "wall")
@@ -209,7 +272,8 @@ def part_scale(label: str, rows: int, repeat: int, work: Path,
                        f"{ratio(runs['aggregates'], runs['duckdb'], 'cpu'):.2f}x CPU")
         if profile:
             lines += ["", *profile_release(plan, table, work, f"{fmt}, {rows:,} rows")]
-    return lines + [""] + [f"- {s}" for s in summary] + [""]
+    return (lines + [""] + [f"- {s}" for s in summary]
+            + [f"- failed: {f}" for f in failures] + [""])
 
 
 def profile_release(plan: Path, table: Path, work: Path, what: str, top: int = 14) -> list[str]:
@@ -242,6 +306,7 @@ def part_100m(rows: int, work: Path) -> list[str]:
              f"one run each. Target: peak RSS ≤ {MEMORY_TARGET_MB:,} MB.", "",
              "| file | size | wall | CPU | peak RSS | target | bundle verified |",
              "|---|---:|---:|---:|---:|---|---|"]
+    failures: list[str] = []
     for fmt in ("parquet", "csv"):
         t0 = time.perf_counter()
         table = data.survey_table(DATA, rows, fmt)
@@ -252,8 +317,8 @@ def part_100m(rows: int, work: Path) -> list[str]:
                      f"{secs(r['wall'])} | {secs(r['cpu'])} | {mb(r['rss_mb'])} | "
                      f"{'met' if ok else 'missed'} | {'yes' if verify(r['bundle']) else 'NO'} |")
         if r.get("error"):
-            lines.append(f"\n{fmt}: the release failed: {r['error']}\n")
-    return lines + [""]
+            failures.append(f"- {fmt}: the release failed: {r['error']}")
+    return lines + [""] + failures + [""]
 
 
 def part_hist(rows: int, repeat: int, work: Path) -> list[str]:
@@ -264,6 +329,7 @@ def part_hist(rows: int, repeat: int, work: Path) -> list[str]:
              f"Target: release ≤ 3x bare pandas.", "",
              "| k | process | wall | CPU | peak RSS | release / pandas (wall) | (CPU) | target |",
              "|---:|---|---:|---:|---:|---:|---:|---|"]
+    failures: list[str] = []
     for k in (100_000, 1_000_000):
         table = data.codes_table(DATA, rows, k)
         plan = data.write_plan(data.codes_plan(rows, k), work / f"codes-plan-{k}.json")
@@ -279,7 +345,9 @@ def part_hist(rows: int, repeat: int, work: Path) -> list[str]:
         lines.append(f"| {k:,} | bare pandas | {secs(median_of(bare, 'wall'))} | "
                      f"{secs(median_of(bare, 'cpu'))} | {mb(median_of(bare, 'rss_mb'))} | - | - "
                      f"| |")
-    return lines + [""]
+        failures += [f"- k = {k:,}: exit {r['rc']}: {r.get('error', '')}"
+                     for r in rel + bare if r["rc"] != 0][:1]
+    return lines + [""] + failures + [""]
 
 
 def part_stats(rows: int, work: Path, counts: tuple[int, ...]) -> list[str]:
@@ -290,6 +358,7 @@ def part_stats(rows: int, work: Path, counts: tuple[int, ...]) -> list[str]:
              f"checked with `planner-app verify`.", "",
              "| statistics | wall | CPU | peak RSS | bundle written | verify |",
              "|---:|---:|---:|---:|---|---|"]
+    failures: list[str] = []
     for n in counts:
         plan = data.write_plan(data.survey_plan(rows, n), work / f"plan-{n}.json")
         r = release.run(plan, table)
@@ -297,7 +366,7 @@ def part_stats(rows: int, work: Path, counts: tuple[int, ...]) -> list[str]:
                      f"{mb(r['rss_mb'])} | {'yes' if r['bundle'] else 'NO'} | "
                      f"{'accepted' if verify(r['bundle']) else 'NOT accepted'} |")
         if r.get("error"):
-            lines.append(f"\n{n} statistics: the release failed: {r['error']}\n")
+            failures.append(f"- {n} statistics: the release failed: {r['error']}")
     return lines + [""]
 
 
@@ -309,13 +378,19 @@ def part_spark(rows: int, work: Path) -> list[str]:
     if not spark.flag:
         return ["`release --engine spark` does not exist in this checkout yet: not measured.",
                 ""]
-    rs, rd = spark.run(plan, table), duck.run(plan, table)
+    rs, rd = spark.run(plan, table, tree=True), duck.run(plan, table, tree=True)
     lines = [f"The 12-statistic plan on the {rows:,}-row Parquet file, one run each (Spark in "
-             f"local mode on this machine's cores; the JVM is a child of the release process).",
-             "", "| engine | wall | CPU | peak RSS | bundle verified |", "|---|---:|---:|---:|---|"]
+             f"local mode on this machine's cores; the JVM is a child of the release process, "
+             f"sampled from /proc every 0.2 s: its CPU as last seen before it ended).",
+             "", "| engine | wall | CPU (Python) | peak RSS (Python) | CPU (JVM) | "
+             "peak RSS (JVM) | bundle verified |", "|---|---:|---:|---:|---:|---:|---|"]
     for name, r in (("spark", rs), ("duckdb", rd)):
+        jvm = ("-", "-") if not r["kids_cpu"] else (secs(r["kids_cpu"]), mb(r["kids_rss_mb"]))
         lines.append(f"| {name}{out_of(r)} | {secs(r['wall'])} | {secs(r['cpu'])} | "
-                     f"{mb(r['rss_mb'])} | {'yes' if verify(r['bundle']) else 'NO'} |")
+                     f"{mb(r['rss_mb'])} | {jvm[0]} | {jvm[1]} | "
+                     f"{'yes' if verify(r['bundle']) else 'NO'} |")
+    lines += [f"- {name}: exit {r['rc']}: {r.get('error', '')}"
+              for name, r in (("spark", rs), ("duckdb", rd)) if r["rc"] != 0]
     done = subprocess.run([sys.executable, str(Path(__file__)), "--compare-engines",
                            str(plan), str(table)], capture_output=True, text=True, env=ENV,
                           cwd=HERE)
