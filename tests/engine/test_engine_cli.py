@@ -35,7 +35,7 @@ def nothing_charged(home: Path) -> bool:
 
 @pytest.mark.parametrize(("text", "words"), [
     ("id,x\n1,2\n2,\"3\n3,4\n", "quoted cell is never closed"),
-    ("id,x\n1,2\n2,3,4,5\n3,4\n", "number of fields"),
+    ("id,x\n1,2\n2,3,4,5\n3,4\n", "line 3: has 4 fields where the header has 2"),
 ])
 def test_a_malformed_csv_line_is_an_input_error(tmp_path: Path, app_home: Path,
                                                 capsys: pytest.CaptureFixture[str],

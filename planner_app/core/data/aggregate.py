@@ -91,12 +91,16 @@ def _int_sum(cells: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
+KEY_HEX_CHARS = 12  # 48 bits: a short key the engines compare fast; ties go by position
+
+
 def row_keys(salt: bytes, n: int) -> np.ndarray:
     """The bounding key of rows 0..n-1 (their positions in the file), as the SQL engines
-    compute it: sha256 of the salt's hex, a colon and the position, in lowercase hex."""
+    compute it: the first 12 lowercase hex digits of sha256(salt's hex, ':', position).
+    Sorted stably, equal keys keep position order, as the engines' ``ORDER BY key, row``."""
     prefix = salt.hex() + ":"
     return np.array([hashlib.sha256((prefix + str(i)).encode("ascii")).hexdigest()
-                     for i in range(n)], dtype=object)
+                     [:KEY_HEX_CHARS] for i in range(n)], dtype=object)
 
 
 class PandasEngine:

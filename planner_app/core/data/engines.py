@@ -42,5 +42,26 @@ def open_engine(name: str, plan: Plan, table: Table, source: RandomSource) -> Re
     if name == "pandas":
         return PandasEngine(plan, table.frame, source, table.name, salt=salt)
     src = table.source if table.source is not None else frame_source(table.name, table.frame)
-    engine: SqlEngine = make_engine(name, plan, src, salt, table.name)
+    try:
+        engine: SqlEngine = make_engine(name, plan, src, salt, table.name)
+    except InputError as exc:
+        # a text file's NUL byte or overlong line, found while it streamed through the hash,
+        # is the clearer message (it names the line); else the engine's own
+        raise (_stream_problem(table) or exc) from None
+    problem = _stream_problem(table)
+    if problem is not None:
+        engine.close()
+        raise problem
     return engine
+
+
+def _stream_problem(table: Table) -> InputError | None:
+    """What the file's streaming pass (hash, NUL and line-length guard) found in a text file
+    the engine read in place; waits for it (it ran alongside the engine's scan)."""
+    if table.source is None or table.source.format != "csv":
+        return None
+    try:
+        table.sha256  # noqa: B018 - waits for the streamed hash and its guard
+    except InputError as exc:
+        return exc
+    return None

@@ -25,9 +25,10 @@ Contract for a runner (``SqlRunner``; ``DuckDBRunner`` here, ``SparkRunner`` els
 What SqlEngine computes (docs/engine.md has the privacy argument):
 
 - Bounding: with a person unit, each person keeps the ``max_rows`` rows whose key
-  ``sha256(salt_hex || ':' || __row)`` is smallest (``row_number() OVER (PARTITION BY id ORDER
-  BY key)``). The salt is 32 secret bytes drawn from the release's random source and never
-  written anywhere; ``PandasEngine`` given the same salt keeps exactly the same rows.
+  ``substr(sha256(salt_hex || ':' || __row), 1, 12)`` is smallest, ties by ``__row``
+  (``row_number() OVER (PARTITION BY id ORDER BY key, __row)``). The salt is 32 secret
+  bytes drawn from the release's random source and never written anywhere; ``PandasEngine``
+  given the same salt keeps exactly the same rows.
 - Cells: how a cell's value matches a declared category, group key, where-value or yes/no
   value follows ``model.canonical_key``: the engine fetches the column's distinct values,
   maps them in Python, and joins the mapping (registered as a small table). Numbers follow
@@ -57,8 +58,9 @@ from ..model import (
     answer_reader,
     canonical_key,
 )
-from ..support.errors import InputError
+from ..support.errors import InputError, PlannerError
 from .aggregate import (
+    KEY_HEX_CHARS,
     MISSING,
     UNDECLARED,
     Aggregate,
@@ -73,6 +75,7 @@ if TYPE_CHECKING:
     import duckdb
 
 ROW = "__row"  # the row's 0-based position in the file, a column of ``src``
+KEY_CHARS = KEY_HEX_CHARS  # the bounding key: this many hex digits of the row's sha256
 
 #: Text the engine casts to a number itself: plain decimal or exponent notation, no spaces.
 #: Python's float() reads each such text as the correctly rounded double, as DuckDB and Java do.
@@ -142,6 +145,7 @@ class DuckDBRunner:
             con.register("src_frame_rows", frame)
             con.execute("DROP VIEW src")
             con.execute("CREATE VIEW src AS SELECT * FROM src_frame_rows")
+        con.execute("SET enable_progress_bar = false")  # never on the command line's output
         self.con = con
 
     def _frame_column(self, name: str, column: pd.Series) -> Any:
@@ -261,6 +265,8 @@ class SqlEngine:
         self._done: dict[str, tuple[Query, Aggregate]] = {}
         self._maps = 0
         self._d = _Derived()
+        self._odd_cache: dict[str, pd.DataFrame] = {}
+        self._numeric_cache: dict[str, bool] = {}
         self.n_rows = 0
         self.rows_dropped_by_bound = 0
         try:
@@ -280,6 +286,10 @@ class SqlEngine:
         present = [c for c in plan_columns(self.plan) if c in self.source.columns]
         self.runner.open(self.source, present)
         self.types = {c: _kind(t) for c, t in self.runner.column_types().items()}
+        total = self.runner.query("SELECT count(*) AS n FROM src")
+        self.n_rows = int(total["n"].iloc[0])
+        if self.n_rows == 0:
+            raise InputError(self.table_name, None, "has a header but no rows")
         self._check_flat_columns()
         problems = self._fit_problems()
         if problems:
@@ -335,6 +345,13 @@ class SqlEngine:
                                  f"WHERE {c} IS NOT NULL {extra} GROUP BY {c}"
                                  + (f" LIMIT {int(limit)}" if limit is not None else ""))
 
+    def _odd(self, column: str) -> pd.DataFrame:
+        """A text column's distinct filled values that are not in plain number notation."""
+        if column not in self._odd_cache:
+            self._odd_cache[column] = self._distinct(
+                column, f"AND NOT regexp_matches({ident(column)}, {literal(PLAIN_NUMBER)})")
+        return self._odd_cache[column]
+
     def number(self, column: str) -> str:
         """Name of the derived column holding the cell's finite number (NULL otherwise)."""
         key = ("num", column)
@@ -343,22 +360,18 @@ class SqlEngine:
         c = self._col(column)
         kind = self.types.get(column)
         if kind == "text":
-            odd = self._distinct(column, f"AND NOT regexp_matches({ident(column)}, "
-                                         f"{literal(PLAIN_NUMBER)})")
-            nums = [_cell_number(v) for v in odd["v"]]
-            keep = [(str(t), x) for t, x in zip(odd["t"], nums, strict=True)
-                    if math.isfinite(x)]
-            expr = f"TRY_CAST({c} AS DOUBLE)"
-            if keep:
-                m = self._new_map(pd.DataFrame({"t": [k for k, _ in keep],
-                                                "x": np.array([x for _, x in keep],
-                                                              dtype=np.float64)}))
+            # plain notation is cast by the engine; every other text is in the mapping (its
+            # number, or NULL), so no row is matched against a pattern in the big scan
+            odd = self._odd(column)
+            expr, joins = f"TRY_CAST({c} AS DOUBLE)", []
+            if len(odd):
+                nums = [_cell_number(v) for v in odd["v"]]
+                m = self._new_map(pd.DataFrame({
+                    "t": [str(t) for t in odd["t"]],
+                    "x": np.array([x if math.isfinite(x) else np.nan for x in nums],
+                                  dtype=np.float64)}))
                 joins = [f"LEFT JOIN {m} ON {c} = {m}.t"]
-                fallback = f"{m}.x"
-            else:
-                joins, fallback = [], "CAST(NULL AS DOUBLE)"
-            expr = (f"CASE WHEN regexp_matches({c}, {literal(PLAIN_NUMBER)}) "
-                    f"THEN TRY_CAST({c} AS DOUBLE) ELSE {fallback} END")
+                expr = f"CASE WHEN {m}.t IS NULL THEN {expr} ELSE {m}.x END"
         elif kind in ("int", "float", "bool", "decimal"):
             expr, joins = f"CAST({c} AS DOUBLE)", []
         else:
@@ -449,16 +462,17 @@ class SqlEngine:
             return True
         if kind != "text":
             return False
-        c = ident(column)
-        row = self.runner.query(
-            f"SELECT count({c}) AS filled, count(*) FILTER (WHERE regexp_matches({c}, "
-            f"{literal(PLAIN_NUMBER)})) AS plain FROM src")
-        filled, plain = int(row["filled"].iloc[0]), int(row["plain"].iloc[0])
-        odd = self._distinct(column, f"AND NOT regexp_matches({c}, {literal(PLAIN_NUMBER)})")
+        if column in self._numeric_cache:
+            return self._numeric_cache[column]
+        row = self.runner.query(f"SELECT count({ident(column)}) AS filled FROM src")
+        filled = int(row["filled"].iloc[0])
+        odd = self._odd(column)
+        numbers = filled - int(np.asarray(odd["n"], dtype=np.int64).sum())  # plain notation
         if len(odd):
             ok = pd.to_numeric(pd.Series(list(odd["v"]), dtype=object), errors="coerce").notna()
-            plain += int(np.asarray(odd["n"], dtype=np.int64)[ok.to_numpy()].sum())
-        return filled == 0 or plain >= NUMERIC_SHARE * filled
+            numbers += int(np.asarray(odd["n"], dtype=np.int64)[ok.to_numpy()].sum())
+        self._numeric_cache[column] = filled == 0 or numbers >= NUMERIC_SHARE * filled
+        return self._numeric_cache[column]
 
     def _yes_no_counts(self, q: Query) -> tuple[int, int]:
         """(cells read as neither, cells read as yes or no) over the whole table."""
@@ -535,20 +549,24 @@ class SqlEngine:
     # -- bounding: one scan of the file into the bounded table ``b`` --------------------------
 
     def _bound(self) -> None:
+        """The bounded table ``b`` of derived columns: the derivations first (codes and
+        numbers, a few bytes a row), then the window that keeps each person's ``max_rows``
+        rows with the smallest keys (ties, of probability 2^-48 a pair, by position)."""
         unit = self.plan.privacy_unit
         exprs = ", ".join(f"{e} AS {n}" for n, e in self._d.exprs.items()) or "1 AS _one"
+        names = ", ".join(self._d.exprs) or "_one"
         joins = " ".join(dict.fromkeys(j for js in self._d.joins.values() for j in js))
         if unit.kind == "person":
+            derived = (f"SELECT {exprs}, r.{ident(str(unit.id_column))} AS __id, "
+                       f"r.{ROW} AS {ROW} FROM src r {joins}")
             salt = literal(self._salt.hex() + ":")
-            key = f"sha256(concat({salt}, CAST({ROW} AS VARCHAR)))"
-            inner = (f"SELECT * FROM src QUALIFY row_number() OVER (PARTITION BY "
-                     f"{ident(str(unit.id_column))} ORDER BY {key}) <= {int(unit.max_rows)}")
+            key = f"substr(sha256(concat({salt}, CAST({ROW} AS VARCHAR))), 1, {KEY_CHARS})"
+            sql = (f"SELECT {names} FROM ({derived}) d QUALIFY row_number() OVER (PARTITION BY "
+                   f"__id ORDER BY {key}, {ROW}) <= {int(unit.max_rows)}")
         else:
-            inner = "SELECT * FROM src"
-        self.runner.materialize("b", f"SELECT {exprs} FROM ({inner}) r {joins}")
-        total = self.runner.query("SELECT count(*) AS n FROM src")
+            sql = f"SELECT {exprs} FROM src r {joins}"
+        self.runner.materialize("b", sql)
         kept = self.runner.query("SELECT count(*) AS n FROM b")
-        self.n_rows = int(total["n"].iloc[0])
         self.rows_dropped_by_bound = self.n_rows - int(kept["n"].iloc[0])
 
     # -- the owner's column facts (the whole table, before bounding) --------------------------
@@ -795,9 +813,26 @@ def _grid_step_sql(v: str, lower: float, upper: float, step: float, lo: int, hi:
     return f"LEAST(GREATEST(CAST({rounded} AS BIGINT), {int(lo)}), {int(hi)})"
 
 
+#: DuckDB errors that are the SQL's own fault (a defect: raised as they are, never blamed on
+#: the file)
+_DEFECTS = ("BinderException", "ParserException", "CatalogException", "InternalException",
+            "NotImplementedException", "SyntaxException", "ProgrammingError")
+
+
 def _is_engine_error(exc: Exception) -> bool:
+    """True for an error reading the table (a malformed line, a damaged file); raises the
+    engine running out of memory as a one-line PlannerError."""
     mod = type(exc).__module__ or ""
-    return mod.startswith(("duckdb", "_duckdb", "pyspark", "py4j"))
+    name = type(exc).__name__
+    if not mod.startswith(("duckdb", "_duckdb", "pyspark", "py4j")):
+        return False
+    if name == "OutOfMemoryException":
+        from .source import DEFAULT_MEMORY_LIMIT
+
+        raise PlannerError(f"the engine needed more than its memory limit "
+                           f"({DEFAULT_MEMORY_LIMIT}; set PLANNER_APP_ENGINE_MEMORY to raise "
+                           "it, or free disk space for spilling); nothing was charged") from exc
+    return name not in _DEFECTS
 
 
 def frame_source(name: str, frame: pd.DataFrame) -> TableSource:
