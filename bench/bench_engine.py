@@ -299,15 +299,21 @@ def profile_release(plan: Path, table: Path, work: Path, what: str, top: int = 1
     return out
 
 
-def part_100m(rows: int, work: Path) -> list[str]:
-    plan = data.write_plan(data.survey_plan(rows), work / f"plan12-{rows}.json")
+def part_100m(rows: int, work: Path, without: tuple[str, ...] = (),
+              formats: tuple[str, ...] = ("parquet", "csv")) -> list[str]:
+    plan_dict = data.survey_plan(rows)
+    plan_dict["queries"] = [q for q in plan_dict["queries"]
+                            if q["id"].rsplit("_", 1)[0] not in without]
+    n = len(plan_dict["queries"])
+    plan = data.write_plan(plan_dict, work / f"plan{n}-{rows}.json")
     release = Release(work)
-    lines = [f"The 12-statistic plan on {rows:,} rows (person-level unit, k = {data.MAX_ROWS}); "
+    lines = [f"The {n}-statistic plan{' (without ' + ', '.join(without) + ')' if without else ''}"
+             f" on {rows:,} rows (person-level unit, k = {data.MAX_ROWS}); "
              f"one run each. Target: peak RSS ≤ {MEMORY_TARGET_MB:,} MB.", "",
              "| file | size | wall | CPU | peak RSS | target | bundle verified |",
              "|---|---:|---:|---:|---:|---|---|"]
     failures: list[str] = []
-    for fmt in ("parquet", "csv"):
+    for fmt in formats:
         t0 = time.perf_counter()
         table = data.survey_table(DATA, rows, fmt)
         print(f"  {table.name}: {time.perf_counter() - t0:.0f} s to generate", file=sys.stderr)
@@ -506,6 +512,10 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true",
                         help="profile one release per file of the 1m/10m parts, and the "
                              "10^5-category histogram")
+    parser.add_argument("--without", default="",
+                        help=f"100m: leave these kinds out of the plan (of {','.join(data.KINDS)}"
+                             "; its own section)")
+    parser.add_argument("--formats", default="parquet,csv", help="100m: the files to release")
     parser.add_argument("--aggregate-only", nargs=2, metavar=("PLAN", "TABLE"),
                         help="(internal) the release's aggregation alone, with DuckDB")
     parser.add_argument("--compare-engines", nargs=2, metavar=("PLAN", "TABLE"),
@@ -554,7 +564,11 @@ def main() -> None:
             emit("stats", part_stats(sizes["stats"], work, (1, 10, 100, 1000)))
         if "100m" in parts:
             print("[100m]", file=sys.stderr)
-            emit("100m", part_100m(sizes["100m"], work))
+            without = tuple(k for k in args.without.split(",") if k)
+            if without:
+                SECTIONS["100m"] += f" (without {', '.join(without)})"
+            emit("100m", part_100m(sizes["100m"], work, without,
+                                   tuple(args.formats.split(","))))
         if "spark" in parts:
             print("[spark]", file=sys.stderr)
             emit("spark", part_spark(sizes["spark"], work))
