@@ -385,23 +385,23 @@ def part_spark(rows: int, work: Path) -> list[str]:
     table = data.survey_table(DATA, rows, "parquet")
     plan = data.write_plan(data.survey_plan(rows), work / f"plan12-{rows}.json")
     spark = Release(work, "spark")
-    duck = Release(work, "duckdb")
     if not spark.flag:
         return ["`release --engine spark` does not exist in this checkout yet: not measured.",
                 ""]
-    rs, rd = spark.run(plan, table, tree=True), duck.run(plan, table, tree=True)
+    rs = spark.run(plan, table, tree=True)
     lines = [f"The 12-statistic plan on the {rows:,}-row Parquet file, one run each (Spark in "
              f"local mode on this machine's cores; the JVM is a child of the release process, "
-             f"sampled from /proc every 0.2 s: its CPU as last seen before it ended).",
+             f"sampled from /proc every 0.2 s: its CPU as last seen before it ended). The "
+             f"same release with DuckDB: the 10M-row section above.",
              "", "| engine | wall | CPU (Python) | peak RSS (Python) | CPU (JVM) | "
              "peak RSS (JVM) | bundle verified |", "|---|---:|---:|---:|---:|---:|---|"]
-    for name, r in (("spark", rs), ("duckdb", rd)):
+    for name, r in (("spark", rs),):
         jvm = ("-", "-") if not r["kids_cpu"] else (secs(r["kids_cpu"]), mb(r["kids_rss_mb"]))
         lines.append(f"| {name}{out_of(r)} | {secs(r['wall'])} | {secs(r['cpu'])} | "
                      f"{mb(r['rss_mb'])} | {jvm[0]} | {jvm[1]} | "
                      f"{'yes' if verify(r['bundle']) else 'NO'} |")
     lines += [f"- {name}: exit {r['rc']}: {r.get('error', '')}"
-              for name, r in (("spark", rs), ("duckdb", rd)) if r["rc"] != 0]
+              for name, r in (("spark", rs),) if r["rc"] != 0]
     done = subprocess.run([sys.executable, str(Path(__file__)), "--compare-engines",
                            str(plan), str(table)], capture_output=True, text=True, env=ENV,
                           cwd=HERE)
