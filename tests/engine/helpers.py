@@ -13,6 +13,7 @@ from planner_app.core.data.sql_plan import DuckDBRunner, SqlEngine
 from planner_app.core.data.tables import load_table, open_table
 from planner_app.core.dp.mechanisms import SeededRandomSource
 from planner_app.core.model import Plan, plan_from_dict
+from planner_app.core.support.errors import InputError
 from tests.conftest import plan_dict
 
 SALT = bytes(range(32))
@@ -46,10 +47,21 @@ def summary(agg: Aggregate) -> dict[str, Any]:
     }
 
 
-def both(plan: Plan, path: Path, salt: bytes = SALT) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Every query's summary from the pandas engine (loaded table) and from DuckDB (in place)."""
+def both(plan: Plan, path: Path, salt: bytes = SALT) -> tuple[Any, Any]:
+    """Every query's summary from the pandas engine (loaded table) and from DuckDB (in place),
+    or the refusal each gives (both must refuse alike)."""
     loaded = load_table(path)
-    pandas = PandasEngine(plan, loaded.frame, SeededRandomSource(0), loaded.name, salt=salt)
+    try:
+        pandas = PandasEngine(plan, loaded.frame, SeededRandomSource(0), loaded.name,
+                              salt=salt)
+    except InputError as exc:
+        opened = open_table(path)
+        assert opened.source is not None
+        try:
+            SqlEngine(plan, opened.source, DuckDBRunner(), salt, opened.name).close()
+        except InputError as other:
+            return str(exc), str(other)
+        return str(exc), "no refusal"
     opened = open_table(path)
     assert opened.source is not None
     sql = SqlEngine(plan, opened.source, DuckDBRunner(), salt, opened.name)

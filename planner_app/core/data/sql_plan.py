@@ -80,6 +80,8 @@ KEY_CHARS = KEY_HEX_CHARS  # the bounding key: this many hex digits of the row's
 #: Text the engine casts to a number itself: plain decimal or exponent notation, no spaces.
 #: Python's float() reads each such text as the correctly rounded double, as DuckDB and Java do.
 PLAIN_NUMBER = r"^[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?$"
+#: The texts pandas' CSV reader reads as bools (a column of only these is a bool column).
+_PANDAS_BOOL_TEXTS = frozenset({"True", "TRUE", "true", "False", "FALSE", "false"})
 _MAX_DOUBLE = "CAST('1.7976931348623157e308' AS DOUBLE)"
 
 
@@ -117,26 +119,31 @@ class DuckDBRunner:
         self.con: duckdb.DuckDBPyConnection | None = None
         self._source: TableSource | None = None
         self._nested: set[str] = set()
+        self._spill: str | None = None
 
     def open(self, source: TableSource, columns: Sequence[str]) -> None:
         wanted = list(dict.fromkeys(columns))
         self._source = source
         if source.format == "parquet":
-            con = source.connect([])
+            con = self._settings(source.connect([]))
             select = ", ".join([ident(c) for c in wanted] + [f"file_row_number AS {ROW}"])
             scan = source.scan_sql()[:-1] + ", file_row_number = true)"
             con.execute("DROP VIEW src")
             con.execute(f"CREATE VIEW src AS SELECT {select} FROM {scan}")
+            con.execute("SET preserve_insertion_order = false")  # positions: file_row_number
         elif source.format == "csv":
             # a table in file order (insertion order is kept), so rowid is the row's position
-            con = source.connect(wanted)
+            con = self._settings(source.connect(wanted))
             con.execute("CREATE TEMP TABLE src_rows AS SELECT * FROM src")
             con.execute("DROP VIEW src")
             cols = ", ".join([ident(c) for c in wanted] + [f"rowid AS {ROW}"])
             con.execute(f"CREATE VIEW src AS SELECT {cols} FROM src_rows")
+            # from here on no result needs the file's order (positions are in __row): DuckDB
+            # may reorder, which keeps big materializations within its memory
+            con.execute("SET preserve_insertion_order = false")
         else:
             assert source.frame is not None
-            con = source.connect([])
+            con = self._settings(source.connect([]))
             by_name = {str(c): c for c in source.frame.columns}
             frame = pd.DataFrame({c: self._frame_column(c, source.frame[by_name[c]])
                                   for c in wanted},
@@ -145,8 +152,17 @@ class DuckDBRunner:
             con.register("src_frame_rows", frame)
             con.execute("DROP VIEW src")
             con.execute("CREATE VIEW src AS SELECT * FROM src_frame_rows")
-        con.execute("SET enable_progress_bar = false")  # never on the command line's output
         self.con = con
+
+    def _settings(self, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+        """No progress bar (never on the command line's output); spills (private: derived
+        cells) go to a folder only this user can read, removed when the engine closes."""
+        import tempfile
+
+        con.execute("SET enable_progress_bar = false")
+        self._spill = tempfile.mkdtemp(prefix="planner-app-engine-")
+        con.execute(f"SET temp_directory = {literal(self._spill)}")
+        return con
 
     def _frame_column(self, name: str, column: pd.Series) -> Any:
         """A frame's column as DuckDB reads it: numbers and bools keep their type; any other
@@ -187,6 +203,11 @@ class DuckDBRunner:
         if self.con is not None:
             self.con.close()
             self.con = None
+        if self._spill is not None:
+            import shutil
+
+            shutil.rmtree(self._spill, ignore_errors=True)
+            self._spill = None
 
 
 register_runner("duckdb", DuckDBRunner)
@@ -468,7 +489,9 @@ class SqlEngine:
         filled = int(row["filled"].iloc[0])
         odd = self._odd(column)
         numbers = filled - int(np.asarray(odd["n"], dtype=np.int64).sum())  # plain notation
-        if len(odd):
+        if numbers == 0 and len(odd) and all(str(v) in _PANDAS_BOOL_TEXTS for v in odd["v"]):
+            numbers = filled  # pandas reads a column of only these texts as bools: numbers
+        elif len(odd):
             ok = pd.to_numeric(pd.Series(list(odd["v"]), dtype=object), errors="coerce").notna()
             numbers += int(np.asarray(odd["n"], dtype=np.int64)[ok.to_numpy()].sum())
         self._numeric_cache[column] = filled == 0 or numbers >= NUMERIC_SHARE * filled
@@ -631,8 +654,8 @@ class SqlEngine:
         if keys:
             sql += " GROUP BY ALL"
         out = self.runner.query(sql)
-        if not keys and len(out) and int(out["n"].iloc[0]) == 0:
-            out = out.iloc[0:0]
+        if len(out):  # a constant key may give one row of nothing (its sums NULL)
+            out = out[np.asarray(out["n"], dtype=np.int64) > 0]
         return out
 
     def _aggregate(self, q: Query) -> Aggregate:
