@@ -5,6 +5,7 @@ is one line. One SparkSession for the whole file (it takes seconds to start)."""
 from __future__ import annotations
 
 import math
+import os
 import sys
 from collections.abc import Iterator
 from decimal import Decimal
@@ -28,7 +29,10 @@ pytest.importorskip("sqlglot")
 @pytest.fixture(scope="module")
 def spark() -> Iterator[Any]:
     yield spark_engine.session("local[2]")
+    folder = spark_engine._folder  # Spark's private spill and cache folder
+    assert folder is not None and (os.stat(folder).st_mode & 0o077) == 0
     spark_engine.stop_session()
+    assert not os.path.exists(folder)
 
 
 def _cell(value: Any) -> Any:
@@ -373,7 +377,6 @@ def test_cli_release_on_spark_verifies(spark: Any, tmp_path: Path,
 def test_cli_without_pyspark_is_one_line(tmp_path: Path) -> None:
     """With pyspark not importable (a stub package that raises ImportError first on the
     path), `release --engine spark` says how to install it, exit 2, nothing written."""
-    import os
     import subprocess
 
     from tests.conftest import ROOT, plan_dict, with_reasons, write_json

@@ -17,8 +17,10 @@ Everything read here is private: the true aggregates stay in this process.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
+import shutil
 import tempfile
 import threading
 import warnings
@@ -61,6 +63,7 @@ appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
 _lock = threading.Lock()
 _session: SparkSession | None = None
 _session_master: str | None = None
+_folder: str | None = None
 
 
 def require_pyspark() -> None:
@@ -110,7 +113,13 @@ def _start(master: str) -> SparkSession:
     from pyspark.java_gateway import launch_gateway
     from pyspark.sql import SparkSession
 
+    # Spark's spill and cache files (derived columns; for a CSV file the cells of the plan's
+    # columns) go to a private folder (0700), removed when the session stops or the
+    # process exits
+    global _folder
     folder = tempfile.mkdtemp(prefix="planner-app-spark-")
+    _folder = folder
+    atexit.register(stop_session)
     log4j = os.path.join(folder, "log4j2.properties")
     with open(log4j, "w", encoding="utf-8") as fh:
         fh.write(_LOG4J)
@@ -154,13 +163,17 @@ def _start(master: str) -> SparkSession:
 
 
 def stop_session() -> None:
-    """Stop the process's session (tests; the next use starts a new one)."""
-    global _session, _session_master
+    """Stop the process's session and remove its folder (at exit; tests: the next use
+    starts a new one)."""
+    global _session, _session_master, _folder
     with _lock:
         if _session is not None:
             _session.stop()
         _session = None
         _session_master = None
+        if _folder is not None:
+            shutil.rmtree(_folder, ignore_errors=True)
+            _folder = None
 
 
 # ----------------------------------------------------------------------------- the dialect
@@ -346,7 +359,14 @@ class SparkRunner:
     def _read(self, wanted: list[str]) -> DataFrame:
         s = self.source
         if s.format == "csv":
-            return self._with_row(self._read_csv(), wanted)
+            # A CSV file is parsed by one task (a quoted cell may span lines, so the file
+            # cannot be split), and the engine scans ``src`` several times (the fit checks,
+            # each column's distinct values, the bounding): parsed once, spread over the
+            # cores and kept (memory, then disk) for the release's later scans.
+            rows = self._with_row(self._read_csv(), wanted)
+            spread = rows.repartition(self.spark.sparkContext.defaultParallelism).persist()
+            self._cached.append(spread)
+            return spread
         if s.format == "parquet":
             assert s.path is not None
             frame = self.spark.read.parquet(str(s.path))
@@ -497,6 +517,10 @@ def spark_problem(source: TableSource, exc: Exception) -> InputError:
     row, a damaged Parquet file, an overflow), naming the file. Never quotes a cell."""
     text = str(exc)
     low = text.lower()
+    if "outofmemory" in low or "out of memory" in low:
+        return InputError(source.name, None, "Spark ran out of memory computing the aggregates "
+                                             "(give it more: PLANNER_APP_SPARK_MEMORY=8g, or "
+                                             "use a cluster)")
     if source.format == "parquet" and ("parquet" in low or "corrupt" in low):
         return InputError(source.name, None, "is not a readable Parquet file")
     if "unescaped quote" in low:
