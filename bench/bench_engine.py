@@ -231,6 +231,7 @@ def part_scale(label: str, rows: int, repeat: int, work: Path,
              "|---|---|---:|---:|---:|---:|---:|"]
     summary: list[str] = []
     failures: list[str] = []
+    profiles: list[str] = []
     for fmt in ("csv", "parquet"):
         table = data.survey_table(DATA, rows, fmt)
         size = table.stat().st_size / 2**20
@@ -271,9 +272,9 @@ def part_scale(label: str, rows: int, repeat: int, work: Path,
                        f"aggregation alone / DuckDB alone = {r_agg:.2f}x wall, "
                        f"{ratio(runs['aggregates'], runs['duckdb'], 'cpu'):.2f}x CPU")
         if profile:
-            lines += ["", *profile_release(plan, table, work, f"{fmt}, {rows:,} rows")]
+            profiles += ["", *profile_release(plan, table, work, f"{fmt}, {rows:,} rows")]
     return (lines + [""] + [f"- {s}" for s in summary]
-            + [f"- failed: {f}" for f in failures] + [""])
+            + [f"- failed: {f}" for f in failures] + profiles + [""])
 
 
 def profile_release(plan: Path, table: Path, work: Path, what: str, top: int = 14) -> list[str]:
