@@ -509,6 +509,15 @@ def _with_frame_source(table: Table) -> Table:
     return table
 
 
+def source_of(table: Table) -> TableSource:
+    """The engine's view of a table: its file in place, or its frame registered in memory."""
+    if table.source is not None:
+        return table.source
+    return TableSource(name=table.name, format="frame",
+                       columns=tuple(str(c) for c in table.frame.columns),
+                       frame=table.frame.rename(columns=str))
+
+
 def load_table(path: str | os.PathLike[str], progress: Progress = None,
                cancel: Cancel = None, max_line: int | None = MAX_LINE_BYTES) -> Table:
     """Load a table by its file suffix (.csv/.tsv/.txt, .xlsx, .parquet). A text table's
