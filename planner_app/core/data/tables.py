@@ -18,7 +18,6 @@ import re
 import threading
 import warnings
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +28,7 @@ import pandas as pd
 from ..model import text_number, yes_no
 from ..support.errors import Cancelled, InputError
 from ..support.files import input_file_size
+from .facts import ColumnInfo as ColumnInfo
 from .source import DUCKDB_ENCODINGS, FileHash, TableSource
 
 if TYPE_CHECKING:
@@ -536,15 +536,6 @@ def load_table(path: str | os.PathLike[str], progress: Progress = None,
 # ----------------------------------------------------------------------------- column facts
 
 
-@dataclass(frozen=True)
-class ColumnInfo:
-    """What the owner sees about a column. Stays on the owner's screen; never exported."""
-
-    name: str
-    detected_type: str  # number | yes/no | text
-    missing: int
-
-
 def _cell_number(value: object) -> float:
     """One cell as a number (NaN when it is not one), from the cell alone: a number, a bool
     (1/0), or text that spells a number or true/false, whatever type its column was read as."""
@@ -593,10 +584,10 @@ def detect_type(series: pd.Series) -> str:
     return "text"
 
 
-def describe_columns(table: Table) -> list[ColumnInfo]:
-    out = []
-    for col in table.frame.columns:
-        series = table.frame[col]
-        out.append(ColumnInfo(name=str(col), detected_type=detect_type(series),
-                              missing=int(series.isna().sum())))
-    return out
+def describe_columns(table: Table, progress: Progress = None,
+                     cancel: Cancel = None) -> list[ColumnInfo]:
+    """Each column's type and missing cells, from the engine (one pass over the file; the
+    rows of a table opened in place are never loaded)."""
+    from .facts import table_facts
+
+    return table_facts(source_of(table), progress, cancel)[1]
