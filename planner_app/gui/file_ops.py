@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 
-from ..core.data.tables import describe_columns, load_table
+from ..core.data.tables import describe_columns, open_table
 from ..core.model import load_plan, plan_from_dict, plan_to_dict, save_plan
 from ..core.support.errors import InputError, PlannerError
 from ..core.support.resources import demo_plan_path, demo_table_path
@@ -52,8 +52,10 @@ class FileOps(_Base):
                    synchronous: bool = False, ask: bool = True) -> None:
         """Load a table; with a plan open (and ``ask``), first ask: new plan or attach."""
         def work(progress, cancel):  # type: ignore[no-untyped-def]
-            table = load_table(path, progress=progress, cancel=cancel)
-            return table, describe_columns(table)
+            # opened in place: only the header is read here; the engine then counts the
+            # rows and describes the columns in one pass (progress, and Cancel interrupts it)
+            table = open_table(path, progress=progress, cancel=cancel)
+            return table, describe_columns(table, progress=progress, cancel=cancel)
 
         worker: Worker | None = None
 

@@ -3,13 +3,18 @@ frame cell by cell (a million-row preview builds no strings up front)."""
 
 from __future__ import annotations
 
+import atexit
 import math
+import queue
+import threading
+from collections import OrderedDict
 from typing import Any
 
 import pandas as pd
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 
+from ..core.data.source import TableSource
 from ..core.data.tables import ColumnInfo
 from ..core.dp.accuracy import format_half_width, useless_warning
 from ..core.planning.changes import OpChanges
@@ -68,6 +73,194 @@ class DataFrameModel(QAbstractTableModel):
             return str(self._frame.columns[section]) if section < len(self._frame.columns) \
                 else None
         return str(section + 1)
+
+
+def _is_missing(value: Any) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
+
+
+def _cell_text(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return str(value)
+
+
+_READERS: dict[threading.Thread, queue.Queue[tuple[int, TableSource | None]]] = {}
+
+
+@atexit.register
+def _stop_readers() -> None:
+    """Close the preview readers' engine connections before the interpreter goes."""
+    for requests in list(_READERS.values()):
+        requests.put((-1, None))
+    for thread in list(_READERS):
+        thread.join(2.0)
+
+
+class SourcePreviewModel(QAbstractTableModel):
+    """A read-only, virtual view of a table the engine reads in place (a file of any size):
+    the row count is the engine's, and rows are fetched ``PAGE`` at a time when the view
+    shows them — on a background thread that keeps one engine connection, so scrolling to
+    the end of a 100-million-row file never blocks the window. A few pages are cached; a
+    cell of a page not yet fetched shows "…"."""
+
+    PAGE = 200
+    CACHE_PAGES = 12
+    PENDING = 4  # pages waiting to be read; older requests (scrolled past) are dropped
+    page_ready = Signal(int, int, object)  # generation, page number, rows (a DataFrame)
+    LOADING = "…"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._source: TableSource | None = None
+        self._columns: list[str] = []
+        self._rows = 0
+        self._pages: OrderedDict[int, pd.DataFrame] = OrderedDict()
+        self._wanted: list[int] = []
+        self._generation = 0
+        self._lock = threading.Lock()
+        self._requests: queue.Queue[tuple[int, TableSource | None]] = queue.Queue()
+        self._thread: threading.Thread | None = None
+        self.page_ready.connect(self._page_ready)
+        self.failed: str | None = None
+
+    # -- the source ---------------------------------------------------------------------
+
+    def set_source(self, source: TableSource | None, rows: int = 0) -> None:
+        """Show ``source`` (``rows`` from the engine's count), or nothing."""
+        self.beginResetModel()
+        with self._lock:
+            self._generation += 1
+            self._wanted.clear()
+        self._pages.clear()
+        self._source = source
+        self._columns = list(source.columns) if source is not None else []
+        self._rows = rows if source is not None else 0
+        self.failed = None
+        self.endResetModel()
+        if self._thread is not None:
+            self._requests.put((-1, None))  # the old reader closes its connection and ends
+            self._thread = None
+        if source is not None and source.frame is None:
+            self._requests = queue.Queue()  # the new reader's own
+            self._thread = threading.Thread(target=self._read, args=(source, self._requests),
+                                            daemon=True, name="preview-pages")
+            _READERS[self._thread] = self._requests
+            self._thread.start()
+
+    def close(self) -> None:
+        self.set_source(None)
+
+    def _read(self, source: TableSource,
+              requests: queue.Queue[tuple[int, TableSource | None]]) -> None:
+        """The background reader: one connection, the most recent request first."""
+        con = None
+        try:
+            while True:
+                generation, _ = requests.get()
+                if generation == -1:
+                    return
+                with self._lock:
+                    if generation != self._generation or not self._wanted:
+                        continue
+                    page = self._wanted.pop()
+                if con is None:
+                    con = source.connect()
+                try:
+                    rows = source.page(page * self.PAGE, self.PAGE, con)
+                except Exception as exc:  # noqa: BLE001 - shown in the view, never raised
+                    from ..core.data.source import engine_problem
+
+                    problem = engine_problem(source, exc) if not isinstance(exc, ValueError) \
+                        else exc
+                    self.page_ready.emit(generation, page, str(problem))
+                    continue
+                self.page_ready.emit(generation, page, rows)
+        finally:
+            if con is not None:
+                con.close()
+            _READERS.pop(threading.current_thread(), None)
+
+    def _page_ready(self, generation: int, page: int, rows: object) -> None:
+        if generation != self._generation:
+            return
+        if isinstance(rows, str):
+            self.failed = rows
+            return
+        assert isinstance(rows, pd.DataFrame)
+        self._pages[page] = rows
+        while len(self._pages) > self.CACHE_PAGES:
+            self._pages.popitem(last=False)
+        first = page * self.PAGE
+        last = min(first + len(rows), self._rows) - 1
+        if last >= first and self._columns:
+            self.dataChanged.emit(self.index(first, 0),
+                                  self.index(last, len(self._columns) - 1))
+
+    def _value(self, row: int, col: int) -> tuple[bool, Any]:
+        """(fetched, the cell) — asking for a page the cache lacks requests it."""
+        page = row // self.PAGE
+        rows = self._pages.get(page)
+        if rows is None and self._source is not None and self._source.frame is not None:
+            rows = self._source.page(page * self.PAGE, self.PAGE)
+            self._pages[page] = rows
+            while len(self._pages) > self.CACHE_PAGES:
+                self._pages.popitem(last=False)
+        if rows is None:
+            self._request(page)
+            return False, None
+        self._pages.move_to_end(page)
+        offset = row - page * self.PAGE
+        if offset >= len(rows) or col >= len(rows.columns):
+            return True, None
+        return True, rows.iat[offset, col]
+
+    def _request(self, page: int) -> None:
+        if self.failed is not None:
+            return
+        with self._lock:
+            if page in self._wanted:
+                return
+            self._wanted.append(page)
+            del self._wanted[:-self.PENDING]
+            generation = self._generation
+        self._requests.put((generation, None))
+
+    def is_fetched(self, row: int) -> bool:
+        return row // self.PAGE in self._pages
+
+    # -- the model ----------------------------------------------------------------------
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else self._rows
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._columns)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            fetched, value = self._value(index.row(), index.column())
+            if not fetched:
+                return self.LOADING if role == Qt.ItemDataRole.DisplayRole else \
+                    "Reading these rows from the file…"
+            if _is_missing(value):
+                return "" if role == Qt.ItemDataRole.DisplayRole else "missing"
+            return _cell_text(value)
+        if role == Qt.ItemDataRole.BackgroundRole:
+            fetched, value = self._value(index.row(), index.column())
+            if fetched and _is_missing(value):
+                return _missing()
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role != Qt.ItemDataRole.DisplayRole:
+            return None
+        if orientation == Qt.Orientation.Horizontal:
+            return self._columns[section] if section < len(self._columns) else None
+        return f"{section + 1:,}"
 
 
 class HeaderedModel(QAbstractTableModel):

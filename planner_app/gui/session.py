@@ -18,8 +18,9 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from ..core.data.fit import YesNoTally
-from ..core.data.tables import ColumnInfo, Table
+from ..core.data.facts import YesNoTally
+from ..core.data.source import TableSource
+from ..core.data.tables import ColumnInfo, Table, source_of
 from ..core.dp.accounting import Total, compose
 from ..core.dp.accuracy import Accuracy, accuracy_for, check_confidence
 from ..core.dp.measure import Measurement, measurements_for
@@ -89,6 +90,7 @@ class Session(QObject):
         self._lifetime: tuple[str, LedgerState | None] | None = None
         self._observed: dict[tuple[int, str], Any] = {}
         self._fit: tuple[Plan, Table, list[InputError]] | None = None
+        self._source: tuple[Table, TableSource] | None = None
         self._query_fit: dict[tuple[int, Query], tuple[Table, list[InputError],
                                                        YesNoTally | None]] = {}
         self._rules: tuple[tuple[Any, ...], Readiness] | None = None
@@ -638,13 +640,14 @@ class Session(QObject):
         if plan is None or table is None:
             return []
         if self._fit is None or self._fit[0] is not plan or self._fit[1] is not table:
-            self._fit = (plan, table, plan_problems(plan, table.frame, table.name))
+            self._fit = (plan, table, plan_problems(plan, self.table_source(), table.name))
         return self._fit[2]
 
     def query_fit(self, query: Query) -> tuple[list[InputError], YesNoTally | None]:
         """One statistic against the loaded table: its problems, and for a yes/no statistic
         how its column reads (owner-only, never exported)."""
-        from ..core.data.fit import query_problems, yes_no_tally
+        from ..core.data.facts import yes_no_tally
+        from ..core.data.fit import query_problems
 
         table = self.table
         if table is None:
@@ -656,10 +659,11 @@ class Session(QObject):
         hit = self._query_fit.get(key)
         if hit is not None and hit[0] is table:
             return hit[1], hit[2]
-        problems = query_problems(query, table.frame, table.name)
+        source = self.table_source()
+        problems = query_problems(query, source, table.name)
         tally = None
         if not problems and query.kind in YES_NO_KINDS and query.column is not None:
-            tally = yes_no_tally(query, table.frame[query.column])
+            tally = yes_no_tally(source, query)
         if len(self._query_fit) > 256:
             self._query_fit.clear()
         self._query_fit[key] = (table, problems, tally)
@@ -669,9 +673,27 @@ class Session(QObject):
         """What the data shows about a column (owner-only warnings), cached per table."""
         from ..core.planning.check import column_facts
 
-        if self.table is None or column not in self.table.frame.columns:
+        if self.table is None or column not in self.table.columns:
             return None
         key = (id(self.table), column)
         if key not in self._observed:
-            self._observed[key] = column_facts(self.table.frame[column])
+            self._observed[key] = column_facts(self.table_source(), column)
         return self._observed[key]
+
+    def table_source(self) -> TableSource:
+        """How the engine reads the open table (its file in place, or its frame): every
+        question about the data is an engine query over it, never a scan of a frame here."""
+        table = self.table
+        assert table is not None
+        if self._source is None or self._source[0] is not table:
+            self._source = (table, source_of(table))
+        return self._source[1]
+
+    def column_values(self, column: str, limit: int = 50) -> list[str] | None:
+        """Up to ``limit`` distinct values of a column (the core's reading), for the owner to
+        sort into lists; None without a table or when the column is not in it."""
+        from ..core.data.facts import distinct_values
+
+        if self.table is None or column not in self.table.columns:
+            return None
+        return distinct_values(self.table_source(), column, limit)

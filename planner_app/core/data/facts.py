@@ -353,6 +353,7 @@ def table_facts(source: TableSource, progress: Progress = None,
                                f"LIMIT {TYPE_SAMPLE}")
                 detected = detect_type(pd.Series([v for (v,) in sample], dtype=object))
             out.append(ColumnInfo(col, detected, int(counts[1 + i])))
+    source._rows = int(counts[0])  # count_rows() answers from here from now on
     return int(counts[0]), out
 
 

@@ -11,7 +11,6 @@ charge or noise. They are for the owner: messages name columns and fields, never
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -29,6 +28,7 @@ from ..model import (
 from ..support.errors import InputError
 from .facts import (
     Reader,
+    YesNoTally,
     is_nested,
     missing_ids,
     numeric_columns,
@@ -201,16 +201,6 @@ def require_fit(plan: Plan, data: pd.DataFrame | TableSource, table_name: str) -
 
 
 # ----------------------------------------------------------------------------- owner's view
-
-
-@dataclass(frozen=True)
-class YesNoTally:
-    """How a yes/no statistic reads its column. Owner-only: shown, never exported."""
-
-    yes: int
-    no: int
-    neither: int
-    empty: int
 
 
 def yes_no_tally(query: Query, series: pd.Series) -> YesNoTally:

@@ -614,15 +614,12 @@ class QueryDialog(QDialog):
     def suggest_yes_no(self) -> None:
         """Fill the lists from the column's distinct values: the fixed vocabulary goes to its
         list, every other value is named for the owner to place. The owner must confirm."""
-        from ...core.data.fit import distinct_values
         from ...core.model import yes_no
 
-        table = self.session.table
-        column = self.column.currentText()
-        if table is None or column not in table.frame.columns:
+        values = self.session.column_values(self.column.currentText())
+        if values is None:
             self.yes_no_hint.setText("Open the table to see the values of this column.")
             return
-        values = distinct_values(table.frame[column])
         self.yes_values.setPlainText("\n".join(v for v in values if yes_no(v) is True))
         self.no_values.setPlainText("\n".join(v for v in values if yes_no(v) is False))
         self._other_values = [v for v in values if yes_no(v) is None]

@@ -91,7 +91,7 @@ def statistic_notes(session: Session) -> list[str]:
     plan = session.plan
     if plan is None:
         return []
-    rows = len(session.table.frame) if session.table is not None else None
+    rows = session.table.n_rows if session.table is not None else None
     return [f"{q.title}: {w}" for q in plan.queries
             for w in statistic_warnings(q, session.accuracy(q), rows)]
 
