@@ -106,6 +106,9 @@ class SourcePreviewModel(QAbstractTableModel):
 
     PAGE = 200
     CACHE_PAGES = 12
+    #: Qt's views measure in int pixels: 100M rows of 22 px overflow them. Beyond this many
+    #: rows the preview shows the first and the last half of it (the row numbers say which).
+    MAX_ROWS = 10_000_000
     PENDING = 4  # pages waiting to be read; older requests (scrolled past) are dropped
     page_ready = Signal(int, int, object)  # generation, page number, rows (a DataFrame)
     LOADING = "…"
@@ -115,6 +118,7 @@ class SourcePreviewModel(QAbstractTableModel):
         self._source: TableSource | None = None
         self._columns: list[str] = []
         self._rows = 0
+        self._shown = 0
         self._pages: OrderedDict[int, pd.DataFrame] = OrderedDict()
         self._wanted: list[int] = []
         self._generation = 0
@@ -136,6 +140,7 @@ class SourcePreviewModel(QAbstractTableModel):
         self._source = source
         self._columns = list(source.columns) if source is not None else []
         self._rows = rows if source is not None else 0
+        self._shown = min(self._rows, self.MAX_ROWS)
         self.failed = None
         self.endResetModel()
         if self._thread is not None:
@@ -193,12 +198,31 @@ class SourcePreviewModel(QAbstractTableModel):
             self._pages.popitem(last=False)
         first = page * self.PAGE
         last = min(first + len(rows), self._rows) - 1
-        if last >= first and self._columns:
-            self.dataChanged.emit(self.index(first, 0),
-                                  self.index(last, len(self._columns) - 1))
+        shown = [r for r in (self.view_row(f) for f in range(first, last + 1)) if r is not None]
+        if shown and self._columns:
+            self.dataChanged.emit(self.index(min(shown), 0),
+                                  self.index(max(shown), len(self._columns) - 1))
+
+    @property
+    def clipped(self) -> bool:
+        """True when the table has more rows than the preview shows (first and last half)."""
+        return self._rows > self._shown
+
+    def file_row(self, row: int) -> int:
+        """The table's row shown at the view's ``row``."""
+        half = self._shown // 2
+        return row if not self.clipped or row < half else self._rows - self._shown + row
+
+    def view_row(self, file_row: int) -> int | None:
+        """The view's row showing the table's ``file_row`` (None when it is not shown)."""
+        if not self.clipped or file_row < self._shown // 2:
+            return file_row
+        row = file_row - (self._rows - self._shown)
+        return row if row >= self._shown // 2 else None
 
     def _value(self, row: int, col: int) -> tuple[bool, Any]:
         """(fetched, the cell) — asking for a page the cache lacks requests it."""
+        row = self.file_row(row)
         page = row // self.PAGE
         rows = self._pages.get(page)
         if rows is None and self._source is not None and self._source.frame is not None:
@@ -227,12 +251,12 @@ class SourcePreviewModel(QAbstractTableModel):
         self._requests.put((generation, None))
 
     def is_fetched(self, row: int) -> bool:
-        return row // self.PAGE in self._pages
+        return self.file_row(row) // self.PAGE in self._pages
 
     # -- the model ----------------------------------------------------------------------
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else self._rows
+        return 0 if parent.isValid() else self._shown
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._columns)
@@ -260,7 +284,7 @@ class SourcePreviewModel(QAbstractTableModel):
             return None
         if orientation == Qt.Orientation.Horizontal:
             return self._columns[section] if section < len(self._columns) else None
-        return f"{section + 1:,}"
+        return f"{self.file_row(section) + 1:,}"
 
 
 class HeaderedModel(QAbstractTableModel):

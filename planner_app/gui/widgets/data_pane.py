@@ -178,10 +178,13 @@ class DataPane(QWidget):
             return
         # the engine's rows, a page at a time: the table itself is never loaded here
         self.preview_model.set_source(self.session.table_source(), table.n_rows)
+        half = self.preview_model.rowCount() // 2
+        shown = (f" The preview shows the first and the last {half:,} rows."
+                 if self.preview_model.clipped else "")
         self.file_label.setText(
             f"<b>{table.name}</b>: {table.n_rows:,} rows, {len(table.columns)} columns "
             f"({table.format}{', ' + table.encoding if table.encoding else ''}). The table "
-            "stays on this computer; only noised results are ever released.")
+            f"stays on this computer; only noised results are ever released.{shown}")
         self.refresh()
 
     def _unit_edited(self, *_args: object) -> None:
