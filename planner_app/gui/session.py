@@ -640,7 +640,8 @@ class Session(QObject):
         if plan is None or table is None:
             return []
         if self._fit is None or self._fit[0] is not plan or self._fit[1] is not table:
-            self._fit = (plan, table, plan_problems(plan, self.table_source(), table.name))
+            self._fit = (plan, table, plan_problems(plan, self.table_source(), table.name,
+                                                    self._counted()))
         return self._fit[2]
 
     def query_fit(self, query: Query) -> tuple[list[InputError], YesNoTally | None]:
@@ -660,7 +661,7 @@ class Session(QObject):
         if hit is not None and hit[0] is table:
             return hit[1], hit[2]
         source = self.table_source()
-        problems = query_problems(query, source, table.name)
+        problems = query_problems(query, source, table.name, self._counted())
         tally = None
         if not problems and query.kind in YES_NO_KINDS and query.column is not None:
             tally = yes_no_tally(source, query)
@@ -677,8 +678,15 @@ class Session(QObject):
             return None
         key = (id(self.table), column)
         if key not in self._observed:
-            self._observed[key] = column_facts(self.table_source(), column)
+            read = next((c.facts for c in self._columns if c.name == column), None)
+            self._observed[key] = read if read is not None else \
+                column_facts(self.table_source(), column)
         return self._observed[key]
+
+    def _counted(self) -> dict[str, tuple[int, int]]:
+        """Each column's filled and numeric cells, counted in the pass that opened the table
+        (so a statistic's fit does not read the file again)."""
+        return {c.name: c.filled_numbers for c in self._columns if c.filled_numbers is not None}
 
     def table_source(self) -> TableSource:
         """How the engine reads the open table (its file in place, or its frame): every

@@ -18,7 +18,7 @@ from planner_app.core.data.fit import ABSENT, NEITHER, distinct_values, yes_no_c
 from planner_app.core.data.source import TableSource
 from planner_app.core.data.tables import load_table, numeric_values, open_table, source_of
 from planner_app.core.dp.mechanisms import SeededRandomSource
-from planner_app.core.model import canonical_key, plan_from_dict
+from planner_app.core.model import canonical_key, plan_from_dict, text_number
 from planner_app.core.planning.check import check_plan
 from tests.conftest import plan_dict
 
@@ -30,11 +30,17 @@ TRICKY = [" 5 ", "5.", ".5", "+1.5", "1e5", "1_000", "0x10", "١٢", "1e999", "-
           "1.0", "01", "  ", "No", "1", "-2.50", "1e-7", "12345678901234567890", ""]
 
 
+ODD_NUMBERS = [" 5 ", "1e999", "-inf", "1_000", "\u00a07\u3000", "TRUE", "-0", "1e-7"]
+
+
 def tricky_frame(n: int = 3) -> pd.DataFrame:
     cells = TRICKY * n
     return pd.DataFrame({
         "x": cells,
         "y": [str(i % 7) for i in range(len(cells))],
+        # a column of numbers (over 95%) with awkward cells among them
+        "z": [ODD_NUMBERS[i // 20 % len(ODD_NUMBERS)] if i % 20 == 0 else str(i * 0.25 - 3)
+              for i in range(len(cells))],
         "g": ["a", "b", " a", "c"] * (len(cells) // 4) + ["a"] * (len(cells) % 4),
     })
 
@@ -69,8 +75,8 @@ def pandas_facts(series: pd.Series) -> tuple[float | None, float | None, float, 
 @pytest.mark.parametrize("kind", ["csv", "parquet", "frame"])
 def test_column_facts_match_the_pandas_reading(tmp_path: Path, kind: str) -> None:
     frame, source = sources(tmp_path, tricky_frame())[kind]
-    got = facts.column_facts(source, ["x", "y", "g"])
-    for col in ("x", "y", "g"):
+    got = facts.column_facts(source, ["x", "y", "z", "g"])
+    for col in ("x", "y", "z", "g"):
         lo, hi, share, present = pandas_facts(frame[col])
         seen = got[col]
         assert (seen.minimum, seen.maximum) == (lo, hi), col
@@ -84,7 +90,7 @@ def test_the_number_rule_cell_by_cell() -> None:
     source = TableSource(name="t", format="frame", columns=("x",), frame=frame)
     with facts.Reader(source, ["x"]) as r:
         c = r.cell("x")
-        rows = r.run(f"SELECT {c.number}, {c.key_num}, {c.key_txt} FROM src")
+        rows = r.run(f"SELECT {c.number}, {c.key_num}, {c.key_txt} FROM {r.src}")
     values, bad = numeric_values(frame["x"])
     for cell, (number, key_num, key_txt), value, b in zip(TRICKY, rows, values, bad,
                                                           strict=True):
@@ -195,3 +201,34 @@ def test_check_with_an_opened_table_never_loads_it(tmp_path: Path) -> None:
     assert any("own minimum and maximum" in w for w in report.warnings)
     assert any("exactly the values present" in w for w in report.warnings)
     assert any("will be dropped" in f for f in report.owner_facts)
+
+
+def spells_number(value: Any) -> bool:
+    if isinstance(value, (bool, int, float, np.integer, np.floating)):
+        return True
+    number = text_number(str(value).strip())
+    return number is not None and not math.isnan(number)
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet", "frame"])
+def test_the_opening_pass_gives_each_columns_facts(tmp_path: Path, kind: str) -> None:
+    """The one pass that opens a table (row count, missing cells, type) also gives each
+    column's min, max, share of numbers and numeric cells: what the checks need later."""
+    frame, source = sources(tmp_path, tricky_frame())[kind]
+    rows, infos = facts.table_facts(source)
+    assert rows == len(frame) and source.count_rows() == len(frame)
+    numeric = [i.name for i in infos if i.detected_type == "number"]
+    assert {"y", "z"} <= set(numeric)
+    for info in infos:
+        series = frame[info.name]
+        lo, hi, share, present = pandas_facts(series)
+        assert info.missing == int(series.isna().sum()), info.name
+        if info.name not in numeric:  # read when a check asks (column_facts)
+            assert info.facts is None and info.filled_numbers is None
+            continue
+        assert info.facts is not None
+        assert (info.facts.minimum, info.facts.maximum) == (lo, hi), info.name
+        assert math.isclose(info.facts.numeric_share, share), info.name
+        assert info.facts.present == present, info.name
+        filled = series.dropna().tolist()
+        assert info.filled_numbers == (len(filled), sum(spells_number(v) for v in filled))

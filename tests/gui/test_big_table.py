@@ -116,3 +116,28 @@ def test_beyond_what_a_view_can_scroll_the_preview_shows_both_ends(window, qtbot
     assert model.data(model.index(999_999, 0)) == str(ROWS - 1)
     wait_for_row(qtbot, model, 500_000)
     assert model.data(model.index(500_000, 0)) == str(ROWS - 500_000)
+
+
+def test_a_statistics_checks_reuse_the_opening_pass(window, qtbot, big_csv: Path,
+                                                     monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Selecting a numeric statistic (its fit, its bounds-look-copied warning) reads nothing
+    from the file again: the pass that opened it counted what they need."""
+    from planner_app.core.data import facts
+    from planner_app.core.model import plan_from_dict
+    from tests.conftest import plan_dict
+
+    open_and_wait(window, qtbot, big_csv)
+    scans: list[str] = []
+    real = facts.run
+    monkeypatch.setattr(facts, "run", lambda con, sql, *a, **k: (scans.append(sql),
+                                                                  real(con, sql, *a, **k))[1])
+    q = plan_from_dict(plan_dict(queries=[{"id": "m", "kind": "mean", "column": "age",
+                                           "lower": 19, "upper": 87, "epsilon": 1.0}])).queries[0]
+    problems, tally = window.session.query_fit(q)
+    seen = window.session.column_facts("age")
+    assert problems == [] and tally is None
+    assert (seen.minimum, seen.maximum) == (19.0, 87.0)  # 18 + i % 70, empty where i % 10 == 0
+    from planner_app.core.planning.check import copied_from_data
+
+    assert "own minimum and maximum" in copied_from_data(q, window.session.column_facts)[0]
+    assert scans == []

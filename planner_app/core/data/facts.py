@@ -18,7 +18,7 @@ is private: it is shown to the owner and never exported.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any
@@ -125,8 +125,9 @@ class Cell:
     is_number: str  # the cell spells a number (for "a column of numbers": fit.py)
 
 
-def cell(column: str, kind: str) -> Cell:
-    """The reading of a column of DuckDB type ``kind``."""
+def cell(column: str, kind: str, prepared: tuple[str, str] | None = None) -> Cell:
+    """The reading of a column of DuckDB type ``kind``. ``prepared``: the names of the
+    trimmed text and its number, computed once per cell in an inner query (``Reader.src``)."""
     x = ident(column)
     if kind == "BOOLEAN":
         return Cell(f"({x} IS NULL)", f"CAST({x} AS DOUBLE)", "CAST(NULL AS DOUBLE)",
@@ -137,17 +138,38 @@ def cell(column: str, kind: str) -> Cell:
             if kind in ("FLOAT", "DOUBLE", "REAL") else f"({x} IS NULL)"
         return Cell(missing, f"CASE WHEN isfinite({as_double}) THEN {as_double} END",
                     f"({as_double} + 0.0)", "CAST(NULL AS VARCHAR)", "TRUE")
-    text = x if kind == "VARCHAR" else f"CAST({x} AS VARCHAR)"
-    t = f"trim({text}, {literal(WHITESPACE)})"
+    if prepared is not None:
+        t, n = prepared
+    else:
+        t, n = text_expressions(column, kind)
     low = f"lower({t})"
-    n = f"(CASE WHEN regexp_full_match({t}, {literal(NUMBER_RE)}) THEN TRY_CAST({t} AS DOUBLE) END)"
     truth = f"{low} IN ('true', 'false')"
-    number = (f"(CASE WHEN {low} = 'true' THEN 1.0 WHEN {low} = 'false' THEN 0.0 "
-              f"WHEN isfinite({n}) THEN {n} END)")
+    # a cell that spells a number is not true/false: lower() only for the others
+    number = (f"(CASE WHEN {n} IS NOT NULL THEN (CASE WHEN isfinite({n}) THEN {n} END) "
+              f"WHEN {low} = 'true' THEN 1.0 WHEN {low} = 'false' THEN 0.0 END)")
     key_num = f"(CASE WHEN {truth} THEN NULL ELSE {n} + 0.0 END)"
     key_txt = f"(CASE WHEN {truth} THEN {low} WHEN {n} IS NULL THEN {t} END)"
     is_number = f"({n} IS NOT NULL AND NOT isnan({n}))"
     return Cell(f"({x} IS NULL)", number, key_num, key_txt, is_number)
+
+
+def text_expressions(column: str, kind: str) -> tuple[str, str]:
+    """SQL for a text cell trimmed as ``str.strip()`` trims, and the number it spells
+    (``text_number``: DuckDB's cast is correctly rounded like Python's, but also takes
+    "1_000", "+-1" and "nan(1)", so the text must have Python's number syntax too)."""
+    x = ident(column)
+    text = x if kind == "VARCHAR" else f"CAST({x} AS VARCHAR)"
+    # trimming with a set of non-ASCII characters is slow in DuckDB: only when an end needs it
+    codes = ", ".join(str(ord(ch)) for ch in WHITESPACE)
+    t = (f"(CASE WHEN ord({text}) IN ({codes}) OR ord(right({text}, 1)) IN ({codes}) "
+         f"THEN trim({text}, {literal(WHITESPACE)}) ELSE {text} END)")
+    n = (f"(CASE WHEN TRY_CAST({t} AS DOUBLE) IS NOT NULL AND "
+         f"regexp_full_match({t}, {literal(NUMBER_RE)}) THEN TRY_CAST({t} AS DOUBLE) END)")
+    return t, n
+
+
+def is_text_kind(kind: str) -> bool:
+    return not (kind == "BOOLEAN" or kind in NUMERIC_TYPES or kind.startswith("DECIMAL"))
 
 
 @dataclass(frozen=True)
@@ -245,13 +267,39 @@ class Reader:
         self.source = source
         self.own = con is None
         self.con = source.connect(wanted) if con is None else con
+        # progress for query_progress() (the app's bar), never printed on the terminal
+        self.con.execute("SET enable_progress_bar = true")
+        self.con.execute("SET enable_progress_bar_print = false")
         self.types = column_types(self.con)
         self._cells: dict[str, Cell] = {}
 
     def cell(self, column: str) -> Cell:
         if column not in self._cells:
-            self._cells[column] = cell(column, self.types[column])
+            kind = self.types[column]
+            prepared = None
+            if is_text_kind(kind) and not is_nested(kind):
+                i = list(self.types).index(column)
+                prepared = (f"__planner_t{i}", f"__planner_n{i}")
+            self._cells[column] = cell(column, kind, prepared)
         return self._cells[column]
+
+    @property
+    def src(self) -> str:
+        """The view ``src`` with each text column's trimmed text and number computed once
+        per cell (the cell rules refer to them many times), for the columns whose ``cell``
+        was asked for before."""
+        inner = ["*"]
+        outer = ["*"]
+        for i, (column, kind) in enumerate(self.types.items()):
+            # only the columns whose cells were asked for (DuckDB computes what it is given)
+            if column in self._cells and is_text_kind(kind) and not is_nested(kind):
+                t, _ = text_expressions(column, kind)
+                inner.append(f"{t} AS __planner_t{i}")
+                inner.append(f"TRY_CAST({t} AS DOUBLE) AS __planner_c{i}")
+                outer.append(f"(CASE WHEN __planner_c{i} IS NOT NULL AND regexp_full_match("
+                             f"__planner_t{i}, {literal(NUMBER_RE)}) THEN __planner_c{i} END) "
+                             f"AS __planner_n{i}")
+        return f"(SELECT {', '.join(outer)} FROM (SELECT {', '.join(inner)} FROM src)) AS cells"
 
     def run(self, sql: str, progress: Progress = None, cancel: Cancel = None,
             message: str = "Reading") -> list[tuple[Any, ...]]:
@@ -291,7 +339,7 @@ def present_keys(source: TableSource, column: str, limit: int = PRESENT_LIMIT) -
     """The keys of (up to ``limit``) distinct values present in a column."""
     with Reader(source, [column]) as r:
         c = r.cell(column)
-        rows = r.run(f"SELECT DISTINCT {c.key_num}, {c.key_txt} FROM src "
+        rows = r.run(f"SELECT DISTINCT {c.key_num}, {c.key_txt} FROM {r.src} "
                      f"WHERE NOT {c.missing} LIMIT {int(limit)}")
     return frozenset(cell_key(n, t) for n, t in rows)
 
@@ -307,7 +355,7 @@ def column_facts(source: TableSource, columns: Sequence[str],
         for col in wanted:
             c = r.cell(col)
             parts += [f"min({c.number})", f"max({c.number})", f"count({c.number})"]
-        row = r.run(f"SELECT {', '.join(parts)} FROM src")[0]
+        row = r.run(f"SELECT {', '.join(parts)} FROM {r.src}")[0]
     total = int(row[0])
     out = {}
     for i, col in enumerate(wanted):
@@ -320,11 +368,15 @@ def column_facts(source: TableSource, columns: Sequence[str],
 
 @dataclass(frozen=True)
 class ColumnInfo:
-    """What the owner sees about a column. Stays on the owner's screen; never exported."""
+    """What the owner sees about a column. Stays on the owner's screen; never exported.
+    From the engine's pass over a table (``table_facts``) it also carries the column's
+    facts and its filled and numeric cells, so later checks need not read the file again."""
 
     name: str
     detected_type: str  # number | yes/no | text
     missing: int
+    facts: ColumnFacts | None = None
+    filled_numbers: tuple[int, int] | None = None  # (filled cells, those spelling a number)
 
 
 TYPE_SAMPLE = 10_000
@@ -337,24 +389,45 @@ def table_facts(source: TableSource, progress: Progress = None,
     from .tables import detect_type
 
     with Reader(source, source.columns) as r:
-        parts = ["count(*)"] + [_count(r.cell(c).missing) for c in source.columns]
-        counts: tuple[Any, ...] = r.run(f"SELECT {', '.join(parts)} FROM src", progress,
-                                        cancel, f"Counting the rows of {source.name}")[0]
-        out = []
-        for i, col in enumerate(source.columns):
+        detected: dict[str, str] = {}
+        for col in source.columns:  # the type from a sample of the first filled cells
             if cancel is not None and cancel():
                 raise Cancelled(f"reading {source.name}")
-            kind = r.types[col]
-            if is_nested(kind):
-                detected = "text"
-            else:
-                c = r.cell(col)
-                sample = r.run(f"SELECT {ident(col)} FROM src WHERE NOT {c.missing} "
-                               f"LIMIT {TYPE_SAMPLE}")
-                detected = detect_type(pd.Series([v for (v,) in sample], dtype=object))
-            out.append(ColumnInfo(col, detected, int(counts[1 + i])))
-    source._rows = int(counts[0])  # count_rows() answers from here from now on
-    return int(counts[0]), out
+            if is_nested(r.types[col]):
+                detected[col] = "text"
+                continue
+            sample = r.run(f"SELECT {ident(col)} FROM src WHERE {ident(col)} IS NOT NULL "
+                           f"LIMIT {TYPE_SAMPLE}")
+            detected[col] = detect_type(pd.Series([v for (v,) in sample], dtype=object))
+        # one pass: rows, missing cells, and for columns of numbers what the checks need
+        numeric = [c for c in source.columns if detected[c] == "number"]
+        parts = ["count(*)"]
+        for col in source.columns:
+            parts.append(f"count(*) - count({ident(col)})" if is_nested(r.types[col])
+                         else _count(r.cell(col).missing))
+        for col in numeric:
+            c = r.cell(col)
+            parts += [f"min({c.number})", f"max({c.number})", f"count({c.number})",
+                      _count(f"NOT {c.missing} AND {c.is_number}")]
+        counts: tuple[Any, ...] = r.run(f"SELECT {', '.join(parts)} FROM {r.src}", progress,
+                                        cancel, f"Reading {source.name}")[0]
+        rows = int(counts[0])
+        out = []
+        at = 1 + len(source.columns)
+        for i, col in enumerate(source.columns):
+            missing = int(counts[1 + i])
+            if col not in numeric:
+                out.append(ColumnInfo(col, detected[col], missing))
+                continue
+            lo, hi, good, numbers = counts[at:at + 4]
+            at += 4
+            seen = ColumnFacts(None if lo is None else float(lo),
+                               None if hi is None else float(hi),
+                               int(good) / rows if rows else 0.0,
+                               loader=partial(present_keys, source, col))
+            out.append(ColumnInfo(col, "number", missing, seen, (rows - missing, int(numbers))))
+    source._rows = rows  # count_rows() answers from here from now on
+    return rows, out
 
 
 # ----------------------------------------------------------------------------- owner's view
@@ -374,8 +447,8 @@ def yes_no_tally(source: TableSource, query: Query) -> YesNoTally:
     assert query.column is not None
     with Reader(source, [query.column]) as r:
         code = yes_no_code(query, r.cell(query.column), r.con, "tally")
-        row = r.run(f"SELECT {_count(f'{code} = 1')}, {_count(f'{code} = 0')}, "
-                    f"{_count(f'{code} = {NEITHER}')}, {_count(f'{code} = {ABSENT}')} FROM src")[0]
+        counts = ", ".join(_count(f"{code} = {v}") for v in (1, 0, NEITHER, ABSENT))
+        row = r.run(f"SELECT {counts} FROM {r.src}")[0]
     return YesNoTally(*(int(v) for v in row))
 
 
@@ -384,7 +457,7 @@ def distinct_values(source: TableSource, column: str, limit: int = 50) -> list[s
     sort into yes and no or categories (a suggestion the owner must confirm)."""
     with Reader(source, [column]) as r:
         c = r.cell(column)
-        rows = r.run(f"SELECT DISTINCT {c.key_num}, {c.key_txt} FROM src WHERE NOT {c.missing} "
+        rows = r.run(f"SELECT DISTINCT {c.key_num}, {c.key_txt} FROM {r.src} WHERE NOT {c.missing} "
                      f"AND COALESCE({c.key_txt}, 'x') <> '' LIMIT {int(limit)}")
     return sorted({cell_key(n, t) for n, t in rows})
 
@@ -509,7 +582,7 @@ def cell_facts(source: TableSource, plan: Plan,
             bound = (f"(SELECT COALESCE(sum(greatest(n - {int(unit.max_rows)}, 0)), 0) FROM "
                      f"(SELECT count(*) AS n FROM src GROUP BY {ident(str(unit.id_column))}))")
         select = ", ".join([bound, *exprs])
-        row = r.run(f"SELECT {select} FROM src")[0] if exprs else \
+        row = r.run(f"SELECT {select} FROM {r.src}")[0] if exprs else \
             r.run(f"SELECT {bound}")[0]
     out = {q.id: CellFacts() for q in plan.queries}
     for (qid, what), value in zip(slots, row[1:], strict=True):
@@ -527,15 +600,20 @@ def _fits(q: Query, r: Reader) -> bool:
 # ----------------------------------------------------------------------------- fit
 
 
-def numeric_columns(r: Reader, columns: Sequence[str], share: float) -> dict[str, bool]:
+def numeric_columns(r: Reader, columns: Sequence[str], share: float,
+                    known: Mapping[str, tuple[int, int]] | None = None) -> dict[str, bool]:
     """Which columns are "a column of numbers": a numeric or bool type, or at least ``share``
-    of the filled cells spell a number (an empty column counts)."""
+    of the filled cells spell a number (an empty column counts). ``known`` gives columns'
+    (filled, numeric) cells already counted (``table_facts``), which are not read again."""
     out: dict[str, bool] = {}
     textual = []
     for col in dict.fromkeys(columns):
         c = r.cell(col)
         if c.is_number == "TRUE":
             out[col] = True
+        elif known is not None and col in known:
+            filled, numbers = known[col]
+            out[col] = filled == 0 or numbers >= share * filled
         else:
             textual.append(col)
     if textual:
@@ -543,7 +621,7 @@ def numeric_columns(r: Reader, columns: Sequence[str], share: float) -> dict[str
         for col in textual:
             c = r.cell(col)
             parts += [_count(f"NOT {c.missing}"), _count(f"NOT {c.missing} AND {c.is_number}")]
-        row = r.run(f"SELECT {', '.join(parts)} FROM src")[0]
+        row = r.run(f"SELECT {', '.join(parts)} FROM {r.src}")[0]
         for i, col in enumerate(textual):
             filled, numbers = int(row[2 * i]), int(row[2 * i + 1])
             out[col] = filled == 0 or numbers >= share * filled
@@ -559,12 +637,12 @@ def yes_no_counts(r: Reader, queries: Sequence[Query]) -> dict[str, tuple[int, i
         parts += [_count(f"{code} = {NEITHER}"), _count(f"{code} IN (0, 1)")]
     if not parts:
         return {}
-    row = r.run(f"SELECT {', '.join(parts)} FROM src")[0]
+    row = r.run(f"SELECT {', '.join(parts)} FROM {r.src}")[0]
     return {q.id: (int(row[2 * i]), int(row[2 * i + 1])) for i, q in enumerate(queries)}
 
 
 def missing_ids(r: Reader, column: str) -> int:
-    return int(r.run(f"SELECT {_count(r.cell(column).missing)} FROM src")[0][0])
+    return int(r.run(f"SELECT {_count(r.cell(column).missing)} FROM {r.src}")[0][0])
 
 
 def yes_no_queries(plan_or_queries: Iterable[Query], columns: Iterable[str]) -> list[Query]:

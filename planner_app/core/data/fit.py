@@ -10,7 +10,7 @@ charge or noise. They are for the owner: messages name columns and fields, never
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -79,14 +79,16 @@ def _as_source(data: pd.DataFrame | TableSource, table_name: str) -> TableSource
                        frame=data.rename(columns=str))
 
 
-def query_problems(query: Query, data: pd.DataFrame | TableSource,
-                   table_name: str) -> list[InputError]:
-    """What keeps one statistic from being computed on this table as the plan means it."""
-    return _problems([query], _as_source(data, table_name), table_name)
+def query_problems(query: Query, data: pd.DataFrame | TableSource, table_name: str,
+                   known: Mapping[str, tuple[int, int]] | None = None) -> list[InputError]:
+    """What keeps one statistic from being computed on this table as the plan means it
+    (``known``: columns' filled and numeric cells already counted, see facts.table_facts)."""
+    return _problems([query], _as_source(data, table_name), table_name, known=known)
 
 
 def _problems(queries: Sequence[Query], source: TableSource,
-              table_name: str, reader: Reader | None = None) -> list[InputError]:
+              table_name: str, reader: Reader | None = None,
+              known: Mapping[str, tuple[int, int]] | None = None) -> list[InputError]:
     columns = set(source.columns)
     named = [c for q in queries for c in
              ([q.column] if q.column else []) + ([q.group_by.column] if q.group_by else [])
@@ -97,7 +99,7 @@ def _problems(queries: Sequence[Query], source: TableSource,
         wanted = [q.column for q in queries if q.column in columns and needs_numbers(q)]
         wanted += [c.column for q in queries for c in q.where
                    if c.column in columns and c.op in ("<", "<=", ">", ">=")]
-        numeric = numeric_columns(r, [str(c) for c in wanted], NUMERIC_SHARE)
+        numeric = numeric_columns(r, [str(c) for c in wanted], NUMERIC_SHARE, known)
         yes_no = yes_no_counts(r, yes_no_queries(queries, columns))
     finally:
         if own:
@@ -146,8 +148,8 @@ def _yes_no_problems(query: Query, neither: int, answered: int,
     return []
 
 
-def plan_problems(plan: Plan, data: pd.DataFrame | TableSource,
-                  table_name: str) -> list[InputError]:
+def plan_problems(plan: Plan, data: pd.DataFrame | TableSource, table_name: str,
+                  known: Mapping[str, tuple[int, int]] | None = None) -> list[InputError]:
     """Every way the plan does not fit the table, in plan order (empty when it fits). The
     table is read by the engine: only the columns the plan names, a few queries in all."""
     source = _as_source(data, table_name)
@@ -165,7 +167,7 @@ def plan_problems(plan: Plan, data: pd.DataFrame | TableSource,
             elif missing_ids(r, column):
                 out.append(InputError(table_name, f"column {column!r}",
                                       "some rows have no person id; every row needs one"))
-        out.extend(_problems(plan.queries, source, table_name, r))
+        out.extend(_problems(plan.queries, source, table_name, r, known))
     return out
 
 
