@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any
 
@@ -328,7 +328,7 @@ class ColumnFacts:
     minimum: float | None
     maximum: float | None
     numeric_share: float
-    loader: Callable[[], frozenset[str]] | None = None
+    loader: Callable[[], frozenset[str]] | None = field(default=None, repr=False, compare=False)
 
     @cached_property
     def present(self) -> frozenset[str]:
