@@ -232,3 +232,35 @@ def test_the_opening_pass_gives_each_columns_facts(tmp_path: Path, kind: str) ->
         assert info.facts.present == present, info.name
         filled = series.dropna().tolist()
         assert info.filled_numbers == (len(filled), sum(spells_number(v) for v in filled))
+
+
+def test_the_opening_pass_reports_progress_and_cancel_interrupts_it(tmp_path: Path) -> None:
+    """The engine's pass reports DuckDB's progress, and Cancel interrupts the query itself
+    (not only between steps): it raises Cancelled long before the pass would end."""
+    import time
+
+    import duckdb
+
+    from planner_app.core.support.errors import Cancelled
+
+    path = tmp_path / "big.csv"
+    with duckdb.connect() as con:
+        con.execute(f"COPY (SELECT i AS id, i % 90 AS age, 'r' || (i % 5) AS region "
+                    f"FROM range(3000000) t(i)) TO '{path}' (HEADER)")
+    seen: list[float] = []
+    start = time.perf_counter()
+    rows, _ = facts.table_facts(open_table(path).source,  # type: ignore[arg-type]
+                                progress=lambda f, _m: seen.append(f))
+    whole = time.perf_counter() - start
+    assert rows == 3_000_000
+    assert seen and all(0 <= f <= 1 for f in seen) and seen == sorted(seen)
+    asked: list[float] = []
+
+    def cancel() -> bool:  # pressed 0.3 s in: the samples are read, the pass is under way
+        asked.append(time.perf_counter())
+        return asked[-1] - asked[0] > 0.3
+
+    start = time.perf_counter()
+    with pytest.raises(Cancelled):
+        facts.table_facts(open_table(path).source, cancel=cancel)  # type: ignore[arg-type]
+    assert time.perf_counter() - start < max(0.8 * whole, 0.5)
