@@ -8,6 +8,10 @@ from .. import __version__
 from .common import PROG, _confidence_arg, _delta_arg, _finite_float, _Parser, _positive_int
 from .keys import add_keys_parser
 
+# the engines' names (core/data/engines.py; not imported here: parsing stays light)
+ENGINES = ("duckdb", "pandas", "spark")
+DEFAULT_ENGINE = "duckdb"
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
@@ -59,6 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="count only approvals signed with this public key (repeat for "
                             "more keys; implies --require-approval; default: the keys "
                             "trusted with planner-app keys trust)")
+    check.add_argument("--engine", choices=ENGINES, default=DEFAULT_ENGINE,
+                       help="what reads the table: duckdb (default; reads the file in place, "
+                            "any size), pandas (loads it into memory) or spark")
     check.add_argument("--json", action="store_true", help="print JSON")
 
     release = sub.add_parser("release", help="charge the ledger, add the noise once and write "
@@ -94,6 +101,11 @@ def build_parser() -> argparse.ArgumentParser:
                          help="with --resume: complete a signed release without its "
                               "signature (its key was lost); no new noise, no new charge, "
                               "and the audit log records it")
+    release.add_argument("--engine", choices=ENGINES, default=DEFAULT_ENGINE,
+                         help="what computes the aggregates: duckdb (default; reads CSV and "
+                              "Parquet in place, spilling to disk: tables larger than memory), "
+                              "pandas (loads the table into memory) or spark (the spark "
+                              "extra)")
     release.add_argument("--json", action="store_true", help="print JSON")
 
     review = sub.add_parser("review", help="approve or reject a plan (the privacy officer)")

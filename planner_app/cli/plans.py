@@ -39,14 +39,14 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from ..core.data.tables import load_table
+    from ..core.data.tables import open_table
     from ..core.model import load_plan
     from ..core.planning.check import check_plan
     from ..core.records.policy import approval_rule, policy_or_error, trust_note
     from ..core.release.publish import file_datasets, known_datasets
 
     plan = load_plan(args.plan)
-    table = load_table(args.data) if args.data else None
+    table = open_table(args.data) if args.data else None
     policy = policy_or_error(_home(args))  # the installed policy's rules, as release applies
     same_file = file_datasets(_home(args), table) if table is not None and policy else None
     require, trusted = approval_rule(policy, _approval_required(args), _approval_trust(args))
@@ -56,7 +56,8 @@ def cmd_check(args: argparse.Namespace) -> int:
                             require_approval=require, trusted=trusted, policy=policy,
                             file_datasets=same_file,
                             known_datasets=known_datasets(_home(args)) if policy else None,
-                            trust_ignored=trust_note(bool(getattr(args, "trust", None))))
+                            trust_ignored=trust_note(bool(getattr(args, "trust", None))),
+                            engine_name=getattr(args, "engine", None) or "duckdb")
     data = report.to_dict()
     from ..core.model import plan_digest
 

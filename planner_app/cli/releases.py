@@ -22,7 +22,7 @@ from .common import (
 
 
 def cmd_release(args: argparse.Namespace) -> int:
-    from ..core.data.tables import load_table
+    from ..core.data.tables import open_table
     from ..core.model import load_plan
     from ..core.records.policy import trust_note
     from ..core.release.publish import publish
@@ -53,7 +53,7 @@ def cmd_release(args: argparse.Namespace) -> int:
             raise InputError("argument", None, f"release needs {', '.join(missing)} (see "
                                                "planner-app release --help)")
         plan = load_plan(args.plan)
-        table = load_table(args.data)
+        table = open_table(args.data)  # in place: the engine reads only what the plan needs
         # the key and its passphrase before the charge: a wrong one costs nothing
         key = load_signing_key(home, args.sign_with) if args.sign_with else None
         with _naming_plan_file(args.plan):  # core errors name "plan": say which file
@@ -62,7 +62,8 @@ def cmd_release(args: argparse.Namespace) -> int:
                              require_approval=_approval_required(args),
                              inputs=[Path(args.plan), Path(args.data)], sign_with=key,
                              trusted=_approval_trust(args),
-                             trust_ignored=trust_note(bool(getattr(args, "trust", None))))
+                             trust_ignored=trust_note(bool(getattr(args, "trust", None))),
+                             engine=getattr(args, "engine", None) or "duckdb")
     state = result.ledger
     summary = {
         "bundle": str(result.bundle_path), "bundle_sha256": result.bundle_sha256,

@@ -12,6 +12,7 @@ exported.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -49,6 +50,8 @@ class Aggregate:
     cells: list[tuple[Any, ...]]
     parts: dict[str, np.ndarray] = field(default_factory=dict)
     sorted_values: list[np.ndarray] | None = None
+    # quantiles from an engine: per cell, the distinct grid steps (ascending) and their counts
+    step_counts: list[tuple[np.ndarray, np.ndarray]] | None = None
     answers: np.ndarray | None = None
     facts: AggregateFacts = field(default_factory=AggregateFacts)
 
@@ -88,16 +91,33 @@ def _int_sum(cells: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
+KEY_HEX_CHARS = 12  # 48 bits: a short key the engines compare fast; ties go by position
+
+
+def row_keys(salt: bytes, n: int) -> np.ndarray:
+    """The bounding key of rows 0..n-1 (their positions in the file), as the SQL engines
+    compute it: the first 12 lowercase hex digits of sha256(salt's hex, ':', position).
+    Sorted stably, equal keys keep position order, as the engines' ``ORDER BY key, row``."""
+    prefix = salt.hex() + ":"
+    return np.array([hashlib.sha256((prefix + str(i)).encode("ascii")).hexdigest()
+                     [:KEY_HEX_CHARS] for i in range(n)], dtype=object)
+
+
 class PandasEngine:
     """Aggregates over a pandas DataFrame held in memory."""
 
     def __init__(self, plan: Plan, frame: pd.DataFrame, source: RandomSource,
-                 table_name: str = "table") -> None:
+                 table_name: str = "table", salt: bytes | None = None) -> None:
         self.plan = plan
         self.table_name = table_name
         self._check_columns(frame)
+        self._salt = salt
+        self.n_rows = int(len(frame))
         self.frame, self.rows_dropped_by_bound = self._bound_contributions(frame, source)
         self._done: dict[str, tuple[Query, Aggregate]] = {}
+
+    def close(self) -> None:
+        """Nothing to free (the SQL engines' counterpart)."""
 
     # -- plan/table fit -------------------------------------------------------------------
 
@@ -128,7 +148,9 @@ class PandasEngine:
 
     def _bound_contributions(self, frame: pd.DataFrame,
                              source: RandomSource) -> tuple[pd.DataFrame, int]:
-        """Keep at most k rows per person, chosen at random (CSPRNG), before any aggregate."""
+        """Keep at most k rows per person, chosen at random (CSPRNG), before any aggregate.
+        With a salt: the k rows with the smallest keys ``row_keys(salt)``, exactly the rows
+        the SQL engines keep with the same salt (docs/engine.md)."""
         unit = self.plan.privacy_unit
         if unit.kind != "person":
             return frame.reset_index(drop=True), 0
@@ -136,7 +158,10 @@ class PandasEngine:
         if ids.isna().any():
             raise InputError(self.table_name, f"column {unit.id_column!r}",
                              "some rows have no person id; every row needs one")
-        order = np.argsort(source.words(len(frame)), kind="stable")
+        if self._salt is not None:
+            order = np.argsort(row_keys(self._salt, len(frame)), kind="stable")
+        else:
+            order = np.argsort(source.words(len(frame)), kind="stable")
         shuffled = frame.iloc[order]
         rank = shuffled.groupby(unit.id_column, sort=False).cumcount().to_numpy()
         kept = shuffled[rank < unit.max_rows].reset_index(drop=True)

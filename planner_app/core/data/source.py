@@ -49,6 +49,11 @@ DUCKDB_ENCODINGS = {"utf-8": "utf-8", "utf-8-sig": "utf-8", "latin-1": "latin-1"
 DEFAULT_MEMORY_LIMIT = os.environ.get("PLANNER_APP_ENGINE_MEMORY", "2GB")
 
 
+#: DuckDB's longest line: above the loader's 16 MiB limit, which the file's streaming guard
+#: (FileHash's check) reports with its line number.
+MAX_LINE_SIZE = 17 * 1024 * 1024
+
+
 def ident(name: str) -> str:
     """A column name as a quoted SQL identifier (any text, quotes doubled)."""
     return '"' + name.replace('"', '""') + '"'
@@ -63,9 +68,11 @@ class FileHash:
     """The SHA-256 of a file, computed in 1 MiB blocks on a daemon thread (hashlib releases
     the GIL, so it overlaps with the engine's work). ``result()`` waits for it."""
 
-    def __init__(self, path: Path, cancel: Callable[[], bool] | None = None) -> None:
+    def __init__(self, path: Path, cancel: Callable[[], bool] | None = None,
+                 check: Callable[[bytes], None] | None = None) -> None:
         self.path = path
         self._cancel = cancel
+        self._check = check  # sees every block in order (a text table's NUL/line guard)
         self._digest: str | None = None
         self._error: BaseException | None = None
         self._stop = threading.Event()
@@ -82,6 +89,8 @@ class FileHash:
                     block = fh.read(1 << 20)
                     if not block:
                         break
+                    if self._check is not None:
+                        self._check(block)
                     h.update(block)
             self._digest = h.hexdigest()
         except BaseException as exc:  # handed to the thread that asks for the result
@@ -132,7 +141,8 @@ class TableSource:
         return (f"read_csv({where}, header = true, auto_detect = false, "
                 f"columns = {{{types}}}, delim = {literal(self.delimiter)}, quote = '\"', "
                 f"escape = '\"', nullstr = [{nulls}], encoding = {literal(encoding)}, "
-                f"strict_mode = true, null_padding = false, parallel = true)")
+                f"strict_mode = true, null_padding = false, parallel = true, "
+                f"max_line_size = {MAX_LINE_SIZE})")
 
     def connect(self, columns: Sequence[str] | None = None,
                 memory_limit: str = DEFAULT_MEMORY_LIMIT) -> duckdb.DuckDBPyConnection:
@@ -198,9 +208,29 @@ def engine_problem(source: TableSource, exc: Exception) -> InputError:
     if "unterminated quote" in low or "unterminated" in low:
         return InputError(source.name, where, "a quoted cell is never closed")
     if "expected" in low and "column" in low:
+        fields = _fields_of_bad_line(text, source.delimiter or ",")
+        expected = re.search(r"Expected Number of Columns: (\d+)", text)
+        if fields is not None and expected is not None:
+            return InputError(source.name, where, f"has {fields} fields where the header "
+                                                  f"has {expected.group(1)}")
         return InputError(source.name, where, "has a row whose number of fields differs from "
                                               "the header's")
     if "unicode" in low or "encoding" in low:
         return InputError(source.name, where, f"is not valid {source.encoding} text")
     return InputError(source.name, where,
                       "cannot be read as a table (check the delimiter and quotes)")
+
+
+def _fields_of_bad_line(text: str, delimiter: str) -> int | None:
+    """How many fields the line DuckDB quotes in its error holds (counted, never shown)."""
+    import csv
+    import re
+
+    m = re.search(r"Original Line: (.*)", text)
+    if m is None:
+        return None
+    try:
+        rows = list(csv.reader([m.group(1)], delimiter=delimiter, strict=True))
+    except csv.Error:
+        return None
+    return len(rows[0]) if len(rows) == 1 else None

@@ -498,8 +498,10 @@ def open_table(path: str | os.PathLike[str], progress: Progress = None,
     _check_header([str(c) for c in header], name)
     source = TableSource(name=name, format="csv", columns=tuple(str(c) for c in header),
                          path=p, encoding=encoding, delimiter=delimiter)
+    # the streaming hash also watches for a NUL byte and an overlong line (as the loader does)
+    guard = _LineGuard(name, max_line, no_nul=True)
     return Table(name=name, format="csv", encoding=encoding, delimiter=delimiter,
-                 source=source, hashing=FileHash(p, cancel))
+                 source=source, hashing=FileHash(p, cancel, check=guard.feed))
 
 
 def _with_frame_source(table: Table) -> Table:

@@ -289,7 +289,16 @@ def quantile_work(grid_points: int, rows: int | None) -> int:
     return 2 * rows + 1
 
 
-def _quantile_runs(values: np.ndarray, lo: int, hi: int, quantile: float
+def _step_counts(steps: np.ndarray, counts: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """How many rows lie on each grid point lo..hi, from distinct steps and their counts."""
+    out = np.zeros(hi - lo + 1, dtype=np.int64)
+    np.add.at(out, np.clip(np.asarray(steps, dtype=np.int64), lo, hi) - lo,
+              np.asarray(counts, dtype=np.int64))
+    return out
+
+
+def _quantile_runs(values: np.ndarray | None, lo: int, hi: int, quantile: float,
+                   grid_counts: np.ndarray | None = None
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """Runs of grid points with the same rank key K = #{v < x} + #{v <= x}, as (keys, starts,
     sizes, 2m), in arrays whose shape and work depend on the grid size and the row count only.
@@ -297,17 +306,28 @@ def _quantile_runs(values: np.ndarray, lo: int, hi: int, quantile: float
     A grid no larger than the rows: every grid point is a run of its own (binary searches
     over the rows). Otherwise each sorted row i owns two runs, the gap of grid points just
     below it and its own point, both empty unless it is the first row with its value, plus the
-    gap above the last row."""
-    n = int(values.size)
+    gap above the last row.
+
+    ``grid_counts`` (rows per grid point) may stand for the sorted values: the runs are the
+    same, the values are spelled out only when the grid is larger than the rows."""
+    n = int(grid_counts.sum()) if grid_counts is not None else \
+        int(values.size) if values is not None else 0
     m2 = 2 * int(round(quantile * n))
     points = hi - lo + 1
     # counting and running minima, not binary searches: numpy's searchsorted on sorted keys
     # starts from the previous answer, so its time would depend on the values
     if quantile_work(points, n) == points:
-        counts = np.bincount(values - lo, minlength=points).astype(np.int64)
+        if grid_counts is None:
+            assert values is not None
+            counts = np.bincount(values - lo, minlength=points).astype(np.int64)
+        else:
+            counts = grid_counts
         at_or_below = np.cumsum(counts)
         keys = 2 * at_or_below - counts
         return keys, np.arange(lo, hi + 1, dtype=np.int64), np.ones(points, dtype=np.int64), m2
+    if values is None:
+        assert grid_counts is not None
+        values = np.repeat(np.arange(lo, hi + 1, dtype=np.int64), grid_counts)
     index = np.arange(n, dtype=np.int64)
     first = np.ones(n, dtype=bool)
     np.not_equal(values[1:], values[:-1], out=first[1:])
@@ -333,12 +353,13 @@ def _quantile_runs(values: np.ndarray, lo: int, hi: int, quantile: float
 
 def exponential_quantile(
     source: RandomSource,
-    sorted_steps: np.ndarray,
+    sorted_steps: np.ndarray | None,
     lo: int,
     hi: int,
     quantile: float,
     epsilon: float,
     sensitivity: int,
+    step_counts: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> int:
     """Exponential mechanism over the grid points [lo, hi] for the ``quantile`` of the data.
 
@@ -355,9 +376,16 @@ def exponential_quantile(
     The output is therefore exactly the mechanism's law, and the running time no longer depends
     on where the data's values lie (the rejection sampler it replaces could run for minutes on
     concentrated data on a fine grid). Returns a grid point in steps.
+
+    An engine that counts rows per grid step instead of sorting them passes ``step_counts``
+    (distinct steps and their row counts) and ``sorted_steps=None``: the same law exactly.
     """
-    values = np.clip(np.asarray(sorted_steps, dtype=np.int64), lo, hi)  # clamped already
-    keys, starts, sizes, m2 = _quantile_runs(values, lo, hi, quantile)
+    if step_counts is not None:
+        keys, starts, sizes, m2 = _quantile_runs(None, lo, hi, quantile,
+                                                 _step_counts(*step_counts, lo, hi))
+    else:
+        values = np.clip(np.asarray(sorted_steps, dtype=np.int64), lo, hi)  # clamped already
+        keys, starts, sizes, m2 = _quantile_runs(values, lo, hi, quantile)
     width = keys.size
     a = float(epsilon) / (4 * sensitivity)
     dist = np.abs(keys - m2)

@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..data.aggregate import PandasEngine
+from ..data.engines import DEFAULT_ENGINE, ReleaseEngine, open_engine
 from ..data.facts import ColumnFacts, cell_facts
 from ..data.facts import column_facts as source_column_facts
 from ..data.fit import plan_only_notes, require_fit
@@ -32,6 +32,7 @@ from ..dp.accuracy import (
     useless_warning,
 )
 from ..dp.measure import Measurement, measurements_for, rr_refusal
+from ..dp.mechanisms import SystemRandomSource
 from ..dp.risk import explain
 from ..dp.sensitivity import headline_index
 from ..model import Plan, Query, canonical_key
@@ -164,15 +165,17 @@ def alternatives_for(measurements: list[Measurement], delta: float) -> list[Tota
 
 def check_plan(plan: Plan, table: Table | None = None,
                confidence: float = DEFAULT_CONFIDENCE,
-               engine: PandasEngine | None = None, *,
+               engine: ReleaseEngine | None = None, *,
                ledger: LedgerState | PlannerError | None = None,
                require_approval: bool = False,
                trusted: Sequence[PublicKey] = (),
                policy: Policy | PolicyError | None = None,
                file_datasets: Sequence[str] | None = None,
                known_datasets: Sequence[str] | None = None,
-               trust_ignored: str = "") -> CheckReport:
-    """The report; with a table, also its fit to the data (pass ``engine`` to reuse one).
+               trust_ignored: str = "",
+               engine_name: str = DEFAULT_ENGINE) -> CheckReport:
+    """The report; with a table, also its fit to the data (pass ``engine`` to reuse one, or
+    ``engine_name`` to choose which engine reads the table: duckdb, pandas or spark).
     Its ``readiness`` holds the release rules (with the lifetime rule when ``ledger`` is
     given, the approval rule when ``require_approval``: signed by one of ``trusted`` when
     any are given; the organisation's rules when ``policy``; see readiness())."""
@@ -189,10 +192,31 @@ def check_plan(plan: Plan, table: Table | None = None,
         sentence = explain(eps, q.delta, relation=plan.neighbouring,
                            what=f"the release of {q.title!r}").sentence
         checks.append(QueryCheck(q, ms, acc, sentence))
+    own = table is not None and engine is None
+    if table is not None and engine is None:  # after the plan's own refusals
+        engine = open_engine(engine_name, plan, table, SystemRandomSource())
+    try:
+        return _finish_check(plan, table, confidence, engine, checks, warnings,
+                             ledger=ledger, require_approval=require_approval,
+                             trusted=trusted, policy=policy, file_datasets=file_datasets,
+                             known_datasets=known_datasets, trust_ignored=trust_ignored)
+    finally:
+        if own and engine is not None:
+            engine.close()
+
+
+def _finish_check(plan: Plan, table: Table | None, confidence: float,
+                  engine: ReleaseEngine | None, checks: list[QueryCheck], warnings: list[str],
+                  *, ledger: LedgerState | PlannerError | None, require_approval: bool,
+                  trusted: Sequence[PublicKey], policy: Policy | PolicyError | None,
+                  file_datasets: Sequence[str] | None, known_datasets: Sequence[str] | None,
+                  trust_ignored: str) -> CheckReport:
+    rows = engine.n_rows if engine is not None else None
+    for c in checks:
+        q, ms, acc = c.query, c.measurements, c.accuracy
         warnings.extend(_query_warnings(q, plan, ms, acc))
         if table is None:  # with the data, the fit check decides instead (fit.py)
             warnings.extend(plan_only_notes(q))
-        rows = table.n_rows if table is not None else None
         warnings.extend(f"{q.id}: {w}" for w in statistic_warnings(q, acc, rows))
     measurements = all_measurements(checks)
     total = compose(measurements, plan.budget.delta, plan.budget.accountant)
@@ -205,6 +229,7 @@ def check_plan(plan: Plan, table: Table | None = None,
                                  accuracies={c.query.id: c.accuracy for c in checks})
     report.warnings = warnings
     if table is not None:
+        assert engine is not None
         _check_against_table(report, table, engine)
     return report
 
@@ -273,9 +298,10 @@ def copied_from_data(query: Query, facts: Callable[[str], ColumnFacts | None]) -
 
 
 def _check_against_table(report: CheckReport, table: Table,
-                         engine: PandasEngine | None = None) -> None:
+                         engine: ReleaseEngine | None = None) -> None:
     """The owner's facts and the warnings that need the data: engine queries over the
-    columns the plan names (facts.py), never a scan of every column in Python."""
+    columns the plan names (facts.py), never a scan of every column in Python. With a
+    release's engine, the counts are those of the rows it aggregates."""
     plan = report.plan
     source = source_of(table)
     warn = report.warnings

@@ -163,10 +163,17 @@ def _release_query(query: Query, plan: Plan, aggregate: Aggregate, ms: list[Meas
     if query.kind == "quantile":
         m = ms[0]
         grid = grid_for(query)
-        assert aggregate.sorted_values is not None and query.quantile is not None
-        for i, sorted_steps in enumerate(aggregate.sorted_values):
+        assert query.quantile is not None
+        per_cell: list[tuple[np.ndarray | None, tuple[np.ndarray, np.ndarray] | None]]
+        if aggregate.step_counts is not None:  # an engine's counts per grid step
+            per_cell = [(None, sc) for sc in aggregate.step_counts]
+        else:
+            assert aggregate.sorted_values is not None
+            per_cell = [(sv, None) for sv in aggregate.sorted_values]
+        for i, (sorted_steps, step_counts) in enumerate(per_cell):
             point = exponential_quantile(source, sorted_steps, grid.lo, grid.hi,
-                                         query.quantile, m.epsilon, m.component.l1)
+                                         query.quantile, m.epsilon, m.component.l1,
+                                         step_counts)
             add(i, float(point * grid.step), None, None, "exponential",
                 "interval not given in value units: see the rank accuracy")
         return QueryRelease(query.id, values)

@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from ... import __version__
-from ..data.aggregate import PandasEngine, cell_labels
+from ..data.aggregate import cell_labels
+from ..data.engines import DEFAULT_ENGINE, open_engine
 from ..data.tables import Table
 from ..dp.accuracy import DEFAULT_CONFIDENCE, quantile_refusal
 from ..dp.measure import measurement_to_dict
@@ -321,8 +322,8 @@ def preflight_bundle(p: Prepared, prior: LedgerState) -> None:
         raise InputError("plan", None, f"the release report cannot be written for this "
                          f"plan ({type(exc).__name__}: {str(exc)[:200]}); nothing was "
                          f"charged") from exc
-    answers = sum(len(p.table.frame) for q in p.plan.queries
-                  if q.kind == "randomized_response")
+    answers = sum(int(a.answers.size) for a in p.aggregates.values()
+                  if getattr(a, "answers", None) is not None)
     # release.json (data), plan.json and results.csv (each within the compact record)
     size = sum(len(v) for v in reports.values()) + data + data // 2 + 4 * answers + (1 << 16)
     check_output(p.out, p.overwrite, size=size)  # the bundle's temporary file, before zipping
@@ -341,7 +342,7 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
             source: RandomSource | None = None,
             inputs: Sequence[Path] = (),
             sign_with: SecretKey | None = None,
-            trust_ignored: str = "") -> PublishResult:
+            trust_ignored: str = "", engine: str = DEFAULT_ENGINE) -> PublishResult:
     """Release ``plan`` on ``table`` into the bundle ``out``; see the module docstring.
 
     ``source`` is for tests only (a seeded source makes neighbouring releases comparable);
@@ -349,7 +350,8 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
     and the app home's folders are never an output, whatever ``overwrite`` says.
     ``trusted``: the keys a required approval must be signed by (review.approval_keys).
     ``sign_with``, a key already loaded (its passphrase asked before the charge), signs the
-    bundle's manifest (signing.py)."""
+    bundle's manifest (signing.py). ``engine`` computes the aggregates: "duckdb" (the
+    default: reads the file in place, any size), "pandas" (in memory) or "spark"."""
     keep = [home.data_dir, home.config_dir, *inputs]
     # the output path is held from its check to the rename: a second release to it is
     # refused before its charge (the lock is taken before, and kept through, the charge)
@@ -358,7 +360,7 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
                            clamp_counts=clamp_counts, overwrite=overwrite, progress=progress,
                            require_approval=require_approval, trusted=trusted,
                            source=source, sign_with=sign_with,
-                           trust_ignored=trust_ignored)
+                           trust_ignored=trust_ignored, engine=engine)
         return charge_and_release(prepared)
 
 
@@ -367,7 +369,8 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
             overwrite: bool = False, progress: Progress = None,
             require_approval: bool = False, trusted: Sequence[PublicKey] = (),
             source: RandomSource | None = None,
-            sign_with: SecretKey | None = None, trust_ignored: str = "") -> Prepared:
+            sign_with: SecretKey | None = None, trust_ignored: str = "",
+            engine: str = DEFAULT_ENGINE) -> Prepared:
     """Everything before the charge: the plan against the data, the budget, the audit log,
     the output path, the report and the disk space, the organisation's policy. Raises with
     nothing charged."""
@@ -383,24 +386,30 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
     step(0.05, "Checking the plan against the data")
     # one engine: the check and the release share the bounded rows and the aggregates
     rng: RandomSource = source if source is not None else SystemRandomSource()
-    engine = PandasEngine(plan, table.frame, rng, table.name)
-    # the data-aware check: its warnings and facts are for the owner only, never the bundle
-    same_file = file_datasets(home, table) if policy is not None else None
-    known = known_datasets(home) if policy is not None else None
-    report = check_plan(plan, table, confidence=confidence, engine=engine,
-                        require_approval=require_approval, trusted=trusted, policy=policy,
-                        file_datasets=same_file, known_datasets=known,
-                        trust_ignored=trust_ignored)
-    # the release rules of readiness.py (the wizard's checklist and `check` show the same);
-    # the lifetime cap is the ledger's, checked by its charge under the lock
-    assert report.readiness is not None
-    require_ready(report.readiness)
-    for q in plan.queries:  # a quantile the sampler cannot finish: refuse before the charge
-        why = quantile_refusal(q, len(table.frame))
-        if why is not None:
-            raise InputError("plan", f"query {q.id}", why)
-    step(0.15, "Computing the aggregates")
-    aggregates = {q.id: engine.aggregate(q) for q in plan.queries}  # true values: memory only
+    # the bounding's secret salt comes from rng (docs/engine.md); a bad file fails here
+    aggregator = open_engine(engine, plan, table, rng)
+    try:
+        # the data-aware check: its warnings and facts are for the owner only, never the
+        # bundle
+        same_file = file_datasets(home, table) if policy is not None else None
+        known = known_datasets(home) if policy is not None else None
+        report = check_plan(plan, table, confidence=confidence, engine=aggregator,
+                            require_approval=require_approval, trusted=trusted,
+                            policy=policy, file_datasets=same_file, known_datasets=known,
+                            trust_ignored=trust_ignored)
+        # the release rules of readiness.py (the wizard's checklist and `check` show the
+        # same); the lifetime cap is the ledger's, checked by its charge under the lock
+        assert report.readiness is not None
+        require_ready(report.readiness)
+        for q in plan.queries:  # a quantile the sampler cannot finish: refuse before charge
+            why = quantile_refusal(q, aggregator.n_rows)
+            if why is not None:
+                raise InputError("plan", f"query {q.id}", why)
+        step(0.15, "Computing the aggregates")
+        # true values: memory only
+        aggregates = {q.id: aggregator.aggregate(q) for q in plan.queries}
+    finally:
+        aggregator.close()
     dry_run(plan, aggregates, confidence, clamp_counts)
 
     home.ensure()
