@@ -160,12 +160,22 @@ class FileOps(_Base):
         self.show_fit_problems()
 
     def show_fit_problems(self) -> bool:
-        """Name every way the plan does not fit the loaded table; True when it fits."""
-        problems = self.session.fit_problems()
+        """Name every way the plan does not fit the loaded table; True when it fits (or while
+        a large table is checked on a worker: the dialog then comes when the answer does)."""
+        problems = self.session.ask_fit_problems()
+        if problems is None:
+            self._fit_wanted = True  # shown by _fit_answered
+            return True
+        self._fit_wanted = False
         if problems and self.session.table is not None:
             self.error("The plan does not fit the table",
                        problems_text(self.session.table.name, problems))
         return not problems
+
+    def _fit_answered(self, kind: str) -> None:
+        """A large table's fit arrived from its worker: say what does not fit, if asked."""
+        if kind == "fit" and getattr(self, "_fit_wanted", False):
+            self.show_fit_problems()
 
     def _find_plans_table(self, plan_path: Path) -> None:
         """Open a saved plan's own table, or say it is missing and offer to locate it."""
