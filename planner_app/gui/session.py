@@ -735,8 +735,9 @@ class Session(QObject):
         question is under way; a newer question of the same kind supersedes an older one (it
         is cancelled, or its answer merely cached). ``store(answer)`` runs on this thread,
         while the same table is open, then dataAnswered(kind)."""
-        if key in self._asking:
-            return
+        running = self._asking.get(key)
+        if running is not None and not running.is_cancelled():
+            return  # asked once: its answer is on the way
         table = self.table
 
         def fn(progress, cancel):  # type: ignore[no-untyped-def]

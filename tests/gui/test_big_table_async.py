@@ -11,6 +11,7 @@ from PySide6.QtCore import QTimer
 from planner_app.core.model import plan_from_dict
 from tests.conftest import plan_dict, with_reasons
 from tests.gui import test_big_table
+from tests.gui.conftest import SHOTS
 from tests.gui.test_big_table import ROWS, open_and_wait
 
 big_csv = test_big_table.big_csv  # the 5M-row CSV fixture, written once for this module
@@ -102,11 +103,16 @@ def test_a_statistics_checks_and_the_pane_fill_in_from_a_worker(window, qtbot,
         window.statistic_pane.refresh()
         assert "Checking this statistic" in window.statistic_pane.warnings.text()
         at_ask = ticks.n
+        window.resize(1280, 820)
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        window.grab().save(str(SHOTS / "big-table-statistic-checking.png"))
     assert ticks.n > at_ask
     checks = session.ask_query_checks(session.plan.query("r"))
     yes = len(range(0, ROWS, 3))  # i % 3 == 0 reads yes
     assert (checks.tally.yes, checks.tally.no, checks.tally.neither) == (yes, ROWS - yes, 0)
     assert "Checking" not in window.statistic_pane.warnings.text()
+    qtbot.wait(50)
+    window.grab().save(str(SHOTS / "big-table-statistic-checked.png"))
     # a declared list equal to the values present: read on the worker too
     h = session.plan.query("h")
     with answered(qtbot, session, "query"):
