@@ -134,6 +134,10 @@ def test_a_newer_question_supersedes_an_older_one(window, qtbot, big_csv: Path) 
     checks = session.ask_query_checks(new)
     yes = len(range(0, ROWS, 3))
     assert (checks.tally.yes, checks.tally.no) == (ROWS - yes, yes)  # the lists swapped
+    # back to the older question: answered (cached, or asked again), never left waiting
+    qtbot.waitUntil(lambda: session.ask_query_checks(old) is not None, timeout=120_000)
+    checks = session.ask_query_checks(old)
+    assert (checks.tally.yes, checks.tally.no) == (yes, ROWS - yes)
     from planner_app.gui.workers import wait_for_workers
 
     assert wait_for_workers(60_000)
