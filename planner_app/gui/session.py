@@ -51,7 +51,7 @@ from ..core.records.policy import (
     policy_or_error,
 )
 from ..core.records.review import approval_keys
-from ..core.support.errors import InputError, PlannerError
+from ..core.support.errors import Cancelled, InputError, PlannerError
 from ..core.support.home import AppHome
 from .workers import Worker, WorkerSlot
 
@@ -741,9 +741,12 @@ class Session(QObject):
         table = self.table
 
         def fn(progress, cancel):  # type: ignore[no-untyped-def]
+            from ..core.data.facts import cancelling
+
             if cancel():  # superseded while it waited for a thread
                 return _SUPERSEDED
-            return work()
+            with cancelling(cancel):  # superseded while it reads: DuckDB is interrupted
+                return work()
 
         worker = Worker(fn)
 
@@ -758,8 +761,8 @@ class Session(QObject):
         def failed(exc: object) -> None:
             if self._asking.get(key) is worker:
                 del self._asking[key]
-            if self.table is not table:
-                return
+            if self.table is not table or isinstance(exc, Cancelled):
+                return  # superseded: a newer question is on its way
             # a one-line message that never quotes a cell (the engine's reading of its error)
             problem = exc if isinstance(exc, InputError) else \
                 engine_problem(self.table_source(), exc) if isinstance(exc, Exception) else \

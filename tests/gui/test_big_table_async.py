@@ -164,3 +164,20 @@ def test_suggest_from_the_data_fills_in_from_a_worker(window, qtbot, big_csv: Pa
     qtbot.waitUntil(lambda: dialog.yes_values.toPlainText() == "yes", timeout=10_000)
     assert dialog.no_values.toPlainText() == "no"
     assert session.table.loaded is False
+
+
+def test_a_superseded_question_stops_reading(big_csv: Path) -> None:  # type: ignore[no-untyped-def]
+    """The worker's cancel reaches DuckDB: a question a newer one superseded stops its scan
+    (Cancelled) instead of holding one of the pool's threads to the end."""
+    import pytest
+
+    from planner_app.core.data.facts import cancelling, yes_no_tally
+    from planner_app.core.data.tables import open_table
+    from planner_app.core.support.errors import Cancelled
+
+    table = open_table(big_csv)
+    q = plan_from_dict(plan_dict(queries=[RR])).queries[0]
+    with cancelling(lambda: True), pytest.raises(Cancelled):
+        yes_no_tally(table.source, q)
+    yes = len(range(0, ROWS, 3))
+    assert yes_no_tally(table.source, q).yes == yes  # not cancelled: the whole answer

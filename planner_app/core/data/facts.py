@@ -18,7 +18,9 @@ is private: it is shown to the owner and never exported.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any
@@ -55,6 +57,21 @@ ABSENT = -2  # an empty cell (as fit.ABSENT)
 # ----------------------------------------------------------------------------- running
 
 
+_CANCEL: ContextVar[Cancel] = ContextVar("planner_cancel", default=None)
+
+
+@contextmanager
+def cancelling(cancel: Cancel) -> Iterator[None]:
+    """Every query run inside (on this thread) is interrupted when ``cancel()`` turns true,
+    raising ``Cancelled``: the app's worker stops a question a newer one superseded without
+    every function here taking a ``cancel`` argument."""
+    token = _CANCEL.set(cancel)
+    try:
+        yield
+    finally:
+        _CANCEL.reset(token)
+
+
 def run(con: duckdb.DuckDBPyConnection, sql: str, source: TableSource | None = None,
         progress: Progress = None, cancel: Cancel = None, message: str = "Reading",
         params: Sequence[Any] | None = None) -> list[tuple[Any, ...]]:
@@ -63,6 +80,8 @@ def run(con: duckdb.DuckDBPyConnection, sql: str, source: TableSource | None = N
     one-line ``InputError`` naming the file."""
     import duckdb
 
+    if cancel is None:
+        cancel = _CANCEL.get()
     done = threading.Event()
     cancelled = threading.Event()
 
