@@ -437,6 +437,22 @@ class Session(QObject):
         if table is None or self._policy is None:
             return None
         if self._same_file is None or self._same_file[0] is not table:
+            if self.asks_on_worker():  # the file's hash streams for a while: never wait here
+                home = self.home
+
+                def work() -> tuple[str, ...] | None:
+                    try:
+                        return tuple(file_datasets(home, table))
+                    except PlannerError:
+                        return None
+
+                def store(answer: Any) -> None:
+                    self._same_file = (table, None if isinstance(answer, InputError)
+                                       else answer)
+                    self._emit(OpChanges(ledger=True))  # the release rules, again
+
+                self._ask("file", ("file", id(table)), work, store)
+                return None  # unknown until then; publish checks the rule itself
             try:
                 found: tuple[str, ...] | None = tuple(file_datasets(self.home, table))
             except PlannerError:

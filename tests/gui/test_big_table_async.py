@@ -181,3 +181,24 @@ def test_a_superseded_question_stops_reading(big_csv: Path) -> None:  # type: ig
         yes_no_tally(table.source, q)
     yes = len(range(0, ROWS, 3))
     assert yes_no_tally(table.source, q).yes == yes  # not cancelled: the whole answer
+
+
+def test_under_a_policy_the_files_identity_is_looked_up_on_a_worker(qtbot, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                                    big_csv: Path) -> None:
+    """The policy's same-file rule needs the file's hash, which streams for a while on a large
+    file: the meter's release rules never wait for it on the window's thread."""
+    from planner_app.gui.app import build_window
+    from tests.gui.test_policy_gui import install_policy
+
+    home = tmp_path / "home"
+    install_policy(tmp_path, home, max_epsilon_per_release=3)
+    window = build_window(str(home))
+    qtbot.addWidget(window)
+    window.show()
+    open_and_wait(window, qtbot, big_csv)
+    session = window.session
+    session.refresh_policy()  # forget what was looked up while the table opened
+    with answered(qtbot, session, "file"):
+        assert session.file_datasets() is None  # not known yet: asked on a worker
+    assert session.file_datasets() == ()  # no ledger yet: released as no dataset
+    assert session.table.loaded is False

@@ -130,7 +130,8 @@ class ChecklistPage(QWizardPage):
 
     def _data_answered(self, kind: str) -> None:
         """A large table's fit arrived from its worker: the checklist as it now stands."""
-        if kind == "fit" and self.wizard() is not None and self.wizard().currentPage() is self:
+        if kind in ("fit", "file") and self.wizard() is not None and \
+                self.wizard().currentPage() is self:
             self._show_items()
             self.completeChanged.emit()
 
