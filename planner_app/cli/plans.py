@@ -115,13 +115,13 @@ RULE_MARKS = {"pass": "ok  ", "fail": "NO  ", "warn": "warn"}
 
 
 def cmd_plan_new(args: argparse.Namespace) -> int:
-    from ..core.data.tables import describe_columns, load_table
+    from ..core.data.tables import describe_columns, open_table
     from ..core.planning.starters import starter_from_columns
     from ..core.support.files import atomic_write_text, check_output_path
 
     out = check_output_path(Path(args.out), overwrite=args.force,  # never over a link,
                             keep=[Path(args.data)])  # a pipe, a device or the table
-    table = load_table(args.data)
+    table = open_table(args.data)  # read in place: the engine describes the columns
     columns = describe_columns(table)
     starter = starter_from_columns(args.dataset or Path(args.data).stem, Path(args.data).name,
                                    columns)

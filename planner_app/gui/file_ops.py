@@ -33,6 +33,13 @@ def load_table(path, progress=None, cancel=None):  # type: ignore[no-untyped-def
     return load(path, progress=progress, cancel=cancel)
 
 
+def open_table(path, progress=None, cancel=None):  # type: ignore[no-untyped-def]
+    """The core's open_table, imported when a table is first opened (in the worker)."""
+    from ..core.data.tables import open_table as open_in_place
+
+    return open_in_place(path, progress=progress, cancel=cancel)
+
+
 def describe_columns(table):  # type: ignore[no-untyped-def]
     from ..core.data.tables import describe_columns as describe
 
@@ -65,8 +72,10 @@ class FileOps(_Base):
                    synchronous: bool = False, ask: bool = True) -> None:
         """Load a table; with a plan open (and ``ask``), first ask: new plan or attach."""
         def work(progress, cancel):  # type: ignore[no-untyped-def]
-            table = load_table(path, progress=progress, cancel=cancel)
-            return table, describe_columns(table)
+            # opened in place: only the header is read here; the engine then counts the
+            # rows and describes the columns in one pass (progress, and Cancel interrupts it)
+            table = open_table(path, progress=progress, cancel=cancel)
+            return table, describe_columns(table, progress=progress, cancel=cancel)
 
         worker: Worker | None = None
 
@@ -171,12 +180,22 @@ class FileOps(_Base):
         self.show_fit_problems()
 
     def show_fit_problems(self) -> bool:
-        """Name every way the plan does not fit the loaded table; True when it fits."""
-        problems = self.session.fit_problems()
+        """Name every way the plan does not fit the loaded table; True when it fits (or while
+        a large table is checked on a worker: the dialog then comes when the answer does)."""
+        problems = self.session.ask_fit_problems()
+        if problems is None:
+            self._fit_wanted = True  # shown by _fit_answered
+            return True
+        self._fit_wanted = False
         if problems and self.session.table is not None:
             self.error("The plan does not fit the table",
                        problems_text(self.session.table.name, problems))
         return not problems
+
+    def _fit_answered(self, kind: str) -> None:
+        """A large table's fit arrived from its worker: say what does not fit, if asked."""
+        if kind == "fit" and getattr(self, "_fit_wanted", False):
+            self.show_fit_problems()
 
     def _find_plans_table(self, plan_path: Path) -> None:
         """Open a saved plan's own table, or say it is missing and offer to locate it."""

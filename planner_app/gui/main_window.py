@@ -101,6 +101,7 @@ class MainWindow(FileOps, DialogLaunchers, QMainWindow):
         self.statistic_pane.edit_button.clicked.connect(
             lambda: self.edit_statistic(self.session.selected or ""))
         session.changed.connect(self._changed)
+        session.dataAnswered.connect(self._fit_answered)  # a large table's fit, from a worker
         session.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self._restore_window()
         self._plan_changed()

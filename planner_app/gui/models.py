@@ -3,10 +3,14 @@ frame cell by cell (a million-row preview builds no strings up front)."""
 
 from __future__ import annotations
 
+import atexit
 import math
+import queue
+import threading
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 
 from ..core.dp.accuracy import format_half_width, useless_warning
@@ -17,6 +21,7 @@ from .session import Session
 if TYPE_CHECKING:  # pandas is imported when a table is first shown, not at start
     import pandas as pd
 
+    from ..core.data.source import TableSource
     from ..core.data.tables import ColumnInfo
 
 Index = QModelIndex | QPersistentModelIndex
@@ -74,6 +79,219 @@ class DataFrameModel(QAbstractTableModel):
                 section < len(self._frame.columns) \
                 else None
         return str(section + 1)
+
+
+def _is_missing(value: Any) -> bool:
+    import pandas as pd
+
+    return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
+
+
+def _cell_text(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return str(value)
+
+
+_READERS: dict[threading.Thread, queue.Queue[tuple[int, TableSource | None]]] = {}
+
+
+@atexit.register
+def _stop_readers() -> None:
+    """Close the preview readers' engine connections before the interpreter goes."""
+    for requests in list(_READERS.values()):
+        requests.put((-1, None))
+    for thread in list(_READERS):
+        thread.join(2.0)
+
+
+class SourcePreviewModel(QAbstractTableModel):
+    """A read-only, virtual view of a table the engine reads in place (a file of any size):
+    the row count is the engine's, and rows are fetched ``PAGE`` at a time when the view
+    shows them — on a background thread that keeps one engine connection, so scrolling to
+    the end of a 100-million-row file never blocks the window. A few pages are cached; a
+    cell of a page not yet fetched shows "…"."""
+
+    PAGE = 200
+    CACHE_PAGES = 12
+    #: Qt's views measure in int pixels: 100M rows of 22 px overflow them. Beyond this many
+    #: rows the preview shows the first and the last half of it (the row numbers say which).
+    MAX_ROWS = 10_000_000
+    PENDING = 4  # pages waiting to be read; older requests (scrolled past) are dropped
+    page_ready = Signal(int, int, object)  # generation, page number, rows (a DataFrame)
+    LOADING = "…"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._source: TableSource | None = None
+        self._columns: list[str] = []
+        self._rows = 0
+        self._shown = 0
+        self._pages: OrderedDict[int, pd.DataFrame] = OrderedDict()
+        self._wanted: list[int] = []
+        self._generation = 0
+        self._lock = threading.Lock()
+        self._requests: queue.Queue[tuple[int, TableSource | None]] = queue.Queue()
+        self._thread: threading.Thread | None = None
+        self.page_ready.connect(self._page_ready)
+        self.failed: str | None = None
+
+    # -- the source ---------------------------------------------------------------------
+
+    def set_source(self, source: TableSource | None, rows: int = 0) -> None:
+        """Show ``source`` (``rows`` from the engine's count), or nothing."""
+        self.beginResetModel()
+        with self._lock:
+            self._generation += 1
+            self._wanted.clear()
+        self._pages.clear()
+        self._source = source
+        self._columns = list(source.columns) if source is not None else []
+        self._rows = rows if source is not None else 0
+        self._shown = min(self._rows, self.MAX_ROWS)
+        self.failed = None
+        self.endResetModel()
+        if self._thread is not None:
+            self._requests.put((-1, None))  # the old reader closes its connection and ends
+            self._thread = None
+        if source is not None and source.frame is None:
+            self._requests = queue.Queue()  # the new reader's own
+            self._thread = threading.Thread(target=self._read, args=(source, self._requests),
+                                            daemon=True, name="preview-pages")
+            _READERS[self._thread] = self._requests
+            self._thread.start()
+
+    def close(self) -> None:
+        self.set_source(None)
+
+    def _read(self, source: TableSource,
+              requests: queue.Queue[tuple[int, TableSource | None]]) -> None:
+        """The background reader: one connection, the most recent request first."""
+        con = None
+        try:
+            while True:
+                generation, _ = requests.get()
+                if generation == -1:
+                    return
+                with self._lock:
+                    if generation != self._generation or not self._wanted:
+                        continue
+                    page = self._wanted.pop()
+                if con is None:
+                    con = source.connect()
+                try:
+                    rows = source.page(page * self.PAGE, self.PAGE, con)
+                except Exception as exc:  # noqa: BLE001 - shown in the view, never raised
+                    from ..core.data.source import engine_problem
+
+                    problem = engine_problem(source, exc) if not isinstance(exc, ValueError) \
+                        else exc
+                    self.page_ready.emit(generation, page, str(problem))
+                    continue
+                self.page_ready.emit(generation, page, rows)
+        finally:
+            if con is not None:
+                con.close()
+            _READERS.pop(threading.current_thread(), None)
+
+    def _page_ready(self, generation: int, page: int, rows: object) -> None:
+        if generation != self._generation:
+            return
+        if isinstance(rows, str):
+            self.failed = rows
+            return
+        self._pages[page] = rows  # type: ignore[assignment]  # a page (DataFrame)
+        while len(self._pages) > self.CACHE_PAGES:
+            self._pages.popitem(last=False)
+        first = page * self.PAGE
+        last = min(first + len(rows), self._rows) - 1
+        shown = [r for r in (self.view_row(f) for f in range(first, last + 1)) if r is not None]
+        if shown and self._columns:
+            self.dataChanged.emit(self.index(min(shown), 0),
+                                  self.index(max(shown), len(self._columns) - 1))
+
+    @property
+    def clipped(self) -> bool:
+        """True when the table has more rows than the preview shows (first and last half)."""
+        return self._rows > self._shown
+
+    def file_row(self, row: int) -> int:
+        """The table's row shown at the view's ``row``."""
+        half = self._shown // 2
+        return row if not self.clipped or row < half else self._rows - self._shown + row
+
+    def view_row(self, file_row: int) -> int | None:
+        """The view's row showing the table's ``file_row`` (None when it is not shown)."""
+        if not self.clipped or file_row < self._shown // 2:
+            return file_row
+        row = file_row - (self._rows - self._shown)
+        return row if row >= self._shown // 2 else None
+
+    def _value(self, row: int, col: int) -> tuple[bool, Any]:
+        """(fetched, the cell) — asking for a page the cache lacks requests it."""
+        row = self.file_row(row)
+        page = row // self.PAGE
+        rows = self._pages.get(page)
+        if rows is None and self._source is not None and self._source.frame is not None:
+            rows = self._source.page(page * self.PAGE, self.PAGE)
+            self._pages[page] = rows
+            while len(self._pages) > self.CACHE_PAGES:
+                self._pages.popitem(last=False)
+        if rows is None:
+            self._request(page)
+            return False, None
+        self._pages.move_to_end(page)
+        offset = row - page * self.PAGE
+        if offset >= len(rows) or col >= len(rows.columns):
+            return True, None
+        return True, rows.iat[offset, col]
+
+    def _request(self, page: int) -> None:
+        if self.failed is not None:
+            return
+        with self._lock:
+            if page in self._wanted:
+                return
+            self._wanted.append(page)
+            del self._wanted[:-self.PENDING]
+            generation = self._generation
+        self._requests.put((generation, None))
+
+    def is_fetched(self, row: int) -> bool:
+        return self.file_row(row) // self.PAGE in self._pages
+
+    # -- the model ----------------------------------------------------------------------
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else self._shown
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._columns)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            fetched, value = self._value(index.row(), index.column())
+            if not fetched:
+                return self.LOADING if role == Qt.ItemDataRole.DisplayRole else \
+                    "Reading these rows from the file…"
+            if _is_missing(value):
+                return "" if role == Qt.ItemDataRole.DisplayRole else "missing"
+            return _cell_text(value)
+        if role == Qt.ItemDataRole.BackgroundRole:
+            fetched, value = self._value(index.row(), index.column())
+            if fetched and _is_missing(value):
+                return _missing()
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role != Qt.ItemDataRole.DisplayRole:
+            return None
+        if orientation == Qt.Orientation.Horizontal:
+            return self._columns[section] if section < len(self._columns) else None
+        return f"{self.file_row(section) + 1:,}"
 
 
 class HeaderedModel(QAbstractTableModel):

@@ -48,11 +48,13 @@ from ..core.records.policy import (
     policy_or_error,
 )
 from ..core.records.review import approval_keys
-from ..core.support.errors import InputError, PlannerError
+from ..core.support.errors import Cancelled, InputError, PlannerError
 from ..core.support.home import AppHome
+from .workers import Worker, WorkerSlot
 
 if TYPE_CHECKING:  # the table's types: pandas is imported when a table is opened
-    from ..core.data.fit import YesNoTally
+    from ..core.data.facts import YesNoTally
+    from ..core.data.source import TableSource
     from ..core.data.tables import ColumnInfo, Table
 
 
@@ -71,6 +73,12 @@ class Session(QObject):
     changed = Signal(object)  # an OpChanges: what the last operation changed
     selectionChanged = Signal(str)
     message = Signal(str)
+    # a data question asked on a worker has its answer: "fit", "query" or "values" (see
+    # ask_fit_problems, ask_query_checks, ask_column_values)
+    dataAnswered = Signal(str)  # noqa: N815 - Qt's naming
+    # tables of at least this many rows are asked on a worker (a full scan of 10^8 rows takes
+    # tens of seconds); smaller ones answer at once
+    ASYNC_ROWS = 200_000
 
     def __init__(self, home: AppHome, settings: Settings) -> None:
         super().__init__()
@@ -91,13 +99,18 @@ class Session(QObject):
         self._lifetime: tuple[str, LedgerState | None] | None = None
         self._observed: dict[tuple[int, str], Any] = {}
         self._fit: tuple[Plan, Table, list[InputError]] | None = None
+        self._source: tuple[Table, TableSource] | None = None
         self._query_fit: dict[tuple[int, Query], tuple[Table, list[InputError],
                                                        YesNoTally | None]] = {}
         self._rules: tuple[tuple[Any, ...], Readiness] | None = None
+        self._notes: dict[tuple[int, Query], list[str]] = {}
         self._trusted: tuple[PublicKey, ...] | None = None
         self._policy: Policy | PolicyError | None = policy_or_error(home)
         self._same_file: tuple[Table, tuple[str, ...] | None] | None = None
         self._known: tuple[str, ...] | None = None  # the ledger's datasets (policy rule)
+        self._asking: dict[Any, Worker] = {}  # data questions under way, by what they ask
+        self._slots: dict[str, WorkerSlot] = {}  # one per kind: a newer question supersedes
+        self._values: dict[tuple[int, str, int], tuple[Table, list[str]]] = {}
 
     # -- read-only state ----------------------------------------------------------------------
 
@@ -426,6 +439,22 @@ class Session(QObject):
         if table is None or self._policy is None:
             return None
         if self._same_file is None or self._same_file[0] is not table:
+            if self.asks_on_worker():  # the file's hash streams for a while: never wait here
+                home = self.home
+
+                def work() -> tuple[str, ...] | None:
+                    try:
+                        return tuple(file_datasets(home, table))
+                    except PlannerError:
+                        return None
+
+                def store(answer: Any) -> None:
+                    self._same_file = (table, None if isinstance(answer, InputError)
+                                       else answer)
+                    self._emit(OpChanges(ledger=True))  # the release rules, again
+
+                self._ask("file", ("file", id(table)), work, store)
+                return None  # unknown until then; publish checks the rule itself
             try:
                 found: tuple[str, ...] | None = tuple(file_datasets(self.home, table))
             except PlannerError:
@@ -613,6 +642,8 @@ class Session(QObject):
     def set_table(self, table: Table, path: Path, columns: list[ColumnInfo]) -> None:
         self._table = table
         self._observed.clear()
+        self._notes.clear()
+        self._values.clear()
         self._table_path = path
         self._columns = tuple(columns)
         self._column_types = {c.name: c.detected_type for c in columns}
@@ -624,6 +655,8 @@ class Session(QObject):
         self._columns = ()
         self._column_types = {}
         self._observed.clear()
+        self._notes.clear()
+        self._values.clear()
         self._emit(OpChanges(table=True, column_types=True))
 
     def set_column_type(self, name: str, kind: str) -> None:
@@ -640,28 +673,30 @@ class Session(QObject):
         if plan is None or table is None:
             return []
         if self._fit is None or self._fit[0] is not plan or self._fit[1] is not table:
-            self._fit = (plan, table, plan_problems(plan, table.frame, table.name))
+            self._fit = (plan, table, plan_problems(plan, self.table_source(), table.name,
+                                                    self._counted()))
         return self._fit[2]
 
     def query_fit(self, query: Query) -> tuple[list[InputError], YesNoTally | None]:
         """One statistic against the loaded table: its problems, and for a yes/no statistic
         how its column reads (owner-only, never exported)."""
-        from ..core.data.fit import query_problems, yes_no_tally
+        from ..core.data.facts import yes_no_tally
+        from ..core.data.fit import query_problems
 
         table = self.table
         if table is None:
             return [], None
         # what the answer depends on (not the label, ε or reasons): a form's keystrokes and
         # a slider's moves do not scan the column again
-        key = (id(table), replace(query, label="", epsilon=1.0, justification=None,
-                                  expected_count=None))
+        key = (id(table), _fit_key(query))
         hit = self._query_fit.get(key)
         if hit is not None and hit[0] is table:
             return hit[1], hit[2]
-        problems = query_problems(query, table.frame, table.name)
+        source = self.table_source()
+        problems = query_problems(query, source, table.name, self._counted())
         tally = None
         if not problems and query.kind in YES_NO_KINDS and query.column is not None:
-            tally = yes_no_tally(query, table.frame[query.column])
+            tally = yes_no_tally(source, query)
         if len(self._query_fit) > 256:
             self._query_fit.clear()
         self._query_fit[key] = (table, problems, tally)
@@ -671,9 +706,217 @@ class Session(QObject):
         """What the data shows about a column (owner-only warnings), cached per table."""
         from ..core.planning.check import column_facts
 
-        if self.table is None or column not in self.table.frame.columns:
+        if self.table is None or column not in self.table.columns:
             return None
         key = (id(self.table), column)
         if key not in self._observed:
-            self._observed[key] = column_facts(self.table.frame[column])
+            read = next((c.facts for c in self._columns if c.name == column), None)
+            self._observed[key] = read if read is not None else \
+                column_facts(self.table_source(), column)
         return self._observed[key]
+
+    def _counted(self) -> dict[str, tuple[int, int]]:
+        """Each column's filled and numeric cells, counted in the pass that opened the table
+        (so a statistic's fit does not read the file again)."""
+        return {c.name: c.filled_numbers for c in self._columns if c.filled_numbers is not None}
+
+    def table_source(self) -> TableSource:
+        """How the engine reads the open table (its file in place, or its frame): every
+        question about the data is an engine query over it, never a scan of a frame here."""
+        from ..core.data.tables import source_of
+
+        table = self.table
+        assert table is not None
+        if self._source is None or self._source[0] is not table:
+            self._source = (table, source_of(table))
+        return self._source[1]
+
+    def column_values(self, column: str, limit: int = 50) -> list[str] | None:
+        """Up to ``limit`` distinct values of a column (the core's reading), for the owner to
+        sort into lists; None without a table or when the column is not in it."""
+        from ..core.data.facts import distinct_values
+
+        if self.table is None or column not in self.table.columns:
+            return None
+        return distinct_values(self.table_source(), column, limit)
+
+    # -- data questions on a worker (issue 13) ------------------------------------------------
+    # A full scan of a large table takes tens of seconds: the views ask these, get None while
+    # the answer is being computed (they show "checking…"), and redraw on dataAnswered. The
+    # answers are cached as the synchronous ones above; only this class stores them.
+
+    def asks_on_worker(self) -> bool:
+        """True when the open table is large enough that its questions run on a worker."""
+        table = self.table
+        return table is not None and table.n_rows >= self.ASYNC_ROWS
+
+    def _ask(self, kind: str, key: Any, work: Any, store: Any) -> None:
+        """Run ``work()`` (core calls only, no session state) on a worker unless the same
+        question is under way; a newer question of the same kind supersedes an older one (it
+        is cancelled, or its answer merely cached). ``store(answer)`` runs on this thread,
+        while the same table is open, then dataAnswered(kind)."""
+        running = self._asking.get(key)
+        if running is not None and not running.is_cancelled():
+            return  # asked once: its answer is on the way
+        table = self.table
+
+        def fn(progress, cancel):  # type: ignore[no-untyped-def]
+            from ..core.data.facts import cancelling
+
+            if cancel():  # superseded while it waited for a thread
+                return _SUPERSEDED
+            with cancelling(cancel):  # superseded while it reads: DuckDB is interrupted
+                return work()
+
+        worker = Worker(fn)
+
+        def done(answer: Any) -> None:
+            if self._asking.get(key) is worker:
+                del self._asking[key]
+            if answer is _SUPERSEDED or self.table is not table:
+                return
+            store(answer)
+            self.dataAnswered.emit(kind)
+
+        def failed(exc: object) -> None:
+            if self._asking.get(key) is worker:
+                del self._asking[key]
+            if self.table is not table or isinstance(exc, Cancelled):
+                return  # superseded: a newer question is on its way
+            # a one-line message that never quotes a cell (the engine's reading of its error)
+            from ..core.data.source import engine_problem
+
+            problem = exc if isinstance(exc, InputError) else \
+                engine_problem(self.table_source(), exc) if isinstance(exc, Exception) else \
+                InputError("table", None, "could not be read")
+            store(problem)
+            self.dataAnswered.emit(kind)
+
+        worker.signals.finished.connect(done)
+        worker.signals.failed.connect(failed)
+        self._asking[key] = worker
+        self._slots.setdefault(kind, WorkerSlot()).start(worker)
+
+    def ask_fit_problems(self) -> list[InputError] | None:
+        """fit_problems() without blocking: None while a large table is being checked."""
+        from ..core.data.fit import plan_problems
+
+        plan, table = self.plan, self.table
+        if plan is None or table is None:
+            return []
+        if self._fit is not None and self._fit[0] is plan and self._fit[1] is table:
+            return self._fit[2]
+        if not self.asks_on_worker():
+            return self.fit_problems()
+        source, counted, name = self.table_source(), self._counted(), table.name
+
+        def store(answer: Any) -> None:
+            self._fit = (plan, table, [answer] if isinstance(answer, InputError) else answer)
+
+        self._ask("fit", ("fit", id(plan), id(table)),
+                  lambda: plan_problems(plan, source, name, counted), store)
+        return None
+
+    def ask_query_checks(self, query: Query) -> QueryChecks | None:
+        """One statistic against the open table without blocking: its problems, its yes/no
+        tally and the warnings that its public parameters look read off the data (bounds equal
+        to the minimum and maximum, a list equal to the values present); None while a large
+        table is being read."""
+        from ..core.planning.check import copied_from_data
+
+        table = self.table
+        if table is None:
+            return QueryChecks([], None, [])
+        key = (id(table), _fit_key(query))
+        hit = self._query_fit.get(key)
+        if hit is not None and hit[0] is table and key in self._notes:
+            return QueryChecks(hit[1], hit[2], self._notes[key])
+        columns = [c for c in (query.column,
+                               query.group_by.column if query.group_by is not None else None)
+                   if c is not None and c in table.columns]
+        known = {c: self._observed.get((id(table), c),
+                                       next((i.facts for i in self._columns if i.name == c),
+                                            None))
+                 for c in columns}
+        if not self.asks_on_worker():
+            problems, tally = self.query_fit(query)
+            notes = copied_from_data(query, self.column_facts)
+            self._notes[key] = notes
+            return QueryChecks(problems, tally, notes)
+        source, counted, name = self.table_source(), self._counted(), table.name
+
+        def work() -> tuple[Any, ...]:
+            from ..core.data.facts import column_facts, yes_no_tally
+            from ..core.data.fit import query_problems
+
+            facts = dict(known)
+            unread = [c for c, f in facts.items() if f is None]
+            if unread:
+                facts.update(column_facts(source, unread))
+            problems = query_problems(query, source, name, counted)
+            tally = None
+            if not problems and query.kind in YES_NO_KINDS and query.column is not None:
+                tally = yes_no_tally(source, query)
+            notes = copied_from_data(query, facts.get)  # reads the values present here
+            return problems, tally, notes, facts
+
+        def store(answer: Any) -> None:
+            if isinstance(answer, InputError):
+                answer = ([answer], None, [], {})
+            problems, tally, notes, facts = answer
+            for c, f in facts.items():
+                self._observed[(id(table), c)] = f
+            if len(self._query_fit) > 256:
+                self._query_fit.clear()
+                self._notes.clear()
+            self._query_fit[key] = (table, problems, tally)
+            self._notes[key] = notes
+
+        self._ask("query", ("query", key), work, store)
+        return None
+
+    def ask_column_values(self, column: str, limit: int = 50) -> list[str] | None:
+        """column_values() without blocking: None while a large table is being read (the
+        answer then arrives with dataAnswered("values")); [] without a table or column."""
+        from ..core.data.facts import distinct_values
+
+        table = self.table
+        if table is None or column not in table.columns:
+            return []
+        key = (id(table), column, limit)
+        hit = self._values.get(key)
+        if hit is not None and hit[0] is table:
+            return hit[1]
+        if not self.asks_on_worker():
+            values = self.column_values(column, limit) or []
+            self._values[key] = (table, values)
+            return values
+        source = self.table_source()
+
+        def store(answer: Any) -> None:
+            if isinstance(answer, InputError):
+                self.message.emit(str(answer))
+                return
+            self._values[key] = (table, answer)
+
+        self._ask("values", ("values", key), lambda: distinct_values(source, column, limit),
+                  store)
+        return None
+
+
+_SUPERSEDED = object()
+
+
+@dataclass(frozen=True)
+class QueryChecks:
+    """One statistic against the open table (owner-only, never exported)."""
+
+    problems: list[InputError]
+    tally: YesNoTally | None
+    notes: list[str]  # its public parameters look read off the data
+
+
+def _fit_key(query: Query) -> Query:
+    """What a statistic's fit depends on (not the label, ε or reasons): a form's keystrokes
+    and a slider's moves do not read the column again."""
+    return replace(query, label="", epsilon=1.0, justification=None, expected_count=None)

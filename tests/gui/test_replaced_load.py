@@ -16,7 +16,7 @@ def test_a_replaced_load_is_never_applied(window, qtbot, monkeypatch, tmp_path: 
     for p in (first, second):
         pd.DataFrame({"age": [30, 40, 50]}).to_csv(p, index=False)
     gate = threading.Event()
-    real = file_ops.load_table
+    real = file_ops.open_table
 
     def slow_first(path, progress=None, cancel=None):  # type: ignore[no-untyped-def]
         if Path(path).name == "first.csv":
@@ -24,7 +24,7 @@ def test_a_replaced_load_is_never_applied(window, qtbot, monkeypatch, tmp_path: 
             return real(path)
         return real(path, progress=progress, cancel=cancel)
 
-    monkeypatch.setattr(file_ops, "load_table", slow_first)
+    monkeypatch.setattr(file_ops, "open_table", slow_first)
     window.load_table(first, ask=False)
     window.load_table(second, ask=False)
     qtbot.waitUntil(lambda: window.session.table_path == second, timeout=20_000)

@@ -10,7 +10,7 @@ charge or noise. They are for the owner: messages name columns and fields, never
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -26,6 +26,17 @@ from ..model import (
     canonical_key,
 )
 from ..support.errors import InputError
+from .facts import (
+    Reader,
+    YesNoTally,
+    is_nested,
+    missing_ids,
+    numeric_columns,
+    plan_columns,
+    yes_no_counts,
+    yes_no_queries,
+)
+from .source import TableSource
 
 NUMERIC_SHARE = 0.5  # a column is numbers when at least half of its filled cells read as one
 NEITHER = -1  # a filled cell that is neither a yes nor a no value
@@ -49,12 +60,9 @@ def _problem(field: str, text: str) -> InputError:
 def is_numeric_column(series: pd.Series) -> bool:
     """True when at least half of the filled cells are numbers (an empty column counts: its
     cells are all missing, which the missing-value policy handles)."""
-    if pd.api.types.is_bool_dtype(series) or pd.api.types.is_numeric_dtype(series):
-        return True
-    filled = int(series.notna().sum())
-    # a number too large for a float (1e999) is still a number: it is unreadable, not text
-    numbers = int(pd.to_numeric(series, errors="coerce").notna().sum())
-    return filled == 0 or numbers >= NUMERIC_SHARE * filled
+    source = _as_source(pd.DataFrame({"c": series}), "table")
+    with Reader(source, ["c"]) as r:
+        return numeric_columns(r, ["c"], NUMERIC_SHARE)["c"]
 
 
 def needs_numbers(query: Query) -> bool:
@@ -62,73 +70,130 @@ def needs_numbers(query: Query) -> bool:
     return query.kind in NEEDS_BOUNDS or (query.kind == "histogram" and query.bins is not None)
 
 
-def query_problems(query: Query, frame: pd.DataFrame, table_name: str) -> list[InputError]:
-    """What keeps one statistic from being computed on this table as the plan means it."""
+def _as_source(data: pd.DataFrame | TableSource, table_name: str) -> TableSource:
+    """A table in memory as a source the engine reads (the rules below are engine queries)."""
+    if isinstance(data, TableSource):
+        return data
+    return TableSource(name=table_name, format="frame",
+                       columns=tuple(str(c) for c in data.columns),
+                       frame=data.rename(columns=str))
+
+
+def query_problems(query: Query, data: pd.DataFrame | TableSource, table_name: str,
+                   known: Mapping[str, tuple[int, int]] | None = None) -> list[InputError]:
+    """What keeps one statistic from being computed on this table as the plan means it
+    (``known``: columns' filled and numeric cells already counted, see facts.table_facts)."""
+    return _problems([query], _as_source(data, table_name), table_name, known=known)
+
+
+def _problems(queries: Sequence[Query], source: TableSource,
+              table_name: str, reader: Reader | None = None,
+              known: Mapping[str, tuple[int, int]] | None = None) -> list[InputError]:
+    columns = set(source.columns)
+    named = [c for q in queries for c in
+             ([q.column] if q.column else []) + ([q.group_by.column] if q.group_by else [])
+             + [c.column for c in q.where]]
+    own = reader is None
+    r = Reader(source, named) if reader is None else reader
+    try:
+        wanted = [q.column for q in queries if q.column in columns and needs_numbers(q)]
+        wanted += [c.column for q in queries for c in q.where
+                   if c.column in columns and c.op in ("<", "<=", ">", ">=")]
+        numeric = numeric_columns(r, [str(c) for c in wanted], NUMERIC_SHARE, known)
+        yes_no = yes_no_counts(r, yes_no_queries(queries, columns))
+    finally:
+        if own:
+            r.close()
     out: list[InputError] = []
-    columns = {str(c) for c in frame.columns}
-    where = f"queries[{query.id}]"
+    for query in queries:
+        where = f"queries[{query.id}]"
 
-    def exists(field: str, column: str) -> bool:
-        if column in columns:
-            return True
-        out.append(_problem(f"{where}.{field}", f"no column {column!r} in {table_name}"))
-        return False
+        def exists(field: str, column: str, where: str = where) -> bool:
+            if column in columns:
+                return True
+            out.append(_problem(f"{where}.{field}", f"no column {column!r} in {table_name}"))
+            return False
 
-    if query.column is not None and exists("column", query.column):
-        series = frame[query.column]
-        if needs_numbers(query) and not is_numeric_column(series):
-            what = "numeric bins need" if query.kind == "histogram" else f"a {query.kind} needs"
-            out.append(_problem(f"{where}.column", f"{query.column!r} in {table_name} holds "
-                                f"text, not numbers: {what} a column of numbers (choose "
-                                "another column, or a histogram with categories)"))
-        if query.kind in YES_NO_KINDS:
-            out.extend(_yes_no_problems(query, series, table_name))
-    if query.group_by is not None:
-        exists("group_by.column", query.group_by.column)
-    for i, c in enumerate(query.where):
-        if exists(f"where[{i}].column", c.column) and c.op in ("<", "<=", ">", ">=") \
-                and not is_numeric_column(frame[c.column]):
-            out.append(_problem(f"{where}.where[{i}].column",
-                                f"{c.column!r} in {table_name} holds text, not numbers: "
-                                f"the operator {c.op} compares numbers"))
+        if query.column is not None and exists("column", query.column):
+            if needs_numbers(query) and not numeric[query.column]:
+                what = "numeric bins need" if query.kind == "histogram" \
+                    else f"a {query.kind} needs"
+                out.append(_problem(f"{where}.column", f"{query.column!r} in {table_name} holds "
+                                    f"text, not numbers: {what} a column of numbers (choose "
+                                    "another column, or a histogram with categories)"))
+            if query.kind in YES_NO_KINDS:
+                out.extend(_yes_no_problems(query, *yes_no[query.id], table_name))
+        if query.group_by is not None:
+            exists("group_by.column", query.group_by.column)
+        for i, c in enumerate(query.where):
+            if exists(f"where[{i}].column", c.column) and c.op in ("<", "<=", ">", ">=") \
+                    and not numeric[c.column]:
+                out.append(_problem(f"{where}.where[{i}].column",
+                                    f"{c.column!r} in {table_name} holds text, not numbers: "
+                                    f"the operator {c.op} compares numbers"))
     return out
 
 
-def _yes_no_problems(query: Query, series: pd.Series, table_name: str) -> list[InputError]:
-    codes = yes_no_codes(query, series)
-    neither = int((codes == NEITHER).sum())
+def _yes_no_problems(query: Query, neither: int, answered: int,
+                     table_name: str) -> list[InputError]:
     if query.yes is None and neither:
         return [_problem(f"queries[{query.id}].yes",
                          f"{query.column!r} in {table_name} holds values other than "
                          f"{FIXED_YES_NO}: declare which values mean yes and which mean no "
                          '("yes": [...], "no": [...]); a value is never guessed')]
-    if query.yes is not None and neither and not ((codes == 0) | (codes == 1)).any():
+    if query.yes is not None and neither and not answered:
         return [_problem(f"queries[{query.id}].yes",
                          f"no cell of {query.column!r} in {table_name} is one of the declared "
                          "yes or no values (values match by exact text)")]
     return []
 
 
-def plan_problems(plan: Plan, frame: pd.DataFrame, table_name: str) -> list[InputError]:
-    """Every way the plan does not fit the table, in plan order (empty when it fits)."""
+def plan_problems(plan: Plan, data: pd.DataFrame | TableSource, table_name: str,
+                  known: Mapping[str, tuple[int, int]] | None = None) -> list[InputError]:
+    """Every way the plan does not fit the table, in plan order (empty when it fits). The
+    table is read by the engine: only the columns the plan names, a few queries in all."""
+    source = _as_source(data, table_name)
     out: list[InputError] = []
     unit = plan.privacy_unit
-    if unit.kind == "person":
-        column = str(unit.id_column)
-        if column not in {str(c) for c in frame.columns}:
-            out.append(_problem("privacy_unit.id_column", f"no column {column!r} in "
-                                f"{table_name}"))
-        elif frame[column].isna().any():
-            out.append(InputError(table_name, f"column {column!r}",
-                                  "some rows have no person id; every row needs one"))
-    for q in plan.queries:
-        out.extend(query_problems(q, frame, table_name))
+    with Reader(source, plan_columns(plan)) as r:
+        nested = _nested_problem(plan, r.types, table_name)
+        if nested is not None:
+            return [nested]
+        if unit.kind == "person":
+            column = str(unit.id_column)
+            if column not in set(source.columns):
+                out.append(_problem("privacy_unit.id_column", f"no column {column!r} in "
+                                    f"{table_name}"))
+            elif missing_ids(r, column):
+                out.append(InputError(table_name, f"column {column!r}",
+                                      "some rows have no person id; every row needs one"))
+        out.extend(_problems(plan.queries, source, table_name, r, known))
     return out
 
 
-def require_fit(plan: Plan, frame: pd.DataFrame, table_name: str) -> None:
+def _nested_problem(plan: Plan, types: dict[str, str], table_name: str) -> InputError | None:
+    """A column a statistic uses must hold single values, not the lists, structs or maps a
+    Parquet file can hold (their cells cannot be compared, counted or summed)."""
+    unit = plan.privacy_unit
+    used = [("privacy_unit.id_column", unit.id_column)] if unit.kind == "person" else []
+    for q in plan.queries:
+        used.append((f"queries[{q.id}].column", q.column))
+        if q.group_by is not None:
+            used.append((f"queries[{q.id}].group_by.column", q.group_by.column))
+        used += [(f"queries[{q.id}].where[{i}].column", c.column)
+                 for i, c in enumerate(q.where)]
+    for field_path, column in used:
+        if column is not None and column in types and is_nested(types[column]):
+            return InputError("plan", field_path,
+                              f"the column {column!r} of {table_name} holds lists or "
+                              "records (a nested Parquet column), not single values; "
+                              "flatten it first")
+    return None
+
+
+def require_fit(plan: Plan, data: pd.DataFrame | TableSource, table_name: str) -> None:
     """Raise the first problem (saying how many more there are); nothing when it fits."""
-    problems = plan_problems(plan, frame, table_name)
+    problems = plan_problems(plan, data, table_name)
     if problems:
         first = problems[0]
         more = len(problems) - 1
@@ -138,16 +203,6 @@ def require_fit(plan: Plan, frame: pd.DataFrame, table_name: str) -> None:
 
 
 # ----------------------------------------------------------------------------- owner's view
-
-
-@dataclass(frozen=True)
-class YesNoTally:
-    """How a yes/no statistic reads its column. Owner-only: shown, never exported."""
-
-    yes: int
-    no: int
-    neither: int
-    empty: int
 
 
 def yes_no_tally(query: Query, series: pd.Series) -> YesNoTally:

@@ -18,7 +18,6 @@ import re
 import threading
 import warnings
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +28,7 @@ import pandas as pd
 from ..model import text_number, yes_no
 from ..support.errors import Cancelled, InputError
 from ..support.files import input_file_size
+from .facts import ColumnInfo as ColumnInfo
 from .source import DUCKDB_ENCODINGS, FileHash, TableSource
 
 if TYPE_CHECKING:
@@ -511,6 +511,15 @@ def _with_frame_source(table: Table) -> Table:
     return table
 
 
+def source_of(table: Table) -> TableSource:
+    """The engine's view of a table: its file in place, or its frame registered in memory."""
+    if table.source is not None:
+        return table.source
+    return TableSource(name=table.name, format="frame",
+                       columns=tuple(str(c) for c in table.frame.columns),
+                       frame=table.frame.rename(columns=str))
+
+
 def load_table(path: str | os.PathLike[str], progress: Progress = None,
                cancel: Cancel = None, max_line: int | None = MAX_LINE_BYTES) -> Table:
     """Load a table by its file suffix (.csv/.tsv/.txt, .xlsx, .parquet). A text table's
@@ -527,15 +536,6 @@ def load_table(path: str | os.PathLike[str], progress: Progress = None,
 
 
 # ----------------------------------------------------------------------------- column facts
-
-
-@dataclass(frozen=True)
-class ColumnInfo:
-    """What the owner sees about a column. Stays on the owner's screen; never exported."""
-
-    name: str
-    detected_type: str  # number | yes/no | text
-    missing: int
 
 
 def _cell_number(value: object) -> float:
@@ -586,10 +586,10 @@ def detect_type(series: pd.Series) -> str:
     return "text"
 
 
-def describe_columns(table: Table) -> list[ColumnInfo]:
-    out = []
-    for col in table.frame.columns:
-        series = table.frame[col]
-        out.append(ColumnInfo(name=str(col), detected_type=detect_type(series),
-                              missing=int(series.isna().sum())))
-    return out
+def describe_columns(table: Table, progress: Progress = None,
+                     cancel: Cancel = None) -> list[ColumnInfo]:
+    """Each column's type and missing cells, from the engine (one pass over the file; the
+    rows of a table opened in place are never loaded)."""
+    from .facts import table_facts
+
+    return table_facts(source_of(table), progress, cancel)[1]

@@ -17,9 +17,11 @@ from typing import Any
 import pandas as pd
 
 from ..data.engines import DEFAULT_ENGINE, ReleaseEngine, open_engine
-from ..data.fit import plan_only_notes
-from ..data.sql_plan import SqlEngine
-from ..data.tables import Table, numeric_values
+from ..data.facts import ColumnFacts, cell_facts
+from ..data.facts import column_facts as source_column_facts
+from ..data.fit import plan_only_notes, require_fit
+from ..data.source import TableSource
+from ..data.tables import Table, source_of
 from ..dp.accounting import Total, basic, compose, pld, pld_supported, within, zcdp
 from ..dp.accuracy import (
     DEFAULT_CONFIDENCE,
@@ -262,23 +264,15 @@ def _query_warnings(q: Query, plan: Plan, ms: list[Measurement], acc: Accuracy) 
     return out
 
 
-@dataclass(frozen=True)
-class ColumnFacts:
-    """What the data shows about one column. For the owner's warnings only: never exported."""
-
-    minimum: float | None
-    maximum: float | None
-    present: frozenset[str]  # canonical keys of the values present (first 10,001 distinct)
-    numeric_share: float
-
-
-def column_facts(series: pd.Series) -> ColumnFacts:
-    values, bad = numeric_values(series)
-    good = values[~bad]
-    present = frozenset(canonical_key(v) for v in pd.unique(series.dropna())[:10_001])
-    return ColumnFacts(float(good.min()) if good.size else None,
-                       float(good.max()) if good.size else None, present,
-                       float((~bad).mean()) if bad.size else 0.0)
+def column_facts(data: pd.Series | TableSource, column: str | None = None) -> ColumnFacts:
+    """What the data shows about one column (min, max, share of numbers, values present),
+    from the engine: a column of a source, or a series (read as a one-column table)."""
+    if isinstance(data, TableSource):
+        assert column is not None
+        return source_column_facts(data, [column])[column]
+    frame = pd.DataFrame({"c": data})
+    source = TableSource(name="table", format="frame", columns=("c",), frame=frame)
+    return source_column_facts(source, ["c"])["c"]
 
 
 def copied_from_data(query: Query, facts: Callable[[str], ColumnFacts | None]) -> list[str]:
@@ -303,28 +297,36 @@ def copied_from_data(query: Query, facts: Callable[[str], ColumnFacts | None]) -
     return out
 
 
-def _check_against_table(report: CheckReport, table: Table, engine: ReleaseEngine) -> None:
+def _check_against_table(report: CheckReport, table: Table,
+                         engine: ReleaseEngine | None = None) -> None:
+    """The owner's facts and the warnings that need the data: engine queries over the
+    columns the plan names (facts.py), never a scan of every column in Python. With a
+    release's engine, the counts are those of the rows it aggregates."""
     plan = report.plan
-    cache: dict[str, ColumnFacts] = {}
-
-    def facts(column: str) -> ColumnFacts | None:
-        if column not in table.columns:
-            return None
-        if column not in cache:
-            if isinstance(engine, SqlEngine):  # engine queries, never a scan in Python
-                lo, hi, present, share = engine.column_facts(column)
-                cache[column] = ColumnFacts(lo, hi, present, share)
-            else:
-                cache[column] = column_facts(table.frame[column])
-        return cache[column]
-
+    source = source_of(table)
     warn = report.warnings
     owner = report.owner_facts
-    if engine.rows_dropped_by_bound:
-        owner.append(f"{engine.rows_dropped_by_bound:,} rows beyond "
+    counts: dict[str, Any]
+    if engine is not None:  # the release: the facts of the rows it aggregates
+        dropped = engine.rows_dropped_by_bound
+        counts = {q.id: engine.aggregate(q).facts for q in plan.queries}
+    else:
+        require_fit(plan, source, table.name)
+        dropped, by_query = cell_facts(source, plan)
+        counts = dict(by_query)
+    named = [c for q in plan.queries
+             for c in [q.column, q.group_by.column if q.group_by is not None else None]
+             if c is not None and c in source.columns]
+    cache = source_column_facts(source, named)  # one query; values present read when asked
+
+    def facts(column: str) -> ColumnFacts | None:
+        return cache.get(column)
+
+    if dropped:
+        owner.append(f"{dropped:,} rows beyond "
                      f"{plan.privacy_unit.max_rows} per person will be dropped at random")
     for q in plan.queries:
-        f = engine.aggregate(q).facts
+        f = counts[q.id]
         if f.missing_dropped:
             owner.append(f"{q.id}: {f.missing_dropped:,} missing or unreadable cells of "
                          f"{q.column} will be dropped")

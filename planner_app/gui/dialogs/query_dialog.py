@@ -95,6 +95,10 @@ class QueryDialog(QDialog):
         self.original = query
         self.result_plan: Plan | None = None
         self.result_id: str | None = None
+        # a large table's answers come from a worker: what waits for one
+        self._suggesting: str | None = None  # the column whose values were asked for
+        self._accepting = False  # OK was pressed while the statistic was being checked
+        session.dataAnswered.connect(self._data_answered)
         self.setWindowTitle("Edit statistic" if query else "Add a statistic")
         self.setMinimumWidth(700)
         layout = QVBoxLayout(self)
@@ -563,7 +567,6 @@ class QueryDialog(QDialog):
     def _update_warning(self, *_args: object) -> None:
         """The core's check for parameters read off the data, on the form as it stands."""
         from ...core.model import GroupBy
-        from ...core.planning.check import copied_from_data
 
         lo, hi = _number(self.lower.text()), _number(self.upper.text())
         numeric = isinstance(lo, (int, float)) and isinstance(hi, (int, float))
@@ -581,9 +584,13 @@ class QueryDialog(QDialog):
             if self._reads_yes_no() else None,
             no=tuple(_lines(self.no_values.toPlainText())) or None
             if self._reads_yes_no() else None)
-        notes = copied_from_data(draft, self.session.column_facts)
-        lines = [f"⚠ {n[0].upper()}{n[1:]}." for n in notes]
-        problems, tally = self.session.query_fit(draft) if draft.column else ([], None)
+        # the core's rules, on a worker for a large table (None until the answer arrives)
+        checks = self.session.ask_query_checks(draft)
+        if checks is None:
+            lines, problems, tally = ["Checking against the table…"], [], None
+        else:
+            lines = [f"⚠ {n[0].upper()}{n[1:]}." for n in checks.notes]
+            problems, tally = (checks.problems, checks.tally) if draft.column else ([], None)
         lines += [f"✗ {p.problem[0].upper()}{p.problem[1:]}." for p in problems
                   if not p.problem.startswith("no column")]
         self.warning.setText("\n".join(lines))
@@ -614,20 +621,35 @@ class QueryDialog(QDialog):
     def suggest_yes_no(self) -> None:
         """Fill the lists from the column's distinct values: the fixed vocabulary goes to its
         list, every other value is named for the owner to place. The owner must confirm."""
-        from ...core.data.fit import distinct_values
         from ...core.model import yes_no
 
-        table = self.session.table
         column = self.column.currentText()
-        if table is None or column not in table.frame.columns:
+        table = self.session.table
+        if table is None or column not in table.columns:
             self.yes_no_hint.setText("Open the table to see the values of this column.")
             return
-        values = distinct_values(table.frame[column])
+        values = self.session.ask_column_values(column)
+        if values is None:  # a large table: read on a worker, filled in when it answers
+            self._suggesting = column
+            self.yes_no_hint.setText(f"Reading the values of {column}…")
+            return
+        self._suggesting = None
         self.yes_values.setPlainText("\n".join(v for v in values if yes_no(v) is True))
         self.no_values.setPlainText("\n".join(v for v in values if yes_no(v) is False))
         self._other_values = [v for v in values if yes_no(v) is None]
         self.declare.setChecked(False)
         self._update_warning()
+
+    def _data_answered(self, kind: str) -> None:
+        if kind == "values" and self._suggesting is not None:
+            if self._suggesting == self.column.currentText():
+                self.suggest_yes_no()
+            else:
+                self._suggesting = None
+        elif kind == "query":
+            self._update_warning()
+            if self._accepting:
+                self._accept()
 
     def _accept(self) -> None:
         plan = self.session.plan
@@ -649,7 +671,13 @@ class QueryDialog(QDialog):
             self.error.setText("Confirm the yes and no values: tick “I declare this list "
                                "public” (they should come from the column's code book).")
             return
-        problems, _ = self.session.query_fit(query)  # the core's plan/table rule
+        checks = self.session.ask_query_checks(query)  # the core's plan/table rule
+        if checks is None:  # a large table: OK again when the answer arrives
+            self._accepting = True
+            self.error.setText("Checking this statistic against the table…")
+            return
+        self._accepting = False
+        problems = checks.problems
         if problems:
             self.error.setText("\n".join(f"{p.where}: {p.problem}" for p in problems))
             return

@@ -73,7 +73,9 @@ def fit_item(session: Session) -> tuple[bool, str]:
     yes/no values), checked before the confirmation page."""
     assert session.table is not None
     name = session.table.name
-    problems = session.fit_problems()
+    problems = session.ask_fit_problems()  # on a worker for a large table
+    if problems is None:  # not ready until the answer arrives (dataAnswered)
+        return False, f"Checking the plan against {name}…"
     if not problems:
         return True, (f"The plan fits {name}: its columns, id column, column types and yes/no "
                       "values")
@@ -91,7 +93,7 @@ def statistic_notes(session: Session) -> list[str]:
     plan = session.plan
     if plan is None:
         return []
-    rows = len(session.table.frame) if session.table is not None else None
+    rows = session.table.n_rows if session.table is not None else None
     return [f"{q.title}: {w}" for q in plan.queries
             for w in statistic_warnings(q, session.accuracy(q), rows)]
 
@@ -124,13 +126,24 @@ class ChecklistPage(QWizardPage):
         layout.addWidget(self.resume_button)
         self.pending: list = []
         layout.addStretch(1)
+        session.dataAnswered.connect(self._data_answered)
+
+    def _data_answered(self, kind: str) -> None:
+        """A large table's fit arrived from its worker: the checklist as it now stands."""
+        if kind in ("fit", "file") and self.wizard() is not None and \
+                self.wizard().currentPage() is self:
+            self._show_items()
+            self.completeChanged.emit()
+
+    def _show_items(self) -> None:
+        rows = checklist(self.session)
+        self.ok = all(ok for ok, _ in rows)
+        self.items.setText("<br>".join(_mark(ok, text) for ok, text in rows))
 
     def initializePage(self) -> None:  # noqa: N802
         self.session.refresh_lifetime()  # a release from the command line may have spent some
         plan = self.session.plan
-        rows = checklist(self.session)
-        self.ok = all(ok for ok, _ in rows)
-        self.items.setText("<br>".join(_mark(ok, text) for ok, text in rows))
+        self._show_items()
         self.notes.setText("\n".join(f"⚠ {w}" for w in statistic_notes(self.session)))
         if plan is not None:
             self.confirm_unit.setText(

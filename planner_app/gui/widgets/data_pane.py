@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 from ...core.model import MAX_EXPECTED_ROWS, PrivacyUnit
 from ...core.planning.changes import OpChanges
 from ...core.support.words import RELATION_HELP, UNIT_PERSON_HELP, UNIT_ROW_HELP
-from ..models import TYPES, ColumnsModel, DataFrameModel
+from ..models import TYPES, ColumnsModel, SourcePreviewModel
 from ..refresh import watch
 from ..session import Session
 
@@ -58,11 +58,12 @@ class DataPane(QWidget):
         layout.addWidget(self.file_label)
 
         split = QSplitter(Qt.Orientation.Horizontal)
-        self.preview_model = DataFrameModel()
+        self.preview_model = SourcePreviewModel()
         self.preview = QTableView()
         self.preview.setModel(self.preview_model)
         self.preview.setAccessibleName("Preview of the table")
-        self.preview.setToolTip("The table as loaded; it stays on this computer")
+        self.preview.setToolTip("The table, read from the file as you scroll; it stays on "
+                                "this computer")
         self.preview.verticalHeader().setDefaultSectionSize(22)
         self.preview_model.modelReset.connect(self._fit_preview_headers)
         split.addWidget(self.preview)
@@ -171,15 +172,19 @@ class DataPane(QWidget):
     def _table_changed(self) -> None:
         table = self.session.table
         if table is None:
-            self.preview_model.set_frame(None)
+            self.preview_model.set_source(None)
             self.file_label.setText("No table open. File → Open data… (CSV, Excel, Parquet)")
             self.refresh()
             return
-        self.preview_model.set_frame(table.frame)
+        # the engine's rows, a page at a time: the table itself is never loaded here
+        self.preview_model.set_source(self.session.table_source(), table.n_rows)
+        half = self.preview_model.rowCount() // 2
+        shown = (f" The preview shows the first and the last {half:,} rows."
+                 if self.preview_model.clipped else "")
         self.file_label.setText(
             f"<b>{table.name}</b>: {table.n_rows:,} rows, {len(table.columns)} columns "
             f"({table.format}{', ' + table.encoding if table.encoding else ''}). The table "
-            "stays on this computer; only noised results are ever released.")
+            f"stays on this computer; only noised results are ever released.{shown}")
         self.refresh()
 
     def _unit_edited(self, *_args: object) -> None:

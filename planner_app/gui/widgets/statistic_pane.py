@@ -166,6 +166,8 @@ class StatisticPane(QWidget):
         self.accuracy.editingFinished.connect(self._accuracy_entered)
         self.hold.toggled.connect(self._hold_toggled)
         self.updates = watch(self, session, self.update_for)  # labels at once: never stale
+        # a large table's checks arrive from a worker (the window never waits for a scan)
+        session.dataAnswered.connect(self._data_answered)
         self.refresh()
 
     # -- edits --------------------------------------------------------------------------------
@@ -298,12 +300,23 @@ class StatisticPane(QWidget):
         self.preview.show_chart(chart)
         self.preview_caption.setText(" ".join(t for t in (chart.caption, chart.more) if t))
 
+    def _data_answered(self, kind: str) -> None:
+        q = self._query()
+        if kind == "query" and q is not None:
+            self.warnings.setText("\n".join(self._warnings(q)))
+
     def _warnings(self, q) -> list[str]:  # type: ignore[no-untyped-def]
-        from ...core.planning.check import copied_from_data
         from ...core.planning.readiness import missing_reasons
 
-        out = [f"⚠ {w[0].upper()}{w[1:]}." for w in copied_from_data(q, self.session.column_facts)]
-        problems, tally = self.session.query_fit(q)  # the core's plan/table rule
+        # the core's plan/table rule and its copied-from-data warnings: on a worker for a
+        # large table (None until they arrive)
+        checks = self.session.ask_query_checks(q)
+        if checks is None:
+            out = [f"Checking this statistic against {self.session.table.name}…"]
+            problems, tally = [], None
+        else:
+            out = [f"⚠ {w[0].upper()}{w[1:]}." for w in checks.notes]
+            problems, tally = checks.problems, checks.tally
         out += [f"✗ {p.problem[0].upper()}{p.problem[1:]}." for p in problems]
         if tally is not None and tally.neither:
             out.append(f"For you only (never exported): {tally.neither:,} cells of {q.column} "

@@ -1,0 +1,670 @@
+"""What the data shows about the columns a plan names, as engine (DuckDB) queries.
+
+Every rule here is the per-cell rule of ``model.values`` and ``tables.numeric_values`` written
+as SQL over the view ``src`` of a ``TableSource`` (a file in place or a registered frame), so
+a 100-million-row file is never held in memory:
+
+- a cell's *number* (``_cell_number``): a number, a bool (1/0), or text that spells a number
+  (ASCII decimal or exponent notation, ``inf``; no ``_``) or ``true``/``false`` after trimming
+  white space; a non-finite number counts as missing;
+- a cell's *key* (``canonical_key``): a number (text that spells one is the number) or a text
+  (trimmed; ``true``/``false`` in lower case), so declared categories, keys and yes/no lists
+  match cells as the pandas path matches them.
+
+Only the columns the plan names are read, in one query per question. Everything computed here
+is private: it is shown to the owner and never exported.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from functools import cached_property, partial
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from ..model import YES_NO_KINDS, Condition, Plan, Query, canonical_key, text_number
+from ..support.errors import Cancelled
+from .source import TableSource, engine_problem, ident, literal
+
+if TYPE_CHECKING:
+    import duckdb
+
+Progress = Callable[[float, str], None] | None
+Cancel = Callable[[], bool] | None
+
+#: The characters Python's ``str.strip()`` removes (all of them lie below U+3001).
+WHITESPACE = "".join(ch for ch in map(chr, range(0x3001)) if ch.isspace())
+
+#: Python's float() syntax, less "_" and non-ASCII digits (``model.values.text_number``).
+NUMBER_RE = (r"[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?"
+             r"|[iI][nN][fF]([iI][nN][iI][tT][yY])?|[nN][aA][nN])")
+
+NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
+                 "UINTEGER", "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "REAL")
+NESTED_MARKS = ("[]", "STRUCT(", "MAP(", "UNION(", "[")
+
+PRESENT_LIMIT = 10_001  # distinct keys kept for "the declared list equals the values present"
+
+NEITHER = -1  # a filled cell that is neither a yes nor a no value (as fit.NEITHER)
+ABSENT = -2  # an empty cell (as fit.ABSENT)
+
+
+# ----------------------------------------------------------------------------- running
+
+
+_CANCEL: ContextVar[Cancel] = ContextVar("planner_cancel", default=None)
+
+
+@contextmanager
+def cancelling(cancel: Cancel) -> Iterator[None]:
+    """Every query run inside (on this thread) is interrupted when ``cancel()`` turns true,
+    raising ``Cancelled``: the app's worker stops a question a newer one superseded without
+    every function here taking a ``cancel`` argument."""
+    token = _CANCEL.set(cancel)
+    try:
+        yield
+    finally:
+        _CANCEL.reset(token)
+
+
+def run(con: duckdb.DuckDBPyConnection, sql: str, source: TableSource | None = None,
+        progress: Progress = None, cancel: Cancel = None, message: str = "Reading",
+        params: Sequence[Any] | None = None) -> list[tuple[Any, ...]]:
+    """Run one query to the end; while it runs, report DuckDB's progress and interrupt it
+    when ``cancel()`` turns true (then raise ``Cancelled``). A reading error becomes a
+    one-line ``InputError`` naming the file."""
+    import duckdb
+
+    if cancel is None:
+        cancel = _CANCEL.get()
+    done = threading.Event()
+    cancelled = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(0.1):
+            if cancel is not None and cancel():
+                cancelled.set()
+                con.interrupt()
+                return
+            if progress is not None:
+                fraction = con.query_progress()
+                if fraction >= 0:
+                    progress(min(fraction / 100.0, 1.0), message)
+
+    watcher = None
+    if progress is not None or cancel is not None:
+        watcher = threading.Thread(target=watch, daemon=True, name="engine-progress")
+        watcher.start()
+    try:
+        rows: list[tuple[Any, ...]] = con.execute(sql, params).fetchall()
+        return rows
+    except (duckdb.InterruptException, RuntimeError) as exc:
+        if cancelled.is_set() or (cancel is not None and cancel()):
+            raise Cancelled(message) from None
+        if source is not None and isinstance(exc, duckdb.Error):
+            raise engine_problem(source, exc) from None
+        raise
+    except duckdb.Error as exc:
+        if cancelled.is_set():
+            raise Cancelled(message) from None
+        if source is not None:
+            raise engine_problem(source, exc) from None
+        raise
+    finally:
+        done.set()
+        if watcher is not None:
+            watcher.join()
+
+
+def column_types(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """Each column of ``src`` and its DuckDB type."""
+    return {str(r[0]): str(r[1]) for r in con.execute("DESCRIBE SELECT * FROM src").fetchall()}
+
+
+def is_nested(kind: str) -> bool:
+    return kind.endswith("]") or kind.startswith(("STRUCT", "MAP", "UNION"))
+
+
+# ----------------------------------------------------------------------------- cell rules
+
+
+@dataclass(frozen=True)
+class Cell:
+    """SQL expressions reading one column's cells by the rules of ``model.values``."""
+
+    missing: str  # the cell is empty (SQL NULL, or NaN in a float column)
+    number: str  # the cell's finite number, or NULL (tables._cell_number)
+    key_num: str  # the cell's key when it is a number (DOUBLE), else NULL
+    key_txt: str  # the cell's key when it is a text, else NULL
+    is_number: str  # the cell spells a number (for "a column of numbers": fit.py)
+
+
+def cell(column: str, kind: str, prepared: tuple[str, str] | None = None) -> Cell:
+    """The reading of a column of DuckDB type ``kind``. ``prepared``: the names of the
+    trimmed text and its number, computed once per cell in an inner query (``Reader.src``)."""
+    x = ident(column)
+    if kind == "BOOLEAN":
+        return Cell(f"({x} IS NULL)", f"CAST({x} AS DOUBLE)", "CAST(NULL AS DOUBLE)",
+                    f"CASE WHEN {x} THEN 'true' ELSE 'false' END", "TRUE")
+    if kind in NUMERIC_TYPES or kind.startswith("DECIMAL"):
+        as_double = f"CAST({x} AS DOUBLE)"
+        missing = f"({x} IS NULL OR isnan({as_double}))" \
+            if kind in ("FLOAT", "DOUBLE", "REAL") else f"({x} IS NULL)"
+        return Cell(missing, f"CASE WHEN isfinite({as_double}) THEN {as_double} END",
+                    f"({as_double} + 0.0)", "CAST(NULL AS VARCHAR)", "TRUE")
+    if prepared is not None:
+        t, n = prepared
+    else:
+        t, n = text_expressions(column, kind)
+    low = f"lower({t})"
+    truth = f"{low} IN ('true', 'false')"
+    # a cell that spells a number is not true/false: lower() only for the others
+    number = (f"(CASE WHEN {n} IS NOT NULL THEN (CASE WHEN isfinite({n}) THEN {n} END) "
+              f"WHEN {low} = 'true' THEN 1.0 WHEN {low} = 'false' THEN 0.0 END)")
+    key_num = f"(CASE WHEN {truth} THEN NULL ELSE {n} + 0.0 END)"
+    key_txt = f"(CASE WHEN {truth} THEN {low} WHEN {n} IS NULL THEN {t} END)"
+    is_number = f"({n} IS NOT NULL AND NOT isnan({n}))"
+    return Cell(f"({x} IS NULL)", number, key_num, key_txt, is_number)
+
+
+def text_expressions(column: str, kind: str) -> tuple[str, str]:
+    """SQL for a text cell trimmed as ``str.strip()`` trims, and the number it spells
+    (``text_number``: DuckDB's cast is correctly rounded like Python's, but also takes
+    "1_000", "+-1" and "nan(1)", so the text must have Python's number syntax too)."""
+    x = ident(column)
+    text = x if kind == "VARCHAR" else f"CAST({x} AS VARCHAR)"
+    # trimming with a set of non-ASCII characters is slow in DuckDB: only when an end needs it
+    codes = ", ".join(str(ord(ch)) for ch in WHITESPACE)
+    t = (f"(CASE WHEN ord({text}) IN ({codes}) OR ord(right({text}, 1)) IN ({codes}) "
+         f"THEN trim({text}, {literal(WHITESPACE)}) ELSE {text} END)")
+    n = (f"(CASE WHEN TRY_CAST({t} AS DOUBLE) IS NOT NULL AND "
+         f"regexp_full_match({t}, {literal(NUMBER_RE)}) THEN TRY_CAST({t} AS DOUBLE) END)")
+    return t, n
+
+
+def is_text_kind(kind: str) -> bool:
+    return not (kind == "BOOLEAN" or kind in NUMERIC_TYPES or kind.startswith("DECIMAL"))
+
+
+@dataclass(frozen=True)
+class Declared:
+    """A declared list of values (categories, group keys, yes/no values) as keys."""
+
+    numbers: tuple[float, ...]
+    texts: tuple[str, ...]
+
+    @classmethod
+    def of(cls, values: Iterable[Any]) -> Declared:
+        numbers: list[float] = []
+        texts: list[str] = []
+        for v in values:
+            key = canonical_key(v)
+            if isinstance(v, bool) or key in ("true", "false"):
+                texts.append(key)
+            elif isinstance(v, (int, float)):
+                try:
+                    numbers.append(float(v))
+                except OverflowError:
+                    numbers.append(float("inf") if v > 0 else float("-inf"))
+            else:
+                number = text_number(str(v).strip())
+                if number is None:
+                    texts.append(key)
+                else:
+                    numbers.append(number)
+        return cls(tuple(dict.fromkeys(numbers)), tuple(dict.fromkeys(texts)))
+
+    def member(self, c: Cell, con: duckdb.DuckDBPyConnection, name: str) -> str:
+        """SQL: the cell's key is one of these values. Long lists go into a temporary table
+        (a semi-join), short ones inline."""
+        parts = []
+        if self.numbers:
+            if len(self.numbers) > 200:
+                table = f"decl_{name}_n"
+                con.register(f"{table}_f", pd.DataFrame({"v": list(self.numbers)}))
+                con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS "
+                            f"SELECT v + 0.0 AS v FROM {table}_f")
+                parts.append(f"{c.key_num} IN (SELECT v FROM {table})")
+            else:
+                parts.append(f"{c.key_num} IN ({', '.join(_double(v) for v in self.numbers)})")
+        if self.texts:
+            if len(self.texts) > 200:
+                table = f"decl_{name}_t"
+                con.register(f"{table}_f", pd.DataFrame({"v": list(self.texts)}))
+                con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS "
+                            f"SELECT CAST(v AS VARCHAR) AS v FROM {table}_f")
+                parts.append(f"{c.key_txt} IN (SELECT v FROM {table})")
+            else:
+                parts.append(f"{c.key_txt} IN ({', '.join(literal(t) for t in self.texts)})")
+        return "(" + " OR ".join(f"COALESCE({p}, FALSE)" for p in parts) + ")" if parts \
+            else "FALSE"
+
+
+def _double(v: float) -> str:
+    if v != v:
+        return "CAST('nan' AS DOUBLE)"
+    if v in (float("inf"), float("-inf")):
+        return f"CAST('{'-' if v < 0 else ''}inf' AS DOUBLE)"
+    return f"CAST({v!r} AS DOUBLE)"
+
+
+def cell_key(key_num: float | None, key_txt: str | None) -> str:
+    """The canonical key (``model.canonical_key``) of a cell read as ``key_num``/``key_txt``."""
+    return canonical_key(key_num) if key_num is not None else str(key_txt)
+
+
+def yes_no_code(query: Query, c: Cell, con: duckdb.DuckDBPyConnection, name: str) -> str:
+    """SQL: each cell read as the query reads it: 1 yes, 0 no, NEITHER or ABSENT
+    (``model.answer_reader``)."""
+    if query.yes is None:
+        yes = (f"(COALESCE({c.key_num} = 1, FALSE) OR "
+               f"COALESCE(lower({c.key_txt}) IN ('yes', 'true'), FALSE))")
+        no = (f"(COALESCE({c.key_num} = 0, FALSE) OR "
+              f"COALESCE(lower({c.key_txt}) IN ('no', 'false'), FALSE))")
+    else:
+        yes = Declared.of(query.yes).member(c, con, f"{name}_yes")
+        no = Declared.of(query.no or ()).member(c, con, f"{name}_no")
+    return (f"(CASE WHEN {c.missing} THEN {ABSENT} WHEN {yes} THEN 1 WHEN {no} THEN 0 "
+            f"ELSE {NEITHER} END)")
+
+
+def _count(condition: str) -> str:
+    return f"count(*) FILTER (WHERE {condition})"
+
+
+class Reader:
+    """One connection over the columns a set of questions names, with their types."""
+
+    def __init__(self, source: TableSource, columns: Iterable[str | None],
+                 con: duckdb.DuckDBPyConnection | None = None) -> None:
+        wanted = [c for c in dict.fromkeys(columns) if c is not None and c in source.columns]
+        self.source = source
+        self.own = con is None
+        self.con = source.connect(wanted) if con is None else con
+        # progress for query_progress() (the app's bar), never printed on the terminal
+        self.con.execute("SET enable_progress_bar = true")
+        self.con.execute("SET enable_progress_bar_print = false")
+        self.types = column_types(self.con)
+        self._cells: dict[str, Cell] = {}
+
+    def cell(self, column: str) -> Cell:
+        if column not in self._cells:
+            kind = self.types[column]
+            prepared = None
+            if is_text_kind(kind) and not is_nested(kind):
+                i = list(self.types).index(column)
+                prepared = (f"__planner_t{i}", f"__planner_n{i}")
+            self._cells[column] = cell(column, kind, prepared)
+        return self._cells[column]
+
+    @property
+    def src(self) -> str:
+        """The view ``src`` with each text column's trimmed text and number computed once
+        per cell (the cell rules refer to them many times), for the columns whose ``cell``
+        was asked for before."""
+        inner = ["*"]
+        outer = ["*"]
+        for i, (column, kind) in enumerate(self.types.items()):
+            # only the columns whose cells were asked for (DuckDB computes what it is given)
+            if column in self._cells and is_text_kind(kind) and not is_nested(kind):
+                t, _ = text_expressions(column, kind)
+                inner.append(f"{t} AS __planner_t{i}")
+                inner.append(f"TRY_CAST({t} AS DOUBLE) AS __planner_c{i}")
+                outer.append(f"(CASE WHEN __planner_c{i} IS NOT NULL AND regexp_full_match("
+                             f"__planner_t{i}, {literal(NUMBER_RE)}) THEN __planner_c{i} END) "
+                             f"AS __planner_n{i}")
+        return f"(SELECT {', '.join(outer)} FROM (SELECT {', '.join(inner)} FROM src)) AS cells"
+
+    def run(self, sql: str, progress: Progress = None, cancel: Cancel = None,
+            message: str = "Reading") -> list[tuple[Any, ...]]:
+        return run(self.con, sql, self.source, progress, cancel, message)
+
+    def close(self) -> None:
+        if self.own:
+            self.con.close()
+
+    def __enter__(self) -> Reader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+# ----------------------------------------------------------------------------- column facts
+
+
+@dataclass(frozen=True)
+class ColumnFacts:
+    """What the data shows about one column. For the owner's warnings only: never exported.
+    ``present`` (the keys of the values present, first 10,001 distinct) is read from the
+    engine when first asked for."""
+
+    minimum: float | None
+    maximum: float | None
+    numeric_share: float
+    loader: Callable[[], frozenset[str]] | None = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def present(self) -> frozenset[str]:
+        return self.loader() if self.loader is not None else frozenset()
+
+
+def present_keys(source: TableSource, column: str, limit: int = PRESENT_LIMIT) -> frozenset[str]:
+    """The keys of (up to ``limit``) distinct values present in a column."""
+    with Reader(source, [column]) as r:
+        c = r.cell(column)
+        rows = r.run(f"SELECT DISTINCT {c.key_num}, {c.key_txt} FROM {r.src} "
+                     f"WHERE NOT {c.missing} LIMIT {int(limit)}")
+    return frozenset(cell_key(n, t) for n, t in rows)
+
+
+def column_facts(source: TableSource, columns: Sequence[str],
+                 con: duckdb.DuckDBPyConnection | None = None) -> dict[str, ColumnFacts]:
+    """Minimum, maximum and share of numbers of each named column, in one query."""
+    wanted = [c for c in dict.fromkeys(columns) if c in source.columns]
+    if not wanted:
+        return {}
+    with Reader(source, wanted, con) as r:
+        parts = ["count(*)"]
+        for col in wanted:
+            c = r.cell(col)
+            parts += [f"min({c.number})", f"max({c.number})", f"count({c.number})"]
+        row = r.run(f"SELECT {', '.join(parts)} FROM {r.src}")[0]
+    total = int(row[0])
+    out = {}
+    for i, col in enumerate(wanted):
+        lo, hi, good = row[1 + 3 * i: 4 + 3 * i]
+        out[col] = ColumnFacts(None if lo is None else float(lo), None if hi is None else float(hi),
+                               int(good) / total if total else 0.0,
+                               loader=partial(present_keys, source, col))
+    return out
+
+
+@dataclass(frozen=True)
+class ColumnInfo:
+    """What the owner sees about a column. Stays on the owner's screen; never exported.
+    From the engine's pass over a table (``table_facts``) it also carries the column's
+    facts and its filled and numeric cells, so later checks need not read the file again."""
+
+    name: str
+    detected_type: str  # number | yes/no | text
+    missing: int
+    facts: ColumnFacts | None = None
+    filled_numbers: tuple[int, int] | None = None  # (filled cells, those spelling a number)
+
+
+TYPE_SAMPLE = 10_000
+
+
+def table_facts(source: TableSource, progress: Progress = None,
+                cancel: Cancel = None) -> tuple[int, list[ColumnInfo]]:
+    """The number of rows and each column's type (from a sample of its first filled cells,
+    ``tables.detect_type``) and missing cells, in one pass over the file."""
+    from .tables import detect_type
+
+    with Reader(source, source.columns) as r:
+        detected: dict[str, str] = {}
+        for col in source.columns:  # the type from a sample of the first filled cells
+            if cancel is not None and cancel():
+                raise Cancelled(f"reading {source.name}")
+            if is_nested(r.types[col]):
+                detected[col] = "text"
+                continue
+            sample = r.run(f"SELECT {ident(col)} FROM src WHERE {ident(col)} IS NOT NULL "
+                           f"LIMIT {TYPE_SAMPLE}")
+            detected[col] = detect_type(pd.Series([v for (v,) in sample], dtype=object))
+        # one pass: rows, missing cells, and for columns of numbers what the checks need
+        numeric = [c for c in source.columns if detected[c] == "number"]
+        parts = ["count(*)"]
+        for col in source.columns:
+            parts.append(f"count(*) - count({ident(col)})" if is_nested(r.types[col])
+                         else _count(r.cell(col).missing))
+        for col in numeric:
+            c = r.cell(col)
+            parts += [f"min({c.number})", f"max({c.number})", f"count({c.number})",
+                      _count(f"NOT {c.missing} AND {c.is_number}")]
+        counts: tuple[Any, ...] = r.run(f"SELECT {', '.join(parts)} FROM {r.src}", progress,
+                                        cancel, f"Reading {source.name}")[0]
+        rows = int(counts[0])
+        out = []
+        at = 1 + len(source.columns)
+        for i, col in enumerate(source.columns):
+            missing = int(counts[1 + i])
+            if col not in numeric:
+                out.append(ColumnInfo(col, detected[col], missing))
+                continue
+            lo, hi, good, numbers = counts[at:at + 4]
+            at += 4
+            seen = ColumnFacts(None if lo is None else float(lo),
+                               None if hi is None else float(hi),
+                               int(good) / rows if rows else 0.0,
+                               loader=partial(present_keys, source, col))
+            out.append(ColumnInfo(col, "number", missing, seen, (rows - missing, int(numbers))))
+    source._rows = rows  # count_rows() answers from here from now on
+    return rows, out
+
+
+# ----------------------------------------------------------------------------- owner's view
+
+
+@dataclass(frozen=True)
+class YesNoTally:
+    """How a yes/no statistic reads its column. Owner-only: shown, never exported."""
+
+    yes: int
+    no: int
+    neither: int
+    empty: int
+
+
+def yes_no_tally(source: TableSource, query: Query) -> YesNoTally:
+    assert query.column is not None
+    with Reader(source, [query.column]) as r:
+        code = yes_no_code(query, r.cell(query.column), r.con, "tally")
+        counts = ", ".join(_count(f"{code} = {v}") for v in (1, 0, NEITHER, ABSENT))
+        row = r.run(f"SELECT {counts} FROM {r.src}")[0]
+    return YesNoTally(*(int(v) for v in row))
+
+
+def distinct_values(source: TableSource, column: str, limit: int = 50) -> list[str]:
+    """Up to ``limit`` distinct filled values of a column, as keys, sorted, for the owner to
+    sort into yes and no or categories (a suggestion the owner must confirm)."""
+    with Reader(source, [column]) as r:
+        c = r.cell(column)
+        rows = r.run(f"SELECT DISTINCT {c.key_num}, {c.key_txt} FROM {r.src} WHERE NOT {c.missing} "
+                     f"AND COALESCE({c.key_txt}, 'x') <> '' LIMIT {int(limit)}")
+    return sorted({cell_key(n, t) for n, t in rows})
+
+
+# ----------------------------------------------------------------------------- dropped cells
+
+
+@dataclass
+class CellFacts:
+    """Owner-only counts for one statistic, over the whole table before contributions are
+    bounded (as ``aggregate.AggregateFacts``; shown on screen, never exported)."""
+
+    rows_considered: int = 0
+    missing_dropped: int = 0
+    missing_imputed: int = 0
+    outside_declared: int = 0
+    not_yes_no: int = 0
+
+
+def _where(q: Query, r: Reader) -> str:
+    parts = ["TRUE"]
+    for i, cond in enumerate(q.where):
+        parts.append(_condition(cond, r, f"{_safe(q.id)}_w{i}"))
+    return " AND ".join(parts)
+
+
+def _condition(cond: Condition, r: Reader, name: str) -> str:
+    c = r.cell(cond.column)
+    if cond.op in ("<", "<=", ">", ">="):
+        return f"COALESCE({c.number} {cond.op} {_double(float(cond.value))}, FALSE)"
+    declared = list(cond.value) if cond.op == "in" else [cond.value]
+    hit = Declared.of(declared).member(c, r.con, name)
+    if cond.op == "!=":
+        return f"(NOT {c.missing} AND NOT {hit})"
+    return hit
+
+
+def _safe(text: str) -> str:
+    return "".join(ch if ch.isalnum() else "_" for ch in text)
+
+
+def plan_columns(plan: Plan) -> list[str]:
+    """The columns a plan names (the id column, statistics' columns, groups, conditions)."""
+    unit = plan.privacy_unit
+    out = [str(unit.id_column)] if unit.kind == "person" and unit.id_column else []
+    for q in plan.queries:
+        out += [q.column] if q.column else []
+        out += [q.group_by.column] if q.group_by is not None else []
+        out += [c.column for c in q.where]
+    return list(dict.fromkeys(out))
+
+
+def cell_facts(source: TableSource, plan: Plan,
+               con: duckdb.DuckDBPyConnection | None = None) -> tuple[int, dict[str, CellFacts]]:
+    """The rows beyond the per-person limit and, per statistic, the cells that will be
+    dropped, imputed or left out, in one query over the columns the plan names."""
+    with Reader(source, plan_columns(plan), con) as r:
+        exprs: list[str] = []
+        slots: list[tuple[str, str]] = []
+
+        def add(qid: str, what: str, condition: str) -> None:
+            exprs.append(_count(condition))
+            slots.append((qid, what))
+
+        for q in plan.queries:
+            if not _fits(q, r):
+                continue
+            name = _safe(q.id)
+            mask = _where(q, r)
+            add(q.id, "rows_considered", mask)
+            if q.kind == "randomized_response":
+                assert q.column is not None
+                code = yes_no_code(q, r.cell(q.column), r.con, name)
+                add(q.id, "not_yes_no", f"{code} = {NEITHER}")
+                policy = "missing_imputed" if q.missing.policy == "impute" else "missing_dropped"
+                add(q.id, policy, f"{code} < 0")
+                continue
+            if q.group_by is not None:
+                g = r.cell(q.group_by.column)
+                in_group = Declared.of(q.group_by.keys).member(g, r.con, f"{name}_g")
+                add(q.id, "outside_declared", f"({mask}) AND NOT ({in_group})")
+                mask = f"({mask}) AND ({in_group})"
+            drop = q.missing.policy != "impute"
+            policy = "missing_dropped" if drop else "missing_imputed"
+            if q.column is None:
+                continue
+            c = r.cell(q.column)
+            if q.kind == "count":
+                add(q.id, policy, f"({mask}) AND {c.missing}")
+            elif q.kind == "histogram" and q.categories is not None:
+                inside = Declared.of(q.categories).member(c, r.con, f"{name}_c")
+                if drop:
+                    add(q.id, policy, f"({mask}) AND {c.missing}")
+                    add(q.id, "outside_declared", f"({mask}) AND NOT {c.missing} "
+                                                  f"AND NOT ({inside})")
+                else:  # the pandas engine counted none here; the owner sees how many
+                    add(q.id, policy, f"({mask}) AND {c.missing}")
+                    fill_in = canonical_key(q.missing.value) in \
+                        {canonical_key(v) for v in q.categories}
+                    missing_out = "FALSE" if fill_in else c.missing
+                    add(q.id, "outside_declared", f"({mask}) AND ({missing_out} OR "
+                                                  f"(NOT {c.missing} AND NOT ({inside})))")
+            elif q.kind == "histogram":
+                edges = [float(e) for e in q.bins or ()]
+                lo, hi = _double(edges[0]), _double(edges[-1])
+                bad = f"({c.number} IS NULL)"
+                add(q.id, policy, f"({mask}) AND {bad}")
+                outside = f"({c.number} < {lo} OR {c.number} > {hi})"
+                if drop:
+                    add(q.id, "outside_declared", f"({mask}) AND NOT {bad} AND {outside}")
+                else:
+                    assert q.missing.value is not None  # validation: impute has a value
+                    fill = float(q.missing.value)
+                    fill_out = "TRUE" if not edges[0] <= fill <= edges[-1] else "FALSE"
+                    add(q.id, "outside_declared", f"({mask}) AND ((NOT {bad} AND {outside}) OR "
+                                                  f"({bad} AND {fill_out}))")
+            else:
+                add(q.id, policy, f"({mask}) AND {c.number} IS NULL")
+        unit = plan.privacy_unit
+        bound = "0"
+        if unit.kind == "person" and unit.id_column in r.types:
+            bound = (f"(SELECT COALESCE(sum(greatest(n - {int(unit.max_rows)}, 0)), 0) FROM "
+                     f"(SELECT count(*) AS n FROM src GROUP BY {ident(str(unit.id_column))}))")
+        select = ", ".join([bound, *exprs])
+        row = r.run(f"SELECT {select} FROM {r.src}")[0] if exprs else \
+            r.run(f"SELECT {bound}")[0]
+    out = {q.id: CellFacts() for q in plan.queries}
+    for (qid, what), value in zip(slots, row[1:], strict=True):
+        setattr(out[qid], what, getattr(out[qid], what) + int(value))
+    return int(row[0]), out
+
+
+def _fits(q: Query, r: Reader) -> bool:
+    names = [q.column] if q.column else []
+    names += [q.group_by.column] if q.group_by is not None else []
+    names += [c.column for c in q.where]
+    return all(n in r.types and not is_nested(r.types[n]) for n in names)
+
+
+# ----------------------------------------------------------------------------- fit
+
+
+def numeric_columns(r: Reader, columns: Sequence[str], share: float,
+                    known: Mapping[str, tuple[int, int]] | None = None) -> dict[str, bool]:
+    """Which columns are "a column of numbers": a numeric or bool type, or at least ``share``
+    of the filled cells spell a number (an empty column counts). ``known`` gives columns'
+    (filled, numeric) cells already counted (``table_facts``), which are not read again."""
+    out: dict[str, bool] = {}
+    textual = []
+    for col in dict.fromkeys(columns):
+        c = r.cell(col)
+        if c.is_number == "TRUE":
+            out[col] = True
+        elif known is not None and col in known:
+            filled, numbers = known[col]
+            out[col] = filled == 0 or numbers >= share * filled
+        else:
+            textual.append(col)
+    if textual:
+        parts = []
+        for col in textual:
+            c = r.cell(col)
+            parts += [_count(f"NOT {c.missing}"), _count(f"NOT {c.missing} AND {c.is_number}")]
+        row = r.run(f"SELECT {', '.join(parts)} FROM {r.src}")[0]
+        for i, col in enumerate(textual):
+            filled, numbers = int(row[2 * i]), int(row[2 * i + 1])
+            out[col] = filled == 0 or numbers >= share * filled
+    return out
+
+
+def yes_no_counts(r: Reader, queries: Sequence[Query]) -> dict[str, tuple[int, int]]:
+    """Per yes/no statistic: its cells that are neither yes nor no, and those that are."""
+    parts = []
+    for q in queries:
+        assert q.column is not None
+        code = yes_no_code(q, r.cell(q.column), r.con, _safe(q.id))
+        parts += [_count(f"{code} = {NEITHER}"), _count(f"{code} IN (0, 1)")]
+    if not parts:
+        return {}
+    row = r.run(f"SELECT {', '.join(parts)} FROM {r.src}")[0]
+    return {q.id: (int(row[2 * i]), int(row[2 * i + 1])) for i, q in enumerate(queries)}
+
+
+def missing_ids(r: Reader, column: str) -> int:
+    return int(r.run(f"SELECT {_count(r.cell(column).missing)} FROM {r.src}")[0][0])
+
+
+def yes_no_queries(plan_or_queries: Iterable[Query], columns: Iterable[str]) -> list[Query]:
+    have = set(columns)
+    return [q for q in plan_or_queries
+            if q.kind in YES_NO_KINDS and q.column is not None and q.column in have]
