@@ -54,6 +54,26 @@ DEFAULT_MEMORY_LIMIT = os.environ.get("PLANNER_APP_ENGINE_MEMORY", "2GB")
 MAX_LINE_SIZE = 17 * 1024 * 1024
 
 
+_spill_lock = threading.Lock()
+_spill_folder: str | None = None
+
+
+def private_temp_folder() -> str:
+    """A folder only this user can read (0700), made once per process and removed at exit:
+    where a plain connection (row count, preview, column facts) spills, never the shared
+    temporary folder itself (a spill file holds cells of the table)."""
+    global _spill_folder
+    with _spill_lock:
+        if _spill_folder is None or not os.path.isdir(_spill_folder):
+            import atexit
+            import shutil
+
+            folder = tempfile.mkdtemp(prefix="planner-app-duckdb-")
+            atexit.register(shutil.rmtree, folder, True)
+            _spill_folder = folder
+        return _spill_folder
+
+
 def ident(name: str) -> str:
     """A column name as a quoted SQL identifier (any text, quotes doubled)."""
     return '"' + name.replace('"', '""') + '"'
@@ -158,7 +178,7 @@ class TableSource:
         import duckdb
 
         con = duckdb.connect(config={"memory_limit": memory_limit,
-                                     "temp_directory": tempfile.gettempdir()})
+                                     "temp_directory": private_temp_folder()})
         # DuckDB 2.0 folds isnan(x) to FALSE from a Parquet file's min/max statistics, which
         # leave NaN out: a NaN cell would be summed as a number and a NaN id go unseen
         con.execute("SET disabled_optimizers = 'statistics_propagation'")
