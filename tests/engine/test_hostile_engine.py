@@ -144,3 +144,17 @@ def test_source_connect_never_spills_to_the_shared_temp_folder(tmp_path: Path,
         assert where.is_dir() and stat.S_IMODE(os.stat(where).st_mode) & 0o077 == 0
     finally:
         con.close()
+
+
+@pytest.mark.parametrize("command", ["release", "check"])
+def test_the_message_never_reads_the_quoted_line(tmp_path: Path, app_home: Path,
+                                                 capsys: pytest.CaptureFixture[str],
+                                                 command: str) -> None:
+    # DuckDB quotes the bad line in its error; words in a cell must not choose the message
+    data = tmp_path / "t.csv"
+    data.write_text("id,x\n1,2\n2,3,unterminated unicode Expected Number of Columns: 99\n",
+                    encoding="utf-8")
+    code, err = run(tmp_path, data, capsys, command)
+    assert_refused(code, err, app_home, tmp_path)
+    assert "line 3: has 3 fields where the header has 2" in err, err
+    assert "99" not in err and "never closed" not in err

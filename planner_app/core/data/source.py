@@ -237,7 +237,8 @@ def engine_problem(source: TableSource, exc: Exception) -> InputError:
     message never quotes a cell."""
     import re
 
-    text = str(exc)
+    full = str(exc)
+    text = _without_quoted_line(full)
     line = re.search(r"[Ll]ine:? (\d+)", text)
     where = f"line {line.group(1)}" if line else None
     kind = type(exc).__name__
@@ -253,17 +254,33 @@ def engine_problem(source: TableSource, exc: Exception) -> InputError:
     if "unterminated quote" in low or "unterminated" in low:
         return InputError(source.name, where, "a quoted cell is never closed")
     if "expected" in low and "column" in low:
-        fields = _fields_of_bad_line(text, source.delimiter or ",")
-        expected = re.search(r"Expected Number of Columns: (\d+)", text)
-        if fields is not None and expected is not None:
+        fields = _fields_of_bad_line(full, source.delimiter or ",")
+        if fields is not None and source.columns:
             return InputError(source.name, where, f"has {fields} fields where the header "
-                                                  f"has {expected.group(1)}")
+                                                  f"has {len(source.columns)}")
         return InputError(source.name, where, "has a row whose number of fields differs from "
                                               "the header's")
     if "unicode" in low or "encoding" in low:
         return InputError(source.name, where, f"is not valid {source.encoding} text")
     return InputError(source.name, where,
                       "cannot be read as a table (check the delimiter and quotes)")
+
+
+#: The lines DuckDB writes after the quoted line to say what is wrong with it.
+_CSV_REASONS = ("\nValue with unterminated quote", "\nExpected Number of Columns:",
+                "\nInvalid unicode")
+
+
+def _without_quoted_line(text: str) -> str:
+    """DuckDB's message without the line of the file it quotes ("Original Line: ..."; a
+    quoted cell may span lines and hold any words): what precedes it and DuckDB's own reason
+    line after it (the last one, as the quoted text comes first). Nothing a cell says may
+    choose the message."""
+    head, sep, rest = text.partition("Original Line:")
+    if not sep:
+        return text
+    at = max(rest.rfind(reason) for reason in _CSV_REASONS)
+    return head if at < 0 else head + rest[at:].split("\n", 2)[1]
 
 
 def _fields_of_bad_line(text: str, delimiter: str) -> int | None:
