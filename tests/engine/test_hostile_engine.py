@@ -49,6 +49,8 @@ def assert_refused(code: int, err: str, home: Path, tmp_path: Path) -> None:
     assert not (tmp_path / "out.zip").exists()
     ledger = app_home(home).ledger_path
     assert not ledger.exists() or not Ledger(ledger).datasets()
+    audit = app_home(home).audit_path
+    assert not audit.exists() or not audit.read_bytes().strip()
 
 
 def hostile_csvs() -> dict[str, bytes]:
@@ -158,3 +160,36 @@ def test_the_message_never_reads_the_quoted_line(tmp_path: Path, app_home: Path,
     assert_refused(code, err, app_home, tmp_path)
     assert "line 3: has 3 fields where the header has 2" in err, err
     assert "99" not in err and "never closed" not in err
+
+
+@pytest.mark.parametrize("text", ["id,x\n1,2\n2,3,4\n", "id,x\n1,2\n2,3\n"])
+def test_the_spill_folder_is_private_and_removed(tmp_path: Path, app_home: Path,
+                                                 capsys: pytest.CaptureFixture[str],
+                                                 monkeypatch: pytest.MonkeyPatch,
+                                                 text: str) -> None:
+    import tempfile
+
+    import duckdb as duck
+
+    shared = tmp_path / "shared-tmp"
+    shared.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(shared))
+    seen: list[tuple[str, int]] = []
+    real = duck.DuckDBPyConnection.execute
+
+    def spy(self: Any, sql: str, *args: Any) -> Any:
+        if sql.startswith("SET temp_directory"):
+            folder = sql.split("'")[1]
+            seen.append((folder, stat.S_IMODE(os.stat(folder).st_mode)))
+        return real(self, sql, *args)
+
+    monkeypatch.setattr(duck.DuckDBPyConnection, "execute", spy)
+    data = tmp_path / "t.csv"
+    data.write_text(text, encoding="utf-8")
+    code, err = run(tmp_path, data, capsys, "release")
+    assert "Traceback" not in err
+    assert seen, "the engine set no spill folder"
+    for folder, mode in seen:
+        assert Path(folder).parent.resolve() == shared.resolve()
+        assert mode & 0o077 == 0
+        assert not Path(folder).exists(), f"{folder} left behind (exit {code})"
