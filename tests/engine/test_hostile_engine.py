@@ -193,3 +193,22 @@ def test_the_spill_folder_is_private_and_removed(tmp_path: Path, app_home: Path,
         assert Path(folder).parent.resolve() == shared.resolve()
         assert mode & 0o077 == 0
         assert not Path(folder).exists(), f"{folder} left behind (exit {code})"
+
+
+@pytest.mark.parametrize("name", ['a"; DROP TABLE x; --', "b`); DROP TABLE src; --"])
+def test_spark_reads_a_hostile_column_name_as_a_name(tmp_path: Path, app_home: Path,
+                                                     capsys: pytest.CaptureFixture[str],
+                                                     name: str) -> None:
+    pytest.importorskip("pyspark")
+    pytest.importorskip("sqlglot")
+    folder = tmp_path / "it's"
+    folder.mkdir()
+    data = folder / "t.csv"
+    quoted = '"' + name.replace('"', '""') + '"'
+    data.write_text(f"id,{quoted}\n" + "".join(f"{i},{i % 10}\n" for i in range(50)),
+                    encoding="utf-8")
+    p = write_json(tmp_path / "plan.json", plan(column=name))
+    code = main(["check", str(p), "--data", str(data), "--engine", "spark"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "Traceback" not in captured.err + captured.out
