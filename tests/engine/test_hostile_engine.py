@@ -212,3 +212,21 @@ def test_spark_reads_a_hostile_column_name_as_a_name(tmp_path: Path, app_home: P
     captured = capsys.readouterr()
     assert code == 0, captured.err
     assert "Traceback" not in captured.err + captured.out
+
+
+@pytest.mark.parametrize("name", ["t*.csv", "t?.csv", "t[z].csv", "t{z,y}.csv"])
+def test_a_path_with_glob_characters_reads_that_file_only(tmp_path: Path, name: str) -> None:
+    # DuckDB expands * ? [ in a path: the aggregates would come from other files than the
+    # one hashed and charged
+    from planner_app.core.data.tables import open_table
+
+    folder = tmp_path / "d"
+    folder.mkdir()
+    (folder / name).write_text("id,x\n1,2\n", encoding="utf-8")
+    for other in ("tz.csv", "ty.csv", "t1.csv", "tother.csv"):
+        (folder / other).write_text("id,x\n5,6\n7,8\n", encoding="utf-8")
+    table = open_table(folder / name)
+    assert table.source is not None and table.source.in_place
+    assert table.source.count_rows() == 1
+    with table.source.connect() as con:
+        assert con.execute("SELECT id, x FROM src").fetchall() == [("1", "2")]

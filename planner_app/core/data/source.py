@@ -74,6 +74,13 @@ def private_temp_folder() -> str:
         return _spill_folder
 
 
+def glob_escaped(path: str) -> str:
+    """A path DuckDB reads as exactly that file: its table functions expand ``*``, ``?`` and
+    ``[...]`` in a path (``t[1].csv`` would read ``t1.csv``, ``t*.csv`` every such file), so
+    each of those characters is written as a one-character class, e.g. ``[*]``."""
+    return "".join(f"[{c}]" if c in "*?[" else c for c in path)
+
+
 def ident(name: str) -> str:
     """A column name as a quoted SQL identifier (any text, quotes doubled)."""
     return '"' + name.replace('"', '""') + '"'
@@ -155,7 +162,7 @@ class TableSource:
     def scan_sql(self) -> str:
         """The DuckDB table function that reads the file (every column, by its header name)."""
         assert self.path is not None
-        where = literal(str(self.path))
+        where = literal(glob_escaped(str(self.path)))
         if self.format == "parquet":
             return f"read_parquet({where})"
         assert self.delimiter is not None
