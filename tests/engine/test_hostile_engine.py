@@ -230,3 +230,27 @@ def test_a_path_with_glob_characters_reads_that_file_only(tmp_path: Path, name: 
     assert table.source.count_rows() == 1
     with table.source.connect() as con:
         assert con.execute("SELECT id, x FROM src").fetchall() == [("1", "2")]
+
+
+@pytest.mark.parametrize("name", ["t*.csv", "t[z].csv", "t{z,y}.csv", "t\\z.csv"])
+def test_spark_reads_a_path_with_glob_characters_as_that_file(tmp_path: Path,
+                                                              name: str) -> None:
+    pytest.importorskip("pyspark")
+    pytest.importorskip("sqlglot")
+    from planner_app.core.data import spark_engine
+    from planner_app.core.data.tables import open_table
+
+    folder = tmp_path / "d"
+    folder.mkdir()
+    (folder / name).write_text("id,x\n1,2\n", encoding="utf-8")
+    for other in ("tz.csv", "ty.csv", "tother.csv"):
+        (folder / other).write_text("id,x\n5,6\n7,8\n", encoding="utf-8")
+    table = open_table(folder / name)
+    assert table.source is not None
+    runner = spark_engine.SparkRunner(master=None)
+    try:
+        runner.open(table.source, ["id", "x"])
+        got = runner.query("SELECT id, x FROM src")
+    finally:
+        runner.close()
+    assert [tuple(r) for r in got[["id", "x"]].itertuples(index=False)] == [("1", "2")]

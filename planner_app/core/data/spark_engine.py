@@ -369,7 +369,7 @@ class SparkRunner:
             return spread
         if s.format == "parquet":
             assert s.path is not None
-            frame = self.spark.read.parquet(str(s.path))
+            frame = self.spark.read.parquet(hadoop_literal(str(s.path)))
             try:  # Spark 3.5+: the row's position in its Parquet file, read with the rows
                 positioned = frame.select("*", frame["_metadata.row_index"].alias(ROW))
                 return positioned.select(*[_quote(c) for c in wanted], ROW)
@@ -397,7 +397,7 @@ class SparkRunner:
                   .option("maxCharsPerColumn", "-1")
                   .option("unescapedQuoteHandling", "RAISE_ERROR"))
         self._check_quotes()
-        frame = reader.csv(str(s.path))
+        frame = reader.csv(hadoop_literal(str(s.path)))
         # Spark's nullValue takes one text; the others become NULL here.
         nulls = ", ".join(_sql_text(t) for t in PANDAS_NA_TEXTS)
         return frame.selectExpr(*[f"CASE WHEN {_quote(c)} IN ({nulls}) THEN NULL "
@@ -510,6 +510,12 @@ def _column(values: list[Any]) -> pd.Series[Any]:
         dtype = "int64" if all(-2**63 <= v < 2**63 for v in values) else "object"
     series: pd.Series[Any] = pd.Series(values, dtype=dtype)
     return series
+
+
+def hadoop_literal(path: str) -> str:
+    """A path Spark reads as exactly that file: Hadoop expands ``* ? [ ] { } \\`` in a path
+    (``t[z].csv`` would read ``tz.csv``), so each is escaped with a backslash."""
+    return "".join("\\" + c if c in "\\*?[]{}" else c for c in path)
 
 
 def spark_problem(source: TableSource, exc: Exception) -> InputError:
