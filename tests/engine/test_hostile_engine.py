@@ -256,9 +256,6 @@ def test_spark_reads_a_path_with_glob_characters_as_that_file(tmp_path: Path,
     assert [tuple(r) for r in got[["id", "x"]].itertuples(index=False)] == [("1", "2")]
 
 
-@pytest.mark.xfail(strict=True, reason="open: spark_problem classifies on the whole Java "
-                   "message, which quotes the bad record (a cell saying 'out of memory' "
-                   "makes it say Spark ran out of memory)")
 def test_spark_message_never_reads_a_cell(tmp_path: Path, app_home: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("pyspark")

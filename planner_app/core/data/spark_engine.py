@@ -520,8 +520,13 @@ def hadoop_literal(path: str) -> str:
 
 def spark_problem(source: TableSource, exc: Exception) -> InputError:
     """A one-line message for an error Spark raised while reading the table (a malformed
-    row, a damaged Parquet file, an overflow), naming the file. Never quotes a cell."""
-    text = str(exc)
+    row, a damaged Parquet file, an overflow), naming the file. Never quotes a cell, and
+    never reads one: the record Spark quotes in its message is cut out before the message
+    is classified (a cell saying "out of memory" must not choose the message)."""
+    import re
+
+    text = re.sub(r"(Malformed CSV record:|detected in record parsing:|content parsed:)"
+                  r".*?(?=\n\tat |\nParse Mode:|\Z)", r"\1", str(exc), flags=re.S)
     low = text.lower()
     if "outofmemory" in low or "out of memory" in low:
         return InputError(source.name, None, "Spark ran out of memory computing the aggregates "
