@@ -54,6 +54,33 @@ DEFAULT_MEMORY_LIMIT = os.environ.get("PLANNER_APP_ENGINE_MEMORY", "2GB")
 MAX_LINE_SIZE = 17 * 1024 * 1024
 
 
+_spill_lock = threading.Lock()
+_spill_folder: str | None = None
+
+
+def private_temp_folder() -> str:
+    """A folder only this user can read (0700), made once per process and removed at exit:
+    where a plain connection (row count, preview, column facts) spills, never the shared
+    temporary folder itself (a spill file holds cells of the table)."""
+    global _spill_folder
+    with _spill_lock:
+        if _spill_folder is None or not os.path.isdir(_spill_folder):
+            import atexit
+            import shutil
+
+            folder = tempfile.mkdtemp(prefix="planner-app-duckdb-")
+            atexit.register(shutil.rmtree, folder, True)
+            _spill_folder = folder
+        return _spill_folder
+
+
+def glob_escaped(path: str) -> str:
+    """A path DuckDB reads as exactly that file: its table functions expand ``*``, ``?`` and
+    ``[...]`` in a path (``t[1].csv`` would read ``t1.csv``, ``t*.csv`` every such file), so
+    each of those characters is written as a one-character class, e.g. ``[*]``."""
+    return "".join(f"[{c}]" if c in "*?[" else c for c in path)
+
+
 def ident(name: str) -> str:
     """A column name as a quoted SQL identifier (any text, quotes doubled)."""
     return '"' + name.replace('"', '""') + '"'
@@ -135,7 +162,7 @@ class TableSource:
     def scan_sql(self) -> str:
         """The DuckDB table function that reads the file (every column, by its header name)."""
         assert self.path is not None
-        where = literal(str(self.path))
+        where = literal(glob_escaped(str(self.path)))
         if self.format == "parquet":
             return f"read_parquet({where})"
         assert self.delimiter is not None
@@ -158,7 +185,7 @@ class TableSource:
         import duckdb
 
         con = duckdb.connect(config={"memory_limit": memory_limit,
-                                     "temp_directory": tempfile.gettempdir()})
+                                     "temp_directory": private_temp_folder()})
         # DuckDB 2.0 folds isnan(x) to FALSE from a Parquet file's min/max statistics, which
         # leave NaN out: a NaN cell would be summed as a number and a NaN id go unseen
         con.execute("SET disabled_optimizers = 'statistics_propagation'")
@@ -217,7 +244,8 @@ def engine_problem(source: TableSource, exc: Exception) -> InputError:
     message never quotes a cell."""
     import re
 
-    text = str(exc)
+    full = str(exc)
+    text = _without_quoted_line(full)
     line = re.search(r"[Ll]ine:? (\d+)", text)
     where = f"line {line.group(1)}" if line else None
     kind = type(exc).__name__
@@ -233,17 +261,33 @@ def engine_problem(source: TableSource, exc: Exception) -> InputError:
     if "unterminated quote" in low or "unterminated" in low:
         return InputError(source.name, where, "a quoted cell is never closed")
     if "expected" in low and "column" in low:
-        fields = _fields_of_bad_line(text, source.delimiter or ",")
-        expected = re.search(r"Expected Number of Columns: (\d+)", text)
-        if fields is not None and expected is not None:
+        fields = _fields_of_bad_line(full, source.delimiter or ",")
+        if fields is not None and source.columns:
             return InputError(source.name, where, f"has {fields} fields where the header "
-                                                  f"has {expected.group(1)}")
+                                                  f"has {len(source.columns)}")
         return InputError(source.name, where, "has a row whose number of fields differs from "
                                               "the header's")
     if "unicode" in low or "encoding" in low:
         return InputError(source.name, where, f"is not valid {source.encoding} text")
     return InputError(source.name, where,
                       "cannot be read as a table (check the delimiter and quotes)")
+
+
+#: The lines DuckDB writes after the quoted line to say what is wrong with it.
+_CSV_REASONS = ("\nValue with unterminated quote", "\nExpected Number of Columns:",
+                "\nInvalid unicode")
+
+
+def _without_quoted_line(text: str) -> str:
+    """DuckDB's message without the line of the file it quotes ("Original Line: ..."; a
+    quoted cell may span lines and hold any words): what precedes it and DuckDB's own reason
+    line after it (the last one, as the quoted text comes first). Nothing a cell says may
+    choose the message."""
+    head, sep, rest = text.partition("Original Line:")
+    if not sep:
+        return text
+    at = max(rest.rfind(reason) for reason in _CSV_REASONS)
+    return head if at < 0 else head + rest[at:].split("\n", 2)[1]
 
 
 def _fields_of_bad_line(text: str, delimiter: str) -> int | None:

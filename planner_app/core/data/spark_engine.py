@@ -369,7 +369,7 @@ class SparkRunner:
             return spread
         if s.format == "parquet":
             assert s.path is not None
-            frame = self.spark.read.parquet(str(s.path))
+            frame = self.spark.read.parquet(hadoop_literal(str(s.path)))
             try:  # Spark 3.5+: the row's position in its Parquet file, read with the rows
                 positioned = frame.select("*", frame["_metadata.row_index"].alias(ROW))
                 return positioned.select(*[_quote(c) for c in wanted], ROW)
@@ -397,7 +397,7 @@ class SparkRunner:
                   .option("maxCharsPerColumn", "-1")
                   .option("unescapedQuoteHandling", "RAISE_ERROR"))
         self._check_quotes()
-        frame = reader.csv(str(s.path))
+        frame = reader.csv(hadoop_literal(str(s.path)))
         # Spark's nullValue takes one text; the others become NULL here.
         nulls = ", ".join(_sql_text(t) for t in PANDAS_NA_TEXTS)
         return frame.selectExpr(*[f"CASE WHEN {_quote(c)} IN ({nulls}) THEN NULL "
@@ -512,10 +512,21 @@ def _column(values: list[Any]) -> pd.Series[Any]:
     return series
 
 
+def hadoop_literal(path: str) -> str:
+    """A path Spark reads as exactly that file: Hadoop expands ``* ? [ ] { } \\`` in a path
+    (``t[z].csv`` would read ``tz.csv``), so each is escaped with a backslash."""
+    return "".join("\\" + c if c in "\\*?[]{}" else c for c in path)
+
+
 def spark_problem(source: TableSource, exc: Exception) -> InputError:
     """A one-line message for an error Spark raised while reading the table (a malformed
-    row, a damaged Parquet file, an overflow), naming the file. Never quotes a cell."""
-    text = str(exc)
+    row, a damaged Parquet file, an overflow), naming the file. Never quotes a cell, and
+    never reads one: the record Spark quotes in its message is cut out before the message
+    is classified (a cell saying "out of memory" must not choose the message)."""
+    import re
+
+    text = re.sub(r"(Malformed CSV record:|detected in record parsing:|content parsed:)"
+                  r".*?(?=\n\tat |\nParse Mode:|\Z)", r"\1", str(exc), flags=re.S)
     low = text.lower()
     if "outofmemory" in low or "out of memory" in low:
         return InputError(source.name, None, "Spark ran out of memory computing the aggregates "
