@@ -40,10 +40,10 @@ def open_table(path, progress=None, cancel=None):  # type: ignore[no-untyped-def
     return open_in_place(path, progress=progress, cancel=cancel)
 
 
-def describe_columns(table):  # type: ignore[no-untyped-def]
+def describe_columns(table, progress=None, cancel=None):  # type: ignore[no-untyped-def]
     from ..core.data.tables import describe_columns as describe
 
-    return describe(table)
+    return describe(table, progress=progress, cancel=cancel)
 
 
 class FileOps(_Base):
