@@ -13,15 +13,16 @@ from .conftest import SHOTS
 
 
 def test_the_risk_chart_draws_the_cores_curves(demo, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    from planner_app.gui.widgets import risk_pane
+    from planner_app.gui.widgets import canvases  # the risk pane's chart is drawn here
 
+    chart = demo.risk_pane.chart  # made on first use (and drawn then): before the patch
     seen = []
     real = risk.belief_curves
-    monkeypatch.setattr(risk_pane, "belief_curves",
+    monkeypatch.setattr(canvases, "belief_curves",
                         lambda p, e: seen.append(e) or real(p, e))
-    demo.risk_pane.chart.show_bounds(2.5, 0.5)
+    chart.show_bounds(2.5, 0.5)
     assert seen == [2.5]
-    up = demo.risk_pane.chart.upper.get_ydata()
+    up = chart.upper.get_ydata()
     assert up[100] == pytest.approx(risk.posterior_max(0.5, 2.5))
 
 

@@ -37,8 +37,10 @@ NOISED_DIR = "noised"
 RESULT_COLUMNS = ("query_id", "label", "group", "cell", "value", "low", "high", "confidence",
                   "mechanism", "note")
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-MAX_MEMBER_BYTES = 200 * 1024 * 1024
-MAX_TOTAL_BYTES = 500 * 1024 * 1024
+# What verify reads at most (a zip bomb is refused): publish refuses, before the charge, a
+# release whose bundle would not fit (a randomized-response answer file of ~300M answers)
+MAX_MEMBER_BYTES = 1024 * 1024 * 1024
+MAX_TOTAL_BYTES = 2 * 1024 * 1024 * 1024
 MAX_RATIO = 200
 MAX_MEMBERS = 10_000
 ZIP_TIME = (2020, 1, 1, 0, 0, 0)

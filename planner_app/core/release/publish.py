@@ -331,6 +331,28 @@ def dry_run(plan: Plan, aggregates: dict[str, Any], confidence: float,
                                        f"({type(exc).__name__}); nothing was charged") from None
 
 
+def _require_verifiable(p: Prepared) -> None:
+    """Refuse, before the charge, a randomized-response answer file larger than verify reads
+    (bundle.MAX_MEMBER_BYTES): the bundle would be written and charged, then refused by every
+    recipient's verify. Its length is the answers plus the count's noise, so the bound leaves
+    room for that noise (4 bytes an answer: "yes" or "no" and a line end). A refusal on the
+    owner's screen only; nothing of it is published."""
+    from . import bundle as bundle_format
+
+    for q in p.plan.queries:
+        answers = getattr(p.aggregates.get(q.id), "answers", None)
+        if answers is None:
+            continue
+        size = 4 * (int(answers.size) + (1 << 20)) + 64
+        if size > bundle_format.MAX_MEMBER_BYTES:
+            most = bundle_format.MAX_MEMBER_BYTES // 4 - (1 << 20)
+            raise InputError("plan", f"query {q.id}",
+                             f"randomized response's answer file would be larger than a "
+                             f"bundle may hold (about {max(most, 0):,} answers); release it "
+                             "on a sample of the table or as a yes/no count; nothing was "
+                             "charged")
+
+
 def preflight_bundle(p: Prepared, prior: LedgerState) -> None:
     """Build the report (HTML and PDF) and the bundle's files from a record with placeholder
     values, and check the room they need beside the bundle and in the app home. Whatever
@@ -354,6 +376,7 @@ def preflight_bundle(p: Prepared, prior: LedgerState) -> None:
                          f"charged") from exc
     answers = sum(int(a.answers.size) for a in p.aggregates.values()
                   if getattr(a, "answers", None) is not None)
+    _require_verifiable(p)
     # release.json (data), plan.json and results.csv (each within the compact record)
     size = sum(len(v) for v in reports.values()) + data + data // 2 + 4 * answers + (1 << 16)
     check_output(p.out, p.overwrite, size=size)  # the bundle's temporary file, before zipping
