@@ -10,7 +10,7 @@ charge or noise. They are for the owner: messages name columns and fields, never
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -104,7 +104,26 @@ def _problems(queries: Sequence[Query], source: TableSource,
     finally:
         if own:
             r.close()
+    return fit_rule(queries, columns, table_name, numeric=lambda c: bool(numeric[c]),
+                    yes_no=lambda q: yes_no[q.id])
+
+
+def fit_rule(queries: Sequence[Query], columns: Collection[str], table_name: str, *,
+             numeric: Callable[[str], bool], yes_no: Callable[[Query], tuple[int, int]],
+             id_column: str | None = None,
+             ids_missing: Callable[[str], bool] | None = None) -> list[InputError]:
+    """The plan/table rule, in one place, over facts an engine gives: which columns exist,
+    ``numeric(column)`` (mostly numbers), ``yes_no(query)`` (cells read as neither, cells
+    read as yes or no) and, for a person-level unit, ``ids_missing(id_column)``. Every
+    engine (the DuckDB reader here, the release engines of sql_plan.py) calls this."""
     out: list[InputError] = []
+    if id_column is not None:
+        if id_column not in columns:
+            out.append(_problem("privacy_unit.id_column",
+                                f"no column {id_column!r} in {table_name}"))
+        elif ids_missing is not None and ids_missing(id_column):
+            out.append(InputError(table_name, f"column {id_column!r}",
+                                  "some rows have no person id; every row needs one"))
     for query in queries:
         where = f"queries[{query.id}]"
 
@@ -115,19 +134,19 @@ def _problems(queries: Sequence[Query], source: TableSource,
             return False
 
         if query.column is not None and exists("column", query.column):
-            if needs_numbers(query) and not numeric[query.column]:
+            if needs_numbers(query) and not numeric(query.column):
                 what = "numeric bins need" if query.kind == "histogram" \
                     else f"a {query.kind} needs"
                 out.append(_problem(f"{where}.column", f"{query.column!r} in {table_name} holds "
                                     f"text, not numbers: {what} a column of numbers (choose "
                                     "another column, or a histogram with categories)"))
             if query.kind in YES_NO_KINDS:
-                out.extend(_yes_no_problems(query, *yes_no[query.id], table_name))
+                out.extend(_yes_no_problems(query, *yes_no(query), table_name))
         if query.group_by is not None:
             exists("group_by.column", query.group_by.column)
         for i, c in enumerate(query.where):
             if exists(f"where[{i}].column", c.column) and c.op in ("<", "<=", ">", ">=") \
-                    and not numeric[c.column]:
+                    and not numeric(c.column):
                 out.append(_problem(f"{where}.where[{i}].column",
                                     f"{c.column!r} in {table_name} holds text, not numbers: "
                                     f"the operator {c.op} compares numbers"))
@@ -159,14 +178,10 @@ def plan_problems(plan: Plan, data: pd.DataFrame | TableSource, table_name: str,
         nested = _nested_problem(plan, r.types, table_name)
         if nested is not None:
             return [nested]
-        if unit.kind == "person":
-            column = str(unit.id_column)
-            if column not in set(source.columns):
-                out.append(_problem("privacy_unit.id_column", f"no column {column!r} in "
-                                    f"{table_name}"))
-            elif missing_ids(r, column):
-                out.append(InputError(table_name, f"column {column!r}",
-                                      "some rows have no person id; every row needs one"))
+        if unit.kind == "person":  # the id's rule (fit_rule), before the statistics'
+            out.extend(fit_rule((), set(source.columns), table_name, numeric=bool,
+                                yes_no=lambda q: (0, 0), id_column=str(unit.id_column),
+                                ids_missing=lambda c: bool(missing_ids(r, c))))
         out.extend(_problems(plan.queries, source, table_name, r, known))
     return out
 

@@ -51,8 +51,6 @@ import pandas as pd
 
 from ..dp.sensitivity import cell_count, grid_for
 from ..model import (
-    FIXED_YES_NO,
-    YES_NO_KINDS,
     Plan,
     Query,
     answer_reader,
@@ -67,7 +65,7 @@ from .aggregate import (
     AggregateFacts,
     cell_labels,
 )
-from .fit import ABSENT, NEITHER, NUMERIC_SHARE, needs_numbers
+from .fit import ABSENT, NEITHER, NUMERIC_SHARE, fit_rule
 from .source import TableSource, engine_problem, ident, literal
 from .tables import _cell_number
 
@@ -520,63 +518,21 @@ class SqlEngine:
         return neither, known
 
     def _fit_problems(self) -> list[InputError]:
-        out: list[InputError] = []
-        columns = set(self.source.columns)
+        """fit.fit_rule (the one plan/table rule) over this engine's facts."""
         unit = self.plan.privacy_unit
-        name = self.table_name
 
-        def problem(field_path: str, text: str) -> InputError:
-            return InputError("plan", field_path, text)
+        def ids_missing(column: str) -> bool:
+            # counted in a CASE, not filtered by WHERE: DuckDB 2.0 answers 0 to
+            # ``WHERE isnan(x)`` on a Parquet scan (its filter pushdown misses NaN)
+            row = self.runner.query(
+                f"SELECT COALESCE(sum(CASE WHEN {self._is_missing(column)} THEN 1 "
+                "ELSE 0 END), 0) AS n FROM src r")
+            return bool(int(row["n"].iloc[0]))
 
-        if unit.kind == "person":
-            column = str(unit.id_column)
-            if column not in columns:
-                out.append(problem("privacy_unit.id_column", f"no column {column!r} in {name}"))
-            else:
-                # counted in a CASE, not filtered by WHERE: DuckDB 2.0 answers 0 to
-                # ``WHERE isnan(x)`` on a Parquet scan (its filter pushdown misses NaN)
-                row = self.runner.query(
-                    f"SELECT COALESCE(sum(CASE WHEN {self._is_missing(column)} THEN 1 "
-                    "ELSE 0 END), 0) AS n FROM src r")
-                if int(row["n"].iloc[0]):
-                    out.append(InputError(name, f"column {column!r}",
-                                          "some rows have no person id; every row needs one"))
-        for q in self.plan.queries:
-            where = f"queries[{q.id}]"
-
-            def exists(field_path: str, column: str, where: str = where) -> bool:
-                if column in columns:
-                    return True
-                out.append(problem(f"{where}.{field_path}", f"no column {column!r} in {name}"))
-                return False
-
-            if q.column is not None and exists("column", q.column):
-                if needs_numbers(q) and not self._numeric_column(q.column):
-                    what = "numeric bins need" if q.kind == "histogram" else \
-                        f"a {q.kind} needs"
-                    out.append(problem(f"{where}.column", f"{q.column!r} in {name} holds "
-                                       f"text, not numbers: {what} a column of numbers (choose "
-                                       "another column, or a histogram with categories)"))
-                if q.kind in YES_NO_KINDS:
-                    neither, known = self._yes_no_counts(q)
-                    if q.yes is None and neither:
-                        out.append(problem(
-                            f"{where}.yes", f"{q.column!r} in {name} holds values other than "
-                            f"{FIXED_YES_NO}: declare which values mean yes and which mean no "
-                            '("yes": [...], "no": [...]); a value is never guessed'))
-                    elif q.yes is not None and neither and not known:
-                        out.append(problem(
-                            f"{where}.yes", f"no cell of {q.column!r} in {name} is one of the "
-                            "declared yes or no values (values match by exact text)"))
-            if q.group_by is not None:
-                exists("group_by.column", q.group_by.column)
-            for i, c in enumerate(q.where):
-                if exists(f"where[{i}].column", c.column) and c.op in ("<", "<=", ">", ">=") \
-                        and not self._numeric_column(c.column):
-                    out.append(problem(f"{where}.where[{i}].column",
-                                       f"{c.column!r} in {name} holds text, not numbers: "
-                                       f"the operator {c.op} compares numbers"))
-        return out
+        return fit_rule(self.plan.queries, set(self.source.columns), self.table_name,
+                        numeric=self._numeric_column, yes_no=self._yes_no_counts,
+                        id_column=str(unit.id_column) if unit.kind == "person" else None,
+                        ids_missing=ids_missing)
 
     # -- bounding: one scan of the file into the bounded table ``b`` --------------------------
 
