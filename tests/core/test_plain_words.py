@@ -48,6 +48,7 @@ def test_the_reports_chart_draws_the_cores_curves(monkeypatch: pytest.MonkeyPatc
         return real(priors, eps)
 
     monkeypatch.setattr(risk, "belief_curves", spy)
+    report.chart_png.cache_clear()  # drawn once per ε and prior in a process: draw it now
     assert report.chart_png(1.5).startswith(b"\x89PNG")
     assert 1.5 in seen
 

@@ -28,7 +28,7 @@ pytest.importorskip("sqlglot")
 
 @pytest.fixture(scope="module")
 def spark() -> Iterator[Any]:
-    yield spark_engine.session("local[2]")
+    yield spark_engine.session()  # the process's session (another test file may have started it)
     folder = spark_engine._folder  # Spark's private spill and cache folder
     assert folder is not None and (os.stat(folder).st_mode & 0o077) == 0
     spark_engine.stop_session()
@@ -63,7 +63,7 @@ def _both(source: TableSource, sql: str, columns: list[str] | None = None
 
 
 def _runner(source: TableSource, columns: list[str] | None = None) -> Any:
-    runner = spark_engine.SparkRunner(master="local[2]")
+    runner = spark_engine.SparkRunner(master=None)
     runner.open(source, columns)
     return runner
 
