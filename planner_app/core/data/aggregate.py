@@ -24,7 +24,7 @@ from ..dp.mechanisms import RandomSource
 from ..dp.sensitivity import cell_count, grid_for
 from ..model import Condition, Plan, Query, answer_reader, canonical_key
 from ..support.errors import InputError
-from .fit import NEITHER, require_fit, yes_no_codes
+from .fit import NEITHER, nested_problem, require_fit, yes_no_codes
 from .tables import numeric_values
 
 MISSING = -2
@@ -128,23 +128,16 @@ class PandasEngine:
     def _check_flat_columns(self, frame: pd.DataFrame) -> None:
         """A column a statistic uses must hold single values, not the lists, structs or maps
         a Parquet file can hold (their cells cannot be compared, counted or summed)."""
-        unit = self.plan.privacy_unit
-        used = [("privacy_unit.id_column", unit.id_column)] if unit.kind == "person" else []
-        for q in self.plan.queries:
-            used.append((f"queries[{q.id}].column", q.column))
-            if q.group_by is not None:
-                used.append((f"queries[{q.id}].group_by.column", q.group_by.column))
-            used += [(f"queries[{q.id}].where[{i}].column", c.column)
-                     for i, c in enumerate(q.where)]
-        for field_path, column in used:
-            if column is None or column not in frame.columns or frame[column].dtype != object:
-                continue
+        def nested(column: str) -> bool:
+            if column not in frame.columns or frame[column].dtype != object:
+                return False
             present = frame[column].dropna()
-            if len(present) and isinstance(present.iloc[0], (list, tuple, dict, set, np.ndarray)):
-                raise InputError("plan", field_path,
-                                 f"the column {column!r} of {self.table_name} holds lists or "
-                                 "records (a nested Parquet column), not single values; "
-                                 "flatten it first")
+            return bool(len(present)) and isinstance(present.iloc[0],
+                                                     (list, tuple, dict, set, np.ndarray))
+
+        problem = nested_problem(self.plan, nested, self.table_name)
+        if problem is not None:
+            raise problem
 
     def _bound_contributions(self, frame: pd.DataFrame,
                              source: RandomSource) -> tuple[pd.DataFrame, int]:

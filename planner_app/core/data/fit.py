@@ -187,8 +187,14 @@ def plan_problems(plan: Plan, data: pd.DataFrame | TableSource, table_name: str,
 
 
 def _nested_problem(plan: Plan, types: dict[str, str], table_name: str) -> InputError | None:
+    return nested_problem(plan, lambda c: c in types and is_nested(types[c]), table_name)
+
+
+def nested_problem(plan: Plan, nested: Callable[[str], bool],
+                   table_name: str) -> InputError | None:
     """A column a statistic uses must hold single values, not the lists, structs or maps a
-    Parquet file can hold (their cells cannot be compared, counted or summed)."""
+    Parquet file can hold (their cells cannot be compared, counted or summed). The one rule
+    for every engine; ``nested(column)`` is the engine's reading of a column."""
     unit = plan.privacy_unit
     used = [("privacy_unit.id_column", unit.id_column)] if unit.kind == "person" else []
     for q in plan.queries:
@@ -198,7 +204,7 @@ def _nested_problem(plan: Plan, types: dict[str, str], table_name: str) -> Input
         used += [(f"queries[{q.id}].where[{i}].column", c.column)
                  for i, c in enumerate(q.where)]
     for field_path, column in used:
-        if column is not None and column in types and is_nested(types[column]):
+        if column is not None and nested(column):
             return InputError("plan", field_path,
                               f"the column {column!r} of {table_name} holds lists or "
                               "records (a nested Parquet column), not single values; "

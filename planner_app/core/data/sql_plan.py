@@ -65,7 +65,7 @@ from .aggregate import (
     AggregateFacts,
     cell_labels,
 )
-from .fit import ABSENT, NEITHER, NUMERIC_SHARE, fit_rule
+from .fit import ABSENT, NEITHER, NUMERIC_SHARE, fit_rule, nested_problem
 from .source import TableSource, engine_problem, ident, literal
 from .tables import _cell_number
 
@@ -322,20 +322,10 @@ class SqlEngine:
         self._bound()
 
     def _check_flat_columns(self) -> None:
-        unit = self.plan.privacy_unit
-        used = [("privacy_unit.id_column", unit.id_column)] if unit.kind == "person" else []
-        for q in self.plan.queries:
-            used.append((f"queries[{q.id}].column", q.column))
-            if q.group_by is not None:
-                used.append((f"queries[{q.id}].group_by.column", q.group_by.column))
-            used += [(f"queries[{q.id}].where[{i}].column", c.column)
-                     for i, c in enumerate(q.where)]
-        for field_path, column in used:
-            if column is not None and self.types.get(column) == "nested":
-                raise InputError("plan", field_path,
-                                 f"the column {column!r} of {self.table_name} holds lists or "
-                                 "records (a nested Parquet column), not single values; "
-                                 "flatten it first")
+        problem = nested_problem(self.plan, lambda c: self.types.get(c) == "nested",
+                                 self.table_name)
+        if problem is not None:
+            raise problem
 
     # -- cells read as numbers and as codes ---------------------------------------------------
 
