@@ -16,10 +16,10 @@ import math
 import re
 import struct
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Protocol
 
 from ..support.errors import PlannerError
 
@@ -244,15 +244,29 @@ def layout_problems(path: Path, zf: zipfile.ZipFile) -> list[str]:
     return problems
 
 
+class MemberSink(Protocol):
+    """Where ``open_bundle`` streams a member instead of holding it (a hash-like object)."""
+
+    def write(self, data: bytes) -> object: ...
+
+    def close(self) -> None: ...
+
+
+STREAM_CHUNK = 1 << 20
+
+
 def read_bundle(path: Path) -> dict[str, bytes]:
     """All members of a bundle, after the structural checks; NotABundle when it is not one."""
     return open_bundle(path)[0]
 
 
-def open_bundle(path: Path) -> tuple[dict[str, bytes], list[str]]:
+def open_bundle(path: Path, stream: Callable[[str], MemberSink | None] | None = None
+                ) -> tuple[dict[str, bytes], list[str]]:
     """The members a bundle can hold, and the problems of its zip layout (layout_problems):
     encrypted members and names a bundle never holds are not read. NotABundle when the file
-    is not a bundle at all."""
+    is not a bundle at all. A member for which ``stream(name)`` gives a sink is written to it
+    in chunks of STREAM_CHUNK bytes and closed, never held (nor in the answer): memory stays
+    bounded whatever its size (verify's randomized-response answer files)."""
     name = path.name
     if not path.exists():
         raise NotABundle(f"{name}: no such file")
@@ -285,6 +299,10 @@ def open_bundle(path: Path) -> tuple[dict[str, bytes], list[str]]:
             for info in infos:
                 if info.is_dir() or info.flag_bits & 0x1 or not is_bundle_name(info.filename):
                     continue
+                sink = stream(info.filename) if stream is not None else None
+                if sink is not None:
+                    _stream_member(zf, info, sink, name)
+                    continue
                 with zf.open(info) as fh:
                     data = fh.read(MAX_MEMBER_BYTES + 1)
                 if len(data) > MAX_MEMBER_BYTES:
@@ -297,6 +315,18 @@ def open_bundle(path: Path) -> tuple[dict[str, bytes], list[str]]:
             NotImplementedError, RuntimeError, struct.error) as exc:
         raise NotABundle(f"{name}: the zip is damaged or truncated ({type(exc).__name__})") \
             from None
+
+
+def _stream_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, sink: MemberSink,
+                   name: str) -> None:
+    size = 0
+    with zf.open(info) as fh:
+        while block := fh.read(STREAM_CHUNK):
+            size += len(block)
+            if size > MAX_MEMBER_BYTES:
+                raise NotABundle(f"{name}: the entry {info.filename!r} is too large")
+            sink.write(block)
+    sink.close()
 
 
 # ----------------------------------------------------------------------------- the verdict

@@ -34,7 +34,7 @@ from .bundle import (
 )
 from .bundle import open_bundle as read_members
 from .signing import approval_words, origin_lines
-from .verify_release import verify_members
+from .verify_release import AnswerScan, answer_sink, verify_members
 
 #: An image the report embeds as a data: URI (front ends that cannot load data: URIs, such
 #: as Qt's rich text, get the bytes under a name instead).
@@ -137,9 +137,11 @@ def open_bundle(path: Path, trusted: Sequence[PublicKey] = ()) -> OpenedBundle:
     read of the zip). Raises ``NotABundle`` when the file is not a bundle at all; a bundle
     that fails verification opens with ``verdict.valid`` false and whatever parts can still
     be read."""
-    files, layout = read_members(path)
+    scans: dict[str, AnswerScan] = {}  # the answer files: streamed, never held
+    files, layout = read_members(path, stream=answer_sink(scans))
     opened = OpenedBundle(name=path.name,
-                          verdict=verify_members(path.name, files, layout, trusted=trusted))
+                          verdict=verify_members(path.name, files, layout, trusted=trusted,
+                                                 scans=scans))
     for name, attr, parse in ((RECORD, "release", _release), (RESULTS, "results", _results),
                               (PLAN, "plan", _plan), (AUDIT, "audit", _audit),
                               (README, "readme", _text), (REPORT_HTML, "report", _report)):

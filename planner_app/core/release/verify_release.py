@@ -8,15 +8,20 @@ manifest), then ``verify_contents`` checks inside a bundle whose manifest holds:
 * every results.csv row is a declared cell with the interval the stated accuracy gives
   (randomized response: the share and its interval recompute from the published answer file,
   whose length is the noised number of answers).
+
+The answer files are read in chunks (``AnswerScan``), never held whole: verifying a bundle of
+10⁸ answers takes memory for its small files only.
 """
 
 from __future__ import annotations
 
+import codecs
 import csv
+import hashlib
 import io
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -41,6 +46,7 @@ from .bundle import (
     RESULT_COLUMNS,
     RESULTS,
     SIGNATURE,
+    MemberSink,
     Verdict,
     open_bundle,
     sha256_bytes,
@@ -57,7 +63,102 @@ def _close(a: Any, b: Any) -> bool:
     return math.isclose(float(a), float(b), rel_tol=REL, abs_tol=1e-12)
 
 
-def verify_contents(files: dict[str, bytes], verdict: Verdict) -> None:
+# ----------------------------------------------------------------------------- answer files
+
+#: what str.splitlines() ends a line at
+_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+
+
+class AnswerScan:
+    """A randomized-response answer file (noised/<id>.csv) read in chunks: its SHA-256 and
+    its lines exactly as ``data.decode("utf-8", "replace").splitlines()`` gives them, kept as
+    counts only: the first line, how many lines, how many are "yes" and how many "no". A line
+    cut between two chunks (a "\r" too, which a "\n" may follow) is carried to the next."""
+
+    def __init__(self) -> None:
+        self._hash = hashlib.sha256()
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._carry = ""
+        self.first: str | None = None
+        self.lines = 0
+        self.yes = 0
+        self.no = 0
+        self.sha256 = ""
+
+    @classmethod
+    def of(cls, data: bytes) -> AnswerScan:
+        scan = cls()
+        for start in range(0, len(data), 1 << 20):
+            scan.write(data[start:start + (1 << 20)])
+        scan.close()
+        return scan
+
+    def write(self, data: bytes) -> None:
+        self._hash.update(data)
+        self._take(self._decoder.decode(data), final=False)
+
+    def close(self) -> None:
+        self._take(self._decoder.decode(b"", final=True), final=True)
+        self.sha256 = self._hash.hexdigest()
+
+    def _take(self, text: str, final: bool) -> None:
+        text = self._carry + text
+        self._carry = ""
+        if not text:
+            return
+        lines = text.splitlines()
+        if not final and text[-1] == "\r":
+            self._carry = lines.pop() + "\r"
+        elif not final and text[-1] not in _BREAKS:
+            self._carry = lines.pop()
+        if not lines:
+            return
+        yes, no = lines.count("yes"), lines.count("no")
+        if self.first is None:
+            self.first = lines[0]
+            yes -= self.first == "yes"
+            no -= self.first == "no"
+        self.lines += len(lines)
+        self.yes += yes
+        self.no += no
+
+    @property
+    def well_formed(self) -> bool:
+        """The header "answer", then "yes" or "no" a line."""
+        return self.first == "answer" and self.yes + self.no == self.lines - 1
+
+    @property
+    def answers(self) -> int:
+        return self.lines - 1
+
+
+def _is_answer_file(name: str) -> bool:
+    return name.startswith(f"{NOISED_DIR}/")
+
+
+def _answer_scans(files: Mapping[str, bytes], scans: Mapping[str, AnswerScan] | None
+                  ) -> tuple[dict[str, bytes], dict[str, AnswerScan]]:
+    """The members held whole, and every answer file as a scan (those given whole are
+    scanned here)."""
+    out = dict(scans or {})
+    small: dict[str, bytes] = {}
+    for name, data in files.items():
+        if _is_answer_file(name) and name not in out:
+            out[name] = AnswerScan.of(data)
+        elif not _is_answer_file(name):
+            small[name] = data
+    return small, out
+
+
+def _digests(files: Mapping[str, bytes], scans: Mapping[str, AnswerScan]) -> dict[str, str]:
+    """Every member's SHA-256 (the answer files' from their scans)."""
+    return {**{name: sha256_bytes(data) for name, data in files.items()},
+            **{name: scan.sha256 for name, scan in scans.items()}}
+
+
+def verify_contents(files: dict[str, bytes], verdict: Verdict,
+                    scans: Mapping[str, AnswerScan] | None = None) -> None:
+    files, answer_files = _answer_scans(files, scans)
     problems = verdict.problems
     record = _record(files, problems)
     if record is None:
@@ -75,15 +176,15 @@ def verify_contents(files: dict[str, bytes], verdict: Verdict) -> None:
     if len(problems) == n:
         verdict.checks.append("sensitivities, noise, accuracy and totals recompute from the plan")
     n = len(problems)
-    _audit(files, record, problems)
+    _audit(files, answer_files, record, problems)
     if len(problems) == n:
         verdict.checks.append("the audit segment is an intact chain that seals these files")
     n = len(problems)
-    _results(files, plan, record, problems)
+    _results(files, answer_files, plan, record, problems)
     if len(problems) == n:
         verdict.checks.append("every result is a declared cell with its stated interval")
     n = len(problems)
-    agreement = _agreement(files, plan, record, problems)
+    agreement = _agreement(files, answer_files, plan, record, problems)
     if len(problems) == n:
         verdict.checks.append(agreement)
 
@@ -209,7 +310,8 @@ def _recompute(plan: Plan, record: dict[str, Any], problems: list[str]) -> None:
         problems.append(f"{RECORD}: the total does not recompose from its own measurements")
 
 
-def _audit(files: dict[str, bytes], record: dict[str, Any], problems: list[str]) -> None:
+def _audit(files: dict[str, bytes], scans: dict[str, AnswerScan], record: dict[str, Any],
+           problems: list[str]) -> None:
     if AUDIT not in files:
         problems.append(f"{AUDIT}: missing")
         return
@@ -248,7 +350,7 @@ def _audit(files: dict[str, bytes], record: dict[str, Any], problems: list[str])
         problems.append(f"{AUDIT}: does not end with the 'bundle sealed' entry")
         return
     sealed = last["params"].get("files") or {}
-    actual = {name: sha256_bytes(data) for name, data in files.items()
+    actual = {name: digest for name, digest in _digests(files, scans).items()
               if name not in (AUDIT, MANIFEST, SIGNATURE)}
     if sealed != actual:
         changed = sorted(set(sealed) ^ set(actual) | {k for k in sealed if
@@ -263,8 +365,8 @@ def _number(text: str) -> float | None:
     return float(text)
 
 
-def _results(files: dict[str, bytes], plan: Plan, record: dict[str, Any],
-             problems: list[str]) -> None:
+def _results(files: dict[str, bytes], scans: dict[str, AnswerScan], plan: Plan,
+             record: dict[str, Any], problems: list[str]) -> None:
     if RESULTS not in files:
         problems.append(f"{RESULTS}: missing")
         return
@@ -302,7 +404,7 @@ def _results(files: dict[str, bytes], plan: Plan, record: dict[str, Any],
             except ValueError:
                 problems.append(f"{RESULTS}: line {n}: a value is not a number")
                 continue
-            problem = _row_problem(q, plan, value, low, high, half, files, confidence)
+            problem = _row_problem(q, plan, value, low, high, half, scans, confidence)
             if problem:
                 problems.append(f"{RESULTS}: line {n} ({q.id}): {problem}")
 
@@ -312,10 +414,10 @@ def _on_grid(value: float, step: float) -> bool:
 
 
 def _row_problem(q: Any, plan: Plan, value: float | None, low: float | None,
-                 high: float | None, half: float | None, files: dict[str, bytes],
+                 high: float | None, half: float | None, scans: dict[str, AnswerScan],
                  confidence: float) -> str | None:
     if q.kind == "randomized_response":
-        return _rr_problem(q, plan, value, low, high, files, confidence)
+        return _rr_problem(q, plan, value, low, high, scans, confidence)
     if value is None:
         return "has no value"
     if q.kind in ("count", "histogram", "sum"):
@@ -341,20 +443,20 @@ def _row_problem(q: Any, plan: Plan, value: float | None, low: float | None,
 
 
 def _rr_problem(q: Any, plan: Plan, value: float | None, low: float | None,
-                high: float | None, files: dict[str, bytes], confidence: float) -> str | None:
+                high: float | None, scans: dict[str, AnswerScan],
+                confidence: float) -> str | None:
     name = f"{NOISED_DIR}/{q.id}.csv"
-    if name not in files:
+    scan = scans.get(name)
+    if scan is None:
         return f"its noised answers ({name}) are missing"
-    lines = files[name].decode("utf-8", errors="replace").splitlines()
-    if not lines or lines[0] != "answer" or any(a not in ("yes", "no") for a in lines[1:]):
+    if not scan.well_formed:
         return f"{name} is not a column of yes/no answers"
-    answers = lines[1:]
-    if not answers:
+    if not scan.answers:
         return None if value is None else "has a value without answers"
     ms = {m.component.name: m for m in measurements_for(q, plan)}
     truth = ms["answers"].truth
     assert truth is not None
-    expected = randomized_response_estimate(answers.count("yes"), len(answers), truth,
+    expected = randomized_response_estimate(scan.yes, scan.answers, truth,
                                             confidence, ms.get("count"))
     if (value, low, high) != expected:
         return f"the share and its interval do not recompute from {name}"
@@ -363,8 +465,8 @@ def _rr_problem(q: Any, plan: Plan, value: float | None, low: float | None,
 
 # ----------------------------------------------------------------------------- agreement
 
-def _agreement(files: dict[str, bytes], plan: Plan, record: dict[str, Any],
-               problems: list[str]) -> str:
+def _agreement(files: dict[str, bytes], scans: dict[str, AnswerScan], plan: Plan,
+               record: dict[str, Any], problems: list[str]) -> str:
     """The files a bundle derives from release.json are rebuilt from it and compared byte for
     byte (each is a deterministic function of the record), and only the files a release of
     this plan writes are present. A report built by another version is not compared."""
@@ -372,8 +474,8 @@ def _agreement(files: dict[str, bytes], plan: Plan, record: dict[str, Any],
     from .bundle import README, REPORT_HTML, REPORT_PDF, results_csv
 
     rr = {f"{NOISED_DIR}/{q.id}.csv" for q in plan.queries if q.kind == "randomized_response"}
-    for name in sorted(files):
-        if name.startswith(f"{NOISED_DIR}/") and name not in rr:
+    for name in sorted(scans):
+        if name not in rr:
             problems.append(f"{name}: a release of this plan never contains this file")
     expected = results_csv(record["results"])
     if files.get(RESULTS) != expected:
@@ -425,12 +527,29 @@ def _parse_manifest(data: bytes) -> dict[str, str] | str:
 def verify_bundle(path: Path, trusted: Sequence[PublicKey] = ()) -> Verdict:
     """Check a bundle offline; with ``trusted`` keys, also that its manifest is signed by one
     of them (signing.check_origin). Raises NotABundle when it is not a bundle at all."""
-    return verify_members(path.name, *open_bundle(path), trusted=trusted)
+    scans: dict[str, AnswerScan] = {}
+    files, layout = open_bundle(path, stream=answer_sink(scans))
+    return verify_members(path.name, files, layout, trusted=trusted, scans=scans)
+
+
+def answer_sink(scans: dict[str, AnswerScan]) -> Callable[[str], MemberSink | None]:
+    """For ``bundle.open_bundle(stream=)``: the answer files are scanned in chunks into
+    ``scans`` (by name), never held."""
+    def sink(name: str) -> MemberSink | None:
+        if not _is_answer_file(name):
+            return None
+        scans[name] = scan = AnswerScan()
+        return scan
+    return sink
 
 
 def verify_members(name: str, files: dict[str, bytes], layout: list[str],
-                   trusted: Sequence[PublicKey] = ()) -> Verdict:
-    """The verdict on a bundle's members (``open_bundle``'s answer), read once by the caller."""
+                   trusted: Sequence[PublicKey] = (),
+                   scans: Mapping[str, AnswerScan] | None = None) -> Verdict:
+    """The verdict on a bundle's members (``open_bundle``'s answer), read once by the caller;
+    ``scans``: the answer files it streamed (``answer_sink``) rather than read."""
+    files, answer_files = _answer_scans(files, scans)
+    digests = _digests(files, answer_files)
     verdict = Verdict(bundle=name, valid=True)
     verdict.origin = {"signed": SIGNATURE in files,
                       "checked_against": [k.fingerprint for k in trusted],
@@ -448,16 +567,16 @@ def verify_members(name: str, files: dict[str, bytes], layout: list[str],
         return verdict
     verdict.origin, unsigned = check_origin(files, trusted)
     verdict.problems.extend(unsigned)  # first: a re-hashed bundle fails on its signature
-    for name in sorted(files):
+    for name in sorted(digests):
         if name in (MANIFEST, SIGNATURE):  # the signature signs the manifest, so not in it
             continue
         if name not in manifest:
             verdict.problems.append(f"{name}: is in the bundle but not in {MANIFEST} (added)")
-        elif sha256_bytes(files[name]) != manifest[name]:
+        elif digests[name] != manifest[name]:
             verdict.problems.append(f"{name}: its content does not match its hash in "
                                     f"{MANIFEST} (changed)")
     for name in sorted(manifest):
-        if name not in files:
+        if name not in digests:
             verdict.problems.append(f"{name}: is listed in {MANIFEST} but missing")
     if verdict.problems:
         verdict.valid = False
@@ -475,7 +594,7 @@ def verify_members(name: str, files: dict[str, bytes], layout: list[str],
     if approval_line is not None:
         verdict.checks.append(approval_line)
     try:
-        verify_contents(files, verdict)
+        verify_contents(files, verdict, answer_files)
     except Exception as exc:  # fail closed: a crafted bundle never crashes the verifier
         verdict.problems.append(f"{RECORD}: its contents cannot be checked "
                                 f"({type(exc).__name__}); the bundle was changed")
