@@ -73,6 +73,7 @@ from .bundle import (
     zip_bytes,
 )
 from .commitment import SCHEME, file_commitment
+from .memory import require_memory
 from .noise import QueryRelease, ReleasedValue, privatize
 from .pending import list_pending, remove_pending, save_pending
 from .report import report_html, report_pdf
@@ -464,6 +465,7 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
     finally:
         aggregator.close()
     dry_run(plan, aggregates, confidence, clamp_counts)
+    require_memory(aggregates)  # the answer files after the charge fit in memory
 
     home.ensure()
     audit = AuditLog(home.audit_path).require_intact()
