@@ -172,3 +172,16 @@ def _audit_best_effort(args: argparse.Namespace, event: str, params: dict[str, A
         AuditLog(home.audit_path).append(event, params)
     except (AuditError, PlannerError) as exc:
         print(f"{PROG}: warning: not recorded in the audit log: {exc}", file=sys.stderr)
+
+
+def use_spark_master(args: argparse.Namespace) -> None:
+    """--spark-master: the Spark session's master (it overrides PLANNER_APP_SPARK_MASTER);
+    only with --engine spark."""
+    master = getattr(args, "spark_master", None)
+    if master is None:
+        return
+    if getattr(args, "engine", None) != "spark":
+        raise InputError("argument", "--spark-master", "is for --engine spark")
+    from ..core.data.spark_engine import set_master
+
+    set_master(master)

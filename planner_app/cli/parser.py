@@ -66,6 +66,11 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--engine", choices=ENGINES, default=DEFAULT_ENGINE,
                        help="what reads the table: duckdb (default; reads the file in place, "
                             "any size), pandas (loads it into memory) or spark")
+    check.add_argument("--spark-master", metavar="URL",
+                       help="with --engine spark: the Spark master, e.g. spark://host:7077, "
+                            "yarn or local[4] (default: $PLANNER_APP_SPARK_MASTER, else "
+                            "local[*]); the table must be readable at the same path by the "
+                            "cluster's executors")
     check.add_argument("--json", action="store_true", help="print JSON")
 
     release = sub.add_parser("release", help="charge the ledger, add the noise once and write "
@@ -106,6 +111,11 @@ def build_parser() -> argparse.ArgumentParser:
                               "Parquet in place, spilling to disk: tables larger than memory), "
                               "pandas (loads the table into memory) or spark (the spark "
                               "extra)")
+    release.add_argument("--spark-master", metavar="URL",
+                         help="with --engine spark: the Spark master, e.g. spark://host:7077, "
+                              "yarn or local[4] (default: $PLANNER_APP_SPARK_MASTER, else "
+                              "local[*]); the table must be readable at the same path by the "
+                              "cluster's executors")
     release.add_argument("--json", action="store_true", help="print JSON")
 
     review = sub.add_parser("review", help="approve or reject a plan (the privacy officer)")

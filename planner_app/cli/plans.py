@@ -19,6 +19,7 @@ from .common import (
     _naming_plan_file,
     _num,
     _print_json,
+    use_spark_master,
 )
 
 
@@ -45,6 +46,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from ..core.records.policy import approval_rule, policy_or_error, trust_note
     from ..core.release.publish import file_datasets, known_datasets
 
+    use_spark_master(args)  # before anything reads the table
     plan = load_plan(args.plan)
     table = open_table(args.data) if args.data else None
     policy = policy_or_error(_home(args))  # the installed policy's rules, as release applies

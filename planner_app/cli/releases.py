@@ -18,6 +18,7 @@ from .common import (
     _home,
     _naming_plan_file,
     _print_json,
+    use_spark_master,
 )
 
 
@@ -52,6 +53,7 @@ def cmd_release(args: argparse.Namespace) -> int:
         if missing:
             raise InputError("argument", None, f"release needs {', '.join(missing)} (see "
                                                "planner-app release --help)")
+        use_spark_master(args)  # before anything reads the table
         plan = load_plan(args.plan)
         table = open_table(args.data)  # in place: the engine reads only what the plan needs
         # the key and its passphrase before the charge: a wrong one costs nothing

@@ -21,6 +21,7 @@ import atexit
 import logging
 import os
 import shutil
+import signal
 import tempfile
 import threading
 import warnings
@@ -64,6 +65,9 @@ _lock = threading.Lock()
 _session: SparkSession | None = None
 _session_master: str | None = None
 _folder: str | None = None
+_jvm: Any = None  # the gateway's Java process (local mode: the driver and the executors)
+_previous: dict[int, Any] = {}  # signal handlers replaced by _on_signal
+_SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
 
 
 def require_pyspark() -> None:
@@ -75,9 +79,27 @@ def require_pyspark() -> None:
         raise InputError("--engine spark", None, MISSING_PYSPARK) from None
 
 
+_chosen_master: str | None = None  # set_master: the command line's --spark-master
+
+
+def set_master(master: str | None) -> None:
+    """The master this process's session uses (``--spark-master``): it overrides
+    ``PLANNER_APP_SPARK_MASTER``; None goes back to the environment."""
+    global _chosen_master
+    if master is not None and not master.strip():
+        raise InputError("argument", "--spark-master", "needs a master URL, e.g. local[*], "
+                         "spark://host:7077 or yarn")
+    _chosen_master = master.strip() if master is not None else None
+
+
+def _named_master(master: str | None) -> str | None:
+    return master or _chosen_master or os.environ.get("PLANNER_APP_SPARK_MASTER") or None
+
+
 def spark_master(master: str | None = None) -> str:
-    """The master to use: the caller's, else ``PLANNER_APP_SPARK_MASTER``, else local."""
-    return master or os.environ.get("PLANNER_APP_SPARK_MASTER") or DEFAULT_MASTER
+    """The master to use: the caller's, else ``--spark-master`` (set_master), else
+    ``PLANNER_APP_SPARK_MASTER``, else local."""
+    return _named_master(master) or DEFAULT_MASTER
 
 
 def _is_local(master: str) -> bool:
@@ -90,7 +112,7 @@ def session(master: str | None = None) -> SparkSession:
     session's is refused: a process talks to one cluster."""
     global _session, _session_master
     require_pyspark()
-    named = master or os.environ.get("PLANNER_APP_SPARK_MASTER")
+    named = _named_master(master)
     wanted = spark_master(master)
     with _lock:
         if _session is not None:
@@ -115,11 +137,12 @@ def _start(master: str) -> SparkSession:
 
     # Spark's spill and cache files (derived columns; for a CSV file the cells of the plan's
     # columns) go to a private folder (0700), removed when the session stops or the
-    # process exits
-    global _folder
+    # process exits, also on SIGTERM (_on_signal; Ctrl-C ends the process through atexit)
+    global _folder, _jvm
     folder = tempfile.mkdtemp(prefix="planner-app-spark-")
     _folder = folder
     atexit.register(stop_session)
+    _catch_signals()
     log4j = os.path.join(folder, "log4j2.properties")
     with open(log4j, "w", encoding="utf-8") as fh:
         fh.write(_LOG4J)
@@ -144,6 +167,7 @@ def _start(master: str) -> SparkSession:
     try:
         gateway = launch_gateway(  # type: ignore[no-untyped-call]
             conf, popen_kwargs={"stdout": log, "stderr": log})
+        _jvm = getattr(gateway, "proc", None)
         context = SparkContext(conf=conf, gateway=gateway)
     except Exception as exc:
         raise InputError("--engine spark", None,
@@ -167,13 +191,56 @@ def stop_session() -> None:
     starts a new one)."""
     global _session, _session_master, _folder
     with _lock:
-        if _session is not None:
-            _session.stop()
-        _session = None
-        _session_master = None
-        if _folder is not None:
-            shutil.rmtree(_folder, ignore_errors=True)
-            _folder = None
+        try:
+            if _session is not None:
+                _session.stop()
+        except Exception:  # the JVM is gone (Ctrl-C reaches it too): the folder still goes
+            pass
+        finally:
+            _session = None
+            _session_master = None
+            _remove_folder()
+
+
+def _remove_folder() -> None:
+    global _folder
+    if _folder is not None:
+        shutil.rmtree(_folder, ignore_errors=True)
+        _folder = None
+
+
+def _catch_signals() -> None:
+    """SIGTERM (and SIGHUP) end the process without atexit: remove the folder first. Only
+    the main thread can set handlers; a session started elsewhere (the desktop's workers)
+    relies on atexit and stop_session."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for signum in _SIGNALS:
+        if signum in _previous:
+            continue
+        try:
+            _previous[signum] = signal.signal(signum, _on_signal)
+        except (ValueError, OSError):  # pragma: no cover (not the main interpreter)
+            pass
+
+
+def _on_signal(signum: int, frame: Any) -> None:
+    """Stop the JVM (it writes to the folder), remove the folder, then do what the signal
+    did before (by default: end the process)."""
+    jvm = _jvm
+    if jvm is not None:
+        try:
+            jvm.kill()
+            jvm.wait(timeout=10)
+        except Exception:
+            pass
+    _remove_folder()
+    previous = _previous.get(signum, signal.SIG_DFL)
+    if callable(previous):
+        previous(signum, frame)
+    elif previous != signal.SIG_IGN:
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
 
 
 # ----------------------------------------------------------------------------- the dialect
