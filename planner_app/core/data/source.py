@@ -91,6 +91,89 @@ def literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+#: Encodings whose bytes can be invalid; a file in one of them must be valid text throughout.
+CHECKED_ENCODINGS = {"utf-8": "utf-8", "utf-8-sig": "utf-8"}
+
+#: Bytes of one line kept to name the column of an invalid byte (beyond it: the line only).
+_TAIL_LIMIT = 1 << 20
+
+
+class TextGuard:
+    """The one rule for text that does not decode (issue 13): a CSV in UTF-8 must be valid
+    UTF-8 to its last byte, in every column, read by the plan or not. Fed the file's bytes in
+    order (the loader's reader and ``FileHash`` for the in-place engines, so every engine
+    applies it before the charge), it raises ``InputError`` naming the file, the line and
+    the column (by position; the column is left out when the byte lies in a quoted cell that
+    began on an earlier line) of the first invalid byte, never the cell's text. An empty
+    block means the end of the file (a sequence cut by the end is invalid too)."""
+
+    def __init__(self, label: str, encoding: str | None, delimiter: str | None) -> None:
+        import codecs
+
+        self.label = label
+        self.encoding = encoding or "utf-8"
+        self.delimiter = delimiter or ","
+        self._decoder = codecs.getincrementaldecoder("utf-8")("strict") \
+            if self.encoding in CHECKED_ENCODINGS else None
+        self._lines = 0  # line ends (LF) before the current block
+        self._tail = b""  # the current line's bytes before the current block (capped)
+        self._quotes = 0  # quote characters before the current line (parity: in a cell)
+
+    def feed(self, block: bytes) -> None:
+        if self._decoder is None:
+            return
+        pending = len(self._decoder.getstate()[0])
+        try:
+            self._decoder.decode(block, final=not block)
+        except UnicodeDecodeError as exc:
+            raise self._problem(block, max(0, exc.start - pending)) from None
+        end = block.rfind(b"\n")
+        if end < 0:
+            self._tail = (self._tail + block)[:_TAIL_LIMIT + 1]
+        else:
+            self._quotes += self._tail.count(b'"') + block.count(b'"', 0, end)
+            self._tail = block[end + 1:end + 1 + _TAIL_LIMIT + 1]
+            self._lines += block.count(b"\n")
+
+    def _problem(self, block: bytes, at: int) -> InputError:
+        import csv
+
+        start = block.rfind(b"\n", 0, at) + 1
+        line = self._lines + block.count(b"\n", 0, at) + 1
+        if start:
+            before = block[start:at]
+            quotes = self._quotes + self._tail.count(b'"') + block.count(b'"', 0, start)
+        else:
+            before = self._tail + block[:at]
+            quotes = self._quotes
+        where = f"line {line}"
+        if quotes % 2 == 0 and len(self._tail) <= _TAIL_LIMIT:
+            text = before.decode("utf-8", errors="replace")
+            fields = next(csv.reader([text], delimiter=self.delimiter), [""])
+            where += f", column {max(1, len(fields))}"
+        return InputError(self.label, where, f"is not valid {self.encoding} text (a byte "
+                                             "sequence that is no character; save the file "
+                                             "as UTF-8)")
+
+
+def first_text_problem(path: Path, encoding: str | None, delimiter: str | None,
+                       label: str) -> InputError | None:
+    """``TextGuard`` over a whole file (where an engine found the file undecodable: the same
+    message, with the column, whichever engine read it)."""
+    guard = TextGuard(label, encoding, delimiter)
+    try:
+        with open(path, "rb") as fh:
+            while True:
+                block = fh.read(1 << 20)
+                guard.feed(block)
+                if not block:
+                    return None
+    except InputError as exc:
+        return exc
+    except OSError:
+        return None
+
+
 class FileHash:
     """The SHA-256 of a file, computed in 1 MiB blocks on a daemon thread (hashlib releases
     the GIL, so it overlaps with the engine's work). ``result()`` waits for it."""
@@ -114,10 +197,10 @@ class FileHash:
                     if self._stop.is_set() or (self._cancel is not None and self._cancel()):
                         raise Cancelled(f"hashing {self.path.name}")
                     block = fh.read(1 << 20)
+                    if self._check is not None:  # an empty block: the end of the file
+                        self._check(block)
                     if not block:
                         break
-                    if self._check is not None:
-                        self._check(block)
                     h.update(block)
             self._digest = h.hexdigest()
         except BaseException as exc:  # handed to the thread that asks for the result
@@ -268,7 +351,9 @@ def engine_problem(source: TableSource, exc: Exception) -> InputError:
         return InputError(source.name, where, "has a row whose number of fields differs from "
                                               "the header's")
     if "unicode" in low or "encoding" in low:
-        return InputError(source.name, where, f"is not valid {source.encoding} text")
+        found = first_text_problem(source.path, source.encoding, source.delimiter,
+                                   source.name) if source.path is not None else None
+        return found or InputError(source.name, where, f"is not valid {source.encoding} text")
     return InputError(source.name, where,
                       "cannot be read as a table (check the delimiter and quotes)")
 

@@ -29,7 +29,7 @@ from ..model import text_number, yes_no
 from ..support.errors import Cancelled, InputError
 from ..support.files import input_file_size
 from .facts import ColumnInfo as ColumnInfo
-from .source import DUCKDB_ENCODINGS, FileHash, TableSource
+from .source import DUCKDB_ENCODINGS, FileHash, TableSource, TextGuard
 
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
@@ -113,9 +113,10 @@ class _HashingReader(io.RawIOBase):
     second thread (hashlib releases the GIL), so hashing overlaps with parsing."""
 
     def __init__(self, fh: io.BufferedReader, total: int, progress: Progress, cancel: Cancel,
-                 label: str, max_line: int | None = None, no_nul: bool = False) -> None:
+                 label: str, max_line: int | None = None, no_nul: bool = False,
+                 text: TextGuard | None = None) -> None:
         self._fh = fh
-        self._lines = _LineGuard(label, max_line, no_nul)
+        self._lines = _LineGuard(label, max_line, no_nul, text)
         self._total = max(total, 1)
         self._done = 0
         self._progress = progress
@@ -150,6 +151,8 @@ class _HashingReader(io.RawIOBase):
             if self._progress is not None and fraction - self._last >= 0.01:
                 self._last = fraction
                 self._progress(0.95 * fraction, f"Reading {self._label}")
+        elif memoryview(buffer).nbytes:  # the end of the file
+            self._lines.feed(b"")
         return n or 0
 
     def hexdigest(self) -> str:
@@ -169,7 +172,9 @@ class _LineGuard:
     number, before the parser has buffered them (no hang, no memory blow-up on a 2 GB line).
     Line ends are LF, CRLF or CR alone."""
 
-    def __init__(self, label: str, max_line: int | None, no_nul: bool) -> None:
+    def __init__(self, label: str, max_line: int | None, no_nul: bool,
+                 text: TextGuard | None = None) -> None:
+        self.text = text  # the file's encoding must decode throughout (source.TextGuard)
         self.label = label
         self.max_line = max_line
         self.no_nul = no_nul
@@ -181,6 +186,10 @@ class _LineGuard:
         return max(self.lf + block.count(b"\n", 0, upto), self.cr + block.count(b"\r", 0, upto)) + 1
 
     def feed(self, block: bytes) -> None:
+        if self.text is not None:
+            self.text.feed(block)
+        if not block:  # the end of the file
+            return
         if self.no_nul:
             at = block.find(b"\x00")
             if at >= 0:
@@ -319,7 +328,8 @@ def _load_text(path: Path, progress: Progress, cancel: Cancel,
         header_line[0] = header_line[0].lstrip("\ufeff")
     with open(path, "rb") as fh:
         reader = _HashingReader(fh, size, progress, cancel, name, max_line=max_line,
-                                no_nul=encoding != "utf-16")
+                                no_nul=encoding != "utf-16",
+                                text=TextGuard(name, encoding, delimiter))
         buffered = io.BufferedReader(reader, buffer_size=1 << 20)
         try:
             with warnings.catch_warnings():
@@ -499,7 +509,8 @@ def open_table(path: str | os.PathLike[str], progress: Progress = None,
     source = TableSource(name=name, format="csv", columns=tuple(str(c) for c in header),
                          path=p, encoding=encoding, delimiter=delimiter)
     # the streaming hash also watches for a NUL byte and an overlong line (as the loader does)
-    guard = _LineGuard(name, max_line, no_nul=True)
+    guard = _LineGuard(name, max_line, no_nul=True,
+                       text=TextGuard(name, encoding, delimiter))
     return Table(name=name, format="csv", encoding=encoding, delimiter=delimiter,
                  source=source, hashing=FileHash(p, cancel, check=guard.feed))
 
