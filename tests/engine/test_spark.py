@@ -147,14 +147,21 @@ def test_registered_frame_joins(spark: Any) -> None:
     assert _rows(got) == [(0, 2), (1, 1), (2, 0)]
 
 
-@pytest.mark.parametrize("fmt", ["csv", "parquet", "frame"])
+@pytest.mark.parametrize("fmt", ["csv", "parquet", "frame", "csv-split", "csv-multiline"])
 def test_row_position_is_the_file_order(spark: Any, tmp_path: Path, fmt: str) -> None:
     """``__row`` (hashed by the bounding key) is each row's 0-based place in the file, in
-    Spark as in DuckDB, whatever the partitions."""
+    Spark as in DuckDB, whatever the partitions. ``csv-split``: a CSV without a quoted cell
+    across lines is read line by line in many splits (8 KB each here); ``csv-multiline``:
+    one with such a cell is read whole, with the same cells."""
     n = 5000
     frame = pd.DataFrame({"id": [f"p{(i * 7919) % n}" for i in range(n)],
                           "line": [str(i) for i in range(n)]})
-    if fmt == "csv":
+    if fmt == "csv-multiline":
+        frame.loc[n // 2, "id"] = "p,\n\"q\""
+    if fmt.startswith("csv-"):
+        frame.to_csv(tmp_path / "t.csv", index=False)
+        source = open_table(tmp_path / "t.csv").source
+    elif fmt == "csv":
         frame.to_csv(tmp_path / "t.csv", index=False)
         source = open_table(tmp_path / "t.csv").source
     elif fmt == "parquet":
@@ -173,7 +180,19 @@ def test_row_position_is_the_file_order(spark: Any, tmp_path: Path, fmt: str) ->
         expected = _rows(duck.query(sql))
     finally:
         duck.close()
-    runner = _runner(source, ["id", "line"])
+    runner = spark_engine.SparkRunner()
+    parts: list[int] = []
+    if fmt.startswith("csv-"):
+        runner.spark.conf.set("spark.sql.files.maxPartitionBytes", "8192")
+        runner.spark.conf.set("spark.sql.files.openCostInBytes", "0")
+        with_row = runner._with_row
+        runner._with_row = lambda f, w: (  # type: ignore[method-assign]
+            parts.append(f.rdd.getNumPartitions()), with_row(f, w))[1]
+    runner.open(source, ["id", "line"])
+    if fmt == "csv-split":
+        assert parts and parts[0] > 4  # parsed in parallel splits
+    elif fmt == "csv-multiline":
+        assert parts == [1]  # a quoted cell across lines: the file whole
     try:
         got = _rows(runner.query(sql))
     finally:

@@ -426,10 +426,10 @@ class SparkRunner:
     def _read(self, wanted: list[str]) -> DataFrame:
         s = self.source
         if s.format == "csv":
-            # A CSV file is parsed by one task (a quoted cell may span lines, so the file
-            # cannot be split), and the engine scans ``src`` several times (the fit checks,
-            # each column's distinct values, the bounding): parsed once, spread over the
-            # cores and kept (memory, then disk) for the release's later scans.
+            # A CSV file with a quoted cell across lines is parsed by one task (_read_csv),
+            # and the engine scans ``src`` several times (the fit checks, each column's
+            # distinct values, the bounding): parsed once, spread over the cores and kept
+            # (memory, then disk) for the release's later scans.
             rows = self._with_row(self._read_csv(), wanted)
             spread = rows.repartition(self.spark.sparkContext.defaultParallelism).persist()
             self._cached.append(spread)
@@ -456,44 +456,53 @@ class SparkRunner:
         reader = (self.spark.read.schema(schema)
                   .option("header", "true").option("enforceSchema", "true")
                   .option("sep", s.delimiter).option("quote", '"').option("escape", '"')
-                  .option("multiLine", "true").option("mode", "FAILFAST")
+                  .option("mode", "FAILFAST")
                   .option("encoding", SPARK_ENCODINGS.get(s.encoding or "utf-8", "UTF-8"))
                   .option("ignoreLeadingWhiteSpace", "false")
                   .option("ignoreTrailingWhiteSpace", "false")
                   .option("nullValue", "").option("emptyValue", "")
                   .option("maxCharsPerColumn", "-1")
                   .option("unescapedQuoteHandling", "RAISE_ERROR"))
-        self._check_quotes()
+        # multiLine (a quoted cell may span lines) makes Spark parse the file in one task;
+        # a file none of whose lines holds an odd number of quotes has no such cell, so it
+        # is read line by line, in parallel splits, with the same cells
+        spans_lines = self._check_quotes()
+        reader = reader.option("multiLine", "true" if spans_lines else "false")
         frame = reader.csv(hadoop_literal(str(s.path)))
         # Spark's nullValue takes one text; the others become NULL here.
         nulls = ", ".join(_sql_text(t) for t in PANDAS_NA_TEXTS)
         return frame.selectExpr(*[f"CASE WHEN {_quote(c)} IN ({nulls}) THEN NULL "
                                   f"ELSE {_quote(c)} END AS {_quote(c)}" for c in s.columns])
 
-    def _check_quotes(self) -> None:
+    def _check_quotes(self) -> bool:
         """Refuse a quoted cell that is never closed, as DuckDB and pandas do: Spark's CSV
         reader would take the rest of the file as that cell. Every well-formed file has an
         even number of quote characters (a quote inside a quoted cell is doubled); the count
-        is one parallel pass over the file's lines."""
+        is one parallel pass over the file's lines. True when some quoted cell may span
+        lines: a line with an odd number of quotes (with none, every line starts and ends
+        outside quotes, so each line is whole rows)."""
         assert self.source.path is not None
-        lines = self.spark.read.text(str(self.source.path))
+        lines = self.spark.read.text(hadoop_literal(str(self.source.path)))
         row = lines.selectExpr(
-            "sum(length(value) - length(replace(value, '\"', ''))) AS q").first()
+            "length(value) - length(replace(value, '\"', '')) AS q").selectExpr(
+            "sum(q) AS q", "max(q % 2) AS odd").first()
         quotes = 0 if row is None or row["q"] is None else int(row["q"])
         if quotes % 2:
             raise InputError(self.source.name, None, "a quoted cell is never closed")
+        return row is not None and row["odd"] is not None and int(row["odd"]) == 1
 
     def _with_row(self, frame: DataFrame, wanted: list[str]) -> DataFrame:
         """The wanted columns and ``__row``, the position in file order: Spark numbers the
         rows of each partition (``monotonically_increasing_id``: the partition in the high
         bits, the row within it in the low 33); the partitions' sizes give their offsets.
-        A CSV file read with ``multiLine`` is one partition, and needs no second pass."""
+        A CSV file read with ``multiLine`` is one partition, and needs no second pass; one
+        read line by line is split, and the partitions' sizes are counted first."""
         from pyspark.sql import functions as F
 
         numbered = frame.withColumn("_mid", F.monotonically_increasing_id())
         if frame.rdd.getNumPartitions() == 1:
             offsets = "_mid"
-        else:  # pragma: no cover (one CSV file is one partition; an old Spark's Parquet)
+        else:  # a CSV file read in splits (an old Spark's Parquet too)
             part = F.shiftright(F.col("_mid"), 33)
             sizes = numbered.groupBy(part.alias("p")).count().collect()
             start, at = 0, {}
