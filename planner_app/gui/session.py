@@ -96,6 +96,8 @@ class Session(QObject):
         self._selected: str | None = None
         self._cache: dict[str, _Cached] = {}
         self._total: tuple[Plan, Total] | None = None
+        self._flat: tuple[Plan, list[Measurement]] | None = None  # every measurement, in order
+        self._accuracies: tuple[Plan, float, dict[str, Accuracy]] | None = None
         self._lifetime: tuple[str, LedgerState | None] | None = None
         self._observed: dict[tuple[int, str], Any] = {}
         self._fit: tuple[Plan, Table, list[InputError]] | None = None
@@ -572,13 +574,28 @@ class Session(QObject):
     def query_epsilon(self, query: Query) -> float:
         return math.fsum(m.epsilon for m in self.measurements(query))
 
+    def _all_measurements(self, plan: Plan) -> list[Measurement]:
+        """Every measurement of ``plan``, in order (once per plan: the total and the release
+        rules both ask at each slider step, a walk of every statistic at 1,000)."""
+        if self._flat is None or self._flat[0] is not plan:
+            self._flat = (plan, [m for q in plan.queries for m in self.measurements(q)])
+        return self._flat[1]
+
+    def _all_accuracies(self, plan: Plan) -> dict[str, Accuracy]:
+        confidence = self._settings.confidence
+        hit = self._accuracies
+        if hit is None or hit[0] is not plan or hit[1] != confidence:
+            hit = self._accuracies = (plan, confidence,
+                                      {q.id: self.accuracy(q) for q in plan.queries})
+        return hit[2]
+
     def total(self) -> Total:
         plan = self.plan
         if plan is None:
             return Total(0.0, 0.0, "basic")
         if self._total is not None and self._total[0] is plan:
             return self._total[1]
-        ms = [m for q in plan.queries for m in self.measurements(q)]
+        ms = self._all_measurements(plan)
         try:
             total = compose(ms, plan.budget.delta, plan.budget.accountant)
         except PlannerError:
@@ -616,7 +633,7 @@ class Session(QObject):
                 for a, b in zip(self._rules[0], key, strict=True)):
             return self._rules[1]  # the meter asks on every slider step
         result = readiness(
-            plan, self.total(), [m for q in plan.queries for m in self.measurements(q)],
+            plan, self.total(), self._all_measurements(plan),
             ledger=state if state is not None else LedgerError(
                 f"the budget ledger {self.home.ledger_path} cannot be read"),
             require_approval=self.approval_required, unit_confirmed=unit_confirmed,
@@ -625,7 +642,7 @@ class Session(QObject):
             known_datasets=self.known_datasets(),
             table_loaded=self.table is not None,
             table_name=self.table.name if self.table is not None else "",
-            accuracies={q.id: self.accuracy(q) for q in plan.queries})
+            accuracies=self._all_accuracies(plan))
         self._rules = (key, result)
         return result
 

@@ -220,3 +220,23 @@ def test_epsilon_for_delta_is_dp_accountings_to_the_bit() -> None:
     for value in plds:
         for delta in (0.5, 1e-1, 1e-3, 1e-6, 1e-9, 1e-12, 1e-300, 0.0):
             assert pld_ops.epsilon_for_delta(value, delta) == value.get_epsilon_for_delta(delta)
+
+
+@pytest.mark.parametrize("max_bytes", [256 * 2**20, 3_000_000, 600_000])
+def test_a_slider_dragged_back_and_forth_gives_the_total_composed_from_nothing(
+        max_bytes: int) -> None:
+    """A drag: one statistic's ε again and again, back to earlier values, with the last
+    tree's nodes reused from its slots (a cache large enough, one that drops nodes of the
+    tree being reused, and one too small to keep the slots at all)."""
+    plan = _plan(80, 13)
+    tree = PldTree(max_bytes=max_bytes)
+    by_id = {q.id: measurements_for(q, plan) for q in plan.queries}
+    queries = list(plan.queries)
+    for eps in (0.05, 0.07, 0.05, 0.3, 0.07, 0.0123):
+        queries[40] = replace(queries[40], epsilon=eps)
+        plan = plan.with_queries(queries)
+        by_id[queries[40].id] = measurements_for(queries[40], plan)
+        ms = [m for q in plan.queries for m in by_id[q.id]]
+        root = tree.root(ms)
+        assert root is not None
+        assert tree.epsilon(root, 1e-6) == _scratch(ms, 1e-6)

@@ -3,7 +3,9 @@ manifest), then ``verify_contents`` checks inside a bundle whose manifest holds:
 
 * release.json is a release record and plan.json is the plan it names (same SHA-256);
 * every sensitivity, noise scale, ε, accuracy and the total recompute from plan.json, and the
-  total recomposes from the record's own measurements;
+  total recomposes from the record's own measurements (a PLD total as the composition tree
+  gives it, or, for a bundle made before the tree, as the chain those releases composed:
+  ``accounting.pld_as_chain``);
 * the audit segment is an intact hash chain for this release and seals these very files;
 * every results.csv row is a declared cell with the interval the stated accuracy gives
   (randomized response: the share and its interval recompute from the published answer file,
@@ -27,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..data.aggregate import cell_labels
-from ..dp.accounting import compose
+from ..dp.accounting import compose, pld_as_chain
 from ..dp.accuracy import MAX_CONFIDENCE, MIN_CONFIDENCE
 from ..dp.measure import measurement_from_dict, measurements_for
 from ..dp.sensitivity import grid_for
@@ -294,7 +296,14 @@ def _recompute(plan: Plan, record: dict[str, Any], problems: list[str]) -> None:
             problems.append(f"{RECORD}: statistic {qid!r}: the stated accuracy does not "
                             "recompute from the plan")
     total = record["total"]
-    if not (_close(report.total.epsilon, total.get("epsilon"))
+    older = None  # a PLD total composed as before the composition tree (``pld_as_chain``)
+    if (report.total.accountant == "pld" == total.get("accountant")
+            and _is_number(total.get("epsilon"))
+            and not _close(report.total.epsilon, total["epsilon"])):
+        older = pld_as_chain([m for qc in report.queries for m in qc.measurements],
+                             report.total.delta)
+    if not ((_close(report.total.epsilon, total.get("epsilon"))
+             or (older is not None and _close(older.epsilon, total["epsilon"])))
             and _close(report.total.delta, total.get("delta"))
             and report.total.accountant == total.get("accountant")):
         problems.append(f"{RECORD}: the total ε/δ does not recompute from the plan "
@@ -303,6 +312,8 @@ def _recompute(plan: Plan, record: dict[str, Any], problems: list[str]) -> None:
     try:
         ms = [measurement_from_dict(m) for q in record["queries"] for m in q["measurements"]]
         again = compose(ms, plan.budget.delta, total.get("accountant"))
+        if older is not None and not _close(again.epsilon, total["epsilon"]):
+            again = pld_as_chain(ms, plan.budget.delta)
     except (KeyError, TypeError, ValueError, InputError):
         problems.append(f"{RECORD}: its measurements cannot be read")
         return
