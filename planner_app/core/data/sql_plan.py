@@ -679,7 +679,8 @@ class SqlEngine:
                 inner_n = len(q.categories)
                 code = self.index_in(q.column, q.categories)
                 if impute:
-                    lookup = {canonical_key(c): j for j, c in enumerate(q.categories)}
+                    declared = canonical_keys(q.categories)
+                    lookup = dict(zip(declared, range(len(declared)), strict=True))
                     fill_code = lookup.get(canonical_key(q.missing.value), UNDECLARED)
                     keys["i"] = f"CASE WHEN {code} = {MISSING} THEN {fill_code} ELSE {code} END"
                 else:

@@ -291,7 +291,14 @@ def largest(rows: list[dict[str, Any]], limit: int | None = None) -> list[dict[s
         v = r.get("value")
         return float(v) if isinstance(v, (int, float)) else float("-inf")
 
-    return sorted(rows, key=key, reverse=True)[:limit]
+    import numpy as np  # here: the report of a few cells needs no numpy
+
+    keys = np.array([key(r) for r in rows], dtype=np.float64)
+    if np.isnan(keys).any():  # sorted's own order for what numpy orders otherwise
+        return sorted(rows, key=key, reverse=True)[:limit]
+    # a stable sort of the negated keys: the order of sorted(..., reverse=True), ties kept
+    # in the record's order, without a Python comparison per pair of 10^6 cells
+    return [rows[i] for i in np.argsort(-keys, kind="stable")[:limit].tolist()]
 
 
 def listing(items: list[str], limit: int = MAX_LISTED) -> str:
