@@ -90,11 +90,19 @@ def _text_keys(texts: list[str]) -> list[str]:
             out[i] = t.lower()
     numbers: list[float] = []
     numbered: list[int] = []
-    for i in spots:
-        x = text_number(out[i])
-        if x is not None:
-            numbers.append(x)
-            numbered.append(i)
+    texts_of = [out[i] for i in spots]
+    joined = "".join(texts_of)
+    if joined.isascii() and "_" not in joined:  # text_number's own tests, for all at once
+        try:
+            numbers, numbered = list(map(float, texts_of)), spots
+        except ValueError:  # some are no number: each on its own
+            pass
+    if not numbered:
+        for i in spots:
+            x = text_number(out[i])
+            if x is not None:
+                numbers.append(x)
+                numbered.append(i)
     for i, key in zip(numbered, _float_keys(numbers) if numbers else [], strict=True):
         out[i] = key
     return out

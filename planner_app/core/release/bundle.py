@@ -96,7 +96,8 @@ def results_csv(rows: list[dict[str, Any]]) -> bytes:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(RESULT_COLUMNS)
-    columns = [_safe_cells([row.get(c) for row in rows]) for c in RESULT_COLUMNS]
+    columns = [_safe_cells(list(map(dict.get, rows, itertools.repeat(c, len(rows)))))
+               for c in RESULT_COLUMNS]
     writer.writerows(zip(*columns, strict=True))
     return out.getvalue().encode("utf-8")
 
@@ -111,13 +112,10 @@ def _safe_cells(values: list[Any]) -> Iterable[str]:
         return map(str, values)
     if types == {float} and all(map(math.isfinite, values)):
         return map(float.__repr__, values)
-    if types == {str} and not any(map(_starts_like_formula, values)):
+    if types == {str} and not any(map(str.startswith, values,
+                                      itertools.repeat(FORMULA_START, len(values)))):
         return values
     return map(safe_cell, values)
-
-
-def _starts_like_formula(text: str) -> bool:
-    return text.startswith(FORMULA_START)
 
 
 def noised_csv(answers: Sequence[Any] | Any) -> bytes:

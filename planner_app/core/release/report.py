@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import html
 import io
+import itertools
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
@@ -293,7 +294,11 @@ def largest(rows: list[dict[str, Any]], limit: int | None = None) -> list[dict[s
 
     import numpy as np  # here: the report of a few cells needs no numpy
 
-    keys = np.array([key(r) for r in rows], dtype=np.float64)
+    values = list(map(dict.get, rows, itertools.repeat("value", len(rows))))
+    if set(map(type, values)) <= {int, float}:  # released numbers: no call per cell
+        keys = np.array(values, dtype=np.float64)
+    else:
+        keys = np.array(list(map(key, rows)), dtype=np.float64)
     if np.isnan(keys).any():  # sorted's own order for what numpy orders otherwise
         return sorted(rows, key=key, reverse=True)[:limit]
     # a stable sort of the negated keys: the order of sorted(..., reverse=True), ties kept
