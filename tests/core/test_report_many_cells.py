@@ -9,12 +9,16 @@ from typing import Any
 from planner_app.core.release.report import largest
 
 
-def reference(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def reference(rows: list[dict[str, Any]], limit: int, smallest: int = 0
+              ) -> list[dict[str, Any]]:
     def key(r: dict[str, Any]) -> float:
         v = r.get("value")
         return float(v) if isinstance(v, (int, float)) else float("-inf")
 
-    return rows if len(rows) <= limit else sorted(rows, key=key, reverse=True)[:limit]
+    if len(rows) <= limit:
+        return rows
+    ranked = sorted(rows, key=key, reverse=True)
+    return ranked[:limit - smallest] + (ranked[-smallest:] if smallest else [])
 
 
 def test_the_largest_cells_in_sorted_order_ties_kept() -> None:
@@ -29,10 +33,13 @@ def test_the_largest_cells_in_sorted_order_ties_kept() -> None:
             rows = [r for r in rows  # without NaN: numpy's path, not the fallback
                     if not (isinstance(r["value"], float) and r["value"] != r["value"])]
         limit = rng.randint(1, 60)
-        assert [r["i"] for r in largest(rows, limit)] == [r["i"] for r in reference(rows, limit)]
+        smallest = rng.randint(0, limit)
+        assert [r["i"] for r in largest(rows, limit, smallest)] == \
+            [r["i"] for r in reference(rows, limit, smallest)]
 
 
 def test_many_cells_give_the_fifty_largest() -> None:
     rng = random.Random(1)
     rows = [{"value": rng.randint(-1000, 1000)} for _ in range(200_000)]
     assert largest(rows) == reference(rows, 50)
+    assert largest(rows, 50, 10) == reference(rows, 50, 10)
