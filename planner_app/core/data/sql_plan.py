@@ -286,6 +286,7 @@ class SqlEngine:
         self._maps = 0
         self._d = _Derived()
         self._odd_cache: dict[str, pd.DataFrame] = {}
+        self._index_cache: dict[tuple[str, int], tuple[Sequence[Any], str]] = {}
         self._numeric_cache: dict[str, bool] = {}
         self.n_rows = 0
         self.rows_dropped_by_bound = 0
@@ -439,6 +440,14 @@ class SqlEngine:
 
     def index_in(self, column: str, declared: Sequence[Any]) -> str:
         """Code = index of the cell's value in ``declared`` (UNDECLARED, MISSING)."""
+        seen = self._index_cache.get((column, id(declared)))
+        if seen is not None and seen[0] is declared:  # the same list again: no keys to make
+            return seen[1]
+        name = self._index_in(column, declared)
+        self._index_cache[(column, id(declared))] = (declared, name)
+        return name
+
+    def _index_in(self, column: str, declared: Sequence[Any]) -> str:
         keys = canonical_keys(declared)
         lookup = dict(zip(keys, range(len(keys)), strict=True))
         return self.coded(column, lambda v: lookup.get(canonical_key(v), UNDECLARED),
