@@ -139,7 +139,7 @@ def json_bytes(obj: Any) -> bytes:
     same bytes (tests/core/test_json_bytes.py), written by json's C encoder: with an indent
     json writes through its Python encoder, a function call per value (seconds for a record
     of 10^6 histogram cells)."""
-    return (_indented(obj, 0) + "\n").encode("utf-8")
+    return "".join((_indented(obj, 0), "\n")).encode("utf-8")
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
@@ -181,7 +181,7 @@ def _indented(obj: Any, level: int) -> str:
             deep = inner + "  "
             body = _compact(obj, ",\n" + deep)[2:-2].replace(
                 "},\n" + deep + "{", "\n" + inner + "},\n" + inner + "{\n" + deep)
-            return "[\n" + inner + "{\n" + deep + body + "\n" + inner + "}\n" + outer + "]"
+            return "".join(("[\n", inner, "{\n", deep, body, "\n", inner, "}\n", outer, "]"))
         return ("[\n" + ",\n".join(inner + _indented(v, level + 1) for v in obj)
                 + "\n" + outer + "]")
     return json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False)
