@@ -16,7 +16,7 @@ from planner_app.core.dp.accuracy import DEFAULT_CONFIDENCE, measurement_half_wi
 from planner_app.core.dp.measure import measurements_for
 from planner_app.core.dp.mechanisms import SeededRandomSource, discrete_gaussian, discrete_laplace
 from planner_app.core.model import plan_from_dict
-from planner_app.core.release.noise import ReleasedValue, ReleasedValues, privatize
+from planner_app.core.release.noise import ReleasedValue, ReleasedValues, privatize, result_dicts
 from tests.conftest import plan_dict
 
 
@@ -111,3 +111,25 @@ def test_a_released_value_is_still_a_frozen_dataclass() -> None:
     assert hash(v) == hash(ReleasedValue(**v.to_dict()))
     with pytest.raises(AttributeError):
         v.value = 3  # type: ignore[misc]
+
+
+def test_result_dicts_are_the_rows_dicts() -> None:
+    plan = plan_from_dict(plan_dict(queries=[
+        {"id": "h", "kind": "histogram", "column": "g", "categories": list(range(50)),
+         "epsilon": 0.2},
+        {"id": "m", "kind": "mean", "column": "x", "lower": 0, "upper": 8, "epsilon": 0.3,
+         "grid_step": 1},
+        {"id": "h2", "kind": "histogram", "column": "g", "categories": ["a", "b"],
+         "epsilon": 0.2}], budget={"epsilon": 1.0, "delta": 0.0}))
+    rng = np.random.default_rng(3)
+    aggs = {}
+    for q in plan.queries:
+        cells = cell_labels(q)
+        aggs[q.id] = Aggregate(q.id, cells, parts={
+            m.component.name: rng.integers(1, 9, len(cells)).astype(np.int64)
+            for m in measurements_for(q, plan)})
+    releases = privatize(plan, aggs, source=SeededRandomSource(11), clamp_counts=True)
+    expected = [v.to_dict() for r in releases for v in r.values]  # makes the rows
+    fresh = privatize(plan, aggs, source=SeededRandomSource(11), clamp_counts=True)
+    assert json.dumps(result_dicts(fresh)) == json.dumps(expected)  # from the columns
+    assert json.dumps(result_dicts(releases)) == json.dumps(expected)  # from the rows

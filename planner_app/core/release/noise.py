@@ -109,6 +109,19 @@ class ReleasedValues(Sequence[ReleasedValue]):
                     repeat(confidence, n), repeat(mechanism, n), notes))
         return self._rows
 
+    def dicts(self) -> list[dict[str, Any]]:
+        """``[v.to_dict() for v in self]``, made from the columns without the rows."""
+        if self._rows is not None:
+            return [v.to_dict() for v in self._rows]
+        qid, label, cells, value, low, high, confidence, mechanism, note = self._columns
+        notes = repeat(note, len(cells)) if isinstance(note, str) else note
+        with _no_gc():
+            return [{"query_id": qid, "label": label, "group": g, "cell": c, "value": v,
+                     "low": lo, "high": hi, "confidence": confidence, "mechanism": mechanism,
+                     "note": t}
+                    for (g, c), v, lo, hi, t in zip(cells, value, low, high, notes,
+                                                     strict=True)]
+
     def __len__(self) -> int:
         return len(self._columns[2])
 
@@ -141,6 +154,16 @@ class QueryRelease:
     values: Sequence[ReleasedValue]
     # randomized response: the published answer file (noised length, see rr_answer_file)
     noised_answers: np.ndarray | None = None
+
+
+def result_dicts(releases: Sequence[QueryRelease]) -> list[dict[str, Any]]:
+    """``[v.to_dict() for r in releases for v in r.values]`` (release.json's results), the
+    column-wise releases' dicts made straight from their columns (ReleasedValues.dicts)."""
+    out: list[dict[str, Any]] = []
+    for r in releases:
+        out += r.values.dicts() if isinstance(r.values, ReleasedValues) else \
+            [v.to_dict() for v in r.values]
+    return out
 
 
 def _noise(m: Measurement, size: int, source: RandomSource) -> np.ndarray:
