@@ -38,14 +38,11 @@ from ..dp.mechanisms import (
 from ..dp.sensitivity import grid_for
 from ..model import Plan, Query
 
-_set = object.__setattr__
 
-
-@dataclass(frozen=True, init=False)
+@dataclass(frozen=True)
 class ReleasedValue:
     """One released number with its interval. Contains only noised values and public
-    parameters. (Its ``__init__`` sets the fields' dict at once: a frozen dataclass's own sets
-    them one call each, which is seconds for 10^6 cells.)"""
+    parameters."""
 
     query_id: str
     label: str
@@ -57,14 +54,6 @@ class ReleasedValue:
     confidence: float
     mechanism: str
     note: str = ""
-
-    def __init__(self, query_id: str, label: str, group: Any, cell: Any,
-                 value: float | int | None, low: float | int | None, high: float | int | None,
-                 confidence: float, mechanism: str, note: str = "") -> None:
-        _set(self, "__dict__", {"query_id": query_id, "label": label, "group": group,
-                                "cell": cell, "value": value, "low": low, "high": high,
-                                "confidence": confidence, "mechanism": mechanism,
-                                "note": note})
 
     def to_dict(self) -> dict[str, Any]:
         return {"query_id": self.query_id, "label": self.label, "group": self.group,
