@@ -55,6 +55,7 @@ from ..model import (
     Query,
     answer_reader,
     canonical_key,
+    canonical_keys,
 )
 from ..support.errors import InputError, PlannerError
 from .aggregate import (
@@ -285,6 +286,7 @@ class SqlEngine:
         self._maps = 0
         self._d = _Derived()
         self._odd_cache: dict[str, pd.DataFrame] = {}
+        self._index_cache: dict[tuple[str, int], tuple[Sequence[Any], str]] = {}
         self._numeric_cache: dict[str, bool] = {}
         self.n_rows = 0
         self.rows_dropped_by_bound = 0
@@ -398,15 +400,25 @@ class SqlEngine:
         self._d.keys[key] = name
         return name
 
-    def coded(self, column: str, code: Callable[[Any], int], tag: Any) -> str:
+    def coded(self, column: str, code: Callable[[Any], int], tag: Any,
+              codes_of: Callable[[list[Any]], list[int]] | None = None) -> str:
         """Name of the derived column holding ``code(value)`` of each cell (ABSENT/MISSING,
-        -2, for an empty cell), mapped in Python over the column's distinct values."""
+        -2, for an empty cell), mapped in Python over the column's distinct values
+        (``codes_of`` maps them all at once, for lists of 10^6 categories)."""
         key = ("code", column, tag)
         if key in self._d.keys:
             return self._d.keys[key]
         values = self._distinct(column)
-        codes = []
-        for v in values["v"]:
+        codes: list[int] = []
+        if codes_of is not None:
+            missing = pd.isna(values["v"]).to_numpy(dtype=bool)
+            filled = values["v"][~missing].tolist()  # numpy scalars become Python's
+            if values["v"].dtype == object:
+                filled = [v.item() if isinstance(v, np.generic) else v for v in filled]
+            out = np.full(len(missing), MISSING, dtype=np.int64)
+            out[~missing] = np.asarray(codes_of(filled), dtype=np.int64)
+            codes = out.tolist()
+        for v in values["v"] if codes_of is None else ():
             if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA:
                 codes.append(MISSING)
             else:
@@ -428,9 +440,19 @@ class SqlEngine:
 
     def index_in(self, column: str, declared: Sequence[Any]) -> str:
         """Code = index of the cell's value in ``declared`` (UNDECLARED, MISSING)."""
-        lookup = {canonical_key(v): i for i, v in enumerate(declared)}
+        seen = self._index_cache.get((column, id(declared)))
+        if seen is not None and seen[0] is declared:  # the same list again: no keys to make
+            return seen[1]
+        name = self._index_in(column, declared)
+        self._index_cache[(column, id(declared))] = (declared, name)
+        return name
+
+    def _index_in(self, column: str, declared: Sequence[Any]) -> str:
+        keys = canonical_keys(declared)
+        lookup = dict(zip(keys, range(len(keys)), strict=True))
         return self.coded(column, lambda v: lookup.get(canonical_key(v), UNDECLARED),
-                          ("index", tuple(canonical_key(v) for v in declared)))
+                          ("index", tuple(keys)),
+                          lambda vs: [lookup.get(k, UNDECLARED) for k in canonical_keys(vs)])
 
     def answer_code(self, q: Query) -> str:
         read = answer_reader(q)
@@ -666,7 +688,8 @@ class SqlEngine:
                 inner_n = len(q.categories)
                 code = self.index_in(q.column, q.categories)
                 if impute:
-                    lookup = {canonical_key(c): j for j, c in enumerate(q.categories)}
+                    declared = canonical_keys(q.categories)
+                    lookup = dict(zip(declared, range(len(declared)), strict=True))
                     fill_code = lookup.get(canonical_key(q.missing.value), UNDECLARED)
                     keys["i"] = f"CASE WHEN {code} = {MISSING} THEN {fill_code} ELSE {code} END"
                 else:

@@ -44,7 +44,14 @@ from .serialisation import (
                    save_plan,
 )
 from .validation import PLAN_FIELDS, QUERY_FIELDS, delta_problem, plan_from_dict
-from .values import FIXED_YES_NO, answer_reader, canonical_key, text_number, yes_no
+from .values import (
+    FIXED_YES_NO,
+    answer_reader,
+    canonical_key,
+    canonical_keys,
+    text_number,
+    yes_no,
+)
 
 __all__ = [
     "ACCOUNTANTS", "FIXED_YES_NO", "FORMAT", "KINDS", "MAX_ABS_BOUND", "MAX_EPSILON",
@@ -52,6 +59,7 @@ __all__ = [
     "MECHANISMS_BY_KIND", "MIN_DELTA", "NEEDS_BOUNDS", "NEEDS_COLUMN", "OPS", "PLAN_FIELDS",
     "QUERY_FIELDS", "RELATIONS", "YES_NO_KINDS", "Budget", "Condition", "Dataset", "GroupBy",
     "Missing", "Plan", "PrivacyUnit", "Query", "Scalar", "answer_reader", "canonical_key",
+    "canonical_keys",
     "delta_problem", "load_plan", "parse_plan_text", "plan_digest", "plan_from_dict",
     "plan_to_dict", "plan_to_json", "save_plan", "text_number", "yes_no",
 ]

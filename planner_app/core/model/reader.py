@@ -10,7 +10,7 @@ from typing import Any, NoReturn
 
 from ..support.errors import InputError
 from .plan import MAX_LIST, MAX_TEXT, Scalar
-from .values import canonical_key
+from .values import canonical_key, canonical_keys
 
 
 class FieldReader:
@@ -88,6 +88,8 @@ class FieldReader:
             self.fail(key, f"must not be empty: declare the public list of {what}")
         if len(value) > MAX_LIST:
             self.fail(key, f"has {len(value)} entries; at most {MAX_LIST:,} are allowed")
+        if self._plain_scalars(value):
+            return tuple(value)
         seen: set[str] = set()
         for i, item in enumerate(value):
             if isinstance(item, (dict, list)) or item is None:
@@ -103,6 +105,28 @@ class FieldReader:
                 self.fail(f"{key}[{i}]", f"repeats an earlier entry ({canon!r})")
             seen.add(canon)
         return tuple(value)
+
+    @staticmethod
+    def _plain_scalars(value: list[Any]) -> bool:
+        """The common case of a long list read at once: only ints, finite floats and clean
+        text, no two with one key. False sends the list through the loop above, which names
+        the first bad entry."""
+        types = set(map(type, value))
+        if not types <= {int, float, str}:
+            return False
+        if float in types and not all(math.isfinite(v) for v in value if type(v) is float):
+            return False
+        if str in types:
+            texts = [v for v in value if type(v) is str] if len(types) > 1 else value
+            if max(map(len, texts)) > MAX_TEXT or not all(map(_clean_text, texts)):
+                return False
+        keys = canonical_keys(value)
+        return len(set(keys)) == len(keys)
+
+
+def _clean_text(text: str) -> bool:
+    """No character text_problem refuses (printable ASCII is the common, fast case)."""
+    return (text.isascii() and text.isprintable()) or text_problem(text) is None
 
 
 def json_type(value: Any) -> str:

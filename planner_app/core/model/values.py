@@ -4,7 +4,8 @@ keys with cells, the number a cell's text spells, and the yes/no vocabulary."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+import re
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -54,6 +55,77 @@ def canonical_key(value: Any) -> str:
         return low
     number = text_number(text)
     return text if number is None else _number_key(number)
+
+
+# Text that can spell a number for float(): a sign, then a digit, a point and a digit, or
+# inf/nan (float() reads "infinity" too). Anything else is no number without calling float().
+_MAYBE_NUMBER = re.compile(r"[+-]?(?:[0-9]|\.[0-9]|inf|nan)", re.IGNORECASE)
+_EXACT_INT = 2**53  # integers up to this are their float exactly: the key is str(int)
+
+
+def _float_keys(xs: list[float]) -> list[str]:
+    """canonical_key of every float at once: integral finite values below 2**63 as the
+    integer's text, the others as repr (numpy picks them; the texts are Python's)."""
+    a = np.asarray(xs, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        integral = np.isfinite(a) & (a == np.trunc(a)) & (np.abs(a) < 2.0**63)
+    if integral.all():
+        return list(map(str, a.astype(np.int64).tolist()))
+    out = list(map(float.__repr__, a.tolist()))
+    where = np.flatnonzero(integral)
+    for i, text in zip(where.tolist(), map(str, a[where].astype(np.int64).tolist()),
+                       strict=True):
+        out[i] = text
+    return out
+
+
+def _text_keys(texts: list[str]) -> list[str]:
+    """canonical_key of every str at once: trimmed; true/false in lower case; text that
+    spells a number (text_number) as that number's key."""
+    out = list(map(str.strip, texts))
+    spots = [i for i, m in enumerate(map(_MAYBE_NUMBER.match, out)) if m is not None]
+    lows = {"true", "false"}
+    for i, t in enumerate(out):  # the rare true/false texts
+        if len(t) in (4, 5) and t.lower() in lows:
+            out[i] = t.lower()
+    numbers: list[float] = []
+    numbered: list[int] = []
+    texts_of = [out[i] for i in spots]
+    joined = "".join(texts_of)
+    if joined.isascii() and "_" not in joined:  # text_number's own tests, for all at once
+        try:
+            numbers, numbered = list(map(float, texts_of)), spots
+        except ValueError:  # some are no number: each on its own
+            pass
+    if not numbered:
+        for i in spots:
+            x = text_number(out[i])
+            if x is not None:
+                numbers.append(x)
+                numbered.append(i)
+    for i, key in zip(numbered, _float_keys(numbers) if numbers else [], strict=True):
+        out[i] = key
+    return out
+
+
+def canonical_keys(values: Sequence[Any]) -> list[str]:
+    """``[canonical_key(v) for v in values]``, at the cost of a few C passes for the lists a
+    plan declares (all integers, all floats or all text; 10^6 categories): numpy for the
+    numbers, str methods and one pattern for the text. Other lists take canonical_key per
+    value; the result is the same (tests/core/test_canonical_keys.py)."""
+    values = values if isinstance(values, list) else list(values)
+    if not values:
+        return []
+    types = set(map(type, values))
+    if types == {int}:
+        if -_EXACT_INT <= min(values) and max(values) <= _EXACT_INT:
+            return list(map(str, values))
+    elif types == {float} or types == {int, float}:
+        if all(type(v) is float or -_EXACT_INT <= v <= _EXACT_INT for v in values):
+            return _float_keys(values)
+    elif types == {str}:
+        return _text_keys(values)
+    return [canonical_key(v) for v in values]
 
 
 # The fixed vocabulary, read only when a query declares no "yes"/"no" lists. Single letters

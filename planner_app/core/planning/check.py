@@ -35,7 +35,7 @@ from ..dp.measure import Measurement, measurements_for, rr_refusal
 from ..dp.mechanisms import SystemRandomSource
 from ..dp.risk import explain
 from ..dp.sensitivity import headline_index
-from ..model import Plan, Query, canonical_key
+from ..model import Plan, Query, canonical_keys
 from ..records.keys import PublicKey
 from ..records.ledger import LedgerState
 from ..records.policy import Policy, PolicyError
@@ -290,7 +290,7 @@ def copied_from_data(query: Query, facts: Callable[[str], ColumnFacts | None]) -
     for what, column, declared in lists:
         seen = facts(column) if column and declared is not None else None
         if seen is not None and seen.present and \
-                seen.present == {canonical_key(v) for v in declared or ()}:
+                seen.present == set(canonical_keys(declared or ())):
             out.append(f"the {what} of {column} are exactly the values present in the data; a "
                        "public list must come from knowledge of the domain (which values occur "
                        "is itself private)")

@@ -12,10 +12,14 @@ and bundle code; this module never writes anything.
 
 from __future__ import annotations
 
+import gc
 import math
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from itertools import repeat
+from typing import Any, overload
 
 import numpy as np
 
@@ -57,12 +61,98 @@ class ReleasedValue:
                 "confidence": self.confidence, "mechanism": self.mechanism, "note": self.note}
 
 
+@contextmanager
+def _no_gc() -> Iterator[None]:
+    """No cyclic garbage collection while making 10^5-10^6 objects that hold no cycles (the
+    collector would walk them all, again and again, for nothing: half the time)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+class ReleasedValues(Sequence[ReleasedValue]):
+    """The released values of one statistic, kept column-wise: the cells, the values, the
+    interval ends and the notes as lists (one note may stand for every cell). The
+    ``ReleasedValue`` rows are made on first use, all at once, so a dry run that throws its
+    values away never makes them."""
+
+    def __init__(self, query_id: str, label: str, cells: list[tuple[Any, ...]],
+                 value: list[Any], low: list[Any], high: list[Any], confidence: float,
+                 mechanism: str, note: str | list[str]) -> None:
+        self._columns = (query_id, label, cells, value, low, high, confidence, mechanism, note)
+        self._rows: list[ReleasedValue] | None = None
+
+    def rows(self) -> list[ReleasedValue]:
+        if self._rows is None:
+            qid, label, cells, value, low, high, confidence, mechanism, note = self._columns
+            n = len(cells)
+            notes = repeat(note, n) if isinstance(note, str) else note
+            with _no_gc():
+                self._rows = list(map(
+                    ReleasedValue, repeat(qid, n), repeat(label, n),
+                    [c[0] for c in cells], [c[1] for c in cells], value, low, high,
+                    repeat(confidence, n), repeat(mechanism, n), notes))
+        return self._rows
+
+    def dicts(self) -> list[dict[str, Any]]:
+        """``[v.to_dict() for v in self]``, made from the columns without the rows."""
+        if self._rows is not None:
+            return [v.to_dict() for v in self._rows]
+        qid, label, cells, value, low, high, confidence, mechanism, note = self._columns
+        notes = repeat(note, len(cells)) if isinstance(note, str) else note
+        with _no_gc():
+            return [{"query_id": qid, "label": label, "group": g, "cell": c, "value": v,
+                     "low": lo, "high": hi, "confidence": confidence, "mechanism": mechanism,
+                     "note": t}
+                    for (g, c), v, lo, hi, t in zip(cells, value, low, high, notes,
+                                                     strict=True)]
+
+    def __len__(self) -> int:
+        return len(self._columns[2])
+
+    @overload
+    def __getitem__(self, i: int) -> ReleasedValue: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[ReleasedValue]: ...
+
+    def __getitem__(self, i: int | slice) -> ReleasedValue | list[ReleasedValue]:
+        return self.rows()[i]
+
+    def __iter__(self) -> Iterator[ReleasedValue]:
+        return iter(self.rows())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (ReleasedValues, list)):
+            return self.rows() == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"ReleasedValues({self.rows()!r})"
+
+
 @dataclass
 class QueryRelease:
     query_id: str
-    values: list[ReleasedValue]
+    values: Sequence[ReleasedValue]
     # randomized response: the published answer file (noised length, see rr_answer_file)
     noised_answers: np.ndarray | None = None
+
+
+def result_dicts(releases: Sequence[QueryRelease]) -> list[dict[str, Any]]:
+    """``[v.to_dict() for r in releases for v in r.values]`` (release.json's results), the
+    column-wise releases' dicts made straight from their columns (ReleasedValues.dicts)."""
+    out: list[dict[str, Any]] = []
+    for r in releases:
+        out += r.values.dicts() if isinstance(r.values, ReleasedValues) else \
+            [v.to_dict() for v in r.values]
+    return out
 
 
 def _noise(m: Measurement, size: int, source: RandomSource) -> np.ndarray:
@@ -132,6 +222,52 @@ def _noisy_parts(aggregate: Aggregate, ms: list[Measurement],
     return out
 
 
+# the column-wise forms below compute in int64 and float64 what the per-cell loops compute
+# in Python ints and floats: the same numbers while every noisy value and interval end stays
+# below 2^52 in magnitude (int64 exact, every int exactly a float64); beyond, the loops run
+_EXACT = 1 << 52
+
+
+def _fits(noisy: np.ndarray, hw: Any) -> bool:
+    return (type(hw) is int and noisy.dtype.kind in "iu" and abs(hw) < _EXACT
+            and (noisy.size == 0 or int(np.abs(noisy).max()) < _EXACT - abs(hw)))
+
+
+def _count_columns(noisy: np.ndarray, hw: Any, mechanism: str, clamp_counts: bool
+                   ) -> tuple[list[int], list[int], list[int], str | list[str]] | None:
+    """A count's or histogram's values, interval ends and notes for every cell at once: the
+    per-cell loop of ``_release_query`` column-wise (None: out of ``_fits``' range)."""
+    if not _fits(noisy, hw):
+        return None
+    v = noisy.astype(np.int64)
+    note: str | list[str] = "released without noise: public under replace-one" \
+        if mechanism == "none" else ""
+    if clamp_counts:
+        negative = v < 0
+        if negative.any():
+            v = np.where(negative, 0, v)
+            note = np.where(negative, "clamped at 0 (post-processing)", note).tolist()
+    return v.tolist(), (v - hw).tolist(), (v + hw).tolist(), note
+
+
+def _sum_columns(noisy: np.ndarray, hw: Any, step: Any
+                 ) -> tuple[list[float], list[float], list[float]] | None:
+    """A sum's values and interval ends for every cell at once, as float(v * step) and
+    float((v -/+ hw) * step) per cell (None: out of ``_fits``' range)."""
+    if not _fits(noisy, hw):
+        return None
+    v = noisy.astype(np.int64)
+    if type(step) is int and abs(step) < 1 << 10:  # int products, exact in int64
+        return ((v * step).astype(np.float64).tolist(),
+                ((v - hw) * step).astype(np.float64).tolist(),
+                ((v + hw) * step).astype(np.float64).tolist())
+    if type(step) is not float:
+        return None
+    return ((v.astype(np.float64) * step).tolist(),
+            ((v - hw).astype(np.float64) * step).tolist(),
+            ((v + hw).astype(np.float64) * step).tolist())
+
+
 def _release_query(query: Query, plan: Plan, aggregate: Aggregate, ms: list[Measurement],
                    source: RandomSource, confidence: float,
                    clamp_counts: bool) -> QueryRelease:
@@ -185,6 +321,11 @@ def _release_query(query: Query, plan: Plan, aggregate: Aggregate, ms: list[Meas
         name = "count" if query.kind == "count" else "cells"
         m = ms[0]
         hw = hws[name]
+        columns = _count_columns(noisy[name], hw, m.mechanism, clamp_counts)
+        if columns is not None:
+            return QueryRelease(query.id, ReleasedValues(query.id, label, aggregate.cells,
+                                                         *columns[:3], confidence,
+                                                         m.mechanism, columns[3]))
         for i, v in enumerate(noisy[name].tolist()):
             note = "released without noise: public under replace-one" \
                 if m.mechanism == "none" else ""
@@ -197,6 +338,10 @@ def _release_query(query: Query, plan: Plan, aggregate: Aggregate, ms: list[Meas
         m = ms[0]
         step = m.component.step
         hw = hws["sum"]
+        sums = _sum_columns(noisy["sum"], hw, step)
+        if sums is not None:
+            return QueryRelease(query.id, ReleasedValues(query.id, label, aggregate.cells,
+                                                         *sums, confidence, m.mechanism, ""))
         for i, v in enumerate(noisy["sum"].tolist()):
             add(i, float(v * step), float((v - hw) * step), float((v + hw) * step), m.mechanism)
         return QueryRelease(query.id, values)
