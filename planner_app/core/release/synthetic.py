@@ -1,0 +1,243 @@
+"""A synthetic table's release: the measurements (noise, once, from the release's source),
+then the post-processing into rows.
+
+``measure_synthetic`` runs after the charge, inside the noise step: the one-way marginals get
+exact discrete Gaussian noise, the exact exponential mechanism selects the pairs (dp/
+synthetic.py), the selected two-way marginals get their noise, and a seed for the sampling
+is drawn. What it returns (the ``payload``: noised marginals, selected pairs, the number of
+rows, the seed) is saved in the pending record before anything else, so the bundle can be
+written, or written again by ``release --resume``, without new noise.
+
+``synthetic_csv`` is pure post-processing of that payload: Private-PGM (the optional
+package ``mbi``, with JAX) estimates a graphical model from the noised marginals and samples
+``rows`` rows from it with the payload's seed. Nothing in it reads the data.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from typing import Any
+
+import numpy as np
+
+from ..data.aggregate import Aggregate
+from ..dp.accuracy import measurement_half_width
+from ..dp.measure import Measurement
+from ..dp.mechanisms import RandomSource, discrete_gaussian
+from ..dp.synthetic import SCORE_UNITS, exponential_select
+from ..model import Query, SynthColumn
+from ..support.errors import InputError
+
+SYNTH_DIR = "synthetic"
+MBI_MISSING = ("a synthetic table needs the optional package mbi (Private-PGM, with JAX): "
+               "pip install 'planner-app[synth]'")
+ESTIMATION_ITERS = 1000
+SEED_BOUND = 1 << 31
+
+
+def cell_text(value: Any) -> str:
+    """How a declared value is written in the synthetic CSV (and read back by verify)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value == int(value) and abs(value) < 2**53:
+        return str(int(value))
+    return str(value)
+
+
+def domain_texts(c: SynthColumn) -> list[str]:
+    """The texts a column's cells may hold in the synthetic CSV, in declared order."""
+    return [cell_text(v) for v in c.labels()]
+
+
+def mbi_problem() -> str | None:
+    """Why the synthesis cannot run here (mbi missing), or None."""
+    from importlib.util import find_spec
+
+    try:
+        found = find_spec("mbi") is not None and find_spec("jax") is not None
+    except (ImportError, ValueError):
+        found = False
+    return None if found else MBI_MISSING
+
+
+def require_synthesis(plan_queries: Any) -> None:
+    """Refuse, before any charge, a plan with a synthetic table when mbi is missing."""
+    for q in plan_queries:
+        if q.kind == "synthetic":
+            problem = mbi_problem()
+            if problem is not None:
+                raise InputError("plan", f"queries[{q.id}].kind", problem)
+
+
+# ----------------------------------------------------------------------------- measurement
+
+
+def _noised(true: np.ndarray, m: Measurement, source: RandomSource) -> np.ndarray:
+    assert m.sigma_sq is not None
+    noise = np.asarray(discrete_gaussian(source, m.sigma_sq, true.size), dtype=np.int64)
+    out: np.ndarray = np.asarray(true, dtype=np.int64) + noise
+    return out
+
+
+def _independent_estimate(noisy_one: list[np.ndarray]) -> tuple[list[np.ndarray], float]:
+    """Each column's share of rows from its noised counts (negatives to 0; all 0: even), and
+    the rows (the mean of the noised totals, at least 1). Post-processing only."""
+    shares = []
+    for v in noisy_one:
+        pos = np.clip(v.astype(np.float64), 0, None)
+        total = pos.sum()
+        shares.append(pos / total if total > 0 else np.full(v.size, 1.0 / v.size))
+    rows = max(1.0, float(np.mean([float(v.sum()) for v in noisy_one])))
+    return shares, rows
+
+
+def pair_score(true_pair: np.ndarray, share_a: np.ndarray, share_b: np.ndarray,
+               rows: float) -> int:
+    """A pair's score, in 2^-10 rows: the L1 distance between its true counts and the
+    independent estimate rows·share_a⊗share_b (rounded to 2^-10 first, so the sum is exact
+    integer arithmetic and moves by at most the marginal's L1 sensitivity times 2^10)."""
+    estimate = np.rint(np.outer(share_a, share_b).reshape(-1) * rows * SCORE_UNITS)
+    diff = np.abs(true_pair.astype(np.int64) * SCORE_UNITS - estimate.astype(np.int64))
+    return int(sum(int(x) for x in diff.tolist()))
+
+
+def measure_synthetic(query: Query, aggregate: Aggregate, ms: list[Measurement],
+                      source: RandomSource, confidence: float
+                      ) -> tuple[list[tuple[str, Any, int, int]], dict[str, Any]]:
+    """The noise of a synthetic table, drawn once. Returns the released marginal cells
+    (marginal, cell, value, half-width) and the payload saved with the record."""
+    cols = list(query.synth_columns or ())
+    by_name = {m.component.name: m for m in ms}
+    marginals: list[dict[str, Any]] = []
+    noisy_one: list[np.ndarray] = []
+    for c in cols:
+        m = by_name[f"oneway:{c.column}"]
+        noisy = _noised(aggregate.parts[f"oneway:{c.column}"], m, source)
+        noisy_one.append(noisy)
+        marginals.append({"name": m.component.name, "columns": [c.column],
+                          "sigma_sq_steps": str(m.sigma_sq),
+                          "values": [int(x) for x in noisy.tolist()]})
+    shares, rows_estimate = _independent_estimate(noisy_one)
+    selected: list[list[str]] = []
+    parent = list(range(len(cols)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    scores: dict[tuple[int, int], int] = {}
+    for i in range(len(cols)):
+        for j in range(i + 1, len(cols)):
+            scores[(i, j)] = pair_score(aggregate.parts[f"pair:{i}:{j}"], shares[i], shares[j],
+                                        rows_estimate)
+    for r in range(1, len(cols)):
+        sel = by_name[f"select:{r}"]
+        candidates = [p for p in scores if root(p[0]) != root(p[1])]
+        pick = candidates[exponential_select(
+            source, [scores[p] for p in candidates], sel.epsilon,
+            sel.component.l1 * SCORE_UNITS)]
+        parent[root(pick[0])] = root(pick[1])
+        i, j = pick
+        m = by_name[f"twoway:{r}"]
+        noisy = _noised(aggregate.parts[f"pair:{i}:{j}"], m, source)
+        selected.append([cols[i].column, cols[j].column])
+        marginals.append({"name": m.component.name, "columns": [cols[i].column, cols[j].column],
+                          "sigma_sq_steps": str(m.sigma_sq),
+                          "values": [int(x) for x in noisy.tolist()]})
+    rows = query.rows if query.rows is not None else max(1, round(rows_estimate))
+    seed = source.randbelow(SEED_BOUND)
+    payload = {"method": query.mechanism, "columns": [c.column for c in cols],
+               "domains": [domain_texts(c) for c in cols], "marginals": marginals,
+               "selected": selected, "rows": int(rows),
+               "rows_from": "plan" if query.rows is not None else "noised one-way marginals",
+               "seed": int(seed)}
+    cells: list[tuple[str, Any, int, int]] = []
+    by_column = {c.column: c for c in cols}
+    for mg in marginals:
+        hw = measurement_half_width(by_name[mg["name"]], confidence)
+        names = mg["columns"]
+        texts = [domain_texts(by_column[n]) for n in names]
+        label = " × ".join(names)
+        if len(names) == 1:
+            keys = texts[0]
+        else:
+            keys = [f"{a} | {b}" for a in texts[0] for b in texts[1]]
+        for key, value in zip(keys, mg["values"], strict=True):
+            cells.append((label, key, int(value), hw))
+    return cells, payload
+
+
+# ----------------------------------------------------------------------------- synthesis
+
+
+def _import_mbi() -> Any:
+    import logging
+    import warnings
+
+    # mbi logs a JIT-cache hint to the root logger on every first sampling: not for people
+    if _quiet_mbi not in logging.getLogger().filters:
+        logging.getLogger().addFilter(_quiet_mbi)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import jax
+
+        jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]
+        jax.config.update("jax_enable_compilation_cache", False)  # type: ignore[no-untyped-call]
+        import mbi
+        from mbi.extensions.synthetic_data import synthetic_data
+    return mbi, synthetic_data
+
+
+def _quiet_mbi(record: Any) -> bool:
+    return "_generate_column" not in str(getattr(record, "msg", ""))
+
+
+def synthetic_codes(query: Query, payload: dict[str, Any]) -> np.ndarray:
+    """The synthetic rows as value indices (rows × columns), from the payload alone:
+    mbi's estimate from the noised marginals, then its sampler with the payload's seed."""
+    mbi, synthetic_data = _import_mbi()
+    cols = list(query.synth_columns or ())
+    names = [c.column for c in cols]
+    domain = mbi.Domain(names, [c.size for c in cols])
+    measurements = []
+    for mg in payload["marginals"]:
+        sigma = math.sqrt(float(_fraction(mg["sigma_sq_steps"])))
+        measurements.append(mbi.LinearMeasurement(
+            np.asarray(mg["values"], dtype=np.float64), tuple(mg["columns"]), sigma))
+    rows = int(payload["rows"])
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = mbi.estimation.MirrorDescent().estimate(
+            domain, measurements, known_total=float(rows), iters=ESTIMATION_ITERS)
+        data = synthetic_data(model, rows, seed=int(payload["seed"]))
+    columns = data.to_dict()
+    out = np.stack([np.asarray(columns[n], dtype=np.int64) for n in names], axis=1)
+    if out.shape != (rows, len(names)):  # mbi's promise: exactly ``rows`` rows
+        raise RuntimeError(f"the sampler gave {out.shape[0]} rows, not {rows}")
+    return out
+
+
+def _fraction(text: str) -> float:
+    from fractions import Fraction
+
+    return float(Fraction(text))
+
+
+def synthetic_csv(query: Query, payload: dict[str, Any]) -> bytes:
+    """synthetic/<id>.csv: a header of the declared columns, then the rows, each cell one of
+    its column's declared values (a category, or a bin's label)."""
+    cols = list(query.synth_columns or ())
+    codes = synthetic_codes(query, payload)
+    texts = [domain_texts(c) for c in cols]
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow([c.column for c in cols])
+    for row in codes.tolist():
+        writer.writerow([texts[k][v] for k, v in enumerate(row)])
+    return buf.getvalue().encode("utf-8")
