@@ -241,3 +241,37 @@ def synthetic_csv(query: Query, payload: dict[str, Any]) -> bytes:
     for row in codes.tolist():
         writer.writerow([texts[k][v] for k, v in enumerate(row)])
     return buf.getvalue().encode("utf-8")
+
+
+# ----------------------------------------------------------------------------- the report
+
+
+def synthetic_paragraphs(record: dict[str, Any]) -> list[str]:
+    """The report's section on the release's synthetic tables (none: no section): what a
+    synthetic table is and is not, and what was measured, from release.json alone."""
+    tables = record.get("synthetic") or {}
+    if not isinstance(tables, dict) or not tables:
+        return []
+    out = [
+        "A synthetic table is made up: its rows are not people, and no row stands for anyone "
+        "in the data. It was sampled from a model fitted to the noised counts listed above "
+        "(one-way counts of every column, and two-way counts of the pairs chosen by the "
+        "exponential mechanism), so it only keeps the patterns those counts show. Joint "
+        "patterns that were not measured (other pairs, three or more columns together) are "
+        "not preserved beyond what the chosen pairs imply. Its accuracy is judged by those "
+        "measured counts: each comes with its noise (the interval above), and anyone can "
+        "count the synthetic file and compare. Making the table from the noised counts costs "
+        "no privacy: its guarantee is the one stated below.",
+    ]
+    for qid, t in sorted(tables.items()):
+        if not isinstance(t, dict):
+            continue
+        pairs = ", ".join(f"{a} × {b}" for a, b in t.get("selected", []))
+        source = ("as the plan states" if t.get("rows_from") == "plan"
+                  else "from the noised one-way counts")
+        out.append(
+            f"{qid}: synthetic/{qid}.csv has {t.get('rows')} rows ({source}) of the columns "
+            f"{', '.join(t.get('columns', []))}, made with "
+            f"{str(t.get('method', '')).upper()} (Private-PGM); measured pairs: "
+            f"{pairs or 'none'}; sampling seed {t.get('seed')}.")
+    return out
