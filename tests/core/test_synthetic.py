@@ -354,3 +354,38 @@ def test_without_mbi_the_plan_is_refused_before_any_charge(tmp_path: Path,
     assert "planner-app[synth]" in err.value.problem
     assert not (tmp_path / "b.zip").exists()
     assert not home.ledger_path.exists() or Ledger(home.ledger_path).releases_charged() == 0
+
+
+def test_a_synthetic_release_that_fails_after_its_charge_resumes_without_new_noise(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("mbi")
+    from planner_app.core.release import publish as publish_module
+    from planner_app.core.release.pending import load_pending
+    from planner_app.core.release.resume import resume_release
+    from planner_app.core.release.synthetic import synthetic_csv
+    from planner_app.core.release.verify_release import verify_bundle
+
+    home = app_home(tmp_path / "home").ensure()
+    plan = plan_from_dict(synth_plan(rows=120, columns=SYNTH["columns"][:2]))
+    real = publish_module.report_pdf
+    calls = {"n": 0}
+
+    def fail_after_the_charge(record: dict[str, Any]) -> bytes:
+        calls["n"] += 1
+        if calls["n"] == 2:  # the first call is the preflight, before the charge
+            raise OSError("disk went away")
+        return real(record)
+
+    monkeypatch.setattr(publish_module, "report_pdf", fail_after_the_charge)
+    out = tmp_path / "b.zip"
+    with pytest.raises(publish_module.ReleaseUnfinished) as info:
+        publish(plan, load_table(DEMO_TABLE), out, home)
+    doc = load_pending(home, info.value.release_id)
+    payload = doc["record"]["synthetic"]["synth"]
+    monkeypatch.setattr(publish_module, "report_pdf", real)
+    resume_release(home, info.value.release_id)
+    assert verify_bundle(out).valid
+    files = zipfile.ZipFile(out)
+    assert json.loads(files.read("release.json"))["synthetic"]["synth"] == payload
+    assert files.read("synthetic/synth.csv") == synthetic_csv(plan.query("synth"), payload)
+    assert Ledger(home.ledger_path).releases_charged() == 1
