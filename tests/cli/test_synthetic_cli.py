@@ -26,7 +26,8 @@ PLAN = {
          "columns": [{"column": "region", "categories": ["North", "South", "East", "West"]},
                      {"column": "age", "bins": [16, 25, 35, 45, 55, 65, 75, 100]},
                      {"column": "smoker", "categories": ["yes", "no"]}],
-         "justification": {"categories": "official regions; the form's answers; age bands"}},
+         "justification": {"categories": "official regions; the form's answers",
+                           "bounds": "standard reporting age bands"}},
     ],
 }
 

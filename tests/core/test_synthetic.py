@@ -44,7 +44,8 @@ SYNTH: dict[str, Any] = {
                 {"column": "age", "bins": AGES},
                 {"column": "smoker", "categories": ["yes", "no"]}],
     "epsilon": 2.0, "delta": 1e-6,
-    "justification": {"categories": "official regions, the form's answers, standard bands"},
+    "justification": {"categories": "official regions and the form's answers",
+                      "bounds": "standard reporting age bands"},
 }
 
 
@@ -389,3 +390,13 @@ def test_a_synthetic_release_that_fails_after_its_charge_resumes_without_new_noi
     assert json.loads(files.read("release.json"))["synthetic"]["synth"] == payload
     assert files.read("synthetic/synth.csv") == synthetic_csv(plan.query("synth"), payload)
     assert Ledger(home.ledger_path).releases_charged() == 1
+
+
+def test_a_synthetic_table_needs_a_reason_for_its_domains() -> None:
+    from planner_app.core.planning.readiness import missing_reasons
+
+    plan = plan_from_dict(synth_plan(justification={"categories": "official lists"}))
+    assert missing_reasons(plan.queries[0]) == [("bounds", "bin edges")]
+    plan = plan_from_dict(synth_plan(justification={"bounds": "age bands"}))
+    assert missing_reasons(plan.queries[0]) == [("categories", "categories")]
+    assert missing_reasons(plan_from_dict(synth_plan()).queries[0]) == []

@@ -33,7 +33,8 @@ COLUMNS = [{"column": "cat", "categories": ["red", "green", "blue"]},
 
 def plan_for(unit: str, relation: str, rows: int | None) -> dict[str, Any]:
     q: dict[str, Any] = {"id": "syn", "kind": "synthetic", "columns": COLUMNS,
-                         "epsilon": 3.0, "delta": 1e-6}
+                         "epsilon": 3.0, "delta": 1e-6,
+                         "justification": {"categories": "known lists", "bounds": "bands"}}
     if rows is not None:
         q["rows"] = rows
     return {"format": "planner-app/plan@1", "dataset": {"name": "neighbours"},

@@ -141,6 +141,11 @@ def missing_reasons(query: Query) -> list[tuple[str, str]]:
         out.append(("categories", "categories"))
     if query.group_by is not None and not has_reason(query, "keys"):
         out.append(("keys", "group keys"))
+    columns = query.synth_columns or ()  # a synthetic table's declared domains
+    if any(c.bins is not None for c in columns) and not has_reason(query, "bounds"):
+        out.append(("bounds", "bin edges"))
+    if any(c.categories is not None for c in columns) and not has_reason(query, "categories"):
+        out.append(("categories", "categories"))
     return out
 
 
