@@ -77,7 +77,7 @@ from .noise import QueryRelease, ReleasedValue, privatize
 from .pending import list_pending, remove_pending, save_pending
 from .report import report_html, report_pdf
 from .signing import recorded_signer, sign_manifest, signed_by_entry
-from .synthetic import SYNTH_DIR, require_synthesis, synthetic_csv
+from .synthetic import SYNTH_DIR, placeholder_payload, require_synthesis, synthetic_csv
 
 Progress = Callable[[float, str], None] | None
 FAULT_ENV = "PLANNER_APP_FAULT_PAUSE"  # test hook: pause at a named stage (see _checkpoint)
@@ -292,7 +292,8 @@ def _placeholder_releases(plan: Plan, confidence: float) -> list[QueryRelease]:
                                 None if q.kind == "quantile" else wide,
                                 None if q.kind == "quantile" else wide, confidence,
                                 "laplace", note) for group, cell in cell_labels(q)]
-        out.append(QueryRelease(q.id, values))
+        out.append(QueryRelease(q.id, values, synthetic=placeholder_payload(q)
+                                if q.kind == "synthetic" else None))
     return out
 
 

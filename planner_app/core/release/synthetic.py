@@ -172,6 +172,28 @@ def measure_synthetic(query: Query, aggregate: Aggregate, ms: list[Measurement],
     return cells, payload
 
 
+def placeholder_payload(query: Query) -> dict[str, Any]:
+    """A payload of the query's shape with made-up numbers (the widest pairs, wide values):
+    the report and the bundle's size are checked with it before the charge."""
+    cols = list(query.synth_columns or ())
+    wide = -888_888_888_888
+    marginals: list[dict[str, Any]] = [
+        {"name": f"oneway:{c.column}", "columns": [c.column], "sigma_sq_steps": "1",
+         "values": [wide] * c.size} for c in cols]
+    order = sorted(range(len(cols)), key=lambda k: -cols[k].size)
+    selected = [[cols[order[0]].column, cols[k].column] for k in order[1:]]
+    for r, (a, b) in enumerate(selected, start=1):
+        cells = next(c.size for c in cols if c.column == a) * \
+            next(c.size for c in cols if c.column == b)
+        marginals.append({"name": f"twoway:{r}", "columns": [a, b], "sigma_sq_steps": "1",
+                          "values": [wide] * cells})
+    return {"method": query.mechanism, "columns": [c.column for c in cols],
+            "domains": [domain_texts(c) for c in cols], "marginals": marginals,
+            "selected": selected, "rows": query.rows or 1,
+            "rows_from": "plan" if query.rows is not None else "noised one-way marginals",
+            "seed": SEED_BOUND - 1}
+
+
 # ----------------------------------------------------------------------------- synthesis
 
 
