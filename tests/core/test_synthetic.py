@@ -400,3 +400,39 @@ def test_a_synthetic_table_needs_a_reason_for_its_domains() -> None:
     plan = plan_from_dict(synth_plan(justification={"bounds": "age bands"}))
     assert missing_reasons(plan.queries[0]) == [("categories", "categories")]
     assert missing_reasons(plan_from_dict(synth_plan()).queries[0]) == []
+
+
+def test_rounded_counts_split_a_total_by_largest_remainders() -> None:
+    from planner_app.core.release.synthetic import rounded_counts
+
+    assert rounded_counts(np.array([1.0, 1.0, 1.0]), 10).tolist() == [4, 3, 3]
+    assert rounded_counts(np.array([0.5, -3.0, 0.25, 0.25]), 8).tolist() == [4, 0, 2, 2]
+    assert rounded_counts(np.array([0.0, 0.0]), 3).tolist() == [2, 1]
+    assert rounded_counts(np.array([0.7, 0.3]), 1).tolist() == [1, 0]
+
+
+def test_the_tree_sampler_matches_the_model_marginals_it_is_given() -> None:
+    """A known chain a - b - c: the rows' one-way and pair counts are the model's, to within
+    a row a cell (largest remainders), whatever the seed; the order of rows is the seed's."""
+    from planner_app.core.release.synthetic import tree_sample
+
+    pa = np.array([0.5, 0.3, 0.2])
+    ab = np.array([[0.4, 0.1], [0.05, 0.25], [0.1, 0.1]])  # rows sum to pa
+    bc = np.array([[0.3, 0.1, 0.15], [0.05, 0.3, 0.1]])  # b's margin [0.55, 0.45]
+    model = {("a",): pa, ("a", "b"): ab.reshape(-1), ("b", "c"): bc.reshape(-1),
+             ("b",): ab.sum(axis=0)}
+    rows = 1000
+    out = tree_sample(["a", "b", "c"], [3, 2, 3], [("a", "b"), ("b", "c")],
+                      lambda cols: model[cols], rows, 7)
+    assert out.shape == (rows, 3)
+    assert np.abs(np.bincount(out[:, 0], minlength=3) - pa * rows).max() <= 1
+    got_ab = np.bincount(out[:, 0] * 2 + out[:, 1], minlength=6).reshape(3, 2)
+    assert np.abs(got_ab - ab * rows).max() <= 1
+    got_bc = np.bincount(out[:, 1] * 3 + out[:, 2], minlength=6).reshape(2, 3)
+    # within each value of b: its rows split by c as the model's conditional, to within 1
+    for v in range(2):
+        n_v = got_bc[v].sum()
+        assert np.abs(got_bc[v] - bc[v] / bc[v].sum() * n_v).max() <= 1
+    again = tree_sample(["a", "b", "c"], [3, 2, 3], [("a", "b"), ("b", "c")],
+                        lambda cols: model[cols], rows, 7)
+    assert (again == out).all()

@@ -9,8 +9,9 @@ rows, the seed) is saved in the pending record before anything else, so the bund
 written, or written again by ``release --resume``, without new noise.
 
 ``synthetic_csv`` is pure post-processing of that payload: Private-PGM (the optional
-package ``mbi``, with JAX) estimates a graphical model from the noised marginals and samples
-``rows`` rows from it with the payload's seed. Nothing in it reads the data.
+package ``mbi``, with JAX) estimates a graphical model from the noised marginals, and
+``tree_sample`` draws ``rows`` rows from it (MST's model is a tree) with the payload's seed.
+Nothing in it reads the data.
 """
 
 from __future__ import annotations
@@ -198,31 +199,22 @@ def placeholder_payload(query: Query) -> dict[str, Any]:
 
 
 def _import_mbi() -> Any:
-    import logging
     import warnings
 
-    # mbi logs a JIT-cache hint to the root logger on every first sampling: not for people
-    if _quiet_mbi not in logging.getLogger().filters:
-        logging.getLogger().addFilter(_quiet_mbi)
-    with warnings.catch_warnings():
+    with warnings.catch_warnings():  # mbi warns about JAX settings at import: set here
         warnings.simplefilter("ignore")
         import jax
 
         jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]
         jax.config.update("jax_enable_compilation_cache", False)  # type: ignore[no-untyped-call]
         import mbi
-        from mbi.extensions.synthetic_data import synthetic_data
-    return mbi, synthetic_data
-
-
-def _quiet_mbi(record: Any) -> bool:
-    return "_generate_column" not in str(getattr(record, "msg", ""))
+    return mbi
 
 
 def synthetic_codes(query: Query, payload: dict[str, Any]) -> np.ndarray:
-    """The synthetic rows as value indices (rows × columns), from the payload alone:
-    mbi's estimate from the noised marginals, then its sampler with the payload's seed."""
-    mbi, synthetic_data = _import_mbi()
+    """The synthetic rows as value indices (rows × columns), from the payload alone: mbi's
+    estimate from the noised marginals, then ``tree_sample`` with the payload's seed."""
+    mbi = _import_mbi()
     cols = list(query.synth_columns or ())
     names = [c.column for c in cols]
     domain = mbi.Domain(names, [c.size for c in cols])
@@ -238,11 +230,67 @@ def synthetic_codes(query: Query, payload: dict[str, Any]) -> np.ndarray:
         warnings.simplefilter("ignore")
         model = mbi.estimation.MirrorDescent().estimate(
             domain, measurements, known_total=float(rows), iters=ESTIMATION_ITERS)
-        data = synthetic_data(model, rows, seed=int(payload["seed"]))
-    columns = data.to_dict()
-    out = np.stack([np.asarray(columns[n], dtype=np.int64) for n in names], axis=1)
-    if out.shape != (rows, len(names)):  # mbi's promise: exactly ``rows`` rows
-        raise RuntimeError(f"the sampler gave {out.shape[0]} rows, not {rows}")
+
+        def marginal(columns: tuple[str, ...]) -> np.ndarray:
+            return np.asarray(model.project(columns).datavector(), dtype=np.float64)
+
+        return tree_sample(names, [c.size for c in cols],
+                           [(str(a), str(b)) for a, b in payload["selected"]], marginal, rows,
+                           int(payload["seed"]))
+
+
+def rounded_counts(weights: np.ndarray, total: int) -> np.ndarray:
+    """``total`` split in proportion to ``weights`` (negatives as 0; all 0: evenly), by
+    largest remainders (ties to the first): every count within 1 of its share."""
+    w = np.clip(np.nan_to_num(np.asarray(weights, dtype=np.float64)), 0, None)
+    share = w / w.sum() if w.sum() > 0 else np.full(w.size, 1.0 / w.size)
+    exact = share * total
+    counts: np.ndarray = np.floor(exact).astype(np.int64)
+    left = total - int(counts.sum())
+    if left > 0:
+        order = np.argsort(-(exact - counts), kind="stable")
+        counts[order[:left]] += 1
+    return counts
+
+
+def tree_sample(names: list[str], sizes: list[int], pairs: list[tuple[str, str]],
+                marginal: Any, rows: int, seed: int) -> np.ndarray:
+    """Rows drawn from a tree-shaped model (MST's: the chosen pairs join every column):
+    the first column's values in proportion to its estimated marginal, then down the tree
+    each child's values, within each value of its parent, in proportion to the estimated
+    pair marginal (largest-remainder rounding, so every measured marginal of the model is
+    matched to within a row a cell), shuffled within the parent's value and, at the end,
+    across rows. ``marginal(columns)`` gives the model's marginal (row-major). Randomness
+    here is post-processing of released values: a generator seeded from the payload."""
+    rng = np.random.default_rng(seed)
+    index = {n: k for k, n in enumerate(names)}
+    links: dict[int, list[int]] = {k: [] for k in range(len(names))}
+    for a, b in pairs:
+        links[index[a]].append(index[b])
+        links[index[b]].append(index[a])
+    codes = np.zeros((rows, len(names)), dtype=np.int64)
+    codes[:, 0] = np.repeat(np.arange(sizes[0]), rounded_counts(marginal((names[0],)), rows))
+    seen, queue = {0}, [0]
+    while queue:
+        parent = queue.pop(0)
+        for child in sorted(links[parent]):
+            if child in seen:
+                continue
+            seen.add(child)
+            queue.append(child)
+            joint = marginal((names[parent], names[child])).reshape(sizes[parent], sizes[child])
+            for v in range(sizes[parent]):
+                where = np.flatnonzero(codes[:, parent] == v)
+                if where.size == 0:
+                    continue
+                values = np.repeat(np.arange(sizes[child]),
+                                   rounded_counts(joint[v], int(where.size)))
+                codes[where, child] = rng.permutation(values)
+    for k in range(len(names)):  # a column outside the tree (never with MST): its marginal
+        if k not in seen:
+            codes[:, k] = rng.permutation(np.repeat(
+                np.arange(sizes[k]), rounded_counts(marginal((names[k],)), rows)))
+    out: np.ndarray = codes[rng.permutation(rows)]
     return out
 
 
