@@ -436,3 +436,19 @@ def test_the_tree_sampler_matches_the_model_marginals_it_is_given() -> None:
     again = tree_sample(["a", "b", "c"], [3, 2, 3], [("a", "b"), ("b", "c")],
                         lambda cols: model[cols], rows, 7)
     assert (again == out).all()
+
+
+def test_the_readiness_rules_say_when_mbi_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    from planner_app.core.planning.check import check_plan
+
+    plan = plan_from_dict(synth_plan())
+    from importlib.util import find_spec
+
+    if find_spec("mbi") is not None:
+        assert "synthesis" not in {r.rule for r in check_plan(plan).readiness.failures}
+    monkeypatch.setitem(sys.modules, "mbi", None)
+    failed = {r.rule: r for r in check_plan(plan).readiness.failures}
+    assert failed["synthesis"].where == "queries[synth].kind"
+    assert "planner-app[synth]" in failed["synthesis"].message
+    plain = plan_from_dict(plan_dict())
+    assert "synthesis" not in {r.rule for r in check_plan(plain).readiness.results}

@@ -30,10 +30,9 @@ from ..dp.mechanisms import RandomSource, discrete_gaussian
 from ..dp.synthetic import SCORE_UNITS, exponential_select
 from ..model import Query, SynthColumn
 from ..support.errors import InputError
+from ..support.optional import mbi_problem
 
 SYNTH_DIR = "synthetic"
-MBI_MISSING = ("a synthetic table needs the optional package mbi (Private-PGM, with JAX): "
-               "pip install 'planner-app[synth]'")
 ESTIMATION_ITERS = 1000
 SEED_BOUND = 1 << 31
 
@@ -50,17 +49,6 @@ def cell_text(value: Any) -> str:
 def domain_texts(c: SynthColumn) -> list[str]:
     """The texts a column's cells may hold in the synthetic CSV, in declared order."""
     return [cell_text(v) for v in c.labels()]
-
-
-def mbi_problem() -> str | None:
-    """Why the synthesis cannot run here (mbi missing), or None."""
-    from importlib.util import find_spec
-
-    try:
-        found = find_spec("mbi") is not None and find_spec("jax") is not None
-    except (ImportError, ValueError):
-        found = False
-    return None if found else MBI_MISSING
 
 
 def require_synthesis(plan_queries: Any) -> None:
