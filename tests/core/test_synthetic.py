@@ -183,6 +183,11 @@ def test_the_preview_comes_from_public_parameters_only() -> None:
     assert p.one_way_error == pytest.approx(want, rel=1e-6)
     assert p.two_way_error is not None and p.two_way_error > 0
     assert p.expected_rows == 3800
+    from planner_app.core.dp.synthetic import preview_lines
+
+    lines = preview_lines(p)
+    assert f"σ = {one_sigma:.3g} rows a cell" in lines[0]
+    assert f"one-way marginals {want:.3g}" in lines[2]
 
 
 # ----------------------------------------------------------------------------- the selection

@@ -193,3 +193,29 @@ def exponential_select(source: RandomSource, scores: list[int], epsilon: float,
         num = eps.numerator * (top - scores[i])
         if num == 0 or bernoulli_exp(source, num, den):
             return i
+
+
+def preview_lines(p: SynthPreview) -> list[str]:
+    """The preview in words, one line each (the command line's check; the app's pane)."""
+    out = []
+    ones = [m for m in p.measurements if m.name.startswith("oneway:")]
+    twos = [m for m in p.measurements if m.name.startswith("twoway:")]
+    rounds = [m for m in p.measurements if m.name.startswith("select:")]
+    if ones and ones[0].sigma is not None:
+        out.append(f"measures the counts of each of its {len(ones)} columns with noise "
+                   f"σ = {ones[0].sigma:.3g} rows a cell")
+    if rounds and rounds[0].epsilon is not None and twos and twos[0].sigma is not None:
+        out.append(f"chooses {len(rounds)} pairs of columns (exponential mechanism, "
+                   f"ε = {rounds[0].epsilon:.3g} a round) and measures their counts with "
+                   f"σ = {twos[0].sigma:.3g} rows a cell")
+    if p.expected_rows is None:
+        out.append("state dataset.expected_rows (or rows) to see the expected error")
+    else:
+        err = f"expected error for about {p.expected_rows:g} rows: one-way marginals " \
+              f"{p.one_way_error:.3g} total variation distance" if p.one_way_error is not None \
+              else ""
+        if err and p.two_way_error is not None:
+            err += f", measured two-way marginals {p.two_way_error:.3g}"
+        if err:
+            out.append(err)
+    return out
