@@ -23,7 +23,8 @@ MAX_SYNTH_COLUMNS = 32
 MAX_SYNTH_VALUES = 1_000  # categories or bins of one column
 MAX_PAIR_CELLS = 100_000  # cells of one two-way marginal
 MAX_ALL_PAIR_CELLS = 5_000_000  # cells of all two-way marginals (the selection scores them all)
-MAX_SYNTH_ROWS = 10_000_000
+MAX_SYNTH_ROWS = 1_000_000
+MAX_SYNTH_CSV_BYTES = 512 * 1024 * 1024  # synthetic/<id>.csv, well within what verify reads
 BASIC_REFUSAL = ("a synthetic table's measurements compose in zCDP; use the zcdp or pld "
                  "accountant, or leave the accountant unset")
 _UNUSED = ("column", "lower", "upper", "categories", "bins", "quantile", "group_by", "where",
@@ -43,6 +44,10 @@ def read_synthetic(r: FieldReader, qid: str, label: str) -> Query:
     rows = r.integer("rows", required=False)
     if rows is not None and not 1 <= rows <= MAX_SYNTH_ROWS:
         r.fail("rows", f"must be between 1 and {MAX_SYNTH_ROWS:,}, not {rows}")
+    cap = row_cap(columns)
+    if rows is not None and rows > cap:
+        r.fail("rows", f"{rows:,} rows of these columns would make a file larger than "
+                       f"{MAX_SYNTH_CSV_BYTES // 2**20:,} MiB; at most {cap:,} rows")
     epsilon = r.number("epsilon")
     assert epsilon is not None
     if not 0 < epsilon <= MAX_EPSILON:
@@ -62,6 +67,22 @@ def read_synthetic(r: FieldReader, qid: str, label: str) -> Query:
     justification = _read_justification(r)
     return Query(id=qid, kind="synthetic", epsilon=epsilon, label=label, mechanism=method,
                  delta=delta, justification=justification, synth_columns=columns, rows=rows)
+
+
+def _text_bytes(value: object) -> int:
+    """The most bytes a declared value takes in the CSV (quoted, quotes doubled)."""
+    return 2 * len(str(value).encode("utf-8")) + 2
+
+
+def row_cap(columns: tuple[SynthColumn, ...]) -> int:
+    """The most rows a synthetic table of these columns may have: MAX_SYNTH_ROWS, fewer when
+    its longest rows would pass MAX_SYNTH_CSV_BYTES (public: the declared values only). A
+    noised number of rows is capped at it too (post-processing)."""
+    if not columns:
+        return MAX_SYNTH_ROWS
+    widest = sum(max(_text_bytes(v) for v in c.labels()) + 1 for c in columns)
+    header = sum(_text_bytes(c.column) + 1 for c in columns)
+    return max(1, min(MAX_SYNTH_ROWS, (MAX_SYNTH_CSV_BYTES - header) // widest))
 
 
 def _read_columns(r: FieldReader) -> tuple[SynthColumn, ...]:

@@ -29,6 +29,7 @@ from ..dp.measure import Measurement
 from ..dp.mechanisms import RandomSource, discrete_gaussian
 from ..dp.synthetic import SCORE_UNITS, exponential_select
 from ..model import Query, SynthColumn
+from ..model.synthetic_plan import row_cap
 from ..support.errors import InputError
 from ..support.optional import mbi_problem
 
@@ -80,6 +81,13 @@ def _independent_estimate(noisy_one: list[np.ndarray]) -> tuple[list[np.ndarray]
         shares.append(pos / total if total > 0 else np.full(v.size, 1.0 / v.size))
     rows = max(1.0, float(np.mean([float(v.sum()) for v in noisy_one])))
     return shares, rows
+
+
+def noised_rows(query: Query, one_way_totals: list[int]) -> int:
+    """Rows of a table without ``rows``: the rounded mean of its noised one-way totals, at
+    least 1 and at most the columns' row cap (synthetic_plan.row_cap). Verify recomputes it."""
+    mean = sum(one_way_totals) / max(1, len(one_way_totals))
+    return min(row_cap(query.synth_columns or ()), max(1, round(max(1.0, mean))))
 
 
 def pair_score(true_pair: np.ndarray, share_a: np.ndarray, share_b: np.ndarray,
@@ -138,7 +146,8 @@ def measure_synthetic(query: Query, aggregate: Aggregate, ms: list[Measurement],
         marginals.append({"name": m.component.name, "columns": [cols[i].column, cols[j].column],
                           "sigma_sq_steps": str(m.sigma_sq),
                           "values": [int(x) for x in noisy.tolist()]})
-    rows = query.rows if query.rows is not None else max(1, round(rows_estimate))
+    rows = query.rows if query.rows is not None else noised_rows(
+        query, [sum(int(x) for x in v.tolist()) for v in noisy_one])
     seed = source.randbelow(SEED_BOUND)
     payload = {"method": query.mechanism, "columns": [c.column for c in cols],
                "domains": [domain_texts(c) for c in cols], "marginals": marginals,

@@ -21,7 +21,7 @@ from typing import Any
 from ..dp.accuracy import measurement_half_width
 from ..dp.measure import measurements_for
 from ..model import Plan, Query
-from .synthetic import SYNTH_DIR, domain_texts
+from .synthetic import SYNTH_DIR, domain_texts, noised_rows
 
 
 def synthetic_problems(files: dict[str, bytes], plan: Plan, record: dict[str, Any]) -> list[str]:
@@ -93,7 +93,7 @@ def _one(files: dict[str, bytes], plan: Plan, record: dict[str, Any], q: Query,
         want_rows = q.rows
     else:
         ones = [sum(mg["values"]) for mg in marginals if mg["name"].startswith("oneway:")]
-        want_rows = max(1, round(max(1.0, sum(ones) / len(ones))))
+        want_rows = noised_rows(q, ones)
     if rows != want_rows:
         problems.append(f"{where}: its {rows} rows are not the {want_rows} the plan and the "
                         "noised marginals give")
