@@ -118,7 +118,7 @@ class SynthPreview:
     query_id: str
     rho: float
     measurements: tuple[MarginalPreview, ...]
-    expected_rows: float | None  # the plan's rows, or the dataset's expected rows
+    expected_rows: float | None  # the dataset's expected rows, else the query's rows
     one_way_error: float | None  # expected total variation distance of a one-way marginal
     two_way_error: float | None  # the same, of a measured two-way marginal
     note: str
@@ -137,7 +137,7 @@ def expected_tvd(sigma: float, cells: int, rows: float) -> float:
 def preview(query: Query, plan: Plan) -> SynthPreview:
     """Which marginals a synthetic table measures, the noise on each, and the expected error
     of its one- and two-way marginals, from the plan alone (no data): for the app's preview
-    and the report. Rows: the query's ``rows``, else the dataset's ``expected_rows``."""
+    and the report. Rows: the dataset's ``expected_rows``, else the query's ``rows``."""
     ms = synthetic_measurements(query, plan)
     cols = query.synth_columns or ()
     items = []
@@ -152,8 +152,10 @@ def preview(query: Query, plan: Plan) -> SynthPreview:
                 else f"counts of the pair chosen in round {c.name.split(':')[1]}")
         items.append(MarginalPreview(c.name, what, c.cells, math.sqrt(float(m.sigma_sq)),
                                      None))
-    rows = float(query.rows) if query.rows is not None else (
-        float(plan.dataset.expected_rows) if plan.dataset.expected_rows else None)
+    # the noise is measured against the real rows: the dataset's public approximate count,
+    # else the synthetic table's own rows as a stand-in
+    rows = float(plan.dataset.expected_rows) if plan.dataset.expected_rows else (
+        float(query.rows) if query.rows is not None else None)
     one = two = None
     if rows is not None:
         ones = [expected_tvd(i.sigma, i.cells, rows) for i in items
