@@ -6,13 +6,22 @@ from __future__ import annotations
 
 import copy
 import json
+import math
+import os
+import re
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
+from planner_app.core.dp.synthetic import preview, preview_lines, synth_split
 from planner_app.core.support.resources import demo_table_path
 from planner_app.gui.dialogs.query_dialog import QueryDialog
 from planner_app.gui.main_window import MainWindow
 from tests.cli.test_synthetic_cli import PLAN
+from tests.gui.conftest import SHOTS
 
 
 def open_synthetic(window: MainWindow, tmp_path: Path, plan: dict | None = None) -> None:  # type: ignore[type-arg]
@@ -88,3 +97,39 @@ def test_a_column_not_in_the_table_is_refused(window, qtbot, tmp_path: Path) -> 
     qtbot.addWidget(dialog)
     dialog._accept()
     assert dialog.result_plan is None and "smokes" in dialog.error.text()
+
+
+def test_the_pane_shows_what_the_budget_buys(window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    open_synthetic(window, tmp_path)
+    session, pane = window.session, window.statistic_pane
+    session.select("survey_synth")
+    q = session.plan.query("survey_synth")
+    text = pane.synthetic.text()
+    assert pane.synthetic_box.isVisibleTo(pane) and not pane.preview_box.isVisibleTo(pane)
+    for line in preview_lines(preview(q, session.plan)):
+        assert f"{line[0].upper()}{line[1:]}." in text
+    # σ of a one-way marginal, independently: ρ from (ε, δ) split in thirds over the 3
+    # columns; a person's 3 rows move a marginal by 3² in squared L2 (add-remove)
+    rho = synth_split(q).rho
+    sigma = math.sqrt(3 ** 2 / (2 * rho / 3 / 3))
+    for column in ("region", "age", "smoker"):
+        shown = re.search(rf"counts of {column} \(\d+ cells\): noise σ = ([\d.]+)", text)
+        assert shown is not None and float(shown.group(1)) == pytest.approx(sigma, rel=1e-3)
+    assert "expected error for about 3800 rows" in text.lower()
+    session.select(None)
+    assert not pane.synthetic_box.isVisibleTo(pane)
+
+
+@pytest.mark.parametrize("scale", ["1", "2"])
+def test_editor_and_pane_fit_at_1x_and_2x(tmp_path: Path, scale: str) -> None:
+    env = {**os.environ, "QT_SCALE_FACTOR": scale, "QT_QPA_PLATFORM": "offscreen",
+           "PLANNER_APP_SCREENSHOTS": str(SHOTS)}
+    done = subprocess.run([sys.executable, str(Path(__file__).parent / "synthetic_shots.py"),
+                           str(tmp_path)], capture_output=True, text=True, env=env,
+                          timeout=240, cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout.strip().splitlines()[-1])
+    assert answer["clipped"] == {"pane": [], "editor": [], "editor-bins": []}
+    assert "counts of region" in answer["pane"]
+    for name in ("pane", "editor", "editor-bins"):
+        assert (SHOTS / f"synthetic-{name}-{scale}x.png").stat().st_size > 0

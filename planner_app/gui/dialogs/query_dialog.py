@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QPlainTextEdit,
     QPushButton,
+    QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -148,6 +149,7 @@ class QueryDialog(QDialog):
         synth.addLayout(synth_buttons)
         self.synth_row = QWidget()
         self.synth_row.setLayout(synth)
+        self.synth_row.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
         form.addRow("Columns of the table", self.synth_row)
         self._synth: list[dict[str, Any]] = []  # the plan JSON of each column, as typed
         self._synth_at = -1  # the column shown in the fields below
@@ -347,6 +349,14 @@ class QueryDialog(QDialog):
             self.declare: ("Declare the list public", "Confirm the list comes from knowledge "
                                                       "of the domain, not from this data"),
             self.quantile: ("Quantile", "0.5 is the median"),
+            self.synth_list: ("Columns of the synthetic table", "Each column with its declared "
+                                                                "categories or bins; select one "
+                                                                "to edit it below"),
+            self.synth_add: ("Add a column", "Add a column of the table to the synthetic table"),
+            self.synth_remove: ("Remove the column", "Leave the selected column out of the "
+                                                     "synthetic table"),
+            self.synth_rows: ("Rows to generate", "The rows of the synthetic table; empty: as "
+                                                  "many as the noised counts say"),
             self.group_column: ("Group by column", "Publish the statistic for each group"),
             self.group_keys: ("Group keys", "The full public list of groups, one per line"),
             self.conditions: ("Conditions", "Only rows where all conditions hold"),
@@ -483,7 +493,11 @@ class QueryDialog(QDialog):
         bins = hist and self.use_bins.isChecked()
         reason_label = self._form.labelForField(self.bounds_reason)
         if reason_label is not None:  # bin edges need a reason too (core.readiness)
-            reason_label.setText("Why these bin edges" if bins or synth else "Why these bounds")
+            reason_label.setText("Why the bin edges" if synth else "Why these bin edges" if bins
+                                 else "Why these bounds")
+        list_label = self._form.labelForField(self.list_reason)
+        if list_label is not None:  # one reason for the lists of every column of the table
+            list_label.setText("Why the lists" if synth else "Why this list")
         for widget, show in ((self.bounds_row, bounded),
                              (self.bounds_reason, bounded or bins or self._synth_has("bins")),
                              (self.synth_row, synth), (self.synth_rows, synth),
@@ -577,7 +591,9 @@ class QueryDialog(QDialog):
             entry = self._synth[index]
             self.column.setCurrentText(entry["column"])
             self.use_bins.setChecked("bins" in entry)
-            self.bins.setText(", ".join(str(b) for b in entry.get("bins") or ()))
+            self.bins.setText(", ".join(
+                str(int(b)) if isinstance(b, float) and b.is_integer() else str(b)
+                for b in entry.get("bins") or ()))
             self.categories.setPlainText("\n".join(str(c) for c in entry.get("categories")
                                                    or ()))
         finally:
