@@ -5,23 +5,29 @@ reasons); the statistic pane shows the core's preview; the release goes through 
 from __future__ import annotations
 
 import copy
+import csv
+import io
 import json
 import math
 import os
 import re
 import subprocess
 import sys
+import zipfile
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from PySide6.QtWidgets import QLabel, QTableWidget
 
 from planner_app.core.dp.synthetic import preview, preview_lines, synth_split
+from planner_app.core.release.verify_release import verify_bundle
 from planner_app.core.support.resources import demo_table_path
 from planner_app.gui.dialogs.query_dialog import QueryDialog
 from planner_app.gui.main_window import MainWindow
 from tests.cli.test_synthetic_cli import PLAN
-from tests.gui.conftest import SHOTS
+from tests.gui.conftest import SHOTS, release_with_wizard
+from tests.gui.layout_check import clipped_texts
 
 
 def open_synthetic(window: MainWindow, tmp_path: Path, plan: dict | None = None) -> None:  # type: ignore[type-arg]
@@ -133,3 +139,35 @@ def test_editor_and_pane_fit_at_1x_and_2x(tmp_path: Path, scale: str) -> None:
     assert "counts of region" in answer["pane"]
     for name in ("pane", "editor", "editor-bins"):
         assert (SHOTS / f"synthetic-{name}-{scale}x.png").stat().st_size > 0
+
+
+def test_release_from_the_app_then_the_viewer_shows_it(window, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("mbi")
+    open_synthetic(window, tmp_path)
+    out = tmp_path / "synth.zip"
+    wizard = release_with_wizard(window, qtbot, out)
+    assert wizard.result is not None and out.exists()
+    with zipfile.ZipFile(out) as z:
+        rows = list(csv.reader(io.StringIO(z.read("synthetic/survey_synth.csv").decode())))
+    assert rows[0] == ["region", "age", "smoker"]
+    assert verify_bundle(out).valid
+    window.open_path(out)
+    viewer = window.bundle_dialog
+    qtbot.addWidget(viewer)
+    qtbot.waitUntil(lambda: viewer.opened is not None, timeout=60_000)
+    assert viewer.opened.verdict.valid
+    titles = [viewer.tabs.tabText(i) for i in range(viewer.tabs.count())]
+    for i in range(viewer.tabs.count()):  # every part shows; none is "cannot be shown"
+        widget = viewer.tabs.widget(i)
+        assert not (isinstance(widget, QLabel) and "cannot be shown" in widget.text()), titles[i]
+    synthetic = viewer.tabs.widget(titles.index("Synthetic tables"))
+    table = synthetic.findChild(QTableWidget)
+    headers = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
+    assert headers == rows[0]
+    assert [table.item(0, c).text() for c in range(3)] == rows[1]
+    viewer.tabs.setCurrentIndex(titles.index("Synthetic tables"))
+    viewer.show()
+    qtbot.wait(50)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    viewer.grab().save(str(SHOTS / "synthetic-bundle-viewer-1x.png"))
+    assert clipped_texts(viewer) == []
