@@ -59,8 +59,46 @@ def main() -> None:
     dialog.grab().save(str(shots / f"synthetic-editor-bins-{scale}x.png"))
     clipped["editor-bins"] = clipped_texts(dialog)
     dialog.close()
+    try:  # a release (mbi), then the owner's comparison and the bundle viewer
+        import mbi  # noqa: F401
+    except ImportError:
+        window.close()
+        print(json.dumps({"clipped": clipped, "pane": pane.synthetic.text()}))
+        return
+
+    from planner_app.core.release.publish import publish
+    from planner_app.core.support.home import app_home
+    from planner_app.gui.dialogs.synthetic_compare import SyntheticCompareDialog
+
+    bundle = folder / "synth.zip"
+    publish(window.session.plan, window.session.table, bundle, app_home(folder / "home2"))
+    compare = SyntheticCompareDialog(window.session, bundle, ["survey_synth"], window)
+    compare.resize(760, 560)
+    compare.show()
+    while compare.distances is None:
+        app.processEvents()
+    settle(app)
+    compare.canvas.draw()
+    compare.grab().save(str(shots / f"synthetic-compare-{scale}x.png"))
+    clipped["compare"] = clipped_texts(compare)
+    compare.close()
+    window.open_path(bundle)
+    viewer = window.bundle_dialog
+    while viewer.opened is None:
+        app.processEvents()
+    viewer.resize(1200, 780)  # as on a screen the size of the 1280x820 window
+    titles = [viewer.tabs.tabText(i) for i in range(viewer.tabs.count())]
+    viewer.tabs.setCurrentIndex(titles.index("Synthetic tables"))
+    for _ in range(5):
+        settle(app)
+    viewer.grab().save(str(shots / f"synthetic-bundle-viewer-{scale}x.png"))
+    clipped["viewer"] = clipped_texts(viewer)
+    viewer.close()
     window.close()
-    print(json.dumps({"clipped": clipped, "pane": pane.synthetic.text()}))
+    print(json.dumps({"clipped": clipped, "pane": pane.synthetic.text()}), flush=True)
+    # JAX and Qt together crash in the interpreter's last garbage collection (a refcount
+    # error in a C extension, after everything here is done): leave without it
+    os._exit(0)
 
 
 if __name__ == "__main__":
