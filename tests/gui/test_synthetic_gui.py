@@ -58,7 +58,12 @@ def test_add_a_synthetic_table_in_the_histogram_fields(window, qtbot, tmp_path: 
     dialog = QueryDialog(window.session)
     qtbot.addWidget(dialog)
     dialog.label.setText("Synthetic two")
+    dialog.kind.setCurrentIndex(dialog.kind.findData("histogram"))
+    dialog.column.setCurrentText("employment")
+    dialog.categories.setPlainText("employed\nretired")
     dialog.kind.setCurrentIndex(dialog.kind.findData("synthetic"))
+    # what was typed becomes the table's first column
+    assert dialog.synth_list.item(0).text() == "employment — 2 categories"
     assert dialog.mechanism.currentData() == "mst" and dialog.delta.isVisibleTo(dialog)
     assert not dialog.categories.isHidden() and dialog.synth_list.count() == 1
     dialog.column.setCurrentText("region")

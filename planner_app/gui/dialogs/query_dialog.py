@@ -482,8 +482,8 @@ class QueryDialog(QDialog):
             self.mechanism.setCurrentIndex(index)
         self._mechanism_wanted = None
         synth = kind == "synthetic"
-        if synth and not self._synth:  # a first column: the one in the field
-            self._synth = [{"column": self.column.currentText().strip(), "categories": []}]
+        if synth and not self._synth:  # a first column: the one in the fields
+            self._synth = [self._synth_entry()]
             self._refresh_synth_list(0)
         gaussian = self.mechanism.currentData() == "gaussian" or synth
         self.delta.setVisible(gaussian)
