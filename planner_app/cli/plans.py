@@ -94,6 +94,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"    {q['derivation']}")
         if qc.query.kind == "quantile" and qc.query.quantile is not None:
             print(f"    {quantile_words(acc, qc.query.quantile)}")
+        if qc.query.kind == "synthetic":  # what its budget buys (dp/synthetic.py)
+            from ..core.dp.synthetic import preview, preview_lines
+
+            for line in preview_lines(preview(qc.query, plan)):
+                print(f"    {line}")
     t = data["total"]
     print()
     print(f"Composed total: ε = {t['epsilon']:.4g}, δ = {t['delta']:.3g} ({t['accountant']} "

@@ -41,6 +41,10 @@ def open_engine(name: str, plan: Plan, table: Table, source: RandomSource) -> Re
     raises InputError, with nothing charged, when it does not or the file cannot be read)."""
     if name not in ENGINES:
         raise InputError("engine", None, f"{name!r} is not one of: {', '.join(ENGINES)}")
+    if any(q.kind == "synthetic" for q in plan.queries):  # its marginals as histograms
+        from .synthetic_marginals import SyntheticEngine, expanded_plan
+
+        return SyntheticEngine(open_engine(name, expanded_plan(plan), table, source))
     salt = salt_from(source)
     if name == "pandas":
         return PandasEngine(plan, _ids_as_written(plan, table), source, table.name, salt=salt)

@@ -206,6 +206,10 @@ def accuracy_for(query: Query, plan: Plan, confidence: float = DEFAULT_CONFIDENC
                 else " (with the error of their noised number)")
         return Accuracy(confidence, hw, "share",
                         f"Hoeffding bound for about {n:g} answers{what}")
+    if query.kind == "synthetic":  # the noise of one cell of a one-way marginal
+        hw = measurement_half_width(ms[0], confidence)
+        return Accuracy(confidence, float(hw), "count",
+                        "per cell of a one-way marginal")
     raise ValueError(query.kind)
 
 

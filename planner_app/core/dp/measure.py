@@ -239,6 +239,10 @@ def measurements_for(query: Query, plan: Plan) -> list[Measurement]:
 
 
 def _measurements_for(query: Query, plan: Plan) -> list[Measurement]:
+    if query.kind == "synthetic":
+        from .synthetic import synthetic_measurements
+
+        return synthetic_measurements(query, plan)
     parts = components_for(query, plan.privacy_unit, plan.neighbouring)
     out = []
     for comp, eps, delta in _split(query, parts):

@@ -212,10 +212,14 @@ def components_for(query: Query, unit: PrivacyUnit, relation: str) -> list[Compo
                       f"{_unit_text(unit)}, so a person's answers share the ε")
         return [count, Component(name="answers", step=1.0, l1=k, l2_sq=k * k, cells=1,
                                  single_cell=True, derivation=derivation)]
+    if query.kind == "synthetic":
+        from .synthetic_sensitivity import synthetic_components
+
+        return synthetic_components(query, unit, relation)
     raise InputError("plan", f"queries[{query.id}].kind", f"unknown kind {query.kind!r}")
 
 
-HEADLINE_ORDER = ("sum", "cells", "answers", "count", "rank")
+HEADLINE_ORDER = ("sum", "cells", "answers", "count", "rank")  # synthetic: its first
 
 
 def headline_index(names: list[str]) -> int:

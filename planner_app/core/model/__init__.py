@@ -34,6 +34,7 @@ from .plan import (
                    PrivacyUnit,
                    Query,
                    Scalar,
+                   SynthColumn,
 )
 from .serialisation import (
                    load_plan,
@@ -58,8 +59,8 @@ __all__ = [
     "MAX_EXPECTED_ROWS", "MAX_LIST", "MAX_PLAN_BYTES", "MAX_QUERIES", "MAX_TEXT",
     "MECHANISMS_BY_KIND", "MIN_DELTA", "NEEDS_BOUNDS", "NEEDS_COLUMN", "OPS", "PLAN_FIELDS",
     "QUERY_FIELDS", "RELATIONS", "YES_NO_KINDS", "Budget", "Condition", "Dataset", "GroupBy",
-    "Missing", "Plan", "PrivacyUnit", "Query", "Scalar", "answer_reader", "canonical_key",
-    "canonical_keys",
+    "Missing", "Plan", "PrivacyUnit", "Query", "Scalar", "SynthColumn", "answer_reader",
+    "canonical_key", "canonical_keys",
     "delta_problem", "load_plan", "parse_plan_text", "plan_digest", "plan_from_dict",
     "plan_to_dict", "plan_to_json", "save_plan", "text_number", "yes_no",
 ]

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 FORMAT = "planner-app/plan@1"
-KINDS = ("count", "sum", "mean", "variance", "histogram", "quantile", "randomized_response")
+KINDS = ("count", "sum", "mean", "variance", "histogram", "quantile", "randomized_response",
+         "synthetic")
 OPS = ("==", "!=", "<", "<=", ">", ">=", "in")
 RELATIONS = ("add-remove", "replace-one")
 ACCOUNTANTS = ("basic", "zcdp", "pld")
@@ -27,6 +28,7 @@ MECHANISMS_BY_KIND: dict[str, tuple[str, ...]] = {
     "histogram": ("laplace", "gaussian"),
     "quantile": ("exponential",),
     "randomized_response": ("randomized_response",),
+    "synthetic": ("mst",),  # written "method" in the plan (docs/synthetic.md)
 }
 NEEDS_COLUMN = ("sum", "mean", "variance", "histogram", "quantile", "randomized_response")
 NEEDS_BOUNDS = ("sum", "mean", "variance", "quantile")
@@ -74,6 +76,31 @@ class Missing:
 
 
 @dataclass(frozen=True)
+class SynthColumn:
+    """One column of a synthetic table with its public domain: declared categories, or bin
+    edges (a numeric column; the last bin includes its upper edge, as in a histogram)."""
+
+    column: str
+    categories: tuple[Scalar, ...] | None = None
+    bins: tuple[float, ...] | None = None
+
+    @property
+    def size(self) -> int:
+        """How many values the column takes in the synthetic table."""
+        if self.categories is not None:
+            return len(self.categories)
+        return len(self.bins or ()) - 1
+
+    def labels(self) -> list[Scalar]:
+        """The values written in the synthetic table: the categories, or each bin's label."""
+        if self.categories is not None:
+            return list(self.categories)
+        edges = list(self.bins or ())
+        return [f"[{edges[i]:g}, {edges[i + 1]:g}{']' if i == len(edges) - 2 else ')'}"
+                for i in range(len(edges) - 1)]
+
+
+@dataclass(frozen=True)
 class Query:
     """One statistic to publish, with its public parameters and its share of ε (and δ)."""
 
@@ -97,6 +124,8 @@ class Query:
     justification: Mapping[str, str] | None = None
     yes: tuple[Scalar, ...] | None = None  # cell values that mean yes (randomized response)
     no: tuple[Scalar, ...] | None = None  # cell values that mean no
+    synth_columns: tuple[SynthColumn, ...] | None = None  # synthetic: "columns" in the plan
+    rows: int | None = None  # synthetic: rows to generate (None: from the noised marginals)
 
     @property
     def title(self) -> str:

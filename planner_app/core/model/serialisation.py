@@ -66,6 +66,10 @@ def load_plan(path: str | os.PathLike[str]) -> Plan:
 
 
 def _query_to_dict(q: Query) -> dict[str, Any]:
+    if q.kind == "synthetic":
+        from .synthetic_plan import synthetic_to_dict
+
+        return synthetic_to_dict(q)
     out: dict[str, Any] = {"id": q.id, "label": q.label or q.id, "kind": q.kind}
     if q.column is not None:
         out["column"] = q.column

@@ -89,7 +89,7 @@ def _read_condition(source: str, obj: Any, path: str) -> Condition:
 QUERY_FIELDS = (
     "id", "label", "kind", "column", "lower", "upper", "categories", "bins", "quantile",
     "group_by", "where", "missing", "mechanism", "epsilon", "delta", "grid_step",
-    "expected_count", "justification", "yes", "no",
+    "expected_count", "justification", "yes", "no", "columns", "rows", "method",
 )
 
 
@@ -99,6 +99,11 @@ def _read_query(source: str, obj: Any, path: str) -> Query:
     qid = _read_id(r)
     kind = r.choice("kind", KINDS)
     label = r.text("label", required=False, default="") or ""
+    if kind == "synthetic":
+        from .synthetic_plan import read_synthetic
+
+        return read_synthetic(r, qid, label)
+    _not_used(r, kind, "columns", "rows", "method")
     mechanisms = MECHANISMS_BY_KIND[kind]
     mechanism = r.choice("mechanism", mechanisms, default=mechanisms[0])
     column = r.text("column", required=kind in NEEDS_COLUMN)
@@ -334,6 +339,10 @@ def plan_from_dict(obj: Any, source: str = "plan") -> Plan:
     budget = _read_budget(r)
     queries = _read_queries(r)
     approvals = _read_approvals(r)
+    if budget.accountant == "basic" and any(q.kind == "synthetic" for q in queries):
+        from .synthetic_plan import BASIC_REFUSAL
+
+        r.fail("budget.accountant", BASIC_REFUSAL)
     return Plan(
         dataset=dataset, privacy_unit=unit, budget=budget, queries=queries,
         neighbouring=neighbouring, justification=r.text("justification", required=False),

@@ -189,6 +189,8 @@ def check_plan(plan: Plan, table: Table | None = None,
             raise InputError("plan", f"queries[{q.id}].epsilon", refused)
         acc = accuracy_for(q, plan, confidence, ms)
         eps = math.fsum(m.epsilon for m in ms)
+        if q.kind == "synthetic":  # its measurements compose in zCDP to its stated ε
+            eps = q.epsilon
         sentence = explain(eps, q.delta, relation=plan.neighbouring,
                            what=f"the release of {q.title!r}").sentence
         checks.append(QueryCheck(q, ms, acc, sentence))

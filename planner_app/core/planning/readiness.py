@@ -50,6 +50,7 @@ from ..records.ledger import (
 from ..records.policy import Policy, PolicyError, PolicyRefused, effective_state
 from ..records.review import ApprovalRequired, approval_status
 from ..support.errors import InputError, PlannerError
+from ..support.optional import mbi_problem
 from ..support.words import unit_of
 
 PASS, FAIL, WARN = "pass", "fail", "warn"
@@ -141,6 +142,11 @@ def missing_reasons(query: Query) -> list[tuple[str, str]]:
         out.append(("categories", "categories"))
     if query.group_by is not None and not has_reason(query, "keys"):
         out.append(("keys", "group keys"))
+    columns = query.synth_columns or ()  # a synthetic table's declared domains
+    if any(c.bins is not None for c in columns) and not has_reason(query, "bounds"):
+        out.append(("bounds", "bin edges"))
+    if any(c.categories is not None for c in columns) and not has_reason(query, "categories"):
+        out.append(("categories", "categories"))
     return out
 
 
@@ -160,6 +166,21 @@ def reasons_rule(plan: Plan) -> RuleResult:
         where=f"queries[{q.id}].justification.{key}",
         refusal=f"no reason is recorded for the {what} of {q.title!r}{more}; say where they "
                 f"come from (knowledge of the domain, never the data). {NOTHING_SPENT}")
+
+
+def synthesis_rule(plan: Plan) -> RuleResult | None:
+    """A synthetic table needs mbi installed (support/optional.py); None: no synthetic
+    table in the plan."""
+    tables = [q for q in plan.queries if q.kind == "synthetic"]
+    if not tables:
+        return None
+    problem = mbi_problem()
+    if problem is None:
+        return RuleResult("synthesis", PASS, "The synthetic table can be made here (mbi is "
+                                             "installed).")
+    return RuleResult("synthesis", FAIL, problem[0].upper() + problem[1:] + ".",
+                      "Install it, then check again.", where=f"queries[{tables[0].id}].kind",
+                      refusal=f"{problem}. {NOTHING_SPENT}")
 
 
 def budget_rule(plan: Plan, total: Total) -> RuleResult:
@@ -305,6 +326,9 @@ def readiness(plan: Plan, total: Total, measurements: Sequence[Measurement], *,
                           "Add at least one statistic.", where="queries",
                           refusal=f"the plan has no statistic. {NOTHING_SPENT}"))
     out.append(reasons_rule(plan))
+    synthesis = synthesis_rule(plan)
+    if synthesis is not None:
+        out.append(synthesis)
     out.append(budget_rule(plan, total))
     if ledger is not None:
         out.append(lifetime_rule(plan, total, measurements, ledger, policy))

@@ -220,6 +220,7 @@ def _safe_name(name: str) -> bool:
 
 
 _NOISED_RE = re.compile(r"noised/[A-Za-z0-9_.-]{1,64}\.csv")
+_SYNTHETIC_RE = re.compile(r"synthetic/[A-Za-z0-9_.-]{1,64}\.csv")  # release/synthetic.py
 FIXED_NAMES = (AUDIT, MANIFEST, PLAN, README, RECORD, REPORT_HTML, REPORT_PDF, RESULTS,
                SIGNATURE)
 _LOCAL = struct.Struct("<4s5H3L2H")  # a zip local file header
@@ -227,8 +228,10 @@ _END = struct.Struct("<4s4H2LH")  # the end of central directory record
 
 
 def is_bundle_name(name: str) -> bool:
-    """A file name a bundle can hold: the fixed files, and noised/<query id>.csv."""
-    return name in FIXED_NAMES or bool(_NOISED_RE.fullmatch(name))
+    """A file name a bundle can hold: the fixed files, noised/<query id>.csv and
+    synthetic/<query id>.csv."""
+    return name in FIXED_NAMES or bool(_NOISED_RE.fullmatch(name)) \
+        or bool(_SYNTHETIC_RE.fullmatch(name))
 
 
 def bundle_order(names: Iterable[str]) -> list[str]:

@@ -143,6 +143,8 @@ class QueryRelease:
     values: Sequence[ReleasedValue]
     # randomized response: the published answer file (noised length, see rr_answer_file)
     noised_answers: np.ndarray | None = None
+    # synthetic table: its noised marginals, selected pairs, rows and seed (synthetic.py)
+    synthetic: dict[str, Any] | None = None
 
 
 def result_dicts(releases: Sequence[QueryRelease]) -> list[dict[str, Any]]:
@@ -295,6 +297,15 @@ def _release_query(query: Query, plan: Plan, aggregate: Aggregate, ms: list[Meas
         add(0, p, low, high, "randomized_response",
             f"debiased share of yes from the published answers; their number {how}")
         return QueryRelease(query.id, values, published)
+
+    if query.kind == "synthetic":
+        from .synthetic import measure_synthetic
+
+        cells, payload = measure_synthetic(query, aggregate, ms, source, confidence)
+        for marginal, cell, v, hw in cells:
+            values.append(ReleasedValue(query.id, label, marginal, cell, v, v - hw, v + hw,
+                                        confidence, "gaussian", "noised marginal"))
+        return QueryRelease(query.id, values, synthetic=payload)
 
     if query.kind == "quantile":
         m = ms[0]

@@ -80,6 +80,20 @@ class ResultsTable:
 
 
 @dataclass(frozen=True)
+class SyntheticTable:
+    """synthetic/<id>.csv as text cells: its header, its first rows (at most
+    ``SHOWN_SYNTHETIC_ROWS``) and how many rows it has in all."""
+
+    name: str
+    columns: list[str]
+    rows: list[list[str]]
+    total_rows: int
+
+
+SHOWN_SYNTHETIC_ROWS = 500  # a viewer shows the first rows; the file holds them all
+
+
+@dataclass(frozen=True)
 class AuditLine:
     """One line of the audit segment; ``damaged`` when it is not a JSON object."""
 
@@ -130,6 +144,8 @@ class OpenedBundle:
     #: the parts present but not readable (file names), in bundle order
     unreadable: list[str] = field(default_factory=list)
     provenance: Provenance | None = None
+    #: synthetic/<id>.csv of each synthetic table, in bundle order
+    synthetic: list[SyntheticTable] = field(default_factory=list)
 
 
 def open_bundle(path: Path, trusted: Sequence[PublicKey] = ()) -> OpenedBundle:
@@ -152,6 +168,12 @@ def open_bundle(path: Path, trusted: Sequence[PublicKey] = ()) -> OpenedBundle:
         except Exception:
             opened.unreadable.append(name)
     opened.has_report_pdf = REPORT_PDF in files
+    for name in files:
+        if name.startswith("synthetic/") and name.endswith(".csv"):
+            try:
+                opened.synthetic.append(_synthetic(name, files[name]))
+            except Exception:
+                opened.unreadable.append(name)
     try:
         opened.provenance = _provenance(opened.verdict, files, path.name)
     except Exception:  # a crafted record: the verdict names it
@@ -224,6 +246,20 @@ def _results(data: bytes) -> ResultsTable:
     if not rows:
         raise ValueError("empty")
     return ResultsTable(columns=rows[0], rows=rows[1:])
+
+
+def _synthetic(name: str, data: bytes) -> SyntheticTable:
+    reader = csv.reader(io.StringIO(data.decode("utf-8")))
+    header = next(reader, None)
+    if header is None:
+        raise ValueError("empty")
+    shown: list[list[str]] = []
+    total = 0
+    for row in reader:
+        total += 1
+        if len(shown) < SHOWN_SYNTHETIC_ROWS:
+            shown.append(row)
+    return SyntheticTable(name=name, columns=header, rows=shown, total_rows=total)
 
 
 def _plan(data: bytes) -> Plan:

@@ -78,6 +78,7 @@ from .noise import QueryRelease, ReleasedValue, privatize
 from .pending import list_pending, remove_pending, save_pending
 from .report import report_html, report_pdf
 from .signing import recorded_signer, sign_manifest, signed_by_entry
+from .synthetic import SYNTH_DIR, placeholder_payload, require_synthesis, synthetic_csv
 
 Progress = Callable[[float, str], None] | None
 FAULT_ENV = "PLANNER_APP_FAULT_PAUSE"  # test hook: pause at a named stage (see _checkpoint)
@@ -145,7 +146,15 @@ def release_record(plan: Plan, report: CheckReport, releases: list[QueryRelease]
                                  "delta": ledger.remaining_delta},
                    "releases_of_dataset": len(ledger.releases)},
         "results": [v.to_dict() for r in releases for v in r.values],
+        **_synthetic_record(releases),
     }
+
+
+def _synthetic_record(releases: list[QueryRelease]) -> dict[str, Any]:
+    """release.json's ``synthetic``: each synthetic table's noised marginals, selected
+    pairs, rows and sampling seed (release/synthetic.py); nothing when the plan has none."""
+    tables = {r.query_id: r.synthetic for r in releases if r.synthetic is not None}
+    return {"synthetic": tables} if tables else {}
 
 
 def readme_text(plan: Plan, record: dict[str, Any]) -> str:
@@ -284,7 +293,8 @@ def _placeholder_releases(plan: Plan, confidence: float) -> list[QueryRelease]:
                                 None if q.kind == "quantile" else wide,
                                 None if q.kind == "quantile" else wide, confidence,
                                 "laplace", note) for group, cell in cell_labels(q)]
-        out.append(QueryRelease(q.id, values))
+        out.append(QueryRelease(q.id, values, synthetic=placeholder_payload(q)
+                                if q.kind == "synthetic" else None))
     return out
 
 
@@ -323,8 +333,11 @@ def dry_run(plan: Plan, aggregates: dict[str, Any], confidence: float,
     Randomized response runs on a small stand-in answer file (``_dry_run_stand_in``)."""
     aggregates = {qid: _dry_run_stand_in(a) for qid, a in aggregates.items()}
     try:
-        privatize(plan, aggregates, source=SeededRandomSource(0), confidence=confidence,
-                  clamp_counts=clamp_counts)
+        stand_in = privatize(plan, aggregates, source=SeededRandomSource(0),
+                             confidence=confidence, clamp_counts=clamp_counts)
+        for r in stand_in:  # the synthesis (mbi) too: it runs after the charge
+            if r.synthetic is not None:
+                synthetic_csv(plan.query(r.query_id), r.synthetic)
     except PlannerError:
         raise
     except Exception as exc:  # a defect: refuse now, while nothing is charged
@@ -437,6 +450,7 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
             progress(fraction, message)
 
     out = check_output(Path(out), overwrite)  # again, now that the path is held
+    require_synthesis(plan.queries)  # mbi, for a synthetic table: before anything is read
     step(0.05, "Checking the plan against the data")
     # one engine: the check and the release share the bounded rows and the aggregates
     rng: RandomSource = source if source is not None else SystemRandomSource()
@@ -602,6 +616,8 @@ def _bundle_files(plan: Plan, doc: dict[str, Any]) -> dict[str, bytes]:
     }
     for query_id, answers in doc["noised"].items():
         files[f"{NOISED_DIR}/{query_id}.csv"] = noised_csv(answers)
+    for query_id, payload in record.get("synthetic", {}).items():  # post-processing only
+        files[f"{SYNTH_DIR}/{query_id}.csv"] = synthetic_csv(plan.query(query_id), payload)
     return files
 
 

@@ -30,6 +30,7 @@ from ..support.words import (
 )
 from ..support.words import format_number as rounded
 from .signing import approval_words, signature_words
+from .synthetic import synthetic_paragraphs
 
 MAX_REPORT_ROWS = 50  # cells shown per statistic; results.csv has every one
 REPORT_SMALLEST = 10  # of them, the smallest cells (the others are the largest)
@@ -379,6 +380,10 @@ def report_html(record: dict[str, Any]) -> str:
         parts.append(f"</table><p class='note'>{e(s['more'])} Parameters: {e(s['params'])}. "
                      f"{e(q['derivation'])}.</p>")
         parts.append(result_chart_html(record, s))
+    synthetic = synthetic_paragraphs(record)
+    if synthetic:
+        parts.append("<h2>Synthetic tables</h2>")
+        parts += [f"<p>{e(text)}</p>" for text in synthetic]
     if statistics_left_out(record):
         parts.append(f"<p class='note'>{e(statistics_left_out(record))}</p>")
     if charts_left_out(record):
@@ -472,6 +477,11 @@ def report_pdf(record: dict[str, Any]) -> bytes:
                      clip(r.get("note") or "")) for r in s["rows"]])
         para(f"{s['more']} Parameters: {s['params']}.".strip(), 7.5)
         result_chart_pdf(pdf, record, s, width)
+    synthetic = synthetic_paragraphs(record)
+    if synthetic:
+        heading("Synthetic tables")
+        for text in synthetic:
+            para(text, 9)
     if statistics_left_out(record):
         para(statistics_left_out(record), 9)
     if charts_left_out(record):

@@ -185,6 +185,14 @@ def verify_contents(files: dict[str, bytes], verdict: Verdict,
     _results(files, answer_files, plan, record, problems)
     if len(problems) == n:
         verdict.checks.append("every result is a declared cell with its stated interval")
+    if any(q.kind == "synthetic" for q in plan.queries) or "synthetic" in record:
+        from .verify_synthetic import synthetic_problems
+
+        n = len(problems)
+        problems.extend(synthetic_problems(files, plan, record))
+        if len(problems) == n:
+            verdict.checks.append("every synthetic table has the declared columns, values and "
+                                  "rows, and its marginals are the plan's measurements")
     n = len(problems)
     agreement = _agreement(files, answer_files, plan, record, problems)
     if len(problems) == n:
@@ -403,6 +411,8 @@ def _results(files: dict[str, bytes], scans: dict[str, AnswerScan], plan: Plan,
                         f"{len(record['results'])}")
     confidence = float(record["confidence"])
     for q in plan.queries:
+        if q.kind == "synthetic":  # its rows are its noised marginals: verify_synthetic.py
+            continue
         got = by_query.get(q.id, [])
         if len(got) != len(cell_labels(q)):
             problems.append(f"{RESULTS}: statistic {q.id!r} has {len(got)} rows, but the plan "

@@ -106,11 +106,13 @@ RELATION_HELP = {
 KIND_NAMES = {
     "count": "Count", "sum": "Sum", "mean": "Mean", "variance": "Variance",
     "histogram": "Histogram", "quantile": "Quantile", "randomized_response": "Yes/no share",
+    "synthetic": "Synthetic table",
 }
 KIND_WORDS = {
     "count": "count", "sum": "sum", "mean": "mean", "variance": "variance",
     "histogram": "histogram", "quantile": "quantile",
     "randomized_response": "share of yes (randomized response)",
+    "synthetic": "synthetic table",
 }
 
 

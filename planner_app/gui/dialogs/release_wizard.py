@@ -392,6 +392,14 @@ class ResultsPage(QWizardPage):
         self.chart_caption = QLabel()
         self.chart_caption.setWordWrap(True)
         layout.addWidget(self.chart_caption)
+        # a synthetic table: the owner's comparison with the real one, on screen only
+        self.compare_button = QPushButton("Compare the synthetic table with the real one…")
+        self.compare_button.setToolTip("For you only: the total variation distance of each "
+                                       "marginal against your table; never saved")
+        self.compare_button.clicked.connect(self.compare_synthetic)
+        self.compare_button.setVisible(False)
+        layout.addWidget(self.compare_button)
+        self.compare_dialog: QWidget | None = None
         self._charts: list[tuple[str, Chart]] = []
 
     def initializePage(self) -> None:  # noqa: N802
@@ -416,6 +424,7 @@ class ResultsPage(QWizardPage):
                                       format_interval(r))):
                 self.table.setItem(i, j, QTableWidgetItem(text))
         plan = self.wizard_.session.plan
+        self.compare_button.setVisible(bool(self._synthetic_ids()))
         self._charts = released_charts(result, plan) if plan is not None else []
         with QSignalBlocker(self.chart_choice):
             self.chart_choice.clear()
@@ -425,6 +434,24 @@ class ResultsPage(QWizardPage):
                      default=0)
         self.chart_choice.setCurrentIndex(widest)
         self._draw_choice(widest)
+
+    def _synthetic_ids(self) -> list[str]:
+        result, plan = self.wizard_.result, self.wizard_.session.plan
+        if result is None or plan is None:
+            return []
+        return [r.query_id for r in result.releases if r.synthetic is not None]
+
+    def compare_synthetic(self) -> QWidget:
+        """The owner's comparison of each synthetic table with the real one (on screen)."""
+        from .synthetic_compare import SyntheticCompareDialog
+
+        result = self.wizard_.result
+        assert result is not None
+        dialog = SyntheticCompareDialog(self.wizard_.session, Path(result.bundle_path),
+                                        self._synthetic_ids(), self)
+        self.compare_dialog = dialog
+        dialog.show()
+        return dialog
 
     def _draw_choice(self, index: int) -> None:
         if not 0 <= index < len(self._charts):

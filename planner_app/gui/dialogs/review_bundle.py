@@ -407,7 +407,10 @@ class BundleDialog(QDialog):
         self.tabs.clear()
         for title, build in (("Results", self._results_tab),
                              ("Parameters", self._parameters_tab),
-                             ("Audit trail", self._audit_tab), ("Report", self._report_tab)):
+                             ("Audit trail", self._audit_tab), ("Report", self._report_tab),
+                             ("Synthetic tables", self._synthetic_tab)):
+            if title == "Synthetic tables" and not opened.synthetic:
+                continue
             try:  # a crafted part is shown as such; the other tabs still open
                 widget = build(opened)
             except Exception:
@@ -434,6 +437,21 @@ class BundleDialog(QDialog):
                   for s in opened.release.statistics]
         return _table(["Statistic", "Kind", "Mechanism", "Sensitivity", "ε", "δ", "Accuracy",
                        "Derivation"], params, wrap=("Statistic", "Derivation"))
+
+    def _synthetic_tab(self, opened: OpenedBundle) -> QWidget | None:
+        """Each synthetic table's first rows: made-up rows, not people."""
+        page = QWidget()
+        page_layout = QVBoxLayout(page)
+        for t in opened.synthetic:
+            shown = len(t.rows)
+            about = QLabel(f"{t.name}: {t.total_rows:,} made-up rows"
+                           + (f" (the first {shown:,} shown)" if shown < t.total_rows else "")
+                           + ". Its rows are not people; only its measured marginals (in "
+                             "Results) were noised from the data.")
+            about.setWordWrap(True)
+            page_layout.addWidget(about)
+            page_layout.addWidget(_table(list(t.columns), [list(r) for r in t.rows]), 1)
+        return page
 
     def _audit_tab(self, opened: OpenedBundle) -> QWidget | None:
         if opened.audit is None:

@@ -135,6 +135,16 @@ class StatisticPane(QWidget):
         self.preview_box = picture
         layout.addWidget(picture, 3)
 
+        # a synthetic table: what its budget buys (core.dp.synthetic.preview, public only)
+        self.synthetic_box = QGroupBox("What this synthetic table's budget buys")
+        synth_layout = QVBoxLayout(self.synthetic_box)
+        self.synthetic = QLabel()
+        self.synthetic.setWordWrap(True)
+        self.synthetic.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        synth_layout.addWidget(self.synthetic)
+        self.synthetic_box.setVisible(False)
+        layout.addWidget(self.synthetic_box)
+
         about = QGroupBox("How the noise is set")
         about_layout = QVBoxLayout(about)
         self.derivation = QLabel()
@@ -233,6 +243,7 @@ class StatisticPane(QWidget):
             for label in (self.derivation, self.sentence, self.warnings, self.accuracy_note):
                 label.setText("")
             self.refresh_preview(None)
+            self.refresh_synthetic(None)
             return
         blockers = [QSignalBlocker(w) for w in (self.slider, self.spin, self.hold)]
         self.slider.setValue(epsilon_to_slider(q.epsilon))
@@ -277,6 +288,31 @@ class StatisticPane(QWidget):
         self.sentence.setText(explain(eps, q.delta, relation=plan.neighbouring,
                                       what="this statistic alone").sentence)
         self.warnings.setText("\n".join(self._warnings(q)))
+        self.refresh_synthetic(q)
+
+    def refresh_synthetic(self, q) -> None:  # type: ignore[no-untyped-def]
+        """A synthetic table's preview from the core: each measurement with its noise at the
+        planned ε, and the expected error of its marginals (public parameters only)."""
+        plan = self.session.plan
+        if q is None or plan is None or q.kind != "synthetic":
+            self.synthetic_box.setVisible(False)
+            return
+        from ...core.dp.synthetic import preview, preview_lines
+
+        p = preview(q, plan)
+        lines = []
+        for m in p.measurements:
+            if m.sigma is not None:
+                cells = f"up to {m.cells:,}" if m.name.startswith("twoway:") else f"{m.cells:,}"
+                lines.append(f"• {m.what} ({cells} cells): noise σ = "
+                             f"{format_number(m.sigma)} rows a cell")
+            elif m.epsilon is not None:
+                lines.append(f"• {m.what}: chooses one of at most {m.cells:,} pairs "
+                             f"(exponential mechanism, ε = {format_number(m.epsilon)})")
+        said = [f"{t[0].upper()}{t[1:]}." for t in preview_lines(p)]
+        self.synthetic.setText("\n".join([*said, "", "Measured:", *lines, "",
+                                          f"{p.note[0].upper()}{p.note[1:]}."]))
+        self.synthetic_box.setVisible(True)
 
     @property
     def preview(self) -> PreviewCanvas:
@@ -292,7 +328,7 @@ class StatisticPane(QWidget):
         the accuracy the text shows (``acc``; the session's when None) — never from the
         table."""
         plan = self.session.plan
-        if q is None or plan is None:
+        if q is None or plan is None or q.kind == "synthetic":  # its own preview, below
             self.preview_box.setVisible(False)
             return
         self.preview_box.setVisible(True)

@@ -1,0 +1,168 @@
+"""Utility of synthetic tables (issue 14): the average total variation distance (TVD) of the
+one- and two-way marginals of the synthetic table against the true ones, at ε = 0.5, 1 and 4,
+next to the noised-marginal baseline (every one- and two-way marginal released directly with
+discrete Gaussian noise from the same ρ, split evenly, negatives clipped and normalised).
+
+Tables: the demo survey (4 columns, person unit with 3 rows) and a generated census-like table
+(7 columns with dependencies, one row a person). The true marginals come from the release's
+engine; the noise from the release's samplers; figures go to bench/results.md.
+Run: python bench/bench_synthetic.py [--quick]
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from _results import write_section  # noqa: E402
+
+from planner_app.core.data.aggregate import PandasEngine  # noqa: E402
+from planner_app.core.data.synthetic_marginals import SyntheticEngine, expanded_plan  # noqa: E402
+from planner_app.core.dp.measure import rho_for, round_up_fraction  # noqa: E402
+from planner_app.core.dp.mechanisms import SystemRandomSource, discrete_gaussian  # noqa: E402
+from planner_app.core.dp.synthetic_sensitivity import marginal_sensitivity  # noqa: E402
+from planner_app.core.model import plan_from_dict  # noqa: E402
+from planner_app.core.release.noise import privatize  # noqa: E402
+from planner_app.core.release.synthetic import synthetic_codes  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+MARK = "## Synthetic tables: utility"
+EPSILONS = (0.5, 1.0, 4.0)
+DELTA = 1e-6
+
+
+def demo() -> tuple[pd.DataFrame, list[dict], dict]:
+    frame = pd.read_csv(ROOT / "resources" / "demo" / "survey.csv", dtype={"person_id": str})
+    columns = [{"column": "region", "categories": ["North", "South", "East", "West"]},
+               {"column": "employment",
+                "categories": ["employed", "unemployed", "retired", "student"]},
+               {"column": "age", "bins": [16, 25, 35, 45, 55, 65, 75, 100]},
+               {"column": "smoker", "categories": ["yes", "no"]},
+               {"column": "satisfaction", "bins": [1, 4, 7, 10]}]
+    return frame, columns, {"kind": "person", "id_column": "person_id", "max_rows": 3}
+
+
+def census(rows: int) -> tuple[pd.DataFrame, list[dict], dict]:
+    rng = np.random.default_rng(14)
+    age = rng.integers(0, 90, rows)
+    region = rng.choice(["N", "S", "E", "W", "C"], rows, p=[.3, .25, .2, .15, .1])
+    school = np.where(age < 18, "child", rng.choice(["basic", "upper", "degree"], rows,
+                                                    p=[.3, .45, .25]))
+    work = np.where(age < 16, "none", np.where(age > 66, "retired", rng.choice(
+        ["employed", "unemployed", "inactive"], rows, p=[.75, .07, .18])))
+    income = np.where(work == "employed", rng.lognormal(10.4, .5, rows) *
+                      np.where(school == "degree", 1.5, 1.0), rng.lognormal(9.2, .6, rows))
+    household = rng.integers(1, 7, rows)
+    sex = rng.choice(["f", "m"], rows)
+    frame = pd.DataFrame({"age": age, "region": region, "school": school, "work": work,
+                          "income": income, "household": household, "sex": sex})
+    columns = [{"column": "age", "bins": [0, 16, 25, 40, 55, 67, 90]},
+               {"column": "region", "categories": ["N", "S", "E", "W", "C"]},
+               {"column": "school", "categories": ["child", "basic", "upper", "degree"]},
+               {"column": "work",
+                "categories": ["none", "employed", "unemployed", "inactive", "retired"]},
+               {"column": "income", "bins": [0, 10_000, 20_000, 40_000, 80_000, 10**7]},
+               {"column": "household", "bins": [1, 2, 3, 5, 7]},
+               {"column": "sex", "categories": ["f", "m"]}]
+    return frame, columns, {"kind": "row"}
+
+
+def tvd(true: np.ndarray, est: np.ndarray) -> float:
+    p = true / max(true.sum(), 1)
+    q = np.clip(est.astype(float), 0, None)
+    q = q / q.sum() if q.sum() > 0 else np.full(q.size, 1 / q.size)
+    return float(0.5 * np.abs(p - q).sum())
+
+
+def codes_marginals(codes: np.ndarray, sizes: list[int]) -> dict[str, np.ndarray]:
+    d = len(sizes)
+    out = {f"one:{i}": np.bincount(codes[:, i], minlength=sizes[i]) for i in range(d)}
+    for i in range(d):
+        for j in range(i + 1, d):
+            out[f"pair:{i}:{j}"] = np.bincount(codes[:, i] * sizes[j] + codes[:, j],
+                                               minlength=sizes[i] * sizes[j])
+    return out
+
+
+def run(name: str, frame: pd.DataFrame, columns: list[dict], unit: dict, reps: int) -> list[str]:
+    lines = []
+    for eps in EPSILONS:
+        doc = {"format": "planner-app/plan@1", "dataset": {"name": name},
+               "privacy_unit": unit, "budget": {"epsilon": eps, "delta": 1e-5},
+               "queries": [{"id": "s", "kind": "synthetic", "columns": columns,
+                            "epsilon": eps, "delta": DELTA}]}
+        plan = plan_from_dict(doc)
+        q = plan.queries[0]
+        engine = SyntheticEngine(PandasEngine(expanded_plan(plan), frame, SystemRandomSource()))
+        agg = engine.aggregate(q)
+        sizes = [c.size for c in q.synth_columns or ()]
+        d = len(sizes)
+        truth = {f"one:{i}": agg.parts[f"oneway:{q.synth_columns[i].column}"]
+                 for i in range(d)}
+        truth.update({k: v for k, v in agg.parts.items() if k.startswith("pair:")})
+        _, l2_sq = marginal_sensitivity(plan.privacy_unit, plan.neighbouring)
+        n_marg = d + d * (d - 1) // 2
+        rho = rho_for(eps, DELTA)
+        from fractions import Fraction
+
+        base_sigma_sq = round_up_fraction(Fraction(l2_sq) / (2 * Fraction(rho / n_marg)))
+        one_s, two_s, one_b, two_b, secs = [], [], [], [], []
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            payload = privatize(plan, {"s": agg}, source=SystemRandomSource())[0].synthetic
+            assert payload is not None
+            codes = synthetic_codes(q, payload)
+            secs.append(time.perf_counter() - t0)
+            synth = codes_marginals(codes, sizes)
+            one_s.append(np.mean([tvd(truth[k], synth[k]) for k in truth if k[:3] == "one"]))
+            two_s.append(np.mean([tvd(truth[k], synth[k]) for k in truth if k[:4] == "pair"]))
+            noisy = {k: v + discrete_gaussian(SystemRandomSource(), base_sigma_sq, v.size)
+                     for k, v in truth.items()}
+            one_b.append(np.mean([tvd(truth[k], noisy[k]) for k in truth if k[:3] == "one"]))
+            two_b.append(np.mean([tvd(truth[k], noisy[k]) for k in truth if k[:4] == "pair"]))
+        rows = int(truth["one:0"].sum())
+        lines.append(f"| {name} ({rows:,} rows, {d} columns) | {eps:g} | "
+                     f"{np.mean(one_s):.4f} | {np.mean(one_b):.4f} | {np.mean(two_s):.4f} | "
+                     f"{np.mean(two_b):.4f} | {np.median(secs):.1f} |")
+        print(lines[-1], flush=True)
+    return lines
+
+
+def main() -> None:
+    quick = "--quick" in sys.argv
+    reps = 1 if quick else 3
+    lines = ["| table | ε | one-way TVD, synthetic | one-way TVD, noised marginals | "
+             "two-way TVD, synthetic | two-way TVD, noised marginals | seconds a table |",
+             "|---|---|---|---|---|---|---|"]
+    lines += run("demo survey", *demo(), reps)
+    lines += run("census-like", *census(20_000 if quick else 200_000), reps)
+    section = (f"{MARK}\n\n"
+               "Average total variation distance between the true marginals and, on the left, "
+               "the synthetic table's (MST, Private-PGM, every one-way and two-way marginal of "
+               "the columns), on the right the noised-marginal baseline (every one- and two-way "
+               "marginal released with discrete Gaussian noise at an even share of the same ρ; "
+               f"negatives clipped, normalised). δ = {DELTA:g}; {reps} release(s) each "
+               "(`python bench/bench_synthetic.py`); seconds: the median time of the "
+               "measurement and synthesis of one table, JAX's compilation of the estimation "
+               "included (about 7 s on this shared 2-core machine).\n\n"
+               + "\n".join(lines) + "\n\n"
+               "Reading: the synthetic table's one-way marginals are closer than "
+               "the direct noised ones on the demo and about as close on the large table (the "
+               "one-way share of ρ goes to d marginals, not to all d(d+1)/2). Its two-way "
+               "marginals beat the baseline where the noise "
+               "dominates (the demo survey, small ε); on the larger census-like table, whose "
+               "columns depend on each other beyond a tree (age, schooling, work and income), "
+               "they level off near 0.005: MST measures d - 1 pairs and the others are only "
+               "as right as the tree implies, while the baseline's direct pairs get more "
+               "accurate with the rows.\n")
+    write_section(MARK, section)
+    print(f"written to {Path(__file__).with_name('results.md')}")
+
+
+if __name__ == "__main__":
+    main()

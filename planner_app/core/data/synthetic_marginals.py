@@ -1,0 +1,144 @@
+"""The true marginals of a synthetic table, from any engine, as histograms the engines
+already compute identically.
+
+A synthetic table's marginals count the rows whose every declared column holds a declared
+value (a category, or a number within the bin edges); a row with a missing or undeclared
+value in any of them counts in none. Each marginal is expressed as ordinary histogram
+queries with ``where`` conditions and a ``group_by`` (docs/synthetic.md):
+
+* one-way of column c: the histogram of c, where every other column is in its domain;
+* two-way of (a, b): the histogram of one grouped by the other when that one has
+  categories; when both are binned, one histogram of a per bin of b (a ``where`` on b's
+  edges, the last bin closed as in a histogram).
+
+So every engine (pandas, DuckDB, Spark) gives the same counts, after the same per-person
+contribution bounding, through code the engine tests already hold to each other.
+``SyntheticEngine`` wraps an engine opened on the expanded plan; its ``aggregate`` of a
+synthetic query returns the one-way parts ``oneway:<column>`` and the two-way parts
+``pair:<i>:<j>`` (cells of column i by column j, row-major, i < j). True values: memory only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from ..model import Condition, GroupBy, Plan, Query, SynthColumn
+from .aggregate import Aggregate, AggregateFacts
+
+
+def in_domain(c: SynthColumn) -> tuple[Condition, ...]:
+    """Conditions that hold exactly when column c's cell is one of its declared values."""
+    if c.categories is not None:
+        return (Condition(c.column, "in", tuple(c.categories)),)
+    edges = c.bins or ()
+    return (Condition(c.column, ">=", float(edges[0])), Condition(c.column, "<=", float(edges[-1])))
+
+
+def in_bin(c: SynthColumn, j: int) -> tuple[Condition, ...]:
+    edges = c.bins or ()
+    last = j == len(edges) - 2
+    return (Condition(c.column, ">=", float(edges[j])),
+            Condition(c.column, "<=" if last else "<", float(edges[j + 1])))
+
+
+def _histogram(qid: str, c: SynthColumn, where: tuple[Condition, ...],
+               group_by: GroupBy | None = None) -> Query:
+    return Query(id=qid, kind="histogram", epsilon=1.0, column=c.column,
+                 categories=c.categories, bins=c.bins, where=where, group_by=group_by)
+
+
+def _others(cols: tuple[SynthColumn, ...], *skip: int) -> tuple[Condition, ...]:
+    return tuple(cond for k, c in enumerate(cols) if k not in skip for cond in in_domain(c))
+
+
+def derived_queries(q: Query) -> Iterator[tuple[tuple[Any, ...], Query]]:
+    """(key, histogram query) for every marginal piece of a synthetic query: keys
+    ("one", i), ("pair", i, j, "a") histogram of i grouped by j, ("pair", i, j, "b")
+    histogram of j grouped by i, ("pair", i, j, "bin", t) histogram of i in bin t of j."""
+    cols = q.synth_columns or ()
+    for i, c in enumerate(cols):
+        yield ("one", i), _histogram(f"{q.id}:{c.column}", c, _others(cols, i))
+    for i in range(len(cols)):
+        for j in range(i + 1, len(cols)):
+            a, b = cols[i], cols[j]
+            base = _others(cols, i, j)
+            name = f"{q.id}:{a.column}*{b.column}"
+            if b.categories is not None:
+                yield ("pair", i, j, "a"), _histogram(
+                    name, a, base + in_domain(b), GroupBy(b.column, tuple(b.categories)))
+            elif a.categories is not None:
+                yield ("pair", i, j, "b"), _histogram(
+                    name, b, base + in_domain(a), GroupBy(a.column, tuple(a.categories)))
+            else:
+                for t in range(b.size):
+                    yield ("pair", i, j, "bin", t), _histogram(
+                        f"{name}#{t}", a, base + in_bin(b, t))
+
+
+def expanded_plan(plan: Plan) -> Plan:
+    """The plan an engine is opened on: its statistics, each synthetic table replaced by the
+    histograms of its marginals."""
+    out: list[Query] = []
+    for q in plan.queries:
+        if q.kind == "synthetic":
+            out.extend(d for _, d in derived_queries(q))
+        else:
+            out.append(q)
+    return plan.with_queries(out)
+
+
+def synthetic_aggregate(q: Query, aggregate: Any) -> Aggregate:
+    """The synthetic query's parts from ``aggregate(histogram query) -> Aggregate``."""
+    cols = q.synth_columns or ()
+    agg = Aggregate(query_id=q.id, cells=[(None, None)])
+    pieces: dict[tuple[int, int], list[np.ndarray]] = {}
+    facts: AggregateFacts | None = None
+    for key, d in derived_queries(q):
+        part = aggregate(d)
+        cells = np.asarray(part.parts["cells"], dtype=np.int64)
+        if key[0] == "one":
+            agg.parts[f"oneway:{cols[key[1]].column}"] = cells
+            facts = facts or part.facts
+            continue
+        i, j = key[1], key[2]
+        na, nb = cols[i].size, cols[j].size
+        if key[3] == "a":  # groups of j, each over i's values: (nb, na)
+            table = cells.reshape(nb, na).T
+        elif key[3] == "b":  # groups of i, each over j's values: (na, nb)
+            table = cells.reshape(na, nb)
+        else:  # one column (bin t of j) of i's counts
+            pieces.setdefault((i, j), []).append(cells)
+            continue
+        agg.parts[f"pair:{i}:{j}"] = np.ascontiguousarray(table).reshape(-1)
+    for (i, j), columns in pieces.items():
+        agg.parts[f"pair:{i}:{j}"] = np.stack(columns, axis=1).reshape(-1)
+    if facts is not None:
+        agg.facts = facts
+    return agg
+
+
+class SyntheticEngine:
+    """An engine opened on ``expanded_plan(plan)`` that also answers synthetic queries."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self.rows_dropped_by_bound: int = int(inner.rows_dropped_by_bound)
+
+    @property
+    def n_rows(self) -> int:
+        return int(self._inner.n_rows)
+
+    def aggregate(self, query: Query) -> Aggregate:
+        if query.kind == "synthetic":
+            return synthetic_aggregate(query, self._inner.aggregate)
+        result: Aggregate = self._inner.aggregate(query)
+        return result
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def __getattr__(self, name: str) -> Any:  # column_facts and the engines' other helpers
+        return getattr(self._inner, name)

@@ -1,0 +1,162 @@
+"""Reading a statistic of kind ``synthetic`` (a differentially private synthetic table):
+its columns with their public domains, the rows to generate, its ε and δ, and the method.
+
+    {"id": "synth", "kind": "synthetic", "epsilon": 1.0, "delta": 1e-6, "method": "mst",
+     "columns": [{"column": "region", "categories": ["north", "south"]},
+                 {"column": "age", "bins": [0, 18, 40, 65, 120]}],
+     "rows": 1000}
+
+Every domain is declared (categories, or bin edges for a numeric column), never read from
+the data. ``rows`` is optional: without it the synthetic table has as many rows as the noised
+one-way marginals say (post-processing, no extra budget). docs/synthetic.md explains the
+method and its split of the privacy budget.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .plan import MAX_EPSILON, MECHANISMS_BY_KIND, Query, SynthColumn
+from .reader import FieldReader, as_number
+
+MAX_SYNTH_COLUMNS = 32
+MAX_SYNTH_VALUES = 1_000  # categories or bins of one column
+MAX_PAIR_CELLS = 100_000  # cells of one two-way marginal
+MAX_ALL_PAIR_CELLS = 5_000_000  # cells of all two-way marginals (the selection scores them all)
+MAX_SYNTH_ROWS = 1_000_000
+MAX_SYNTH_CSV_BYTES = 512 * 1024 * 1024  # synthetic/<id>.csv, well within what verify reads
+BASIC_REFUSAL = ("a synthetic table's measurements compose in zCDP; use the zcdp or pld "
+                 "accountant, or leave the accountant unset")
+_UNUSED = ("column", "lower", "upper", "categories", "bins", "quantile", "group_by", "where",
+           "missing", "grid_step", "expected_count", "yes", "no")
+
+
+def read_synthetic(r: FieldReader, qid: str, label: str) -> Query:
+    """The fields of a synthetic table, checked in a fixed order (r.path names the query)."""
+    for key in _UNUSED:
+        if r.has(key):
+            r.fail(key, "is not used by kind synthetic (declare each column's domain under "
+                        "columns)")
+    if r.has("mechanism"):
+        r.fail("mechanism", 'is not used by kind synthetic; write "method": "mst"')
+    method = r.choice("method", MECHANISMS_BY_KIND["synthetic"], default="mst")
+    columns = _read_columns(r)
+    rows = r.integer("rows", required=False)
+    if rows is not None and not 1 <= rows <= MAX_SYNTH_ROWS:
+        r.fail("rows", f"must be between 1 and {MAX_SYNTH_ROWS:,}, not {rows}")
+    cap = row_cap(columns)
+    if rows is not None and rows > cap:
+        r.fail("rows", f"{rows:,} rows of these columns would make a file larger than "
+                       f"{MAX_SYNTH_CSV_BYTES // 2**20:,} MiB; at most {cap:,} rows")
+    epsilon = r.number("epsilon")
+    assert epsilon is not None
+    if not 0 < epsilon <= MAX_EPSILON:
+        r.fail("epsilon", f"must be above 0 and at most {MAX_EPSILON:g}, not {epsilon:g}")
+    from .validation import _read_justification, delta_problem
+
+    if not r.has("delta"):
+        r.fail("delta", "is required: a synthetic table's Gaussian measurements need a delta "
+                        "above 0 (for example 1e-6)")
+    delta = r.number("delta")
+    assert delta is not None
+    problem = delta_problem(delta)
+    if problem:
+        r.fail("delta", problem)
+    if delta <= 0:
+        r.fail("delta", "a synthetic table's Gaussian measurements need a delta above 0")
+    justification = _read_justification(r)
+    return Query(id=qid, kind="synthetic", epsilon=epsilon, label=label, mechanism=method,
+                 delta=delta, justification=justification, synth_columns=columns, rows=rows)
+
+
+def _text_bytes(value: object) -> int:
+    """The most bytes a declared value takes in the CSV (quoted, quotes doubled)."""
+    return 2 * len(str(value).encode("utf-8")) + 2
+
+
+def row_cap(columns: tuple[SynthColumn, ...]) -> int:
+    """The most rows a synthetic table of these columns may have: MAX_SYNTH_ROWS, fewer when
+    its longest rows would pass MAX_SYNTH_CSV_BYTES (public: the declared values only). A
+    noised number of rows is capped at it too (post-processing)."""
+    if not columns:
+        return MAX_SYNTH_ROWS
+    widest = sum(max(_text_bytes(v) for v in c.labels()) + 1 for c in columns)
+    header = sum(_text_bytes(c.column) + 1 for c in columns)
+    return max(1, min(MAX_SYNTH_ROWS, (MAX_SYNTH_CSV_BYTES - header) // widest))
+
+
+def _read_columns(r: FieldReader) -> tuple[SynthColumn, ...]:
+    if not r.has("columns"):
+        r.fail("columns", 'is required: a list of {"column": ..., "categories": [...]} or '
+                          '{"column": ..., "bins": [...]}')
+    raw = r.obj["columns"]
+    if not isinstance(raw, list) or not raw:
+        r.fail("columns", "must be a non-empty list of columns with their declared domains")
+    if len(raw) > MAX_SYNTH_COLUMNS:
+        r.fail("columns", f"has {len(raw)} columns; at most {MAX_SYNTH_COLUMNS} are allowed")
+    out: list[SynthColumn] = []
+    seen: set[str] = set()
+    for i, item in enumerate(raw):
+        c = FieldReader(r.source, item, r.where(f"columns[{i}]"),
+                        ("column", "categories", "bins"))
+        name = c.text("column")
+        assert name is not None
+        if name in seen:
+            c.fail("column", f"{name!r} is already a column of this synthetic table")
+        seen.add(name)
+        if c.has("categories") == c.has("bins"):
+            c.fail(None, "needs exactly one of categories (a public list) or bins (numeric "
+                         "bin edges); a domain is never read from the data")
+        if c.has("categories"):
+            cats = c.scalars("categories", "categories")
+            if len(cats) > MAX_SYNTH_VALUES:
+                c.fail("categories", f"has {len(cats)} categories; at most "
+                                     f"{MAX_SYNTH_VALUES:,} are allowed")
+            out.append(SynthColumn(name, categories=cats))
+            continue
+        edges_raw = c.obj["bins"]
+        if not isinstance(edges_raw, list) or len(edges_raw) < 2:
+            c.fail("bins", "must be a list of at least two bin edges")
+        if len(edges_raw) > MAX_SYNTH_VALUES + 1:
+            c.fail("bins", f"has {len(edges_raw) - 1} bins; at most {MAX_SYNTH_VALUES:,} are "
+                           "allowed")
+        edges = [as_number(v, lambda p, j=j, c=c: c.fail(f"bins[{j}]", p))
+                 for j, v in enumerate(edges_raw)]
+        for j in range(1, len(edges)):
+            if not edges[j] > edges[j - 1]:
+                c.fail(f"bins[{j}]", "bin edges must increase strictly")
+        if not all(math.isfinite(e) for e in edges):
+            c.fail("bins", "bin edges must be finite numbers")
+        out.append(SynthColumn(name, bins=tuple(float(e) for e in edges)))
+    total = 0
+    for a in range(len(out)):
+        for b in range(a + 1, len(out)):
+            cells = out[a].size * out[b].size
+            if cells > MAX_PAIR_CELLS:
+                r.fail("columns", f"{out[a].column} and {out[b].column} together have "
+                                  f"{cells:,} cells; at most {MAX_PAIR_CELLS:,} are allowed "
+                                  "(use fewer categories or wider bins)")
+            total += cells
+    if total > MAX_ALL_PAIR_CELLS:
+        r.fail("columns", f"the pairs of columns have {total:,} cells in all; at most "
+                          f"{MAX_ALL_PAIR_CELLS:,} are allowed (use fewer columns or values)")
+    return tuple(out)
+
+
+def synthetic_to_dict(q: Query) -> dict[str, object]:
+    """The plan JSON of a synthetic table (serialisation.py)."""
+    columns: list[dict[str, object]] = []
+    for c in q.synth_columns or ():
+        if c.categories is not None:
+            columns.append({"column": c.column, "categories": list(c.categories)})
+        else:
+            columns.append({"column": c.column, "bins": list(c.bins or ())})
+    out: dict[str, object] = {"id": q.id, "label": q.label or q.id, "kind": q.kind,
+                              "method": q.mechanism, "columns": columns}
+    if q.rows is not None:
+        out["rows"] = q.rows
+    out["epsilon"] = q.epsilon
+    out["delta"] = q.delta
+    if q.justification:
+        out["justification"] = dict(q.justification)
+    return out

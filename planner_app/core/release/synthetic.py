@@ -1,0 +1,345 @@
+"""A synthetic table's release: the measurements (noise, once, from the release's source),
+then the post-processing into rows.
+
+``measure_synthetic`` runs after the charge, inside the noise step: the one-way marginals get
+exact discrete Gaussian noise, the exact exponential mechanism selects the pairs (dp/
+synthetic.py), the selected two-way marginals get their noise, and a seed for the sampling
+is drawn. What it returns (the ``payload``: noised marginals, selected pairs, the number of
+rows, the seed) is saved in the pending record before anything else, so the bundle can be
+written, or written again by ``release --resume``, without new noise.
+
+``synthetic_csv`` is pure post-processing of that payload: Private-PGM (the optional
+package ``mbi``, with JAX) estimates a graphical model from the noised marginals, and
+``tree_sample`` draws ``rows`` rows from it (MST's model is a tree) with the payload's seed.
+Nothing in it reads the data.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from typing import Any
+
+import numpy as np
+
+from ..data.aggregate import Aggregate
+from ..dp.accuracy import measurement_half_width
+from ..dp.measure import Measurement
+from ..dp.mechanisms import RandomSource, discrete_gaussian
+from ..dp.synthetic import SCORE_UNITS, exponential_select
+from ..model import Query, SynthColumn
+from ..model.synthetic_plan import row_cap
+from ..support.errors import InputError
+from ..support.optional import mbi_problem
+
+SYNTH_DIR = "synthetic"
+ESTIMATION_ITERS = 1000
+SEED_BOUND = 1 << 31
+
+
+def cell_text(value: Any) -> str:
+    """How a declared value is written in the synthetic CSV (and read back by verify)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value == int(value) and abs(value) < 2**53:
+        return str(int(value))
+    return str(value)
+
+
+def domain_texts(c: SynthColumn) -> list[str]:
+    """The texts a column's cells may hold in the synthetic CSV, in declared order."""
+    return [cell_text(v) for v in c.labels()]
+
+
+def require_synthesis(plan_queries: Any) -> None:
+    """Refuse, before any charge, a plan with a synthetic table when mbi is missing."""
+    for q in plan_queries:
+        if q.kind == "synthetic":
+            problem = mbi_problem()
+            if problem is not None:
+                raise InputError("plan", f"queries[{q.id}].kind", problem)
+
+
+# ----------------------------------------------------------------------------- measurement
+
+
+def _noised(true: np.ndarray, m: Measurement, source: RandomSource) -> np.ndarray:
+    assert m.sigma_sq is not None
+    noise = np.asarray(discrete_gaussian(source, m.sigma_sq, true.size), dtype=np.int64)
+    out: np.ndarray = np.asarray(true, dtype=np.int64) + noise
+    return out
+
+
+def _independent_estimate(noisy_one: list[np.ndarray]) -> tuple[list[np.ndarray], float]:
+    """Each column's share of rows from its noised counts (negatives to 0; all 0: even), and
+    the rows (the mean of the noised totals, at least 1). Post-processing only."""
+    shares = []
+    for v in noisy_one:
+        pos = np.clip(v.astype(np.float64), 0, None)
+        total = pos.sum()
+        shares.append(pos / total if total > 0 else np.full(v.size, 1.0 / v.size))
+    rows = max(1.0, float(np.mean([float(v.sum()) for v in noisy_one])))
+    return shares, rows
+
+
+def noised_rows(query: Query, one_way_totals: list[int]) -> int:
+    """Rows of a table without ``rows``: the rounded mean of its noised one-way totals, at
+    least 1 and at most the columns' row cap (synthetic_plan.row_cap). Verify recomputes it."""
+    mean = sum(one_way_totals) / max(1, len(one_way_totals))
+    return min(row_cap(query.synth_columns or ()), max(1, round(max(1.0, mean))))
+
+
+def pair_score(true_pair: np.ndarray, share_a: np.ndarray, share_b: np.ndarray,
+               rows: float) -> int:
+    """A pair's score, in 2^-10 rows: the L1 distance between its true counts and the
+    independent estimate rows·share_a⊗share_b (rounded to 2^-10 first, so the sum is exact
+    integer arithmetic and moves by at most the marginal's L1 sensitivity times 2^10)."""
+    estimate = np.rint(np.outer(share_a, share_b).reshape(-1) * rows * SCORE_UNITS)
+    diff = np.abs(true_pair.astype(np.int64) * SCORE_UNITS - estimate.astype(np.int64))
+    # exact in int64: the sum is at most (true rows + estimated rows) · 2^10, far below 2^63
+    return int(diff.sum(dtype=np.int64))
+
+
+def measure_synthetic(query: Query, aggregate: Aggregate, ms: list[Measurement],
+                      source: RandomSource, confidence: float
+                      ) -> tuple[list[tuple[str, Any, int, int]], dict[str, Any]]:
+    """The noise of a synthetic table, drawn once. Returns the released marginal cells
+    (marginal, cell, value, half-width) and the payload saved with the record."""
+    cols = list(query.synth_columns or ())
+    by_name = {m.component.name: m for m in ms}
+    marginals: list[dict[str, Any]] = []
+    noisy_one: list[np.ndarray] = []
+    for c in cols:
+        m = by_name[f"oneway:{c.column}"]
+        noisy = _noised(aggregate.parts[f"oneway:{c.column}"], m, source)
+        noisy_one.append(noisy)
+        marginals.append({"name": m.component.name, "columns": [c.column],
+                          "sigma_sq_steps": str(m.sigma_sq),
+                          "values": [int(x) for x in noisy.tolist()]})
+    shares, rows_estimate = _independent_estimate(noisy_one)
+    selected: list[list[str]] = []
+    parent = list(range(len(cols)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    scores: dict[tuple[int, int], int] = {}
+    for i in range(len(cols)):
+        for j in range(i + 1, len(cols)):
+            scores[(i, j)] = pair_score(aggregate.parts[f"pair:{i}:{j}"], shares[i], shares[j],
+                                        rows_estimate)
+    for r in range(1, len(cols)):
+        sel = by_name[f"select:{r}"]
+        candidates = [p for p in scores if root(p[0]) != root(p[1])]
+        pick = candidates[exponential_select(
+            source, [scores[p] for p in candidates], sel.epsilon,
+            sel.component.l1 * SCORE_UNITS)]
+        parent[root(pick[0])] = root(pick[1])
+        i, j = pick
+        m = by_name[f"twoway:{r}"]
+        noisy = _noised(aggregate.parts[f"pair:{i}:{j}"], m, source)
+        selected.append([cols[i].column, cols[j].column])
+        marginals.append({"name": m.component.name, "columns": [cols[i].column, cols[j].column],
+                          "sigma_sq_steps": str(m.sigma_sq),
+                          "values": [int(x) for x in noisy.tolist()]})
+    rows = query.rows if query.rows is not None else noised_rows(
+        query, [sum(int(x) for x in v.tolist()) for v in noisy_one])
+    seed = source.randbelow(SEED_BOUND)
+    payload = {"method": query.mechanism, "columns": [c.column for c in cols],
+               "domains": [domain_texts(c) for c in cols], "marginals": marginals,
+               "selected": selected, "rows": int(rows),
+               "rows_from": "plan" if query.rows is not None else "noised one-way marginals",
+               "seed": int(seed)}
+    cells: list[tuple[str, Any, int, int]] = []
+    by_column = {c.column: c for c in cols}
+    for mg in marginals:
+        hw = measurement_half_width(by_name[mg["name"]], confidence)
+        names = mg["columns"]
+        texts = [domain_texts(by_column[n]) for n in names]
+        label = " × ".join(names)
+        if len(names) == 1:
+            keys = texts[0]
+        else:
+            keys = [f"{a} | {b}" for a in texts[0] for b in texts[1]]
+        for key, value in zip(keys, mg["values"], strict=True):
+            cells.append((label, key, int(value), hw))
+    return cells, payload
+
+
+def placeholder_payload(query: Query) -> dict[str, Any]:
+    """A payload of the query's shape with made-up numbers (the widest pairs, wide values):
+    the report and the bundle's size are checked with it before the charge."""
+    cols = list(query.synth_columns or ())
+    wide = -888_888_888_888
+    marginals: list[dict[str, Any]] = [
+        {"name": f"oneway:{c.column}", "columns": [c.column], "sigma_sq_steps": "1",
+         "values": [wide] * c.size} for c in cols]
+    order = sorted(range(len(cols)), key=lambda k: -cols[k].size)
+    selected = [[cols[order[0]].column, cols[k].column] for k in order[1:]]
+    for r, (a, b) in enumerate(selected, start=1):
+        cells = next(c.size for c in cols if c.column == a) * \
+            next(c.size for c in cols if c.column == b)
+        marginals.append({"name": f"twoway:{r}", "columns": [a, b], "sigma_sq_steps": "1",
+                          "values": [wide] * cells})
+    return {"method": query.mechanism, "columns": [c.column for c in cols],
+            "domains": [domain_texts(c) for c in cols], "marginals": marginals,
+            "selected": selected, "rows": query.rows or 1,
+            "rows_from": "plan" if query.rows is not None else "noised one-way marginals",
+            "seed": SEED_BOUND - 1}
+
+
+# ----------------------------------------------------------------------------- synthesis
+
+
+def _import_mbi() -> Any:
+    import warnings
+
+    with warnings.catch_warnings():  # mbi warns about JAX settings at import: set here
+        warnings.simplefilter("ignore")
+        import jax
+
+        jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]
+        jax.config.update("jax_enable_compilation_cache", False)  # type: ignore[no-untyped-call]
+        import mbi
+    return mbi
+
+
+def synthetic_codes(query: Query, payload: dict[str, Any]) -> np.ndarray:
+    """The synthetic rows as value indices (rows × columns), from the payload alone: mbi's
+    estimate from the noised marginals, then ``tree_sample`` with the payload's seed."""
+    mbi = _import_mbi()
+    cols = list(query.synth_columns or ())
+    names = [c.column for c in cols]
+    domain = mbi.Domain(names, [c.size for c in cols])
+    measurements = []
+    for mg in payload["marginals"]:
+        sigma = math.sqrt(float(_fraction(mg["sigma_sq_steps"])))
+        measurements.append(mbi.LinearMeasurement(
+            np.asarray(mg["values"], dtype=np.float64), tuple(mg["columns"]), sigma))
+    rows = int(payload["rows"])
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = mbi.estimation.MirrorDescent().estimate(
+            domain, measurements, known_total=float(rows), iters=ESTIMATION_ITERS)
+
+        def marginal(columns: tuple[str, ...]) -> np.ndarray:
+            return np.asarray(model.project(columns).datavector(), dtype=np.float64)
+
+        return tree_sample(names, [c.size for c in cols],
+                           [(str(a), str(b)) for a, b in payload["selected"]], marginal, rows,
+                           int(payload["seed"]))
+
+
+def rounded_counts(weights: np.ndarray, total: int) -> np.ndarray:
+    """``total`` split in proportion to ``weights`` (negatives as 0; all 0: evenly), by
+    largest remainders (ties to the first): every count within 1 of its share."""
+    w = np.clip(np.nan_to_num(np.asarray(weights, dtype=np.float64)), 0, None)
+    share = w / w.sum() if w.sum() > 0 else np.full(w.size, 1.0 / w.size)
+    exact = share * total
+    counts: np.ndarray = np.floor(exact).astype(np.int64)
+    left = total - int(counts.sum())
+    if left > 0:
+        order = np.argsort(-(exact - counts), kind="stable")
+        counts[order[:left]] += 1
+    return counts
+
+
+def tree_sample(names: list[str], sizes: list[int], pairs: list[tuple[str, str]],
+                marginal: Any, rows: int, seed: int) -> np.ndarray:
+    """Rows drawn from a tree-shaped model (MST's: the chosen pairs join every column):
+    the first column's values in proportion to its estimated marginal, then down the tree
+    each child's values, within each value of its parent, in proportion to the estimated
+    pair marginal (largest-remainder rounding, so every measured marginal of the model is
+    matched to within a row a cell), shuffled within the parent's value and, at the end,
+    across rows. ``marginal(columns)`` gives the model's marginal (row-major). Randomness
+    here is post-processing of released values: a generator seeded from the payload."""
+    rng = np.random.default_rng(seed)
+    index = {n: k for k, n in enumerate(names)}
+    links: dict[int, list[int]] = {k: [] for k in range(len(names))}
+    for a, b in pairs:
+        links[index[a]].append(index[b])
+        links[index[b]].append(index[a])
+    codes = np.zeros((rows, len(names)), dtype=np.int64)
+    codes[:, 0] = np.repeat(np.arange(sizes[0]), rounded_counts(marginal((names[0],)), rows))
+    seen, queue = {0}, [0]
+    while queue:
+        parent = queue.pop(0)
+        for child in sorted(links[parent]):
+            if child in seen:
+                continue
+            seen.add(child)
+            queue.append(child)
+            joint = marginal((names[parent], names[child])).reshape(sizes[parent], sizes[child])
+            for v in range(sizes[parent]):
+                where = np.flatnonzero(codes[:, parent] == v)
+                if where.size == 0:
+                    continue
+                values = np.repeat(np.arange(sizes[child]),
+                                   rounded_counts(joint[v], int(where.size)))
+                codes[where, child] = rng.permutation(values)
+    for k in range(len(names)):  # a column outside the tree (never with MST): its marginal
+        if k not in seen:
+            codes[:, k] = rng.permutation(np.repeat(
+                np.arange(sizes[k]), rounded_counts(marginal((names[k],)), rows)))
+    out: np.ndarray = codes[rng.permutation(rows)]
+    return out
+
+
+def _fraction(text: str) -> float:
+    from fractions import Fraction
+
+    return float(Fraction(text))
+
+
+def synthetic_csv(query: Query, payload: dict[str, Any]) -> bytes:
+    """synthetic/<id>.csv: a header of the declared columns, then the rows, each cell one of
+    its column's declared values (a category, or a bin's label)."""
+    cols = list(query.synth_columns or ())
+    codes = synthetic_codes(query, payload)
+    texts = [domain_texts(c) for c in cols]
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow([c.column for c in cols])
+    for row in codes.tolist():
+        writer.writerow([texts[k][v] for k, v in enumerate(row)])
+    return buf.getvalue().encode("utf-8")
+
+
+# ----------------------------------------------------------------------------- the report
+
+
+def synthetic_paragraphs(record: dict[str, Any]) -> list[str]:
+    """The report's section on the release's synthetic tables (none: no section): what a
+    synthetic table is and is not, and what was measured, from release.json alone."""
+    tables = record.get("synthetic") or {}
+    if not isinstance(tables, dict) or not tables:
+        return []
+    out = [
+        "A synthetic table is made up: its rows are not people, and no row stands for anyone "
+        "in the data. It was sampled from a model fitted to the noised counts listed above "
+        "(one-way counts of every column, and two-way counts of the pairs chosen by the "
+        "exponential mechanism), so it only keeps the patterns those counts show. Joint "
+        "patterns that were not measured (other pairs, three or more columns together) are "
+        "not preserved beyond what the chosen pairs imply. Its accuracy is judged by those "
+        "measured counts: each comes with its noise (the interval above), and anyone can "
+        "count the synthetic file and compare. Making the table from the noised counts costs "
+        "no privacy: its guarantee is the one stated below.",
+    ]
+    for qid, t in sorted(tables.items()):
+        if not isinstance(t, dict):
+            continue
+        pairs = ", ".join(f"{a} × {b}" for a, b in t.get("selected", []))
+        source = ("as the plan states" if t.get("rows_from") == "plan"
+                  else "from the noised one-way counts")
+        out.append(
+            f"{qid}: synthetic/{qid}.csv has {t.get('rows')} rows ({source}) of the columns "
+            f"{', '.join(t.get('columns', []))}, made with "
+            f"{str(t.get('method', '')).upper()} (Private-PGM); measured pairs: "
+            f"{pairs or 'none'}; sampling seed {t.get('seed')}.")
+    return out
