@@ -197,3 +197,31 @@ def test_a_kind_of_chart_that_cannot_be_drawn_fails_before_the_charge(
     assert code == 2 and "no bars today" in err and "nothing was charged" in err
     assert not out.exists()
     _nothing_charged(world)
+
+
+def test_a_label_with_dollar_signs_is_drawn_as_written(world: dict[str, Path],
+                                                       capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    """A declared category like "$\\foo$" is text, not a formula: matplotlib read it as
+    mathtext and could not draw it, so a plan naming it could never be released."""
+    world["table"].write_text("id,g,h\n" + "".join(
+        f"{i},{'ab'[i % 2]},{['$x$ or $y$', chr(36) + chr(92) + 'foo$'][i % 2]}\n"
+        for i in range(300)))
+    plan = _two_histograms(world, ["$x$ or $y$", "$\\foo$"])
+    out = world["dir"] / "b.zip"
+    code = main(["--home", str(world["home"]), "release", str(plan), "--data",
+                 str(world["table"]), "--out", str(out)])
+    assert code == 0, capsys.readouterr().err
+    chart = Chart("bars", (Mark("$\\foo$", 1.0, 0.0, 2.0), Mark("$x$", 1.0, 0.0, 2.0)),
+                  "sum of $a$", None, (0.0, 3.0), "c", point_label="")
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.text import Text
+
+    fig = Figure()
+    FigureCanvasAgg(fig)
+    charts.ChartDrawing(fig).draw(chart)
+    fig.canvas.draw()
+    shown = [t for t in fig.findobj(Text) if t.get_text() in ("$\\foo$", "$x$", "sum of $a$")]
+    assert {t.get_text() for t in shown} == {"$\\foo$", "$x$", "sum of $a$"}
+    assert not any(t._preprocess_math(t.get_text())[1] for t in shown)  # drawn as written

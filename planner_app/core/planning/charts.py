@@ -18,6 +18,9 @@ from .preview import Chart
 BAR = "#5d8aa8"
 INTERVAL = "#c0392b"
 SPAN = "#d5e8d4"
+# labels and titles are text as written: "$x$" in a category or column name is no formula
+# (matplotlib's mathtext read it as one, and refused "$\\foo$")
+TEXT: dict[str, Any] = {"parse_math": False}
 
 
 def _short(label: str, limit: int = 14) -> str:
@@ -62,15 +65,16 @@ class ChartDrawing:
                                           color=BAR, alpha=0.75, zorder=2)
             ax.set_xticks(x, [_short(m.label) for m in chart.marks],
                           rotation=30 if len(x) > 6 else 0,
-                          ha="right" if len(x) > 6 else "center", fontsize=8)
-            ax.set_ylabel(chart.value_label, fontsize=8)
+                          ha="right" if len(x) > 6 else "center", fontsize=8, **TEXT)
+            ax.set_ylabel(chart.value_label, fontsize=8, **TEXT)
             ax.grid(True, axis="y", alpha=0.3)
             # above the axes, never over a bar
-            self.artists["label"] = ax.set_title(" ", loc="left", fontsize=9, color=INTERVAL)
+            self.artists["label"] = ax.set_title(" ", loc="left", fontsize=9, color=INTERVAL,
+                                                 **TEXT)
         else:
             ax.set_yticks([])
             ax.set_ylim(-1, 1)
-            ax.set_xlabel(chart.value_label, fontsize=8)
+            ax.set_xlabel(chart.value_label, fontsize=8, **TEXT)
             if chart.span is not None:
                 self.artists["span"] = ax.axvspan(*chart.span, ymin=0.3, ymax=0.7, color=SPAN,
                                                   zorder=1, label="values it can take")
@@ -81,7 +85,7 @@ class ChartDrawing:
             for side in ("left", "right", "top"):
                 ax.spines[side].set_visible(False)
             self.artists["label"] = ax.text(0, 0.45, "", ha="center", va="bottom",
-                                            fontsize=9, color=INTERVAL, zorder=5)
+                                            fontsize=9, color=INTERVAL, zorder=5, **TEXT)
         self.artists["whiskers"] = LineCollection([], colors=INTERVAL, linewidths=2, zorder=3)
         self.artists["caps"] = LineCollection([], colors=INTERVAL, linewidths=2, zorder=3)
         ax.add_collection(self.artists["whiskers"])
@@ -212,7 +216,7 @@ class TrialCharts:
         fig = Figure(figsize=(6.0, 2.4), dpi=110)
         FigureCanvasAgg(fig)
         for i, text in enumerate(self.texts):
-            fig.text(0.5, (i % 20) / 20, text, fontsize=8, rotation=30 if i % 2 else 0)
+            fig.text(0.5, (i % 20) / 20, text, fontsize=8, rotation=30 if i % 2 else 0, **TEXT)
         fig.canvas.draw()
 
 
