@@ -175,10 +175,14 @@ def chart_texts(chart: Chart) -> list[str]:
 
 def chart_branches(chart: Chart) -> tuple[Any, ...]:
     """What decides which code ``draw`` and ``update`` run and which artists the PNG holds,
-    apart from the texts and the numbers: charts alike in these take the same path."""
+    apart from the texts and the numbers: charts alike in these take the same path. (Bars
+    draw no span, a number line no rotated labels.)"""
     with_interval = [m.low is not None and m.high is not None for m in chart.marks]
-    return (chart.shape, chart.span is None, len(chart.marks) > 6, not chart.marks,
-            any(with_interval), all(with_interval), not chart.point_label)
+    if chart.shape == "bars":
+        return ("bars", len(chart.marks) > 6, not chart.marks, any(with_interval),
+                all(with_interval))
+    return (chart.shape, chart.span is None, not chart.marks, any(with_interval),
+            all(with_interval))
 
 
 class TrialCharts:
