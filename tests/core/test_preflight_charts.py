@@ -225,3 +225,22 @@ def test_a_label_with_dollar_signs_is_drawn_as_written(world: dict[str, Path],
     shown = [t for t in fig.findobj(Text) if t.get_text() in ("$\\foo$", "$x$", "sum of $a$")]
     assert {t.get_text() for t in shown} == {"$\\foo$", "$x$", "sum of $a$"}
     assert not any(t._preprocess_math(t.get_text())[1] for t in shown)  # drawn as written
+
+
+def test_a_report_error_of_several_lines_is_told_on_one(world: dict[str, Path],
+                                                        monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    """matplotlib's errors come in several lines (mathtext quoted the formula, a caret under
+    it); the refusal before the charge is one line."""
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise ValueError("\n\\foo\n^\nParseFatalException: Unknown symbol")
+
+    monkeypatch.setattr(publish_module, "_report_files", broken)
+    plan = _two_histograms(world, ["a", "b"])
+    code = main(["--home", str(world["home"]), "release", str(plan), "--data",
+                 str(world["table"]), "--out", str(world["dir"] / "b.zip")])
+    err = capsys.readouterr().err
+    assert code == 2 and "Unknown symbol" in err and "nothing was charged" in err
+    assert len(err.strip().splitlines()) == 1, err
+    _nothing_charged(world)
