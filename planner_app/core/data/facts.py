@@ -286,9 +286,10 @@ class Reader:
         self.source = source
         self.own = con is None
         self.con = source.connect(wanted) if con is None else con
-        # progress for query_progress() (the app's bar), never printed on the terminal
-        self.con.execute("SET enable_progress_bar = true")
-        self.con.execute("SET enable_progress_bar_print = false")
+        if self.own:  # a connection lent (an engine's) keeps its owner's settings
+            # progress for query_progress() (the app's bar), never printed on the terminal
+            self.con.execute("SET enable_progress_bar = true")
+            self.con.execute("SET enable_progress_bar_print = false")
         self.types = column_types(self.con)
         self._cells: dict[str, Cell] = {}
 
@@ -354,18 +355,40 @@ class ColumnFacts:
         return self.loader() if self.loader is not None else frozenset()
 
 
-def present_keys(source: TableSource, column: str, limit: int = PRESENT_LIMIT) -> frozenset[str]:
-    """The keys of (up to ``limit``) distinct values present in a column."""
-    with Reader(source, [column]) as r:
+def present_keys(source: TableSource, column: str, limit: int = PRESENT_LIMIT,
+                 con: duckdb.DuckDBPyConnection | None = None) -> frozenset[str]:
+    """The keys of (up to ``limit``) distinct values present in a column (read through
+    ``con``, a connection whose view ``src`` holds the column, when given)."""
+    with Reader(source, [column], con) as r:
         c = r.cell(column)
         rows = r.run(f"SELECT DISTINCT {c.key_num}, {c.key_txt} FROM {r.src} "
                      f"WHERE NOT {c.missing} LIMIT {int(limit)}")
     return frozenset(cell_key(n, t) for n, t in rows)
 
 
+def _present_loader(source: TableSource, column: str,
+                    con: duckdb.DuckDBPyConnection | None) -> Callable[[], frozenset[str]]:
+    """``present_keys`` read through ``con`` while it is open, else from the file."""
+
+    def load() -> frozenset[str]:
+        import duckdb
+
+        if con is not None:
+            try:
+                return present_keys(source, column, con=con)
+            except duckdb.ConnectionException:  # closed since: read the file itself
+                pass
+        return present_keys(source, column)
+
+    return load
+
+
 def column_facts(source: TableSource, columns: Sequence[str],
                  con: duckdb.DuckDBPyConnection | None = None) -> dict[str, ColumnFacts]:
-    """Minimum, maximum and share of numbers of each named column, in one query."""
+    """Minimum, maximum and share of numbers of each named column, in one query. With
+    ``con`` (a connection whose view ``src`` holds these columns, such as a release engine's
+    over the rows it read: ``SqlEngine.facts_connection``), the query and the values present
+    read from there, not from the file again."""
     wanted = [c for c in dict.fromkeys(columns) if c in source.columns]
     if not wanted:
         return {}
@@ -381,7 +404,7 @@ def column_facts(source: TableSource, columns: Sequence[str],
         lo, hi, good = row[1 + 3 * i: 4 + 3 * i]
         out[col] = ColumnFacts(None if lo is None else float(lo), None if hi is None else float(hi),
                                int(good) / total if total else 0.0,
-                               loader=partial(present_keys, source, col))
+                               loader=_present_loader(source, col, con))
     return out
 
 
