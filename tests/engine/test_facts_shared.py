@@ -85,3 +85,37 @@ def test_a_release_check_reads_the_file_once(tmp_path: Path, kind: str,
     assert report.warnings == loaded.warnings
     assert any("exactly the values present" in w for w in report.warnings)
     assert report.owner_facts == loaded.owner_facts
+
+
+def test_typed_columns_through_the_engine(tmp_path: Path) -> None:
+    """A Parquet file's typed columns (floats with NaN, infinities and both zeros, integers,
+    booleans) read by value give the pandas reading's facts."""
+    import numpy as np
+    import pandas as pd
+
+    n = 40
+    frame = pd.DataFrame({
+        "f": [[np.nan, -0.0, 0.0, np.inf, -np.inf, 2.5, -7.25, 1e300][i % 8] for i in range(n)],
+        "i": [(i * 7919) % 23 - 11 for i in range(n)],
+        "b": [[True, False, None][i % 3] for i in range(n)],
+    })
+    path = tmp_path / "typed.parquet"
+    frame.to_parquet(path, index=False)
+    plan = plan_from_dict(plan_dict(queries=[
+        {"id": c, "kind": "sum", "column": c, "lower": 0, "upper": 9, "epsilon": 1.0}
+        for c in ("f", "i", "b")]))
+    table = open_table(path)
+    engine = open_engine("duckdb", plan, table, SeededRandomSource(3))
+    assert isinstance(engine, SqlEngine)
+    try:
+        assert table.source is not None
+        got = facts.column_facts(table.source, ["f", "i", "b"], engine.facts_connection())
+        loaded = load_table(path).frame
+        for col in ("f", "i", "b"):
+            lo, hi, share, present = pandas_facts(loaded[col])
+            seen = got[col]
+            assert (seen.minimum, seen.maximum) == (lo, hi), col
+            assert math.isclose(seen.numeric_share, share), col
+            assert seen.present == present, col
+    finally:
+        engine.close()
