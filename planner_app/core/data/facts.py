@@ -430,7 +430,7 @@ def _values_of(column: str) -> str:
 
 def _column_facts_by_value(source: TableSource, wanted: Sequence[str],
                            con: duckdb.DuckDBPyConnection) -> dict[str, ColumnFacts]:
-    """``column_facts`` over a table already read (an engine's): a query a column, the cell
+    """``column_facts`` over a table already read (an engine's), one query per column: the cell
     rules applied to each distinct value once and weighed by its rows, not to every row (the
     rules read a value alone, so minimum, maximum and numbers counted are the same)."""
     with Reader(source, wanted, con) as r:

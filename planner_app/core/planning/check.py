@@ -321,7 +321,7 @@ def _check_against_table(report: CheckReport, table: Table,
     named = [c for q in plan.queries
              for c in [q.column, q.group_by.column if q.group_by is not None else None]
              if c is not None and c in source.columns]
-    cache = source_column_facts(source, named, con)  # one query; values present when asked
+    cache = source_column_facts(source, named, con)  # values present read when asked
 
     def facts(column: str) -> ColumnFacts | None:
         return cache.get(column)
