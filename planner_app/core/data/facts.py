@@ -286,9 +286,10 @@ class Reader:
         self.source = source
         self.own = con is None
         self.con = source.connect(wanted) if con is None else con
-        # progress for query_progress() (the app's bar), never printed on the terminal
-        self.con.execute("SET enable_progress_bar = true")
-        self.con.execute("SET enable_progress_bar_print = false")
+        if self.own:  # a connection lent (an engine's) keeps its owner's settings
+            # progress for query_progress() (the app's bar), never printed on the terminal
+            self.con.execute("SET enable_progress_bar = true")
+            self.con.execute("SET enable_progress_bar_print = false")
         self.types = column_types(self.con)
         self._cells: dict[str, Cell] = {}
 
@@ -307,18 +308,26 @@ class Reader:
         """The view ``src`` with each text column's trimmed text and number computed once
         per cell (the cell rules refer to them many times), for the columns whose ``cell``
         was asked for before."""
+        return self.over("src")
+
+    def over(self, base: str, columns: Iterable[str] | None = None) -> str:
+        """``src`` as above over another relation ``base`` of some of its columns (such as
+        a column's distinct values): the prepared cells of ``columns`` (default: every
+        column whose ``cell`` was asked for)."""
+        wanted = set(self._cells if columns is None else columns)
         inner = ["*"]
         outer = ["*"]
         for i, (column, kind) in enumerate(self.types.items()):
             # only the columns whose cells were asked for (DuckDB computes what it is given)
-            if column in self._cells and is_text_kind(kind) and not is_nested(kind):
+            if column in wanted and column in self._cells and is_text_kind(kind) \
+                    and not is_nested(kind):
                 t, _ = text_expressions(column, kind)
                 inner.append(f"{t} AS __planner_t{i}")
                 inner.append(f"TRY_CAST({t} AS DOUBLE) AS __planner_c{i}")
                 outer.append(f"(CASE WHEN __planner_c{i} IS NOT NULL AND regexp_full_match("
                              f"__planner_t{i}, {literal(NUMBER_RE)}) THEN __planner_c{i} END) "
                              f"AS __planner_n{i}")
-        return f"(SELECT {', '.join(outer)} FROM (SELECT {', '.join(inner)} FROM src)) AS cells"
+        return f"(SELECT {', '.join(outer)} FROM (SELECT {', '.join(inner)} FROM {base})) AS cells"
 
     def run(self, sql: str, progress: Progress = None, cancel: Cancel = None,
             message: str = "Reading") -> list[tuple[Any, ...]]:
@@ -354,21 +363,47 @@ class ColumnFacts:
         return self.loader() if self.loader is not None else frozenset()
 
 
-def present_keys(source: TableSource, column: str, limit: int = PRESENT_LIMIT) -> frozenset[str]:
-    """The keys of (up to ``limit``) distinct values present in a column."""
-    with Reader(source, [column]) as r:
+def present_keys(source: TableSource, column: str, limit: int = PRESENT_LIMIT,
+                 con: duckdb.DuckDBPyConnection | None = None) -> frozenset[str]:
+    """The keys of (up to ``limit``) distinct values present in a column (read through
+    ``con``, a connection whose view ``src`` holds the column, when given)."""
+    with Reader(source, [column], con) as r:
         c = r.cell(column)
-        rows = r.run(f"SELECT DISTINCT {c.key_num}, {c.key_txt} FROM {r.src} "
+        # through a connection (a table already read): the keys of each distinct value
+        cells = r.src if con is None else r.over(_values_of(column), [column])
+        rows = r.run(f"SELECT DISTINCT {c.key_num}, {c.key_txt} FROM {cells} "
                      f"WHERE NOT {c.missing} LIMIT {int(limit)}")
     return frozenset(cell_key(n, t) for n, t in rows)
 
 
+def _present_loader(source: TableSource, column: str,
+                    con: duckdb.DuckDBPyConnection | None) -> Callable[[], frozenset[str]]:
+    """``present_keys`` read through ``con`` while it is open, else from the file."""
+
+    def load() -> frozenset[str]:
+        import duckdb
+
+        if con is not None:
+            try:
+                return present_keys(source, column, con=con)
+            except duckdb.ConnectionException:  # closed since: read the file itself
+                pass
+        return present_keys(source, column)
+
+    return load
+
+
 def column_facts(source: TableSource, columns: Sequence[str],
                  con: duckdb.DuckDBPyConnection | None = None) -> dict[str, ColumnFacts]:
-    """Minimum, maximum and share of numbers of each named column, in one query."""
+    """Minimum, maximum and share of numbers of each named column, in one query. With
+    ``con`` (a connection whose view ``src`` holds these columns, such as a release engine's
+    over the rows it read: ``SqlEngine.facts_connection``), the query and the values present
+    read from there, not from the file again."""
     wanted = [c for c in dict.fromkeys(columns) if c in source.columns]
     if not wanted:
         return {}
+    if con is not None:
+        return _column_facts_by_value(source, wanted, con)
     with Reader(source, wanted, con) as r:
         parts = ["count(*)"]
         for col in wanted:
@@ -381,7 +416,35 @@ def column_facts(source: TableSource, columns: Sequence[str],
         lo, hi, good = row[1 + 3 * i: 4 + 3 * i]
         out[col] = ColumnFacts(None if lo is None else float(lo), None if hi is None else float(hi),
                                int(good) / total if total else 0.0,
-                               loader=partial(present_keys, source, col))
+                               loader=_present_loader(source, col, con))
+    return out
+
+
+_ROWS = "__planner_rows"
+
+
+def _values_of(column: str) -> str:
+    """Each distinct value of a column of ``src`` (NULL too) and how many rows hold it."""
+    return f"(SELECT {ident(column)}, count(*) AS {_ROWS} FROM src GROUP BY {ident(column)})"
+
+
+def _column_facts_by_value(source: TableSource, wanted: Sequence[str],
+                           con: duckdb.DuckDBPyConnection) -> dict[str, ColumnFacts]:
+    """``column_facts`` over a table already read (an engine's), one query per column: the cell
+    rules applied to each distinct value once and weighed by its rows, not to every row (the
+    rules read a value alone, so minimum, maximum and numbers counted are the same)."""
+    with Reader(source, wanted, con) as r:
+        total = int(r.run("SELECT count(*) FROM src")[0][0])
+        out = {}
+        for col in wanted:
+            c = r.cell(col)
+            lo, hi, good = r.run(
+                f"SELECT min({c.number}), max({c.number}), COALESCE(sum(CASE WHEN {c.number} "
+                f"IS NOT NULL THEN {_ROWS} END), 0) FROM {r.over(_values_of(col), [col])}")[0]
+            out[col] = ColumnFacts(None if lo is None else float(lo),
+                                   None if hi is None else float(hi),
+                                   int(good) / total if total else 0.0,
+                                   loader=_present_loader(source, col, con))
     return out
 
 

@@ -590,6 +590,17 @@ class SqlEngine:
         return (None if good == 0 else float(lo), None if good == 0 else float(hi), present,
                 good / n if n else 0.0)
 
+    def facts_connection(self) -> duckdb.DuckDBPyConnection | None:
+        """The engine's DuckDB connection, whose view ``src`` holds the plan's columns of the
+        file it read (for a CSV, the rows it already parsed into its own table), so the
+        check's column facts need not read the file again; None for other engines, frames,
+        or once closed."""
+        runner = self.runner
+        if isinstance(runner, DuckDBRunner) and runner.con is not None \
+                and self.source.format in ("csv", "parquet"):
+            return runner.con
+        return None
+
     # -- the interface ----------------------------------------------------------------------
 
     def aggregate(self, query: Query) -> Aggregate:

@@ -6,8 +6,11 @@ bars, error bars and axis limits instead of building the axes again."""
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import io
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from .preview import Chart
@@ -15,6 +18,9 @@ from .preview import Chart
 BAR = "#5d8aa8"
 INTERVAL = "#c0392b"
 SPAN = "#d5e8d4"
+# labels and titles are text as written: "$x$" in a category or column name is no formula
+# (matplotlib's mathtext read it as one, and refused "$\\foo$")
+TEXT: dict[str, Any] = {"parse_math": False}
 
 
 def _short(label: str, limit: int = 14) -> str:
@@ -59,15 +65,16 @@ class ChartDrawing:
                                           color=BAR, alpha=0.75, zorder=2)
             ax.set_xticks(x, [_short(m.label) for m in chart.marks],
                           rotation=30 if len(x) > 6 else 0,
-                          ha="right" if len(x) > 6 else "center", fontsize=8)
-            ax.set_ylabel(chart.value_label, fontsize=8)
+                          ha="right" if len(x) > 6 else "center", fontsize=8, **TEXT)
+            ax.set_ylabel(chart.value_label, fontsize=8, **TEXT)
             ax.grid(True, axis="y", alpha=0.3)
             # above the axes, never over a bar
-            self.artists["label"] = ax.set_title(" ", loc="left", fontsize=9, color=INTERVAL)
+            self.artists["label"] = ax.set_title(" ", loc="left", fontsize=9, color=INTERVAL,
+                                                 **TEXT)
         else:
             ax.set_yticks([])
             ax.set_ylim(-1, 1)
-            ax.set_xlabel(chart.value_label, fontsize=8)
+            ax.set_xlabel(chart.value_label, fontsize=8, **TEXT)
             if chart.span is not None:
                 self.artists["span"] = ax.axvspan(*chart.span, ymin=0.3, ymax=0.7, color=SPAN,
                                                   zorder=1, label="values it can take")
@@ -78,7 +85,7 @@ class ChartDrawing:
             for side in ("left", "right", "top"):
                 ax.spines[side].set_visible(False)
             self.artists["label"] = ax.text(0, 0.45, "", ha="center", va="bottom",
-                                            fontsize=9, color=INTERVAL, zorder=5)
+                                            fontsize=9, color=INTERVAL, zorder=5, **TEXT)
         self.artists["whiskers"] = LineCollection([], colors=INTERVAL, linewidths=2, zorder=3)
         self.artists["caps"] = LineCollection([], colors=INTERVAL, linewidths=2, zorder=3)
         ax.add_collection(self.artists["whiskers"])
@@ -138,6 +145,11 @@ def np_error() -> type[Exception]:
 def chart_png(chart: Chart, width: float = 6.0, height: float = 2.4, dpi: int = 110) -> bytes:
     """The chart as PNG (matplotlib's Agg canvas), for the report. Cached: the HTML and the PDF
     of one report draw the same charts."""
+    return render_png(chart, width, height, dpi)
+
+
+def render_png(chart: Chart, width: float = 6.0, height: float = 2.4, dpi: int = 110) -> bytes:
+    """``chart_png`` without its cache."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -148,3 +160,89 @@ def chart_png(chart: Chart, width: float = 6.0, height: float = 2.4, dpi: int = 
     out = io.BytesIO()
     fig.savefig(out, format="png")
     return out.getvalue()
+
+
+# ----------------------------------------------------------------------------- trial charts
+
+
+def chart_texts(chart: Chart) -> list[str]:
+    """Every text ChartDrawing.draw writes on the chart besides the value axis's numbers
+    (``compact``): the bars' labels, the axis title and the label over a point. Kept beside
+    ``draw`` (a test checks that a drawn chart holds no other text)."""
+    labels = [_short(m.label) for m in chart.marks] if chart.shape == "bars" else []
+    return [*labels, chart.value_label, chart.point_label]
+
+
+def chart_branches(chart: Chart) -> tuple[Any, ...]:
+    """What decides which code ``draw`` and ``update`` run and which artists the PNG holds,
+    apart from the texts and the numbers: charts alike in these take the same path. (Bars
+    draw no span, a number line no rotated labels.)"""
+    with_interval = [m.low is not None and m.high is not None for m in chart.marks]
+    if chart.shape == "bars":
+        return ("bars", len(chart.marks) > 6, not chart.marks, any(with_interval),
+                all(with_interval))
+    return (chart.shape, chart.span is None, not chart.marks, any(with_interval),
+            all(with_interval))
+
+
+class TrialCharts:
+    """The report's charts as the release's check before the charge draws them: the report is
+    built then from placeholder values (publish.preflight_bundle) and thrown away, so the
+    pictures need not be the real ones, only fail where the real ones would.
+
+    Each kind of chart (``chart_branches``) is drawn in full once, through the same code as
+    ``chart_png``; its PNG stands in for every chart of that kind in the trial report (the
+    same size, so the PDF lays out alike). The texts of every chart (``chart_texts``: labels
+    from the plan, the axis title, the point's label) are drawn, all together, on one more
+    figure by ``check_texts``. The trial's pictures never enter ``chart_png``'s cache."""
+
+    def __init__(self) -> None:
+        self.drawn: dict[tuple[Any, ...], bytes] = {}
+        self.texts: dict[str, None] = {}  # in order, each once
+        self.embedded = 0  # bytes of the PNGs handed out (a report's images, for its size)
+
+    def png(self, chart: Chart) -> bytes:
+        kind = chart_branches(chart)
+        if kind not in self.drawn:
+            self.drawn[kind] = render_png(chart)
+        self.texts.update(dict.fromkeys(t for t in chart_texts(chart) if t.strip()))
+        self.embedded += len(self.drawn[kind])
+        return self.drawn[kind]
+
+    def check_texts(self) -> None:
+        """Draw every chart's texts (as draw does: 8 and 9 points, tick labels rotated) on
+        one figure; a text matplotlib cannot draw raises here."""
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        if not self.texts:
+            return
+        fig = Figure(figsize=(6.0, 2.4), dpi=110)
+        FigureCanvasAgg(fig)
+        for i, text in enumerate(self.texts):
+            fig.text(0.5, (i % 20) / 20, text, fontsize=8, rotation=30 if i % 2 else 0, **TEXT)
+        fig.canvas.draw()
+
+
+_TRIAL: contextvars.ContextVar[TrialCharts | None] = contextvars.ContextVar(
+    "planner_app_trial_charts", default=None)
+
+
+@contextmanager
+def trial_charts() -> Iterator[TrialCharts]:
+    """Within: ``report_chart_png`` draws trial charts (TrialCharts) instead of the real ones;
+    on leaving without an error, every chart's texts are drawn (``check_texts``)."""
+    trial = TrialCharts()
+    token = _TRIAL.set(trial)
+    try:
+        yield trial
+    finally:
+        _TRIAL.reset(token)
+    trial.check_texts()
+
+
+def report_chart_png(chart: Chart) -> bytes:
+    """The chart as the report embeds it: ``chart_png``, or within ``trial_charts`` its
+    trial stand-in."""
+    trial = _TRIAL.get()
+    return chart_png(chart) if trial is None else trial.png(chart)

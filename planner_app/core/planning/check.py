@@ -21,6 +21,7 @@ from ..data.facts import ColumnFacts, cell_facts
 from ..data.facts import column_facts as source_column_facts
 from ..data.fit import plan_only_notes, require_fit
 from ..data.source import TableSource
+from ..data.sql_plan import SqlEngine
 from ..data.tables import Table, source_of
 from ..dp.accounting import Total, basic, compose, pld, pld_supported, within, zcdp
 from ..dp.accuracy import (
@@ -309,9 +310,12 @@ def _check_against_table(report: CheckReport, table: Table,
     warn = report.warnings
     owner = report.owner_facts
     counts: dict[str, Any]
+    con = None  # the engine's own DuckDB connection, when it has one: no second read
     if engine is not None:  # the release: the facts of the rows it aggregates
         dropped = engine.rows_dropped_by_bound
         counts = {q.id: engine.aggregate(q).facts for q in plan.queries}
+        if isinstance(engine, SqlEngine):
+            con = engine.facts_connection()
     else:
         require_fit(plan, source, table.name)
         dropped, by_query = cell_facts(source, plan)
@@ -319,7 +323,7 @@ def _check_against_table(report: CheckReport, table: Table,
     named = [c for q in plan.queries
              for c in [q.column, q.group_by.column if q.group_by is not None else None]
              if c is not None and c in source.columns]
-    cache = source_column_facts(source, named)  # one query; values present read when asked
+    cache = source_column_facts(source, named, con)  # values present read when asked
 
     def facts(column: str) -> ColumnFacts | None:
         return cache.get(column)

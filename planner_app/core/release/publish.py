@@ -36,6 +36,7 @@ from ..dp.accuracy import DEFAULT_CONFIDENCE, quantile_refusal
 from ..dp.measure import measurement_to_dict
 from ..dp.mechanisms import RandomSource, SeededRandomSource, SystemRandomSource
 from ..model import Plan, plan_digest, plan_to_dict
+from ..planning.charts import trial_charts
 from ..planning.check import CheckReport, all_measurements, check_plan
 from ..planning.readiness import lifetime_rule, require_ready
 from ..records.audit import AuditError, AuditLog, canonical, utc_now
@@ -380,19 +381,25 @@ def preflight_bundle(p: Prepared, prior: LedgerState) -> None:
     if p.sign_with is not None:
         record["signed_by"] = signed_by_entry(p.sign_with)
     try:
-        reports = _report_files(p.plan, record)
+        # the report's text in full; each kind of chart drawn once, every chart's texts drawn
+        # (charts.TrialCharts): the placeholder pictures are thrown away with the rest
+        with trial_charts() as trial:
+            reports = _report_files(p.plan, record)
         # the JSON and CSV files cannot fail on these values: only their size is estimated
         # (compact JSON, at most half the size of the indented files the bundle holds)
         data = 2 * len(json.dumps(record, ensure_ascii=False, allow_nan=False).encode())
     except Exception as exc:  # a report that cannot be built: refuse while nothing is spent
+        why = " ".join(str(exc).split())[:200]  # one line (matplotlib's errors are several)
         raise InputError("plan", None, f"the release report cannot be written for this "
-                         f"plan ({type(exc).__name__}: {str(exc)[:200]}); nothing was "
-                         f"charged") from exc
+                         f"plan ({type(exc).__name__}: {why}); nothing was charged") from exc
     answers = sum(int(a.answers.size) for a in p.aggregates.values()
                   if getattr(a, "answers", None) is not None)
     _require_verifiable(p)
     # release.json (data), plan.json and results.csv (each within the compact record)
-    size = sum(len(v) for v in reports.values()) + data + data // 2 + 4 * answers + (1 << 16)
+    # (the trial PDF holds each kind of chart once, the real one every chart: its images are
+    # counted again, as many as the trial handed out)
+    size = (sum(len(v) for v in reports.values()) + trial.embedded + data + data // 2
+            + 4 * answers + (1 << 16))
     check_output(p.out, p.overwrite, size=size)  # the bundle's temporary file, before zipping
     home_free = shutil.disk_usage(p.home.data_dir).free
     if home_free < size + (1 << 20):

@@ -537,13 +537,13 @@ def result_chart_html(record: dict[str, Any], s: dict[str, Any]) -> str:
     """The chart as an embedded PNG with its caption (like the belief chart), or ""."""
     import base64
 
-    from ..planning.charts import chart_png
+    from ..planning.charts import report_chart_png
 
     chart = result_chart(record, s)
     if chart is None:
         return ""
     e = html.escape
-    data = base64.b64encode(chart_png(chart)).decode()
+    data = base64.b64encode(report_chart_png(chart)).decode()
     unit = "%" if _is_share(s["rows"][0]) else ""
     alt = (f"Chart of {s['query']['label']}: " + "; ".join(
         f"{m.label} {format_number(m.centre)}{unit}"
@@ -558,7 +558,7 @@ def result_chart_html(record: dict[str, Any], s: dict[str, Any]) -> str:
 
 def result_chart_pdf(pdf: Any, record: dict[str, Any], s: dict[str, Any], width: float) -> None:
     """The chart as an image in the PDF, with its caption, on one page."""
-    from ..planning.charts import chart_png
+    from ..planning.charts import report_chart_png
 
     chart = result_chart(record, s)
     if chart is None:
@@ -567,7 +567,7 @@ def result_chart_pdf(pdf: Any, record: dict[str, Any], s: dict[str, Any], width:
     h = w * (2.4 if chart.shape == "bars" else 1.5) / 6.0  # chart_png's aspect
     if pdf.will_page_break(h + 8):
         pdf.add_page()
-    pdf.image(io.BytesIO(chart_png(chart)), w=w, h=h)
+    pdf.image(io.BytesIO(report_chart_png(chart)), w=w, h=h)
     pdf.set_font("DejaVu", "", 7.5)
     pdf.multi_cell(width, 3.75, " ".join(t for t in (chart.caption, chart.more) if t),
                    align="L")
