@@ -75,7 +75,7 @@ from .bundle import (
 )
 from .commitment import SCHEME, file_commitment
 from .memory import require_memory
-from .noise import QueryRelease, ReleasedValue, privatize
+from .noise import QueryRelease, ReleasedValue, privatize, result_dicts
 from .pending import list_pending, remove_pending, save_pending
 from .report import report_html, report_pdf
 from .signing import recorded_signer, sign_manifest, signed_by_entry
@@ -146,7 +146,7 @@ def release_record(plan: Plan, report: CheckReport, releases: list[QueryRelease]
                    "remaining": {"epsilon": ledger.remaining_epsilon,
                                  "delta": ledger.remaining_delta},
                    "releases_of_dataset": len(ledger.releases)},
-        "results": [v.to_dict() for r in releases for v in r.values],
+        "results": result_dicts(releases),
         **_synthetic_record(releases),
     }
 
