@@ -29,6 +29,11 @@ from tests.conftest import DEMO_PLAN, DEMO_TABLE
 from .minisign_tool import minisign_verify
 
 DEMO = json.loads(DEMO_PLAN.read_text(encoding="utf-8"))
+# a synthetic table over two columns no other statistic of the demo plan reads on its own
+SYNTH = {"id": "synth", "kind": "synthetic", "method": "mst", "epsilon": 2.0, "delta": 5e-7,
+         "columns": [{"column": "region", "categories": ["North", "South", "East", "West"]},
+                     {"column": "smoker", "categories": ["yes", "no"]}],
+         "rows": 100, "justification": {"categories": "official regions; the form's answers"}}
 DEMO_EPSILON = 3.323  # the demo plan's composed total (pld), as `check` prints it
 DEMO_DELTA = 1e-6
 
@@ -266,6 +271,10 @@ RELEASE_CASES = [
     ReleaseCase("a forbidden filter column", base_policy(forbidden_columns=["Employment"]),
                 "forbidden column 'employment' (queries[employed].where[0].column)",
                 rule="policy-columns"),
+    ReleaseCase("a forbidden column of a synthetic table",
+                base_policy(forbidden_columns=["Smoker"]),
+                "forbidden column 'smoker' (queries[synth].columns[1].column)",
+                plan={"queries": [SYNTH]}, rule="policy-columns"),
     ReleaseCase("a forbidden privacy unit id", base_policy(forbidden_columns=["person_id"]),
                 "forbidden column 'person_id' (privacy_unit.id_column)",
                 rule="policy-columns"),

@@ -583,13 +583,7 @@ def _safe(text: str) -> str:
 
 def plan_columns(plan: Plan) -> list[str]:
     """The columns a plan names (the id column, statistics' columns, groups, conditions)."""
-    unit = plan.privacy_unit
-    out = [str(unit.id_column)] if unit.kind == "person" and unit.id_column else []
-    for q in plan.queries:
-        out += [q.column] if q.column else []
-        out += [q.group_by.column] if q.group_by is not None else []
-        out += [c.column for c in q.where]
-    return list(dict.fromkeys(out))
+    return list(dict.fromkeys(column for _, column in plan.columns_read()))
 
 
 def cell_facts(source: TableSource, plan: Plan,

@@ -195,15 +195,7 @@ def nested_problem(plan: Plan, nested: Callable[[str], bool],
     """A column a statistic uses must hold single values, not the lists, structs or maps a
     Parquet file can hold (their cells cannot be compared, counted or summed). The one rule
     for every engine; ``nested(column)`` is the engine's reading of a column."""
-    unit = plan.privacy_unit
-    used = [("privacy_unit.id_column", unit.id_column)] if unit.kind == "person" else []
-    for q in plan.queries:
-        used.append((f"queries[{q.id}].column", q.column))
-        if q.group_by is not None:
-            used.append((f"queries[{q.id}].group_by.column", q.group_by.column))
-        used += [(f"queries[{q.id}].where[{i}].column", c.column)
-                 for i, c in enumerate(q.where)]
-    for field_path, column in used:
+    for field_path, column in plan.columns_read():
         if column is not None and nested(column):
             return InputError("plan", field_path,
                               f"the column {column!r} of {table_name} holds lists or "

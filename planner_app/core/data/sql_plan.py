@@ -66,6 +66,7 @@ from .aggregate import (
     AggregateFacts,
     cell_labels,
 )
+from .facts import plan_columns
 from .fit import ABSENT, NEITHER, NUMERIC_SHARE, fit_rule, nested_problem
 from .source import TableSource, engine_problem, ident, literal
 from .tables import _cell_number
@@ -223,21 +224,6 @@ def salt_from(source: Any) -> bytes:
     """32 bytes from a release's RandomSource (a seeded source makes them reproducible)."""
     words = source.words(4)
     return b"".join(int(w).to_bytes(8, "little") for w in words)
-
-
-def plan_columns(plan: Plan) -> list[str]:
-    """Every column the plan names, id column first."""
-    out: list[str] = []
-    unit = plan.privacy_unit
-    if unit.kind == "person" and unit.id_column is not None:
-        out.append(str(unit.id_column))
-    for q in plan.queries:
-        if q.column is not None:
-            out.append(q.column)
-        if q.group_by is not None:
-            out.append(q.group_by.column)
-        out += [c.column for c in q.where]
-    return list(dict.fromkeys(out))
 
 
 def _double(x: float) -> str:

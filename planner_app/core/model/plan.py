@@ -131,6 +131,19 @@ class Query:
     def title(self) -> str:
         return self.label or self.id
 
+    def columns_read(self) -> list[tuple[str, str]]:
+        """(field, column) for every table column this statistic reads, the field as in the
+        plan (``column``, ``group_by.column``, ``where[i].column``, ``columns[i].column``).
+        The one list of what a statistic reads: the policy's forbidden columns, the engines'
+        projection and the column checks all take it from here."""
+        out = [("column", self.column)] if self.column else []
+        if self.group_by is not None:
+            out.append(("group_by.column", self.group_by.column))
+        out += [(f"where[{i}].column", c.column) for i, c in enumerate(self.where)]
+        out += [(f"columns[{i}].column", c.column)
+                for i, c in enumerate(self.synth_columns or ())]
+        return out
+
     @property
     def is_filtered(self) -> bool:
         """True when a row of a person may contribute nothing (filter or dropped cell)."""
@@ -179,6 +192,15 @@ class Plan:
             if q.id == query_id:
                 return q
         raise KeyError(query_id)
+
+    def columns_read(self) -> list[tuple[str, str]]:
+        """(field, column) for every column the plan reads: the person id (person unit), then
+        each statistic's columns (``Query.columns_read``), fields as in the plan."""
+        unit = self.privacy_unit
+        out = [("privacy_unit.id_column", unit.id_column)] \
+            if unit.kind == "person" and unit.id_column else []
+        return out + [(f"queries[{q.id}].{where}", column)
+                      for q in self.queries for where, column in q.columns_read()]
 
     def with_queries(self, queries: Iterable[Query]) -> Plan:
         return replace(self, queries=tuple(queries))

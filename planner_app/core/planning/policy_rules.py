@@ -33,17 +33,12 @@ POLICY_RULES = ("policy", "policy-release", "policy-columns", "policy-reasons",
 
 
 def plan_columns(plan: Plan) -> list[tuple[str, str]]:
-    """(column, where in the plan) for every column a plan reads."""
-    out = []
-    if plan.privacy_unit.id_column:
-        out.append((plan.privacy_unit.id_column, "privacy_unit.id_column"))
-    for q in plan.queries:
-        if q.column:
-            out.append((q.column, f"queries[{q.id}].column"))
-        if q.group_by is not None:
-            out.append((q.group_by.column, f"queries[{q.id}].group_by.column"))
-        for i, cond in enumerate(q.where):
-            out.append((cond.column, f"queries[{q.id}].where[{i}].column"))
+    """(column, where in the plan) for every column a plan reads (``Plan.columns_read``; an id
+    column named with a row unit counts too: it is in the plan)."""
+    unit = plan.privacy_unit
+    out = [(column, where) for where, column in plan.columns_read()]
+    if unit.id_column and unit.kind != "person":
+        out.insert(0, (unit.id_column, "privacy_unit.id_column"))
     return out
 
 
