@@ -191,3 +191,26 @@ def test_a_reason_change_is_named(tmp_path: Path) -> None:
     (s,) = diff.statistics
     assert [f.line for f in s.fields] == ["reason for the ε: none → 'a count needs little'"]
     assert s.accuracy.words.startswith("unchanged")
+
+
+def test_a_synthetic_tables_own_fields_are_named() -> None:
+    """An officer comparing two versions sees a synthetic table's columns, domains and rows
+    change (they were reported as "none of its own fields changed")."""
+    synth = {"id": "synth", "kind": "synthetic", "method": "mst", "epsilon": 2.0,
+             "delta": 5e-7, "rows": 2000,
+             "columns": [{"column": "region", "categories": ["North", "South"]},
+                         {"column": "age", "bins": [16, 30, 100]},
+                         {"column": "smoker", "categories": ["yes", "no"]}],
+             "justification": {"categories": "the form's answers", "bounds": "age bands"}}
+    old = plan_dict(budget={"epsilon": 4.0, "delta": 1e-5}, queries=[synth])
+    new = json.loads(json.dumps(old))
+    q = new["queries"][0]
+    q["columns"] = [{"column": "region", "categories": ["North", "South"]},
+                    {"column": "age", "bins": [16, 30, 50, 100]}]
+    q["rows"] = 500
+    diff = diff_plans(plan_from_dict(old), plan_from_dict(new))
+    (s,) = diff.statistics
+    lines = [f.line for f in s.fields]
+    assert any(line.startswith("table columns") and "smoker" in line for line in lines), lines
+    assert any(line.startswith("table columns") and "50" in line for line in lines), lines
+    assert "rows to generate: 2000 → 500" in lines, lines

@@ -348,12 +348,31 @@ def query_field_changes(old: Query, new: Query) -> list[FieldChange]:
         _simple("δ", old.delta, new.delta),
         _simple("grid step", old.grid_step, new.grid_step),
         _simple("expected count", old.expected_count, new.expected_count),
+        _synth_change(old, new),
+        _simple("rows to generate", old.rows, new.rows),
     ]
     oj, nj = dict(old.justification or {}), dict(new.justification or {})
     for key in sorted(set(oj) | set(nj)):
         what = {"epsilon": "ε", "delta": "δ"}.get(key, key)
         out.append(_simple(f"reason for the {what}", oj.get(key), nj.get(key)))
     return [c for c in out if c is not None]
+
+
+def _synth_columns(q: Query) -> list[str]:
+    """A synthetic table's columns with their domains, one text each."""
+    return [f"{c.column}: " + (", ".join(_scalar(v) for v in c.categories)
+                               if c.categories is not None
+                               else "bins " + ", ".join(_text(float(b)) for b in c.bins or ()))
+            for c in q.synth_columns or ()]
+
+
+def _synth_change(old: Query, new: Query) -> FieldChange | None:
+    """A synthetic table's columns and domains: the columns added, removed or changed."""
+    was, now = _synth_columns(old), _synth_columns(new)
+    if was == now:
+        return None
+    return FieldChange("table columns", f"{len(was)} columns", f"{len(now)} columns",
+                       tuple(c for c in now if c not in was), tuple(c for c in was if c not in now))
 
 
 def _bounds(q: Query) -> str:
