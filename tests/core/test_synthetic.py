@@ -486,3 +486,16 @@ def test_spark_gives_the_same_true_marginals() -> None:
             spark_engine.stop_session()
     for name, counts in want.items():
         assert agg.parts[name].tolist() == counts.tolist(), name
+
+
+def test_bin_labels_are_exact_so_close_edges_stay_apart() -> None:
+    """Each bin's label in the synthetic table names its edges exactly: edges that differ only
+    past the 6th digit gave the same label ("[16, 16)" twice), and 123456789 read 1.23457e+08."""
+    from planner_app.core.model.plan import SynthColumn
+
+    close = SynthColumn("x", bins=(16.0, 16.0000000001, 16.0000000002, 100.0))
+    labels = close.labels()
+    assert len(set(labels)) == 3
+    assert labels[0] == "[16, 16.0000000001)" and labels[-1] == "[16.0000000002, 100]"
+    wide = SynthColumn("x", bins=(0.0, 123456789.0, 1e17, 2.5e17))
+    assert wide.labels() == ["[0, 123456789)", "[123456789, 1e+17)", "[1e+17, 2.5e+17]"]

@@ -95,9 +95,15 @@ class SynthColumn:
         """The values written in the synthetic table: the categories, or each bin's label."""
         if self.categories is not None:
             return list(self.categories)
-        edges = list(self.bins or ())
-        return [f"[{edges[i]:g}, {edges[i + 1]:g}{']' if i == len(edges) - 2 else ')'}"
+        edges = [_edge_text(float(e)) for e in self.bins or ()]
+        return [f"[{edges[i]}, {edges[i + 1]}{']' if i == len(edges) - 2 else ')'}"
                 for i in range(len(edges) - 1)]
+
+
+def _edge_text(x: float) -> str:
+    """A bin edge written exactly (whole numbers without ".0"), so two edges never share a
+    label."""
+    return str(int(x)) if x.is_integer() and abs(x) < 1e16 else repr(x)
 
 
 @dataclass(frozen=True)
