@@ -77,3 +77,68 @@ def test_a_genuine_bundle_of_a_one_value_table_verifies_and_opens(tmp_path: Path
     assert verdict.valid, verdict.problems
     opened = open_for_viewer(out)
     assert opened.verdict.valid and opened.synthetic
+
+
+# ----------------------------------------------------------------------------- the payload
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A bundle of two synthetic tables: one with the plan's rows, one without."""
+    pytest.importorskip("mbi")
+    folder = tmp_path_factory.mktemp("synth")
+    doc = synth_plan(rows=300)
+    doc["queries"].append({**SYNTH, "id": "synth_n", "epsilon": 1.0,
+                           "columns": SYNTH["columns"][:2]})
+    plan = plan_from_dict(doc)
+    out = folder / "bundle.zip"
+    publish(plan, load_table(DEMO_TABLE), out, app_home(folder / "home").ensure(),
+            source=SeededRandomSource(8))
+    with zipfile.ZipFile(out) as zf:
+        files = {n: zf.read(n) for n in zf.namelist()}
+    return {"plan": plan, "files": files}
+
+
+PAYLOAD_FORGERIES: list[tuple[str, Any]] = [
+    ("domains", lambda t: t["domains"][0].__setitem__(0, "Mars")),
+    ("method", lambda t: t.__setitem__("method", "aim")),
+    ("seed", lambda t: t.__setitem__("seed", -1)),
+    ("seed", lambda t: t.__setitem__("seed", 1 << 31)),
+    ("seed", lambda t: t.__setitem__("seed", True)),
+    ("rows_from", lambda t: t.__setitem__("rows_from", "noised one-way marginals")),
+    ("synth_n", lambda t: t.__setitem__("rows_from", "plan")),  # the plan has no rows
+    ("columns", lambda t: t.__setitem__("columns", ["secret"])),
+    ("keys", lambda t: t.__setitem__("true_rows", 3808)),
+    ("keys", lambda t: t.pop("rows_from")),
+    ("rows", lambda t: t.__setitem__("rows", 300.0)),
+    ("versions", lambda t: t.__setitem__("versions", {"mbi": "2"})),
+    ("versions", lambda t: t["versions"].__setitem__("jax", 7)),
+    ("marginals", lambda t: t["marginals"][0].__setitem__("secret", 1)),
+    ("marginals", lambda t: t["marginals"][0].__setitem__("sigma_sq_steps", 4)),
+]
+
+
+@pytest.mark.parametrize(("field", "forge"), PAYLOAD_FORGERIES)
+def test_verify_checks_the_whole_synthetic_payload(released: dict[str, Any], field: str,
+                                                    forge: Any) -> None:
+    import json
+
+    from planner_app.core.release.verify_synthetic import synthetic_problems
+
+    files, plan = released["files"], released["plan"]
+    record = json.loads(files["release.json"])
+    assert synthetic_problems(files, plan, record) == []
+    table = field if field == "synth_n" else "synth"
+    forge(record["synthetic"][table])
+    problems = synthetic_problems(files, plan, record)
+    assert problems and any(f"{table!r}" in p for p in problems), problems
+
+
+def test_the_payload_records_the_versions_that_regenerate_the_csv(
+        released: dict[str, Any]) -> None:
+    import json
+    from importlib.metadata import version
+
+    record = json.loads(released["files"]["release.json"])
+    for t in record["synthetic"].values():
+        assert t["versions"] == {"mbi": version("mbi"), "jax": version("jax")}
