@@ -142,3 +142,46 @@ def test_the_payload_records_the_versions_that_regenerate_the_csv(
     record = json.loads(released["files"]["release.json"])
     for t in record["synthetic"].values():
         assert t["versions"] == {"mbi": version("mbi"), "jax": version("jax")}
+
+
+# ----------------------------------------------------------------------------- free space
+
+
+@pytest.mark.parametrize("rows", [1_000_000, None])
+def test_the_free_space_check_counts_the_synthetic_table(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch,
+                                                         rows: int | None) -> None:
+    """A million rows of region × smoker take at least 8 bytes a line ("no,East\\n"): with
+    8 MB free the bundle cannot be written, so the release is refused before its charge.
+    Without rows the public worst case is the row cap (a million rows for these domains)."""
+    import shutil
+    from collections import namedtuple
+
+    from planner_app.core.records.ledger import Ledger
+    from planner_app.core.support.errors import InputError
+
+    pytest.importorskip("mbi")
+    doc = synth_plan(rows=rows, columns=[{"column": "region", "categories": ["North", "East"]},
+                                         {"column": "smoker", "categories": ["yes", "no"]}])
+    home = app_home(tmp_path / "h").ensure()
+    usage = namedtuple("usage", "total used free")
+    real = shutil.disk_usage
+
+    def little_room(path: Any) -> Any:
+        return usage(10**12, 0, 8_000_000) if Path(path) == tmp_path else real(path)
+
+    monkeypatch.setattr(shutil, "disk_usage", little_room)
+    out = tmp_path / "b.zip"
+    with pytest.raises(InputError, match="MB free"):
+        publish(plan_from_dict(doc), load_table(DEMO_TABLE), out, home,
+                source=SeededRandomSource(3))
+    assert not out.exists()
+    assert not home.ledger_path.exists() or Ledger(home.ledger_path).releases_charged() == 0
+
+
+def test_the_size_bound_covers_the_tables_written(released: dict[str, Any]) -> None:
+    from planner_app.core.release.synthetic import csv_size_bound
+
+    for qid in ("synth", "synth_n"):
+        assert csv_size_bound(released["plan"].query(qid)) >= \
+            len(released["files"][f"synthetic/{qid}.csv"])

@@ -192,6 +192,21 @@ def placeholder_payload(query: Query) -> dict[str, Any]:
             "seed": SEED_BOUND - 1, "versions": synthesis_versions()}
 
 
+def csv_size_bound(query: Query) -> int:
+    """The most bytes synthetic/<id>.csv can take, from public parameters only: the header
+    plus the plan's rows (without them, the row cap) times the longest line the declared
+    texts can make (each cell quoted with its quotes doubled, plus its separator)."""
+    cols = list(query.synth_columns or ())
+
+    def cell(text: str) -> int:
+        return 2 * len(text.encode("utf-8")) + 3
+
+    header = sum(cell(c.column) for c in cols)
+    widest = sum(max(cell(t) for t in domain_texts(c)) for c in cols)
+    rows = query.rows if query.rows is not None else row_cap(tuple(cols))
+    return header + rows * widest
+
+
 #: The keys of release.json's ``synthetic.<id>``, no more, no fewer (verify_synthetic).
 PAYLOAD_KEYS = frozenset({"method", "columns", "domains", "marginals", "selected", "rows",
                           "rows_from", "seed", "versions"})
