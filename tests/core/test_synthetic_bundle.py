@@ -76,7 +76,10 @@ def test_a_genuine_bundle_of_a_one_value_table_verifies_and_opens(tmp_path: Path
     verdict = verify_bundle(out)
     assert verdict.valid, verdict.problems
     opened = open_for_viewer(out)
-    assert opened.verdict.valid and opened.synthetic
+    assert opened.verdict.valid
+    assert [(t.columns, t.total_rows) for t in opened.synthetic] == [
+        (["smoker", "region"], 1_000_000)]
+    assert {tuple(r) for r in opened.synthetic[0].rows} == {("yes", "North")}
 
 
 # ----------------------------------------------------------------------------- the payload
