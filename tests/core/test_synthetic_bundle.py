@@ -17,7 +17,7 @@ from planner_app.core.release.bundle import MANIFEST, NotABundle, open_bundle
 from planner_app.core.release.publish import publish
 from planner_app.core.support.home import app_home
 from tests.conftest import DEMO_TABLE
-from tests.core.test_synthetic import SYNTH, synth_plan
+from tests.core.test_synthetic import REGIONS, SYNTH, synth_plan
 
 
 def _zip(path: Path, entries: list[tuple[str, bytes]]) -> None:
@@ -188,3 +188,25 @@ def test_the_size_bound_covers_the_tables_written(released: dict[str, Any]) -> N
     for qid in ("synth", "synth_n"):
         assert csv_size_bound(released["plan"].query(qid)) >= \
             len(released["files"][f"synthetic/{qid}.csv"])
+
+
+def test_a_release_whose_tables_could_pass_what_verify_reads_is_refused_before_its_charge(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Several synthetic tables may each be legal and together pass verify's total cap: the
+    bundle would be charged, then refused by every recipient. (The cap is lowered here so a
+    small table stands for four 512 MiB ones.)"""
+    from planner_app.core.records.ledger import Ledger
+    from planner_app.core.release import bundle
+    from planner_app.core.release.synthetic import csv_size_bound
+    from planner_app.core.support.errors import InputError
+
+    pytest.importorskip("mbi")
+    doc = synth_plan(rows=100_000, columns=[{"column": "region", "categories": REGIONS}])
+    plan = plan_from_dict(doc)
+    monkeypatch.setattr(bundle, "MAX_TOTAL_BYTES", csv_size_bound(plan.query("synth")) - 1)
+    home = app_home(tmp_path / "h").ensure()
+    out = tmp_path / "b.zip"
+    with pytest.raises(InputError, match="larger than a bundle may hold"):
+        publish(plan, load_table(DEMO_TABLE), out, home, source=SeededRandomSource(3))
+    assert not out.exists()
+    assert not home.ledger_path.exists() or Ledger(home.ledger_path).releases_charged() == 0

@@ -409,6 +409,13 @@ def preflight_bundle(p: Prepared, prior: LedgerState) -> None:
     # synthetic/<id>.csv (up to 512 MiB each): the public worst case, in the bundle only (the
     # saved record holds the payload, already in ``data``, never the CSV)
     tables = sum(csv_size_bound(q) for q in p.plan.queries if q.kind == "synthetic")
+    from . import bundle as bundle_format
+
+    if tables + size > bundle_format.MAX_TOTAL_BYTES:  # verify would refuse the whole bundle
+        raise InputError("plan", None, f"its bundle could be larger than a bundle may hold "
+                         f"({bundle_format.MAX_TOTAL_BYTES // 2**20:,} MiB in all, its "
+                         "synthetic tables at their most rows); give them fewer rows or "
+                         "release them separately; nothing was charged")
     check_output(p.out, p.overwrite, size=size + tables)  # the bundle's temporary file
     home_free = shutil.disk_usage(p.home.data_dir).free
     if home_free < size + (1 << 20):
