@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
+from ..model.synthetic_plan import MAX_SYNTH_CSV_BYTES
 from ..support.errors import PlannerError
 
 RELEASE_FORMAT = "planner-app/release@1"
@@ -44,6 +45,11 @@ MAX_MEMBER_BYTES = 1024 * 1024 * 1024
 MAX_TOTAL_BYTES = 2 * 1024 * 1024 * 1024
 MAX_RATIO = 200
 MAX_MEMBERS = 10_000
+#: A synthetic table (synthetic/<id>.csv) may legally compress far better than MAX_RATIO (a
+#: column of one value); the plan caps it at MAX_SYNTH_CSV_BYTES, so that cap, not the ratio,
+#: bounds what is read of it. The caps hold for the bytes actually decompressed: zipfile never
+#: yields more than an entry's declared size (and a shorter entry fails its CRC).
+SYNTH_CSV_PREFIX = "synthetic/"
 ZIP_TIME = (2020, 1, 1, 0, 0, 0)
 
 
@@ -358,8 +364,9 @@ def open_bundle(path: Path, stream: Callable[[str], MemberSink | None] | None = 
                                      "refused")
                 seen.add(info.filename)
                 total += info.file_size
-                if (info.file_size > MAX_MEMBER_BYTES or total > MAX_TOTAL_BYTES
-                        or info.file_size > MAX_RATIO * max(info.compress_size, 1) + 1024):
+                if (info.file_size > _member_cap(info) or total > MAX_TOTAL_BYTES
+                        or (not _is_synthetic_csv(info.filename)
+                            and info.file_size > MAX_RATIO * max(info.compress_size, 1) + 1024)):
                     raise NotABundle(f"{name}: the entry {info.filename!r} unpacks to "
                                      f"{info.file_size:,} bytes (a zip bomb?); refused")
             if MANIFEST not in seen:
@@ -385,6 +392,16 @@ def open_bundle(path: Path, stream: Callable[[str], MemberSink | None] | None = 
             NotImplementedError, RuntimeError, struct.error) as exc:
         raise NotABundle(f"{name}: the zip is damaged or truncated ({type(exc).__name__})") \
             from None
+
+
+def _is_synthetic_csv(name: str) -> bool:
+    return name.startswith(SYNTH_CSV_PREFIX) and name.endswith(".csv") \
+        and "/" not in name[len(SYNTH_CSV_PREFIX):]
+
+
+def _member_cap(info: zipfile.ZipInfo) -> int:
+    """The most bytes an entry may unpack to: what the app's writer can produce for it."""
+    return MAX_SYNTH_CSV_BYTES if _is_synthetic_csv(info.filename) else MAX_MEMBER_BYTES
 
 
 def _stream_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, sink: MemberSink,

@@ -79,7 +79,13 @@ from .noise import QueryRelease, ReleasedValue, privatize, result_dicts
 from .pending import list_pending, remove_pending, save_pending
 from .report import report_html, report_pdf
 from .signing import recorded_signer, sign_manifest, signed_by_entry
-from .synthetic import SYNTH_DIR, placeholder_payload, require_synthesis, synthetic_csv
+from .synthetic import (
+    SYNTH_DIR,
+    csv_size_bound,
+    placeholder_payload,
+    require_synthesis,
+    synthetic_csv,
+)
 
 Progress = Callable[[float, str], None] | None
 FAULT_ENV = "PLANNER_APP_FAULT_PAUSE"  # test hook: pause at a named stage (see _checkpoint)
@@ -400,7 +406,17 @@ def preflight_bundle(p: Prepared, prior: LedgerState) -> None:
     # counted again, as many as the trial handed out)
     size = (sum(len(v) for v in reports.values()) + trial.embedded + data + data // 2
             + 4 * answers + (1 << 16))
-    check_output(p.out, p.overwrite, size=size)  # the bundle's temporary file, before zipping
+    # synthetic/<id>.csv (up to 512 MiB each): the public worst case, in the bundle only (the
+    # saved record holds the payload, already in ``data``, never the CSV)
+    tables = sum(csv_size_bound(q) for q in p.plan.queries if q.kind == "synthetic")
+    from . import bundle as bundle_format
+
+    if tables + size > bundle_format.MAX_TOTAL_BYTES:  # verify would refuse the whole bundle
+        raise InputError("plan", None, f"its bundle could be larger than a bundle may hold "
+                         f"({bundle_format.MAX_TOTAL_BYTES // 2**20:,} MiB in all, its "
+                         "synthetic tables at their most rows); give them fewer rows or "
+                         "release them separately; nothing was charged")
+    check_output(p.out, p.overwrite, size=size + tables)  # the bundle's temporary file
     home_free = shutil.disk_usage(p.home.data_dir).free
     if home_free < size + (1 << 20):
         raise PlannerError(f"the app folder {p.home.data_dir} has {home_free / 1e6:,.1f} MB "

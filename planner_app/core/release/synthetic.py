@@ -152,8 +152,8 @@ def measure_synthetic(query: Query, aggregate: Aggregate, ms: list[Measurement],
     payload = {"method": query.mechanism, "columns": [c.column for c in cols],
                "domains": [domain_texts(c) for c in cols], "marginals": marginals,
                "selected": selected, "rows": int(rows),
-               "rows_from": "plan" if query.rows is not None else "noised one-way marginals",
-               "seed": int(seed)}
+               "rows_from": rows_from(query),
+               "seed": int(seed), "versions": synthesis_versions()}
     cells: list[tuple[str, Any, int, int]] = []
     by_column = {c.column: c for c in cols}
     for mg in marginals:
@@ -188,8 +188,49 @@ def placeholder_payload(query: Query) -> dict[str, Any]:
     return {"method": query.mechanism, "columns": [c.column for c in cols],
             "domains": [domain_texts(c) for c in cols], "marginals": marginals,
             "selected": selected, "rows": query.rows or 1,
-            "rows_from": "plan" if query.rows is not None else "noised one-way marginals",
-            "seed": SEED_BOUND - 1}
+            "rows_from": rows_from(query),
+            "seed": SEED_BOUND - 1, "versions": synthesis_versions()}
+
+
+def csv_size_bound(query: Query) -> int:
+    """The most bytes synthetic/<id>.csv can take, from public parameters only: the header
+    plus the plan's rows (without them, the row cap) times the longest line the declared
+    texts can make (each cell quoted with its quotes doubled, plus its separator)."""
+    cols = list(query.synth_columns or ())
+
+    def cell(text: str) -> int:
+        return 2 * len(text.encode("utf-8")) + 3
+
+    header = sum(cell(c.column) for c in cols)
+    widest = sum(max(cell(t) for t in domain_texts(c)) for c in cols)
+    rows = query.rows if query.rows is not None else row_cap(tuple(cols))
+    return header + rows * widest
+
+
+#: The keys of release.json's ``synthetic.<id>``, no more, no fewer (verify_synthetic).
+PAYLOAD_KEYS = frozenset({"method", "columns", "domains", "marginals", "selected", "rows",
+                          "rows_from", "seed", "versions"})
+#: The packages whose versions regenerate the CSV from the payload (public: post-processing).
+SYNTHESIS_PACKAGES = ("mbi", "jax")
+
+
+def rows_from(query: Query) -> str:
+    """Where a synthetic table's number of rows comes from: the plan, or the noised totals."""
+    return "plan" if query.rows is not None else "noised one-way marginals"
+
+
+def synthesis_versions() -> dict[str, str]:
+    """The installed versions of mbi and jax ("not installed" when one is missing: the dry
+    run before the charge then refuses the synthesis anyway)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {}
+    for name in SYNTHESIS_PACKAGES:
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = "not installed"
+    return out
 
 
 # ----------------------------------------------------------------------------- synthesis

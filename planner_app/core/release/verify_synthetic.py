@@ -1,6 +1,8 @@
 """What ``verify`` checks of a synthetic table, from the bundle alone (no mbi needed):
 
-* release.json's ``synthetic`` entry of each synthetic statistic: its marginals are the
+* release.json's ``synthetic`` entry of each synthetic statistic: exactly its keys, the
+  plan's method, columns, domain texts and source of rows, a seed in [0, SEED_BOUND) and the
+  versions of mbi and jax that wrote the CSV; its marginals are the
   measurements the plan gives (names, columns, σ² as the plan computes them, one value per
   declared cell), its selected pairs form a tree over the columns (d - 1 pairs, no cycle),
   and each selected pair is the pair of its two-way marginal;
@@ -15,13 +17,25 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from fractions import Fraction
 from typing import Any
 
 from ..dp.accuracy import measurement_half_width
 from ..dp.measure import measurements_for
 from ..model import Plan, Query
-from .synthetic import SYNTH_DIR, domain_texts, noised_rows
+from .synthetic import (
+    PAYLOAD_KEYS,
+    SEED_BOUND,
+    SYNTH_DIR,
+    SYNTHESIS_PACKAGES,
+    domain_texts,
+    noised_rows,
+    rows_from,
+)
+
+MARGINAL_KEYS = frozenset({"name", "columns", "sigma_sq_steps", "values"})
+VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+!_-]{0,63}")
 
 
 def synthetic_problems(files: dict[str, bytes], plan: Plan, record: dict[str, Any]) -> list[str]:
@@ -47,13 +61,12 @@ def _one(files: dict[str, bytes], plan: Plan, record: dict[str, Any], q: Query,
     cols = list(q.synth_columns or ())
     names = [c.column for c in cols]
     ms = {m.component.name: m for m in measurements_for(q, plan)}
-    try:
-        marginals = list(payload["marginals"])
-        selected = [tuple(p) for p in payload["selected"]]
-        rows = int(payload["rows"])
-        int(payload["seed"])
-    except (KeyError, TypeError, ValueError):
-        return [f"{where}: lacks its marginals, selected pairs, rows or seed"]
+    shape = _shape_problem(q, payload)
+    if shape:
+        return [f"{where}: {shape}"]
+    marginals = list(payload["marginals"])
+    selected = [tuple(p) for p in payload["selected"]]
+    rows = payload["rows"]
     expected_names = [f"oneway:{n}" for n in names] + [f"twoway:{i}" for i in range(1, len(cols))]
     if [m.get("name") if isinstance(m, dict) else None for m in marginals] != expected_names:
         return [f"{where}: its marginals are not the measurements the plan gives"]
@@ -99,6 +112,51 @@ def _one(files: dict[str, bytes], plan: Plan, record: dict[str, Any], q: Query,
                         "noised marginals give")
     problems.extend(_csv_problems(files, q, want_rows))
     return problems
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _shape_problem(q: Query, payload: dict[str, Any]) -> str | None:
+    """What of the payload is not what the plan makes of it (None: nothing): exactly its
+    keys; the plan's method, columns, domain texts and source of rows; whole-number rows; a
+    seed in [0, SEED_BOUND); the versions of mbi and jax; each marginal exactly its keys, a
+    text variance, and selected pairs as pairs of texts."""
+    if set(payload) != PAYLOAD_KEYS:
+        extra = sorted(set(payload) - PAYLOAD_KEYS)
+        missing = sorted(PAYLOAD_KEYS - set(payload))
+        return ("its keys are not a synthetic table's"
+                + (f" (unexpected: {', '.join(map(str, extra))})" if extra else "")
+                + (f" (missing: {', '.join(missing)})" if missing else ""))
+    cols = list(q.synth_columns or ())
+    if payload["method"] != q.mechanism:
+        return f"its method is not the plan's {q.mechanism!r}"
+    if payload["columns"] != [c.column for c in cols]:
+        return "its columns are not the plan's"
+    if payload["domains"] != [domain_texts(c) for c in cols]:
+        return "its domains are not the plan's declared values"
+    if payload["rows_from"] != rows_from(q):
+        return f"its rows_from is not {rows_from(q)!r}, as the plan gives"
+    if not _is_int(payload["rows"]) or payload["rows"] < 1:
+        return "its rows are not a whole number of at least 1"
+    seed = payload["seed"]
+    if not _is_int(seed) or not 0 <= seed < SEED_BOUND:
+        return f"its seed is not a whole number in [0, {SEED_BOUND:,})"
+    versions = payload["versions"]
+    if not isinstance(versions, dict) or set(versions) != set(SYNTHESIS_PACKAGES) \
+            or not all(isinstance(v, str) and VERSION.fullmatch(v) for v in versions.values()):
+        return f"its versions are not those of {' and '.join(SYNTHESIS_PACKAGES)}"
+    marginals, selected = payload["marginals"], payload["selected"]
+    if not isinstance(marginals, list) or not all(
+            isinstance(m, dict) and set(m) == MARGINAL_KEYS
+            and isinstance(m["sigma_sq_steps"], str) for m in marginals):
+        return "its marginals are not the measurements the plan gives"
+    if not isinstance(selected, list) or not all(
+            isinstance(p, list) and len(p) == 2 and all(isinstance(c, str) for c in p)
+            for p in selected):
+        return "its selected pairs are not pairs of columns"
+    return None
 
 
 def _is_tree(names: list[str], pairs: list[tuple[Any, ...]]) -> bool:
