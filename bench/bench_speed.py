@@ -156,8 +156,8 @@ def main() -> None:
              "dataset's lifetime), the statistics table, accuracy, meter, picture and risk "
              "chart update.", ""]
     if before:
-        lines.append(f"Before = commit {args.before} (the PLD prefix cache, the statistics "
-                     "table sized by Qt's ResizeToContents), measured in the same run.")
+        lines.append(f"Before = commit {args.before}, measured in the same run; after = "
+                     f"this tree.")
         lines.append("")
     lines += ["| statistics | after: median step | after: worst | before: median step | "
               "target |", "|---:|---:|---:|---:|---:|"]
