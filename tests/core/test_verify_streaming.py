@@ -17,25 +17,21 @@ import pytest
 from planner_app.core.data.tables import load_table
 from planner_app.core.dp.measure import measurements_for
 from planner_app.core.model import plan_from_dict
-from planner_app.core.records.audit import canonical, entry_hash
 from planner_app.core.release.bundle import (
-    AUDIT,
     MANIFEST,
     NOISED_DIR,
     RECORD,
-    RESULTS,
-    json_bytes,
     read_bundle,
-    results_csv,
     sha256_bytes,
     zip_bytes,
 )
 from planner_app.core.release.noise import randomized_response_estimate
 from planner_app.core.release.opened_bundle import open_bundle
-from planner_app.core.release.publish import _report_files, publish
+from planner_app.core.release.publish import publish
 from planner_app.core.release.verify_release import AnswerScan, verify_bundle
 from planner_app.core.support.home import app_home as home_at
 from tests.conftest import ROOT, plan_dict
+from tests.trust import forge
 
 RR = {"id": "r", "kind": "randomized_response", "column": "ok", "yes": ["yes"], "no": ["no"],
       "epsilon": 2.0}
@@ -103,15 +99,9 @@ def reseal(src: Path, dst: Path, answers: bytes, *, recompute: bool) -> None:
                                                         ms.get("count"))
         row = next(r for r in record["results"] if r["query_id"] == "r")
         row.update(value=value, low=low, high=high)
-        files[RECORD] = json_bytes(record)
-        files[RESULTS] = results_csv(record["results"])
-        files.update(_report_files(plan, record))
-    entries = [json.loads(line) for line in files[AUDIT].decode().splitlines() if line]
-    last = entries[-1]
-    last["params"]["files"] = {name: sha256_bytes(data) for name, data in sorted(files.items())
-                               if name != AUDIT}
-    last["hash"] = entry_hash(last)
-    files[AUDIT] = b"".join(canonical(e) + b"\n" for e in entries)
+        forge.reseal(files, record)
+    else:
+        forge.seal_audit(files)
     dst.write_bytes(zip_bytes(files))
 
 

@@ -42,6 +42,26 @@ def add_one_to_a_count(record: dict[str, Any]) -> None:
         row[key] = row[key] + 1
 
 
+def reseal(files: dict[str, bytes], record: dict[str, Any]) -> None:
+    """Write ``record`` back into a bundle's files as the app would (release.json, results.csv,
+    the report) and re-seal the audit log over them (no signature)."""
+    plan = plan_from_dict(record["plan"])
+    files[RECORD] = json_bytes(record)
+    files[RESULTS] = results_csv(record["results"])
+    files.update(_report_files(plan, record))
+    seal_audit(files)
+
+
+def seal_audit(files: dict[str, bytes]) -> None:
+    """Make the audit log's last entry name the hashes of the bundle's other files again."""
+    entries = [json.loads(line) for line in files[AUDIT].decode().splitlines() if line]
+    last = entries[-1]
+    last["params"]["files"] = {name: sha256_bytes(data) for name, data in sorted(files.items())
+                               if name != AUDIT}
+    last["hash"] = entry_hash(last)
+    files[AUDIT] = b"".join(canonical(e) + b"\n" for e in entries)
+
+
 def forge(src: Path, dst: Path, *, change: Callable[[dict[str, Any]], None] | None =
           add_one_to_a_count, signature: str | SecretKey = KEEP,
           signed_by: str | SecretKey = KEEP) -> None:
@@ -58,16 +78,7 @@ def forge(src: Path, dst: Path, *, change: Callable[[dict[str, Any]], None] | No
         record.pop("signed_by", None)
     elif isinstance(signed_by, SecretKey):
         record["signed_by"] = signed_by_entry(signed_by)
-    plan = plan_from_dict(record["plan"])
-    files[RECORD] = json_bytes(record)
-    files[RESULTS] = results_csv(record["results"])
-    files.update(_report_files(plan, record))
-    entries = [json.loads(line) for line in files[AUDIT].decode().splitlines() if line]
-    last = entries[-1]
-    last["params"]["files"] = {name: sha256_bytes(data) for name, data in sorted(files.items())
-                               if name != AUDIT}
-    last["hash"] = entry_hash(last)
-    files[AUDIT] = b"".join(canonical(e) + b"\n" for e in entries)
+    reseal(files, record)
     if signature == KEEP:
         sig = old_signature
     elif signature == DROP:
