@@ -223,24 +223,18 @@ class Declared:
         """SQL: the cell's key is one of these values. Long lists go into a temporary table
         (a semi-join), short ones inline."""
         parts = []
-        if self.numbers:
-            if len(self.numbers) > 200:
-                table = f"decl_{name}_n"
-                con.register(f"{table}_f", pd.DataFrame({"v": list(self.numbers)}))
+        kinds: list[tuple[Sequence[Any], str, str, str, Callable[[Any], str]]] = [
+            (self.numbers, c.key_num, "n", "v + 0.0", _double),
+            (self.texts, c.key_txt, "t", "CAST(v AS VARCHAR)", literal)]
+        for values, key, suffix, cast, show in kinds:
+            if len(values) > 200:
+                table = f"decl_{name}_{suffix}"
+                con.register(f"{table}_f", pd.DataFrame({"v": list(values)}))
                 con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS "
-                            f"SELECT v + 0.0 AS v FROM {table}_f")
-                parts.append(f"{c.key_num} IN (SELECT v FROM {table})")
-            else:
-                parts.append(f"{c.key_num} IN ({', '.join(_double(v) for v in self.numbers)})")
-        if self.texts:
-            if len(self.texts) > 200:
-                table = f"decl_{name}_t"
-                con.register(f"{table}_f", pd.DataFrame({"v": list(self.texts)}))
-                con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS "
-                            f"SELECT CAST(v AS VARCHAR) AS v FROM {table}_f")
-                parts.append(f"{c.key_txt} IN (SELECT v FROM {table})")
-            else:
-                parts.append(f"{c.key_txt} IN ({', '.join(literal(t) for t in self.texts)})")
+                            f"SELECT {cast} AS v FROM {table}_f")
+                parts.append(f"{key} IN (SELECT v FROM {table})")
+            elif values:
+                parts.append(f"{key} IN ({', '.join(show(v) for v in values)})")
         return "(" + " OR ".join(f"COALESCE({p}, FALSE)" for p in parts) + ")" if parts \
             else "FALSE"
 
