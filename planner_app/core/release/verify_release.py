@@ -192,7 +192,8 @@ def verify_contents(files: dict[str, bytes], verdict: Verdict,
         problems.extend(synthetic_problems(files, plan, record))
         if len(problems) == n:
             verdict.checks.append("every synthetic table has the declared columns, values and "
-                                  "rows, and its marginals are the plan's measurements")
+                                  "rows, and its noised marginals are the plan's measurements "
+                                  "(its rows are not checked against them)")
     n = len(problems)
     agreement = _agreement(files, answer_files, plan, record, problems)
     if len(problems) == n:
