@@ -198,6 +198,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="also prove who released it: the manifest's signature must "
                              "verify against this public key (minisign format; repeat for "
                              "several). Without it, verify checks integrity only, not origin")
+    verify.add_argument("--regenerate", action="store_true",
+                        help="also make each synthetic table again from its released noised "
+                             "marginals and seed and check it is byte for byte the bundle's "
+                             "(needs the synth extra at the versions the bundle records; "
+                             "otherwise says what was not checked)")
     verify.add_argument("--json", action="store_true", help="print JSON")
 
     policy = sub.add_parser("policy", help="the organisation's signed policy: sign, install, "

@@ -106,7 +106,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     trusted = load_trusted(args.trust)  # a key file that cannot be read: exit 2, as input
     try:
-        verdict = verify_bundle(Path(args.bundle), trusted=trusted)
+        verdict = verify_bundle(Path(args.bundle), trusted=trusted,
+                                regenerate=getattr(args, "regenerate", False))
     except NotABundle as exc:
         if args.json:
             _print_json({"bundle": Path(args.bundle).name, "valid": False,
@@ -121,6 +122,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
               + ("" if verdict.origin.get("origin_proven") else " (integrity only, not origin)"))
         for check in verdict.checks:
             print(f"  ok: {check}")
+        for line in verdict.information:
+            print(f"  info: {line}")
         for line in origin:
             print(f"  {line}")
     if not verdict.valid:

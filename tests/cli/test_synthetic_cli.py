@@ -67,5 +67,10 @@ def test_release_and_verify_a_synthetic_table(tmp_path: Path) -> None:
     checked = run(["verify", str(out)], home)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "every synthetic table has the declared columns" in checked.stdout
+    assert "info: synthetic table 'survey_synth': " in checked.stdout  # its TVD, as information
+    assert "TVD" in checked.stdout and "not checked against them" not in checked.stdout
+    again = run(["verify", str(out), "--regenerate"], home)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "ok: synthetic/survey_synth.csv is byte for byte what mbi" in again.stdout
     names = zipfile.ZipFile(out).namelist()
     assert "synthetic/survey_synth.csv" in names

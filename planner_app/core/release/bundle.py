@@ -428,7 +428,13 @@ class Verdict:
     summary: dict[str, Any] = field(default_factory=dict)
     #: who signed the manifest and what was proven of it (signing.check_origin)
     origin: dict[str, Any] = field(default_factory=dict)
+    #: what verify measured or could not check, never a reason to fail (a synthetic table's
+    #: TVD to its released marginals; a regeneration not run)
+    information: list[str] = field(default_factory=list)
+    #: each synthetic table's TVDs: {query id: verify_synthetic.SyntheticFit's table entry}
+    synthetic: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {"bundle": self.bundle, "valid": self.valid, "problems": self.problems,
-                "checks": self.checks, "summary": self.summary, "origin": self.origin}
+                "checks": self.checks, "summary": self.summary, "origin": self.origin,
+                "information": self.information, "synthetic": self.synthetic}

@@ -301,10 +301,11 @@ def _release_query(query: Query, plan: Plan, aggregate: Aggregate, ms: list[Meas
     if query.kind == "synthetic":
         from .synthetic import measure_synthetic
 
-        cells, payload = measure_synthetic(query, aggregate, ms, source, confidence)
-        for marginal, cell, v, hw in cells:
+        cells, payload = measure_synthetic(query, aggregate, ms, source, confidence,
+                                           clamp_counts)
+        for marginal, cell, v, hw, note in cells:
             values.append(ReleasedValue(query.id, label, marginal, cell, v, v - hw, v + hw,
-                                        confidence, "gaussian", "noised marginal"))
+                                        confidence, "gaussian", note))
         return QueryRelease(query.id, values, synthetic=payload)
 
     if query.kind == "quantile":

@@ -15,7 +15,7 @@ import json
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -82,12 +82,15 @@ class ResultsTable:
 @dataclass(frozen=True)
 class SyntheticTable:
     """synthetic/<id>.csv as text cells: its header, its first rows (at most
-    ``SHOWN_SYNTHETIC_ROWS``) and how many rows it has in all."""
+    ``SHOWN_SYNTHETIC_ROWS``) and how many rows it has in all; ``fit``: verify's sentences
+    on how far its rows are from the released noised marginals (TVD; none when the table
+    did not verify)."""
 
     name: str
     columns: list[str]
     rows: list[list[str]]
     total_rows: int
+    fit: list[str] = field(default_factory=list)
 
 
 SHOWN_SYNTHETIC_ROWS = 500  # a viewer shows the first rows; the file holds them all
@@ -171,7 +174,10 @@ def open_bundle(path: Path, trusted: Sequence[PublicKey] = ()) -> OpenedBundle:
     for name in files:
         if name.startswith("synthetic/") and name.endswith(".csv"):
             try:
-                opened.synthetic.append(_synthetic(name, files[name]))
+                table = _synthetic(name, files[name])
+                fit = next((t.get("information") for t in opened.verdict.synthetic.values()
+                            if t.get("csv") == name), None)
+                opened.synthetic.append(replace(table, fit=list(fit or [])))
             except Exception:
                 opened.unreadable.append(name)
     try:

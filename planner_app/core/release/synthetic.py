@@ -32,6 +32,7 @@ from ..model import Query, SynthColumn
 from ..model.synthetic_plan import row_cap
 from ..support.errors import InputError
 from ..support.optional import mbi_problem
+from .bundle import safe_cell
 
 SYNTH_DIR = "synthetic"
 ESTIMATION_ITERS = 1000
@@ -52,13 +53,36 @@ def domain_texts(c: SynthColumn) -> list[str]:
     return [cell_text(v) for v in c.labels()]
 
 
+def csv_texts(c: SynthColumn) -> list[str]:
+    """The texts a column's cells hold in synthetic/<id>.csv, in declared order: its domain
+    texts with the formula escaping of results.csv (``bundle.safe_cell``: a text a
+    spreadsheet would run as a formula, such as "=HYPERLINK(...)" or "@x", gets a leading
+    quote; a number such as "+1" is kept). Verify accepts exactly these texts."""
+    return [safe_cell(t) for t in domain_texts(c)]
+
+
+def csv_header(query: Query) -> list[str]:
+    """synthetic/<id>.csv's header: the declared column names, escaped as the cells are."""
+    return [safe_cell(c.column) for c in query.synth_columns or ()]
+
+
 def require_synthesis(plan_queries: Any) -> None:
-    """Refuse, before any charge, a plan with a synthetic table when mbi is missing."""
+    """Refuse, before any charge, a plan with a synthetic table when mbi is missing, or
+    whose column's declared values would share a text once escaped ("=x" and "'=x")."""
     for q in plan_queries:
         if q.kind == "synthetic":
             problem = mbi_problem()
             if problem is not None:
                 raise InputError("plan", f"queries[{q.id}].kind", problem)
+            for i, c in enumerate(q.synth_columns or ()):
+                texts = csv_texts(c)
+                if len(set(texts)) != len(texts):
+                    twice = next(t for t in texts if texts.count(t) > 1)
+                    raise InputError("plan", f"queries[{q.id}].columns[{i}]",
+                                     f"two declared values of {c.column} would both be "
+                                     f"written {twice!r} in the synthetic table (a text a "
+                                     "spreadsheet runs as a formula gets a leading quote); "
+                                     "rename one")
 
 
 # ----------------------------------------------------------------------------- measurement
@@ -101,22 +125,31 @@ def pair_score(true_pair: np.ndarray, share_a: np.ndarray, share_b: np.ndarray,
     return int(diff.sum(dtype=np.int64))
 
 
+CLAMPED_NOTE = "noised marginal, clamped at 0 (post-processing)"
+
+
 def measure_synthetic(query: Query, aggregate: Aggregate, ms: list[Measurement],
-                      source: RandomSource, confidence: float
-                      ) -> tuple[list[tuple[str, Any, int, int]], dict[str, Any]]:
+                      source: RandomSource, confidence: float, clamp_counts: bool = False
+                      ) -> tuple[list[tuple[str, Any, int, int, str]], dict[str, Any]]:
     """The noise of a synthetic table, drawn once. Returns the released marginal cells
-    (marginal, cell, value, half-width) and the payload saved with the record."""
+    (marginal, cell, value, half-width, note) and the payload saved with the record. With
+    ``clamp_counts`` (release --clamp-counts) every published marginal count below 0 is
+    shown as 0, in the payload as in the results (post-processing, after every draw: the
+    selection scores the noised counts as drawn), and the rows are fitted to the counts as
+    published, so a recipient compares the table with the very counts shown."""
     cols = list(query.synth_columns or ())
     by_name = {m.component.name: m for m in ms}
     marginals: list[dict[str, Any]] = []
     noisy_one: list[np.ndarray] = []
+    raw: list[np.ndarray] = []  # every marginal as drawn, for the notes of clamped cells
     for c in cols:
         m = by_name[f"oneway:{c.column}"]
         noisy = _noised(aggregate.parts[f"oneway:{c.column}"], m, source)
         noisy_one.append(noisy)
+        raw.append(noisy)
         marginals.append({"name": m.component.name, "columns": [c.column],
                           "sigma_sq_steps": str(m.sigma_sq),
-                          "values": [int(x) for x in noisy.tolist()]})
+                          "values": _published(noisy, clamp_counts)})
     shares, rows_estimate = _independent_estimate(noisy_one)
     selected: list[list[str]] = []
     parent = list(range(len(cols)))
@@ -143,20 +176,21 @@ def measure_synthetic(query: Query, aggregate: Aggregate, ms: list[Measurement],
         m = by_name[f"twoway:{r}"]
         noisy = _noised(aggregate.parts[f"pair:{i}:{j}"], m, source)
         selected.append([cols[i].column, cols[j].column])
+        raw.append(noisy)
         marginals.append({"name": m.component.name, "columns": [cols[i].column, cols[j].column],
                           "sigma_sq_steps": str(m.sigma_sq),
-                          "values": [int(x) for x in noisy.tolist()]})
+                          "values": _published(noisy, clamp_counts)})
     rows = query.rows if query.rows is not None else noised_rows(
-        query, [sum(int(x) for x in v.tolist()) for v in noisy_one])
+        query, [sum(mg["values"]) for mg in marginals[:len(cols)]])
     seed = source.randbelow(SEED_BOUND)
     payload = {"method": query.mechanism, "columns": [c.column for c in cols],
                "domains": [domain_texts(c) for c in cols], "marginals": marginals,
                "selected": selected, "rows": int(rows),
                "rows_from": rows_from(query),
                "seed": int(seed), "versions": synthesis_versions()}
-    cells: list[tuple[str, Any, int, int]] = []
+    cells: list[tuple[str, Any, int, int, str]] = []
     by_column = {c.column: c for c in cols}
-    for mg in marginals:
+    for mg, drawn in zip(marginals, raw, strict=True):
         hw = measurement_half_width(by_name[mg["name"]], confidence)
         names = mg["columns"]
         texts = [domain_texts(by_column[n]) for n in names]
@@ -165,9 +199,16 @@ def measure_synthetic(query: Query, aggregate: Aggregate, ms: list[Measurement],
             keys = texts[0]
         else:
             keys = [f"{a} | {b}" for a in texts[0] for b in texts[1]]
-        for key, value in zip(keys, mg["values"], strict=True):
-            cells.append((label, key, int(value), hw))
+        for key, value, was in zip(keys, mg["values"], drawn.tolist(), strict=True):
+            cells.append((label, key, int(value), hw,
+                          CLAMPED_NOTE if was < 0 and clamp_counts else "noised marginal"))
     return cells, payload
+
+
+def _published(noisy: np.ndarray, clamp_counts: bool) -> list[int]:
+    """A marginal's counts as published: as drawn, or with --clamp-counts below 0 shown as 0."""
+    values = np.maximum(noisy, 0) if clamp_counts else noisy
+    return [int(x) for x in values.tolist()]
 
 
 def placeholder_payload(query: Query) -> dict[str, Any]:
@@ -201,8 +242,8 @@ def csv_size_bound(query: Query) -> int:
     def cell(text: str) -> int:
         return 2 * len(text.encode("utf-8")) + 3
 
-    header = sum(cell(c.column) for c in cols)
-    widest = sum(max(cell(t) for t in domain_texts(c)) for c in cols)
+    header = sum(cell(t) for t in csv_header(query))
+    widest = sum(max(cell(t) for t in csv_texts(c)) for c in cols)
     rows = query.rows if query.rows is not None else row_cap(tuple(cols))
     return header + rows * widest
 
@@ -340,13 +381,14 @@ def _fraction(text: str) -> float:
 
 def synthetic_csv(query: Query, payload: dict[str, Any]) -> bytes:
     """synthetic/<id>.csv: a header of the declared columns, then the rows, each cell one of
-    its column's declared values (a category, or a bin's label)."""
+    its column's declared values (a category, or a bin's label), formula-escaped as in
+    results.csv (``csv_texts``)."""
     cols = list(query.synth_columns or ())
     codes = synthetic_codes(query, payload)
-    texts = [domain_texts(c) for c in cols]
+    texts = [csv_texts(c) for c in cols]
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow([c.column for c in cols])
+    writer.writerow(csv_header(query))
     for row in codes.tolist():
         writer.writerow([texts[k][v] for k, v in enumerate(row)])
     return buf.getvalue().encode("utf-8")
@@ -372,6 +414,12 @@ def synthetic_paragraphs(record: dict[str, Any]) -> list[str]:
         "count the synthetic file and compare. Making the table from the noised counts costs "
         "no privacy: its guarantee is the one stated below.",
     ]
+    post = record.get("post_processing")
+    if isinstance(post, dict) and post.get("clamp_counts_at_zero") is True:
+        out.append("This release shows negative counts as 0, the synthetic tables' noised "
+                   "counts too (clamped at 0, post-processing, in release.json and "
+                   "results.csv alike), and each synthetic table was fitted to its counts as "
+                   "shown.")
     for qid, t in sorted(tables.items()):
         if not isinstance(t, dict):
             continue

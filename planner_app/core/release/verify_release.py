@@ -159,7 +159,8 @@ def _digests(files: Mapping[str, bytes], scans: Mapping[str, AnswerScan]) -> dic
 
 
 def verify_contents(files: dict[str, bytes], verdict: Verdict,
-                    scans: Mapping[str, AnswerScan] | None = None) -> None:
+                    scans: Mapping[str, AnswerScan] | None = None,
+                    regenerate: bool = False) -> None:
     files, answer_files = _answer_scans(files, scans)
     problems = verdict.problems
     record = _record(files, problems)
@@ -186,14 +187,26 @@ def verify_contents(files: dict[str, bytes], verdict: Verdict,
     if len(problems) == n:
         verdict.checks.append("every result is a declared cell with its stated interval")
     if any(q.kind == "synthetic" for q in plan.queries) or "synthetic" in record:
-        from .verify_synthetic import synthetic_problems
+        from .verify_synthetic import check_synthetic, regenerate_synthetic
 
         n = len(problems)
-        problems.extend(synthetic_problems(files, plan, record))
+        fit = check_synthetic(files, plan, record)
+        problems.extend(fit.problems)
+        verdict.synthetic = fit.tables
+        verdict.information.extend(fit.information)
         if len(problems) == n:
-            verdict.checks.append("every synthetic table has the declared columns, values and "
-                                  "rows, and its noised marginals are the plan's measurements "
-                                  "(its rows are not checked against them)")
+            verdict.checks.append(
+                "every synthetic table has the declared columns, values (formula-escaped) and "
+                "rows, its noised marginals are the plan's measurements, and the TVD of its "
+                "rows to each released noised marginal is measured (information below; "
+                + ("its rows are regenerated from them" if regenerate else
+                   "its rows are not regenerated from them; planner-app verify --regenerate does "
+                   "that") + ")")
+            if regenerate:
+                checks, information, failed = regenerate_synthetic(files, plan, record)
+                verdict.checks.extend(checks)
+                verdict.information.extend(information)
+                problems.extend(failed)
     n = len(problems)
     agreement = _agreement(files, answer_files, plan, record, problems)
     if len(problems) == n:
@@ -546,12 +559,16 @@ def _parse_manifest(data: bytes) -> dict[str, str] | str:
     return out
 
 
-def verify_bundle(path: Path, trusted: Sequence[PublicKey] = ()) -> Verdict:
+def verify_bundle(path: Path, trusted: Sequence[PublicKey] = (),
+                  regenerate: bool = False) -> Verdict:
     """Check a bundle offline; with ``trusted`` keys, also that its manifest is signed by one
-    of them (signing.check_origin). Raises NotABundle when it is not a bundle at all."""
+    of them (signing.check_origin); with ``regenerate``, also each synthetic table's CSV
+    made again (verify_synthetic.regenerate_synthetic). Raises NotABundle when it is not a
+    bundle at all."""
     scans: dict[str, AnswerScan] = {}
     files, layout = open_bundle(path, stream=answer_sink(scans))
-    return verify_members(path.name, files, layout, trusted=trusted, scans=scans)
+    return verify_members(path.name, files, layout, trusted=trusted, scans=scans,
+                          regenerate=regenerate)
 
 
 def answer_sink(scans: dict[str, AnswerScan]) -> Callable[[str], MemberSink | None]:
@@ -567,7 +584,8 @@ def answer_sink(scans: dict[str, AnswerScan]) -> Callable[[str], MemberSink | No
 
 def verify_members(name: str, files: dict[str, bytes], layout: list[str],
                    trusted: Sequence[PublicKey] = (),
-                   scans: Mapping[str, AnswerScan] | None = None) -> Verdict:
+                   scans: Mapping[str, AnswerScan] | None = None,
+                   regenerate: bool = False) -> Verdict:
     """The verdict on a bundle's members (``open_bundle``'s answer), read once by the caller;
     ``scans``: the answer files it streamed (``answer_sink``) rather than read."""
     files, answer_files = _answer_scans(files, scans)
@@ -616,7 +634,7 @@ def verify_members(name: str, files: dict[str, bytes], layout: list[str],
     if approval_line is not None:
         verdict.checks.append(approval_line)
     try:
-        verify_contents(files, verdict, answer_files)
+        verify_contents(files, verdict, answer_files, regenerate=regenerate)
     except Exception as exc:  # fail closed: a crafted bundle never crashes the verifier
         verdict.problems.append(f"{RECORD}: its contents cannot be checked "
                                 f"({type(exc).__name__}); the bundle was changed")

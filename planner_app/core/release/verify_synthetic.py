@@ -9,8 +9,20 @@
 * results.csv's rows of the statistic are exactly those noised marginals with their stated
   intervals;
 * synthetic/<id>.csv has exactly the declared columns, in order, every cell one of its
-  column's declared values, and the number of rows the plan gives (or, without ``rows``,
-  the rounded mean of the noised one-way totals, recomputed here).
+  column's declared values written as the release writes them (formula-escaped as in
+  results.csv: ``synthetic.csv_texts``; a raw "=..." or "@..." cell is refused), and the
+  number of rows the plan gives (or, without ``rows``, the rounded mean of the noised one-way
+  totals, recomputed here);
+* with counts clamped at 0 (release --clamp-counts), no published marginal count is below 0.
+
+And, as information rather than a check (``SyntheticFit``): how far the rows are from each
+released noised marginal, the total variation distance between the marginal counted from
+the CSV and the released counts with negatives clipped at 0, normalised. No bound holds for
+every genuine bundle (the fit and the noise set it), so a large TVD never fails verify.
+
+Opt-in (``regenerate_synthetic``, ``verify --regenerate``): with mbi and jax at the recorded
+versions installed, the CSV is made again from the released marginals and the recorded seed
+and compared byte for byte.
 """
 
 from __future__ import annotations
@@ -18,8 +30,12 @@ from __future__ import annotations
 import csv
 import io
 import re
+from array import array
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
+
+import numpy as np
 
 from ..dp.accuracy import measurement_half_width
 from ..dp.measure import measurements_for
@@ -29,6 +45,8 @@ from .synthetic import (
     SEED_BOUND,
     SYNTH_DIR,
     SYNTHESIS_PACKAGES,
+    csv_header,
+    csv_texts,
     domain_texts,
     noised_rows,
     rows_from,
@@ -38,11 +56,41 @@ MARGINAL_KEYS = frozenset({"name", "columns", "sigma_sq_steps", "values"})
 VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+!_-]{0,63}")
 
 
+@dataclass
+class SyntheticFit:
+    """What verify found of the synthetic tables: its problems, and for each table whose
+    payload and CSV check, how far its rows are from each released noised marginal (TVD,
+    information only) in plain values and sentences."""
+
+    problems: list[str] = field(default_factory=list)
+    #: {query id: {"csv": name, "marginals": [{"marginal", "columns", "tvd"}],
+    #:  "information": [sentences]}}
+    tables: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def information(self) -> list[str]:
+        return [line for t in self.tables.values() for line in t["information"]]
+
+
 def synthetic_problems(files: dict[str, bytes], plan: Plan, record: dict[str, Any]) -> list[str]:
-    problems: list[str] = []
+    return check_synthetic(files, plan, record).problems
+
+
+def synthetic_tvd(files: dict[str, bytes], plan: Plan, record: dict[str, Any]
+                  ) -> dict[str, dict[str, Any]]:
+    """Each checked synthetic table's TVD to its released noised marginals (SyntheticFit)."""
+    return check_synthetic(files, plan, record).tables
+
+
+def check_synthetic(files: dict[str, bytes], plan: Plan, record: dict[str, Any]
+                    ) -> SyntheticFit:
+    """The synthetic tables checked, each CSV read once (its problems and its TVDs)."""
+    fit = SyntheticFit()
+    problems = fit.problems
     tables = record.get("synthetic", {})
     if not isinstance(tables, dict):
-        return ["release.json: its synthetic entry is not an object"]
+        problems.append("release.json: its synthetic entry is not an object")
+        return fit
     ids = {q.id for q in plan.queries if q.kind == "synthetic"}
     if set(tables) != ids:
         problems.append("release.json: its synthetic tables are not the plan's")
@@ -51,12 +99,30 @@ def synthetic_problems(files: dict[str, bytes], plan: Plan, record: dict[str, An
             problems.append(f"{name}: a release of this plan never contains this file")
     for q in plan.queries:
         if q.kind == "synthetic" and isinstance(tables.get(q.id), dict):
-            problems.extend(_one(files, plan, record, q, tables[q.id]))
-    return problems
+            found, codes = _one(files, plan, record, q, tables[q.id])
+            problems.extend(found)
+            if not found and codes is not None:
+                fit.tables[q.id] = _tvd(q, tables[q.id], codes)
+    return fit
 
 
 def _one(files: dict[str, bytes], plan: Plan, record: dict[str, Any], q: Query,
-         payload: dict[str, Any]) -> list[str]:
+         payload: dict[str, Any]) -> tuple[list[str], list[np.ndarray] | None]:
+    """A table's problems, and its CSV's cells as value indices (None: not read)."""
+    found = _payload_problems(plan, record, q, payload)
+    if isinstance(found, list):
+        return found, None
+    problems, want_rows = found
+    csv_problem, codes = _read_csv(files, q, want_rows)
+    if csv_problem:
+        problems.append(csv_problem)
+    return problems, codes
+
+
+def _payload_problems(plan: Plan, record: dict[str, Any], q: Query, payload: dict[str, Any]
+                      ) -> list[str] | tuple[list[str], int]:
+    """The payload's and results' problems, and the rows the CSV must have (a list alone:
+    the payload cannot be read further)."""
     where = f"release.json: synthetic table {q.id!r}"
     cols = list(q.synth_columns or ())
     names = [c.column for c in cols]
@@ -110,8 +176,13 @@ def _one(files: dict[str, bytes], plan: Plan, record: dict[str, Any], q: Query,
     if rows != want_rows:
         problems.append(f"{where}: its {rows} rows are not the {want_rows} the plan and the "
                         "noised marginals give")
-    problems.extend(_csv_problems(files, q, want_rows))
-    return problems
+    post = record.get("post_processing")
+    if isinstance(post, dict) and post.get("clamp_counts_at_zero") is True:
+        below = next((mg["name"] for mg in marginals if min(mg["values"]) < 0), None)
+        if below is not None:
+            problems.append(f"{where}: marginal {below} has a count below 0, though the "
+                            "release shows negative counts as 0 (clamp_counts_at_zero)")
+    return problems, want_rows
 
 
 def _is_int(value: Any) -> bool:
@@ -179,26 +250,130 @@ def _is_tree(names: list[str], pairs: list[tuple[Any, ...]]) -> bool:
     return True
 
 
-def _csv_problems(files: dict[str, bytes], q: Query, rows: int) -> list[str]:
+def _read_csv(files: dict[str, bytes], q: Query, rows: int
+              ) -> tuple[str | None, list[np.ndarray] | None]:
+    """synthetic/<id>.csv's first problem (None: none), and its cells as value indices, one
+    array a column (None when it has a problem)."""
     name = f"{SYNTH_DIR}/{q.id}.csv"
     if name not in files:
-        return [f"{name}: missing"]
+        return f"{name}: missing", None
     try:
-        table = list(csv.reader(io.StringIO(files[name].decode("utf-8"))))
+        table = csv.reader(io.StringIO(files[name].decode("utf-8")))
+        header = next(table, None)
     except (UnicodeDecodeError, csv.Error):
-        return [f"{name}: is not CSV text"]
+        return f"{name}: is not CSV text", None
     cols = list(q.synth_columns or ())
-    if not table or table[0] != [c.column for c in cols]:
-        return [f"{name}: its header is not the declared columns "
-                f"({', '.join(c.column for c in cols)})"]
-    allowed = [set(domain_texts(c)) for c in cols]
-    for n, row in enumerate(table[1:], start=2):
-        if len(row) != len(cols):
-            return [f"{name}: line {n}: has {len(row)} cells, not {len(cols)}"]
-        for k, cell in enumerate(row):
-            if cell not in allowed[k]:
-                return [f"{name}: line {n}: {cell!r} is not a declared value of "
-                        f"{cols[k].column}"]
-    if len(table) - 1 != rows:
-        return [f"{name}: has {len(table) - 1} rows, not {rows}"]
-    return []
+    if header != csv_header(q):
+        return (f"{name}: its header is not the declared columns "
+                f"({', '.join(c.column for c in cols)})"), None
+    lookup = [{t: v for v, t in enumerate(csv_texts(c))} for c in cols]
+    codes = [array("H") for _ in cols]  # a column has at most MAX_SYNTH_VALUES values
+    n = 1
+    try:
+        for n, row in enumerate(table, start=2):
+            if len(row) != len(cols):
+                return f"{name}: line {n}: has {len(row)} cells, not {len(cols)}", None
+            for k, cell in enumerate(row):
+                code = lookup[k].get(cell)
+                if code is None:
+                    return (f"{name}: line {n}: {cell[:40]!r} is not a declared value of "
+                            f"{cols[k].column} as the release writes it"), None
+                codes[k].append(code)
+    except csv.Error:
+        return f"{name}: line {n + 1}: is not CSV text", None
+    if len(codes[0]) != rows:
+        return f"{name}: has {len(codes[0])} rows, not {rows}", None
+    return None, [np.frombuffer(c, dtype=np.uint16).astype(np.int64) for c in codes]
+
+
+def _tvd(q: Query, payload: dict[str, Any], codes: list[np.ndarray]) -> dict[str, Any]:
+    """TVD between each released noised marginal (negatives clipped at 0, normalised) and the
+    same marginal counted from the CSV (``codes``), with the sentences that say it."""
+    cols = list(q.synth_columns or ())
+    index = {c.column: k for k, c in enumerate(cols)}
+    rows = int(codes[0].size)
+    out = []
+    for mg in payload["marginals"]:
+        names = list(mg["columns"])
+        flat = np.zeros(rows, dtype=np.int64)
+        cells = 1
+        for n in names:
+            size = cols[index[n]].size
+            flat = flat * size + codes[index[n]]
+            cells *= size
+        counted = np.bincount(flat, minlength=cells).astype(np.float64) / rows
+        released = np.clip(np.asarray(mg["values"], dtype=np.float64), 0, None)
+        total = float(released.sum())
+        tvd = None if total <= 0 else float(0.5 * np.abs(counted - released / total).sum())
+        out.append({"marginal": " × ".join(names), "columns": names, "tvd": tvd})
+    return {"csv": f"{SYNTH_DIR}/{q.id}.csv", "marginals": out,
+            "information": tvd_sentences(q.id, out)}
+
+
+def tvd_sentences(qid: str, marginals: list[dict[str, Any]]) -> list[str]:
+    """What verify and the bundle viewer say of a table's TVDs (information, not a check)."""
+    known = [m for m in marginals if m["tvd"] is not None]
+    how = ("each marginal counted from the CSV against its released noised counts, negatives "
+           "clipped at 0 and normalised; information, not a pass/fail check")
+    if not known:
+        return [f"synthetic table {qid!r}: no released marginal has a positive count, so "
+                f"no TVD ({how})"]
+    worst = max(known, key=lambda m: m["tvd"])
+    mean = sum(m["tvd"] for m in known) / len(known)
+    lines = [f"synthetic table {qid!r}: {worst['marginal']}: TVD {worst['tvd']:.3f} to the "
+             f"released noised marginal (the largest of {len(marginals)}; mean "
+             f"{mean:.3f}; {how})",
+             f"synthetic table {qid!r}, TVD of each marginal: "
+             + "; ".join(f"{m['marginal']} " + ("—" if m["tvd"] is None else f"{m['tvd']:.3f}")
+                         for m in marginals)]
+    return lines
+
+
+# ----------------------------------------------------------------------------- regenerate
+
+
+def regenerate_synthetic(files: dict[str, bytes], plan: Plan, record: dict[str, Any]
+                         ) -> tuple[list[str], list[str], list[str]]:
+    """Each synthetic CSV made again from the released marginals and the recorded seed
+    (``synthetic.synthetic_csv``, post-processing of public values) and compared byte for
+    byte, when mbi and jax at the recorded versions are installed here. Returns the checks
+    passed, the information (what was not checked, and why) and the problems. Call it on a
+    bundle whose synthetic tables passed ``check_synthetic``."""
+    from .synthetic import synthesis_versions, synthetic_csv
+
+    checks: list[str] = []
+    information: list[str] = []
+    problems: list[str] = []
+    here = synthesis_versions()
+    tables = record.get("synthetic") or {}
+    for q in plan.queries:
+        if q.kind != "synthetic" or not isinstance(tables.get(q.id), dict):
+            continue
+        name = f"{SYNTH_DIR}/{q.id}.csv"
+        payload = tables[q.id]
+        recorded = payload.get("versions") or {}
+        differ = [f"{p} {here[p]} here, {recorded.get(p)} recorded" for p in SYNTHESIS_PACKAGES
+                  if here[p] != recorded.get(p)]
+        if differ:
+            information.append(f"{name}: not regenerated, so not checked against its "
+                               f"marginals and seed: {'; '.join(differ)}")
+            continue
+        try:
+            made = synthetic_csv(q, payload)
+        except Exception as exc:  # the post-processing failing here says nothing of the bundle
+            information.append(f"{name}: not checked: regenerating it failed here "
+                               f"({type(exc).__name__})")
+            continue
+        versions = " and ".join(f"{p} {here[p]}" for p in SYNTHESIS_PACKAGES)
+        if made == files.get(name):
+            checks.append(f"{name} is byte for byte what {versions} make of its released "
+                          "noised marginals and recorded seed (regenerated here)")
+        else:
+            got = (files.get(name) or b"").split(b"\n")
+            want = made.split(b"\n")
+            line = next((i for i, (a, b) in enumerate(zip(got, want, strict=False), start=1)
+                         if a != b), min(len(got), len(want)) + 1)
+            problems.append(f"{name}: line {line}: is not what {versions} make of its released "
+                            "noised marginals and recorded seed (regenerated here; the fit is "
+                            "floating point, so a machine of another kind could differ)")
+    return checks, information, problems

@@ -447,7 +447,8 @@ class BundleDialog(QDialog):
             about = QLabel(f"{t.name}: {t.total_rows:,} made-up rows"
                            + (f" (the first {shown:,} shown)" if shown < t.total_rows else "")
                            + ". Its rows are not people; only its measured marginals (in "
-                             "Results) were noised from the data.")
+                             "Results) were noised from the data."
+                           + "".join(f"\n{line[0].upper()}{line[1:]}." for line in t.fit))
             about.setWordWrap(True)
             page_layout.addWidget(about)
             page_layout.addWidget(_table(list(t.columns), [list(r) for r in t.rows]), 1)
