@@ -272,3 +272,20 @@ def test_regenerate_says_not_checked_when_versions_differ(demo: dict[str, Any]) 
     assert problems == [] and checks == []
     assert any("not checked" in i and f"mbi {version('mbi')} here, 0.0.1 recorded" in i
                for i in information), information
+
+
+def test_two_values_one_escaped_text_are_refused_before_the_charge(tmp_path: Path) -> None:
+    """"=x" is written "'=x": declaring both would make two values one text in the CSV."""
+    from planner_app.core.records.ledger import Ledger
+    from planner_app.core.support.errors import InputError
+
+    doc = synth_plan(rows=100, columns=[{"column": "region", "categories": ["=x", "'=x"]},
+                                        {"column": "smoker", "categories": ["yes", "no"]}])
+    home = app_home(tmp_path / "h").ensure()
+    out = tmp_path / "b.zip"
+    with pytest.raises(InputError, match=r"queries\[synth\]\.columns\[0\]") as err:
+        publish(plan_from_dict(doc), load_table(DEMO_TABLE), out, home,
+                source=SeededRandomSource(3))
+    assert "\"'=x\"" in str(err.value) and "\n" not in str(err.value)
+    assert not out.exists()
+    assert not home.ledger_path.exists() or Ledger(home.ledger_path).releases_charged() == 0

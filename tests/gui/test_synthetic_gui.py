@@ -171,6 +171,8 @@ def test_release_from_the_app_then_the_viewer_shows_it(window, qtbot, tmp_path: 
     headers = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
     assert headers == rows[0]
     assert [table.item(0, c).text() for c in range(3)] == rows[1]
+    about = " ".join(w.text() for w in synthetic.findChildren(QLabel))
+    assert "TVD" in about and "released noised marginal" in about  # verify's measure, shown
     viewer.tabs.setCurrentIndex(titles.index("Synthetic tables"))
     viewer.show()
     qtbot.wait(50)

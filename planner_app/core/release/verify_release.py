@@ -198,10 +198,10 @@ def verify_contents(files: dict[str, bytes], verdict: Verdict,
             verdict.checks.append(
                 "every synthetic table has the declared columns, values (formula-escaped) and "
                 "rows, its noised marginals are the plan's measurements, and the TVD of its "
-                "rows to each released noised marginal is measured (information below; "
-                + ("its rows are regenerated from them" if regenerate else
-                   "its rows are not regenerated from them; planner-app verify --regenerate does "
-                   "that") + ")")
+                "rows to each released noised marginal is measured (given as information, "
+                "not judged)"
+                + ("" if regenerate else "; its rows are not regenerated from those marginals "
+                   "(planner-app verify --regenerate does that)"))
             if regenerate:
                 checks, information, failed = regenerate_synthetic(files, plan, record)
                 verdict.checks.extend(checks)
