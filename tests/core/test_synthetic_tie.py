@@ -90,8 +90,9 @@ def test_verify_accepts_the_escaped_cells_and_refuses_a_raw_formula(
 
 
 def _clamped_release(tmp_path: Path, clamp: bool) -> dict[str, Any]:
-    """Regions nobody lives in, at a small ε: several noised counts fall below 0."""
-    doc = synth_plan(rows=300, epsilon=0.3, columns=[
+    """Regions nobody lives in, at a small ε: several noised counts fall below 0. No
+    ``rows``: the number of rows comes from the published (clamped) one-way totals."""
+    doc = synth_plan(epsilon=0.3, columns=[
         {"column": "region", "categories": [*REGIONS, "Mars", "Venus", "Moon", "Io"]},
         {"column": "smoker", "categories": ["yes", "no", "maybe", "never", "unsure"]}])
     plan = plan_from_dict(doc)
@@ -129,6 +130,9 @@ def test_clamp_counts_clamps_a_synthetic_tables_published_marginals(tmp_path: Pa
     assert any("clamped at 0" in r["note"] for r in synth)
     verdict = verify_bundle(clamped["path"])
     assert verdict.valid, verdict.problems
+    ones = [sum(m["values"]) for m in record["synthetic"]["synth"]["marginals"][:2]]
+    assert record["synthetic"]["synth"]["rows"] == round(sum(ones) / 2)
+    assert len(_rows(clamped["files"]["synthetic/synth.csv"])) - 1 == round(sum(ones) / 2)
     report = clamped["files"]["report.html"].decode("utf-8")
     assert "noised counts too (clamped at 0" in report
 
@@ -289,3 +293,13 @@ def test_two_values_one_escaped_text_are_refused_before_the_charge(tmp_path: Pat
     assert "\"'=x\"" in str(err.value) and "\n" not in str(err.value)
     assert not out.exists()
     assert not home.ledger_path.exists() or Ledger(home.ledger_path).releases_charged() == 0
+
+
+def test_the_owners_comparison_reads_the_escaped_cells(escaped: dict[str, Any]) -> None:
+    from planner_app.core.release.synthetic_compare import synthetic_codes_from_csv
+
+    data = escaped["files"]["synthetic/synth.csv"]
+    codes = synthetic_codes_from_csv(escaped["plan"].query("synth"), data)
+    written = ["'" + DANGEROUS[0], "'@x", "'-x", "+1", "ok"]  # as the CSV writes them
+    want = Counter(written.index(r[0]) for r in _rows(data)[1:])
+    assert Counter(codes[:, 0].tolist()) == want

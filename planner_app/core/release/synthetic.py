@@ -274,6 +274,17 @@ def synthesis_versions() -> dict[str, str]:
     return out
 
 
+def total_variation(true: np.ndarray, synthetic: np.ndarray) -> float:
+    """(1/2)·Σ|p − q| of the two count vectors normalised to shares (an empty side is
+    uniform: nothing to compare with). The owner's comparison (synthetic_compare) and
+    verify's measure against the released marginals (verify_synthetic) both use it."""
+    p = np.asarray(true, dtype=np.float64)
+    q = np.asarray(synthetic, dtype=np.float64)
+    p = p / p.sum() if p.sum() > 0 else np.full(p.size, 1 / p.size)
+    q = q / q.sum() if q.sum() > 0 else np.full(q.size, 1 / q.size)
+    return float(0.5 * np.abs(p - q).sum())
+
+
 # ----------------------------------------------------------------------------- synthesis
 
 

@@ -27,7 +27,9 @@ from ..dp.mechanisms import SystemRandomSource
 from ..model import Plan, Query
 from ..support.errors import InputError
 from .bundle import RECORD
-from .synthetic import SYNTH_DIR, domain_texts
+from .synthetic import SYNTH_DIR, csv_header, csv_texts, total_variation
+
+__all__ = ["total_variation"]  # the rule lives in synthetic.py (verify measures with it too)
 
 
 @dataclass(frozen=True)
@@ -39,16 +41,6 @@ class MarginalDistance:
     measured: bool  # a one-way marginal, or a pair the release chose and measured
 
 
-def total_variation(true: np.ndarray, synthetic: np.ndarray) -> float:
-    """(1/2)·Σ|p − q| of the two count vectors normalised to shares (an empty side is
-    uniform: nothing to compare with)."""
-    p = np.asarray(true, dtype=np.float64)
-    q = np.asarray(synthetic, dtype=np.float64)
-    p = p / p.sum() if p.sum() > 0 else np.full(p.size, 1 / p.size)
-    q = q / q.sum() if q.sum() > 0 else np.full(q.size, 1 / q.size)
-    return float(0.5 * np.abs(p - q).sum())
-
-
 def synthetic_codes_from_csv(query: Query, data: bytes) -> np.ndarray:
     """The rows of a synthetic CSV as value indices (rows × columns), by its declared texts;
     InputError when the file is not the table's shape."""
@@ -56,9 +48,9 @@ def synthetic_codes_from_csv(query: Query, data: bytes) -> np.ndarray:
     where = f"{SYNTH_DIR}/{query.id}.csv"
     reader = csv.reader(io.StringIO(data.decode("utf-8")))
     header = next(reader, None)
-    if header != [c.column for c in cols]:
+    if header != csv_header(query):
         raise InputError(where, None, "its header is not the synthetic table's columns")
-    index = [{t: k for k, t in enumerate(domain_texts(c))} for c in cols]
+    index = [{t: k for k, t in enumerate(csv_texts(c))} for c in cols]
     out = []
     for line, row in enumerate(reader, start=2):
         try:

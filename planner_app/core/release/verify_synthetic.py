@@ -50,6 +50,7 @@ from .synthetic import (
     domain_texts,
     noised_rows,
     rows_from,
+    total_variation,
 )
 
 MARGINAL_KEYS = frozenset({"name", "columns", "sigma_sq_steps", "values"})
@@ -301,32 +302,25 @@ def _tvd(q: Query, payload: dict[str, Any], codes: list[np.ndarray]) -> dict[str
             size = cols[index[n]].size
             flat = flat * size + codes[index[n]]
             cells *= size
-        counted = np.bincount(flat, minlength=cells).astype(np.float64) / rows
-        released = np.clip(np.asarray(mg["values"], dtype=np.float64), 0, None)
-        total = float(released.sum())
-        tvd = None if total <= 0 else float(0.5 * np.abs(counted - released / total).sum())
-        out.append({"marginal": " × ".join(names), "columns": names, "tvd": tvd})
+        counted = np.bincount(flat, minlength=cells)
+        released = np.clip(np.asarray(mg["values"], dtype=np.int64), 0, None)
+        out.append({"marginal": " × ".join(names), "columns": names,
+                    "tvd": total_variation(released, counted)})
     return {"csv": f"{SYNTH_DIR}/{q.id}.csv", "marginals": out,
             "information": tvd_sentences(q.id, out)}
 
 
 def tvd_sentences(qid: str, marginals: list[dict[str, Any]]) -> list[str]:
     """What verify and the bundle viewer say of a table's TVDs (information, not a check)."""
-    known = [m for m in marginals if m["tvd"] is not None]
     how = ("each marginal counted from the CSV against its released noised counts, negatives "
            "clipped at 0 and normalised; information, not a pass/fail check")
-    if not known:
-        return [f"synthetic table {qid!r}: no released marginal has a positive count, so "
-                f"no TVD ({how})"]
-    worst = max(known, key=lambda m: m["tvd"])
-    mean = sum(m["tvd"] for m in known) / len(known)
-    lines = [f"synthetic table {qid!r}: {worst['marginal']}: TVD {worst['tvd']:.3f} to the "
-             f"released noised marginal (the largest of {len(marginals)}; mean "
-             f"{mean:.3f}; {how})",
-             f"synthetic table {qid!r}, TVD of each marginal: "
-             + "; ".join(f"{m['marginal']} " + ("—" if m["tvd"] is None else f"{m['tvd']:.3f}")
-                         for m in marginals)]
-    return lines
+    worst = max(marginals, key=lambda m: m["tvd"])
+    mean = sum(m["tvd"] for m in marginals) / len(marginals)
+    return [f"synthetic table {qid!r}: {worst['marginal']}: TVD {worst['tvd']:.3f} to the "
+            f"released noised marginal (the largest of {len(marginals)}; mean {mean:.3f}; "
+            f"{how})",
+            f"synthetic table {qid!r}, TVD of each marginal: "
+            + "; ".join(f"{m['marginal']} {m['tvd']:.3f}" for m in marginals)]
 
 
 # ----------------------------------------------------------------------------- regenerate
