@@ -9,7 +9,10 @@ manifest), then ``verify_contents`` checks inside a bundle whose manifest holds:
 * the audit segment is an intact hash chain for this release and seals these very files;
 * every results.csv row is a declared cell with the interval the stated accuracy gives
   (randomized response: the share and its interval recompute from the published answer file,
-  whose length is the noised number of answers).
+  whose length is the noised number of answers);
+* each synthetic table as verify_synthetic says, with its TVD to the released noised
+  marginals as information (``Verdict.information``, ``Verdict.synthetic``) and, with
+  ``regenerate``, its CSV made again byte for byte.
 
 The answer files are read in chunks (``AnswerScan``), never held whole: verifying a bundle of
 10⁸ answers takes memory for its small files only.
