@@ -278,18 +278,32 @@ def column_facts(data: pd.Series | TableSource, column: str | None = None) -> Co
     return source_column_facts(source, ["c"])["c"]
 
 
+def declared_columns(query: Query) -> list[str]:
+    """The columns whose declared bounds, bins or lists ``copied_from_data`` compares with
+    the data (the app and the check read these columns' facts)."""
+    named = [query.column, query.group_by.column if query.group_by is not None else None]
+    named += [c.column for c in query.synth_columns or ()]
+    return list(dict.fromkeys(c for c in named if c is not None))
+
+
 def copied_from_data(query: Query, facts: Callable[[str], ColumnFacts | None]) -> list[str]:
-    """Warnings when a query's public parameters look read off the data: bounds equal to the
-    observed minimum and maximum, or a declared list equal to exactly the values present."""
+    """Warnings when a query's public parameters look read off the data: bounds (or a
+    synthetic column's outer bin edges) equal to the observed minimum and maximum, or a
+    declared list (categories, group keys, a synthetic column's categories) equal to exactly
+    the values present."""
     out = []
-    seen = facts(query.column) if query.column else None
-    if seen is not None and query.lower is not None and seen.minimum == query.lower \
-            and seen.maximum == query.upper:
-        out.append(f"the bounds of {query.column} equal the data's own minimum and maximum; "
-                   "bounds must come from knowledge of the domain, not from the data")
+    ranges = [("bounds", query.column, query.lower, query.upper)]
+    ranges += [("outer bin edges", c.column, c.bins[0], c.bins[-1])
+               for c in query.synth_columns or () if c.bins]
+    for what, column, lower, upper in ranges:
+        seen = facts(column) if column and lower is not None else None
+        if seen is not None and seen.minimum == lower and seen.maximum == upper:
+            out.append(f"the {what} of {column} equal the data's own minimum and maximum; "
+                       "bounds must come from knowledge of the domain, not from the data")
     lists = [("categories", query.column, query.categories)]
     if query.group_by is not None:
         lists.append(("group keys", query.group_by.column, query.group_by.keys))
+    lists += [("categories", c.column, c.categories) for c in query.synth_columns or ()]
     for what, column, declared in lists:
         seen = facts(column) if column and declared is not None else None
         if seen is not None and seen.present and \
@@ -320,9 +334,8 @@ def _check_against_table(report: CheckReport, table: Table,
         require_fit(plan, source, table.name)
         dropped, by_query = cell_facts(source, plan)
         counts = dict(by_query)
-    named = [c for q in plan.queries
-             for c in [q.column, q.group_by.column if q.group_by is not None else None]
-             if c is not None and c in source.columns]
+    named = list(dict.fromkeys(c for q in plan.queries for c in declared_columns(q)
+                               if c in source.columns))
     cache = source_column_facts(source, named, con)  # values present read when asked
 
     def facts(column: str) -> ColumnFacts | None:
