@@ -131,3 +131,66 @@ def test_check_warns_when_synthetic_bins_span_the_datas_minimum_and_maximum() ->
     doc = synthetic(c1={"column": "age", "bins": [low - 1, 40, high]})
     report = check_plan(plan_from_dict(doc, "plan.json"), load_table(DEMO_TABLE))
     assert not [w for w in report.warnings if "minimum and maximum" in w]
+
+
+# ------------------------------------------------------------------ diff's ε of a synthetic table
+
+
+def _check_total(tmp_path: Path, doc: dict[str, Any], name: str) -> float:
+    """The composed ε ``planner-app check --json`` reports for a plan (the independent answer:
+    check's own total, read from the command's output)."""
+    path = tmp_path / name
+    path.write_text(json.dumps(doc))
+    done = run(["check", str(path), "--json"], tmp_path / "home")
+    assert done.returncode == 0, done.stderr
+    return float(json.loads(done.stdout)["total"]["epsilon"])
+
+
+@pytest.mark.parametrize("accountant", ["zcdp", "pld", None])
+def test_diff_gives_a_synthetic_tables_epsilon_as_the_plans_accountant_counts_it(
+        tmp_path: Path, accountant: str | None) -> None:
+    from planner_app.core.planning.plan_diff import diff_plans
+
+    old = synthetic()
+    new = synthetic(c2={"column": "employment",
+                        "categories": ["employed", "retired", "student", "unemployed"]})
+    for doc in (old, new):
+        if accountant is not None:
+            doc["budget"]["accountant"] = accountant
+    # a plan of the synthetic table alone: check's composed total is its ε
+    want_old, want_new = _check_total(tmp_path, old, "old.json"), _check_total(
+        tmp_path, new, "new.json")
+    diff = diff_plans(plan_from_dict(old, "old.json"), plan_from_dict(new, "new.json"))
+    (change,) = diff.statistics
+    assert change.old_epsilon == pytest.approx(want_old, rel=1e-9)
+    assert change.new_epsilon == pytest.approx(want_new, rel=1e-9)
+    if accountant == "zcdp":  # the stated ε (2, at δ 5e-7) bounds it at the plan's δ 1e-6
+        assert change.old_epsilon <= 2.0 + 1e-9
+    # added to a plan, it is counted the same way
+    count = {"id": "n", "kind": "count", "epsilon": 0.5}
+    both = copy.deepcopy(old)
+    both["queries"].append(count)
+    only = copy.deepcopy(old)
+    only["queries"] = [count]
+    added = diff_plans(plan_from_dict(only, "a.json"), plan_from_dict(both, "b.json"))
+    (change,) = [c for c in added.statistics if c.id == "survey_synth"]
+    assert change.new_epsilon == pytest.approx(want_old, rel=1e-9)
+
+
+def test_cli_diff_shows_no_basic_sum_for_a_synthetic_table(tmp_path: Path) -> None:
+    old = synthetic()
+    new = copy.deepcopy(old)  # one more column: one more measurement of each step
+    new["queries"][0]["columns"].append(
+        {"column": "employment", "categories": ["employed", "retired", "student", "unemployed"]})
+    paths = []
+    for name, doc in (("old.json", old), ("new.json", new)):
+        path = tmp_path / name
+        path.write_text(json.dumps(doc))
+        paths.append(str(path))
+    done = run(["diff", *paths], tmp_path / "home")
+    assert done.returncode == 0, done.stderr
+    # both tables state ε = 2 at the same δ: check's totals are equal, so no ε line (the
+    # basic sum of the measurements' ε grows with the columns)
+    assert _check_total(tmp_path, old, "o.json") == pytest.approx(
+        _check_total(tmp_path, new, "n.json"), rel=1e-12)
+    assert "ε spent" not in done.stdout, done.stdout

@@ -61,6 +61,16 @@ class QueryCheck:
     def epsilon_spent(self) -> float:
         return math.fsum(m.epsilon for m in self.measurements)
 
+    def accounted_epsilon(self, plan: Plan) -> float:
+        """The ε this statistic spends as ``plan`` accounts it. A synthetic table's
+        measurements compose in zCDP (basic is refused; the sum of their ε overstates them),
+        so its ε is the plan's accountant's total of them alone, at the plan's δ: the
+        composed total ``check`` gives a plan of this statistic alone. Any other statistic's
+        is the sum of its measurements' ε (``epsilon_spent``, as its release record holds)."""
+        if self.query.kind != "synthetic":
+            return self.epsilon_spent
+        return compose(self.measurements, plan.budget.delta, plan.budget.accountant).epsilon
+
     def to_dict(self) -> dict[str, Any]:
         q, h = self.query, self.headline
         gaussian = h.mechanism == "gaussian"
