@@ -194,3 +194,34 @@ def test_cli_diff_shows_no_basic_sum_for_a_synthetic_table(tmp_path: Path) -> No
     assert _check_total(tmp_path, old, "o.json") == pytest.approx(
         _check_total(tmp_path, new, "n.json"), rel=1e-12)
     assert "ε spent" not in done.stdout, done.stdout
+
+
+# ------------------------------------------------------------------ a list that fits no cell
+
+
+@pytest.mark.parametrize(("index", "column", "declared"), [
+    (1, "age", ["North", "South"]),  # texts declared for a column of numbers
+    (2, "smoker", [True, False]),  # true/false declared for a yes/no column
+])
+def test_check_tells_the_owner_a_synthetic_list_fits_none_of_the_columns_cells(
+        index: int, column: str, declared: list[Any]) -> None:
+    cells = pd.read_csv(DEMO_TABLE, dtype=str)[column]  # independently: every filled cell
+    filled = int(cells.notna().sum())
+    assert filled and not set(cells.dropna()) & {str(v) for v in declared}
+    doc = synthetic(**{f"c{index}": {"column": column, "categories": declared}})
+    report = check_plan(plan_from_dict(doc, "plan.json"), load_table(DEMO_TABLE))
+    notes = [n for n in report.owner_facts if column in n]
+    assert notes == [f"survey_synth: {filled:,} rows with a value of {column} outside its "
+                     "declared categories; the synthetic table counts none of them"]
+
+
+def test_check_counts_a_synthetic_columns_empty_and_undeclared_cells(tmp_path: Path) -> None:
+    path = tmp_path / "t.csv"
+    # age: 2 empty, 1 not a number, 1 above the last edge (100), 4 inside
+    path.write_text("person_id,region,age,smoker\n"
+                    "a,North,20,yes\nb,South,,no\nc,East,abc,yes\nd,West,120,no\n"
+                    "e,North,30,yes\nf,North,,no\ng,South,50,yes\nh,East,60,no\n")
+    report = check_plan(plan_from_dict(synthetic(), "plan.json"), load_table(path))
+    assert [n for n in report.owner_facts if "survey_synth" in n] == [
+        "survey_synth: 3 rows with no readable value in age and 1 row with a value of age "
+        "outside its declared bins; the synthetic table counts none of them"]

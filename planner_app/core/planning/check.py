@@ -356,6 +356,10 @@ def _check_against_table(report: CheckReport, table: Table,
                      f"{plan.privacy_unit.max_rows} per person will be dropped at random")
     for q in plan.queries:
         f = counts[q.id]
+        if q.kind == "synthetic":  # its facts column by column (its marginals' are partial)
+            owner.extend(synthetic_cell_notes(q, plan, source, con))
+            warn.extend(f"{q.id}: {w}" for w in copied_from_data(q, facts))
+            continue
         if f.missing_dropped:
             owner.append(f"{q.id}: {f.missing_dropped:,} missing or unreadable cells of "
                          f"{q.column} will be dropped")
@@ -374,3 +378,34 @@ def _check_against_table(report: CheckReport, table: Table,
             seen = facts(q.column)
             if seen is not None and seen.numeric_share < 0.5:
                 warn.append(f"{q.id}: most cells of {q.column} are not numbers")
+
+
+def synthetic_cell_notes(q: Query, plan: Plan, source: TableSource,
+                         con: Any = None) -> list[str]:
+    """The owner's facts of a synthetic table, one line a column: its rows with no readable
+    value, or a value outside the declared categories or bins (a list of texts on a column of
+    numbers, say), which the synthetic table counts in none of its marginals. Read over the
+    whole table (``facts.cell_facts`` of each column as a histogram); shown, never exported."""
+    columns = [c for c in q.synth_columns or () if c.column in source.columns]
+    if not columns:
+        return []
+    per_column = [Query(id=f"c{i}", kind="histogram", epsilon=1.0, column=c.column,
+                        categories=c.categories, bins=c.bins) for i, c in enumerate(columns)]
+    _, by_column = cell_facts(source, plan.with_queries(per_column), con)
+    def rows(n: int) -> str:
+        return f"{n:,} row{'s' if n != 1 else ''}"
+
+    out = []
+    for i, c in enumerate(columns):
+        f = by_column[f"c{i}"]
+        parts = []
+        if f.missing_dropped:
+            parts.append(f"{rows(f.missing_dropped)} with no readable value in {c.column}")
+        if f.outside_declared:
+            what = "categories" if c.categories is not None else "bins"
+            parts.append(f"{rows(f.outside_declared)} with a value of {c.column} outside its "
+                         f"declared {what}")
+        if parts:
+            out.append(f"{q.id}: {' and '.join(parts)}; the synthetic table counts none of "
+                       "them")
+    return out
