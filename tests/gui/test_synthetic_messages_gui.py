@@ -67,3 +67,21 @@ def test_the_apps_fit_problems_name_the_synthetic_column(window, tmp_path: Path)
     assert window.open_plan(path, confirmed=True)
     problems = window.session.fit_problems()
     assert [p.where for p in problems] == ["queries[survey_synth].columns[0].column"]
+
+
+def test_the_editor_names_the_synthetic_column_it_refuses(window, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from planner_app.gui.dialogs.query_dialog import QueryDialog
+
+    doc = copy.deepcopy(PLAN)
+    doc["queries"][0]["columns"][2]["column"] = "smokes"  # not a column of the demo table
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(doc))
+    window.load_table(demo_table_path(), synchronous=True)
+    assert window.open_plan(path, confirmed=True)
+    dialog = QueryDialog(window.session, window.session.plan.query("survey_synth"))
+    qtbot.addWidget(dialog)
+    dialog._accept()
+    assert dialog.result_plan is None
+    # the plan's own field, as check and the release name it (not a histogram draft's)
+    assert dialog.error.text().splitlines() == [
+        "queries[survey_synth].columns[2].column: no column 'smokes' in survey.csv"]
