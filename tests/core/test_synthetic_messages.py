@@ -63,10 +63,12 @@ def test_two_problems_are_counted_as_two() -> None:
     assert [p.where for p in _problems(doc)] == [FIELD.format(0), FIELD.format(1)]
 
 
-@pytest.mark.parametrize("engine", ["duckdb", "pandas"])
+@pytest.mark.parametrize("engine", ["duckdb", "pandas", "spark"])
 @pytest.mark.parametrize(("columns", "index"), [(MISSING, 0), (TEXT_BINS, 1)])
 def test_every_engine_names_the_plans_field(engine: str, columns: dict[str, Any],
                                             index: int) -> None:
+    if engine == "spark":
+        pytest.importorskip("pyspark")
     plan = plan_from_dict(synthetic(**columns), "plan.json")
     with pytest.raises(InputError) as caught:
         open_engine(engine, plan, load_table(DEMO_TABLE), SeededRandomSource(1)).close()
