@@ -85,3 +85,24 @@ def test_the_editor_names_the_synthetic_column_it_refuses(window, qtbot, tmp_pat
     # the plan's own field, as check and the release name it (not a histogram draft's)
     assert dialog.error.text().splitlines() == [
         "queries[survey_synth].columns[2].column: no column 'smokes' in survey.csv"]
+
+
+def test_the_editor_warns_of_bins_spanning_the_datas_range_and_bins_on_text(  # type: ignore[no-untyped-def]
+        window, qtbot, tmp_path: Path) -> None:
+    from planner_app.gui.dialogs.query_dialog import QueryDialog
+
+    _open(window, tmp_path, ["North", "South", "East", "West", "Islands"])
+    ages = pd.read_csv(demo_table_path())["age"]  # independently: the column's range
+    dialog = QueryDialog(window.session, window.session.plan.query("survey_synth"))
+    qtbot.addWidget(dialog)
+    dialog.synth_list.setCurrentRow(1)  # age
+    dialog.bins.setText(f"{ages.min():g}, 40, {ages.max():g}")
+    assert "The outer bin edges of age equal the data's own minimum and maximum" \
+        in dialog.warning.text()
+    dialog.bins.setText(f"{ages.min() - 1:g}, 40, {ages.max():g}")
+    assert "minimum and maximum" not in dialog.warning.text()
+    dialog.synth_list.setCurrentRow(0)  # region, as bins: a text column
+    dialog.use_bins.setChecked(True)
+    dialog.bins.setText("0, 1, 2")
+    assert "'region' in survey.csv holds text, not numbers: bins need a column of numbers" \
+        in dialog.warning.text()
