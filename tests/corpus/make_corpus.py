@@ -303,7 +303,7 @@ synth("bins-text-edge", with_synth_column(1, bins=[0, "5", 10]),
 synth("rows-zero", with_synthetic(rows=0), f"{SYNTH}.rows: must be between 1 and 1,000,000")
 synth("rows-negative", with_synthetic(rows=-5), f"{SYNTH}.rows: must be between 1 and 1,000,000")
 synth("rows-too-many", with_synthetic(rows=2_000_000),
-      f"{SYNTH}.rows: must be between 1 and 1,000,000")
+      f"{SYNTH}.rows: must be between 1 and 1,000,000, not 2,000,000")
 synth("rows-fraction", with_synthetic(rows=10.5), f"{SYNTH}.rows: must be a whole number")
 synth("rows-text", with_synthetic(rows="100"), f"{SYNTH}.rows: must be a whole number")
 synth("method-aim", with_synthetic(method="aim"), f"{SYNTH}.method: 'aim' is not one of: mst")
