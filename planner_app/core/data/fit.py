@@ -3,11 +3,12 @@
 Every column the plan names must exist; the person id column must give every row an id;
 numeric statistics (and numeric bins, a synthetic table's among them, and comparisons) must
 read a column of numbers; and a yes/no statistic must know what every cell means: a query
-without ``"yes"``/``"no"`` lists reads only the fixed vocabulary (yes/no, true/false, 1/0), so any other value in its column is
-a problem, never a silent "no" or a silently dropped row. The problems are found before any
-charge or noise. They are for the owner: messages name columns and fields, never a cell.
-A synthetic table is checked as written (``columns[i].column``), never as the histograms its
-marginals are computed with, so each mistake is named by its own field and counted once.
+without ``"yes"``/``"no"`` lists reads only the fixed vocabulary (yes/no, true/false, 1/0),
+so any other value in its column is a problem, never a silent "no" or a silently dropped row.
+The problems are found before any charge or noise. They are for the owner: messages name
+columns and fields, never a cell. A synthetic table is checked as written
+(``columns[i].column``), never as the histograms its marginals are computed with, so each
+mistake is named by its own field and counted once.
 """
 
 from __future__ import annotations
