@@ -392,6 +392,7 @@ def synthetic_cell_notes(q: Query, plan: Plan, source: TableSource,
     per_column = [Query(id=f"c{i}", kind="histogram", epsilon=1.0, column=c.column,
                         categories=c.categories, bins=c.bins) for i, c in enumerate(columns)]
     _, by_column = cell_facts(source, plan.with_queries(per_column), con)
+
     def rows(n: int) -> str:
         return f"{n:,} row{'s' if n != 1 else ''}"
 
