@@ -839,7 +839,7 @@ class Session(QObject):
         tally and the warnings that its public parameters look read off the data (bounds equal
         to the minimum and maximum, a list equal to the values present); None while a large
         table is being read."""
-        from ..core.planning.check import copied_from_data
+        from ..core.planning.check import copied_from_data, declared_columns
 
         table = self.table
         if table is None:
@@ -848,9 +848,7 @@ class Session(QObject):
         hit = self._query_fit.get(key)
         if hit is not None and hit[0] is table and key in self._notes:
             return QueryChecks(hit[1], hit[2], self._notes[key])
-        columns = [c for c in (query.column,
-                               query.group_by.column if query.group_by is not None else None)
-                   if c is not None and c in table.columns]
+        columns = [c for c in declared_columns(query) if c in table.columns]
         known = {c: self._observed.get((id(table), c),
                                        next((i.facts for i in self._columns if i.name == c),
                                             None))

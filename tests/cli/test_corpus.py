@@ -32,10 +32,13 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     good_table.write_text(SPEC["good_table"])
     good_plan = folder / "good-plan.json"
     good_plan.write_text(json.dumps(SPEC["plan"]))
+    synthetic_plan = folder / "synthetic-plan.json"  # the plan of the cases marked "synthetic"
+    synthetic_plan.write_text(json.dumps(SPEC["synthetic_plan"]))
     home = folder / "home"
     publish(plan_from_dict(SPEC["plan"]), load_table(good_table), folder / "first.zip",
             app_home(home))
-    return {"folder": folder, "table": good_table, "plan": good_plan, "home": home}
+    return {"folder": folder, "table": good_table, "plan": good_plan, "home": home,
+            "synthetic": synthetic_plan}
 
 
 def fingerprint(home: Path) -> dict[str, str]:
@@ -116,8 +119,9 @@ def test_bad_input(case: dict[str, Any], world: dict[str, Path], capsys,  # type
     before = fingerprint(world["home"])
     out_dir = tmp_path / "out"
     out_dir.mkdir()
+    plan = world[case.get("plan", "plan")]
     if case["command"] == "check-data":
-        args = ["check", str(world["plan"]), "--data", str(path)]
+        args = ["check", str(plan), "--data", str(path)]
     elif case["command"] == "check":
         args = ["check", str(path)]
     elif case["command"] == "release-out":
@@ -145,7 +149,7 @@ def test_bad_input(case: dict[str, Any], world: dict[str, Path], capsys,  # type
     if case["command"] == "check-data":
         # releasing on the bad table refuses the same way and writes nothing
         bundle = out_dir / "never.zip"
-        code, out, err = run(["release", str(world["plan"]), "--data", str(path), "--out",
+        code, out, err = run(["release", str(plan), "--data", str(path), "--out",
                               str(bundle)], capsys)
         assert code == 2 and case["message"] in err
         assert list(out_dir.iterdir()) == []

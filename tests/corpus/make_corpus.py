@@ -247,6 +247,103 @@ plan("grid-step-far-bounds.json", with_query(lower=1e12, upper=1e12 + 1, grid_st
      "queries[s].grid_step: lower and upper are too far from 0 for the grid step")
 
 
+# ---------------------------------------------------------------- synthetic tables (issue 14)
+SYN: dict[str, Any] = {
+    "id": "syn", "kind": "synthetic", "epsilon": 1.0, "delta": 1e-7,
+    "columns": [{"column": "g", "categories": ["a", "b"]}, {"column": "x", "bins": [0, 5, 10]}],
+    "justification": {"categories": "the form's two options", "bounds": "a 0-10 scale"}}
+
+
+def with_synthetic(**changes: Any) -> dict[str, Any]:
+    """The corpus plan with a synthetic table; a change of None removes the field."""
+    query = {k: v for k, v in {**copy.deepcopy(SYN), **changes}.items() if v is not None}
+    return {**PLAN, "queries": [PLAN["queries"][0], query]}
+
+
+def with_synth_column(i: int, **changes: Any) -> dict[str, Any]:
+    """The synthetic table with its column i changed (None removes a field)."""
+    columns = copy.deepcopy(SYN["columns"])
+    columns[i] = {k: v for k, v in {**columns[i], **changes}.items() if v is not None}
+    return with_synthetic(columns=columns)
+
+
+def synth(name: str, doc: dict[str, Any], message: str) -> None:
+    plan(f"synthetic-{name}.json", doc, message)
+
+
+SYNTH = "queries[syn]"
+synth("columns-missing", with_synthetic(columns=None), f"{SYNTH}.columns: is required")
+synth("columns-string", with_synthetic(columns="g"), f"{SYNTH}.columns: must be a non-empty list")
+synth("columns-empty", with_synthetic(columns=[]), f"{SYNTH}.columns: must be a non-empty list")
+synth("columns-item-number", with_synthetic(columns=[1]),
+      f"{SYNTH}.columns[0]: must be a JSON object, not a number")
+synth("column-no-name", with_synth_column(0, column=None),
+      f"{SYNTH}.columns[0].column: is required")
+synth("column-duplicate", with_synthetic(columns=[{"column": "g", "categories": ["a"]},
+                                                  {"column": "g", "categories": ["b"]}]),
+      f"{SYNTH}.columns[1].column: 'g' is already a column of this synthetic table")
+synth("column-unknown-field", with_synth_column(0, lower=0),
+      f"{SYNTH}.columns[0].lower: unknown field")
+synth("column-no-domain", with_synth_column(0, categories=None),
+      f"{SYNTH}.columns[0]: needs exactly one of categories")
+synth("column-both-domains", with_synth_column(0, bins=[0, 1]),
+      f"{SYNTH}.columns[0]: needs exactly one of categories")
+synth("categories-empty", with_synth_column(0, categories=[]),
+      f"{SYNTH}.columns[0].categories: must not be empty")
+synth("categories-repeat", with_synth_column(0, categories=["a", "a"]),
+      f"{SYNTH}.columns[0].categories[1]: repeats an earlier entry")
+synth("categories-object", with_synth_column(0, categories=[{"a": 1}]),
+      f"{SYNTH}.columns[0].categories[0]: must be a string or number")
+synth("bins-unsorted", with_synth_column(1, bins=[0, 10, 5]),
+      f"{SYNTH}.columns[1].bins[2]: bin edges must increase strictly")
+synth("bins-one-edge", with_synth_column(1, bins=[0]),
+      f"{SYNTH}.columns[1].bins: must be a list of at least two bin edges")
+synth("bins-text-edge", with_synth_column(1, bins=[0, "5", 10]),
+      f"{SYNTH}.columns[1].bins[1]: must be a number, not a string")
+synth("rows-zero", with_synthetic(rows=0), f"{SYNTH}.rows: must be between 1 and 1,000,000")
+synth("rows-negative", with_synthetic(rows=-5), f"{SYNTH}.rows: must be between 1 and 1,000,000")
+synth("rows-too-many", with_synthetic(rows=2_000_000),
+      f"{SYNTH}.rows: must be between 1 and 1,000,000, not 2,000,000")
+synth("rows-fraction", with_synthetic(rows=10.5), f"{SYNTH}.rows: must be a whole number")
+synth("rows-text", with_synthetic(rows="100"), f"{SYNTH}.rows: must be a whole number")
+synth("method-aim", with_synthetic(method="aim"), f"{SYNTH}.method: 'aim' is not one of: mst")
+synth("method-unknown", with_synthetic(method="gan"), f"{SYNTH}.method: 'gan' is not one of")
+synth("mechanism-given", with_synthetic(mechanism="gaussian"),
+      f"{SYNTH}.mechanism: is not used by kind synthetic")
+synth("column-field-given", with_synthetic(column="g"),
+      f"{SYNTH}.column: is not used by kind synthetic")
+synth("too-many-pair-cells",
+      with_synthetic(columns=[{"column": c, "categories": [f"v{i}" for i in range(400)]}
+                              for c in ("g", "x")]),
+      f"{SYNTH}.columns: g and x together have 160,000 cells; at most 100,000")
+synth("too-many-columns",
+      with_synthetic(columns=[{"column": f"c{i}", "categories": ["a", "b"]} for i in range(33)]),
+      f"{SYNTH}.columns: has 33 columns; at most 32")
+synth("too-many-values", with_synth_column(0, categories=[f"v{i}" for i in range(1001)]),
+      f"{SYNTH}.columns[0].categories: has 1001 categories; at most 1,000")
+synth("epsilon-missing", with_synthetic(epsilon=None), f"{SYNTH}.epsilon: is required")
+synth("epsilon-zero", with_synthetic(epsilon=0), f"{SYNTH}.epsilon: must be above 0")
+synth("delta-missing", with_synthetic(delta=None), f"{SYNTH}.delta: is required")
+synth("delta-zero", with_synthetic(delta=0), f"{SYNTH}.delta: a synthetic table's Gaussian")
+synth("delta-one", with_synthetic(delta=1), f"{SYNTH}.delta: must lie in [0, 1)")
+synth("delta-text", with_synthetic(delta="1e-6"), f"{SYNTH}.delta: must be a number")
+synth("delta-denormal", with_synthetic(delta=1e-320), f"{SYNTH}.delta: 9.99989e-321 is too small")
+# tables that do not fit the synthetic table: checked (and released) with with_synthetic()'s
+# plan; each problem named by the plan's own field, counted once
+for name, data, message in (
+        ("missing-column", "x,h\n1,a\n5,b\n",
+         f"{SYNTH}.columns[0].column: no column 'g' in synthetic-missing-column.csv"),
+        ("text-bins", "x,g\nlow,a\nhigh,b\n",
+         f"{SYNTH}.columns[1].column: 'x' in synthetic-text-bins.csv holds text, not numbers"),
+        ("two-problems", "y,h\n1,a\n",
+         "no column 'g' in synthetic-two-problems.csv (and 1 more problem with this table)")):
+    table(f"synthetic-{name}.csv", data, 2, message)
+    cases[-1]["plan"] = "synthetic"
+synth("basic-accountant",
+      {**with_synthetic(), "budget": {"epsilon": 2.0, "delta": 1e-6, "accountant": "basic"}},
+      "budget.accountant: a synthetic table's measurements compose in zCDP")
+
+
 def xlsx(name: str, parts: dict[str, bytes], exit_code: int, message: str) -> None:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zf:
@@ -383,5 +480,6 @@ with warnings.catch_warnings():
                                    ("MANIFEST.sha256", b"")], 2, "appears twice")
 
 (HERE / "cases.json").write_text(json.dumps({"plan": PLAN, "good_table": GOOD,
+                                             "synthetic_plan": with_synthetic(),
                                              "cases": cases}, indent=1) + "\n")
 print(f"{len(cases)} cases")

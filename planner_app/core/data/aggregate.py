@@ -107,8 +107,10 @@ class PandasEngine:
     """Aggregates over a pandas DataFrame held in memory."""
 
     def __init__(self, plan: Plan, frame: pd.DataFrame, source: RandomSource,
-                 table_name: str = "table", salt: bytes | None = None) -> None:
+                 table_name: str = "table", salt: bytes | None = None, *,
+                 shown: Plan | None = None) -> None:
         self.plan = plan
+        self.shown = shown or plan  # the plan as written: the fit's messages name its fields
         self.table_name = table_name
         self._check_columns(frame)
         self._salt = salt
@@ -123,7 +125,7 @@ class PandasEngine:
 
     def _check_columns(self, frame: pd.DataFrame) -> None:
         self._check_flat_columns(frame)  # first: a nested column is not "text"
-        require_fit(self.plan, frame, self.table_name)  # the one plan/table rule (fit.py)
+        require_fit(self.shown, frame, self.table_name)  # the one plan/table rule (fit.py)
 
     def _check_flat_columns(self, frame: pd.DataFrame) -> None:
         """A column a statistic uses must hold single values, not the lists, structs or maps
@@ -135,7 +137,7 @@ class PandasEngine:
             return bool(len(present)) and isinstance(present.iloc[0],
                                                      (list, tuple, dict, set, np.ndarray))
 
-        problem = nested_problem(self.plan, nested, self.table_name)
+        problem = nested_problem(self.shown, nested, self.table_name)
         if problem is not None:
             raise problem
 

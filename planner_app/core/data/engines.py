@@ -36,21 +36,26 @@ class ReleaseEngine(Protocol):
     def close(self) -> None: ...
 
 
-def open_engine(name: str, plan: Plan, table: Table, source: RandomSource) -> ReleaseEngine:
+def open_engine(name: str, plan: Plan, table: Table, source: RandomSource, *,
+                shown: Plan | None = None) -> ReleaseEngine:
     """The engine ``name`` over ``table`` for ``plan`` (checks the plan fits the table first;
-    raises InputError, with nothing charged, when it does not or the file cannot be read)."""
+    raises InputError, with nothing charged, when it does not or the file cannot be read).
+    ``shown``: the plan as the owner wrote it, when ``plan`` is its expanded form; the fit
+    is checked on it, so messages name the owner's fields, each problem once."""
     if name not in ENGINES:
         raise InputError("engine", None, f"{name!r} is not one of: {', '.join(ENGINES)}")
     if any(q.kind == "synthetic" for q in plan.queries):  # its marginals as histograms
         from .synthetic_marginals import SyntheticEngine, expanded_plan
 
-        return SyntheticEngine(open_engine(name, expanded_plan(plan), table, source))
+        return SyntheticEngine(open_engine(name, expanded_plan(plan), table, source,
+                                           shown=plan))
     salt = salt_from(source)
     if name == "pandas":
-        return PandasEngine(plan, _ids_as_written(plan, table), source, table.name, salt=salt)
+        return PandasEngine(plan, _ids_as_written(plan, table), source, table.name, salt=salt,
+                            shown=shown)
     src = table.source if table.source is not None else frame_source(table.name, table.frame)
     try:
-        engine: SqlEngine = make_engine(name, plan, src, salt, table.name)
+        engine: SqlEngine = make_engine(name, plan, src, salt, table.name, shown=shown)
     except InputError as exc:
         # a text file's NUL byte or overlong line, found while it streamed through the hash,
         # is the clearer message (it names the line); else the engine's own

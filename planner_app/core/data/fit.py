@@ -1,11 +1,14 @@
 """Does a plan fit a table? One rule for the app, ``check --data`` and the release.
 
 Every column the plan names must exist; the person id column must give every row an id;
-numeric statistics (and numeric bins and comparisons) must read a column of numbers; and a
-yes/no statistic must know what every cell means: a query without ``"yes"``/``"no"`` lists
-reads only the fixed vocabulary (yes/no, true/false, 1/0), so any other value in its column is
-a problem, never a silent "no" or a silently dropped row. The problems are found before any
-charge or noise. They are for the owner: messages name columns and fields, never a cell.
+numeric statistics (and numeric bins, a synthetic table's among them, and comparisons) must
+read a column of numbers; and a yes/no statistic must know what every cell means: a query
+without ``"yes"``/``"no"`` lists reads only the fixed vocabulary (yes/no, true/false, 1/0),
+so any other value in its column is a problem, never a silent "no" or a silently dropped row.
+The problems are found before any charge or noise. They are for the owner: messages name
+columns and fields, never a cell. A synthetic table is checked as written
+(``columns[i].column``), never as the histograms its marginals are computed with, so each
+mistake is named by its own field and counted once.
 """
 
 from __future__ import annotations
@@ -90,13 +93,13 @@ def _problems(queries: Sequence[Query], source: TableSource,
               table_name: str, reader: Reader | None = None,
               known: Mapping[str, tuple[int, int]] | None = None) -> list[InputError]:
     columns = set(source.columns)
-    named = [c for q in queries for c in
-             ([q.column] if q.column else []) + ([q.group_by.column] if q.group_by else [])
-             + [c.column for c in q.where]]
+    named = [c for q in queries for _, c in q.columns_read()]
     own = reader is None
     r = Reader(source, named) if reader is None else reader
     try:
         wanted = [q.column for q in queries if q.column in columns and needs_numbers(q)]
+        wanted += [c.column for q in queries for c in q.synth_columns or ()
+                   if c.column in columns and c.bins is not None]
         wanted += [c.column for q in queries for c in q.where
                    if c.column in columns and c.op in ("<", "<=", ">", ">=")]
         numeric = numeric_columns(r, [str(c) for c in wanted], NUMERIC_SHARE, known)
@@ -142,6 +145,13 @@ def fit_rule(queries: Sequence[Query], columns: Collection[str], table_name: str
                                     "another column, or a histogram with categories)"))
             if query.kind in YES_NO_KINDS:
                 out.extend(_yes_no_problems(query, *yes_no(query), table_name))
+        for i, sc in enumerate(query.synth_columns or ()):  # each column once, as written
+            if exists(f"columns[{i}].column", sc.column) and sc.bins is not None \
+                    and not numeric(sc.column):
+                out.append(_problem(f"{where}.columns[{i}].column",
+                                    f"{sc.column!r} in {table_name} holds text, not numbers: "
+                                    "bins need a column of numbers (declare its categories "
+                                    "instead)"))
         if query.group_by is not None:
             exists("group_by.column", query.group_by.column)
         for i, c in enumerate(query.where):

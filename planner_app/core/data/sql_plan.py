@@ -262,8 +262,9 @@ class SqlEngine:
     """``AggregateEngine`` over SQL: the plan's aggregates computed by a ``SqlRunner``."""
 
     def __init__(self, plan: Plan, source: TableSource, runner: SqlRunner, salt: bytes,
-                 table_name: str | None = None) -> None:
+                 table_name: str | None = None, *, shown: Plan | None = None) -> None:
         self.plan = plan
+        self.shown = shown or plan  # the plan as written: the fit's messages name its fields
         self.source = source
         self.runner = runner
         self.table_name = table_name or source.name
@@ -310,7 +311,7 @@ class SqlEngine:
         self._bound()
 
     def _check_flat_columns(self) -> None:
-        problem = nested_problem(self.plan, lambda c: self.types.get(c) == "nested",
+        problem = nested_problem(self.shown, lambda c: self.types.get(c) == "nested",
                                  self.table_name)
         if problem is not None:
             raise problem
@@ -517,7 +518,7 @@ class SqlEngine:
 
     def _fit_problems(self) -> list[InputError]:
         """fit.fit_rule (the one plan/table rule) over this engine's facts."""
-        unit = self.plan.privacy_unit
+        unit = self.shown.privacy_unit
 
         def ids_missing(column: str) -> bool:
             # counted in a CASE, not filtered by WHERE: DuckDB 2.0 answers 0 to
@@ -527,7 +528,7 @@ class SqlEngine:
                 "ELSE 0 END), 0) AS n FROM src r")
             return bool(int(row["n"].iloc[0]))
 
-        return fit_rule(self.plan.queries, set(self.source.columns), self.table_name,
+        return fit_rule(self.shown.queries, set(self.source.columns), self.table_name,
                         numeric=self._numeric_column, yes_no=self._yes_no_counts,
                         id_column=str(unit.id_column) if unit.kind == "person" else None,
                         ids_missing=ids_missing)
@@ -838,7 +839,7 @@ def frame_source(name: str, frame: pd.DataFrame) -> TableSource:
 
 
 def make_engine(name: str, plan: Plan, source: TableSource, salt: bytes,
-                table_name: str | None = None) -> SqlEngine:
+                table_name: str | None = None, *, shown: Plan | None = None) -> SqlEngine:
     """A SQL engine by name ("duckdb", or "spark" when the Spark module registered it)."""
     if name not in RUNNERS and name == "spark":
         try:
@@ -851,4 +852,4 @@ def make_engine(name: str, plan: Plan, source: TableSource, salt: bytes,
         raise InputError("engine", None, f"the {name} engine is not available"
                          + (" (install the spark extra: pip install 'planner-app[spark]')"
                             if name == "spark" else ""))
-    return SqlEngine(plan, source, RUNNERS[name](), salt, table_name)
+    return SqlEngine(plan, source, RUNNERS[name](), salt, table_name, shown=shown)

@@ -43,7 +43,7 @@ def read_synthetic(r: FieldReader, qid: str, label: str) -> Query:
     columns = _read_columns(r)
     rows = r.integer("rows", required=False)
     if rows is not None and not 1 <= rows <= MAX_SYNTH_ROWS:
-        r.fail("rows", f"must be between 1 and {MAX_SYNTH_ROWS:,}, not {rows}")
+        r.fail("rows", f"must be between 1 and {MAX_SYNTH_ROWS:,}, not {rows:,}")
     cap = row_cap(columns)
     if rows is not None and rows > cap:
         r.fail("rows", f"{rows:,} rows of these columns would make a file larger than "

@@ -61,6 +61,16 @@ class QueryCheck:
     def epsilon_spent(self) -> float:
         return math.fsum(m.epsilon for m in self.measurements)
 
+    def accounted_epsilon(self, plan: Plan) -> float:
+        """The ε this statistic spends as ``plan`` accounts it. A synthetic table's
+        measurements compose in zCDP (basic is refused; the sum of their ε overstates them),
+        so its ε is the plan's accountant's total of them alone, at the plan's δ: the
+        composed total ``check`` gives a plan of this statistic alone. Any other statistic's
+        is the sum of its measurements' ε (``epsilon_spent``, as its release record holds)."""
+        if self.query.kind != "synthetic":
+            return self.epsilon_spent
+        return compose(self.measurements, plan.budget.delta, plan.budget.accountant).epsilon
+
     def to_dict(self) -> dict[str, Any]:
         q, h = self.query, self.headline
         gaussian = h.mechanism == "gaussian"
@@ -278,18 +288,32 @@ def column_facts(data: pd.Series | TableSource, column: str | None = None) -> Co
     return source_column_facts(source, ["c"])["c"]
 
 
+def declared_columns(query: Query) -> list[str]:
+    """The columns whose declared bounds, bins or lists ``copied_from_data`` compares with
+    the data (the app and the check read these columns' facts)."""
+    named = [query.column, query.group_by.column if query.group_by is not None else None]
+    named += [c.column for c in query.synth_columns or ()]
+    return list(dict.fromkeys(c for c in named if c is not None))
+
+
 def copied_from_data(query: Query, facts: Callable[[str], ColumnFacts | None]) -> list[str]:
-    """Warnings when a query's public parameters look read off the data: bounds equal to the
-    observed minimum and maximum, or a declared list equal to exactly the values present."""
+    """Warnings when a query's public parameters look read off the data: bounds (or a
+    synthetic column's outer bin edges) equal to the observed minimum and maximum, or a
+    declared list (categories, group keys, a synthetic column's categories) equal to exactly
+    the values present."""
     out = []
-    seen = facts(query.column) if query.column else None
-    if seen is not None and query.lower is not None and seen.minimum == query.lower \
-            and seen.maximum == query.upper:
-        out.append(f"the bounds of {query.column} equal the data's own minimum and maximum; "
-                   "bounds must come from knowledge of the domain, not from the data")
+    ranges = [("bounds", query.column, query.lower, query.upper)]
+    ranges += [("outer bin edges", c.column, c.bins[0], c.bins[-1])
+               for c in query.synth_columns or () if c.bins]
+    for what, column, lower, upper in ranges:
+        seen = facts(column) if column and lower is not None else None
+        if seen is not None and seen.minimum == lower and seen.maximum == upper:
+            out.append(f"the {what} of {column} equal the data's own minimum and maximum; "
+                       "bounds must come from knowledge of the domain, not from the data")
     lists = [("categories", query.column, query.categories)]
     if query.group_by is not None:
         lists.append(("group keys", query.group_by.column, query.group_by.keys))
+    lists += [("categories", c.column, c.categories) for c in query.synth_columns or ()]
     for what, column, declared in lists:
         seen = facts(column) if column and declared is not None else None
         if seen is not None and seen.present and \
@@ -320,9 +344,8 @@ def _check_against_table(report: CheckReport, table: Table,
         require_fit(plan, source, table.name)
         dropped, by_query = cell_facts(source, plan)
         counts = dict(by_query)
-    named = [c for q in plan.queries
-             for c in [q.column, q.group_by.column if q.group_by is not None else None]
-             if c is not None and c in source.columns]
+    named = list(dict.fromkeys(c for q in plan.queries for c in declared_columns(q)
+                               if c in source.columns))
     cache = source_column_facts(source, named, con)  # values present read when asked
 
     def facts(column: str) -> ColumnFacts | None:
@@ -333,6 +356,10 @@ def _check_against_table(report: CheckReport, table: Table,
                      f"{plan.privacy_unit.max_rows} per person will be dropped at random")
     for q in plan.queries:
         f = counts[q.id]
+        if q.kind == "synthetic":  # its facts column by column (its marginals' are partial)
+            owner.extend(synthetic_cell_notes(q, plan, source, con))
+            warn.extend(f"{q.id}: {w}" for w in copied_from_data(q, facts))
+            continue
         if f.missing_dropped:
             owner.append(f"{q.id}: {f.missing_dropped:,} missing or unreadable cells of "
                          f"{q.column} will be dropped")
@@ -351,3 +378,35 @@ def _check_against_table(report: CheckReport, table: Table,
             seen = facts(q.column)
             if seen is not None and seen.numeric_share < 0.5:
                 warn.append(f"{q.id}: most cells of {q.column} are not numbers")
+
+
+def synthetic_cell_notes(q: Query, plan: Plan, source: TableSource,
+                         con: Any = None) -> list[str]:
+    """The owner's facts of a synthetic table, one line a column: its rows with no readable
+    value, or a value outside the declared categories or bins (a list of texts on a column of
+    numbers, say), which the synthetic table counts in none of its marginals. Read over the
+    whole table (``facts.cell_facts`` of each column as a histogram); shown, never exported."""
+    columns = [c for c in q.synth_columns or () if c.column in source.columns]
+    if not columns:
+        return []
+    per_column = [Query(id=f"c{i}", kind="histogram", epsilon=1.0, column=c.column,
+                        categories=c.categories, bins=c.bins) for i, c in enumerate(columns)]
+    _, by_column = cell_facts(source, plan.with_queries(per_column), con)
+
+    def rows(n: int) -> str:
+        return f"{n:,} row{'s' if n != 1 else ''}"
+
+    out = []
+    for i, c in enumerate(columns):
+        f = by_column[f"c{i}"]
+        parts = []
+        if f.missing_dropped:
+            parts.append(f"{rows(f.missing_dropped)} with no readable value in {c.column}")
+        if f.outside_declared:
+            what = "categories" if c.categories is not None else "bins"
+            parts.append(f"{rows(f.outside_declared)} with a value of {c.column} outside its "
+                         f"declared {what}")
+        if parts:
+            out.append(f"{q.id}: {' and '.join(parts)}; the synthetic table counts none of "
+                       "them")
+    return out

@@ -449,8 +449,8 @@ def diff_plans(old: Plan, new: Plan, confidence: float = DEFAULT_CONFIDENCE, *,
     for qid in sorted(set(old_checks) | set(new_checks)):
         oc, nc = old_checks.get(qid), new_checks.get(qid)
         accuracy = _accuracy(oc.accuracy if oc else None, nc.accuracy if nc else None)
-        o_eps = oc.epsilon_spent if oc else None
-        n_eps = nc.epsilon_spent if nc else None
+        o_eps = oc.accounted_epsilon(old) if oc else None  # as the plan's accountant counts
+        n_eps = nc.accounted_epsilon(new) if nc else None
         if oc is None:
             assert nc is not None
             changes.append(StatisticChange(qid, ADDED, nc.query.title, nc.query.kind, (),

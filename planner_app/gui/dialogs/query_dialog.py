@@ -745,33 +745,31 @@ class QueryDialog(QDialog):
             doc["justification"] = justification
         return doc
 
-    def _synth_drafts(self) -> list[Query]:
-        """Each column of a synthetic table as the histogram it is checked like (the same
-        warnings and table rule as a histogram's categories or bins)."""
-        out = []
+    def _synth_draft(self) -> Query:
+        """The synthetic table as typed (its complete columns), checked by the core's rules
+        as check and the release check it: copied_from_data and the table rule."""
+        from ...core.model import SynthColumn
+
+        columns = []
         for c in self._synth:
             bins: list[Any] = c.get("bins") or []
-            numeric = len(bins) > 1 and all(isinstance(b, (int, float)) for b in bins)
-            out.append(Query(id="draft", kind="histogram", epsilon=1.0,
-                             column=c["column"] or None,
-                             categories=tuple(c["categories"]) if "categories" in c else None,
-                             bins=tuple(float(b) for b in bins) if numeric else None))
-        return out
+            if not c.get("column"):
+                continue
+            if "categories" in c:
+                columns.append(SynthColumn(c["column"], categories=tuple(c["categories"])))
+            elif len(bins) > 1 and all(isinstance(b, (int, float)) for b in bins):
+                columns.append(SynthColumn(c["column"], bins=tuple(float(b) for b in bins)))
+        return Query(id="draft", kind="synthetic", epsilon=1.0, delta=1e-6,
+                     synth_columns=tuple(columns))
 
     def _update_synth_warning(self) -> None:
-        lines: list[str] = []
-        waiting = False
-        for draft in self._synth_drafts():
-            checks = self.session.ask_query_checks(draft)
-            if checks is None:
-                waiting = True
-                continue
-            lines += [f"⚠ {n[0].upper()}{n[1:]}." for n in checks.notes]
-            if draft.column:
-                lines += [f"✗ {draft.column}: {p.problem}." for p in checks.problems
-                          if not p.problem.startswith("no column")]
-        if waiting:
-            lines.insert(0, "Checking against the table…")
+        checks = self.session.ask_query_checks(self._synth_draft())
+        if checks is None:
+            self.warning.setText("Checking against the table…")
+            return
+        lines = [f"⚠ {n[0].upper()}{n[1:]}." for n in checks.notes]
+        lines += [f"✗ {p.problem[0].upper()}{p.problem[1:]}." for p in checks.problems
+                  if not p.problem.startswith("no column")]
         self.warning.setText("\n".join(dict.fromkeys(lines)))
 
     def _update_warning(self, *_args: object) -> None:
@@ -885,8 +883,9 @@ class QueryDialog(QDialog):
             self.error.setText("Confirm the yes and no values: tick “I declare this list "
                                "public” (they should come from the column's code book).")
             return
-        drafts = self._synth_drafts() if query.kind == "synthetic" else [query]
-        answers = [self.session.ask_query_checks(d) for d in drafts]  # the core's rule
+        # the core's rule, on the statistic as the plan has it (a synthetic table's problems
+        # name its own columns[i] fields)
+        answers = [self.session.ask_query_checks(query)]
         if any(checks is None for checks in answers):  # a large table: OK again later
             self._accepting = True
             self.error.setText("Checking this statistic against the table…")
