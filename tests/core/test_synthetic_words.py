@@ -38,8 +38,11 @@ def test_the_preview_is_the_words_of_its_numbers() -> None:
         "counts of the pair chosen in round 2"]
     lines = dp_synthetic.preview_lines(p)
     assert lines[0] == (f"measures the counts of each of its 3 columns with noise "
-                        f"σ = {ones[0].sigma:.3g} rows a cell")
-    assert lines[2].startswith("expected error for about 3800 rows: one-way marginals ")
+                        f"σ = {ones[0].sigma:.4g} rows a cell")
+    # the rows as a person writes them, the distance to 3 decimals as the comparison shows it
+    assert lines[2] == (f"expected error for about 3,800 rows, as total variation distance: "
+                        f"one-way marginals {p.one_way_error:.3f}, measured two-way marginals "
+                        f"{p.two_way_error:.3f}")
     assert p.note == words.SYNTH_PREVIEW_NOTE
 
 

@@ -126,7 +126,7 @@ def test_the_pane_shows_what_the_budget_buys(window, tmp_path: Path) -> None:  #
     for column in ("region", "age", "smoker"):
         shown = re.search(rf"counts of {column} \(\d+ cells\): noise σ = ([\d.]+)", text)
         assert shown is not None and float(shown.group(1)) == pytest.approx(sigma, rel=1e-3)
-    assert "expected error for about 3800 rows" in text.lower()
+    assert "expected error for about 3,800 rows" in text.lower()
     session.select(None)
     assert not pane.synthetic_box.isVisibleTo(pane)
 

@@ -179,19 +179,19 @@ def synth_preview_lines(columns: int, one_sigma: float | None, rounds: int,
     out = []
     if columns and one_sigma is not None:
         out.append(f"measures the counts of each of its {columns} columns with noise "
-                   f"σ = {one_sigma:.3g} rows a cell")
+                   f"σ = {format_number(one_sigma)} rows a cell")
     if rounds and round_epsilon is not None and two_sigma is not None:
         out.append(f"chooses {rounds} pairs of columns (exponential mechanism, "
-                   f"ε = {round_epsilon:.3g} a round) and measures their counts with "
-                   f"σ = {two_sigma:.3g} rows a cell")
+                   f"ε = {format_number(round_epsilon)} a round) and measures their counts "
+                   f"with σ = {format_number(two_sigma)} rows a cell")
     if expected_rows is None:
         out.append("state about how many rows the table has (dataset.expected_rows) or the "
                    "rows to generate to see the expected error")
-    elif one_way_error is not None:
-        err = (f"expected error for about {expected_rows:g} rows: one-way marginals "
-               f"{one_way_error:.3g} total variation distance")
+    elif one_way_error is not None:  # as the owner's comparison shows a distance
+        err = (f"expected error for about {format_number(expected_rows)} rows, as total "
+               f"variation distance: one-way marginals {one_way_error:.3f}")
         if two_way_error is not None:
-            err += f", measured two-way marginals {two_way_error:.3g}"
+            err += f", measured two-way marginals {two_way_error:.3f}"
         out.append(err)
     return out
 

@@ -44,8 +44,8 @@ GUIDE = ("Bounds, categories and group keys must come from knowledge of the doma
 
 DECLARE_LIST = "I declare this list public: it comes from knowledge of the domain, not from " \
     "this data"
-DECLARE_LISTS = "I declare these lists public (every column's): they come from knowledge of " \
-    "the domain, not from this data"
+DECLARE_LISTS = "I declare these lists public: they come from knowing the domain, not from " \
+    "this data"
 
 
 def _number(text: str) -> Any:
@@ -506,6 +506,10 @@ class QueryDialog(QDialog):
         if list_label is not None:  # one reason for the lists of every column of the table
             list_label.setText("Why the lists" if synth else "Why this list")
         self.declare.setText(DECLARE_LISTS if synth else DECLARE_LIST)
+        self.list_reason.setToolTip("One reason for the categories of every column of the "
+                                    "table" if synth else "Where the list comes from")
+        self.bounds_reason.setToolTip("One reason for the bin edges of every column of the "
+                                      "table" if synth else "Where the bounds come from")
         for widget, show in ((self.bounds_row, bounded),
                              # a synthetic table's reasons are the whole table's, shown
                              # with the selected column's bins or list

@@ -450,8 +450,8 @@ class BundleDialog(QDialog):
         page_layout = QVBoxLayout(page)
         if self.session is not None and self._synthetic_ids():
             row = QHBoxLayout()
-            row.addWidget(QLabel("For you only: how close each table is to your data, on "
-                                 "screen, never saved."), 1)
+            row.addWidget(QLabel("For you only: compare each synthetic table with your "
+                                 "real data, on screen; nothing is saved."), 1)
             self.compare_button = QPushButton("Compare with my data…")
             self.compare_button.setToolTip("The total variation distance of each one- and "
                                            "two-way marginal against the table the release "
