@@ -143,7 +143,14 @@ def test_editor_and_pane_fit_at_1x_and_2x(tmp_path: Path, scale: str) -> None:
     assert all(not texts for texts in answer["clipped"].values()), answer["clipped"]
     assert {"pane", "editor", "editor-bins"} <= set(answer["clipped"])
     assert "counts of region" in answer["pane"]
-    for name in ("pane", "editor", "editor-bins"):
+    names = ["pane", "editor", "editor-bins"]
+    try:  # with mbi: the viewer's tab and the comparison opened from it
+        import mbi  # noqa: F401
+        names += ["bundle-viewer", "compare"]
+        assert {"viewer", "compare"} <= set(answer["clipped"])
+    except ImportError:
+        pass
+    for name in names:
         assert (SHOTS / f"synthetic-{name}-{scale}x.png").stat().st_size > 0
 
 
