@@ -116,3 +116,20 @@ def test_a_reader_without_the_app_gets_no_comparison(qtbot, bundle: Path) -> Non
     qtbot.waitUntil(lambda: viewer.opened is not None, timeout=60_000)
     assert viewer.compare_synthetic() is None
     assert not hasattr(viewer, "compare_button")
+
+
+def test_a_data_file_without_the_columns_gets_one_line(window, qtbot, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                       bundle: Path) -> None:
+    wrong = tmp_path / "other.csv"
+    wrong.write_text("person_id,region,age\nP1,North,30\n")
+    viewer = open_viewer(window, qtbot, bundle)
+    before = files(tmp_path, bundle.parent)
+    dialog = viewer.compare_synthetic(data=wrong)
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(lambda: "smoker" in dialog.status.text(), timeout=60_000)
+    assert dialog.distances is None and "\n" not in dialog.status.text()
+    assert "Traceback" not in dialog.status.text()
+    assert files(tmp_path, bundle.parent) == before
+    # the right file then compares in the same window
+    dialog.choose_data(demo_table_path())
+    check(dialog, qtbot, bundle)
