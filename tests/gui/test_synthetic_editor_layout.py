@@ -73,9 +73,11 @@ def test_a_histograms_bin_edges_sit_above_their_reason(window, qtbot, tmp_path: 
     assert _shown_in_order(d, [d.column, d.use_bins, d.bins, d.bounds_reason, d.mechanism]) \
         == ["Column", "Use numeric bins", "Bin edges", "Reason for the bounds",
             "Noise mechanism"]
+    assert "bin edges" in d.bounds_reason.placeholderText()  # not "the bounds"
     # a sum's bounds keep their reason right under them
     d.kind.setCurrentIndex(d.kind.findData("sum"))
     qtbot.wait(10)
+    assert "bounds" in d.bounds_reason.placeholderText()
     shown = [w for w in (d.bounds_row, d.use_bins, d.categories, d.bins, d.list_reason,
                          d.bounds_reason) if w.isVisibleTo(d)]
     assert shown == [d.bounds_row, d.bounds_reason]

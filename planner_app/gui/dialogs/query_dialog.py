@@ -502,6 +502,9 @@ class QueryDialog(QDialog):
         if reason_label is not None:  # bin edges need a reason too (core.readiness)
             reason_label.setText("Why the bin edges" if synth else "Why these bin edges" if bins
                                  else "Why these bounds")
+        self.bounds_reason.setPlaceholderText(
+            "Where do the bin edges come from? e.g. the standard reporting age bands"
+            if bins or synth else "Where do the bounds come from? e.g. the form accepts 0 to 80")
         list_label = self._form.labelForField(self.list_reason)
         if list_label is not None:  # one reason for the lists of every column of the table
             list_label.setText("Why the lists" if synth else "Why this list")
