@@ -124,10 +124,13 @@ def test_a_data_file_without_the_columns_gets_one_line(window, qtbot, tmp_path: 
     wrong.write_text("person_id,region,age\nP1,North,30\n")
     viewer = open_viewer(window, qtbot, bundle)
     before = files(tmp_path, bundle.parent)
-    dialog = viewer.compare_synthetic(data=wrong)
+    dialog = viewer.compare_synthetic(data=demo_table_path())
     qtbot.addWidget(dialog)
+    check(dialog, qtbot, bundle)
+    dialog.choose_data(wrong)
     qtbot.waitUntil(lambda: "smoker" in dialog.status.text(), timeout=60_000)
     assert dialog.distances is None and "\n" not in dialog.status.text()
+    assert dialog.figure.axes == []  # the first file's bars are not shown as this one's
     assert "Traceback" not in dialog.status.text()
     assert files(tmp_path, bundle.parent) == before
     # the right file then compares in the same window

@@ -106,6 +106,9 @@ class SyntheticCompareDialog(QDialog):
             return
         name = data.name if data is not None else table.name if table is not None else ""
         self.status.setText(f"Comparing with {name}…")
+        self.distances = None  # the chart of another file or table is not this one's
+        self.figure.clear()
+        self.canvas.draw_idle()
         bundle = self.bundle
 
         def work(_p: object, _c: object) -> list[MarginalDistance]:
@@ -114,8 +117,12 @@ class SyntheticCompareDialog(QDialog):
             return compare_bundle_with_table(plan, real, bundle, qid)
 
         worker = Worker(work)  # type: ignore[arg-type]
-        worker.signals.finished.connect(self.show_distances)
-        worker.signals.failed.connect(self._failed)
+        # only the latest request's answer is shown (an earlier one may still finish)
+        worker.signals.finished.connect(
+            lambda result: self.show_distances(result) if self.workers.current is worker
+            else None)
+        worker.signals.failed.connect(
+            lambda exc: self._failed(exc) if self.workers.current is worker else None)
         self.workers.start(worker)
 
     def _failed(self, exc: object) -> None:
