@@ -329,6 +329,7 @@ class BundleDialog(QDialog):
         self.path = path
         self.session = session
         self.opened: OpenedBundle | None = None
+        self.compare_button: QPushButton | None = None  # on the Synthetic tables tab
         self.compare_dialog: QWidget | None = None
         self.setWindowTitle(f"Release bundle {path.name}")
         fit_to_screen(self, 1200, 820)
@@ -452,12 +453,13 @@ class BundleDialog(QDialog):
             row = QHBoxLayout()
             row.addWidget(QLabel("For you only: compare each synthetic table with your "
                                  "real data, on screen; nothing is saved."), 1)
-            self.compare_button = QPushButton("Compare with my data…")
-            self.compare_button.setToolTip("The total variation distance of each one- and "
-                                           "two-way marginal against the table the release "
-                                           "was made from; never saved, exported or logged")
-            self.compare_button.clicked.connect(lambda: self.compare_synthetic())
-            row.addWidget(self.compare_button)
+            button = QPushButton("Compare with my data…")
+            button.setToolTip("The total variation distance of each one- and two-way "
+                              "marginal against the table the release was made from; never "
+                              "saved, exported or logged")
+            button.clicked.connect(lambda: self.compare_synthetic())
+            row.addWidget(button)
+            self.compare_button = button
             page_layout.addLayout(row)
         for t in opened.synthetic:
             shown = len(t.rows)
