@@ -130,7 +130,7 @@ class DialogLaunchers(_Base):
         """The bundle viewer, at once in its "Verifying…" state; the worker fills it in."""
         from .dialogs.review_bundle import BundleDialog
 
-        dialog = BundleDialog(path, self)
+        dialog = BundleDialog(path, self, session=self.session)
         dialog.unusable.connect(self.error)
         self.bundle_dialog = dialog
         dialog.show()

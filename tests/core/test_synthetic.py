@@ -189,8 +189,8 @@ def test_the_preview_comes_from_public_parameters_only() -> None:
     from planner_app.core.dp.synthetic import preview_lines
 
     lines = preview_lines(p)
-    assert f"σ = {one_sigma:.3g} rows a cell" in lines[0]
-    assert f"one-way marginals {want:.3g}" in lines[2]
+    assert f"σ = {one_sigma:.4g} rows a cell" in lines[0]
+    assert f"one-way marginals {want:.3f}" in lines[2]
     # the noise is judged against the real rows (expected_rows), not the synthetic rows
     assert preview(plan_from_dict(synth_plan(rows=100)).queries[0],
                    plan_from_dict(synth_plan(rows=100))).one_way_error == pytest.approx(want)

@@ -1,6 +1,7 @@
 """Run by test_synthetic_gui.py in a process at $QT_SCALE_FACTOR (1 or 2): screenshots of the
-statistic editor and the statistic pane with a synthetic table (1280x820 window), and what is
-clipped, as one JSON line on stdout.
+statistic editor and the statistic pane with a synthetic table (1280x820 window), and with
+mbi the bundle viewer's tab and the comparison opened from it, and what is clipped, as one
+JSON line on stdout.
 
     QT_SCALE_FACTOR=2 PLANNER_APP_SCREENSHOTS=tests/_screenshots \\
         python tests/gui/synthetic_shots.py FOLDER
@@ -68,20 +69,9 @@ def main() -> None:
 
     from planner_app.core.release.publish import publish
     from planner_app.core.support.home import app_home
-    from planner_app.gui.dialogs.synthetic_compare import SyntheticCompareDialog
 
     bundle = folder / "synth.zip"
     publish(window.session.plan, window.session.table, bundle, app_home(folder / "home2"))
-    compare = SyntheticCompareDialog(window.session, bundle, ["survey_synth"], window)
-    compare.resize(760, 560)
-    compare.show()
-    while compare.distances is None:
-        app.processEvents()
-    settle(app)
-    compare.canvas.draw()
-    compare.grab().save(str(shots / f"synthetic-compare-{scale}x.png"))
-    clipped["compare"] = clipped_texts(compare)
-    compare.close()
     window.open_path(bundle)
     viewer = window.bundle_dialog
     while viewer.opened is None:
@@ -93,6 +83,16 @@ def main() -> None:
         settle(app)
     viewer.grab().save(str(shots / f"synthetic-bundle-viewer-{scale}x.png"))
     clipped["viewer"] = clipped_texts(viewer)
+    # the owner's comparison, opened after the release from the viewer's tab
+    compare = viewer.compare_synthetic()
+    compare.resize(760, 560)
+    while compare.distances is None:
+        app.processEvents()
+    settle(app)
+    compare.canvas.draw()
+    compare.grab().save(str(shots / f"synthetic-compare-{scale}x.png"))
+    clipped["compare"] = clipped_texts(compare)
+    compare.close()
     viewer.close()
     window.close()
     print(json.dumps({"clipped": clipped, "pane": pane.synthetic.text()}), flush=True)

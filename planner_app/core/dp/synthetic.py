@@ -34,6 +34,11 @@ from fractions import Fraction
 
 from ..model import Plan, Query
 from ..support.errors import InputError
+from ..support.words import (
+    SYNTH_PREVIEW_NOTE,
+    synth_measurement_words,
+    synth_preview_lines,
+)
 from .measure import Measurement, epsilon_from_rho, exact_epsilon, rho_for, round_up_fraction
 from .mechanisms import RandomSource, bernoulli_exp
 from .synthetic_sensitivity import synthetic_components
@@ -144,14 +149,12 @@ def preview(query: Query, plan: Plan) -> SynthPreview:
     for m in ms:
         c = m.component
         if m.mechanism == "exponential":
-            items.append(MarginalPreview(c.name, f"selection round {c.name.split(':')[1]}",
+            items.append(MarginalPreview(c.name, synth_measurement_words(c.name),
                                          len(cols) * (len(cols) - 1) // 2, None, m.epsilon))
             continue
         assert m.sigma_sq is not None
-        what = (f"counts of {c.name.split(':', 1)[1]}" if c.name.startswith("oneway:")
-                else f"counts of the pair chosen in round {c.name.split(':')[1]}")
-        items.append(MarginalPreview(c.name, what, c.cells, math.sqrt(float(m.sigma_sq)),
-                                     None))
+        items.append(MarginalPreview(c.name, synth_measurement_words(c.name), c.cells,
+                                     math.sqrt(float(m.sigma_sq)), None))
     # the noise is measured against the real rows: the dataset's public approximate count,
     # else the synthetic table's own rows as a stand-in
     rows = float(plan.dataset.expected_rows) if plan.dataset.expected_rows else (
@@ -166,10 +169,8 @@ def preview(query: Query, plan: Plan) -> SynthPreview:
             pair_cells = [cols[a].size * cols[b].size for a in range(len(cols))
                           for b in range(a + 1, len(cols))]
             two = sum(expected_tvd(sigma_two, n, rows) for n in pair_cells) / len(pair_cells)
-    note = ("expected total variation distance of a measured marginal (0 is exact, 1 is "
-            "all wrong), from the noise alone; pairs not measured are estimated through the "
-            "tree and may be further off")
-    return SynthPreview(query.id, synth_split(query).rho, tuple(items), rows, one, two, note)
+    return SynthPreview(query.id, synth_split(query).rho, tuple(items), rows, one, two,
+                        SYNTH_PREVIEW_NOTE)
 
 
 # ----------------------------------------------------------------------------- the selection
@@ -198,26 +199,12 @@ def exponential_select(source: RandomSource, scores: list[int], epsilon: float,
 
 
 def preview_lines(p: SynthPreview) -> list[str]:
-    """The preview in words, one line each (the command line's check; the app's pane)."""
-    out = []
+    """The preview in words, one line each (the command line's check; the app's pane): the
+    sentences are ``support.words.synth_preview_lines``."""
     ones = [m for m in p.measurements if m.name.startswith("oneway:")]
     twos = [m for m in p.measurements if m.name.startswith("twoway:")]
     rounds = [m for m in p.measurements if m.name.startswith("select:")]
-    if ones and ones[0].sigma is not None:
-        out.append(f"measures the counts of each of its {len(ones)} columns with noise "
-                   f"σ = {ones[0].sigma:.3g} rows a cell")
-    if rounds and rounds[0].epsilon is not None and twos and twos[0].sigma is not None:
-        out.append(f"chooses {len(rounds)} pairs of columns (exponential mechanism, "
-                   f"ε = {rounds[0].epsilon:.3g} a round) and measures their counts with "
-                   f"σ = {twos[0].sigma:.3g} rows a cell")
-    if p.expected_rows is None:
-        out.append("state dataset.expected_rows (or rows) to see the expected error")
-    else:
-        err = f"expected error for about {p.expected_rows:g} rows: one-way marginals " \
-              f"{p.one_way_error:.3g} total variation distance" if p.one_way_error is not None \
-              else ""
-        if err and p.two_way_error is not None:
-            err += f", measured two-way marginals {p.two_way_error:.3g}"
-        if err:
-            out.append(err)
-    return out
+    return synth_preview_lines(
+        len(ones), ones[0].sigma if ones else None, len(rounds),
+        rounds[0].epsilon if rounds else None, twos[0].sigma if twos else None,
+        p.expected_rows, p.one_way_error, p.two_way_error)

@@ -32,6 +32,7 @@ from ..model import Query, SynthColumn
 from ..model.synthetic_plan import row_cap
 from ..support.errors import InputError
 from ..support.optional import mbi_problem
+from ..support.words import SYNTH_CLAMPED, SYNTH_REPORT_ABOUT, synth_table_words
 from .bundle import safe_cell
 
 SYNTH_DIR = "synthetic"
@@ -410,36 +411,21 @@ def synthetic_csv(query: Query, payload: dict[str, Any]) -> bytes:
 
 def synthetic_paragraphs(record: dict[str, Any]) -> list[str]:
     """The report's section on the release's synthetic tables (none: no section): what a
-    synthetic table is and is not, and what was measured, from release.json alone."""
+    synthetic table is and is not, and what was measured, from release.json alone (the
+    sentences are ``support.words``')."""
     tables = record.get("synthetic") or {}
     if not isinstance(tables, dict) or not tables:
         return []
-    out = [
-        "A synthetic table is made up: its rows are not people, and no row stands for anyone "
-        "in the data. It was sampled from a model fitted to the noised counts listed above "
-        "(one-way counts of every column, and two-way counts of the pairs chosen by the "
-        "exponential mechanism), so it only keeps the patterns those counts show. Joint "
-        "patterns that were not measured (other pairs, three or more columns together) are "
-        "not preserved beyond what the chosen pairs imply. Its accuracy is judged by those "
-        "measured counts: each comes with its noise (the interval above), and anyone can "
-        "count the synthetic file and compare. Making the table from the noised counts costs "
-        "no privacy: its guarantee is the one stated below.",
-    ]
+    out = [SYNTH_REPORT_ABOUT]
     post = record.get("post_processing")
     if isinstance(post, dict) and post.get("clamp_counts_at_zero") is True:
-        out.append("This release shows negative counts as 0, the synthetic tables' noised "
-                   "counts too (clamped at 0, post-processing, in release.json and "
-                   "results.csv alike), and each synthetic table was fitted to its counts as "
-                   "shown.")
+        out.append(SYNTH_CLAMPED)
     for qid, t in sorted(tables.items()):
         if not isinstance(t, dict):
             continue
-        pairs = ", ".join(f"{a} × {b}" for a, b in t.get("selected", []))
-        source = ("as the plan states" if t.get("rows_from") == "plan"
-                  else "from the noised one-way counts")
-        out.append(
-            f"{qid}: synthetic/{qid}.csv has {t.get('rows')} rows ({source}) of the columns "
-            f"{', '.join(t.get('columns', []))}, made with "
-            f"{str(t.get('method', '')).upper()} (Private-PGM); measured pairs: "
-            f"{pairs or 'none'}; sampling seed {t.get('seed')}.")
+        out.append(synth_table_words(qid, t.get("rows"), t.get("rows_from") == "plan",
+                                     [str(c) for c in t.get("columns", [])],
+                                     str(t.get("method", "")),
+                                     [(str(a), str(b)) for a, b in t.get("selected", [])],
+                                     t.get("seed")))
     return out

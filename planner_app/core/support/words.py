@@ -138,6 +138,94 @@ def statistic_words(kind: str, column: str | None, kind_name: str,
     return f"{kind_name} of {column}" if column else kind_name
 
 
+# ----------------------------------------------------------------------------- synthetic tables
+
+
+def synth_measurement_words(name: str) -> str:
+    """What one measurement of a synthetic table is, from its component name: "counts of
+    region" (``oneway:region``), "counts of the pair chosen in round 2" (``twoway:2``),
+    "selection round 2" (``select:2``)."""
+    kind, _, rest = name.partition(":")
+    if kind == "oneway":
+        return f"counts of {rest}"
+    if kind == "twoway":
+        return f"counts of the pair chosen in round {rest.split(':')[0]}"
+    return f"selection round {rest.split(':')[0]}"
+
+
+def synth_measured_line(what: str, cells: int, sigma: float | None, epsilon: float | None,
+                        pair: bool) -> str:
+    """One measurement as the preview lists it: "counts of age (7 cells): noise σ = 22.03
+    rows a cell", or a selection round with its ε (``cells``: the pairs it chooses among)."""
+    if sigma is not None:
+        shown = f"up to {cells:,}" if pair else f"{cells:,}"
+        return f"{what} ({shown} cells): noise σ = {format_number(sigma)} rows a cell"
+    return (f"{what}: chooses one of at most {cells:,} pairs (exponential mechanism, "
+            f"ε = {format_number(epsilon if epsilon is not None else math.nan)})")
+
+
+SYNTH_PREVIEW_NOTE = ("expected total variation distance of a measured marginal (0 is exact, "
+                      "1 is all wrong), from the noise alone; pairs not measured are estimated "
+                      "through the tree and may be further off")
+
+
+def synth_preview_lines(columns: int, one_sigma: float | None, rounds: int,
+                        round_epsilon: float | None, two_sigma: float | None,
+                        expected_rows: float | None, one_way_error: float | None,
+                        two_way_error: float | None) -> list[str]:
+    """What a synthetic table's budget buys, one clause a line without a full stop (the
+    command line's check; the app's pane): the noise on its one-way marginals, the pairs it
+    chooses and their noise, and the expected error for the rows stated."""
+    out = []
+    if columns and one_sigma is not None:
+        out.append(f"measures the counts of each of its {columns} columns with noise "
+                   f"σ = {format_number(one_sigma)} rows a cell")
+    if rounds and round_epsilon is not None and two_sigma is not None:
+        out.append(f"chooses {rounds} pairs of columns (exponential mechanism, "
+                   f"ε = {format_number(round_epsilon)} a round) and measures their counts "
+                   f"with σ = {format_number(two_sigma)} rows a cell")
+    if expected_rows is None:
+        out.append("state about how many rows the table has (dataset.expected_rows) or the "
+                   "rows to generate to see the expected error")
+    elif one_way_error is not None:  # as the owner's comparison shows a distance
+        err = (f"expected error for about {format_number(expected_rows)} rows, as total "
+               f"variation distance: one-way marginals {one_way_error:.3f}")
+        if two_way_error is not None:
+            err += f", measured two-way marginals {two_way_error:.3f}"
+        out.append(err)
+    return out
+
+
+SYNTH_REPORT_ABOUT = (
+    "A synthetic table is made up: its rows are not people, and no row stands for anyone "
+    "in the data. It was sampled from a model fitted to the noised counts listed above "
+    "(one-way counts of every column, and two-way counts of the pairs chosen by the "
+    "exponential mechanism), so it only keeps the patterns those counts show. Joint "
+    "patterns that were not measured (other pairs, three or more columns together) are "
+    "not preserved beyond what the chosen pairs imply. Its accuracy is judged by those "
+    "measured counts: each comes with its noise (the interval above), and anyone can "
+    "count the synthetic file and compare; planner-app verify does so and reports the "
+    "distance of each. Making the table from the noised counts costs "
+    "no privacy: its guarantee is the one stated below.")
+
+SYNTH_CLAMPED = (
+    "This release shows negative counts as 0, the synthetic tables' noised "
+    "counts too (clamped at 0, post-processing, in release.json and "
+    "results.csv alike), and each synthetic table was fitted to its counts as "
+    "shown.")
+
+
+def synth_table_words(query_id: str, rows: object, rows_from_plan: bool,
+                      columns: list[str], method: str, pairs: list[tuple[str, str]],
+                      seed: object) -> str:
+    """The report's sentence on one released synthetic table (from release.json alone)."""
+    source = "as the plan states" if rows_from_plan else "from the noised one-way counts"
+    chosen = ", ".join(f"{a} × {b}" for a, b in pairs)
+    return (f"{query_id}: synthetic/{query_id}.csv has {rows} rows ({source}) of the "
+            f"columns {', '.join(columns)}, made with {method.upper()} (Private-PGM); "
+            f"measured pairs: {chosen or 'none'}; sampling seed {seed}.")
+
+
 # ----------------------------------------------------------------------------- glossary
 
 # term -> plain explanation. The keys are the words as they appear on screen; ``tooltip``

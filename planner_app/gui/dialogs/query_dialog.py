@@ -42,6 +42,11 @@ GUIDE = ("Bounds, categories and group keys must come from knowledge of the doma
          "list of values would leak it. Values outside the bounds are clamped; values outside "
          "the list are left out.")
 
+DECLARE_LIST = "I declare this list public: it comes from knowledge of the domain, not from " \
+    "this data"
+DECLARE_LISTS = "I declare these lists public: they come from knowing the domain, not from " \
+    "this data"
+
 
 def _number(text: str) -> Any:
     text = text.strip()
@@ -171,7 +176,6 @@ class QueryDialog(QDialog):
         self.bounds_reason = QLineEdit()
         self.bounds_reason.setPlaceholderText("Where do the bounds come from? e.g. the form "
                                               "accepts 0 to 80")
-        form.addRow("Why these bounds", self.bounds_reason)
         self.use_bins = QCheckBox("Numeric bins instead of categories")
         form.addRow("", self.use_bins)
         self.categories = QPlainTextEdit()
@@ -181,10 +185,12 @@ class QueryDialog(QDialog):
         self.bins = QLineEdit()
         self.bins.setPlaceholderText("Bin edges, e.g. 0, 18, 30, 65, 120")
         form.addRow("Bins", self.bins)
+        # the reason sits under what it explains: the bounds (the rows between are hidden
+        # then) or the bin edges
+        form.addRow("Why these bounds", self.bounds_reason)
         self.synth_rows = QLineEdit()
         self.synth_rows.setPlaceholderText("empty: as many as the noised counts say (no extra "
                                      "budget)")
-        form.addRow("Rows to generate", self.synth_rows)
         yes_no = QHBoxLayout()
         yes_no.setContentsMargins(0, 0, 0, 0)
         self.yes_values = QPlainTextEdit()
@@ -205,8 +211,7 @@ class QueryDialog(QDialog):
         self.list_reason = QLineEdit()
         self.list_reason.setPlaceholderText("Where does the list come from? e.g. the official "
                                             "list of regions")
-        self.declare = QCheckBox("I declare this list public: it comes from knowledge of the "
-                                 "domain, not from this data")
+        self.declare = QCheckBox(DECLARE_LIST)
         form.addRow("Why this list", self.list_reason)
         form.addRow("", self.declare)
         self.quantile = QDoubleSpinBox()
@@ -254,6 +259,8 @@ class QueryDialog(QDialog):
         self.missing.currentIndexChanged.connect(
             lambda i: self.impute.setEnabled(i == 1))
         more.addRow("Missing or unreadable cells", missing)
+        # a synthetic table's own settings sit with its noise, below the columns' lists
+        more.addRow("Rows to generate", self.synth_rows)
         self._missing_layout = missing
         self._more = more
         mech = QHBoxLayout()
@@ -495,11 +502,21 @@ class QueryDialog(QDialog):
         if reason_label is not None:  # bin edges need a reason too (core.readiness)
             reason_label.setText("Why the bin edges" if synth else "Why these bin edges" if bins
                                  else "Why these bounds")
+        self.bounds_reason.setPlaceholderText(
+            "Where do the bin edges come from? e.g. the standard reporting age bands"
+            if bins or synth else "Where do the bounds come from? e.g. the form accepts 0 to 80")
         list_label = self._form.labelForField(self.list_reason)
         if list_label is not None:  # one reason for the lists of every column of the table
             list_label.setText("Why the lists" if synth else "Why this list")
+        self.declare.setText(DECLARE_LISTS if synth else DECLARE_LIST)
+        self.list_reason.setToolTip("One reason for the categories of every column of the "
+                                    "table" if synth else "Where the list comes from")
+        self.bounds_reason.setToolTip("One reason for the bin edges of every column of the "
+                                      "table" if synth else "Where the bounds come from")
         for widget, show in ((self.bounds_row, bounded),
-                             (self.bounds_reason, bounded or bins or self._synth_has("bins")),
+                             # a synthetic table's reasons are the whole table's, shown
+                             # with the selected column's bins or list
+                             (self.bounds_reason, bounded or bins),
                              (self.synth_row, synth), (self.synth_rows, synth),
                              (self.group_column, not synth), (self.group_keys, not synth),
                              (self.missing, not synth), (self.impute, not synth),
@@ -507,8 +524,8 @@ class QueryDialog(QDialog):
                              (self.bins, bins), (self.quantile, kind == "quantile"),
                              (self.yes_no_row, self._reads_yes_no()),
                              (self.yes_no_hint, self._reads_yes_no()),
-                             (self.list_reason, self._has_list()),
-                             (self.declare, self._has_list())):
+                             (self.list_reason, not bins if synth else self._has_list()),
+                             (self.declare, not bins if synth else self._has_list())):
             widget.setVisible(show)
             label = self._form.labelForField(widget) or self._more.labelForField(widget)
             if label is not None:

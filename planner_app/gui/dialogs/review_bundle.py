@@ -52,6 +52,7 @@ from ...core.support.words import (
     unit_of,
 )
 from ..models import format_accuracy
+from ..session import Session
 from ..widgets.canvases import RiskChart
 from ..workers import Worker, WorkerSlot
 from .plan_diff_view import PlanDiffDialog
@@ -320,10 +321,16 @@ class BundleDialog(QDialog):
 
     unusable = Signal(str, str)
 
-    def __init__(self, path: Path, parent: QWidget | None = None) -> None:
+    def __init__(self, path: Path, parent: QWidget | None = None,
+                 session: Session | None = None) -> None:
+        """``session``: the app's, for the owner's comparison of a synthetic table with the
+        real one (None: a reader's viewer, no comparison)."""
         super().__init__(parent)
         self.path = path
+        self.session = session
         self.opened: OpenedBundle | None = None
+        self.compare_button: QPushButton | None = None  # on the Synthetic tables tab
+        self.compare_dialog: QWidget | None = None
         self.setWindowTitle(f"Release bundle {path.name}")
         fit_to_screen(self, 1200, 820)
         layout = QVBoxLayout(self)
@@ -442,6 +449,18 @@ class BundleDialog(QDialog):
         """Each synthetic table's first rows: made-up rows, not people."""
         page = QWidget()
         page_layout = QVBoxLayout(page)
+        if self.session is not None and self._synthetic_ids():
+            row = QHBoxLayout()
+            row.addWidget(QLabel("For you only: compare each synthetic table with your "
+                                 "real data, on screen; nothing is saved."), 1)
+            button = QPushButton("Compare with my data…")
+            button.setToolTip("The total variation distance of each one- and two-way "
+                              "marginal against the table the release was made from; never "
+                              "saved, exported or logged")
+            button.clicked.connect(lambda: self.compare_synthetic())
+            row.addWidget(button)
+            self.compare_button = button
+            page_layout.addLayout(row)
         for t in opened.synthetic:
             shown = len(t.rows)
             about = QLabel(f"{t.name}: {t.total_rows:,} made-up rows"
@@ -453,6 +472,32 @@ class BundleDialog(QDialog):
             page_layout.addWidget(about)
             page_layout.addWidget(_table(list(t.columns), [list(r) for r in t.rows]), 1)
         return page
+
+    def _synthetic_ids(self) -> list[str]:
+        """The synthetic tables of the bundle's own plan that the bundle holds."""
+        opened = self.opened
+        if opened is None or opened.plan is None:
+            return []
+        present = {t.name for t in opened.synthetic}
+        return [q.id for q in opened.plan.queries
+                if q.kind == "synthetic" and f"synthetic/{q.id}.csv" in present]
+
+    def compare_synthetic(self, data: str | Path | None = None) -> QWidget | None:
+        """The owner's comparison (core release.synthetic_compare, on screen only) with the
+        bundle's own plan, against the table open in the app or, when none is, the data
+        file ``data`` (asked for when None)."""
+        from .synthetic_compare import SyntheticCompareDialog
+
+        ids = self._synthetic_ids()
+        if self.session is None or self.opened is None or not ids:
+            return None
+        dialog = SyntheticCompareDialog(self.session, self.path, ids, self,
+                                        plan=self.opened.plan)
+        self.compare_dialog = dialog
+        dialog.show()
+        if data is not None or self.session.table is None:
+            dialog.choose_data(data)
+        return dialog
 
     def _audit_tab(self, opened: OpenedBundle) -> QWidget | None:
         if opened.audit is None:

@@ -1,6 +1,10 @@
 """The owner's comparison of a released synthetic table with the real one, on screen only:
 the total variation distance of every one- and two-way marginal as a bar chart (core
-release.synthetic_compare computes it, in a worker; nothing of it is ever written)."""
+release.synthetic_compare computes it, in a worker; nothing of it is ever written).
+
+It opens from the release wizard's last page (the session's plan and table), and later from
+the bundle viewer's "Synthetic tables" tab (the bundle's own plan, and the table open in the
+app or a data file the owner chooses, read in place and never loaded into the session)."""
 
 from __future__ import annotations
 
@@ -12,12 +16,16 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
+    QFileDialog,
     QHBoxLayout,
     QLabel,
+    QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
+from ...core.data.tables import Table, open_table
+from ...core.model import Plan
 from ...core.release.synthetic_compare import MarginalDistance, compare_bundle_with_table
 from ...core.support.errors import PlannerError
 from ..session import Session
@@ -29,10 +37,14 @@ MEASURED, INFERRED = "#2471a3", "#b9770e"
 
 class SyntheticCompareDialog(QDialog):
     def __init__(self, session: Session, bundle: Path, query_ids: list[str],
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, plan: Plan | None = None) -> None:
+        """``plan``: the plan ``bundle`` was released from (the bundle's own, in the viewer);
+        None is the session's (the wizard's last page, just after the release)."""
         super().__init__(parent)
         self.session = session
         self.bundle = bundle
+        self.plan = plan
+        self.data: Path | None = None  # a data file the owner chose here (else the session's)
         self.distances: list[MarginalDistance] | None = None
         self.setWindowTitle("Synthetic table against the real one (for you only)")
         self.resize(760, 560)
@@ -47,10 +59,16 @@ class SyntheticCompareDialog(QDialog):
         chooser.addWidget(QLabel("Synthetic table:"))
         self.choice = QComboBox()
         self.choice.setAccessibleName("Synthetic table compared")
-        plan = session.plan
+        plan = plan or session.plan
         for qid in query_ids:
             self.choice.addItem(plan.query(qid).title if plan is not None else qid, qid)
         chooser.addWidget(self.choice, 1)
+        self.data_button = QPushButton("Choose the data file…")
+        self.data_button.setToolTip("The table this release was made from; it is read here "
+                                    "only, not opened in the app")
+        self.data_button.setAccessibleName("Choose the data file to compare with")
+        self.data_button.clicked.connect(lambda: self.choose_data())
+        chooser.addWidget(self.data_button)
         layout.addLayout(chooser)
         self.status = QLabel()
         self.status.setWordWrap(True)
@@ -66,17 +84,45 @@ class SyntheticCompareDialog(QDialog):
         self.choice.currentIndexChanged.connect(lambda _i: self.compare())
         self.compare()
 
+    def choose_data(self, path: str | Path | None = None) -> None:
+        """Compare with a data file (asked for when ``path`` is None): read in the worker,
+        never loaded into the app, and forgotten with this window."""
+        if path is None:
+            path, _ = QFileDialog.getOpenFileName(
+                self, "The data the release was made from", "",
+                "Tables (*.csv *.tsv *.txt *.parquet *.xlsx);;All files (*)")
+        if path:
+            self.data = Path(path)
+            self.compare()
+
     def compare(self) -> None:
         """Compute in a worker (the table may be large); the chart follows its answer."""
-        plan, table, qid = self.session.plan, self.session.table, self.choice.currentData()
-        if plan is None or table is None or qid is None:
-            self.status.setText("Open the table the release was made from to compare.")
+        plan = self.plan or self.session.plan
+        table: Table | None = self.session.table
+        data, qid = self.data, self.choice.currentData()
+        if plan is None or (table is None and data is None) or qid is None:
+            self.status.setText("Choose the data file the release was made from to compare "
+                                "(it is read here only, for you).")
             return
-        self.status.setText(f"Comparing with {table.name}…")
+        name = data.name if data is not None else table.name if table is not None else ""
+        self.status.setText(f"Comparing with {name}…")
+        self.distances = None  # the chart of another file or table is not this one's
+        self.figure.clear()
+        self.canvas.draw_idle()
         bundle = self.bundle
-        worker = Worker(lambda _p, _c: compare_bundle_with_table(plan, table, bundle, qid))
-        worker.signals.finished.connect(self.show_distances)
-        worker.signals.failed.connect(self._failed)
+
+        def work(_p: object, _c: object) -> list[MarginalDistance]:
+            real = open_table(data) if data is not None else table
+            assert real is not None
+            return compare_bundle_with_table(plan, real, bundle, qid)
+
+        worker = Worker(work)  # type: ignore[arg-type]
+        # only the latest request's answer is shown (an earlier one may still finish)
+        worker.signals.finished.connect(
+            lambda result: self.show_distances(result) if self.workers.current is worker
+            else None)
+        worker.signals.failed.connect(
+            lambda exc: self._failed(exc) if self.workers.current is worker else None)
         self.workers.start(worker)
 
     def _failed(self, exc: object) -> None:
@@ -93,8 +139,11 @@ class SyntheticCompareDialog(QDialog):
             f", two-way {sum(twos) / len(twos):.3f}" if twos else "") + "."
         more = (f" The {MAX_BARS} largest of {len(distances)} marginals are drawn."
                 if len(distances) > MAX_BARS else "")
-        self.status.setText(f"{mean}{more} Blue: measured (every column, and the pairs the "
-                            "release chose); orange: a pair only inferred through the tree.")
+        name = self.data.name if self.data is not None else \
+            self.session.table.name if self.session.table is not None else ""
+        self.status.setText(f"Compared with {name}. {mean}{more} Blue: measured (every "
+                            "column, and the pairs the release chose); orange: a pair only "
+                            "inferred through the tree.")
         self.figure.clear()
         ax = self.figure.add_subplot(111)
         names = [" × ".join(d.columns) for d in shown][::-1]

@@ -298,17 +298,14 @@ class StatisticPane(QWidget):
             self.synthetic_box.setVisible(False)
             return
         from ...core.dp.synthetic import preview, preview_lines
+        from ...core.support.words import synth_measured_line
 
         p = preview(q, plan)
         lines = []
         for m in p.measurements:
-            if m.sigma is not None:
-                cells = f"up to {m.cells:,}" if m.name.startswith("twoway:") else f"{m.cells:,}"
-                lines.append(f"• {m.what} ({cells} cells): noise σ = "
-                             f"{format_number(m.sigma)} rows a cell")
-            elif m.epsilon is not None:
-                lines.append(f"• {m.what}: chooses one of at most {m.cells:,} pairs "
-                             f"(exponential mechanism, ε = {format_number(m.epsilon)})")
+            if m.sigma is not None or m.epsilon is not None:
+                pair = m.name.startswith("twoway:")
+                lines.append(f"• {synth_measured_line(m.what, m.cells, m.sigma, m.epsilon, pair)}")
         said = [f"{t[0].upper()}{t[1:]}." for t in preview_lines(p)]
         self.synthetic.setText("\n".join([*said, "", "Measured:", *lines, "",
                                           f"{p.note[0].upper()}{p.note[1:]}."]))
