@@ -43,8 +43,22 @@ def cmd_gui(args: argparse.Namespace) -> int:
                home=args.home)
 
 
+def _escape_what_the_terminal_cannot_show() -> None:
+    """A terminal in an ASCII or Latin-1 locale cannot show ε or a column named in Cyrillic:
+    such characters are written as escapes (\\u03b5) rather than ending the command with an
+    error after its work is done (for a release, after the charge)."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # a closed or unusual stream: leave it as it is
+                pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     debug = os.environ.get("PLANNER_APP_DEBUG") == "1"
+    _escape_what_the_terminal_cannot_show()
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
