@@ -15,6 +15,7 @@ method and its split of the privacy budget.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from .plan import MAX_EPSILON, MECHANISMS_BY_KIND, Query, SynthColumn
 from .reader import FieldReader, as_number
@@ -160,3 +161,13 @@ def synthetic_to_dict(q: Query) -> dict[str, object]:
     if q.justification:
         out["justification"] = dict(q.justification)
     return out
+
+
+def stated_epsilon(q: dict[str, Any]) -> float:
+    """The ε a statistic's release record states for it. A synthetic table's measurements
+    compose in zCDP to exactly the (ε, δ) its plan states (their ρ is rho_for(ε, δ)); the
+    sum of their ε (``epsilon_spent``) overstates it about twofold. Any other statistic's is
+    ``epsilon_spent``. The report, the registry entry and the bundle viewer all show this."""
+    if q.get("kind") == "synthetic" and isinstance(q.get("epsilon"), int | float):
+        return float(q["epsilon"])
+    return float(q["epsilon_spent"])

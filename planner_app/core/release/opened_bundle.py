@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Plan, parse_plan_text
+from ..model.synthetic_plan import stated_epsilon
 from ..records.keys import PublicKey
 from ..support.errors import InputError
 from .bundle import (
@@ -236,7 +237,7 @@ def _release(data: bytes) -> ReleaseSummary:
         acc = q["accuracy"]
         statistics.append(StatisticParameters(
             label=_str(q["label"]), kind=_str(q["kind"]), mechanism=_str(q["mechanism"]),
-            sensitivity=_number(q["sensitivity"]), epsilon=_number(q["epsilon_spent"]),
+            sensitivity=_number(q["sensitivity"]), epsilon=_number(stated_epsilon(q)),
             delta=_number(q["delta"]), half_width=_optional_number(acc.get("half_width")),
             unit=_str(acc.get("unit", "")), rows=_optional_number(acc.get("rows")),
             derivation=_str(q.get("derivation", ""))))

@@ -21,6 +21,7 @@ from typing import Any
 
 import yaml
 
+from ..model.synthetic_plan import stated_epsilon
 from ..support.words import KIND_NAMES, unit_words
 from .report import data_file_sentence, listing, transparency
 from .signing import signature_words
@@ -140,7 +141,7 @@ def registry_record(record: dict[str, Any]) -> dict[str, Any]:
     version = record["software"]["version"]
     date = str(record["created_utc"])[:10]
     accountant = answers["Accounting and composition"].split("; ")[0]
-    shares = listing([f"{_label(q)}: ε = {float(q['epsilon_spent']):.4g}"
+    shares = listing([f"{_label(q)}: ε = {stated_epsilon(q):.4g}"
                       + (f", δ = {float(q['delta']):.3g}" if q.get("delta") else "")
                       for q in queries])
     budget = plan.get("budget") or {}

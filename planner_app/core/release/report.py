@@ -19,6 +19,7 @@ from typing import Any
 
 from ..dp import risk
 from ..dp.accuracy import format_half_width, quantile_words, useless_warning
+from ..model.synthetic_plan import stated_epsilon
 from ..planning.preview import Chart
 from ..support.words import (
     KIND_WORDS,
@@ -259,7 +260,7 @@ def _statistics(record: dict[str, Any]) -> list[dict[str, Any]]:
         useless = useless_warning(query, acc) if query is not None else None
         if useless is not None:
             meaning += f" Note: {useless[0].upper()}{useless[1:]}"
-        params = (f"{q['mechanism'].replace('_', ' ')} mechanism, ε = {q['epsilon_spent']:.4g}"
+        params = (f"{q['mechanism'].replace('_', ' ')} mechanism, ε = {stated_epsilon(q):.4g}"
                   + (f", δ = {q['delta']:g}" if q.get("delta") else "")
                   + (f", noise scale {rounded(q['scale'])}" if q.get("scale") else "")
                   + (f", σ = {rounded(q['sigma'])}" if q.get("sigma") else "")
