@@ -7,11 +7,23 @@ Tables: the demo survey (4 columns, person unit with 3 rows) and a generated cen
 (7 columns with dependencies, one row a person). The true marginals come from the release's
 engine; the noise from the release's samplers; figures go to bench/results.md.
 Run: python bench/bench_synthetic.py [--quick]
+
+Also the cost of releasing one (``--release [--vs CHECKOUT] [--runs N]``): whole
+``planner-app release`` processes of a synthetic plan on the demo survey, each in a fresh app
+home, CPU (user + sys of the process and its children) and wall seconds; with ``--vs``, the
+same plans run from another checkout's code (PYTHONPATH), the two in turn (A B A B ...) so
+both see the same load, with the ratio pair by pair.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import resource
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -133,7 +145,121 @@ def run(name: str, frame: pd.DataFrame, columns: list[dict], unit: dict, reps: i
     return lines
 
 
+RELEASE_MARK = "## Synthetic tables: the cost of a release"
+SURVEY = [{"column": "region", "categories": ["North", "South", "East", "West"]},
+          {"column": "employment", "categories": ["employed", "unemployed", "retired", "student"]},
+          {"column": "age", "bins": [16, 25, 35, 45, 55, 65, 75, 100]},
+          {"column": "smoker", "categories": ["yes", "no"]},
+          {"column": "satisfaction", "bins": [1, 4, 7, 10]}]
+RELEASE_PLANS = {  # name: (columns, ε)
+    "3 columns, ε 2 (the CLI test's plan)": ([SURVEY[0], SURVEY[2], SURVEY[3]], 2.0),
+    "5 columns, ε 4": (SURVEY, 4.0),
+    "5 columns, ε 1": (SURVEY, 1.0),
+}
+
+
+def release_plan(columns: list[dict], eps: float) -> dict:
+    return {"format": "planner-app/plan@1",
+            "dataset": {"name": "demo-survey", "expected_rows": 3800},
+            "privacy_unit": {"kind": "person", "id_column": "person_id", "max_rows": 3},
+            "budget": {"epsilon": eps + 1, "delta": 1e-5},
+            "queries": [{"id": "survey_synth", "kind": "synthetic", "epsilon": eps,
+                         "delta": DELTA, "columns": columns,
+                         "justification": {"categories": "the form's answers",
+                                           "bounds": "standard bands"}}]}
+
+
+# ``python -m planner_app`` with a count of JAX's compilations (jax.monitoring), written to
+# the file in argv[1] at exit; the release itself is the command line's, unchanged
+COUNTING = """import atexit, json, runpy, sys
+import jax.monitoring
+seen = []
+jax.monitoring.register_event_duration_secs_listener(
+    lambda event, secs, **_: seen.append(secs)
+    if event == "/jax/core/compile/backend_compile_duration" else None)
+out = sys.argv.pop(1)
+atexit.register(lambda: open(out, "w").write(json.dumps([len(seen), sum(seen)])))
+sys.argv[0] = "planner_app"
+runpy.run_module("planner_app", run_name="__main__")
+"""
+
+
+def timed_release(code: Path, plan: Path, folder: Path) -> tuple[float, float, int, float]:
+    """One whole ``planner-app release`` process from ``code``'s checkout, in a fresh app
+    home: CPU seconds of the process and its children, wall seconds, and JAX's compilations
+    in it (how many, and their seconds)."""
+    home, out, count = folder / "home", folder / "bundle.zip", folder / "compiles.json"
+    shutil.rmtree(home, ignore_errors=True)
+    out.unlink(missing_ok=True)
+    env = {**os.environ, "PYTHONPATH": str(code), "PLANNER_APP_HOME": str(home)}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", COUNTING, str(count), "release", str(plan),
+                           "--data", str(ROOT / "resources" / "demo" / "survey.csv"),
+                           "--out", str(out)],
+                          env=env, capture_output=True, text=True, cwd=folder)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"release failed ({code}): {done.stderr.strip()}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    compiles, compile_secs = json.loads(count.read_text())
+    return cpu, wall, int(compiles), float(compile_secs)
+
+
+def release_main(vs: Path | None, runs: int) -> None:
+    codes = [("this checkout", ROOT)] + ([("--vs", vs)] if vs is not None else [])
+    lines = ["| plan | code | CPU s, median (min–max) | wall s, median | "
+             "CPU ratio this/--vs, median (min–max) | JAX compilations a release (each run) | "
+             "their CPU s, median |", "|---|---|---|---|---|---|---|"]
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        for name, (columns, eps) in RELEASE_PLANS.items():
+            plan = folder / "plan.json"
+            plan.write_text(json.dumps(release_plan(columns, eps)))
+            figures: dict[str, list[tuple[float, float, int, float]]] = {
+                label: [] for label, _ in codes}
+            for _label, code in codes:  # a warm-up each (the file cache, .pyc)
+                timed_release(code, plan, folder)
+            for _ in range(runs):  # in turn: A B A B ...
+                for label, code in codes:
+                    figures[label].append(timed_release(code, plan, folder))
+            for label, _ in codes:
+                cpu = [f[0] for f in figures[label]]
+                wall = [f[1] for f in figures[label]]
+                compiles = ", ".join(str(f[2]) for f in figures[label])
+                compile_secs = float(np.median([f[3] for f in figures[label]]))
+                ratio = ""
+                if vs is not None and label == "this checkout":
+                    r = [a[0] / b[0] for a, b in zip(figures["this checkout"], figures["--vs"],
+                                                     strict=True)]
+                    ratio = f"{np.median(r):.2f} ({min(r):.2f}–{max(r):.2f})"
+                lines.append(f"| {name} | {label} | {np.median(cpu):.2f} "
+                             f"({min(cpu):.2f}–{max(cpu):.2f}) | {np.median(wall):.2f} | "
+                             f"{ratio} | {compiles} | {compile_secs:.2f} |")
+                print(lines[-1], flush=True)
+    paired = ("this checkout and the --vs checkout in turn (A B A B ...), so both saw the same "
+              "load" if vs is not None else "this checkout only")
+    write_section(RELEASE_MARK, (
+        f"{RELEASE_MARK}\n\n"
+        "Whole `planner-app release` processes of a synthetic plan on the demo survey (3,800 "
+        "rows, person unit with at most 3 rows), each in a fresh app home: CPU is user + sys "
+        f"of the process and its children; {runs} counted runs after one warm-up each, "
+        f"{paired}. `python bench/bench_synthetic.py --release --vs CHECKOUT`. The machine "
+        "is a shared 2-core one (other jobs ran beside it): quote the CPU medians and the "
+        "pairwise ratio, not the wall times. JAX's compilations are counted in the "
+        "release process (jax.monitoring's backend-compile events).\n\n"
+        + "\n".join(lines) + "\n"))
+    print("\n".join(lines))
+
+
 def main() -> None:
+    if "--release" in sys.argv:
+        args = sys.argv[1:]
+        vs = Path(args[args.index("--vs") + 1]) if "--vs" in args else None
+        runs = int(args[args.index("--runs") + 1]) if "--runs" in args else 5
+        release_main(vs, runs)
+        return
     quick = "--quick" in sys.argv
     reps = 1 if quick else 3
     lines = ["| table | ε | one-way TVD, synthetic | one-way TVD, noised marginals | "

@@ -85,6 +85,17 @@ def _index_of(series: pd.Series, declared: Sequence[Any]) -> np.ndarray:
     return mapped[codes]  # code -1 (missing) picks the trailing MISSING
 
 
+def bin_index(values: np.ndarray, bad: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """Each value's bin (the last bin includes its upper edge; UNDECLARED outside the edges,
+    MISSING where ``bad``), as every engine bins a histogram."""
+    inner_n = len(edges) - 1
+    idx: np.ndarray = np.searchsorted(edges, values, side="right") - 1
+    idx[values == edges[-1]] = inner_n - 1  # the last bin includes its upper edge
+    idx[(idx < 0) | (idx >= inner_n)] = UNDECLARED
+    idx[bad] = MISSING
+    return idx
+
+
 def _int_sum(cells: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
     out = np.zeros(n, dtype=np.int64)
     np.add.at(out, cells, values)
@@ -204,7 +215,11 @@ class PandasEngine:
                      facts: AggregateFacts) -> tuple[np.ndarray, np.ndarray]:
         if q.group_by is None:
             return np.zeros(len(self.frame), dtype=np.int64), mask
-        idx = _index_of(self.frame[q.group_by.column], q.group_by.keys)
+        if q.group_by.bins is not None:  # a numeric column's bins (synthetic pairs)
+            values, bad = numeric_values(self.frame[q.group_by.column])
+            idx = bin_index(values, bad, np.asarray(q.group_by.bins, dtype=np.float64))
+        else:
+            idx = _index_of(self.frame[q.group_by.column], q.group_by.keys)
         facts.outside_declared += int((mask & (idx < 0)).sum())
         return idx, mask & (idx >= 0)
 
@@ -275,10 +290,7 @@ class PandasEngine:
                     assert fill is not None  # the plan's validation: "impute" has a value
                     values = np.where(bad, float(fill), values)
                     bad = np.zeros_like(bad)
-                idx = np.searchsorted(edges, values, side="right") - 1
-                idx[values == edges[-1]] = inner_n - 1  # the last bin includes its upper edge
-                idx[(idx < 0) | (idx >= inner_n)] = UNDECLARED
-                idx[bad] = MISSING
+                idx = bin_index(values, bad, edges)
                 missing = bad
             if q.missing.policy == "impute":
                 facts.missing_imputed = int((mask & missing).sum())

@@ -607,7 +607,11 @@ def cell_facts(source: TableSource, plan: Plan,
                 continue
             if q.group_by is not None:
                 g = r.cell(q.group_by.column)
-                in_group = Declared.of(q.group_by.keys).member(g, r.con, f"{name}_g")
+                g_bins = q.group_by.bins
+                in_group = Declared.of(q.group_by.keys).member(g, r.con, f"{name}_g") \
+                    if g_bins is None else (f"COALESCE({g.number} >= {_double(g_bins[0])}"
+                                            f" AND {g.number} <= {_double(g_bins[-1])}"
+                                            ", FALSE)")
                 add(q.id, "outside_declared", f"({mask}) AND NOT ({in_group})")
                 mask = f"({mask}) AND ({in_group})"
             drop = q.missing.policy != "impute"

@@ -467,7 +467,10 @@ class SqlEngine:
             self.answer_code(q)
             return
         if q.group_by is not None:
-            self.index_in(q.group_by.column, q.group_by.keys)
+            if q.group_by.bins is not None:
+                self.number(q.group_by.column)
+            else:
+                self.index_in(q.group_by.column, q.group_by.keys)
         if q.kind == "count":
             if q.column is not None:
                 self.present(q.column)
@@ -660,7 +663,10 @@ class SqlEngine:
 
         keys: dict[str, str] = {}
         keys["g"] = self.index_in(q.group_by.column, q.group_by.keys) \
-            if q.group_by is not None else "0"
+            if q.group_by is not None and q.group_by.bins is None else "0"
+        if q.group_by is not None and q.group_by.bins is not None:  # synthetic pairs
+            keys["g"] = _bin_case(self.number(q.group_by.column),
+                                  [float(e) for e in q.group_by.bins])
 
         if q.kind == "count":
             keys["p"] = f"CASE WHEN {self.present(q.column)} THEN 1 ELSE 0 END" \

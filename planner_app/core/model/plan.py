@@ -61,10 +61,14 @@ class Condition:
 
 @dataclass(frozen=True)
 class GroupBy:
-    """Group the statistic by a column over a declared, public list of keys."""
+    """Group the statistic by a column over a declared, public list of keys. ``bins``
+    (internal, never in a plan file: a synthetic table's pair of two binned columns) groups
+    by the bin of a numeric column instead, as a histogram bins it; ``keys`` then holds the
+    bins' labels, one a group."""
 
     column: str
     keys: tuple[Scalar, ...]
+    bins: tuple[float, ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -82,6 +82,7 @@ from .signing import recorded_signer, sign_manifest, signed_by_entry
 from .synthetic import (
     SYNTH_DIR,
     csv_size_bound,
+    dry_run_payload,
     placeholder_payload,
     require_synthesis,
     synthetic_csv,
@@ -342,9 +343,11 @@ def dry_run(plan: Plan, aggregates: dict[str, Any], confidence: float,
     try:
         stand_in = privatize(plan, aggregates, source=SeededRandomSource(0),
                              confidence=confidence, clamp_counts=clamp_counts)
-        for r in stand_in:  # the synthesis (mbi) too: it runs after the charge
-            if r.synthetic is not None:
-                synthetic_csv(plan.query(r.query_id), r.synthetic)
+        for r in stand_in:  # the synthesis (mbi) too: it runs after the charge, on the
+            if r.synthetic is not None:  # likeliest pairs (JAX's compilation is then reused)
+                q = plan.query(r.query_id)
+                synthetic_csv(q, dry_run_payload(q, aggregates[q.id], r.synthetic,
+                                                 SeededRandomSource(1)))
     except PlannerError:
         raise
     except Exception as exc:  # a defect: refuse now, while nothing is charged

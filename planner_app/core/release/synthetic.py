@@ -212,6 +212,62 @@ def _published(noisy: np.ndarray, clamp_counts: bool) -> list[int]:
     return [int(x) for x in values.tolist()]
 
 
+def likely_tree(query: Query, aggregate: Aggregate) -> list[tuple[int, int]]:
+    """The pairs the selection is most likely to choose: the pairs' scores taken at the true
+    one-way counts (the noised ones the release scores with are centred on them), then each
+    round's highest-scoring pair that joins two parts of the tree (the mechanism's mode round
+    by round; ties to the first pair, as ``measure_synthetic`` lists them). For the dry run
+    only: it never publishes."""
+    cols = list(query.synth_columns or ())
+    shares, rows_estimate = _independent_estimate(
+        [np.asarray(aggregate.parts[f"oneway:{c.column}"]) for c in cols])
+    scores = {(i, j): pair_score(aggregate.parts[f"pair:{i}:{j}"], shares[i], shares[j],
+                                 rows_estimate)
+              for i in range(len(cols)) for j in range(i + 1, len(cols))}
+    parent = list(range(len(cols)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            i = parent[i]
+        return i
+
+    chosen = []
+    for p in sorted(scores, key=lambda p: -scores[p]):  # stable: ties keep the listed order
+        if root(p[0]) != root(p[1]):
+            parent[root(p[0])] = root(p[1])
+            chosen.append(p)
+    return chosen
+
+
+def dry_run_payload(query: Query, aggregate: Aggregate, payload: dict[str, Any],
+                    source: RandomSource) -> dict[str, Any]:
+    """The dry run's payload for the synthesis before the charge: ``payload`` (drawn by
+    ``measure_synthetic`` from a stand-in source) with its pairs replaced by ``likely_tree``'s
+    and their two-way marginals noised by the same sampler at the same σ.
+
+    Why: JAX compiles the estimation for the chosen pairs (the model's cliques), and reuses the
+    compilation in the same process only for the same pairs. The stand-in's pairs are a
+    random draw; the likeliest pairs are the real release's more often, and then the synthesis
+    after the charge compiles nothing. The check is the same: the same code on a payload of the
+    same shape (one tree of the columns' pairs), which is thrown away."""
+    cols = list(query.synth_columns or ())
+    ones = [mg for mg in payload["marginals"] if len(mg["columns"]) == 1]
+    twos = [mg for mg in payload["marginals"] if len(mg["columns"]) == 2]
+    if not twos:
+        return payload
+    from fractions import Fraction
+
+    marginals = list(ones)
+    for (i, j), old in zip(likely_tree(query, aggregate), twos, strict=True):
+        true = np.asarray(aggregate.parts[f"pair:{i}:{j}"], dtype=np.int64)
+        noise = discrete_gaussian(source, Fraction(old["sigma_sq_steps"]), true.size)
+        values = true + np.asarray(noise, dtype=np.int64)
+        marginals.append({**old, "columns": [cols[i].column, cols[j].column],
+                          "values": [int(x) for x in values.tolist()]})
+    return {**payload, "marginals": marginals,
+            "selected": [mg["columns"] for mg in marginals[len(ones):]]}
+
+
 def placeholder_payload(query: Query) -> dict[str, Any]:
     """A payload of the query's shape with made-up numbers (the widest pairs, wide values):
     the report and the bundle's size are checked with it before the charge."""
@@ -310,7 +366,12 @@ def synthetic_codes(query: Query, payload: dict[str, Any]) -> np.ndarray:
     names = [c.column for c in cols]
     domain = mbi.Domain(names, [c.size for c in cols])
     measurements = []
-    for mg in payload["marginals"]:
+    # the two-way marginals in the columns' order, not the selection's: JAX compiles the
+    # estimation for the list of cliques in order, so the same pairs chosen in another order
+    # reuse the compilation (the dry run's before the charge)
+    position = {n: k for k, n in enumerate(names)}
+    for mg in sorted(payload["marginals"], key=lambda mg: (
+            len(mg["columns"]), [position.get(c, -1) for c in mg["columns"]])):
         sigma = math.sqrt(float(_fraction(mg["sigma_sq_steps"])))
         measurements.append(mbi.LinearMeasurement(
             np.asarray(mg["values"], dtype=np.float64), tuple(mg["columns"]), sigma))
