@@ -5,15 +5,13 @@ reason."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from PySide6.QtWidgets import QWidget
 
-from planner_app.core.support.resources import demo_table_path
 from planner_app.gui.dialogs.query_dialog import QueryDialog
 from planner_app.gui.main_window import MainWindow
-from tests.cli.test_synthetic_cli import PLAN
+from tests.gui.synthetic_editing import open_synthetic_plan, synthetic_editor
 
 
 def _top(dialog: QWidget, widget: QWidget) -> int:
@@ -27,15 +25,8 @@ def _shown_in_order(dialog: QWidget, widgets: list[QWidget]) -> list[str]:
 
 
 def _open(window: MainWindow, tmp_path: Path, qtbot) -> QueryDialog:  # type: ignore[no-untyped-def]
-    path = tmp_path / "plan.json"
-    path.write_text(json.dumps(PLAN))
-    window.load_table(demo_table_path(), synchronous=True)
-    assert window.open_plan(path, confirmed=True)
-    dialog = QueryDialog(window.session, window.session.plan.query("survey_synth"))
-    qtbot.addWidget(dialog)
-    dialog.show()
-    qtbot.wait(10)
-    return dialog
+    open_synthetic_plan(window, tmp_path)
+    return synthetic_editor(window, qtbot)
 
 
 def _fields(d: QueryDialog) -> list[QWidget]:

@@ -5,7 +5,6 @@ worker; and its table problems name the plan's own field."""
 from __future__ import annotations
 
 import copy
-import json
 from pathlib import Path
 
 import pandas as pd
@@ -14,6 +13,7 @@ import pytest
 from planner_app.core.support.resources import demo_table_path
 from planner_app.gui.main_window import MainWindow
 from tests.cli.test_synthetic_cli import PLAN
+from tests.gui.synthetic_editing import open_synthetic_plan, synthetic_editor
 
 WARNING = "The categories of region are exactly the values present in the data"
 
@@ -21,10 +21,7 @@ WARNING = "The categories of region are exactly the values present in the data"
 def _open(window: MainWindow, tmp_path: Path, categories: list[str]) -> None:
     doc = copy.deepcopy(PLAN)
     doc["queries"][0]["columns"][0] = {"column": "region", "categories": categories}
-    path = tmp_path / "plan.json"
-    path.write_text(json.dumps(doc))
-    window.load_table(demo_table_path(), synchronous=True)
-    assert window.open_plan(path, confirmed=True)
+    open_synthetic_plan(window, tmp_path, doc)
 
 
 def _present() -> list[str]:  # read with pandas here, not with the app's engine
@@ -61,25 +58,17 @@ def test_no_warning_when_the_list_holds_a_value_the_data_does_not(window, tmp_pa
 def test_the_apps_fit_problems_name_the_synthetic_column(window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     doc = copy.deepcopy(PLAN)
     doc["queries"][0]["columns"][0] = {"column": "regionx", "categories": ["a"]}
-    path = tmp_path / "plan.json"
-    path.write_text(json.dumps(doc))
-    window.load_table(demo_table_path(), synchronous=True)
-    assert window.open_plan(path, confirmed=True)
+    open_synthetic_plan(window, tmp_path, doc)
     problems = window.session.fit_problems()
     assert [p.where for p in problems] == ["queries[survey_synth].columns[0].column"]
 
 
 def test_the_editor_names_the_synthetic_column_it_refuses(window, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from planner_app.gui.dialogs.query_dialog import QueryDialog
 
     doc = copy.deepcopy(PLAN)
     doc["queries"][0]["columns"][2]["column"] = "smokes"  # not a column of the demo table
-    path = tmp_path / "plan.json"
-    path.write_text(json.dumps(doc))
-    window.load_table(demo_table_path(), synchronous=True)
-    assert window.open_plan(path, confirmed=True)
-    dialog = QueryDialog(window.session, window.session.plan.query("survey_synth"))
-    qtbot.addWidget(dialog)
+    open_synthetic_plan(window, tmp_path, doc)
+    dialog = synthetic_editor(window, qtbot, shown=False)
     dialog._accept()
     assert dialog.result_plan is None
     # the plan's own field, as check and the release name it (not a histogram draft's)
@@ -89,12 +78,10 @@ def test_the_editor_names_the_synthetic_column_it_refuses(window, qtbot, tmp_pat
 
 def test_the_editor_warns_of_bins_spanning_the_datas_range_and_bins_on_text(  # type: ignore[no-untyped-def]
         window, qtbot, tmp_path: Path) -> None:
-    from planner_app.gui.dialogs.query_dialog import QueryDialog
 
     _open(window, tmp_path, ["North", "South", "East", "West", "Islands"])
     ages = pd.read_csv(demo_table_path())["age"]  # independently: the column's range
-    dialog = QueryDialog(window.session, window.session.plan.query("survey_synth"))
-    qtbot.addWidget(dialog)
+    dialog = synthetic_editor(window, qtbot, shown=False)
     dialog.synth_list.setCurrentRow(1)  # age
     dialog.bins.setText(f"{ages.min():g}, 40, {ages.max():g}")
     assert "The outer bin edges of age equal the data's own minimum and maximum" \
