@@ -258,11 +258,11 @@ def test_regenerate_catches_a_csv_the_marginals_and_seed_do_not_make(
     buf = io.StringIO()
     csv.writer(buf, lineterminator="\n").writerows(rows)
     files = {**demo["files"], "synthetic/synth.csv": buf.getvalue().encode("utf-8")}
-    checks, information, problems = regenerate_synthetic(files, demo["plan"], demo["record"])
+    checks, problems, outcome = regenerate_synthetic(files, demo["plan"], demo["record"])
     assert problems and "synthetic/synth.csv" in problems[0] and not checks
-    checks, information, problems = regenerate_synthetic(demo["files"], demo["plan"],
-                                                         demo["record"])
-    assert problems == [] and information == [] and checks
+    checks, problems, outcome = regenerate_synthetic(demo["files"], demo["plan"],
+                                                     demo["record"])
+    assert problems == [] and checks and outcome["synth"]["regenerated"] is True
 
 
 def test_regenerate_says_not_checked_when_versions_differ(demo: dict[str, Any]) -> None:
@@ -272,10 +272,10 @@ def test_regenerate_says_not_checked_when_versions_differ(demo: dict[str, Any]) 
 
     record = json.loads(json.dumps(demo["record"]))
     record["synthetic"]["synth"]["versions"]["mbi"] = "0.0.1"
-    checks, information, problems = regenerate_synthetic(demo["files"], demo["plan"], record)
+    checks, problems, outcome = regenerate_synthetic(demo["files"], demo["plan"], record)
     assert problems == [] and checks == []
-    assert any("not checked" in i and f"mbi {version('mbi')} here, 0.0.1 recorded" in i
-               for i in information), information
+    assert outcome["synth"] == {"regenerated": False,
+                                "reason": f"mbi {version('mbi')} here, 0.0.1 recorded"}
 
 
 def test_two_values_one_escaped_text_are_refused_before_the_charge(tmp_path: Path) -> None:

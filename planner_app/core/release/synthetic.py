@@ -37,6 +37,10 @@ from .bundle import safe_cell
 
 SYNTH_DIR = "synthetic"
 ESTIMATION_ITERS = 1000
+#: The version of this module's synthesis (ESTIMATION_ITERS, synthetic_codes, tree_sample,
+#: rounded_counts), recorded in each payload's ``versions``: bump it whenever the rows drawn
+#: from the same payload would change, so verify --regenerate never compares across it.
+SYNTHESIS_CODE = "1"
 SEED_BOUND = 1 << 31
 
 
@@ -253,7 +257,11 @@ def csv_size_bound(query: Query) -> int:
 PAYLOAD_KEYS = frozenset({"method", "columns", "domains", "marginals", "selected", "rows",
                           "rows_from", "seed", "versions"})
 #: The packages whose versions regenerate the CSV from the payload (public: post-processing).
-SYNTHESIS_PACKAGES = ("mbi", "jax")
+SYNTHESIS_PACKAGES = ("mbi", "jax", "numpy")
+#: The key of ``versions`` that names this app's synthesis code (SYNTHESIS_CODE).
+SYNTHESIS_CODE_KEY = "planner_app synthesis"
+#: Every key of a payload's ``versions``: the CSV is regenerated only when all match.
+VERSION_KEYS = (*SYNTHESIS_PACKAGES, SYNTHESIS_CODE_KEY)
 
 
 def rows_from(query: Query) -> str:
@@ -262,8 +270,9 @@ def rows_from(query: Query) -> str:
 
 
 def synthesis_versions() -> dict[str, str]:
-    """The installed versions of mbi and jax ("not installed" when one is missing: the dry
-    run before the charge then refuses the synthesis anyway)."""
+    """The installed versions of mbi, jax and numpy ("not installed" when one is missing: the
+    dry run before the charge then refuses the synthesis anyway) and of this app's synthesis
+    code (SYNTHESIS_CODE): what the CSV made from a payload depends on."""
     from importlib.metadata import PackageNotFoundError, version
 
     out = {}
@@ -272,6 +281,7 @@ def synthesis_versions() -> dict[str, str]:
             out[name] = version(name)
         except PackageNotFoundError:
             out[name] = "not installed"
+    out[SYNTHESIS_CODE_KEY] = SYNTHESIS_CODE
     return out
 
 

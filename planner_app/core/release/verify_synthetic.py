@@ -2,7 +2,8 @@
 
 * release.json's ``synthetic`` entry of each synthetic statistic: exactly its keys, the
   plan's method, columns, domain texts and source of rows, a seed in [0, SEED_BOUND) and the
-  versions of mbi and jax that wrote the CSV; its marginals are the
+  versions of mbi, jax, numpy and the app's synthesis code that wrote the CSV; its
+  marginals are the
   measurements the plan gives (names, columns, σ² as the plan computes them, one value per
   declared cell), its selected pairs form a tree over the columns (d - 1 pairs, no cycle),
   and each selected pair is the pair of its two-way marginal;
@@ -20,9 +21,11 @@ released noised marginal, the total variation distance between the marginal coun
 the CSV and the released counts with negatives clipped at 0, normalised. No bound holds for
 every genuine bundle (the fit and the noise set it), so a large TVD never fails verify.
 
-Opt-in (``regenerate_synthetic``, ``verify --regenerate``): with mbi and jax at the recorded
-versions installed, the CSV is made again from the released marginals and the recorded seed
-and compared byte for byte.
+Opt-in (``regenerate_synthetic``, ``verify --regenerate``): with mbi, jax, numpy and the
+app's synthesis code at the recorded versions, the CSV is made again from the released
+marginals and the recorded seed and compared byte for byte; a table that could not be
+regenerated is marked so (``regenerated`` false and its reason, in Verdict.synthetic), and
+``verify --regenerate`` then says "not regenerated: ..." and exits 5.
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ from .synthetic import (
     PAYLOAD_KEYS,
     SEED_BOUND,
     SYNTH_DIR,
-    SYNTHESIS_PACKAGES,
+    VERSION_KEYS,
     csv_header,
     csv_texts,
     domain_texts,
@@ -193,8 +196,8 @@ def _is_int(value: Any) -> bool:
 def _shape_problem(q: Query, payload: dict[str, Any]) -> str | None:
     """What of the payload is not what the plan makes of it (None: nothing): exactly its
     keys; the plan's method, columns, domain texts and source of rows; whole-number rows; a
-    seed in [0, SEED_BOUND); the versions of mbi and jax; each marginal exactly its keys, a
-    text variance, and selected pairs as pairs of texts."""
+    seed in [0, SEED_BOUND); the versions of mbi, jax, numpy and the app's synthesis code;
+    each marginal exactly its keys, a text variance, and selected pairs as pairs of texts."""
     if set(payload) != PAYLOAD_KEYS:
         extra = sorted(set(payload) - PAYLOAD_KEYS)
         missing = sorted(PAYLOAD_KEYS - set(payload))
@@ -216,9 +219,9 @@ def _shape_problem(q: Query, payload: dict[str, Any]) -> str | None:
     if not _is_int(seed) or not 0 <= seed < SEED_BOUND:
         return f"its seed is not a whole number in [0, {SEED_BOUND:,})"
     versions = payload["versions"]
-    if not isinstance(versions, dict) or set(versions) != set(SYNTHESIS_PACKAGES) \
+    if not isinstance(versions, dict) or set(versions) != set(VERSION_KEYS) \
             or not all(isinstance(v, str) and VERSION.fullmatch(v) for v in versions.values()):
-        return f"its versions are not those of {' and '.join(SYNTHESIS_PACKAGES)}"
+        return f"its versions are not those of {', '.join(VERSION_KEYS)}"
     marginals, selected = payload["marginals"], payload["selected"]
     if not isinstance(marginals, list) or not all(
             isinstance(m, dict) and set(m) == MARGINAL_KEYS
@@ -327,17 +330,19 @@ def tvd_sentences(qid: str, marginals: list[dict[str, Any]]) -> list[str]:
 
 
 def regenerate_synthetic(files: dict[str, bytes], plan: Plan, record: dict[str, Any]
-                         ) -> tuple[list[str], list[str], list[str]]:
+                         ) -> tuple[list[str], list[str], dict[str, dict[str, Any]]]:
     """Each synthetic CSV made again from the released marginals and the recorded seed
     (``synthetic.synthetic_csv``, post-processing of public values) and compared byte for
-    byte, when mbi and jax at the recorded versions are installed here. Returns the checks
-    passed, the information (what was not checked, and why) and the problems. Call it on a
-    bundle whose synthetic tables passed ``check_synthetic``."""
+    byte, when every recorded version (mbi, jax, numpy, the app's synthesis code) is the one
+    installed here. Returns the checks passed, the problems, and each table's outcome
+    ({query id: {"regenerated": bool, "reason": why not, or None}}: a table not regenerated
+    was not checked against its marginals and seed, and ``verify --regenerate`` says so and
+    exits 5). Call it on a bundle whose synthetic tables passed ``check_synthetic``."""
     from .synthetic import synthesis_versions, synthetic_csv
 
     checks: list[str] = []
-    information: list[str] = []
     problems: list[str] = []
+    outcome: dict[str, dict[str, Any]] = {}
     here = synthesis_versions()
     tables = record.get("synthetic") or {}
     for q in plan.queries:
@@ -346,19 +351,19 @@ def regenerate_synthetic(files: dict[str, bytes], plan: Plan, record: dict[str, 
         name = f"{SYNTH_DIR}/{q.id}.csv"
         payload = tables[q.id]
         recorded = payload.get("versions") or {}
-        differ = [f"{p} {here[p]} here, {recorded.get(p)} recorded" for p in SYNTHESIS_PACKAGES
+        differ = [f"{p} {here[p]} here, {recorded.get(p)} recorded" for p in VERSION_KEYS
                   if here[p] != recorded.get(p)]
         if differ:
-            information.append(f"{name}: not regenerated, so not checked against its "
-                               f"marginals and seed: {'; '.join(differ)}")
+            outcome[q.id] = {"regenerated": False, "reason": "; ".join(differ)}
             continue
         try:
             made = synthetic_csv(q, payload)
         except Exception as exc:  # the post-processing failing here says nothing of the bundle
-            information.append(f"{name}: not checked: regenerating it failed here "
-                               f"({type(exc).__name__})")
+            outcome[q.id] = {"regenerated": False,
+                             "reason": f"regenerating it failed here ({type(exc).__name__})"}
             continue
-        versions = " and ".join(f"{p} {here[p]}" for p in SYNTHESIS_PACKAGES)
+        outcome[q.id] = {"regenerated": True, "reason": None}
+        versions = ", ".join(f"{p} {here[p]}" for p in VERSION_KEYS)
         if made == files.get(name):
             checks.append(f"{name} is byte for byte what {versions} make of its released "
                           "noised marginals and recorded seed (regenerated here)")
@@ -370,4 +375,12 @@ def regenerate_synthetic(files: dict[str, bytes], plan: Plan, record: dict[str, 
             problems.append(f"{name}: line {line}: is not what {versions} make of its released "
                             "noised marginals and recorded seed (regenerated here; the fit is "
                             "floating point, so a machine of another kind could differ)")
-    return checks, information, problems
+    return checks, problems, outcome
+
+
+def not_regenerated_lines(synthetic: dict[str, Any]) -> list[str]:
+    """One line a table that ``verify --regenerate`` did not regenerate (Verdict.synthetic's
+    ``regenerated`` false), saying why."""
+    return [f"not regenerated: {t.get('csv', f'{SYNTH_DIR}/{qid}.csv')}: {t.get('reason')} "
+            "(so not checked against its marginals and seed)"
+            for qid, t in sorted(synthetic.items()) if t.get("regenerated") is False]
