@@ -122,3 +122,81 @@ def test_regenerate_only_when_numpy_and_the_synthesis_code_match(
     assert checks == [] and problems == []
     assert outcome["synth"] == {"regenerated": False,
                                 "reason": f"{key} {here} here, {recorded} recorded"}
+
+
+# ----------------------------------------------------------------------------- 3: rows
+
+
+def _wide_table() -> tuple[Any, Any]:
+    """A 1000-bin column and a yes/no column, 3000 true rows in 3 of the bins: nearly every
+    cell is empty, so about half of the noised counts fall below 0."""
+    import numpy as np
+
+    from planner_app.core.data.aggregate import Aggregate
+
+    doc = synth_plan(epsilon=0.5, columns=[
+        {"column": "x", "bins": list(range(1001))},
+        {"column": "y", "categories": ["yes", "no"]}])
+    plan = plan_from_dict(doc)
+    x = np.zeros(1000, dtype=np.int64)
+    x[:3] = 1000
+    y = np.array([1500, 1500], dtype=np.int64)
+    pair = np.zeros((1000, 2), dtype=np.int64)
+    pair[:3, :] = 500
+    return plan, Aggregate("synth", [], parts={"oneway:x": x, "oneway:y": y,
+                                               "pair:0:1": pair.reshape(-1)})
+
+
+def test_clamped_counts_give_the_same_number_of_rows_as_unclamped() -> None:
+    """The rows come from the noised totals as drawn: clamping (post-processing) shows the
+    counts differently but never adds rows (before, each near-empty cell added ~0.4 σ)."""
+    from planner_app.core.dp.measure import measurements_for
+    from planner_app.core.release.synthetic import measure_synthetic
+
+    plan, aggregate = _wide_table()
+    q = plan.query("synth")
+    ms = measurements_for(q, plan)
+    payloads = {}
+    for clamp in (False, True):
+        _, payloads[clamp] = measure_synthetic(q, aggregate, ms, SeededRandomSource(4), 0.95,
+                                               clamp_counts=clamp)
+    plain, clamped = payloads[False], payloads[True]
+    ones = [sum(m["values"]) for m in clamped["marginals"][:2]]
+    assert round(sum(ones) / 2) > 3300  # the inflation the clamped totals would give
+    assert clamped["rows"] == plain["rows"]
+    from fractions import Fraction
+
+    # the mean of the two drawn totals: 3000 plus noise of sd √(σx²·1000 + σy²·2) / 2
+    sd = float(sum(Fraction(m["sigma_sq_steps"]) * len(m["values"])
+                   for m in plain["marginals"][:2])) ** 0.5 / 2
+    assert abs(plain["rows"] - 3000) < 5 * sd
+    drawn = [sum(m["values"]) for m in plain["marginals"][:2]]
+    assert clamped["one_way_totals"] == plain["one_way_totals"] == drawn
+
+
+def test_verify_recomputes_the_rows_of_a_clamped_release_from_its_drawn_totals(
+        tmp_path: Path) -> None:
+    from planner_app.core.release.verify_release import verify_bundle
+
+    doc = synth_plan(epsilon=0.3, columns=[
+        {"column": "region", "categories": ["North", "South", "East", "West", "Mars", "Io"]},
+        {"column": "smoker", "categories": ["yes", "no", "maybe", "never"]}])
+    plan = plan_from_dict(doc)
+    out = tmp_path / "c.zip"
+    publish(plan, load_table(DEMO_TABLE), out, app_home(tmp_path / "h").ensure(),
+            source=SeededRandomSource(11), clamp_counts=True)
+    assert verify_bundle(out).valid, verify_bundle(out).problems
+    record = json.loads(_members(out)["release.json"])
+    t = record["synthetic"]["synth"]
+    assert t["rows"] == round(sum(t["one_way_totals"]) / 2)
+
+    def more_rows(r: dict[str, Any]) -> None:
+        r["synthetic"]["synth"]["rows"] += 1
+
+    def higher_total(r: dict[str, Any]) -> None:  # above what the clamped counts allow
+        s = r["synthetic"]["synth"]
+        s["one_way_totals"][0] = sum(s["marginals"][0]["values"]) + 1
+
+    for name, change in (("rows", more_rows), ("total", higher_total)):
+        verdict = verify_bundle(forged(out, tmp_path / f"{name}.zip", change))
+        assert not verdict.valid, name

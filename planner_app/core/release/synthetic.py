@@ -141,7 +141,9 @@ def measure_synthetic(query: Query, aggregate: Aggregate, ms: list[Measurement],
     ``clamp_counts`` (release --clamp-counts) every published marginal count below 0 is
     shown as 0, in the payload as in the results (post-processing, after every draw: the
     selection scores the noised counts as drawn), and the rows are fitted to the counts as
-    published, so a recipient compares the table with the very counts shown."""
+    published, so a recipient compares the table with the very counts shown. The number of
+    rows (without ``rows``) comes from the one-way totals as drawn, clamped or not
+    (``one_way_totals`` in the payload, so verify recomputes it)."""
     cols = list(query.synth_columns or ())
     by_name = {m.component.name: m for m in ms}
     marginals: list[dict[str, Any]] = []
@@ -185,11 +187,14 @@ def measure_synthetic(query: Query, aggregate: Aggregate, ms: list[Measurement],
         marginals.append({"name": m.component.name, "columns": [cols[i].column, cols[j].column],
                           "sigma_sq_steps": str(m.sigma_sq),
                           "values": _published(noisy, clamp_counts)})
-    rows = query.rows if query.rows is not None else noised_rows(
-        query, [sum(mg["values"]) for mg in marginals[:len(cols)]])
+    # the rows from the one-way totals as drawn, never as clamped (a clamp shows each
+    # negative count as 0, so its totals would add rows); published, so verify recomputes
+    totals = [int(v.sum()) for v in noisy_one]
+    rows = query.rows if query.rows is not None else noised_rows(query, totals)
     seed = source.randbelow(SEED_BOUND)
     payload = {"method": query.mechanism, "columns": [c.column for c in cols],
                "domains": [domain_texts(c) for c in cols], "marginals": marginals,
+               "one_way_totals": totals,
                "selected": selected, "rows": int(rows),
                "rows_from": rows_from(query),
                "seed": int(seed), "versions": synthesis_versions()}
@@ -233,6 +238,7 @@ def placeholder_payload(query: Query) -> dict[str, Any]:
                           "values": [wide] * cells})
     return {"method": query.mechanism, "columns": [c.column for c in cols],
             "domains": [domain_texts(c) for c in cols], "marginals": marginals,
+            "one_way_totals": [wide * c.size for c in cols],
             "selected": selected, "rows": query.rows or 1,
             "rows_from": rows_from(query),
             "seed": SEED_BOUND - 1, "versions": synthesis_versions()}
@@ -254,8 +260,8 @@ def csv_size_bound(query: Query) -> int:
 
 
 #: The keys of release.json's ``synthetic.<id>``, no more, no fewer (verify_synthetic).
-PAYLOAD_KEYS = frozenset({"method", "columns", "domains", "marginals", "selected", "rows",
-                          "rows_from", "seed", "versions"})
+PAYLOAD_KEYS = frozenset({"method", "columns", "domains", "marginals", "one_way_totals",
+                          "selected", "rows", "rows_from", "seed", "versions"})
 #: The packages whose versions regenerate the CSV from the payload (public: post-processing).
 SYNTHESIS_PACKAGES = ("mbi", "jax", "numpy")
 #: The key of ``versions`` that names this app's synthesis code (SYNTHESIS_CODE).

@@ -172,16 +172,22 @@ def _payload_problems(plan: Plan, record: dict[str, Any], q: Query, payload: dic
     got = [(r.get("group"), r.get("value"), r.get("low"), r.get("high")) for r in results]
     if got != want:
         problems.append(f"results.csv: the rows of {q.id!r} are not its noised marginals")
-    if q.rows is not None:
-        want_rows = q.rows
-    else:
-        ones = [sum(mg["values"]) for mg in marginals if mg["name"].startswith("oneway:")]
-        want_rows = noised_rows(q, ones)
+    post = record.get("post_processing")
+    clamped = isinstance(post, dict) and post.get("clamp_counts_at_zero") is True
+    # each one-way total as drawn: the sum of its counts, or, clamped, at most that sum
+    totals = payload["one_way_totals"]
+    ones = [sum(mg["values"]) for mg in marginals if mg["name"].startswith("oneway:")]
+    if not isinstance(totals, list) or len(totals) != len(ones) \
+            or not all(_is_int(t) for t in totals) \
+            or not all(t <= s if clamped else t == s for t, s in zip(totals, ones, strict=True)):
+        problems.append(f"{where}: its one_way_totals are not the totals of its noised "
+                        "one-way marginals" + (" before the clamp" if clamped else ""))
+        totals = ones
+    want_rows = q.rows if q.rows is not None else noised_rows(q, totals)
     if rows != want_rows:
         problems.append(f"{where}: its {rows} rows are not the {want_rows} the plan and the "
                         "noised marginals give")
-    post = record.get("post_processing")
-    if isinstance(post, dict) and post.get("clamp_counts_at_zero") is True:
+    if clamped:
         below = next((mg["name"] for mg in marginals if min(mg["values"]) < 0), None)
         if below is not None:
             problems.append(f"{where}: marginal {below} has a count below 0, though the "
