@@ -200,3 +200,35 @@ def test_verify_recomputes_the_rows_of_a_clamped_release_from_its_drawn_totals(
     for name, change in (("rows", more_rows), ("total", higher_total)):
         verdict = verify_bundle(forged(out, tmp_path / f"{name}.zip", change))
         assert not verdict.valid, name
+
+
+# ----------------------------------------------------------------------------- 4, 5: escaping
+
+
+@pytest.mark.parametrize(("columns", "where", "text"), [
+    ([{"column": "odd", "categories": ["=q", "'=q", "ok"]},
+      {"column": "flag", "categories": ["yes", "no"]}], "queries[synth].columns[0]", "'=q"),
+    ([{"column": "flag", "categories": ["yes", "no"]},
+      {"column": "odd", "categories": ["@x", "'@x"]}], "queries[synth].columns[1]", "'@x"),
+    ([{"column": "=a", "categories": ["yes", "no"]},
+      {"column": "'=a", "categories": ["x", "y"]}], "queries[synth].columns[1]", "'=a"),
+])
+def test_two_texts_one_escaped_text_are_refused_by_the_plan(
+        columns: list[dict[str, Any]], where: str, text: str, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A spreadsheet runs "=q" as a formula, so the CSV writes it "'=q": declaring both (or
+    two such column names) would make two values one text. The plan itself is refused, so
+    `check` and the app's readiness say what the release would."""
+    from planner_app.cli import main
+    from planner_app.core.support.errors import InputError
+
+    doc = synth_plan(rows=100, columns=columns)
+    with pytest.raises(InputError) as err:
+        plan_from_dict(doc)
+    message = str(err.value)
+    assert where in message and repr(text) in message and "\n" not in message, message
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(doc))
+    assert main(["check", str(path)]) == 2
+    out = capsys.readouterr()
+    assert where in out.err and "Ready to release: yes" not in out.out

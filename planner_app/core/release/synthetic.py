@@ -29,7 +29,7 @@ from ..dp.measure import Measurement
 from ..dp.mechanisms import RandomSource, discrete_gaussian
 from ..dp.synthetic import SCORE_UNITS, exponential_select
 from ..model import Query, SynthColumn
-from ..model.synthetic_plan import row_cap
+from ..model.synthetic_plan import cell_text, row_cap, written_texts
 from ..support.errors import InputError
 from ..support.optional import mbi_problem
 from ..support.words import SYNTH_CLAMPED, SYNTH_REPORT_ABOUT, synth_table_words
@@ -44,15 +44,6 @@ SYNTHESIS_CODE = "1"
 SEED_BOUND = 1 << 31
 
 
-def cell_text(value: Any) -> str:
-    """How a declared value is written in the synthetic CSV (and read back by verify)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float) and value == int(value) and abs(value) < 2**53:
-        return str(int(value))
-    return str(value)
-
-
 def domain_texts(c: SynthColumn) -> list[str]:
     """The texts a column's cells may hold in the synthetic CSV, in declared order."""
     return [cell_text(v) for v in c.labels()]
@@ -62,8 +53,9 @@ def csv_texts(c: SynthColumn) -> list[str]:
     """The texts a column's cells hold in synthetic/<id>.csv, in declared order: its domain
     texts with the formula escaping of results.csv (``bundle.safe_cell``: a text a
     spreadsheet would run as a formula, such as "=HYPERLINK(...)" or "@x", gets a leading
-    quote; a number such as "+1" is kept). Verify accepts exactly these texts."""
-    return [safe_cell(t) for t in domain_texts(c)]
+    quote; a number such as "+1" is kept). Verify accepts exactly these texts. The plan's
+    validation keeps them distinct (synthetic_plan._escape_problem)."""
+    return written_texts(c)
 
 
 def csv_header(query: Query) -> list[str]:
@@ -72,22 +64,14 @@ def csv_header(query: Query) -> list[str]:
 
 
 def require_synthesis(plan_queries: Any) -> None:
-    """Refuse, before any charge, a plan with a synthetic table when mbi is missing, or
-    whose column's declared values would share a text once escaped ("=x" and "'=x")."""
+    """Refuse, before any charge, a plan with a synthetic table when mbi is missing (two
+    declared values or column names written as one text are refused by the plan itself:
+    synthetic_plan._escape_problem)."""
     for q in plan_queries:
         if q.kind == "synthetic":
             problem = mbi_problem()
             if problem is not None:
                 raise InputError("plan", f"queries[{q.id}].kind", problem)
-            for i, c in enumerate(q.synth_columns or ()):
-                texts = csv_texts(c)
-                if len(set(texts)) != len(texts):
-                    twice = next(t for t in texts if texts.count(t) > 1)
-                    raise InputError("plan", f"queries[{q.id}].columns[{i}]",
-                                     f"two declared values of {c.column} would both be "
-                                     f"written {twice!r} in the synthetic table (a text a "
-                                     "spreadsheet runs as a formula gets a leading quote); "
-                                     "rename one")
 
 
 # ----------------------------------------------------------------------------- measurement
