@@ -232,3 +232,40 @@ def test_two_texts_one_escaped_text_are_refused_by_the_plan(
     assert main(["check", str(path)]) == 2
     out = capsys.readouterr()
     assert where in out.err and "Ready to release: yes" not in out.out
+
+
+# ----------------------------------------------------------------------------- 6: result rows
+
+
+def _synth_rows(record: dict[str, Any]) -> list[dict[str, Any]]:
+    return [r for r in record["results"] if r["query_id"] == "synth"]
+
+
+def _swap_cells(record: dict[str, Any]) -> None:
+    a, b = _synth_rows(record)[:2]
+    a["cell"], b["cell"] = b["cell"], a["cell"]
+
+
+def _set(field: str, value: Any) -> Any:
+    def change(record: dict[str, Any]) -> None:
+        _synth_rows(record)[0][field] = value
+    return change
+
+
+@pytest.mark.parametrize(("name", "change"), [
+    ("swapped-cells", _swap_cells),
+    ("note", _set("note", "true count, no noise")),
+    ("clamp-note", _set("note", "noised marginal, clamped at 0 (post-processing)")),
+    ("label", _set("label", "Census of every resident")),
+    ("mechanism", _set("mechanism", "none")),
+    ("confidence", _set("confidence", 0.5)),
+])
+def test_verify_refuses_forged_fields_of_a_synthetic_tables_result_rows(
+        demo: dict[str, Any], name: str, change: Any) -> None:
+    from planner_app.core.release.verify_release import verify_bundle
+
+    assert verify_bundle(demo["path"]).valid
+    verdict = verify_bundle(forged(demo["path"], demo["folder"] / f"{name}.zip", change))
+    assert not verdict.valid, name
+    assert any("results.csv" in p and "'synth'" in p for p in verdict.problems), \
+        verdict.problems

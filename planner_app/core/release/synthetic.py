@@ -114,6 +114,7 @@ def pair_score(true_pair: np.ndarray, share_a: np.ndarray, share_b: np.ndarray,
     return int(diff.sum(dtype=np.int64))
 
 
+SYNTH_NOTE = "noised marginal"
 CLAMPED_NOTE = "noised marginal, clamped at 0 (post-processing)"
 
 
@@ -183,20 +184,24 @@ def measure_synthetic(query: Query, aggregate: Aggregate, ms: list[Measurement],
                "rows_from": rows_from(query),
                "seed": int(seed), "versions": synthesis_versions()}
     cells: list[tuple[str, Any, int, int, str]] = []
-    by_column = {c.column: c for c in cols}
     for mg, drawn in zip(marginals, raw, strict=True):
         hw = measurement_half_width(by_name[mg["name"]], confidence)
-        names = mg["columns"]
-        texts = [domain_texts(by_column[n]) for n in names]
-        label = " × ".join(names)
-        if len(names) == 1:
-            keys = texts[0]
-        else:
-            keys = [f"{a} | {b}" for a in texts[0] for b in texts[1]]
+        label, keys = marginal_cells(query, mg["columns"])
         for key, value, was in zip(keys, mg["values"], drawn.tolist(), strict=True):
             cells.append((label, key, int(value), hw,
-                          CLAMPED_NOTE if was < 0 and clamp_counts else "noised marginal"))
+                          CLAMPED_NOTE if was < 0 and clamp_counts else SYNTH_NOTE))
     return cells, payload
+
+
+def marginal_cells(query: Query, names: list[str]) -> tuple[str, list[str]]:
+    """A released marginal's group in results.csv ("region", "region × age") and its cells
+    in order ("North", "North | [16, 25)"), as the release writes them and verify rebuilds
+    them."""
+    by_column = {c.column: c for c in query.synth_columns or ()}
+    texts = [domain_texts(by_column[n]) for n in names]
+    if len(names) == 1:
+        return names[0], texts[0]
+    return " × ".join(names), [f"{a} | {b}" for a in texts[0] for b in texts[1]]
 
 
 def _published(noisy: np.ndarray, clamp_counts: bool) -> list[int]:

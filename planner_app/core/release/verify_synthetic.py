@@ -44,13 +44,16 @@ from ..dp.accuracy import measurement_half_width
 from ..dp.measure import measurements_for
 from ..model import Plan, Query
 from .synthetic import (
+    CLAMPED_NOTE,
     PAYLOAD_KEYS,
     SEED_BOUND,
     SYNTH_DIR,
+    SYNTH_NOTE,
     VERSION_KEYS,
     csv_header,
     csv_texts,
     domain_texts,
+    marginal_cells,
     noised_rows,
     rows_from,
     total_variation,
@@ -163,17 +166,11 @@ def _payload_problems(plan: Plan, record: dict[str, Any], q: Query, payload: dic
     pairs = [tuple(mg["columns"]) for mg in marginals if mg["name"].startswith("twoway:")]
     if selected != pairs or not _is_tree(names, pairs):
         problems.append(f"{where}: its selected pairs are not a tree over the columns")
-    results = [r for r in record["results"] if isinstance(r, dict) and r.get("query_id") == q.id]
-    want = []
-    for mg in marginals:
-        hw = measurement_half_width(ms[mg["name"]], float(record["confidence"]))
-        for v in mg["values"]:
-            want.append((" × ".join(mg["columns"]), v, v - hw, v + hw))
-    got = [(r.get("group"), r.get("value"), r.get("low"), r.get("high")) for r in results]
-    if got != want:
-        problems.append(f"results.csv: the rows of {q.id!r} are not its noised marginals")
     post = record.get("post_processing")
     clamped = isinstance(post, dict) and post.get("clamp_counts_at_zero") is True
+    problem = _result_rows_problem(record, q, marginals, ms, clamped)
+    if problem:
+        problems.append(problem)
     # each one-way total as drawn: the sum of its counts, or, clamped, at most that sum
     totals = payload["one_way_totals"]
     ones = [sum(mg["values"]) for mg in marginals if mg["name"].startswith("oneway:")]
@@ -193,6 +190,37 @@ def _payload_problems(plan: Plan, record: dict[str, Any], q: Query, payload: dic
             problems.append(f"{where}: marginal {below} has a count below 0, though the "
                             "release shows negative counts as 0 (clamp_counts_at_zero)")
     return problems, want_rows
+
+
+def _result_rows_problem(record: dict[str, Any], q: Query, marginals: list[dict[str, Any]],
+                         ms: dict[str, Any], clamped: bool) -> str | None:
+    """The table's result rows rebuilt from its payload and the plan, every published field
+    compared (statistic, label, group, cell, value, interval, confidence, mechanism, note):
+    None when they are exactly those. A note says "clamped" only of a 0 of a clamped
+    release (a count drawn as 0 and one drawn below it look alike once clamped)."""
+    confidence = record["confidence"]
+    want: list[tuple[Any, ...]] = []
+    for mg in marginals:
+        hw = measurement_half_width(ms[mg["name"]], float(confidence))
+        group, keys = marginal_cells(q, mg["columns"])
+        for key, v in zip(keys, mg["values"], strict=True):
+            want.append((q.id, q.title, group, key, v, v - hw, v + hw, confidence, "gaussian"))
+    results = [r for r in record["results"] if isinstance(r, dict) and r.get("query_id") == q.id]
+    fields = ("query_id", "label", "group", "cell", "value", "low", "high", "confidence",
+              "mechanism")
+    got = [tuple(r.get(k) for k in fields) for r in results]
+    where = f"results.csv: the rows of {q.id!r}"
+    if [tuple(type(x) for x in row) for row in got] != [tuple(type(x) for x in row)
+                                                       for row in want] or got != want:
+        return f"{where} are not its noised marginals (group, cell, value, interval, label)"
+    for r in results:
+        note = r.get("note")
+        if note != SYNTH_NOTE and not (clamped and r.get("value") == 0 and note == CLAMPED_NOTE):
+            return (f"{where}: the note of {r.get('group')} {r.get('cell')!r} is not what the "
+                    f"release writes ({SYNTH_NOTE!r}"
+                    + (f", or {CLAMPED_NOTE!r} for a count shown as 0" if clamped else "")
+                    + ")")
+    return None
 
 
 def _is_int(value: Any) -> bool:
