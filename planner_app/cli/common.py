@@ -17,6 +17,8 @@ from ..core.support.errors import InputError, PlannerError
 
 PROG = "planner-app"
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_REFUSED, EXIT_LEDGER = 0, 1, 2, 3, 4
+#: verify --regenerate: the bundle is valid, but a synthetic table was not regenerated
+EXIT_NOT_REGENERATED = 5
 
 
 class _Parser(argparse.ArgumentParser):

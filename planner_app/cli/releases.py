@@ -10,6 +10,7 @@ from ..core.support.errors import InputError
 from .common import (
     EXIT_INPUT,
     EXIT_INTERNAL,
+    EXIT_NOT_REGENERATED,
     EXIT_OK,
     PROG,
     _approval_required,
@@ -129,6 +130,18 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if not verdict.valid:
         print(f"{PROG}: {verdict.bundle}: NOT valid: {verdict.problems[0]}", file=sys.stderr)
         return EXIT_INTERNAL
+    if getattr(args, "regenerate", False):
+        from ..core.release.verify_synthetic import not_regenerated_lines
+
+        missed = not_regenerated_lines(verdict.synthetic)
+        if missed:  # asked for, not done: never a silent exit 0
+            if not args.json:
+                for line in missed:
+                    print(f"  {line}")
+            print(f"{PROG}: {verdict.bundle}: valid, but {len(missed)} synthetic "
+                  f"table{'' if len(missed) == 1 else 's'} not regenerated as --regenerate "
+                  "asked (exit 5)", file=sys.stderr)
+            return EXIT_NOT_REGENERATED
     return EXIT_OK
 
 

@@ -144,7 +144,8 @@ def test_the_payload_records_the_versions_that_regenerate_the_csv(
 
     record = json.loads(released["files"]["release.json"])
     for t in record["synthetic"].values():
-        assert t["versions"] == {"mbi": version("mbi"), "jax": version("jax")}
+        assert t["versions"] == {"mbi": version("mbi"), "jax": version("jax"),
+                                 "numpy": version("numpy"), "planner_app synthesis": "1"}
 
 
 # ----------------------------------------------------------------------------- free space

@@ -51,6 +51,7 @@ def synthetic_view(path: Path, rows_public: bool) -> dict[str, Any]:
         m["values"] = MASK
         if m["name"].startswith("twoway:"):
             m["columns"] = MASK  # chosen by the (noisy) selection
+    t["one_way_totals"] = MASK  # the noised one-way totals as drawn
     t["selected"] = MASK
     t["seed"] = MASK
     if not rows_public:

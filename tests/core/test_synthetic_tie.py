@@ -91,7 +91,7 @@ def test_verify_accepts_the_escaped_cells_and_refuses_a_raw_formula(
 
 def _clamped_release(tmp_path: Path, clamp: bool) -> dict[str, Any]:
     """Regions nobody lives in, at a small ε: several noised counts fall below 0. No
-    ``rows``: the number of rows comes from the published (clamped) one-way totals."""
+    ``rows``: the number of rows comes from the one-way totals as drawn."""
     doc = synth_plan(epsilon=0.3, columns=[
         {"column": "region", "categories": [*REGIONS, "Mars", "Venus", "Moon", "Io"]},
         {"column": "smoker", "categories": ["yes", "no", "maybe", "never", "unsure"]}])
@@ -130,7 +130,9 @@ def test_clamp_counts_clamps_a_synthetic_tables_published_marginals(tmp_path: Pa
     assert any("clamped at 0" in r["note"] for r in synth)
     verdict = verify_bundle(clamped["path"])
     assert verdict.valid, verdict.problems
-    ones = [sum(m["values"]) for m in record["synthetic"]["synth"]["marginals"][:2]]
+    # the rows come from the totals as drawn (the unclamped release's), never the clamped
+    ones = [sum(m["values"]) for m in unclamped["record"]["synthetic"]["synth"]["marginals"][:2]]
+    assert record["synthetic"]["synth"]["one_way_totals"] == ones
     assert record["synthetic"]["synth"]["rows"] == round(sum(ones) / 2)
     assert len(_rows(clamped["files"]["synthetic/synth.csv"])) - 1 == round(sum(ones) / 2)
     report = clamped["files"]["report.html"].decode("utf-8")
@@ -258,11 +260,11 @@ def test_regenerate_catches_a_csv_the_marginals_and_seed_do_not_make(
     buf = io.StringIO()
     csv.writer(buf, lineterminator="\n").writerows(rows)
     files = {**demo["files"], "synthetic/synth.csv": buf.getvalue().encode("utf-8")}
-    checks, information, problems = regenerate_synthetic(files, demo["plan"], demo["record"])
+    checks, problems, outcome = regenerate_synthetic(files, demo["plan"], demo["record"])
     assert problems and "synthetic/synth.csv" in problems[0] and not checks
-    checks, information, problems = regenerate_synthetic(demo["files"], demo["plan"],
-                                                         demo["record"])
-    assert problems == [] and information == [] and checks
+    checks, problems, outcome = regenerate_synthetic(demo["files"], demo["plan"],
+                                                     demo["record"])
+    assert problems == [] and checks and outcome["synth"]["regenerated"] is True
 
 
 def test_regenerate_says_not_checked_when_versions_differ(demo: dict[str, Any]) -> None:
@@ -272,10 +274,10 @@ def test_regenerate_says_not_checked_when_versions_differ(demo: dict[str, Any]) 
 
     record = json.loads(json.dumps(demo["record"]))
     record["synthetic"]["synth"]["versions"]["mbi"] = "0.0.1"
-    checks, information, problems = regenerate_synthetic(demo["files"], demo["plan"], record)
+    checks, problems, outcome = regenerate_synthetic(demo["files"], demo["plan"], record)
     assert problems == [] and checks == []
-    assert any("not checked" in i and f"mbi {version('mbi')} here, 0.0.1 recorded" in i
-               for i in information), information
+    assert outcome["synth"] == {"regenerated": False,
+                                "reason": f"mbi {version('mbi')} here, 0.0.1 recorded"}
 
 
 def test_two_values_one_escaped_text_are_refused_before_the_charge(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..support.cells import formula_escaped
 from .plan import MAX_EPSILON, MECHANISMS_BY_KIND, Query, SynthColumn
 from .reader import FieldReader, as_number
 
@@ -68,6 +69,42 @@ def read_synthetic(r: FieldReader, qid: str, label: str) -> Query:
     justification = _read_justification(r)
     return Query(id=qid, kind="synthetic", epsilon=epsilon, label=label, mechanism=method,
                  delta=delta, justification=justification, synth_columns=columns, rows=rows)
+
+
+def cell_text(value: Any) -> str:
+    """How a declared value is written in the synthetic CSV (and read back by verify),
+    before formula escaping."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value == int(value) and abs(value) < 2**53:
+        return str(int(value))
+    return str(value)
+
+
+def written_texts(c: SynthColumn) -> list[str]:
+    """The texts a column's cells hold in synthetic/<id>.csv, in declared order: each
+    declared value's text, formula-escaped as every published CSV cell (support.cells)."""
+    return [formula_escaped(cell_text(v)) for v in c.labels()]
+
+
+def _escape_problem(columns: list[SynthColumn], i: int) -> tuple[str | None, str] | None:
+    """The field of column ``i`` whose text, once written in the CSV, is another's (two
+    declared values, or its name and an earlier column's), with the problem; None: none.
+    "=q" is written "'=q", so declaring both would make two values one text."""
+    why = ("(a text a spreadsheet would run as a formula is written with a leading quote); "
+           "rename one")
+    c = columns[i]
+    texts = written_texts(c)
+    if len(set(texts)) != len(texts):
+        twice = next(t for t in texts if texts.count(t) > 1)
+        return None, (f"two declared values of {c.column} would both be written {twice!r} "
+                      f"in the synthetic table {why}")
+    header = formula_escaped(c.column)
+    for other in columns[:i]:
+        if formula_escaped(other.column) == header:
+            return "column", (f"{c.column!r} and the column {other.column!r} would both be "
+                              f"written {header!r} in the synthetic table's header {why}")
+    return None
 
 
 def _text_bytes(value: object) -> int:
@@ -129,6 +166,10 @@ def _read_columns(r: FieldReader) -> tuple[SynthColumn, ...]:
         if not all(math.isfinite(e) for e in edges):
             c.fail("bins", "bin edges must be finite numbers")
         out.append(SynthColumn(name, bins=tuple(float(e) for e in edges)))
+    for i in range(len(out)):  # the CSV's texts, as written, stay distinct
+        problem = _escape_problem(out, i)
+        if problem is not None:
+            r.fail(f"columns[{i}]" + (f".{problem[0]}" if problem[0] else ""), problem[1])
     total = 0
     for a in range(len(out)):
         for b in range(a + 1, len(out)):

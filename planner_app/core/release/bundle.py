@@ -23,6 +23,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
 from ..model.synthetic_plan import MAX_SYNTH_CSV_BYTES
+from ..support.cells import FORMULA_START, formula_escaped
 from ..support.errors import PlannerError
 
 RELEASE_FORMAT = "planner-app/release@1"
@@ -38,7 +39,6 @@ REPORT_PDF = "report.pdf"
 NOISED_DIR = "noised"
 RESULT_COLUMNS = ("query_id", "label", "group", "cell", "value", "low", "high", "confidence",
                   "mechanism", "note")
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 # What verify reads at most (a zip bomb is refused): publish refuses, before the charge, a
 # release whose bundle would not fit (a randomized-response answer file of ~300M answers)
 MAX_MEMBER_BYTES = 1024 * 1024 * 1024
@@ -72,14 +72,6 @@ def sha256_file(path: Path) -> str:
 # ----------------------------------------------------------------------------- writing
 
 
-def _is_number_text(text: str) -> bool:
-    try:
-        float(text)
-        return True
-    except ValueError:
-        return False
-
-
 def safe_cell(value: Any) -> str:
     """Text for a CSV cell; text a spreadsheet would run as a formula gets a leading quote."""
     if value is None:
@@ -92,10 +84,7 @@ def safe_cell(value: Any) -> str:
         if not math.isfinite(value):
             return ""
         return repr(value)
-    text = str(value)
-    if text.startswith(FORMULA_START) and not _is_number_text(text):
-        return "'" + text
-    return text
+    return formula_escaped(str(value))
 
 
 def results_csv(rows: list[dict[str, Any]]) -> bytes:

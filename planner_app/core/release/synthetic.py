@@ -29,7 +29,7 @@ from ..dp.measure import Measurement
 from ..dp.mechanisms import RandomSource, discrete_gaussian
 from ..dp.synthetic import SCORE_UNITS, exponential_select
 from ..model import Query, SynthColumn
-from ..model.synthetic_plan import row_cap
+from ..model.synthetic_plan import cell_text, row_cap, written_texts
 from ..support.errors import InputError
 from ..support.optional import mbi_problem
 from ..support.words import SYNTH_CLAMPED, SYNTH_REPORT_ABOUT, synth_table_words
@@ -37,16 +37,11 @@ from .bundle import safe_cell
 
 SYNTH_DIR = "synthetic"
 ESTIMATION_ITERS = 1000
+#: The version of this module's synthesis (ESTIMATION_ITERS, synthetic_codes, tree_sample,
+#: rounded_counts), recorded in each payload's ``versions``: bump it whenever the rows drawn
+#: from the same payload would change, so verify --regenerate never compares across it.
+SYNTHESIS_CODE = "1"
 SEED_BOUND = 1 << 31
-
-
-def cell_text(value: Any) -> str:
-    """How a declared value is written in the synthetic CSV (and read back by verify)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float) and value == int(value) and abs(value) < 2**53:
-        return str(int(value))
-    return str(value)
 
 
 def domain_texts(c: SynthColumn) -> list[str]:
@@ -58,8 +53,9 @@ def csv_texts(c: SynthColumn) -> list[str]:
     """The texts a column's cells hold in synthetic/<id>.csv, in declared order: its domain
     texts with the formula escaping of results.csv (``bundle.safe_cell``: a text a
     spreadsheet would run as a formula, such as "=HYPERLINK(...)" or "@x", gets a leading
-    quote; a number such as "+1" is kept). Verify accepts exactly these texts."""
-    return [safe_cell(t) for t in domain_texts(c)]
+    quote; a number such as "+1" is kept). Verify accepts exactly these texts. The plan's
+    validation keeps them distinct (synthetic_plan._escape_problem)."""
+    return written_texts(c)
 
 
 def csv_header(query: Query) -> list[str]:
@@ -68,22 +64,14 @@ def csv_header(query: Query) -> list[str]:
 
 
 def require_synthesis(plan_queries: Any) -> None:
-    """Refuse, before any charge, a plan with a synthetic table when mbi is missing, or
-    whose column's declared values would share a text once escaped ("=x" and "'=x")."""
+    """Refuse, before any charge, a plan with a synthetic table when mbi is missing (two
+    declared values or column names written as one text are refused by the plan itself:
+    synthetic_plan._escape_problem)."""
     for q in plan_queries:
         if q.kind == "synthetic":
             problem = mbi_problem()
             if problem is not None:
                 raise InputError("plan", f"queries[{q.id}].kind", problem)
-            for i, c in enumerate(q.synth_columns or ()):
-                texts = csv_texts(c)
-                if len(set(texts)) != len(texts):
-                    twice = next(t for t in texts if texts.count(t) > 1)
-                    raise InputError("plan", f"queries[{q.id}].columns[{i}]",
-                                     f"two declared values of {c.column} would both be "
-                                     f"written {twice!r} in the synthetic table (a text a "
-                                     "spreadsheet runs as a formula gets a leading quote); "
-                                     "rename one")
 
 
 # ----------------------------------------------------------------------------- measurement
@@ -126,6 +114,7 @@ def pair_score(true_pair: np.ndarray, share_a: np.ndarray, share_b: np.ndarray,
     return int(diff.sum(dtype=np.int64))
 
 
+SYNTH_NOTE = "noised marginal"
 CLAMPED_NOTE = "noised marginal, clamped at 0 (post-processing)"
 
 
@@ -137,7 +126,9 @@ def measure_synthetic(query: Query, aggregate: Aggregate, ms: list[Measurement],
     ``clamp_counts`` (release --clamp-counts) every published marginal count below 0 is
     shown as 0, in the payload as in the results (post-processing, after every draw: the
     selection scores the noised counts as drawn), and the rows are fitted to the counts as
-    published, so a recipient compares the table with the very counts shown."""
+    published, so a recipient compares the table with the very counts shown. The number of
+    rows (without ``rows``) comes from the one-way totals as drawn, clamped or not
+    (``one_way_totals`` in the payload, so verify recomputes it)."""
     cols = list(query.synth_columns or ())
     by_name = {m.component.name: m for m in ms}
     marginals: list[dict[str, Any]] = []
@@ -181,29 +172,36 @@ def measure_synthetic(query: Query, aggregate: Aggregate, ms: list[Measurement],
         marginals.append({"name": m.component.name, "columns": [cols[i].column, cols[j].column],
                           "sigma_sq_steps": str(m.sigma_sq),
                           "values": _published(noisy, clamp_counts)})
-    rows = query.rows if query.rows is not None else noised_rows(
-        query, [sum(mg["values"]) for mg in marginals[:len(cols)]])
+    # the rows from the one-way totals as drawn, never as clamped (a clamp shows each
+    # negative count as 0, so its totals would add rows); published, so verify recomputes
+    totals = [int(v.sum()) for v in noisy_one]
+    rows = query.rows if query.rows is not None else noised_rows(query, totals)
     seed = source.randbelow(SEED_BOUND)
     payload = {"method": query.mechanism, "columns": [c.column for c in cols],
                "domains": [domain_texts(c) for c in cols], "marginals": marginals,
+               "one_way_totals": totals,
                "selected": selected, "rows": int(rows),
                "rows_from": rows_from(query),
                "seed": int(seed), "versions": synthesis_versions()}
     cells: list[tuple[str, Any, int, int, str]] = []
-    by_column = {c.column: c for c in cols}
     for mg, drawn in zip(marginals, raw, strict=True):
         hw = measurement_half_width(by_name[mg["name"]], confidence)
-        names = mg["columns"]
-        texts = [domain_texts(by_column[n]) for n in names]
-        label = " × ".join(names)
-        if len(names) == 1:
-            keys = texts[0]
-        else:
-            keys = [f"{a} | {b}" for a in texts[0] for b in texts[1]]
+        label, keys = marginal_cells(query, mg["columns"])
         for key, value, was in zip(keys, mg["values"], drawn.tolist(), strict=True):
             cells.append((label, key, int(value), hw,
-                          CLAMPED_NOTE if was < 0 and clamp_counts else "noised marginal"))
+                          CLAMPED_NOTE if was < 0 and clamp_counts else SYNTH_NOTE))
     return cells, payload
+
+
+def marginal_cells(query: Query, names: list[str]) -> tuple[str, list[str]]:
+    """A released marginal's group in results.csv ("region", "region × age") and its cells
+    in order ("North", "North | [16, 25)"), as the release writes them and verify rebuilds
+    them."""
+    by_column = {c.column: c for c in query.synth_columns or ()}
+    texts = [domain_texts(by_column[n]) for n in names]
+    if len(names) == 1:
+        return names[0], texts[0]
+    return " × ".join(names), [f"{a} | {b}" for a in texts[0] for b in texts[1]]
 
 
 def _published(noisy: np.ndarray, clamp_counts: bool) -> list[int]:
@@ -285,6 +283,7 @@ def placeholder_payload(query: Query) -> dict[str, Any]:
                           "values": [wide] * cells})
     return {"method": query.mechanism, "columns": [c.column for c in cols],
             "domains": [domain_texts(c) for c in cols], "marginals": marginals,
+            "one_way_totals": [wide * c.size for c in cols],
             "selected": selected, "rows": query.rows or 1,
             "rows_from": rows_from(query),
             "seed": SEED_BOUND - 1, "versions": synthesis_versions()}
@@ -306,10 +305,14 @@ def csv_size_bound(query: Query) -> int:
 
 
 #: The keys of release.json's ``synthetic.<id>``, no more, no fewer (verify_synthetic).
-PAYLOAD_KEYS = frozenset({"method", "columns", "domains", "marginals", "selected", "rows",
-                          "rows_from", "seed", "versions"})
+PAYLOAD_KEYS = frozenset({"method", "columns", "domains", "marginals", "one_way_totals",
+                          "selected", "rows", "rows_from", "seed", "versions"})
 #: The packages whose versions regenerate the CSV from the payload (public: post-processing).
-SYNTHESIS_PACKAGES = ("mbi", "jax")
+SYNTHESIS_PACKAGES = ("mbi", "jax", "numpy")
+#: The key of ``versions`` that names this app's synthesis code (SYNTHESIS_CODE).
+SYNTHESIS_CODE_KEY = "planner_app synthesis"
+#: Every key of a payload's ``versions``: the CSV is regenerated only when all match.
+VERSION_KEYS = (*SYNTHESIS_PACKAGES, SYNTHESIS_CODE_KEY)
 
 
 def rows_from(query: Query) -> str:
@@ -318,8 +321,9 @@ def rows_from(query: Query) -> str:
 
 
 def synthesis_versions() -> dict[str, str]:
-    """The installed versions of mbi and jax ("not installed" when one is missing: the dry
-    run before the charge then refuses the synthesis anyway)."""
+    """The installed versions of mbi, jax and numpy ("not installed" when one is missing: the
+    dry run before the charge then refuses the synthesis anyway) and of this app's synthesis
+    code (SYNTHESIS_CODE): what the CSV made from a payload depends on."""
     from importlib.metadata import PackageNotFoundError, version
 
     out = {}
@@ -328,6 +332,7 @@ def synthesis_versions() -> dict[str, str]:
             out[name] = version(name)
         except PackageNotFoundError:
             out[name] = "not installed"
+    out[SYNTHESIS_CODE_KEY] = SYNTHESIS_CODE
     return out
 
 

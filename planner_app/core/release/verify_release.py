@@ -206,10 +206,11 @@ def verify_contents(files: dict[str, bytes], verdict: Verdict,
                 + ("" if regenerate else "; its rows are not regenerated from those marginals "
                    "(planner-app verify --regenerate does that)"))
             if regenerate:
-                checks, information, failed = regenerate_synthetic(files, plan, record)
+                checks, failed, outcome = regenerate_synthetic(files, plan, record)
                 verdict.checks.extend(checks)
-                verdict.information.extend(information)
                 problems.extend(failed)
+                for qid, done in outcome.items():
+                    verdict.synthetic.setdefault(qid, {}).update(done)
     n = len(problems)
     agreement = _agreement(files, answer_files, plan, record, problems)
     if len(problems) == n:

@@ -2,7 +2,8 @@
 
 * release.json's ``synthetic`` entry of each synthetic statistic: exactly its keys, the
   plan's method, columns, domain texts and source of rows, a seed in [0, SEED_BOUND) and the
-  versions of mbi and jax that wrote the CSV; its marginals are the
+  versions of mbi, jax, numpy and the app's synthesis code that wrote the CSV; its
+  marginals are the
   measurements the plan gives (names, columns, σ² as the plan computes them, one value per
   declared cell), its selected pairs form a tree over the columns (d - 1 pairs, no cycle),
   and each selected pair is the pair of its two-way marginal;
@@ -20,9 +21,11 @@ released noised marginal, the total variation distance between the marginal coun
 the CSV and the released counts with negatives clipped at 0, normalised. No bound holds for
 every genuine bundle (the fit and the noise set it), so a large TVD never fails verify.
 
-Opt-in (``regenerate_synthetic``, ``verify --regenerate``): with mbi and jax at the recorded
-versions installed, the CSV is made again from the released marginals and the recorded seed
-and compared byte for byte.
+Opt-in (``regenerate_synthetic``, ``verify --regenerate``): with mbi, jax, numpy and the
+app's synthesis code at the recorded versions, the CSV is made again from the released
+marginals and the recorded seed and compared byte for byte; a table that could not be
+regenerated is marked so (``regenerated`` false and its reason, in Verdict.synthetic), and
+``verify --regenerate`` then says "not regenerated: ..." and exits 5.
 """
 
 from __future__ import annotations
@@ -41,13 +44,16 @@ from ..dp.accuracy import measurement_half_width
 from ..dp.measure import measurements_for
 from ..model import Plan, Query
 from .synthetic import (
+    CLAMPED_NOTE,
     PAYLOAD_KEYS,
     SEED_BOUND,
     SYNTH_DIR,
-    SYNTHESIS_PACKAGES,
+    SYNTH_NOTE,
+    VERSION_KEYS,
     csv_header,
     csv_texts,
     domain_texts,
+    marginal_cells,
     noised_rows,
     rows_from,
     total_variation,
@@ -160,30 +166,61 @@ def _payload_problems(plan: Plan, record: dict[str, Any], q: Query, payload: dic
     pairs = [tuple(mg["columns"]) for mg in marginals if mg["name"].startswith("twoway:")]
     if selected != pairs or not _is_tree(names, pairs):
         problems.append(f"{where}: its selected pairs are not a tree over the columns")
-    results = [r for r in record["results"] if isinstance(r, dict) and r.get("query_id") == q.id]
-    want = []
-    for mg in marginals:
-        hw = measurement_half_width(ms[mg["name"]], float(record["confidence"]))
-        for v in mg["values"]:
-            want.append((" × ".join(mg["columns"]), v, v - hw, v + hw))
-    got = [(r.get("group"), r.get("value"), r.get("low"), r.get("high")) for r in results]
-    if got != want:
-        problems.append(f"results.csv: the rows of {q.id!r} are not its noised marginals")
-    if q.rows is not None:
-        want_rows = q.rows
-    else:
-        ones = [sum(mg["values"]) for mg in marginals if mg["name"].startswith("oneway:")]
-        want_rows = noised_rows(q, ones)
+    post = record.get("post_processing")
+    clamped = isinstance(post, dict) and post.get("clamp_counts_at_zero") is True
+    problem = _result_rows_problem(record, q, marginals, ms, clamped)
+    if problem:
+        problems.append(problem)
+    # each one-way total as drawn: the sum of its counts, or, clamped, at most that sum
+    totals = payload["one_way_totals"]
+    ones = [sum(mg["values"]) for mg in marginals if mg["name"].startswith("oneway:")]
+    if not isinstance(totals, list) or len(totals) != len(ones) \
+            or not all(_is_int(t) for t in totals) \
+            or not all(t <= s if clamped else t == s for t, s in zip(totals, ones, strict=True)):
+        problems.append(f"{where}: its one_way_totals are not the totals of its noised "
+                        "one-way marginals" + (" before the clamp" if clamped else ""))
+        totals = ones
+    want_rows = q.rows if q.rows is not None else noised_rows(q, totals)
     if rows != want_rows:
         problems.append(f"{where}: its {rows} rows are not the {want_rows} the plan and the "
                         "noised marginals give")
-    post = record.get("post_processing")
-    if isinstance(post, dict) and post.get("clamp_counts_at_zero") is True:
+    if clamped:
         below = next((mg["name"] for mg in marginals if min(mg["values"]) < 0), None)
         if below is not None:
             problems.append(f"{where}: marginal {below} has a count below 0, though the "
                             "release shows negative counts as 0 (clamp_counts_at_zero)")
     return problems, want_rows
+
+
+def _result_rows_problem(record: dict[str, Any], q: Query, marginals: list[dict[str, Any]],
+                         ms: dict[str, Any], clamped: bool) -> str | None:
+    """The table's result rows rebuilt from its payload and the plan, every published field
+    compared (statistic, label, group, cell, value, interval, confidence, mechanism, note):
+    None when they are exactly those. A note says "clamped" only of a 0 of a clamped
+    release (a count drawn as 0 and one drawn below it look alike once clamped)."""
+    confidence = record["confidence"]
+    want: list[tuple[Any, ...]] = []
+    for mg in marginals:
+        hw = measurement_half_width(ms[mg["name"]], float(confidence))
+        group, keys = marginal_cells(q, mg["columns"])
+        for key, v in zip(keys, mg["values"], strict=True):
+            want.append((q.id, q.title, group, key, v, v - hw, v + hw, confidence, "gaussian"))
+    results = [r for r in record["results"] if isinstance(r, dict) and r.get("query_id") == q.id]
+    fields = ("query_id", "label", "group", "cell", "value", "low", "high", "confidence",
+              "mechanism")
+    got = [tuple(r.get(k) for k in fields) for r in results]
+    where = f"results.csv: the rows of {q.id!r}"
+    if [tuple(type(x) for x in row) for row in got] != [tuple(type(x) for x in row)
+                                                       for row in want] or got != want:
+        return f"{where} are not its noised marginals (group, cell, value, interval, label)"
+    for r in results:
+        note = r.get("note")
+        if note != SYNTH_NOTE and not (clamped and r.get("value") == 0 and note == CLAMPED_NOTE):
+            return (f"{where}: the note of {r.get('group')} {r.get('cell')!r} is not what the "
+                    f"release writes ({SYNTH_NOTE!r}"
+                    + (f", or {CLAMPED_NOTE!r} for a count shown as 0" if clamped else "")
+                    + ")")
+    return None
 
 
 def _is_int(value: Any) -> bool:
@@ -193,8 +230,8 @@ def _is_int(value: Any) -> bool:
 def _shape_problem(q: Query, payload: dict[str, Any]) -> str | None:
     """What of the payload is not what the plan makes of it (None: nothing): exactly its
     keys; the plan's method, columns, domain texts and source of rows; whole-number rows; a
-    seed in [0, SEED_BOUND); the versions of mbi and jax; each marginal exactly its keys, a
-    text variance, and selected pairs as pairs of texts."""
+    seed in [0, SEED_BOUND); the versions of mbi, jax, numpy and the app's synthesis code;
+    each marginal exactly its keys, a text variance, and selected pairs as pairs of texts."""
     if set(payload) != PAYLOAD_KEYS:
         extra = sorted(set(payload) - PAYLOAD_KEYS)
         missing = sorted(PAYLOAD_KEYS - set(payload))
@@ -216,9 +253,9 @@ def _shape_problem(q: Query, payload: dict[str, Any]) -> str | None:
     if not _is_int(seed) or not 0 <= seed < SEED_BOUND:
         return f"its seed is not a whole number in [0, {SEED_BOUND:,})"
     versions = payload["versions"]
-    if not isinstance(versions, dict) or set(versions) != set(SYNTHESIS_PACKAGES) \
+    if not isinstance(versions, dict) or set(versions) != set(VERSION_KEYS) \
             or not all(isinstance(v, str) and VERSION.fullmatch(v) for v in versions.values()):
-        return f"its versions are not those of {' and '.join(SYNTHESIS_PACKAGES)}"
+        return f"its versions are not those of {', '.join(VERSION_KEYS)}"
     marginals, selected = payload["marginals"], payload["selected"]
     if not isinstance(marginals, list) or not all(
             isinstance(m, dict) and set(m) == MARGINAL_KEYS
@@ -327,17 +364,19 @@ def tvd_sentences(qid: str, marginals: list[dict[str, Any]]) -> list[str]:
 
 
 def regenerate_synthetic(files: dict[str, bytes], plan: Plan, record: dict[str, Any]
-                         ) -> tuple[list[str], list[str], list[str]]:
+                         ) -> tuple[list[str], list[str], dict[str, dict[str, Any]]]:
     """Each synthetic CSV made again from the released marginals and the recorded seed
     (``synthetic.synthetic_csv``, post-processing of public values) and compared byte for
-    byte, when mbi and jax at the recorded versions are installed here. Returns the checks
-    passed, the information (what was not checked, and why) and the problems. Call it on a
-    bundle whose synthetic tables passed ``check_synthetic``."""
+    byte, when every recorded version (mbi, jax, numpy, the app's synthesis code) is the one
+    installed here. Returns the checks passed, the problems, and each table's outcome
+    ({query id: {"regenerated": bool, "reason": why not, or None}}: a table not regenerated
+    was not checked against its marginals and seed, and ``verify --regenerate`` says so and
+    exits 5). Call it on a bundle whose synthetic tables passed ``check_synthetic``."""
     from .synthetic import synthesis_versions, synthetic_csv
 
     checks: list[str] = []
-    information: list[str] = []
     problems: list[str] = []
+    outcome: dict[str, dict[str, Any]] = {}
     here = synthesis_versions()
     tables = record.get("synthetic") or {}
     for q in plan.queries:
@@ -346,19 +385,19 @@ def regenerate_synthetic(files: dict[str, bytes], plan: Plan, record: dict[str, 
         name = f"{SYNTH_DIR}/{q.id}.csv"
         payload = tables[q.id]
         recorded = payload.get("versions") or {}
-        differ = [f"{p} {here[p]} here, {recorded.get(p)} recorded" for p in SYNTHESIS_PACKAGES
+        differ = [f"{p} {here[p]} here, {recorded.get(p)} recorded" for p in VERSION_KEYS
                   if here[p] != recorded.get(p)]
         if differ:
-            information.append(f"{name}: not regenerated, so not checked against its "
-                               f"marginals and seed: {'; '.join(differ)}")
+            outcome[q.id] = {"regenerated": False, "reason": "; ".join(differ)}
             continue
         try:
             made = synthetic_csv(q, payload)
         except Exception as exc:  # the post-processing failing here says nothing of the bundle
-            information.append(f"{name}: not checked: regenerating it failed here "
-                               f"({type(exc).__name__})")
+            outcome[q.id] = {"regenerated": False,
+                             "reason": f"regenerating it failed here ({type(exc).__name__})"}
             continue
-        versions = " and ".join(f"{p} {here[p]}" for p in SYNTHESIS_PACKAGES)
+        outcome[q.id] = {"regenerated": True, "reason": None}
+        versions = ", ".join(f"{p} {here[p]}" for p in VERSION_KEYS)
         if made == files.get(name):
             checks.append(f"{name} is byte for byte what {versions} make of its released "
                           "noised marginals and recorded seed (regenerated here)")
@@ -370,4 +409,12 @@ def regenerate_synthetic(files: dict[str, bytes], plan: Plan, record: dict[str, 
             problems.append(f"{name}: line {line}: is not what {versions} make of its released "
                             "noised marginals and recorded seed (regenerated here; the fit is "
                             "floating point, so a machine of another kind could differ)")
-    return checks, information, problems
+    return checks, problems, outcome
+
+
+def not_regenerated_lines(synthetic: dict[str, Any]) -> list[str]:
+    """One line a table that ``verify --regenerate`` did not regenerate (Verdict.synthetic's
+    ``regenerated`` false), saying why."""
+    return [f"not regenerated: {t.get('csv', f'{SYNTH_DIR}/{qid}.csv')}: {t.get('reason')} "
+            "(so not checked against its marginals and seed)"
+            for qid, t in sorted(synthetic.items()) if t.get("regenerated") is False]
