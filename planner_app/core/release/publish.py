@@ -87,6 +87,7 @@ from .synthetic import (
     require_synthesis,
     synthetic_csv,
 )
+from .verify_synthetic import payload_problems
 
 Progress = Callable[[float, str], None] | None
 FAULT_ENV = "PLANNER_APP_FAULT_PAUSE"  # test hook: pause at a named stage (see _checkpoint)
@@ -343,11 +344,18 @@ def dry_run(plan: Plan, aggregates: dict[str, Any], confidence: float,
     try:
         stand_in = privatize(plan, aggregates, source=SeededRandomSource(0),
                              confidence=confidence, clamp_counts=clamp_counts)
-        for r in stand_in:  # the synthesis (mbi) too: it runs after the charge, on the
-            if r.synthetic is not None:  # likeliest pairs (JAX's compilation is then reused)
-                q = plan.query(r.query_id)
-                synthetic_csv(q, dry_run_payload(q, aggregates[q.id], r.synthetic,
-                                                 SeededRandomSource(1)))
+        for r in stand_in:  # the synthesis (mbi) too: it runs after the charge. The payload
+            if r.synthetic is None:  # as drawn is checked as verify checks it; the synthesis
+                continue  # runs on the likeliest pairs (JAX's compilation is then reused)
+            q = plan.query(r.query_id)
+            found = payload_problems(plan, q, r.synthetic, clamp_counts,
+                                     where=f"its synthetic table {q.id!r}")
+            problems = found if isinstance(found, list) else found[0]
+            if problems:  # a defect: refuse now, while nothing is charged
+                raise InputError("plan", None, f"this plan's release cannot be computed "
+                                               f"({problems[0]}); nothing was charged")
+            synthetic_csv(q, dry_run_payload(q, aggregates[q.id], r.synthetic,
+                                             SeededRandomSource(1), clamp_counts))
     except PlannerError:
         raise
     except Exception as exc:  # a defect: refuse now, while nothing is charged

@@ -238,10 +238,12 @@ def likely_tree(query: Query, aggregate: Aggregate) -> list[tuple[int, int]]:
 
 
 def dry_run_payload(query: Query, aggregate: Aggregate, payload: dict[str, Any],
-                    source: RandomSource) -> dict[str, Any]:
+                    source: RandomSource, clamp_counts: bool = False) -> dict[str, Any]:
     """The dry run's payload for the synthesis before the charge: ``payload`` (drawn by
     ``measure_synthetic`` from a stand-in source) with its pairs replaced by ``likely_tree``'s
-    and their two-way marginals noised by the same sampler at the same σ.
+    and their two-way marginals noised by the same sampler at the same σ (and clamped as
+    the release clamps them). The payload as drawn is checked before it, as verify checks
+    a bundle's (``verify_synthetic.payload_problems``).
 
     Why: JAX compiles the estimation for the chosen pairs (the model's cliques), and reuses the
     compilation in the same process only for the same pairs. The stand-in's pairs are a
@@ -261,7 +263,7 @@ def dry_run_payload(query: Query, aggregate: Aggregate, payload: dict[str, Any],
         noise = discrete_gaussian(source, Fraction(old["sigma_sq_steps"]), true.size)
         values = true + np.asarray(noise, dtype=np.int64)
         marginals.append({**old, "columns": [cols[i].column, cols[j].column],
-                          "values": [int(x) for x in values.tolist()]})
+                          "values": _published(values, clamp_counts)})
     return {**payload, "marginals": marginals,
             "selected": [mg["columns"] for mg in marginals[len(ones):]]}
 

@@ -130,7 +130,25 @@ def _payload_problems(plan: Plan, record: dict[str, Any], q: Query, payload: dic
                       ) -> list[str] | tuple[list[str], int]:
     """The payload's and results' problems, and the rows the CSV must have (a list alone:
     the payload cannot be read further)."""
-    where = f"release.json: synthetic table {q.id!r}"
+    post = record.get("post_processing")
+    clamped = isinstance(post, dict) and post.get("clamp_counts_at_zero") is True
+    found = payload_problems(plan, q, payload, clamped)
+    if isinstance(found, list):
+        return found
+    problems, want_rows = found
+    ms = {m.component.name: m for m in measurements_for(q, plan)}
+    problem = _result_rows_problem(record, q, list(payload["marginals"]), ms, clamped)
+    return ([problem] if problem else []) + problems, want_rows
+
+
+def payload_problems(plan: Plan, q: Query, payload: dict[str, Any], clamped: bool,
+                     where: str | None = None) -> list[str] | tuple[list[str], int]:
+    """A synthetic payload's own problems against the plan (its keys, domains, marginals'
+    shapes and noise, pairs forming a tree, totals and rows), and the rows the CSV must have
+    (a list alone: the payload cannot be read further). verify runs it on a bundle's
+    payload; the dry run before the charge on the payload the release's code drew from a
+    stand-in source, so a defect in it is refused while nothing is charged."""
+    where = where or f"release.json: synthetic table {q.id!r}"
     cols = list(q.synth_columns or ())
     names = [c.column for c in cols]
     ms = {m.component.name: m for m in measurements_for(q, plan)}
@@ -166,11 +184,6 @@ def _payload_problems(plan: Plan, record: dict[str, Any], q: Query, payload: dic
     pairs = [tuple(mg["columns"]) for mg in marginals if mg["name"].startswith("twoway:")]
     if selected != pairs or not _is_tree(names, pairs):
         problems.append(f"{where}: its selected pairs are not a tree over the columns")
-    post = record.get("post_processing")
-    clamped = isinstance(post, dict) and post.get("clamp_counts_at_zero") is True
-    problem = _result_rows_problem(record, q, marginals, ms, clamped)
-    if problem:
-        problems.append(problem)
     # each one-way total as drawn: the sum of its counts, or, clamped, at most that sum
     totals = payload["one_way_totals"]
     ones = [sum(mg["values"]) for mg in marginals if mg["name"].startswith("oneway:")]
