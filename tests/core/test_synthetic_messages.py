@@ -149,26 +149,29 @@ def _check_total(tmp_path: Path, doc: dict[str, Any], name: str) -> float:
 
 
 @pytest.mark.parametrize("accountant", ["zcdp", "pld", None])
-def test_diff_gives_a_synthetic_tables_epsilon_as_the_plans_accountant_counts_it(
+def test_diff_gives_a_synthetic_tables_epsilon_as_its_plan_states_it(
         tmp_path: Path, accountant: str | None) -> None:
+    """The table's own (ε, δ), as its report and the viewer state it, whatever the plan's
+    accountant: not the sum of its measurements' ε, which grows with the columns."""
     from planner_app.core.planning.plan_diff import diff_plans
 
     old = synthetic()
     new = synthetic(c2={"column": "employment",
                         "categories": ["employed", "retired", "student", "unemployed"]})
+    new["queries"][0]["epsilon"] = 1.5
     for doc in (old, new):
         if accountant is not None:
             doc["budget"]["accountant"] = accountant
-    # a plan of the synthetic table alone: check's composed total is its ε
-    want_old, want_new = _check_total(tmp_path, old, "old.json"), _check_total(
-        tmp_path, new, "new.json")
     diff = diff_plans(plan_from_dict(old, "old.json"), plan_from_dict(new, "new.json"))
     (change,) = diff.statistics
-    assert change.old_epsilon == pytest.approx(want_old, rel=1e-9)
-    assert change.new_epsilon == pytest.approx(want_new, rel=1e-9)
-    if accountant == "zcdp":  # the stated ε (2, at δ 5e-7) bounds it at the plan's δ 1e-6
-        assert change.old_epsilon <= 2.0 + 1e-9
-    # added to a plan, it is counted the same way
+    assert (change.old_epsilon, change.new_epsilon) == (
+        old["queries"][0]["epsilon"], new["queries"][0]["epsilon"])
+    # in zCDP (and with the tightest accountant, unset), the plan's composed total of the
+    # table alone (check's, read from the command) is within its stated ε. (PLD counts the
+    # selection rounds as pure ε and may count a little more: a looser bound, still valid.)
+    if accountant != "pld":
+        assert _check_total(tmp_path, old, "old.json") <= old["queries"][0]["epsilon"] + 1e-9
+    # added to a plan, it is stated the same way
     count = {"id": "n", "kind": "count", "epsilon": 0.5}
     both = copy.deepcopy(old)
     both["queries"].append(count)
@@ -176,7 +179,7 @@ def test_diff_gives_a_synthetic_tables_epsilon_as_the_plans_accountant_counts_it
     only["queries"] = [count]
     added = diff_plans(plan_from_dict(only, "a.json"), plan_from_dict(both, "b.json"))
     (change,) = [c for c in added.statistics if c.id == "survey_synth"]
-    assert change.new_epsilon == pytest.approx(want_old, rel=1e-9)
+    assert change.new_epsilon == old["queries"][0]["epsilon"]
 
 
 def test_cli_diff_shows_no_basic_sum_for_a_synthetic_table(tmp_path: Path) -> None:

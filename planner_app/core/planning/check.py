@@ -37,6 +37,7 @@ from ..dp.mechanisms import SystemRandomSource
 from ..dp.risk import explain
 from ..dp.sensitivity import headline_index
 from ..model import Plan, Query, canonical_keys
+from ..model.synthetic_plan import stated_epsilon
 from ..records.keys import PublicKey
 from ..records.ledger import LedgerState
 from ..records.policy import Policy, PolicyError
@@ -62,14 +63,14 @@ class QueryCheck:
         return math.fsum(m.epsilon for m in self.measurements)
 
     def accounted_epsilon(self, plan: Plan) -> float:
-        """The ε this statistic spends as ``plan`` accounts it. A synthetic table's
-        measurements compose in zCDP (basic is refused; the sum of their ε overstates them),
-        so its ε is the plan's accountant's total of them alone, at the plan's δ: the
-        composed total ``check`` gives a plan of this statistic alone. Any other statistic's
-        is the sum of its measurements' ε (``epsilon_spent``, as its release record holds)."""
-        if self.query.kind != "synthetic":
-            return self.epsilon_spent
-        return compose(self.measurements, plan.budget.delta, plan.budget.accountant).epsilon
+        """The ε this statistic is stated to spend, as its report, registry entry and the
+        bundle viewer show it (``stated_epsilon``, one rule): a synthetic table's measurements
+        compose in zCDP to exactly its planned (ε, δ), so its ε is the plan's; the sum of
+        their ε (``epsilon_spent``) overstates it about twofold. Any other statistic's is the
+        sum of its measurements' ε (``epsilon_spent``, as its release record holds)."""
+        del plan  # the same whatever the plan's accountant: the table's own (ε, δ)
+        return stated_epsilon({"kind": self.query.kind, "epsilon": self.query.epsilon,
+                               "epsilon_spent": self.epsilon_spent})
 
     def to_dict(self) -> dict[str, Any]:
         q, h = self.query, self.headline
