@@ -106,3 +106,31 @@ def test_long_selection_audit() -> None:
     a = _selections(D_SCORES, 10 * RUNS, 3, SELECT_EPSILON)
     b = _selections(D_PRIME_SCORES, 10 * RUNS, 4, SELECT_EPSILON)
     assert epsilon_lower_bound(a, b, 0.0) <= SELECT_EPSILON
+
+
+QUERY_2 = {"id": "q", "kind": "synthetic", "epsilon": 8.0, "delta": 1e-3,
+           "columns": [{"column": c, "categories": ["y", "n"]} for c in "ab"]}
+
+
+def test_two_columns_have_no_selection_and_stay_within_what_they_claim() -> None:
+    """Two columns: the one pair is taken without a selection (always a × b) and its two-way
+    cell, noised at half of ρ, stays within the claimed ε on neighbouring tables."""
+    plan = plan_from_dict(plan_dict(queries=[QUERY_2], budget={"epsilon": 10, "delta": 1e-2}))
+    ms = measurements_for(plan.queries[0], plan)
+    assert all(m.mechanism == "gaussian" for m in ms)
+    claimed = math.fsum(m.epsilon for m in ms)
+    runs = max(1000, RUNS // 4)
+    cells = []
+    for extra, seed in ((0, 11), (1, 29)):
+        engine = SyntheticEngine(PandasEngine(expanded_plan(plan), _table(extra)[["a", "b"]],
+                                              SeededRandomSource(seed)))
+        aggregate = engine.aggregate(plan.queries[0])
+        source = SeededRandomSource(seed + 1)
+        cell = np.empty(runs)
+        for i in range(runs):
+            payload = privatize(plan, {"q": aggregate}, source=source)[0].synthetic
+            assert payload is not None and payload["selected"] == [["a", "b"]]
+            cell[i] = payload["marginals"][2]["values"][1]  # a = y, b = n: the person's cell
+        cells.append(cell)
+    lower = epsilon_lower_bound(cells[0], cells[1], QUERY_2["delta"])
+    assert lower <= claimed, f"measured ε >= {lower:.3f} > claimed {claimed:.3f}"

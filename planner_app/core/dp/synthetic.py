@@ -13,8 +13,11 @@ MST measures, on the rows whose every declared column has a declared value:
 The query's (ε, δ) becomes ρ = rho_for(ε, δ) (zCDP), split in thirds as in MST: a third over
 the d one-way marginals, a third over the d - 1 selection rounds (each an ε_r-DP exponential
 mechanism, ε_r²/8-zCDP), a third over the d - 1 two-way marginals (a table of one column
-spends all of ρ on its one-way marginal). Every measurement is recorded with the plan's
-other measurements and composed by the plan's accountant (zcdp or pld).
+spends all of ρ on its one-way marginal). A table of two columns has one pair, the only
+candidate whatever the data: it is taken without a selection round, and ρ is split in halves,
+a half over the two one-way marginals and a half to the pair's two-way marginal. Every
+measurement is recorded with the plan's other measurements and composed by the plan's
+accountant (zcdp or pld).
 
 Sensitivities: every row lands in exactly one cell of every marginal, or (a value outside
 a declared domain, or missing, in any declared column) in none of them. With k rows a person
@@ -37,6 +40,7 @@ from ..support.errors import InputError
 from ..support.words import (
     SYNTH_PREVIEW_NOTE,
     synth_measurement_words,
+    synth_pair_line,
     synth_preview_lines,
 )
 from .measure import Measurement, epsilon_from_rho, exact_epsilon, rho_for, round_up_fraction
@@ -50,7 +54,7 @@ TWO_WAY_SHARE = Fraction(1, 3)
 
 @dataclass(frozen=True)
 class SynthSplit:
-    """The query's ρ and its split (MST's thirds)."""
+    """The query's ρ and its split (MST's thirds; two columns: halves, no selection)."""
 
     rho: float
     rho_one_way: float  # per one-way marginal
@@ -71,6 +75,8 @@ def synth_split(query: Query) -> SynthSplit:
                          "epsilon and delta are too small for a synthetic table")
     if d == 1:
         return SynthSplit(rho, rho, 0.0, 0.0, 1)
+    if d == 2:  # one pair, the only candidate (public): no selection, ρ in halves
+        return SynthSplit(rho, rho / 4, rho / 2, 0.0, 2)
     one = rho * float(ONE_WAY_SHARE) / d
     two = rho * float(TWO_WAY_SHARE) / (d - 1)
     # ε_r with (d-1)·ε_r²/8 at most the selection's third, rounded down
@@ -204,6 +210,10 @@ def preview_lines(p: SynthPreview) -> list[str]:
     ones = [m for m in p.measurements if m.name.startswith("oneway:")]
     twos = [m for m in p.measurements if m.name.startswith("twoway:")]
     rounds = [m for m in p.measurements if m.name.startswith("select:")]
+    if twos and not rounds:  # two columns: their one pair, measured without a selection
+        lines = synth_preview_lines(len(ones), ones[0].sigma if ones else None, 0, None, None,
+                                    p.expected_rows, p.one_way_error, p.two_way_error)
+        return [*lines[:1], synth_pair_line(twos[0].sigma), *lines[1:]]
     return synth_preview_lines(
         len(ones), ones[0].sigma if ones else None, len(rounds),
         rounds[0].epsilon if rounds else None, twos[0].sigma if twos else None,

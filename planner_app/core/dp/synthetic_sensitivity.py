@@ -29,7 +29,8 @@ def _rows_text(unit: PrivacyUnit) -> str:
 def synthetic_components(query: Query, unit: PrivacyUnit, relation: str) -> list[Component]:
     """The components of a synthetic table, in the order they are measured: the one-way
     marginals (named ``oneway:<column>``), then for each round i the selection
-    (``select:i``) and the selected two-way marginal (``twoway:i``)."""
+    (``select:i``) and the selected two-way marginal (``twoway:i``). Two columns have one
+    pair, the only candidate whatever the data: no selection round (no ``select:1``)."""
     cols = query.synth_columns or ()
     l1, l2_sq = marginal_sensitivity(unit, relation)
     who = _rows_text(unit)
@@ -49,14 +50,18 @@ def synthetic_components(query: Query, unit: PrivacyUnit, relation: str) -> list
     widest = max(cols[a].size * cols[b].size for a in range(len(cols))
                  for b in range(a + 1, len(cols)))
     for i in range(1, len(cols)):
-        out.append(Component(
-            name=f"select:{i}", step=1.0, l1=l1, l2_sq=l1 * l1, cells=1, single_cell=True,
-            derivation=(f"round {i} of choosing a pair of columns: the exponential mechanism "
-                        f"over each pair's L1 distance between its true two-way counts and the "
-                        f"product of the noised one-way counts, {who}: sensitivity {l1}")))
+        if len(cols) > 2:  # two columns: one pair, the only candidate, taken without a choice
+            out.append(Component(
+                name=f"select:{i}", step=1.0, l1=l1, l2_sq=l1 * l1, cells=1, single_cell=True,
+                derivation=(f"round {i} of choosing a pair of columns: the exponential "
+                            f"mechanism over each pair's L1 distance between its true two-way "
+                            f"counts and the product of the noised one-way counts, {who}: "
+                            f"sensitivity {l1}")))
         out.append(Component(
             name=f"twoway:{i}", step=1.0, l1=l1, l2_sq=l2_sq, cells=widest,
             single_cell=single,
             derivation=(f"counts of the pair of columns chosen in round {i} over their declared "
-                        f"values, {who}, {rule}: sensitivity {l1}")))
+                        f"values, {who}, {rule}: sensitivity {l1}" if len(cols) > 2 else
+                        f"counts of the one pair of columns ({cols[0].column}, {cols[1].column}) "
+                        f"over their declared values, {who}, {rule}: sensitivity {l1}")))
     return out

@@ -158,11 +158,15 @@ def measure_synthetic(query: Query, aggregate: Aggregate, ms: list[Measurement],
             scores[(i, j)] = pair_score(aggregate.parts[f"pair:{i}:{j}"], shares[i], shares[j],
                                         rows_estimate)
     for r in range(1, len(cols)):
-        sel = by_name[f"select:{r}"]
+        sel = by_name.get(f"select:{r}")
         candidates = [p for p in scores if root(p[0]) != root(p[1])]
-        pick = candidates[exponential_select(
-            source, [scores[p] for p in candidates], sel.epsilon,
-            sel.component.l1 * SCORE_UNITS)]
+        if sel is None:  # two columns: the one pair, the only candidate (no selection round)
+            assert len(candidates) == 1
+            pick = candidates[0]
+        else:
+            pick = candidates[exponential_select(
+                source, [scores[p] for p in candidates], sel.epsilon,
+                sel.component.l1 * SCORE_UNITS)]
         parent[root(pick[0])] = root(pick[1])
         i, j = pick
         m = by_name[f"twoway:{r}"]

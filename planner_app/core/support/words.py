@@ -215,6 +215,13 @@ SYNTH_CLAMPED = (
     "shown.")
 
 
+def synth_pair_line(two_sigma: float | None) -> str:
+    """The preview's line for the one pair of a two-column table: it is the only candidate
+    whatever the data, so it is measured without a selection round."""
+    return (f"measures the counts of its one pair of columns (no choice to make) with "
+            f"σ = {format_number(two_sigma if two_sigma is not None else math.nan)} rows a cell")
+
+
 def synth_table_words(query_id: str, rows: object, rows_from_plan: bool,
                       columns: list[str], method: str, pairs: list[tuple[str, str]],
                       seed: object) -> str:
