@@ -308,6 +308,11 @@ synth("rows-fraction", with_synthetic(rows=10.5), f"{SYNTH}.rows: must be a whol
 synth("rows-text", with_synthetic(rows="100"), f"{SYNTH}.rows: must be a whole number")
 synth("method-aim", with_synthetic(method="aim"), f"{SYNTH}.method: 'aim' is not one of: mst")
 synth("method-unknown", with_synthetic(method="gan"), f"{SYNTH}.method: 'gan' is not one of")
+synth("person-id-column",
+      {**with_synthetic(columns=[SYN["columns"][0], {"column": "pid", "categories": ["1", "2"]}]),
+       "privacy_unit": {"kind": "person", "id_column": "pid", "max_rows": 2}},
+      f"{SYNTH}.columns[1].column: 'pid' is the id of a person (privacy_unit.id_column): a "
+      "synthetic table cannot include it")
 synth("mechanism-given", with_synthetic(mechanism="gaussian"),
       f"{SYNTH}.mechanism: is not used by kind synthetic")
 synth("column-field-given", with_synthetic(column="g"),

@@ -18,7 +18,7 @@ import math
 from typing import Any
 
 from ..support.cells import formula_escaped
-from .plan import MAX_EPSILON, MECHANISMS_BY_KIND, Query, SynthColumn
+from .plan import MAX_EPSILON, MECHANISMS_BY_KIND, PrivacyUnit, Query, SynthColumn
 from .reader import FieldReader, as_number
 
 MAX_SYNTH_COLUMNS = 32
@@ -29,6 +29,22 @@ MAX_SYNTH_ROWS = 1_000_000
 MAX_SYNTH_CSV_BYTES = 512 * 1024 * 1024  # synthetic/<id>.csv, well within what verify reads
 BASIC_REFUSAL = ("a synthetic table's measurements compose in zCDP; use the zcdp or pld "
                  "accountant, or leave the accountant unset")
+
+
+def id_column_problem(unit: PrivacyUnit, query: Query) -> tuple[str, str] | None:
+    """(field, problem) when a synthetic table lists the person id column (a plan-level
+    rule: it needs both the privacy unit and the query). Its made-up rows would carry the
+    declared ids, and the id only groups a person's rows: it is never a value to model."""
+    if query.kind != "synthetic" or unit.kind != "person" or not unit.id_column:
+        return None
+    for i, c in enumerate(query.synth_columns or ()):
+        if c.column == unit.id_column:
+            return (f"queries[{query.id}].columns[{i}].column",
+                    f"{c.column!r} is the id of a person (privacy_unit.id_column): a "
+                    "synthetic table cannot include it")
+    return None
+
+
 _UNUSED = ("column", "lower", "upper", "categories", "bins", "quantile", "group_by", "where",
            "missing", "grid_step", "expected_count", "yes", "no")
 

@@ -343,6 +343,12 @@ def plan_from_dict(obj: Any, source: str = "plan") -> Plan:
         from .synthetic_plan import BASIC_REFUSAL
 
         r.fail("budget.accountant", BASIC_REFUSAL)
+    from .synthetic_plan import id_column_problem
+
+    for q in queries:
+        problem = id_column_problem(unit, q)
+        if problem is not None:
+            r.fail(*problem)
     return Plan(
         dataset=dataset, privacy_unit=unit, budget=budget, queries=queries,
         neighbouring=neighbouring, justification=r.text("justification", required=False),

@@ -37,7 +37,7 @@ from ..dp.mechanisms import SystemRandomSource
 from ..dp.risk import explain
 from ..dp.sensitivity import headline_index
 from ..model import Plan, Query, canonical_keys
-from ..model.synthetic_plan import stated_epsilon
+from ..model.synthetic_plan import id_column_problem, stated_epsilon
 from ..records.keys import PublicKey
 from ..records.ledger import LedgerState
 from ..records.policy import Policy, PolicyError
@@ -195,6 +195,9 @@ def check_plan(plan: Plan, table: Table | None = None,
     checks = []
     warnings: list[str] = []
     for q in plan.queries:
+        listed_id = id_column_problem(plan.privacy_unit, q)  # the unit changed after the table
+        if listed_id is not None:
+            raise InputError("plan", *listed_id)
         ms = measurements_for(q, plan)
         refused = rr_refusal(q, ms)
         if refused is not None:  # before any charge: a release would divide by 0
