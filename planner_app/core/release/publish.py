@@ -215,6 +215,10 @@ def readme_text(plan: Plan, record: dict[str, Any]) -> str:
         "                answer was randomized on its own, and how many answers a file holds",
         "                is noised too (fair coins fill extra places, or a random subset of",
         "                answers is left out), unless that number is public under replace-one",
+        *(line for q in plan.queries if q.kind == "synthetic" for line in (
+            f"synthetic/{q.id}.csv  the synthetic table {q.title!r}: made-up rows, not people,",
+            "                sampled from a model fitted to its noised counts in release.json",
+            "                (post-processing: no further privacy cost)")),
         "MANIFEST.sha256 the SHA-256 of every file",
         *([f"{SIGNATURE} the owner's signature of MANIFEST.sha256 (minisign)"]
           if signer else []),
