@@ -27,7 +27,7 @@ def cmd_release(args: argparse.Namespace) -> int:
     from ..core.data.tables import open_table
     from ..core.model import load_plan
     from ..core.records.policy import trust_note
-    from ..core.release.publish import publish
+    from ..core.release.publish import publish, synthetic_release_lines
     from ..core.release.resume import resume_release
     from .passphrase import load_signing_key, terminal_passphrase
 
@@ -85,6 +85,8 @@ def cmd_release(args: argparse.Namespace) -> int:
     print(f"Lifetime budget of {state.dataset!r}: spent ε = {state.spent.epsilon:.4g} of "
           f"{state.cap.epsilon:g}{' (default cap)' if state.cap.is_default else ''}; "
           f"ε = {state.remaining_epsilon:.4g} left.")
+    for line in synthetic_release_lines(result.releases):
+        print(line)
     approval = result.report.readiness.get("approval") if result.report.readiness else None
     if approval is not None:
         print(approval.message)

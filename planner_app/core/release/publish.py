@@ -53,7 +53,7 @@ from ..records.review import approval_status
 from ..support.errors import InputError, PlannerError
 from ..support.files import OutputLock, atomic_write_bytes, check_output
 from ..support.home import AppHome
-from ..support.words import relation_words, unit_words
+from ..support.words import relation_words, synth_released_line, unit_words
 from .bundle import (
     AUDIT,
     NOISED_DIR,
@@ -166,6 +166,14 @@ def _synthetic_record(releases: list[QueryRelease]) -> dict[str, Any]:
     return {"synthetic": tables} if tables else {}
 
 
+def synthetic_release_lines(releases: list[QueryRelease]) -> list[str]:
+    """One line a released synthetic table: its CSV and its rows (published in the bundle:
+    the plan's, or from the noised totals). What the command line prints after a release."""
+    return [synth_released_line(r.query_id, f"{SYNTH_DIR}/{r.query_id}.csv",
+                                int(r.synthetic["rows"]))
+            for r in releases if r.synthetic is not None]
+
+
 def readme_text(plan: Plan, record: dict[str, Any]) -> str:
     total = record["total"]
     unit = plan.privacy_unit
@@ -216,7 +224,7 @@ def readme_text(plan: Plan, record: dict[str, Any]) -> str:
         "                is noised too (fair coins fill extra places, or a random subset of",
         "                answers is left out), unless that number is public under replace-one",
         *(line for q in plan.queries if q.kind == "synthetic" for line in (
-            f"synthetic/{q.id}.csv  the synthetic table {q.title!r}: made-up rows, not people,",
+            f"{SYNTH_DIR}/{q.id}.csv  the synthetic table {q.title!r}: made-up rows, not people,",
             "                sampled from a model fitted to its noised counts in release.json",
             "                (post-processing: no further privacy cost)")),
         "MANIFEST.sha256 the SHA-256 of every file",

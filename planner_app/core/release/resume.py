@@ -147,6 +147,8 @@ def _releases_from(record: dict[str, Any], doc: dict[str, Any]) -> list[QueryRel
     for row in record["results"]:
         by_query.setdefault(row["query_id"], []).append(ReleasedValue(**row))
     noised = doc.get("noised") or {}
+    tables = record.get("synthetic") or {}
     return [QueryRelease(q["id"], by_query.get(q["id"], []),
-                         np.array(noised[q["id"]], dtype=bool) if q["id"] in noised else None)
+                         np.array(noised[q["id"]], dtype=bool) if q["id"] in noised else None,
+                         tables.get(q["id"]))
             for q in record["queries"]]

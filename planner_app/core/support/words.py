@@ -222,6 +222,12 @@ def synth_pair_line(two_sigma: float | None) -> str:
             f"σ = {format_number(two_sigma if two_sigma is not None else math.nan)} rows a cell")
 
 
+def synth_released_line(query_id: str, csv_name: str, rows: int) -> str:
+    """What ``planner-app release`` says of a released synthetic table (its rows are
+    published in the bundle: the plan's, or from the noised one-way totals)."""
+    return f"synthetic table {query_id}: {csv_name}, {rows:,} made-up rows"
+
+
 def synth_table_words(query_id: str, rows: object, rows_from_plan: bool,
                       columns: list[str], method: str, pairs: list[tuple[str, str]],
                       seed: object) -> str:
