@@ -280,8 +280,10 @@ GLOSSARY: dict[str, str] = {
         "Whole-number bell-curve noise. It needs a δ above 0 but adds up more gently over "
         "many statistics."),
     "Exponential mechanism": (
-        "How a quantile such as the median is released: a value is picked at random, values "
-        "near the true quantile being far more likely."),
+        "How a quantile such as the median is released, and how a synthetic table chooses "
+        "its pairs of columns: one option is picked at random, the options that fit the data "
+        "best (values near the true quantile, pairs least explained by chance) being far more "
+        "likely."),
     "Randomized response": (
         "Each yes/no answer is flipped at random before counting, so no single answer can be "
         "trusted, while the share of yes can still be estimated."),
@@ -361,6 +363,21 @@ GLOSSARY: dict[str, str] = {
     "Trusted key": (
         "Someone else's public key that you told the app to rely on (Keys → Import…, or "
         "--trust). Only a signature by a trusted key proves who made a bundle or an approval."),
+    "Marginal": (
+        "Counts of the values of one column (a one-way marginal: people in each region) or of "
+        "each pair of values of two columns (a two-way marginal: people in each region and "
+        "age band). A synthetic table is fitted to noised marginals."),
+    "Total variation distance (TVD)": (
+        "How far two sets of counts are apart as shares: half the sum of the differences "
+        "between their shares, from 0 (the same) to 1 (nothing in common). It says how close "
+        "a synthetic table's counts are to the released noised counts."),
+    "Synthetic table": (
+        "Made-up rows with the columns of the data, drawn from a model fitted to noised "
+        "counts: its rows are not people. It keeps the patterns of the counts it measured "
+        "(each column, and chosen pairs of columns), and no others."),
+    "Noised count": (
+        "A count with random noise added once before it is published: it may be a little "
+        "off, even below zero. Read it as the true count give or take its ±."),
     "Organisation's policy": (
         "Rules a privacy officer signs and you install: the most ε per release and per "
         "dataset, whose approval a release needs, columns never to use. The app then refuses "
@@ -396,6 +413,12 @@ GLOSSARY_ALIASES: dict[str, str] = {
     "signing key": "Key pair", "fingerprint": "Fingerprint", "signed bundle": "Signature",
     "signature": "Signature", "trusted key": "Trusted key", "trusted keys": "Trusted key",
     "trusted public keys": "Trusted key", "policy": "Organisation's policy",
+    "marginal": "Marginal", "marginals": "Marginal", "one-way": "Marginal",
+    "two-way": "Marginal", "tvd": "Total variation distance (TVD)",
+    "total variation distance": "Total variation distance (TVD)",
+    "synthetic table": "Synthetic table", "synthetic tables": "Synthetic table",
+    "noised count": "Noised count", "noised counts": "Noised count",
+    "noised marginal": "Noised count", "noised marginals": "Noised count",
 }
 _SYMBOLS = ("ε", "δ", "σ", "±", "units²")
 
