@@ -178,6 +178,18 @@ def synth_preview_note(columns: int) -> str:
     return SYNTH_PREVIEW_NOTE_ONE if columns == 1 else SYNTH_PREVIEW_NOTE
 
 
+def synth_accuracy_words(half_width: float | None, one_sigma: float | None,
+                         two_sigma: float | None) -> str:
+    """What a synthetic table's ± applies to, beside the number: a cell of a one-way count,
+    and the same confidence on a measured pair's cell (its noise σ in proportion)."""
+    words = "rows a cell of a one-way count"
+    if half_width is None or not math.isfinite(half_width) or not one_sigma \
+            or two_sigma is None:
+        return words
+    pair = format_number(half_width * two_sigma / one_sigma, 3)
+    return f"{words} (± {pair} a cell of a measured pair)"
+
+
 def synth_preview_lines(columns: int, one_sigma: float | None, rounds: int,
                         round_epsilon: float | None, two_sigma: float | None,
                         expected_rows: float | None, one_way_error: float | None,
