@@ -369,7 +369,7 @@ def tvd_sentences(qid: str, marginals: list[dict[str, Any]]) -> list[str]:
     return [f"synthetic table {qid!r}: {worst['marginal']}: TVD {worst['tvd']:.3f} to the "
             f"released noised marginal (the largest of {len(marginals)}; mean {mean:.3f}; "
             f"{how})",
-            f"synthetic table {qid!r}, TVD of each marginal: "
+            f"synthetic table {qid!r}, TVD of each marginal to its released noised counts: "
             + "; ".join(f"{m['marginal']} {m['tvd']:.3f}" for m in marginals)]
 
 
