@@ -246,8 +246,7 @@ def release_chart(query: dict[str, Any], rows: list[dict[str, Any]],
     if synth:
         drawn = list(dict.fromkeys(str(r.get("group")) for r in rows[:limit]
                                    if r.get("group") is not None))
-        caption = (f"The noised counts the synthetic table was made from, with their {pct} "
-                   f"intervals, in this order: {', '.join(drawn)}.")
+        caption = f"The noised counts of {', '.join(drawn)}, with their {pct} intervals."
     more = (f"The first {limit} of these {len(rows):,} cells are drawn."
             if len(rows) > limit else "")
     point = ""
