@@ -37,3 +37,11 @@ def test_the_comparison_says_against_your_real_data_and_names_a_wrong_file(  # t
     text = dialog.status.text()
     assert text.startswith("This is not the table the bundle was released from: "), text
     assert "\n" not in text
+
+
+def test_the_viewers_lines_name_the_table_by_its_label_too() -> None:
+    lines = tvd_sentences("synthetic_survey", [{"marginal": "a", "tvd": 0.1}],
+                          "Synthetic survey")
+    assert all("synthetic_survey" in line and "Synthetic survey" in line for line in lines)
+    bare = tvd_sentences("t", [{"marginal": "a", "tvd": 0.1}])
+    assert bare[0].startswith("synthetic table 't': ")
