@@ -38,10 +38,10 @@ from fractions import Fraction
 from ..model import Plan, Query
 from ..support.errors import InputError
 from ..support.words import (
-    SYNTH_PREVIEW_NOTE,
     synth_measurement_words,
     synth_pair_line,
     synth_preview_lines,
+    synth_preview_note,
 )
 from .measure import Measurement, epsilon_from_rho, exact_epsilon, rho_for, round_up_fraction
 from .mechanisms import RandomSource, bernoulli_exp
@@ -176,7 +176,7 @@ def preview(query: Query, plan: Plan) -> SynthPreview:
                           for b in range(a + 1, len(cols))]
             two = sum(expected_tvd(sigma_two, n, rows) for n in pair_cells) / len(pair_cells)
     return SynthPreview(query.id, synth_split(query).rho, tuple(items), rows, one, two,
-                        SYNTH_PREVIEW_NOTE)
+                        synth_preview_note(len(cols)))
 
 
 # ----------------------------------------------------------------------------- the selection

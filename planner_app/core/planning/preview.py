@@ -13,6 +13,7 @@ The GUI and the report only draw a ``Chart`` (charts.py); what to draw is decide
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -209,9 +210,16 @@ def release_chart(query: dict[str, Any], rows: list[dict[str, Any]],
     def scaled(x: Any) -> float | None:
         return None if not isinstance(x, (int, float)) else float(x) * factor
 
-    marks = tuple(Mark(" / ".join(str(p) for p in (r.get("group"), r.get("cell"))
-                                  if p is not None) or "all",
-                       scaled(r.get("value")) or 0.0, scaled(r.get("low")), scaled(r.get("high")))
+    synth = kind == "synthetic"  # its cells are its marginals' (the caption names them)
+
+    def name(r: dict[str, Any]) -> str:
+        if synth:
+            return re.sub(r",\s+", ",", str(r.get("cell", ""))).replace(" | ", "·") or "all"
+        return " / ".join(str(p) for p in (r.get("group"), r.get("cell"))
+                          if p is not None) or "all"
+
+    marks = tuple(Mark(name(r), scaled(r.get("value")) or 0.0, scaled(r.get("low")),
+                       scaled(r.get("high")))
                   for r in rows[:limit])
     lo, hi = bounds if bounds is not None else (None, None)
     span: tuple[float, float] | None = None
@@ -223,6 +231,7 @@ def release_chart(query: dict[str, Any], rows: list[dict[str, Any]],
         span = (0.0, (hi - lo) ** 2 / 4)
     column = query.get("column") or "value"
     label = ("people or rows" if kind in ("count", "histogram") else
+             "noised count" if synth else
              f"share of yes in {column} (%)" if share else
              f"variance of {column} (squared units)" if kind == "variance" else
              f"{kind} of {column}")
@@ -234,6 +243,10 @@ def release_chart(query: dict[str, Any], rows: list[dict[str, Any]],
                f"The released value with its {pct} interval.")
     if not any(m.low is not None for m in marks):
         caption = "The released value; its accuracy is a rank error, in the text."
+    if synth:
+        drawn = list(dict.fromkeys(str(r.get("group")) for r in rows[:limit]
+                                   if r.get("group") is not None))
+        caption = f"The noised counts of {', '.join(drawn)}, with their {pct} intervals."
     more = (f"The first {limit} of these {len(rows):,} cells are drawn."
             if len(rows) > limit else "")
     point = ""

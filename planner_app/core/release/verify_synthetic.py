@@ -357,19 +357,22 @@ def _tvd(q: Query, payload: dict[str, Any], codes: list[np.ndarray]) -> dict[str
         out.append({"marginal": " × ".join(names), "columns": names,
                     "tvd": total_variation(released, counted)})
     return {"csv": f"{SYNTH_DIR}/{q.id}.csv", "marginals": out,
-            "information": tvd_sentences(q.id, out)}
+            "information": tvd_sentences(q.id, out, q.label)}
 
 
-def tvd_sentences(qid: str, marginals: list[dict[str, Any]]) -> list[str]:
-    """What verify and the bundle viewer say of a table's TVDs (information, not a check)."""
+def tvd_sentences(qid: str, marginals: list[dict[str, Any]],
+                  label: str | None = None) -> list[str]:
+    """What verify and the bundle viewer say of a table's TVDs (information, not a check);
+    the table named by its id, and its label when it has one."""
+    name = f"{qid!r}" + (f" (“{label}”)" if label and label != qid else "")
     how = ("each marginal counted from the CSV against its released noised counts, negatives "
            "clipped at 0 and normalised; information, not a pass/fail check")
     worst = max(marginals, key=lambda m: m["tvd"])
     mean = sum(m["tvd"] for m in marginals) / len(marginals)
-    return [f"synthetic table {qid!r}: {worst['marginal']}: TVD {worst['tvd']:.3f} to the "
+    return [f"synthetic table {name}: {worst['marginal']}: TVD {worst['tvd']:.3f} to the "
             f"released noised marginal (the largest of {len(marginals)}; mean {mean:.3f}; "
             f"{how})",
-            f"synthetic table {qid!r}, TVD of each marginal: "
+            f"synthetic table {name}, TVD of each marginal to its released noised counts: "
             + "; ".join(f"{m['marginal']} {m['tvd']:.3f}" for m in marginals)]
 
 

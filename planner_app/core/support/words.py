@@ -169,6 +169,27 @@ SYNTH_PREVIEW_NOTE = ("expected total variation distance of a measured marginal 
                       "through the tree and may be further off")
 
 
+SYNTH_PREVIEW_NOTE_ONE = ("expected total variation distance of a measured marginal (0 is "
+                          "exact, 1 is all wrong), from the noise alone")
+
+
+def synth_preview_note(columns: int) -> str:
+    """The preview's note: a table of one column has no pairs and no tree to speak of."""
+    return SYNTH_PREVIEW_NOTE_ONE if columns == 1 else SYNTH_PREVIEW_NOTE
+
+
+def synth_accuracy_words(half_width: float | None, one_sigma: float | None,
+                         two_sigma: float | None) -> str:
+    """What a synthetic table's ± applies to, beside the number: a cell of a one-way count,
+    and the same confidence on a measured pair's cell (its noise σ in proportion)."""
+    words = "rows a cell of a one-way count"
+    if half_width is None or not math.isfinite(half_width) or not one_sigma \
+            or two_sigma is None:
+        return words
+    pair = format_number(half_width * two_sigma / one_sigma, 3)
+    return f"{words} (± {pair} a cell of a measured pair)"
+
+
 def synth_preview_lines(columns: int, one_sigma: float | None, rounds: int,
                         round_epsilon: float | None, two_sigma: float | None,
                         expected_rows: float | None, one_way_error: float | None,
@@ -178,7 +199,8 @@ def synth_preview_lines(columns: int, one_sigma: float | None, rounds: int,
     chooses and their noise, and the expected error for the rows stated."""
     out = []
     if columns and one_sigma is not None:
-        out.append(f"measures the counts of each of its {columns} columns with noise "
+        what = "its one column" if columns == 1 else f"each of its {columns} columns"
+        out.append(f"measures the counts of {what} with noise "
                    f"σ = {format_number(one_sigma)} rows a cell")
     if rounds and round_epsilon is not None and two_sigma is not None:
         out.append(f"chooses {rounds} pairs of columns (exponential mechanism, "

@@ -5,6 +5,7 @@ The form builds the plan's own JSON for the statistic and the core validates it.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -82,14 +83,26 @@ FIELD_LABELS = {
 }
 
 
-def form_words(exc: InputError) -> str:
+MST_CITATION = "MST: McKenna, Miklau, Sheldon (2021), Winning the NIST Contest: A scalable " \
+    "and general approach to differentially private synthetic data. Noisy counts of each " \
+    "column and of the pairs on a tree, from which the rows are generated."
+
+
+def form_words(exc: InputError, columns: Sequence[str] = ()) -> str:
     """A plan error in the form's words: "Lower bound: must be a number, not a string" for
-    "queries[y].lower: must be a number, not a string"."""
+    "queries[y].lower: must be a number, not a string"; a synthetic table's columns[i] is
+    named by its column (``columns``, in the plan's order)."""
     where = exc.where or ""
     field = re.sub(r"^queries\[[^\]]*\]\.?", "", where)
     if where and field != where or where.startswith("queries["):
-        parts = [p for p in re.split(r"[.\[\]]", field) if p and not p.isdigit()]
-        named = [FIELD_LABELS.get(p, p) for p in parts]
+        parts = [p for p in re.split(r"[.\[\]]", field) if p]
+        named = []
+        for at, part in enumerate(parts):
+            if not part.isdigit():
+                named.append(FIELD_LABELS.get(part, part))
+            elif at and parts[at - 1] == "columns" and int(part) < len(columns) \
+                    and columns[int(part)]:
+                named.append(columns[int(part)])
         shown = " → ".join(dict.fromkeys(named)) if named else "This statistic"
         problem = re.sub(r", not an? (string|list|object|boolean|null)$", "", exc.problem)
         return f"{shown}: {problem}"  # the JSON type names mean nothing in a form
@@ -474,7 +487,7 @@ class QueryDialog(QDialog):
         options = {"quantile": [("Exponential mechanism", "exponential")],
                    "randomized_response": [("Randomized response (local)",
                                             "randomized_response")],
-                   "synthetic": [("MST (McKenna, Miklau, Sheldon 2021)", "mst")]}.get(
+                   "synthetic": [("MST (noisy marginals)", "mst")]}.get(
             kind, [("Discrete Laplace (pure ε)", "laplace"),
                    ("Discrete Gaussian (needs δ)", "gaussian")])
         if [self.mechanism.itemData(i) for i in range(self.mechanism.count())] != \
@@ -483,12 +496,18 @@ class QueryDialog(QDialog):
             self.mechanism.clear()
             for text, value in options:
                 self.mechanism.addItem(text, value)
+                if value == "mst":  # the citation, in full, where the item has no room for it
+                    self.mechanism.setItemData(self.mechanism.count() - 1, MST_CITATION,
+                                               Qt.ItemDataRole.ToolTipRole)
             self.mechanism.blockSignals(False)
+        self.mechanism.setToolTip(MST_CITATION if kind == "synthetic" else
+                                  "Discrete Laplace (pure ε) or Gaussian (needs δ)")
         index = self.mechanism.findData(wanted)
         if index >= 0:
             self.mechanism.setCurrentIndex(index)
         self._mechanism_wanted = None
         synth = kind == "synthetic"
+        self._offer_columns(synth)
         if synth and not self._synth:  # a first column: the one in the fields
             self._synth = [self._synth_entry()]
             self._refresh_synth_list(0)
@@ -634,12 +653,32 @@ class QueryDialog(QDialog):
             self._show_synth(row)
         self._kind_changed()
 
+    def _id_column(self) -> str | None:
+        plan = self.session.plan
+        return plan.privacy_unit.id_column if plan is not None else None
+
+    def _offer_columns(self, synth: bool) -> None:
+        """The table's columns in the column field; a synthetic table's leave out the privacy
+        unit's id column (an identifier is not a column of a released table)."""
+        wanted = [c.name for c in self.session.columns
+                  if not (synth and c.name == self._id_column())]
+        if [self.column.itemText(i) for i in range(self.column.count())] == wanted:
+            return
+        text = self.column.currentText()
+        self.column.blockSignals(True)
+        self.column.clear()
+        self.column.addItems(wanted)
+        self.column.setCurrentText(wanted[0] if synth and text == self._id_column()
+                                   and wanted else text)
+        self.column.blockSignals(False)
+
     def add_synth_column(self) -> None:
         """A new column of the synthetic table: the first column of the table not yet in it,
         with an empty list of categories to declare."""
         self._store_synth()
         taken = {c["column"] for c in self._synth}
-        free = [c.name for c in self.session.columns if c.name not in taken]
+        free = [c.name for c in self.session.columns
+                if c.name not in taken and c.name != self._id_column()]
         self._synth.append({"column": free[0] if free else "", "categories": []})
         self._refresh_synth_list(len(self._synth) - 1)
 
@@ -869,6 +908,19 @@ class QueryDialog(QDialog):
         self.declare.setChecked(False)
         self._update_warning()
 
+    def _unconfirmed_list_reason(self) -> str:
+        """The line refusing a list's reason typed without the declaration ticked (the plan
+        keeps the reason only with the tick), or "" when there is none."""
+        synth = self.kind.currentData() == "synthetic"
+        lists = self._synth_has("categories") if synth else self._has_list()
+        if not lists or self.declare.isChecked() or not self.list_reason.text().strip():
+            return ""
+        lists_words, label = ("the lists", "Why the lists") if synth \
+            else ("the list", "Why this list")
+        declare = "these lists" if synth else "this list"
+        return (f"Confirm {lists_words}: tick “I declare {declare} public” to keep the reason "
+                f"typed in “{label}”, or clear it.")
+
     def _data_answered(self, kind: str) -> None:
         if kind == "values" and self._suggesting is not None:
             if self._suggesting == self.column.currentText():
@@ -883,6 +935,10 @@ class QueryDialog(QDialog):
     def _accept(self) -> None:
         plan = self.session.plan
         assert plan is not None
+        refused = self._unconfirmed_list_reason()
+        if refused:  # never drop what was typed: the reason is kept only with the tick
+            self.error.setText(refused)
+            return
         doc = plan_to_dict(plan)
         mine = self.to_dict()
         if self.original is not None:
@@ -893,7 +949,8 @@ class QueryDialog(QDialog):
         try:
             new_plan = plan_from_dict(doc, "this statistic")
         except InputError as exc:
-            self.error.setText(form_words(exc))
+            self.error.setText(form_words(exc, [str(c.get("column") or "")
+                                                for c in mine.get("columns") or ()]))
             return
         query = new_plan.query(mine["id"])
         if query.yes is not None and not self.declare.isChecked():

@@ -389,6 +389,7 @@ class ResultsPage(QWizardPage):
         self.canvas = FigureCanvasQTAgg(self.figure)
         self.canvas.setAccessibleName("Released estimates with their intervals")
         layout.addWidget(self.canvas, 1)
+        self.canvas.mpl_connect("resize_event", self._refit)
         self.chart_caption = QLabel()
         self.chart_caption.setWordWrap(True)
         layout.addWidget(self.chart_caption)
@@ -457,9 +458,16 @@ class ResultsPage(QWizardPage):
         if not 0 <= index < len(self._charts):
             return
         chart = self._charts[index][1]
-        ChartDrawing(self.figure).draw(chart)  # the report's chart of this statistic
         self.chart_caption.setText(" ".join(t for t in (chart.caption, chart.more) if t))
+        self._drawing = ChartDrawing(self.figure)
+        self._drawing.draw(chart)  # the report's chart of this statistic
         self.canvas.draw_idle()
+
+    def _refit(self, _event: object) -> None:
+        """Lay the chart out again in the canvas's new size (a longer caption, a resize):
+        its rotated labels stay inside the figure."""
+        if getattr(self, "_drawing", None) is not None:
+            self._drawing.fit()
 
 
 def released_charts(result: PublishResult, plan: Plan) -> list[tuple[str, Chart]]:

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QInputDialog,
@@ -21,6 +22,8 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMessageBox,
     QPushButton,
+    QScrollArea,
+    QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
@@ -313,6 +316,23 @@ class ReviewDialog(QDialog):
         return True
 
 
+class _WordsOverRows(QSplitter):
+    """A synthetic table's words over its rows: the words take the height they need, up to
+    a third of the splitter (they scroll beyond it); the rows take the rest."""
+
+    def __init__(self, about: QLabel) -> None:
+        super().__init__(Qt.Orientation.Vertical)
+        self.about = about
+        self.setChildrenCollapsible(False)
+
+    def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]  # noqa: N802
+        super().resizeEvent(event)
+        if self.count() == 2:
+            need = self.about.heightForWidth(max(self.width() - 24, 50)) + 6
+            words = max(min(need, self.height() // 3), self.widget(0).minimumHeight())
+            self.setSizes([words, max(self.height() - words - self.handleWidth(), 0)])
+
+
 class BundleDialog(QDialog):
     """A received bundle: "Verifying…" at once, then the verdict and what is in it. The core's
     ``open_bundle`` verifies and reads the bundle in a worker, never on the GUI thread;
@@ -330,6 +350,7 @@ class BundleDialog(QDialog):
         self.session = session
         self.opened: OpenedBundle | None = None
         self.compare_button: QPushButton | None = None  # on the Synthetic tables tab
+        self.synthetic_splits: list[QSplitter] = []  # each table's words over its rows
         self.compare_dialog: QWidget | None = None
         self.setWindowTitle(f"Release bundle {path.name}")
         fit_to_screen(self, 1200, 820)
@@ -447,6 +468,7 @@ class BundleDialog(QDialog):
 
     def _synthetic_tab(self, opened: OpenedBundle) -> QWidget | None:
         """Each synthetic table's first rows: made-up rows, not people."""
+        self.synthetic_splits = []
         page = QWidget()
         page_layout = QVBoxLayout(page)
         if self.session is not None and self._synthetic_ids():
@@ -461,16 +483,29 @@ class BundleDialog(QDialog):
             row.addWidget(button)
             self.compare_button = button
             page_layout.addLayout(row)
+        titles = {f"synthetic/{q.id}.csv": q.title for q in opened.plan.queries} \
+            if opened.plan is not None else {}
         for t in opened.synthetic:
             shown = len(t.rows)
-            about = QLabel(f"{t.name}: {t.total_rows:,} made-up rows"
+            about = QLabel(f"Synthetic table “{titles.get(t.name, Path(t.name).stem)}” "
+                           f"({t.name}): {t.total_rows:,} made-up rows"
                            + (f" (the first {shown:,} shown)" if shown < t.total_rows else "")
                            + ". Its rows are not people; only its measured marginals (in "
                              "Results) were noised from the data."
                            + "".join(f"\n{line[0].upper()}{line[1:]}." for line in t.fit))
             about.setWordWrap(True)
-            page_layout.addWidget(about)
-            page_layout.addWidget(_table(list(t.columns), [list(r) for r in t.rows]), 1)
+            about.setAlignment(Qt.AlignmentFlag.AlignTop)
+            # the words scroll in a small window; the rows keep most of the height
+            words = QScrollArea()
+            words.setWidget(about)
+            words.setWidgetResizable(True)
+            words.setFrameShape(QFrame.Shape.NoFrame)
+            words.setMinimumHeight(about.fontMetrics().lineSpacing() * 2 + 4)  # two lines
+            split = _WordsOverRows(about)
+            split.addWidget(words)
+            split.addWidget(_table(list(t.columns), [list(r) for r in t.rows]))
+            page_layout.addWidget(split, 1)
+            self.synthetic_splits.append(split)
         return page
 
     def _synthetic_ids(self) -> list[str]:

@@ -51,8 +51,9 @@ class SyntheticCompareDialog(QDialog):
         layout = QVBoxLayout(self)
         about = QLabel("For you only: this reads your private table and is never saved, "
                        "exported or logged. Each bar is the total variation distance between "
-                       "a marginal of the synthetic table and the same marginal of the real "
-                       "rows it counts (0 is identical, 1 is all wrong).")
+                       "a marginal of the synthetic table and the same marginal of your real "
+                       "data (0 is identical, 1 is all wrong) — not the bundle viewer's "
+                       "distance, which is to the released noised counts.")
         about.setWordWrap(True)
         layout.addWidget(about)
         chooser = QHBoxLayout()
@@ -126,7 +127,10 @@ class SyntheticCompareDialog(QDialog):
         self.workers.start(worker)
 
     def _failed(self, exc: object) -> None:
-        self.status.setText(str(exc) if isinstance(exc, PlannerError) else
+        text = str(exc)
+        if isinstance(exc, PlannerError) and text.startswith("plan: "):  # the table's fit
+            text = f"This is not the table the bundle was released from: {text[6:]}"
+        self.status.setText(text if isinstance(exc, PlannerError) else
                             f"The comparison could not be made ({type(exc).__name__}).")
 
     def show_distances(self, distances: object) -> None:
@@ -135,7 +139,8 @@ class SyntheticCompareDialog(QDialog):
         shown = sorted(distances, key=lambda d: d.tvd, reverse=True)[:MAX_BARS]
         ones = [d.tvd for d in distances if len(d.columns) == 1]
         twos = [d.tvd for d in distances if len(d.columns) == 2]
-        mean = (f"Average: one-way {sum(ones) / len(ones):.3f}" if ones else "") + (
+        mean = (f"Average distance to your real data: one-way {sum(ones) / len(ones):.3f}"
+                if ones else "") + (
             f", two-way {sum(twos) / len(twos):.3f}" if twos else "") + "."
         more = (f" The {MAX_BARS} largest of {len(distances)} marginals are drawn."
                 if len(distances) > MAX_BARS else "")
@@ -151,7 +156,7 @@ class SyntheticCompareDialog(QDialog):
         colours = [MEASURED if d.measured else INFERRED for d in shown][::-1]
         ax.barh(range(len(values)), values, color=colours)
         ax.set_yticks(range(len(values)), names, fontsize=8)
-        ax.set_xlabel("total variation distance (0 = same as the real table)")
+        ax.set_xlabel("total variation distance to your real data (0 = the same)")
         top = max(values, default=0.0)
         ax.set_xlim(0, max(0.05, min(1.0, top * 1.25)))
         for y, v in enumerate(values):

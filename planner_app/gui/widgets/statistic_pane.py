@@ -258,6 +258,8 @@ class StatisticPane(QWidget):
         unit = shown_unit(acc)
         self.accuracy_unit.setText(squared_unit_words(q.column) if unit == "squared"
                                    else UNIT_WORDS.get(unit, unit))
+        if q.kind == "synthetic":  # which count the ± is of (one-way; a pair's beside it)
+            self.accuracy_unit.setText(self._synth_accuracy_words(q, shown))
         notes = [quantile_words(acc, q.quantile) if q.kind == "quantile" and
                  q.quantile is not None else acc.note]
         useless = useless_warning(q, acc)
@@ -289,6 +291,17 @@ class StatisticPane(QWidget):
                                       what="this statistic alone").sentence)
         self.warnings.setText("\n".join(self._warnings(q)))
         self.refresh_synthetic(q)
+
+    def _synth_accuracy_words(self, q, shown: float | None) -> str:  # type: ignore[no-untyped-def]
+        from ...core.dp.synthetic import preview
+        from ...core.support.words import synth_accuracy_words
+
+        plan = self.session.plan
+        if plan is None:
+            return ""
+        sigmas = {m.name.split(":")[0]: m.sigma for m in preview(q, plan).measurements
+                  if m.sigma is not None}
+        return synth_accuracy_words(shown, sigmas.get("oneway"), sigmas.get("twoway"))
 
     def refresh_synthetic(self, q) -> None:  # type: ignore[no-untyped-def]
         """A synthetic table's preview from the core: each measurement with its noise at the
