@@ -79,3 +79,20 @@ def test_release_and_verify_a_two_column_table(tmp_path: Path) -> None:
 
     record = json.loads(zipfile.ZipFile(out).read("release.json"))
     assert record["synthetic"]["survey_synth"]["selected"] == [["region", "smoker"]]
+
+
+def test_two_columns_preview_and_report_say_no_pair_is_chosen() -> None:
+    from planner_app.core.release.synthetic import synthetic_paragraphs
+
+    plan = plan_from_dict(_two_column_plan())
+    p = dp_synthetic.preview(plan.queries[0], plan)
+    text = " ".join(dp_synthetic.preview_lines(p))
+    assert "chosen in round" not in text and "round 1" not in text, text
+    assert "one pair of columns" in text
+    # the measurements as the app's pane lists them
+    whats = [m.what for m in p.measurements]
+    assert whats == ["counts of region", "counts of smoker", "counts of its one pair of columns"]
+    about = synthetic_paragraphs({"synthetic": {}}) or []
+    assert about == []  # no table, no section; the section's words say both cases
+    from planner_app.core.support.words import SYNTH_REPORT_ABOUT
+    assert "with two columns, of their one pair" in SYNTH_REPORT_ABOUT

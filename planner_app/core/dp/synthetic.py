@@ -159,7 +159,7 @@ def preview(query: Query, plan: Plan) -> SynthPreview:
                                          len(cols) * (len(cols) - 1) // 2, None, m.epsilon))
             continue
         assert m.sigma_sq is not None
-        items.append(MarginalPreview(c.name, synth_measurement_words(c.name), c.cells,
+        items.append(MarginalPreview(c.name, synth_measurement_words(c.name, len(cols)), c.cells,
                                      math.sqrt(float(m.sigma_sq)), None))
     # the noise is measured against the real rows: the dataset's public approximate count,
     # else the synthetic table's own rows as a stand-in

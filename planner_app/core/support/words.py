@@ -141,13 +141,16 @@ def statistic_words(kind: str, column: str | None, kind_name: str,
 # ----------------------------------------------------------------------------- synthetic tables
 
 
-def synth_measurement_words(name: str) -> str:
-    """What one measurement of a synthetic table is, from its component name: "counts of
-    region" (``oneway:region``), "counts of the pair chosen in round 2" (``twoway:2``),
-    "selection round 2" (``select:2``)."""
+def synth_measurement_words(name: str, columns: int = 3) -> str:
+    """What one measurement of a synthetic table of ``columns`` columns is, from its
+    component name: "counts of region" (``oneway:region``), "counts of the pair chosen in
+    round 2" (``twoway:2``; with two columns, "counts of its one pair of columns": nothing
+    is chosen), "selection round 2" (``select:2``)."""
     kind, _, rest = name.partition(":")
     if kind == "oneway":
         return f"counts of {rest}"
+    if kind == "twoway" and columns == 2:
+        return "counts of its one pair of columns"
     if kind == "twoway":
         return f"counts of the pair chosen in round {rest.split(':')[0]}"
     return f"selection round {rest.split(':')[0]}"
@@ -222,7 +225,8 @@ SYNTH_REPORT_ABOUT = (
     "A synthetic table is made up: its rows are not people, and no row stands for anyone "
     "in the data. It was sampled from a model fitted to the noised counts listed above "
     "(one-way counts of every column, and two-way counts of the pairs chosen by the "
-    "exponential mechanism), so it only keeps the patterns those counts show. Joint "
+    "exponential mechanism, or, with two columns, of their one pair), so it only keeps "
+    "the patterns those counts show. Joint "
     "patterns that were not measured (other pairs, three or more columns together) are "
     "not preserved beyond what the chosen pairs imply. Its accuracy is judged by those "
     "measured counts: each comes with its noise (the interval above), and anyone can "
