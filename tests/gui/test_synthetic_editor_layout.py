@@ -73,3 +73,14 @@ def test_a_histograms_bin_edges_sit_above_their_reason(window, qtbot, tmp_path: 
                          d.bounds_reason) if w.isVisibleTo(d)]
     assert shown == [d.bounds_row, d.bounds_reason]
     assert _top(d, d.bounds_row) < _top(d, d.bounds_reason)
+
+
+def test_spare_height_never_opens_a_gap_around_the_selected_column(  # type: ignore[no-untyped-def]
+        window, qtbot, tmp_path: Path) -> None:
+    d = _open(window, tmp_path, qtbot)
+    d.resize(d.width(), d.height() + 300)  # as after a long message that has since gone
+    qtbot.wait(10)
+    label = d._form.labelForField(d.column_row)
+    assert label is not None and label.text() == "Selected column"
+    # the column's name sits on its label's line, not centred in a stretched row
+    assert abs(_top(d, d.column) - _top(d, label)) <= d.column.height()

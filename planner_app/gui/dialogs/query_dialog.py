@@ -151,6 +151,8 @@ class QueryDialog(QDialog):
         column_row.addWidget(self.count_present_tail)
         self.column_row = QWidget()
         self.column_row.setLayout(column_row)
+        # one line high: spare height goes to the lists below, never around the column's name
+        self.column_row.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
         # a synthetic table: its columns, each one's domain edited in the histogram's own
         # fields below (the selected column's)
         synth = QHBoxLayout()
