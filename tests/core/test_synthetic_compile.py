@@ -14,11 +14,8 @@ import numpy as np
 import pytest
 
 from planner_app.core.data.aggregate import Aggregate
-from planner_app.core.data.tables import load_table
 from planner_app.core.dp.mechanisms import SeededRandomSource
 from planner_app.core.model import plan_from_dict
-from planner_app.core.records.ledger import Ledger
-from planner_app.core.release.publish import publish
 from planner_app.core.release.synthetic import (
     dry_run_payload,
     likely_tree,
@@ -26,9 +23,8 @@ from planner_app.core.release.synthetic import (
     placeholder_payload,
     synthetic_codes,
 )
-from planner_app.core.support.errors import InputError
-from planner_app.core.support.home import app_home
-from tests.conftest import DEMO_TABLE, plan_dict
+from tests.conftest import plan_dict
+from tests.core.test_synthetic_dry_run import refused_before_the_charge
 
 SIZES = {"a": 3, "b": 4, "c": 2, "d": 5}
 
@@ -149,18 +145,4 @@ def test_a_synthesis_that_fails_is_refused_before_the_charge(
         raise RuntimeError("a defect in the sampling")
 
     monkeypatch.setattr(synthetic, "tree_sample", broken)
-    home = app_home(tmp_path / "home").ensure()
-    plan = plan_from_dict(plan_dict(
-        dataset={"name": "demo-survey"},
-        privacy_unit={"kind": "person", "id_column": "person_id", "max_rows": 3},
-        budget={"epsilon": 2, "delta": 1e-5},
-        queries=[{"id": "s", "kind": "synthetic", "epsilon": 1, "delta": 1e-6, "rows": 100,
-                  "columns": [{"column": "region",
-                               "categories": ["North", "South", "East", "West"]},
-                              {"column": "smoker", "categories": ["yes", "no"]}],
-                  "justification": {"categories": "the form's answers"}}]))
-    with pytest.raises(InputError, match="nothing was charged"):
-        publish(plan, load_table(DEMO_TABLE), tmp_path / "b.zip", home,
-                source=SeededRandomSource(4))
-    assert not (tmp_path / "b.zip").exists()
-    assert not home.ledger_path.exists() or Ledger(home.ledger_path).releases_charged() == 0
+    refused_before_the_charge(tmp_path)

@@ -51,6 +51,12 @@ def test_a_defect_in_the_two_way_payload_is_refused_before_the_charge(
         return (*rest, payload)
 
     monkeypatch.setattr(synthetic, "measure_synthetic", broken)
+    refused_before_the_charge(tmp_path, clamp)
+
+
+def refused_before_the_charge(tmp_path: Path, clamp: bool = False) -> None:
+    """A release of a three-column synthetic table on the demo table is refused with
+    "nothing was charged": no release in the ledger, no bundle."""
     home = app_home(tmp_path / "home").ensure()
     plan = plan_from_dict(plan_dict(
         dataset={"name": "demo-survey"},
