@@ -6,7 +6,6 @@ check and release, and every published field of a synthetic table's result rows 
 from __future__ import annotations
 
 import json
-import zipfile
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -20,13 +19,14 @@ from planner_app.core.release.publish import publish
 from planner_app.core.support.home import app_home
 from tests.conftest import DEMO_TABLE
 from tests.core.test_synthetic import synth_plan
+from tests.core.test_synthetic_tie import _members, demo_bundle
 
 pytest.importorskip("mbi")
 
 
-def _members(path: Path) -> dict[str, bytes]:
-    with zipfile.ZipFile(path) as zf:
-        return {n: zf.read(n) for n in zf.namelist()}
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    return demo_bundle(tmp_path_factory.mktemp("gate"))
 
 
 def forged(src: Path, dst: Path, change: Any) -> Path:
@@ -45,16 +45,6 @@ def forged(src: Path, dst: Path, change: Any) -> Path:
     return dst
 
 
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    folder = tmp_path_factory.mktemp("gate")
-    plan = plan_from_dict(synth_plan(rows=300))
-    out = folder / "b.zip"
-    publish(plan, load_table(DEMO_TABLE), out, app_home(folder / "h").ensure(),
-            source=SeededRandomSource(8))
-    files = _members(out)
-    return {"plan": plan, "path": out, "files": files, "folder": folder,
-            "record": json.loads(files["release.json"])}
 
 
 def _verify(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:

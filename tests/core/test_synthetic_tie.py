@@ -154,13 +154,17 @@ def test_verify_refuses_a_negative_marginal_when_counts_were_clamped(tmp_path: P
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    folder = tmp_path_factory.mktemp("tvd")
+    return demo_bundle(tmp_path_factory.mktemp("tvd"))
+
+
+def demo_bundle(folder: Path) -> dict[str, Any]:
+    """The demo table's synthetic table (300 rows, seed 8), released into ``folder``."""
     plan = plan_from_dict(synth_plan(rows=300))
     out = folder / "b.zip"
     publish(plan, load_table(DEMO_TABLE), out, app_home(folder / "h").ensure(),
             source=SeededRandomSource(8))
     files = _members(out)
-    return {"plan": plan, "path": out, "files": files,
+    return {"plan": plan, "path": out, "files": files, "folder": folder,
             "record": json.loads(files["release.json"])}
 
 
