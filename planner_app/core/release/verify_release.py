@@ -34,7 +34,7 @@ from typing import Any
 from ..data.aggregate import cell_labels
 from ..dp.accounting import compose, pld_as_chain
 from ..dp.accuracy import MAX_CONFIDENCE, MIN_CONFIDENCE
-from ..dp.measure import measurement_from_dict, measurements_for
+from ..dp.measure import measurement_from_dict, measurement_to_dict, measurements_for
 from ..dp.sensitivity import grid_for
 from ..model import Plan, parse_plan_text, plan_digest, plan_to_dict
 from ..planning.check import check_plan
@@ -301,6 +301,22 @@ def _plan(files: dict[str, bytes], record: dict[str, Any], problems: list[str]) 
     return plan
 
 
+def _same(fresh: Any, stated: Any) -> bool:
+    """``stated`` (read from JSON) is ``fresh`` (recomputed): the same structure, texts and
+    flags, and numbers within verify's tolerance (``_close``)."""
+    if isinstance(fresh, dict):
+        return isinstance(stated, dict) and set(fresh) == set(stated) and all(
+            _same(v, stated[k]) for k, v in fresh.items())
+    if isinstance(fresh, list):
+        return isinstance(stated, list) and len(fresh) == len(stated) and all(
+            _same(a, b) for a, b in zip(fresh, stated, strict=True))
+    if isinstance(fresh, bool) or fresh is None or isinstance(fresh, str):
+        return type(stated) is type(fresh) and stated == fresh
+    if not math.isfinite(float(fresh)):
+        return bool(stated == fresh)
+    return _is_number(stated) and _close(fresh, stated)
+
+
 def _recompute(plan: Plan, record: dict[str, Any], problems: list[str]) -> None:
     try:
         report = check_plan(plan, confidence=float(record["confidence"]))
@@ -308,6 +324,7 @@ def _recompute(plan: Plan, record: dict[str, Any], problems: list[str]) -> None:
         problems.append(f"{PLAN}: cannot be recomputed ({exc})")
         return
     fresh = {q["id"]: q for q in report.to_dict()["queries"]}
+    checks = {qc.query.id: qc for qc in report.queries}
     stated = {q.get("id"): q for q in record["queries"] if isinstance(q, dict)}
     if set(fresh) != set(stated):
         problems.append(f"{RECORD}: its statistics are not the plan's")
@@ -321,6 +338,12 @@ def _recompute(plan: Plan, record: dict[str, Any], problems: list[str]) -> None:
         if not _close(q["accuracy"]["half_width"], (s.get("accuracy") or {}).get("half_width")):
             problems.append(f"{RECORD}: statistic {qid!r}: the stated accuracy does not "
                             "recompute from the plan")
+        recomputed = [measurement_to_dict(m) for m in checks[qid].measurements]
+        if not _same(recomputed, s.get("measurements")) or not _same(q.get("components"),
+                                                                  s.get("components")):
+            problems.append(f"{RECORD}: statistic {qid!r}: its measurements are not the "
+                            "plan's (each one's name, mechanism, sensitivity, noise, ε, δ and "
+                            "derivation recompute from the plan)")
     total = record["total"]
     older = None  # a PLD total composed as before the composition tree (``pld_as_chain``)
     if (report.total.accountant == "pld" == total.get("accountant")
