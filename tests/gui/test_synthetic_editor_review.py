@@ -120,3 +120,35 @@ def test_a_new_synthetic_tables_first_column_is_not_the_id_column(  # type: igno
     dialog.kind.setCurrentIndex(dialog.kind.findData("synthetic"))
     assert dialog._synth[0]["column"] != "person_id"
     assert dialog._synth[0]["column"] in pd.read_csv(demo_table_path(), nrows=1).columns
+
+
+def test_a_reason_for_no_list_is_neither_refused_nor_asked_to_be_declared(  # type: ignore[no-untyped-def]
+        window: MainWindow, qtbot, tmp_path: Path) -> None:
+    """A share of yes with no yes/no lists typed: there is no list the reason could belong to,
+    so the box is not demanded (ticking it would keep nothing)."""
+    doc = copy.deepcopy(PLAN)
+    doc["queries"] = [{"id": "smk", "kind": "randomized_response", "column": "smoker",
+                       "epsilon": 1.0}]
+    open_synthetic_plan(window, tmp_path, doc)
+    dialog = QueryDialog(window.session, window.session.plan.query("smk"))
+    qtbot.addWidget(dialog)
+    dialog.declare.setChecked(False)
+    dialog.list_reason.setText("the form's answers")
+    dialog._accept()
+    assert "tick" not in dialog.error.text()
+
+
+def test_the_refusal_shows_the_box_it_asks_to_tick(  # type: ignore[no-untyped-def]
+        window: MainWindow, qtbot, tmp_path: Path) -> None:
+    """Typed on a column of categories, then a column of bins selected (which hides the
+    lists' reason and box): the refusal brings a column of categories back into view."""
+    open_synthetic_plan(window, tmp_path, _without_list_reason())
+    dialog = synthetic_editor(window, qtbot)
+    dialog.declare.setChecked(False)
+    dialog.list_reason.setText(REASON)
+    dialog.synth_list.setCurrentRow(1)  # age: bins
+    qtbot.wait(10)
+    assert not dialog.declare.isVisible()
+    dialog._accept()
+    assert "tick" in dialog.error.text()
+    assert dialog.declare.isVisible() and dialog.list_reason.text() == REASON

@@ -914,8 +914,14 @@ class QueryDialog(QDialog):
         """The line refusing a list's reason typed without the declaration ticked (the plan
         keeps the reason only with the tick), or "" when there is none."""
         synth = self.kind.currentData() == "synthetic"
-        lists = self._synth_has("categories") if synth else self._has_list()
-        if not lists or self.declare.isChecked() or not self.list_reason.text().strip():
+        if self.declare.isChecked() or not self.list_reason.text().strip():
+            return ""
+        # only where the tick would keep it (to_dict): a share of yes with no yes list typed
+        # has no list the reason could belong to
+        lists = self._synth_has("categories") if synth else (
+            self._has_categories() or self._has_groups()
+            or (self._reads_yes_no() and "yes" in self.to_dict()))
+        if not lists:
             return ""
         lists_words, label = ("the lists", "Why the lists") if synth \
             else ("the list", "Why this list")
@@ -939,6 +945,9 @@ class QueryDialog(QDialog):
         assert plan is not None
         refused = self._unconfirmed_list_reason()
         if refused:  # never drop what was typed: the reason is kept only with the tick
+            if not self.declare.isVisible() and self.kind.currentData() == "synthetic":
+                self.synth_list.setCurrentRow(next(  # show a column whose list it is for
+                    i for i, c in enumerate(self._synth) if "categories" in c))
             self.error.setText(refused)
             return
         doc = plan_to_dict(plan)
