@@ -93,3 +93,24 @@ def test_the_editor_warns_of_bins_spanning_the_datas_range_and_bins_on_text(  # 
     dialog.bins.setText("0, 1, 2")
     assert "'region' in survey.csv holds text, not numbers: bins need a column of numbers" \
         in dialog.warning.text()
+
+
+def test_the_unit_cannot_become_a_column_of_a_synthetic_table(  # type: ignore[no-untyped-def]
+        window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Choosing a synthetic table's column (smoker) as the id of a person is refused with a
+    dialog naming the table's field, and the plan keeps its unit (a plan that could no longer
+    be saved, nor its recovery copy opened, is never made)."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from planner_app.core.model import plan_from_dict, plan_to_dict
+
+    open_synthetic_plan(window, tmp_path)
+    shown: list[str] = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda _p, _t, text, *a, **k: shown.append(text))
+    before = window.session.plan.privacy_unit
+    pane = window.data_pane
+    pane.id_column.setCurrentText("smoker")
+    assert window.session.plan.privacy_unit == before
+    assert len(shown) == 1 and "queries[survey_synth].columns[2].column" in shown[0], shown
+    assert pane.id_column.currentText() == before.id_column  # the pane shows the plan's unit
+    plan_from_dict(plan_to_dict(window.session.plan))  # still a valid plan

@@ -8,6 +8,8 @@ from dataclasses import replace
 
 from ..dp.accounting import accountant_delta_problem
 from ..model import Budget, Plan, PrivacyUnit, delta_problem
+from ..model.synthetic_plan import id_column_problem
+from ..support.errors import InputError
 from .editing import HARM_PRESETS, HarmPreset
 
 RELATIONS = ("add-remove", "replace-one")
@@ -36,6 +38,12 @@ def preset_for(budget: Budget) -> HarmPreset | None:
 
 
 def set_privacy_unit(plan: Plan, unit: PrivacyUnit) -> Plan:
+    """The plan with another privacy unit. InputError when the unit's id column is a column
+    of a synthetic table (the plan's own rule, ``id_column_problem``): the plan stays valid."""
+    for q in plan.queries:
+        problem = id_column_problem(unit, q)
+        if problem is not None:
+            raise InputError("plan", *problem)
     return plan if unit == plan.privacy_unit else replace(plan, privacy_unit=unit)
 
 

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QRadioButton,
     QSpinBox,
     QSplitter,
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from ...core.model import MAX_EXPECTED_ROWS, PrivacyUnit
 from ...core.planning.changes import OpChanges
+from ...core.support.errors import InputError
 from ...core.support.words import RELATION_HELP, UNIT_PERSON_HELP, UNIT_ROW_HELP
 from ..models import TYPES, ColumnsModel, SourcePreviewModel
 from ..refresh import watch
@@ -198,7 +200,11 @@ class DataPane(QWidget):
         else:
             return
         if unit != plan.privacy_unit:
-            self.session.set_privacy_unit(unit)
+            try:
+                self.session.set_privacy_unit(unit)
+            except InputError as exc:  # the plan keeps its unit; the pane shows it again
+                QMessageBox.warning(self, "Cannot use this id column", str(exc))
+                self.refresh()
 
     def _dataset_edited(self) -> None:
         plan = self.session.plan
