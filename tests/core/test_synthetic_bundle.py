@@ -142,10 +142,13 @@ def test_the_payload_records_the_versions_that_regenerate_the_csv(
     import json
     from importlib.metadata import version
 
+    from planner_app.core.release.synthetic import SYNTHESIS_CODE
+
     record = json.loads(released["files"]["release.json"])
     for t in record["synthetic"].values():
         assert t["versions"] == {"mbi": version("mbi"), "jax": version("jax"),
-                                 "numpy": version("numpy"), "planner_app synthesis": "1"}
+                                 "numpy": version("numpy"),
+                                 "planner_app synthesis": SYNTHESIS_CODE}
 
 
 # ----------------------------------------------------------------------------- free space
