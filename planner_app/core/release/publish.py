@@ -360,12 +360,12 @@ def dry_run(plan: Plan, aggregates: dict[str, Any], confidence: float,
             if r.synthetic is None:  # as drawn is checked as verify checks it; the synthesis
                 continue  # runs on the likeliest pairs (JAX's compilation is then reused)
             q = plan.query(r.query_id)
-            found = payload_problems(plan, q, r.synthetic, clamp_counts,
-                                     where=f"its synthetic table {q.id!r}")
-            problems = found if isinstance(found, list) else found[0]
-            if problems:  # a defect: refuse now, while nothing is charged
-                raise InputError("plan", None, f"this plan's release cannot be computed "
-                                               f"({problems[0]}); nothing was charged")
+            found = payload_problems(plan, q, r.synthetic, clamp_counts)
+            if found if isinstance(found, list) else found[0]:  # a defect: refuse now, while
+                raise InputError(  # nothing is charged (not quoting it: the stand-in's counts
+                    "plan", None,  # are the true ones plus a fixed seed's noise)
+                    f"this plan's release cannot be computed (its synthetic table {q.id!r} "
+                    "fails the checks verify makes); nothing was charged")
             synthetic_csv(q, dry_run_payload(q, aggregates[q.id], r.synthetic,
                                              SeededRandomSource(1), clamp_counts))
     except PlannerError:
