@@ -214,11 +214,22 @@ def _file_facts(path: Path) -> tuple[str, int]:
     return path.name, input_file_size(path, "table")  # never a FIFO or device: it would hang
 
 
+_BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),  # before UTF-16:
+         (codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),  # FF FE 00 00 starts
+         (codecs.BOM_UTF16_BE, "utf-16"))                                 # with FF FE
+
+
 def _detect_encoding(sample: bytes, name: str) -> str:
-    if sample.startswith(codecs.BOM_UTF8):
-        return "utf-8-sig"
-    if sample.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return "utf-16"
+    """The text encoding of a table from its first bytes. A file holding only a byte-order
+    mark is empty, as a file of no bytes is; UTF-32 is refused (no engine reads it)."""
+    for bom, encoding in _BOMS:
+        if sample.startswith(bom):
+            if sample == bom:
+                raise InputError(name, None, "is empty")
+            if encoding == "utf-32":
+                raise InputError(name, None, "is UTF-32 text, which is not read here; save it "
+                                             "as UTF-8 (or UTF-16)")
+            return encoding
     if sample.startswith(b"PK\x03\x04"):
         raise InputError(name, None, "is a zip or Excel file; save it as .xlsx or .csv")
     if b"\x00" in sample:
@@ -276,14 +287,27 @@ def _parser_problem(name: str, exc: Exception) -> InputError:
 
 
 def _check_header(columns: list[str], name: str) -> None:
-    seen: set[str] = set()
+    """The one rule for a table's column names, whatever its format and engine: none empty,
+    none twice, and no two that differ only in letter case (DuckDB and Spark SQL name columns
+    without regard to case, so ``x`` and ``X`` would be one column to them)."""
+    if not columns:
+        raise InputError(name, "line 1", "has no header row (the column names must be on "
+                                         "the first line)")
+    seen: dict[str, int] = {}
     for i, col in enumerate(columns):
         if not col.strip():
             raise InputError(name, f"line 1, column {i + 1}", "the header cell is empty")
-        if col in seen:
+        folded = col.casefold()
+        if folded in seen:
+            first = columns[seen[folded]]
+            if first == col:
+                raise InputError(name, f"line 1, column {i + 1}",
+                                 f"the column name {col!r} appears twice")
             raise InputError(name, f"line 1, column {i + 1}",
-                             f"the column name {col!r} appears twice")
-        seen.add(col)
+                             f"the column names {first!r} (column {seen[folded] + 1}) and "
+                             f"{col!r} differ only in letter case, which the table engines "
+                             "do not tell apart; rename one of them")
+        seen[folded] = i
 
 
 def _read_header(path: Path, name: str, encoding: str, delimiter: str,
