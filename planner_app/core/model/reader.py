@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from typing import Any, NoReturn
 
 from ..support.errors import InputError
+from ..support.fonts import undrawable
 from .plan import MAX_LIST, MAX_TEXT, Scalar
 from .values import canonical_key, canonical_keys
 
@@ -91,6 +92,7 @@ class FieldReader:
         if self._plain_scalars(value):
             return tuple(value)
         seen: set[str] = set()
+        composed: dict[str, int] = {}  # the key of the text in Unicode's composed form (NFC)
         for i, item in enumerate(value):
             if isinstance(item, (dict, list)) or item is None:
                 self.fail(f"{key}[{i}]", f"must be a string or number, not {json_type(item)}")
@@ -104,6 +106,12 @@ class FieldReader:
             if canon in seen:
                 self.fail(f"{key}[{i}]", f"repeats an earlier entry ({canon!r})")
             seen.add(canon)
+            nfc = _composed_key(item)
+            if nfc in composed:  # prints as the earlier entry: a reviewer could not tell them
+                self.fail(f"{key}[{i}]", f"{item!r} is {key}[{composed[nfc]}] written with "
+                                         "other Unicode code points (they look the same; "
+                                         "NFC normalisation makes them one); keep one of them")
+            composed[nfc] = i
         return tuple(value)
 
     @staticmethod
@@ -121,7 +129,20 @@ class FieldReader:
             if max(map(len, texts)) > MAX_TEXT or not all(map(_clean_text, texts)):
                 return False
         keys = canonical_keys(value)
-        return len(set(keys)) == len(keys)
+        if len(set(keys)) != len(keys):
+            return False
+        if str in types and not all(v.isascii() for v in value if type(v) is str):
+            composed = [_composed_key(v) for v in value]  # ASCII text is its own NFC
+            return len(set(composed)) == len(composed)
+        return True
+
+
+def _composed_key(value: Any) -> str:
+    """canonical_key of text in Unicode's composed form (NFC): 'é' as one code point or as
+    'e' and a combining accent print alike, so a declared list may hold only one of them."""
+    if isinstance(value, str) and not value.isascii():
+        value = unicodedata.normalize("NFC", value)
+    return canonical_key(value)
 
 
 def _clean_text(text: str) -> bool:
@@ -173,3 +194,48 @@ def text_problem(value: str) -> str | None:
         if cat == "Cs":
             return "contains an unpaired surrogate"
     return None
+
+
+# characters that draw nothing: controls, format characters (zero-width space and joiners, the
+# BOM, soft hyphen), separators, and the few letters fonts draw as a blank
+_INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp"})
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
+def is_invisible(ch: str) -> bool:
+    return unicodedata.category(ch) in _INVISIBLE_CATEGORIES or ch in _BLANK_LETTERS
+
+
+def visible_text(text: str) -> str:
+    """``text`` without the characters that draw nothing ('' when nothing shows): the one
+    test of whether a reason, a name or a comment says anything at all."""
+    if text.isascii():
+        return text.strip()
+    return "".join(ch for ch in text if not is_invisible(ch) or ch == " ").strip()
+
+
+def name_problem(value: str) -> str | None:
+    """What a dataset name may not hold beyond text_problem's rule: a line break, a tab or
+    another invisible character (two names that print alike would be two ledger entries), or
+    a character the PDF report's font cannot draw (it would be missing from the report)."""
+    for ch in value:
+        if ch != " " and is_invisible(ch):
+            what = {"\n": "a line break", "\r": "a line break", "\t": "a tab"}.get(
+                ch, f"the invisible character U+{ord(ch):04X}")
+            return f"contains {what}; a dataset name is one line of visible text"
+    missing = undrawable(value)
+    if missing:
+        shown = "".join(missing[:5])
+        return (f"contains {shown!r} (U+{ord(missing[0]):04X}"
+                + (f" and {len(missing) - 1} more" if len(missing) > 1 else "")
+                + "), which the PDF report's font (DejaVu Sans) cannot draw: the name would be "
+                  "missing from the report; use Latin, Greek or Cyrillic letters")
+    return None
+
+
+def usable_name(text: str, fallback: str = "dataset") -> str:
+    """``text`` (a table file's name, say) as a dataset name name_problem accepts: without
+    its invisible characters and those the report cannot draw; ``fallback`` if none is left."""
+    kept = "".join(ch for ch in text if ch == " " or not (is_invisible(ch) or undrawable(ch)))
+    kept = " ".join(kept.split())
+    return kept if kept and text_problem(kept) is None else fallback

@@ -40,7 +40,7 @@ from .plan import (
     Query,
     Scalar,
 )
-from .reader import FieldReader, as_number, json_type, text_problem
+from .reader import FieldReader, as_number, json_type, name_problem, text_problem, visible_text
 from .values import canonical_key, declared_answer, yes_no
 
 
@@ -130,12 +130,18 @@ def _read_query(source: str, obj: Any, path: str) -> Query:
     )
 
 
+ID_RULE = "must be 1-64 letters, digits, '_', '.' or '-' (A-Z, a-z, 0-9)"
+
+
 def _read_id(r: FieldReader) -> str:
     """The statistic's id; from here on its errors name it (queries[<id>].field)."""
+    raw = r.obj.get("id")
+    if isinstance(raw, str) and len(raw) > 64:  # the id's own rule, not the length of any text
+        r.fail("id", f"{ID_RULE}, not {len(raw):,} characters")
     qid = r.text("id")
     assert qid is not None
     if not _ID_RE.fullmatch(qid):
-        r.fail("id", "must be 1-64 letters, digits, '_', '.' or '-'")
+        r.fail("id", ID_RULE)
     r.path = f"queries[{qid}]"
     return qid
 
@@ -362,17 +368,33 @@ def _read_dataset(r: FieldReader) -> Dataset:
     d = FieldReader(r.source, r.obj["dataset"], "dataset", ("name", "path", "expected_rows"))
     name = d.text("name")
     assert name is not None
-    if not name.strip():
+    if not visible_text(name):
         d.fail("name", "must not be blank")
+    problem = name_problem(name)
+    if problem:
+        d.fail("name", problem)
     expected_rows = d.integer("expected_rows", required=False)
     if expected_rows is not None and not 1 <= expected_rows <= MAX_EXPECTED_ROWS:
         d.fail("expected_rows", f"must be between 1 and {MAX_EXPECTED_ROWS:,}")
     path = d.text("path", required=False)
-    if path and (path.startswith(("/", "\\", "~")) or re.match(r"^[A-Za-z]:[\\/]", path)):
-        d.fail("path", "must be a file name or a relative path: a plan is shared with "
-                       "reviewers and released, and an absolute path would reveal where the "
-                       "private data lives")
+    problem = data_path_problem(path or "")
+    if problem:
+        d.fail("path", problem)
     return Dataset(name=name, path=path, expected_rows=expected_rows)
+
+
+def data_path_problem(path: str) -> str | None:
+    """The one rule for dataset.path: a file name or a path inside the plan's folder. A plan
+    is shared with reviewers and released, so an absolute path, a home folder or a path that
+    climbs out with '..' would reveal where the private data lives."""
+    if path.startswith(("/", "\\", "~")) or re.match(r"^[A-Za-z]:", path):
+        return ("must be a file name or a relative path: a plan is shared with reviewers and "
+                "released, and an absolute path would reveal where the private data lives")
+    if ".." in re.split(r"[\\/]", path):
+        return ("must be a file name or a path inside the plan's folder: '..' climbs out of it "
+                "and, like an absolute path, would reveal where the private data lives (a plan "
+                "is shared with reviewers and released)")
+    return None
 
 
 def _read_unit(r: FieldReader) -> PrivacyUnit:
@@ -419,12 +441,17 @@ def _read_queries(r: FieldReader) -> tuple[Query, ...]:
     if len(raw_queries) > MAX_QUERIES:
         r.fail("queries", f"has {len(raw_queries)} statistics; at most {MAX_QUERIES:,} are allowed")
     queries = []
-    seen: set[str] = set()
+    seen: dict[str, str] = {}  # id in lower case -> the id
     for i, q in enumerate(raw_queries):
         query = _read_query(r.source, q, f"queries[{i}]")
-        if query.id in seen:
+        earlier = seen.get(query.id.lower())
+        if earlier == query.id:
             raise InputError(r.source, f"queries[{i}].id", f"duplicate id {query.id!r}")
-        seen.add(query.id)
+        if earlier is not None:  # an id names files in a bundle (noised/<id>.csv)
+            raise InputError(r.source, f"queries[{i}].id",
+                             f"ids {earlier!r} and {query.id!r} differ only in letter case; "
+                             "their files would be one file on a disk that ignores case")
+        seen[query.id.lower()] = query.id
         queries.append(query)
     return tuple(queries)
 

@@ -150,12 +150,12 @@ def remove_query(plan: Plan, query_id: str) -> Plan:
 
 
 def unique_id(plan: Plan, base: str) -> str:
-    ids = {q.id for q in plan.queries}
-    if base not in ids:
+    ids = {q.id.lower() for q in plan.queries}  # ids differing only in case collide
+    if base.lower() not in ids:
         return base
     n = 2
     stem = base[:58]
-    while f"{stem}_{n}" in ids:
+    while f"{stem}_{n}".lower() in ids:
         n += 1
     return f"{stem}_{n}"
 

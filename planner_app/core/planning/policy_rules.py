@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from ..dp.accounting import Total
 from ..model import Plan
 from ..records.policy import Policy, PolicyError
-from .readiness import _PLACEHOLDER, FAIL, NOTHING_SPENT, PASS, RuleResult, missing_reasons
+from .readiness import FAIL, NOTHING_SPENT, PASS, RuleResult, is_reason, missing_reasons
 
 POLICY_RULES = ("policy", "policy-release", "policy-columns", "policy-reasons",
                 "policy-same-file")
@@ -141,6 +141,5 @@ def policy_rules(policy: Policy | PolicyError | None, plan: Plan, total: Total, 
 
 
 def _has_text(text: str | None) -> bool:
-    """A real reason (not blank, not a TODO placeholder): the rule of ``has_reason``."""
-    text = (text or "").strip()
-    return bool(text) and not _PLACEHOLDER.match(text)
+    """A real reason: the rule of ``has_reason`` (readiness.is_reason)."""
+    return is_reason(text)

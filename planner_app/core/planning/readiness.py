@@ -39,6 +39,7 @@ from typing import Any
 from ..dp.accounting import Total, within
 from ..dp.measure import Measurement
 from ..model import NEEDS_BOUNDS, Plan, PrivacyUnit, Query
+from ..model.reader import visible_text
 from ..records.keys import PublicKey
 from ..records.ledger import (
     POLICY_CAP,
@@ -126,8 +127,15 @@ def unit_sentence(unit: PrivacyUnit) -> str:
 def has_reason(query: Query, key: str) -> bool:
     """True when the query's justification gives a real reason under ``key`` (a blank or a
     placeholder such as the "TODO: …" of `plan new` is not one)."""
-    text = str((query.justification or {}).get(key) or "").strip()
-    return bool(text) and not _PLACEHOLDER.match(text)
+    return is_reason(str((query.justification or {}).get(key) or ""))
+
+
+def is_reason(text: str | None) -> bool:
+    """The one test of a written reason (every reason rule, and the policy's
+    require_reasons): some visible character (a zero-width space alone is no reason), and not
+    a placeholder such as "TODO"."""
+    shown = visible_text(text or "")
+    return bool(shown) and not _PLACEHOLDER.match(shown)
 
 
 def missing_reasons(query: Query) -> list[tuple[str, str]]:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..model import Budget, Dataset, Plan, PrivacyUnit, plan_to_dict
+from ..model.reader import usable_name
 
 if TYPE_CHECKING:  # a type only: the tables module imports pandas
     from ..data.tables import ColumnInfo
@@ -43,7 +44,7 @@ def empty_plan(name: str, table_name: str | None = None,
                column_names: Iterable[str] = ()) -> Plan:
     """A new plan with no statistics: who one person is (``starter_unit``), the starter
     budget."""
-    return Plan(dataset=Dataset(name=name, path=table_name, expected_rows=None),
+    return Plan(dataset=Dataset(name=usable_name(name), path=table_name, expected_rows=None),
                 privacy_unit=starter_unit(column_names),
                 budget=Budget(epsilon=STARTER_EPSILON, delta=STARTER_DELTA), queries=())
 

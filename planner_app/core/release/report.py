@@ -19,6 +19,7 @@ from typing import Any
 
 from ..dp import risk
 from ..dp.accuracy import format_half_width, quantile_words, useless_warning
+from ..support.fonts import REPORT_FONTS
 from ..model.synthetic_plan import stated_epsilon
 from ..planning.preview import Chart
 from ..support.words import (
@@ -427,9 +428,9 @@ def table_rows(pdf: Any, widths: tuple[float, ...], aligns: tuple[str, ...],
 
 
 def _font_dir() -> Path:
-    import matplotlib
+    from ..support.fonts import report_font_dir  # one font, whose characters plans are held to
 
-    return Path(matplotlib.get_data_path()) / "fonts" / "ttf"
+    return report_font_dir()
 
 
 def report_pdf(record: dict[str, Any]) -> bytes:
@@ -439,8 +440,8 @@ def report_pdf(record: dict[str, Any]) -> bytes:
     risk = record["risk"]
     pdf = FPDF(format="A4")
     fonts = _font_dir()
-    pdf.add_font("DejaVu", "", str(fonts / "DejaVuSans.ttf"))
-    pdf.add_font("DejaVu", "B", str(fonts / "DejaVuSans-Bold.ttf"))
+    for style, file in REPORT_FONTS.items():
+        pdf.add_font("DejaVu", style, str(fonts / file))
     try:
         created = datetime.strptime(record["created_utc"][:19], "%Y-%m-%dT%H:%M:%S")
         pdf.set_creation_date(created)

@@ -1,0 +1,48 @@
+"""The font the PDF report embeds (DejaVu Sans, shipped with matplotlib), and which
+characters it can draw: text the report must show is refused where it cannot be drawn, never
+silently left out of the PDF."""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+from pathlib import Path
+
+REPORT_FONTS = {"": "DejaVuSans.ttf", "B": "DejaVuSans-Bold.ttf"}  # style -> file
+
+
+def report_font_dir() -> Path:
+    """matplotlib's font folder, found without importing matplotlib."""
+    spec = importlib.util.find_spec("matplotlib")
+    if spec is None or spec.origin is None:  # pragma: no cover - a required dependency
+        raise RuntimeError("matplotlib is not installed")
+    return Path(spec.origin).parent / "mpl-data" / "fonts" / "ttf"
+
+
+@functools.lru_cache(maxsize=1)
+def _drawable() -> frozenset[int]:
+    """The code points every style of the report's font has a glyph for."""
+    from fontTools.ttLib import TTFont
+
+    points: frozenset[int] | None = None
+    for file in REPORT_FONTS.values():
+        font = TTFont(report_font_dir() / file, lazy=True)
+        try:
+            cmap = frozenset(font.getBestCmap())
+        finally:
+            font.close()
+        points = cmap if points is None else points & cmap
+    return points or frozenset()
+
+
+def undrawable(text: str) -> list[str]:
+    """The characters of ``text`` (each once, in order) the report's font cannot draw;
+    printable ASCII needs no look-up."""
+    if text.isascii():
+        return []
+    drawable = _drawable()
+    out: list[str] = []
+    for ch in text:
+        if ch not in out and not ch.isspace() and ord(ch) not in drawable:
+            out.append(ch)
+    return out
