@@ -53,6 +53,17 @@ def _finite_float(name: str, lo: float | None = None, hi: float | None = None,
     return parse
 
 
+def _output_arg(text: str) -> str:
+    """An output file option (--out, --pdf, --html, --registry): the core's rule for a name
+    as typed (support/files.py), before Path() drops a final '/'."""
+    from ..core.support.files import typed_name_problem
+
+    problem = typed_name_problem(text)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return text
+
+
 def _confidence_arg(text: str) -> float:
     """--confidence: the core's range (accuracy.MIN_CONFIDENCE .. MAX_CONFIDENCE)."""
     from ..core.dp.accuracy import MAX_CONFIDENCE, MIN_CONFIDENCE

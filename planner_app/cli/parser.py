@@ -5,7 +5,15 @@ from __future__ import annotations
 import argparse
 
 from .. import __version__
-from .common import PROG, _confidence_arg, _delta_arg, _finite_float, _Parser, _positive_int
+from .common import (
+    PROG,
+    _confidence_arg,
+    _delta_arg,
+    _finite_float,
+    _output_arg,
+    _Parser,
+    _positive_int,
+)
 from .keys import add_keys_parser
 
 # the engines' names (core/data/engines.py; not imported here: parsing stays light)
@@ -77,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
                                              "a release bundle")
     release.add_argument("plan", nargs="?", help="plan file (JSON)")
     release.add_argument("--data", help="the table (required unless --resume)")
-    release.add_argument("--out", help="the bundle to write (.zip; required unless --resume, "
+    release.add_argument("--out", type=_output_arg, help="the bundle to write (.zip; required unless --resume, "
                                        "which writes where the release first aimed)")
     release.add_argument("--force", action="store_true",
                          help="replace an existing bundle file at --out")
@@ -156,9 +164,9 @@ def build_parser() -> argparse.ArgumentParser:
     report = sub.add_parser("report", help="write a bundle's report as PDF (or HTML), or its "
                                                "deployments-registry record (YAML)")
     report.add_argument("bundle", help="the bundle (.zip)")
-    report.add_argument("--pdf", help="where to write the PDF")
-    report.add_argument("--html", help="where to write the HTML")
-    report.add_argument("--registry", metavar="OUT.yaml",
+    report.add_argument("--pdf", type=_output_arg, help="where to write the PDF")
+    report.add_argument("--html", type=_output_arg, help="where to write the HTML")
+    report.add_argument("--registry", metavar="OUT.yaml", type=_output_arg,
                         help="write the release's transparency record in the format of OpenDP's "
                              "deployments registry (YAML, from release.json)")
     report.add_argument("--trust", action="append", default=[], metavar="OWNER.pub",
@@ -235,7 +243,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "fill in the bounds, categories and reasons (check names what is missing), "
                     "or open the table in the app.")
     new.add_argument("--data", required=True, help="the table (CSV, TSV, .xlsx, .parquet)")
-    new.add_argument("--out", required=True, help="where to write the plan")
+    new.add_argument("--out", required=True, type=_output_arg, help="where to write the plan")
     new.add_argument("--dataset", help="the dataset's name (default: the file's name)")
     new.add_argument("--force", action="store_true", help="overwrite an existing file")
     new.add_argument("--reason", help="why the budget's ε is what it is (shown in the review "

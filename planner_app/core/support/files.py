@@ -101,6 +101,17 @@ def refuse_kept(target: Path, keep: Sequence[Path]) -> None:
                                                 "another place")
 
 
+def typed_name_problem(text: str) -> str | None:
+    """What is wrong with an output file named as typed (a command-line argument), which
+    Path() would hide: a name ending with a folder separator names a folder, not a file
+    ("out/bundle.zip/" would otherwise be written as out/bundle.zip)."""
+    separators = (os.sep, os.altsep or os.sep, "/")
+    if text.endswith(separators) and text.strip("/" + os.sep):
+        return (f"{text} ends with {text[-1]!r}, so it names a folder, not a file: drop the "
+                f"{text[-1]!r}, or add the file's name after it")
+    return None
+
+
 def check_output(path: str | os.PathLike[str], overwrite: bool, size: int = 0,
                  keep: Sequence[Path] = ()) -> Path:
     """Everything about writing ``path`` that can be known without writing it: not one of
@@ -108,6 +119,9 @@ def check_output(path: str | os.PathLike[str], overwrite: bool, size: int = 0,
     folder (exists, is a folder, is writable), the length of its name and of its temporary
     name, and ``size`` bytes of free space. Raises InputError naming the problem; returns the
     path."""
+    problem = typed_name_problem(path) if isinstance(path, str) else None
+    if problem:
+        raise InputError(Path(path).name, None, problem)
     target = Path(path)
     if not target.name or target.name in (".", ".."):
         raise InputError(str(target), None, "is not a file name")
