@@ -37,7 +37,8 @@ def add_keys_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
     export = keys_sub.add_parser("export", help="write the public key of NAME to a file, to "
                                                 "give to whoever checks your signatures")
     export.add_argument("name", metavar="NAME", help="one of your keys (see keys list)")
-    export.add_argument("--out", required=True, type=_output_arg, help="where to write it, e.g. NAME.pub")
+    export.add_argument("--out", required=True, type=_output_arg,
+                        help="where to write it, e.g. NAME.pub")
     export.add_argument("--force", action="store_true", help="replace an existing file")
     export.add_argument("--json", action="store_true", help="print JSON")
     trust = keys_sub.add_parser("trust", help="trust someone's public key (a .pub file they "

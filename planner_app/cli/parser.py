@@ -85,8 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
                                              "a release bundle")
     release.add_argument("plan", nargs="?", help="plan file (JSON)")
     release.add_argument("--data", help="the table (required unless --resume)")
-    release.add_argument("--out", type=_output_arg, help="the bundle to write (.zip; required unless --resume, "
-                                       "which writes where the release first aimed)")
+    release.add_argument("--out", type=_output_arg,
+                         help="the bundle to write (.zip; required unless --resume, which "
+                              "writes where the release first aimed)")
     release.add_argument("--force", action="store_true",
                          help="replace an existing bundle file at --out")
     release.add_argument("--resume", nargs="?", const="", metavar="RELEASE_ID",

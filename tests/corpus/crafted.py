@@ -208,3 +208,59 @@ CRAFTED: list[tuple[str, int, str]] = [
                              "directory"),
     ("encrypted-flag", 1, "results.csv: is flagged as encrypted; a bundle never is"),
 ]
+
+
+# inputs: issue 22 §6 -- a key twice in release.json (a first-key-wins reader sees another
+# confidence than the last key says) or in an audit line, and members marked as symbolic links
+def _first_key_twice(name: str, key: str, first: Any, line: int | None = None
+                     ) -> Callable[[bytes], bytes]:
+    """The member's JSON object (or its line ``line``) with ``"key": first`` put in front:
+    the last ``key`` keeps the bundle's own value, so a last-key-wins reader sees no change."""
+    def craft(good: bytes) -> bytes:
+        files = unzip(good)
+        lines = files[name].decode().split("\n") if line is not None else [files[name].decode()]
+        at = line or 0
+        lines[at] = lines[at].replace("{", "{" + json.dumps(key) + ": " + json.dumps(first)
+                                      + ", ", 1)
+        files[name] = "\n".join(lines).encode()
+        return reseal_kept_audit(files) if name == "audit.jsonl" else rezip(reseal(files))
+
+    return craft
+
+
+def reseal_kept_audit(files: Files) -> bytes:
+    """The manifest recomputed, the audit log kept as changed (reseal re-reads and rewrites
+    it, which would drop the repeated key)."""
+    files = dict(files)
+    files.pop("MANIFEST.sha256", None)
+    files["MANIFEST.sha256"] = "".join(
+        f"{hashlib.sha256(data).hexdigest()}  {name}\n" for name, data in sorted(files.items())
+    ).encode()
+    return rezip(files)
+
+
+def _as_link(member: str, mode: int = 0o120777) -> Callable[[bytes], bytes]:
+    """The bundle rezipped with ``member``'s attributes marking it as a symbolic link (or the
+    given Unix file type); its bytes, and so every hash, unchanged."""
+    def craft(good: bytes) -> bytes:
+        files = unzip(good)
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+            for name in sorted(n for n in files if n != "MANIFEST.sha256") + ["MANIFEST.sha256"]:
+                info = zipfile.ZipInfo(name, date_time=ZIP_TIME)
+                info.compress_type = zipfile.ZIP_DEFLATED
+                info.create_system = 3
+                info.external_attr = (mode if name == member else 0o644) << 16
+                zf.writestr(info, files[name])
+        return buffer.getvalue()
+
+    return craft
+
+
+CRAFTS.update({
+    "release-json-key-twice": _first_key_twice("release.json", "confidence", 0.5),
+    "audit-line-key-twice": _first_key_twice("audit.jsonl", "event", "nothing happened", 0),
+    "readme-as-symlink": _as_link("README.txt"),
+    "manifest-as-symlink": _as_link("MANIFEST.sha256"),
+    "results-as-fifo": _as_link("results.csv", 0o010644),
+})

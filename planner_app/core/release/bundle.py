@@ -15,6 +15,7 @@ import itertools
 import json
 import math
 import re
+import stat
 import struct
 import zipfile
 from collections.abc import Callable, Iterable, Sequence
@@ -55,6 +56,28 @@ ZIP_TIME = (2020, 1, 1, 0, 0, 0)
 
 class NotABundle(PlannerError):
     """The file is not a planner_app bundle at all (exit 2)."""
+
+
+class DuplicateKey(ValueError):
+    """A JSON object of a bundle names one key twice (readers disagree on which one counts)."""
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise DuplicateKey(f"the key {key!r} appears twice in one object")
+        out[key] = value
+    return out
+
+
+def bundle_json(data: bytes | str) -> Any:
+    """A JSON member of a bundle (release.json, a line of audit.jsonl), decoded. Every JSON
+    read of a bundle goes through here: an object that names a key twice is refused
+    (DuplicateKey, a ValueError) -- a first-key-wins reader would see another record than
+    this one does. UnicodeDecodeError and ValueError as json.loads raises them."""
+    text = data.decode("utf-8") if isinstance(data, bytes) else data
+    return json.loads(text, object_pairs_hook=_no_duplicate_keys)
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -351,6 +374,10 @@ def open_bundle(path: Path, stream: Callable[[str], MemberSink | None] | None = 
                 if info.filename in seen:
                     raise NotABundle(f"{name}: the entry {info.filename!r} appears twice; "
                                      "refused")
+                kind = _special_kind(info)
+                if kind is not None:
+                    raise NotABundle(f"{name}: the entry {info.filename!r} is marked as {kind}; "
+                                     "a bundle holds only regular files; refused")
                 seen.add(info.filename)
                 total += info.file_size
                 if (info.file_size > _member_cap(info) or total > MAX_TOTAL_BYTES
@@ -381,6 +408,21 @@ def open_bundle(path: Path, stream: Callable[[str], MemberSink | None] | None = 
             NotImplementedError, RuntimeError, struct.error) as exc:
         raise NotABundle(f"{name}: the zip is damaged or truncated ({type(exc).__name__})") \
             from None
+
+
+_SPECIAL_KINDS = {stat.S_IFLNK: "a symbolic link", stat.S_IFDIR: "a folder",
+                  stat.S_IFIFO: "a pipe", stat.S_IFCHR: "a device", stat.S_IFBLK: "a device",
+                  stat.S_IFSOCK: "a socket"}
+
+
+def _special_kind(info: zipfile.ZipInfo) -> str | None:
+    """What a member's attributes mark it as when that is not a regular file (a Unix mode in
+    the high 16 bits of external_attr; zip_bytes writes 0o644, a plain file), else None: an
+    unzip tool would make a link or a device of it."""
+    kind = stat.S_IFMT(info.external_attr >> 16)
+    if kind in (0, stat.S_IFREG):
+        return "a folder" if info.external_attr & 0x10 else None  # MS-DOS directory bit
+    return _SPECIAL_KINDS.get(kind, "a special file")
 
 
 def _is_synthetic_csv(name: str) -> bool:

@@ -173,11 +173,11 @@ def _hash_data(data: Path) -> str:
 
 
 def _bundle_commitment(bundle: Path) -> tuple[str, str, Any]:
-    from .bundle import RECORD, NotABundle, read_bundle
+    from .bundle import RECORD, NotABundle, bundle_json, read_bundle
 
     try:
         files = read_bundle(bundle)
-        record = json.loads(files[RECORD].decode("utf-8"))
+        record = bundle_json(files[RECORD])
         return (str(record["dataset"]["name"]), str(record["release_id"]),
                 record["dataset"].get("file_commitment"))
     except NotABundle as exc:

@@ -11,7 +11,6 @@ import base64
 import binascii
 import csv
 import io
-import json
 import math
 import re
 from collections.abc import Sequence
@@ -32,6 +31,7 @@ from .bundle import (
     REPORT_PDF,
     RESULTS,
     Verdict,
+    bundle_json,
 )
 from .bundle import open_bundle as read_members
 from .signing import approval_words, origin_lines
@@ -191,7 +191,7 @@ def open_bundle(path: Path, trusted: Sequence[PublicKey] = ()) -> OpenedBundle:
 def _provenance(verdict: Verdict, files: dict[str, bytes], name: str) -> Provenance:
     origin = verdict.origin
     try:
-        record = json.loads(files[RECORD].decode("utf-8")) if RECORD in files else {}
+        record = bundle_json(files[RECORD]) if RECORD in files else {}
     except (UnicodeDecodeError, ValueError, RecursionError):
         record = {}
     approval = record.get("approval") if isinstance(record, dict) else None
@@ -230,7 +230,7 @@ def _str(x: Any) -> str:
 
 
 def _release(data: bytes) -> ReleaseSummary:
-    record = json.loads(data.decode("utf-8"))
+    record = bundle_json(data)
     total = record["total"]
     statistics = []
     for q in record["queries"]:
@@ -282,7 +282,7 @@ def _audit(data: bytes) -> list[AuditLine]:
         if not line.strip():
             continue
         try:
-            e = json.loads(line)
+            e = bundle_json(line)
         except ValueError:
             e = None
         if not isinstance(e, dict):

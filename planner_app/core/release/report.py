@@ -19,9 +19,9 @@ from typing import Any
 
 from ..dp import risk
 from ..dp.accuracy import format_half_width, quantile_words, useless_warning
-from ..support.fonts import REPORT_FONTS
 from ..model.synthetic_plan import stated_epsilon
 from ..planning.preview import Chart
+from ..support.fonts import REPORT_FONTS
 from ..support.words import (
     KIND_WORDS,
     confidence_percent,

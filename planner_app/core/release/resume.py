@@ -8,7 +8,6 @@ ledger does not hold as charged. The CLI's ``release --resume`` and the release 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,7 @@ from ..records.ledger import Ledger, LedgerError
 from ..support.errors import InputError, PlannerError
 from ..support.files import OutputLock, check_output, existing_kind
 from ..support.home import AppHome
-from .bundle import RECORD, read_bundle, sha256_file
+from .bundle import RECORD, bundle_json, read_bundle, sha256_file
 from .noise import QueryRelease, ReleasedValue
 from .pending import list_pending, load_pending
 from .publish import Progress, PublishResult, complete_release, finish_release
@@ -134,7 +133,7 @@ def _already_written(out: Path, release_id: str) -> str | None:
     if existing_kind(out) != "file":
         return None
     try:
-        record = json.loads(read_bundle(out)[RECORD])
+        record = bundle_json(read_bundle(out)[RECORD])
         if record.get("release_id") != release_id or not verify_bundle(out).valid:
             return None
     except (PlannerError, KeyError, ValueError):

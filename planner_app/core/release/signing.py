@@ -20,7 +20,6 @@ Two checks, both in ``check_origin``:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -33,7 +32,7 @@ from ..records.keys import (
 )
 from ..records.review import approval_payload
 from ..support.errors import PlannerError
-from .bundle import MANIFEST, RECORD, SIGNATURE
+from .bundle import MANIFEST, RECORD, SIGNATURE, bundle_json
 
 
 def signed_by_entry(key: SecretKey) -> dict[str, str]:
@@ -103,7 +102,7 @@ def check_origin(files: dict[str, bytes],
     manifest = files.get(MANIFEST, b"")
     text = files.get(SIGNATURE)
     try:
-        record = json.loads(files[RECORD].decode("utf-8")) if RECORD in files else {}
+        record = bundle_json(files[RECORD]) if RECORD in files else {}
     except (UnicodeDecodeError, ValueError, RecursionError):
         record = {}  # the contents check names it
     signer = record.get("signed_by") if isinstance(record, dict) else None
@@ -245,7 +244,7 @@ def check_approval(files: dict[str, bytes],
     officer's only when that key is among ``trusted`` (the officer's public key, given to
     verify with --trust beside the owner's)."""
     try:
-        record = json.loads(files[RECORD].decode("utf-8")) if RECORD in files else {}
+        record = bundle_json(files[RECORD]) if RECORD in files else {}
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None, []  # the contents check names it
     approval = record.get("approval") if isinstance(record, dict) else None

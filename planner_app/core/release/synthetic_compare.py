@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -26,7 +25,7 @@ from ..data.tables import Table
 from ..dp.mechanisms import SystemRandomSource
 from ..model import Plan, Query
 from ..support.errors import InputError
-from .bundle import RECORD
+from .bundle import RECORD, bundle_json
 from .synthetic import SYNTH_DIR, csv_header, csv_texts, total_variation
 
 __all__ = ["total_variation"]  # the rule lives in synthetic.py (verify measures with it too)
@@ -96,7 +95,7 @@ def compare_bundle_with_table(plan: Plan, table: Table, bundle: Path,
     try:
         with zipfile.ZipFile(bundle) as z:
             data = z.read(name)
-            record: dict[str, Any] = json.loads(z.read(RECORD))
+            record: dict[str, Any] = bundle_json(z.read(RECORD))
     except (OSError, KeyError, zipfile.BadZipFile, ValueError) as exc:
         raise InputError(str(bundle), None, f"cannot read {name} ({exc})") from None
     selected = [(str(a), str(b)) for a, b in

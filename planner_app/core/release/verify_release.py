@@ -51,8 +51,10 @@ from .bundle import (
     RESULT_COLUMNS,
     RESULTS,
     SIGNATURE,
+    DuplicateKey,
     MemberSink,
     Verdict,
+    bundle_json,
     open_bundle,
     sha256_bytes,
 )
@@ -222,7 +224,10 @@ def _record(files: dict[str, bytes], problems: list[str]) -> dict[str, Any] | No
         problems.append(f"{RECORD}: missing")
         return None
     try:
-        record = json.loads(files[RECORD].decode("utf-8"))
+        record = bundle_json(files[RECORD])
+    except DuplicateKey as exc:  # readers would disagree on its values
+        problems.append(f"{RECORD}: is not valid JSON ({exc})")
+        return None
     except (UnicodeDecodeError, ValueError, RecursionError):  # JSONDecodeError is a ValueError
         problems.append(f"{RECORD}: is not valid JSON")
         return None
@@ -376,8 +381,11 @@ def _audit(files: dict[str, bytes], scans: dict[str, AnswerScan], record: dict[s
         problems.append(f"{AUDIT}: missing")
         return
     try:
-        entries = [json.loads(line) for line in files[AUDIT].decode("utf-8").splitlines()
+        entries = [bundle_json(line) for line in files[AUDIT].decode("utf-8").splitlines()
                    if line.strip()]
+    except DuplicateKey as exc:
+        problems.append(f"{AUDIT}: is not JSON lines ({exc})")
+        return
     except (UnicodeDecodeError, ValueError, RecursionError):
         problems.append(f"{AUDIT}: is not JSON lines")
         return
