@@ -248,11 +248,19 @@ def _measurements_for(query: Query, plan: Plan) -> list[Measurement]:
     for comp, eps, delta in _split(query, parts):
         if comp.l1 == 0:
             out.append(Measurement(query.id, comp, "none", 0.0, 0.0))
-        elif query.mechanism == "laplace":
+            continue
+        if not eps > 0:  # a subnormal ε split between parts rounds to 0: no noise scale
+            raise InputError("plan", None, f"ε = {query.epsilon:g} is too small for this "
+                                           "statistic to say anything (its share of ε for "
+                                           f"the {comp.name} rounds to 0); raise ε")
+        if query.mechanism == "laplace":
             scale = laplace_scale(comp.l1, eps)
             out.append(Measurement(query.id, comp, "laplace", laplace_epsilon(comp.l1, scale),
                                    0.0, scale=scale))
         elif query.mechanism == "gaussian":
+            if Fraction(comp.l1) / exact_epsilon(eps) >= 1 << MAX_SCALE_BITS:
+                floor = comp.l1 / 2.0**MAX_SCALE_BITS * query.epsilon / eps  # this share's
+                raise InputError("plan", None, gaussian_too_small(query.epsilon, floor))
             # the exact curve: of one cell, or of the maximal shifts over several cells
             sigma_sq = (exact_gaussian_sigma_sq(comp.l1, eps, delta) if comp.single_cell
                         else multi_cell_gaussian_sigma_sq(comp.l1, comp.l2_sq, comp.cells, eps,
@@ -291,6 +299,16 @@ def _measurements_for(query: Query, plan: Plan) -> list[Measurement]:
         else:  # pragma: no cover - validated in plan.py
             raise InputError("plan", f"queries[{query.id}].mechanism", "unknown mechanism")
     return out
+
+
+def gaussian_too_small(epsilon: float, floor: float) -> str:
+    """Why a gaussian statistic's ε is refused (``floor``: the smallest ε it may have): at an
+    ε where the Laplace mechanism's scale would pass MAX_SCALE_BITS (the one limit of 'too
+    small' for every mechanism), the Gaussian's noise no longer depends on ε -- δ alone sets
+    it, at a ± far beyond anything the statistic could be -- so the statistic says nothing."""
+    return (f"ε = {epsilon:g} is too small for this statistic to say anything: its noise would "
+            f"be set by δ alone, far wider than any value it could take; raise ε to at least "
+            f"{floor * 1.0001:.2g} (nothing was charged)")
 
 
 def rr_refusal(query: Query, measurements: list[Measurement]) -> str | None:
