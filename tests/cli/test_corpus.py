@@ -126,8 +126,12 @@ def test_bad_input(case: dict[str, Any], world: dict[str, Path], capsys,  # type
         args = ["check", str(path)]
     elif case["command"] == "release-out":
         listing = sorted(p.name for p in path.parent.iterdir()) if path.parent.is_dir() else []
+        typed = "/" if case["file"].endswith("/") else ""  # a final '/' Path() drops
         args = ["release", str(world["plan"]), "--data", str(world["table"]), "--out",
-                str(path)]
+                str(path) + typed]
+    elif case["command"] == "release":  # the plan file released on the good table
+        args = ["release", str(path), "--data", str(world["table"]), "--out",
+                str(out_dir / "never.zip")]
     else:
         args = ["verify", str(path)]
     code, out, err = run(args, capsys)
@@ -143,6 +147,8 @@ def test_bad_input(case: dict[str, Any], world: dict[str, Path], capsys,  # type
     assert path.name[:60] in lines[0] or (case["command"] == "check-data"
                                           and "plan.json: queries[" in lines[0])
     assert fingerprint(world["home"]) == before  # ledger and audit log untouched
+    if case["command"] in ("release-out", "release"):  # refused before the charge
+        assert list(out_dir.iterdir()) == []
     if case["command"] == "release-out":  # refused before the charge, and nothing written
         assert (sorted(p.name for p in path.parent.iterdir()) if path.parent.is_dir()
                 else []) == listing

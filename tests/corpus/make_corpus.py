@@ -484,6 +484,70 @@ with warnings.catch_warnings():
     bundle("duplicate-names.zip", [("a.txt", b"1"), ("a.txt", b"2"),
                                    ("MANIFEST.sha256", b"")], 2, "appears twice")
 
+# inputs: the adversarial pass of issue 22 §6 (hostile headers, encodings, paths, ids,
+# Unicode forms, tiny ε, invisible reasons and names). A "release" case releases the plan
+# file on the good table: refused in one line, nothing charged or written.
+table("case-duplicate-header.csv", "x,X,g\n1,2,a\n", 2,
+      "line 1, column 2: the column names 'x' (column 1) and 'X' differ only in letter case")
+table("bom-only.csv", b"\xef\xbb\xbf", 2, "is empty")
+table("utf16-bom-only.csv", b"\xff\xfe", 2, "is empty")
+table("utf32-with-bom.csv", "x,g\n1,a\n5,b\n".encode("utf-32"), 2,
+      "is UTF-32 text, which is not read here; save it as UTF-8")
+table("bom-then-blank-line.csv", b"\xef\xbb\xbf\n", 2, "line 1: has no header row")
+table("blank-first-line.csv", "\nx,g\n1,a\n", 2, "line 1: has no header row")
+for name, path in (("data-path-dotdot.json", "../../../srv/private/people.csv"),
+                   ("data-path-dotdot-inside.json", "data/../../people.csv"),
+                   ("data-path-backslash-dotdot.json", "..\\private\\people.csv")):
+    plan(name, with_top(dataset={"name": "corpus", "path": path}),
+         "dataset.path: must be a file name or a path inside the plan's folder: '..' climbs out")
+plan("ids-differ-in-case.json",
+     {**PLAN, "queries": [*PLAN["queries"], {"id": "N", "kind": "count", "epsilon": 0.1}]},
+     "queries[3].id: ids 'n' and 'N' differ only in letter case")
+plan("id-3000-characters.json", with_query(id="a" * 3000),
+     "queries[1].id: must be 1-64 letters, digits, '_', '.' or '-' (A-Z, a-z, 0-9), not 3,000 "
+     "characters")
+plan("categories-nfc-nfd.json",
+     {**PLAN, "queries": [{**PLAN["queries"][2], "categories": ["\u00e9", "e\u0301"]}]},
+     "queries[h].categories[1]: 'e\u0301' is categories[0] written with other Unicode code "
+     "points")
+plan("group-keys-nfc-nfd.json", with_query(group_by={"column": "g",
+                                                     "keys": ["e\u0301", "\u00e9"]}),
+     "queries[s].group_by.keys[1]: '\u00e9' is keys[0] written with other Unicode code points")
+plan("gaussian-epsilon-1e-300.json", with_query(mechanism="gaussian", epsilon=1e-300,
+                                                delta=1e-7),
+     "queries[s].epsilon: ε = 1e-300 is too small for this statistic to say anything")
+plan("mean-subnormal-epsilon.json", with_query(kind="mean", epsilon=5e-324),
+     "queries[s].epsilon: ε = 4.94066e-324 is too small for this statistic to say anything")
+plan("dataset-name-newline.json", with_top(dataset={"name": "corpus\nreleased"}),
+     "dataset.name: contains a line break; a dataset name is one line of visible text")
+plan("dataset-name-zero-width.json", with_top(dataset={"name": "cor\u200bpus"}),
+     "dataset.name: contains the invisible character U+200B")
+plan("dataset-name-only-zero-width.json", with_top(dataset={"name": "\u200b\u200b"}),
+     "dataset.name: must not be blank")
+plan("dataset-name-full-width.json", with_top(dataset={"name": "ＡＢＣ データ"}),
+     "dataset.name: contains 'ＡＢＣデー' (U+FF21 and 5 more), which the PDF report's font")
+plan("reason-zero-width-space.json", with_query(justification={"bounds": "\u200b"}),
+     "queries[s].justification.bounds: no reason is recorded for the bounds of 's'")
+cases[-1]["command"] = "release"
+plan("reason-invisible-characters.json",
+     {**PLAN, "queries": [{**PLAN["queries"][2],
+                           "justification": {"categories": " \u200c\u2060\ufeff\u3000 "}}]},
+     "queries[h].justification.categories: no reason is recorded for the categories of 'h'")
+cases[-1]["command"] = "release"
+cases.append({"file": "outputs/o.zip/", "command": "release-out", "exit": 2,
+              "message": "o.zip/ ends with '/', so it names a folder, not a file"})
+for recipe, exit_code, message in (
+        ("release-json-key-twice", 1,
+         "release.json: is not valid JSON (the key 'confidence' appears twice in one object)"),
+        ("audit-line-key-twice", 1,
+         "audit.jsonl: is not JSON lines (the key 'event' appears twice in one object)"),
+        ("readme-as-symlink", 2, "the entry 'README.txt' is marked as a symbolic link; a "
+                                 "bundle holds only regular files"),
+        ("manifest-as-symlink", 2, "the entry 'MANIFEST.sha256' is marked as a symbolic link"),
+        ("results-as-fifo", 2, "the entry 'results.csv' is marked as a pipe")):
+    cases.append({"file": f"crafted/{recipe}.zip", "command": "verify", "exit": exit_code,
+                  "message": message})
+
 (HERE / "cases.json").write_text(json.dumps({"plan": PLAN, "good_table": GOOD,
                                              "synthetic_plan": with_synthetic(),
                                              "cases": cases}, indent=1) + "\n")
