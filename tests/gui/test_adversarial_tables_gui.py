@@ -24,3 +24,19 @@ def test_a_hostile_table_gets_its_own_message(window, dialogs, qtbot, tmp_path: 
     assert message in text, text
     assert "went wrong" not in title + text
     assert window.session.table is None  # nothing was opened
+
+
+@pytest.mark.parametrize(("typed", "message"), [
+    ("ＡＢＣ データ", "which the PDF report's font (DejaVu Sans) cannot draw"),
+    ("survey\u200b2025", "contains the invisible character U+200B"),
+])
+def test_a_dataset_name_the_plan_file_refuses_is_refused_in_the_pane(demo, dialogs, typed: str,  # type: ignore[no-untyped-def]
+                                                                     message: str) -> None:
+    pane, session = demo.data_pane, demo.session
+    before = session.plan.dataset.name
+    pane.dataset_name.setText(typed)
+    pane.dataset_name.editingFinished.emit()
+    kind, title, text = dialogs.shown[-1]
+    assert (kind, title) == ("warning", "Cannot use this dataset name")
+    assert text.startswith("plan: dataset.name: contains ") and message in text
+    assert session.plan.dataset.name == before and pane.dataset_name.text() == before

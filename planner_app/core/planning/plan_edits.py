@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from ..dp.accounting import accountant_delta_problem
 from ..model import Budget, Plan, PrivacyUnit, delta_problem
+from ..model.reader import name_problem, visible_text
 from ..model.synthetic_plan import id_column_problem
 from ..support.errors import InputError
 from .editing import HARM_PRESETS, HarmPreset
@@ -56,9 +57,14 @@ def set_relation(plan: Plan, relation: str) -> Plan:
 def set_dataset(plan: Plan, name: str | None = None, expected_rows: int | None | bool = False,
                 path: str | None = None) -> Plan:
     """The plan with another dataset name, public row count (None: not stated; False: keep)
-    or table path. A blank name keeps the plan's."""
+    or table path. A blank name keeps the plan's; a name the plan file would refuse
+    (reader.name_problem: a line break, an invisible character, one the report cannot draw)
+    raises InputError and the plan keeps its name."""
     dataset = plan.dataset
-    if name is not None and name.strip():
+    if name is not None and visible_text(name):
+        problem = name_problem(name.strip())
+        if problem:
+            raise InputError("plan", "dataset.name", problem)
         dataset = replace(dataset, name=name.strip())
     if expected_rows is not False:
         dataset = replace(dataset, expected_rows=expected_rows or None)

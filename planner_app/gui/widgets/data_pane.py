@@ -213,7 +213,11 @@ class DataPane(QWidget):
             return
         self.dataset_name.setModified(False)
         self._rows_shown = self.expected_rows.value()
-        self.session.set_dataset(name, self.expected_rows.value() or None)
+        try:
+            self.session.set_dataset(name, self.expected_rows.value() or None)
+        except InputError as exc:  # the plan keeps its name; the pane shows it again
+            QMessageBox.warning(self, "Cannot use this dataset name", str(exc))
+            self.refresh()
 
     def _relation_edited(self, *_args: object) -> None:
         plan = self.session.plan
