@@ -22,7 +22,7 @@ def report_font_dir() -> Path:
 @functools.lru_cache(maxsize=1)
 def _drawable() -> frozenset[int]:
     """The code points every style of the report's font has a glyph for."""
-    from fontTools.ttLib import TTFont
+    from fontTools.ttLib import TTFont  # type: ignore[import-untyped]
 
     points: frozenset[int] | None = None
     for file in REPORT_FONTS.values():
