@@ -5,18 +5,16 @@ silently left out of the PDF."""
 from __future__ import annotations
 
 import functools
-import importlib.util
 from pathlib import Path
 
 REPORT_FONTS = {"": "DejaVuSans.ttf", "B": "DejaVuSans-Bold.ttf"}  # style -> file
 
 
 def report_font_dir() -> Path:
-    """matplotlib's font folder, found without importing matplotlib."""
-    spec = importlib.util.find_spec("matplotlib")
-    if spec is None or spec.origin is None:  # pragma: no cover - a required dependency
-        raise RuntimeError("matplotlib is not installed")
-    return Path(spec.origin).parent / "mpl-data" / "fonts" / "ttf"
+    """matplotlib's font folder (its own answer: a frozen app keeps it elsewhere)."""
+    import matplotlib
+
+    return Path(matplotlib.get_data_path()) / "fonts" / "ttf"
 
 
 @functools.lru_cache(maxsize=1)
