@@ -25,6 +25,9 @@ CASES = [
      "letter case"),
     ("case-later.csv", b"g,Amount,x,AMOUNT\na,1,2,3\n",
      "line 1, column 4: the column names 'Amount' (column 2) and 'AMOUNT' differ only"),
+    ("nfc-twins.csv", "g,\u00e9t\u00e9,e\u0301te\u0301\na,1,2\n".encode(),
+     "line 1, column 3: the column names 'été' (column 2) and 'e\u0301te\u0301' are one name "
+     "written with other Unicode code points"),
     ("bom-only.csv", codecs.BOM_UTF8, "bom-only.csv: is empty"),
     ("bom16-only.csv", codecs.BOM_UTF16_LE, "bom16-only.csv: is empty"),
     ("utf32.csv", "x,g\n1,a\n".encode("utf-32"),

@@ -489,6 +489,9 @@ with warnings.catch_warnings():
 # file on the good table: refused in one line, nothing charged or written.
 table("case-duplicate-header.csv", "x,X,g\n1,2,a\n", 2,
       "line 1, column 2: the column names 'x' (column 1) and 'X' differ only in letter case")
+table("header-nfc-twins.csv", "g,\u00e9t\u00e9,e\u0301te\u0301\na,1,2\n", 2,
+      "line 1, column 3: the column names '\u00e9t\u00e9' (column 2) and "
+      "'e\u0301te\u0301' are one name written with other Unicode code points")
 table("bom-only.csv", b"\xef\xbb\xbf", 2, "is empty")
 table("utf16-bom-only.csv", b"\xff\xfe", 2, "is empty")
 table("utf32-with-bom.csv", "x,g\n1,a\n5,b\n".encode("utf-32"), 2,

@@ -16,6 +16,7 @@ import os
 import queue
 import re
 import threading
+import unicodedata
 import warnings
 from collections.abc import Callable, Iterator
 from decimal import Decimal
@@ -297,13 +298,18 @@ def _check_header(columns: list[str], name: str) -> None:
     for i, col in enumerate(columns):
         if not col.strip():
             raise InputError(name, f"line 1, column {i + 1}", "the header cell is empty")
-        folded = col.casefold()
+        folded = unicodedata.normalize("NFC", col).casefold()
         if folded in seen:
             first = columns[seen[folded]]
+            where = f"line 1, column {i + 1}"
             if first == col:
-                raise InputError(name, f"line 1, column {i + 1}",
-                                 f"the column name {col!r} appears twice")
-            raise InputError(name, f"line 1, column {i + 1}",
+                raise InputError(name, where, f"the column name {col!r} appears twice")
+            if first.casefold() != col.casefold():  # they print alike: a reviewer cannot
+                raise InputError(name, where,      # tell which one a plan names
+                                 f"the column names {first!r} (column {seen[folded] + 1}) and "
+                                 f"{col!r} are one name written with other Unicode code "
+                                 "points (NFC makes them one); rename one of them")
+            raise InputError(name, where,
                              f"the column names {first!r} (column {seen[folded] + 1}) and "
                              f"{col!r} differ only in letter case, which the table engines "
                              "do not tell apart; rename one of them")
