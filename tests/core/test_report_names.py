@@ -37,3 +37,23 @@ def test_an_accepted_non_ascii_name_is_in_the_pdf(tmp_path: Path, name: str) -> 
 def test_the_font_check_agrees_with_the_font() -> None:
     assert undrawable("ＡＢＣ データ é") == ["Ａ", "Ｂ", "Ｃ", "デ", "ー", "タ"]
     assert undrawable("plain ascii") == []
+
+
+def test_text_the_font_lacks_is_marked_in_the_pdf_never_dropped(tmp_path: Path) -> None:
+    """A label or category in letters DejaVu Sans lacks (the data's own categories may be
+    CJK) shows as U+FFFD in the PDF, one mark per character; the HTML report keeps the text."""
+    table = tmp_path / "t.csv"
+    table.write_text("x,g\n1,東京\n5,b\n", encoding="utf-8")
+    plan = plan_from_dict({
+        "format": "planner-app/plan@1", "dataset": {"name": "t"},
+        "privacy_unit": {"kind": "row"}, "budget": {"epsilon": 1},
+        "queries": [{"id": "h", "kind": "histogram", "label": "Counts ＡＢＣ", "column": "g",
+                     "categories": ["東京", "b"], "epsilon": 0.5,
+                     "justification": {"categories": "the form's options"}}]})
+    publish(plan, load_table(table), tmp_path / "b.zip", app_home(tmp_path / "home"))
+    files = read_bundle(tmp_path / "b.zip")
+    text = " ".join(page.extract_text() for page in pypdf.PdfReader(
+        io.BytesIO(files["report.pdf"])).pages)
+    assert "Counts \ufffd\ufffd\ufffd" in text and "\ufffd\ufffd" in text.replace("Counts", "")
+    html = files["report.html"].decode()
+    assert "Counts ＡＢＣ" in html and "東京" in html

@@ -21,7 +21,7 @@ from ..dp import risk
 from ..dp.accuracy import format_half_width, quantile_words, useless_warning
 from ..model.synthetic_plan import stated_epsilon
 from ..planning.preview import Chart
-from ..support.fonts import REPORT_FONTS
+from ..support.fonts import REPORT_FONTS, drawable_text
 from ..support.words import (
     KIND_WORDS,
     confidence_percent,
@@ -438,7 +438,11 @@ def report_pdf(record: dict[str, Any]) -> bytes:
 
     total = record["total"]
     risk = record["risk"]
-    pdf = FPDF(format="A4")
+    class ReportPDF(FPDF):
+        def normalize_text(self, text: str) -> str:  # every drawn text passes here
+            return str(super().normalize_text(drawable_text(text)))  # none vanishes
+
+    pdf = ReportPDF(format="A4")
     fonts = _font_dir()
     for style, file in REPORT_FONTS.items():
         pdf.add_font("DejaVu", style, str(fonts / file))

@@ -44,3 +44,15 @@ def undrawable(text: str) -> list[str]:
         if ch not in out and not ch.isspace() and ord(ch) not in drawable:
             out.append(ch)
     return out
+
+
+MISSING_MARK = "\ufffd"  # what the report draws for a character its font lacks
+
+
+def drawable_text(text: str) -> str:
+    """``text`` with each character the report's font cannot draw replaced by U+FFFD (�), so
+    the PDF shows that something is there instead of silently leaving it out."""
+    missing = undrawable(text)
+    if not missing:
+        return text
+    return "".join(MISSING_MARK if ch in missing else ch for ch in text)
