@@ -43,6 +43,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from ..core.data.tables import open_table
     from ..core.model import load_plan
     from ..core.planning.check import check_plan
+    from ..core.planning.readiness import people_unchecked
     from ..core.records.policy import approval_rule, policy_or_error, trust_note
     from ..core.release.publish import file_datasets, known_datasets
 
@@ -115,6 +116,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     assert report.readiness is not None
     for r in report.readiness.results:
         print(f"  {RULE_MARKS[r.status]} {r.line}")
+    unchecked = people_unchecked(plan) if table is None else None
+    if unchecked:
+        print(f"  ?    {unchecked}")
     return EXIT_OK
 
 
