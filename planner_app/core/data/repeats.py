@@ -99,4 +99,18 @@ def repeat_note(r: Repeats) -> str:
 
 
 def repeat_notes(found: Sequence[Repeats]) -> str:
-    return " ".join(f"{repeat_note(r)}" for r in found)
+    return " ".join(repeat_note(r) for r in found)
+
+
+OWNER_ONLY = "Read from your table: for you only, never published."
+ROWS_REASON_ASK = ("If the rows are different people after all, say why: your reason is "
+                   "saved in the plan and shown to your privacy officer.")
+
+
+def max_rows_hint(r: Repeats, max_rows: int) -> str:
+    """With ``r.column`` as the person id: what the number of rows per person means here."""
+    drop = (f" With {max_rows:,}, a person's rows beyond {max_rows:,} are dropped at random."
+            if max_rows < r.most else "")
+    return (f"How many rows can one {r.column} have at most? Say it from how the data was "
+            "collected (the number of waves or visits), not from the table: it is published "
+            f"with the plan. The table shows up to {r.most:,}.{drop}")
