@@ -407,7 +407,7 @@ def _rows_reason(u: FieldReader) -> str | None:
     assert reason is not None
     if not reason.strip():
         d.fail("reason", "is empty: say why the rows are different people (for example, "
-                         "\"one row per respondent; nr numbers households, not people\")")
+                         "\"one row per respondent; the repeating column numbers households\")")
     return " ".join(reason.split())
 
 

@@ -39,10 +39,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..data.repeats import Repeats
 from ..dp.accounting import Total, within
 from ..dp.measure import Measurement
 from ..model import NEEDS_BOUNDS, Plan, PrivacyUnit, Query
-from ..data.repeats import Repeats
 from ..records.keys import PublicKey
 from ..records.ledger import (
     POLICY_CAP,
