@@ -139,7 +139,7 @@ def test_the_row_unit_over_a_repeating_id_is_a_failure(panel: Path) -> None:
     assert rule.failed and not ready
     assert rule.message.startswith("nr repeats: up to 8 rows share a value — is one person "
                                    "several rows?")
-    assert "choose nr as the person id with at most 8 rows" in rule.action
+    assert "choose nr as the person id, with at most 8 rows" in rule.action
     assert "rows_are_people.reason" in rule.action
 
 

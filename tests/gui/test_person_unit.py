@@ -35,7 +35,7 @@ def test_the_panel_asks_who_one_person_is(window: MainWindow, qtbot, tmp_path: P
     # the checklist's item is ✗ and names the way out
     text, wizard = _checklist(window, qtbot)
     assert "✗ nr repeats: up to 8 rows share a value" in text
-    assert "choose nr as the person id with at most 8 rows" in text
+    assert "choose nr as the person id, with at most 8 rows" in text
     wizard.close()
 
     qtbot.mouseClick(pane.use_id, Qt.MouseButton.LeftButton)

@@ -103,6 +103,8 @@ def repeat_notes(found: Sequence[Repeats]) -> str:
 
 
 OWNER_ONLY = "Read from your table: for you only, never published."
+WHY_IT_MATTERS = ("If one person has several rows, each row alone would be protected, not "
+                  "the person: make the column the person id.")
 ROWS_REASON_ASK = ("If the rows are different people after all, say why: your reason is "
                    "saved in the plan and shown to your privacy officer.")
 
@@ -113,4 +115,4 @@ def max_rows_hint(r: Repeats, max_rows: int) -> str:
             if max_rows < r.most else "")
     return (f"How many rows can one {r.column} have at most? Say it from how the data was "
             "collected (the number of waves or visits), not from the table: it is published "
-            f"with the plan. The table shows up to {r.most:,}.{drop}")
+            f"with the plan. The table shows up to {r.most:,} (for you only).{drop}")

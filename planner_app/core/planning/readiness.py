@@ -318,10 +318,10 @@ def people_rule(plan: Plan, repeating: Sequence[Repeats]) -> RuleResult:
         "people", FAIL,
         f"{first.column} repeats: up to {first.most:,} rows share a value — is one person "
         f"several rows?{more}",
-        f"Either choose {first.column} as the person id with at most {rows} (the Data tab's "
-        f"\"Who is one person?\", or privacy_unit {{\"kind\": \"person\", \"id_column\": "
-        f"\"{first.column}\", \"max_rows\": …}}), or record that the rows are different "
-        "people, with a reason (privacy_unit.rows_are_people.reason).",
+        f"Either choose {first.column} as the person id, with at most {rows} (Data tab, "
+        "\"Who is one person?\"; in the plan file privacy_unit.id_column and max_rows), or "
+        "record that the rows are different people, with a reason (Data tab; in the plan "
+        "file privacy_unit.rows_are_people.reason).",
         where="privacy_unit",
         refusal=f"{first.column} repeats like a person's id (up to {first.most:,} rows share a "
                 "value) while each row is taken as a different person: choose it as the "
@@ -335,8 +335,8 @@ def people_unchecked(plan: Plan) -> str | None:
     if unit.kind == "person":
         return None
     if rows_are_people_recorded(unit):
-        return (f"The owner recorded that the rows are different people: “{unit.rows_reason}”. "
-                "Whether a column repeats like a person's id is checked only with the table.")
+        return ("Whether a column of the table repeats like a person's id is checked only "
+                "with the table; the owner's recorded reason is above.")
     return ("Not checked without the table: whether a column repeats like a person's id (one "
             "person on several rows, while each row is taken as a person). The owner's "
             "check with the data (planner-app check PLAN --data TABLE) checks it.")

@@ -26,7 +26,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.data.repeats import OWNER_ONLY, ROWS_REASON_ASK, max_rows_hint, repeat_note
+from ...core.data.repeats import (
+    OWNER_ONLY,
+    ROWS_REASON_ASK,
+    WHY_IT_MATTERS,
+    max_rows_hint,
+    repeat_note,
+)
 from ...core.model import MAX_EXPECTED_ROWS, PrivacyUnit
 from ...core.planning.changes import OpChanges
 from ...core.support.errors import InputError
@@ -331,7 +337,8 @@ class DataPane(QWidget):
         if question is not None:
             others = "".join(f" {repeat_note(r)}" for r in self.session.repeating[1:3])
             self.repeat_note.setText(f"⚠ <b>{escape(repeat_note(question))}</b>"
-                                     f"{escape(others)} <i>{escape(OWNER_ONLY)}</i>")
+                                     f"{escape(others)} {escape(WHY_IT_MATTERS)} "
+                                     f"<i>{escape(OWNER_ONLY)}</i>")
             self.use_id.setText(f"Use {question.column} as the person id")
         repeating = {r.column: r for r in self.session.repeating}
         unit = self.session.plan.privacy_unit if self.session.plan is not None else None
