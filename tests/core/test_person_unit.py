@@ -210,3 +210,31 @@ def test_plan_new_names_the_repeating_id(panel: Path, tmp_path: Path,
     doc["queries"] = COUNT
     out.write_text(json.dumps(doc))
     assert load_plan(out).privacy_unit.id_column == "nr"
+
+
+def test_a_release_with_the_decision_carries_it_and_verifies(
+        panel: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import zipfile
+
+    reason = "nr numbers households; one row per person"
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(plan_doc({"kind": "row", "rows_are_people": {"reason": reason}})))
+    home, out = tmp_path / "home", tmp_path / "b.zip"
+    assert main(["--home", str(home), "release", str(plan), "--data", str(panel), "--out",
+                 str(out)]) == 0
+    assert main(["--home", str(home), "verify", str(out)]) == 0
+    capsys.readouterr()
+    with zipfile.ZipFile(out) as zf:
+        record = json.loads(zf.read("release.json"))
+        readme = zf.read("README.txt").decode()
+    assert record["privacy_unit"]["rows_are_people"] == {"reason": reason}
+    assert f"the owner's recorded decision: “{reason}”" in readme
+
+
+def test_the_plan_diff_shows_a_changed_decision() -> None:
+    from planner_app.core.planning.plan_diff import diff_plans
+
+    old = plan_from_dict(plan_doc({"kind": "row"}))
+    new = plan_from_dict(plan_doc({"kind": "row", "rows_are_people": {"reason": "one each"}}))
+    text = repr(diff_plans(old, new))
+    assert "unit of privacy" in text and "one each" in text

@@ -66,7 +66,7 @@ def unit_words(kind: str, id_column: str | None = None, max_rows: int | None = N
     if kind != "person":
         if rows_reason:
             return ("each row of the table is a different person (the owner's recorded "
-                    f"decision, although a column repeats like an id: “{rows_reason}”)")
+                    f"decision: “{rows_reason}”)")
         return "each row of the table is a different person"
     text = (f"a person is identified by {id_column} and has at most {max_rows} "
             f"row{'s' if max_rows != 1 else ''}")
