@@ -29,7 +29,7 @@ import pandas as pd
 
 from ..model import YES_NO_KINDS, Condition, Plan, Query, canonical_key, text_number
 from ..support.errors import Cancelled
-from .repeats import MAX_CANDIDATES, Repeats, id_name, may_be_id
+from .repeats import MAX_CANDIDATES, Repeats, id_name, may_be_id, repeat_counts
 from .source import TableSource, engine_problem, ident, literal
 
 if TYPE_CHECKING:
@@ -506,7 +506,7 @@ def table_facts(source: TableSource, progress: Progress = None,
             (c for c in ids if may_be_id(c, detected[c], distinct[c][0], rows - missing_of[c],
                                          distinct[c][1])),
             key=lambda c: (not id_name(c), -distinct[c][0]))[:MAX_CANDIDATES]
-        repeats = repeat_counts(r, candidates, cancel)
+        repeats = repeat_counts(r, candidates, cancel, progress)
         out = []
         at = 1 + len(source.columns)
         for i, col in enumerate(source.columns):
@@ -525,21 +525,6 @@ def table_facts(source: TableSource, progress: Progress = None,
     source._rows = rows  # count_rows() answers from here from now on
     return rows, out
 
-
-def repeat_counts(r: Reader, columns: Sequence[str], cancel: Cancel = None) -> dict[str, Repeats]:
-    """For each column: its distinct filled values, its filled cells and the most rows that
-    share one value (exact), in one statement (one GROUP BY a column)."""
-    if not columns:
-        return {}
-    selects = []
-    for i, col in enumerate(columns):
-        x = ident(col)
-        selects.append(f"SELECT {i} AS at, count(*), COALESCE(sum(n), 0), COALESCE(max(n), 0) "
-                       f"FROM (SELECT {x}, count(*) AS n FROM src WHERE {x} IS NOT NULL "
-                       f"GROUP BY {x})")
-    rows = r.run(" UNION ALL ".join(selects), cancel=cancel, message="Counting repeats")
-    return {columns[int(at)]: Repeats(columns[int(at)], int(d), int(f), int(m))
-            for at, d, f, m in rows}
 
 
 # ----------------------------------------------------------------------------- owner's view

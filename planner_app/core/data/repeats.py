@@ -12,8 +12,14 @@ it is shown to the owner (the Data tab, ``check --data``, ``plan new``) and neve
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .source import ident
+
+if TYPE_CHECKING:  # a type only: facts.py imports this module
+    from .facts import Reader
 
 #: Fewer distinct values than this is a category (a region, a wave), never an id.
 ID_MIN_VALUES = 20
@@ -100,6 +106,25 @@ def repeat_note(r: Repeats) -> str:
 
 def repeat_notes(found: Sequence[Repeats]) -> str:
     return " ".join(repeat_note(r) for r in found)
+
+
+def repeat_counts(r: Reader, columns: Sequence[str],
+                  cancel: Callable[[], bool] | None = None,
+                  progress: Callable[[float, str], None] | None = None) -> dict[str, Repeats]:
+    """For each column: its distinct filled values, its filled cells and the most rows that
+    share one value (exact), in one statement (one GROUP BY a column)."""
+    if not columns:
+        return {}
+    selects = []
+    for i, col in enumerate(columns):
+        x = ident(col)
+        selects.append(f"SELECT {i} AS at, count(*), COALESCE(sum(n), 0), COALESCE(max(n), 0) "
+                       f"FROM (SELECT {x}, count(*) AS n FROM src WHERE {x} IS NOT NULL "
+                       f"GROUP BY {x})")
+    rows = r.run(" UNION ALL ".join(selects), progress, cancel,
+                 "Counting how often each id-like value repeats")
+    return {columns[int(at)]: Repeats(columns[int(at)], int(d), int(f), int(m))
+            for at, d, f, m in rows}
 
 
 OWNER_ONLY = "Read from your table: for you only, never published."
