@@ -43,6 +43,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from ..core.data.tables import open_table
     from ..core.model import load_plan
     from ..core.planning.check import check_plan
+    from ..core.planning.readiness import people_unchecked
     from ..core.records.policy import approval_rule, policy_or_error, trust_note
     from ..core.release.publish import file_datasets, known_datasets
 
@@ -115,6 +116,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     assert report.readiness is not None
     for r in report.readiness.results:
         print(f"  {RULE_MARKS[r.status]} {r.line}")
+    unchecked = people_unchecked(plan) if table is None else None
+    if unchecked:
+        print(f"  ?    {unchecked}")
     return EXIT_OK
 
 
@@ -122,6 +126,7 @@ RULE_MARKS = {"pass": "ok  ", "fail": "NO  ", "warn": "warn"}
 
 
 def cmd_plan_new(args: argparse.Namespace) -> int:
+    from ..core.data.repeats import id_like_columns, repeat_note
     from ..core.data.tables import describe_columns, open_table
     from ..core.planning.starters import starter_from_columns
     from ..core.support.files import atomic_write_text, check_output_path
@@ -137,8 +142,12 @@ def cmd_plan_new(args: argparse.Namespace) -> int:
         starter.document["justification"] = " ".join(args.reason.split())
     atomic_write_text(out, json.dumps(starter.document, indent=2, ensure_ascii=False) + "\n",
                       overwrite=args.force)
+    repeating = id_like_columns(c.repeats for c in columns)
     summary = {"plan": str(out), "queries": len(queries), "to_fill_in": starter.to_fill_in,
-               "columns": [{"name": c.name, "type": c.detected_type} for c in columns]}
+               "columns": [{"name": c.name, "type": c.detected_type} for c in columns],
+               "id_column": starter.id_column,  # read from the table: for the owner only
+               "repeating": [{"column": r.column, "most_rows_sharing_a_value": r.most,
+                              "distinct": r.distinct} for r in repeating]}
     if args.json:
         _print_json(summary)
     else:
@@ -146,11 +155,21 @@ def cmd_plan_new(args: argparse.Namespace) -> int:
         print(f"{starter.to_fill_in} of them need bounds or categories that you know from the "
               "domain (never from the data), and each a reason in place of its TODO; "
               "`planner-app check` names each missing field and reason.")
-        if starter.id_column:
+        for r in repeating:  # read from the table: printed for the owner, never written
+            print(f"note (for you only, never written to the plan): {repeat_note(r)}")
+        if repeating and starter.id_column == repeating[0].column:
+            print(f"The plan names {starter.id_column} as the person id: set "
+                  "privacy_unit.max_rows to the most rows one person may have, from how the "
+                  f"data was collected (the table shows up to {repeating[0].most:,}; the "
+                  "number is published with the plan); or, if the rows are different people, "
+                  "write privacy_unit as {\"kind\": \"row\", \"rows_are_people\": "
+                  "{\"reason\": \"…\"}} with your reason.")
+        elif starter.id_column:
             print(f"{starter.id_column} looks like a person id: set privacy_unit.max_rows to "
                   "the most rows one person may have.")
         else:
-            print("Set privacy_unit to a person id column if a person can have several rows.")
+            print("No column repeats like a person's id; set privacy_unit to a person id "
+                  "column if a person can have several rows.")
     return EXIT_OK
 
 

@@ -101,6 +101,8 @@ class FileOps(_Base):
             elif choice == ATTACH:
                 self.attach_plan_to_table(path)
             self.stack.setCurrentIndex(1)
+            if self.session.people_question() is not None:  # who one person is, first
+                self.tabs.setCurrentIndex(0)
             self.statusBar().showMessage(f"Loaded {table.n_rows:,} rows from {path.name}", 8000)
             self._remember(path)
             if then is not None:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
+from ..core.data.repeats import Repeats, id_like_columns
 from ..core.dp.accounting import Total, compose
 from ..core.dp.accuracy import Accuracy, accuracy_for, check_confidence
 from ..core.dp.measure import Measurement, measurements_for
@@ -177,6 +178,23 @@ class Session(QObject):
         return self._columns
 
     @property
+    def repeating(self) -> list[Repeats]:
+        """The loaded table's columns whose values repeat like a person's id, the likeliest
+        first (core/data/repeats.py; owner-only); empty without a table."""
+        return id_like_columns(c.repeats for c in self._columns) if self._table else []
+
+    def people_question(self) -> Repeats | None:
+        """The repeating column the owner has not answered for yet: each row is taken as a
+        person, no reason is recorded, and a column repeats like an id (the people rule)."""
+        from ..core.planning.readiness import rows_are_people_recorded
+
+        plan = self.plan
+        if plan is None or plan.privacy_unit.kind == "person" or \
+                rows_are_people_recorded(plan.privacy_unit) or not self.repeating:
+            return None
+        return self.repeating[0]
+
+    @property
     def column_types(self) -> Mapping[str, str]:
         return MappingProxyType(self._column_types)
 
@@ -326,6 +344,20 @@ class Session(QObject):
 
     def set_privacy_unit(self, unit: PrivacyUnit) -> None:
         self.apply("Change who one person is", plan_edits.set_privacy_unit(self._plan(), unit))
+
+    def use_person_id(self, column: str) -> None:
+        """One person is ``column``, keeping the plan's rows per person (1 for a new plan:
+        the owner states it, as the number is published)."""
+        unit = self._plan().privacy_unit
+        self.set_privacy_unit(PrivacyUnit("person", column, unit.rows_per_unit))
+
+    def set_rows_are_people(self, reason: str) -> None:
+        """Each row is a different person, with the owner's reason recorded in the plan."""
+        text = " ".join(reason.split())
+        if not text:
+            raise InputError("plan", "privacy_unit.rows_are_people.reason",
+                             "is empty: say why the rows are different people")
+        self.set_privacy_unit(PrivacyUnit(rows_reason=text))
 
     def set_relation(self, relation: str) -> None:
         self.apply("Change what is protected", plan_edits.set_relation(self._plan(), relation))
@@ -642,7 +674,8 @@ class Session(QObject):
             known_datasets=self.known_datasets(),
             table_loaded=self.table is not None,
             table_name=self.table.name if self.table is not None else "",
-            accuracies=self._all_accuracies(plan))
+            accuracies=self._all_accuracies(plan),
+            repeating=self.repeating if self.table is not None else None)
         self._rules = (key, result)
         return result
 

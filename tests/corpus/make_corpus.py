@@ -551,6 +551,27 @@ for recipe, exit_code, message in (
     cases.append({"file": f"crafted/{recipe}.zip", "command": "verify", "exit": exit_code,
                   "message": message})
 
+# unit: the row unit's recorded decision that the rows are different people (issue 22)
+ROW = {"kind": "row"}
+plan("rows-are-people-blank-reason.json",
+     with_top(privacy_unit={**ROW, "rows_are_people": {"reason": "  "}}),
+     "privacy_unit.rows_are_people.reason: is empty: say why the rows are different people")
+plan("rows-are-people-no-reason.json", with_top(privacy_unit={**ROW, "rows_are_people": {}}),
+     "privacy_unit.rows_are_people.reason: is required")
+plan("rows-are-people-text.json",
+     with_top(privacy_unit={**ROW, "rows_are_people": "one row per respondent"}),
+     "privacy_unit.rows_are_people")
+plan("rows-are-people-number-reason.json",
+     with_top(privacy_unit={**ROW, "rows_are_people": {"reason": 8}}),
+     "privacy_unit.rows_are_people.reason: must be a string")
+plan("rows-are-people-with-person.json",
+     with_top(privacy_unit={"kind": "person", "id_column": "g", "max_rows": 2,
+                            "rows_are_people": {"reason": "one row each"}}),
+     'privacy_unit.rows_are_people: is only used with "kind": "row"')
+plan("rows-are-people-extra-field.json",
+     with_top(privacy_unit={**ROW, "rows_are_people": {"reason": "ok", "by": "me"}}),
+     "privacy_unit.rows_are_people")
+
 (HERE / "cases.json").write_text(json.dumps({"plan": PLAN, "good_table": GOOD,
                                              "synthetic_plan": with_synthetic(),
                                              "cases": cases}, indent=1) + "\n")

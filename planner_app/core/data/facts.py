@@ -29,6 +29,7 @@ import pandas as pd
 
 from ..model import YES_NO_KINDS, Condition, Plan, Query, canonical_key, text_number
 from ..support.errors import Cancelled
+from .repeats import MAX_CANDIDATES, Repeats, id_name, may_be_id, repeat_counts
 from .source import TableSource, engine_problem, ident, literal
 
 if TYPE_CHECKING:
@@ -453,6 +454,7 @@ class ColumnInfo:
     missing: int
     facts: ColumnFacts | None = None
     filled_numbers: tuple[int, int] | None = None  # (filled cells, those spelling a number)
+    repeats: Repeats | None = None  # how its values repeat, when it may be a person's id
 
 
 TYPE_SAMPLE = 10_000
@@ -485,15 +487,32 @@ def table_facts(source: TableSource, progress: Progress = None,
             c = r.cell(col)
             parts += [f"min({c.number})", f"max({c.number})", f"count({c.number})",
                       _count(f"NOT {c.missing} AND {c.is_number}")]
+        # ... and how many distinct values (approximately) and cells with a fraction: which
+        # columns may be a person's id (repeats.py), counted exactly after this pass
+        ids = [c for c in source.columns
+               if not is_nested(r.types[c]) and detected[c] in ("text", "number")]
+        for col in ids:
+            parts.append(f"approx_count_distinct({ident(col)})")
+            n = r.cell(col).number if col in numeric else ""
+            parts.append(_count(f"{n} IS NOT NULL AND {n} <> trunc({n})") if n else "0")
         counts: tuple[Any, ...] = r.run(f"SELECT {', '.join(parts)} FROM {r.src}", progress,
                                         cancel, f"Reading {source.name}")[0]
         rows = int(counts[0])
+        missing_of = {col: int(counts[1 + i]) for i, col in enumerate(source.columns)}
+        first = 1 + len(source.columns) + 4 * len(numeric)
+        distinct = {col: (int(counts[first + 2 * i]), int(counts[first + 2 * i + 1]))
+                    for i, col in enumerate(ids)}
+        candidates = sorted(
+            (c for c in ids if may_be_id(c, detected[c], distinct[c][0], rows - missing_of[c],
+                                         distinct[c][1])),
+            key=lambda c: (not id_name(c), -distinct[c][0]))[:MAX_CANDIDATES]
+        repeats = repeat_counts(r, candidates, cancel, progress)
         out = []
         at = 1 + len(source.columns)
         for i, col in enumerate(source.columns):
             missing = int(counts[1 + i])
             if col not in numeric:
-                out.append(ColumnInfo(col, detected[col], missing))
+                out.append(ColumnInfo(col, detected[col], missing, repeats=repeats.get(col)))
                 continue
             lo, hi, good, numbers = counts[at:at + 4]
             at += 4
@@ -501,9 +520,11 @@ def table_facts(source: TableSource, progress: Progress = None,
                                None if hi is None else float(hi),
                                int(good) / rows if rows else 0.0,
                                loader=partial(present_keys, source, col))
-            out.append(ColumnInfo(col, "number", missing, seen, (rows - missing, int(numbers))))
+            out.append(ColumnInfo(col, "number", missing, seen, (rows - missing, int(numbers)),
+                                  repeats.get(col)))
     source._rows = rows  # count_rows() answers from here from now on
     return rows, out
+
 
 
 # ----------------------------------------------------------------------------- owner's view

@@ -162,11 +162,14 @@ class Query:
 
 @dataclass(frozen=True)
 class PrivacyUnit:
-    """What one person is: a row, or an id with at most ``max_rows`` rows."""
+    """What one person is: a row, or an id with at most ``max_rows`` rows. ``rows_reason``:
+    with the row unit, the owner's recorded decision that the rows are different people even
+    though a column repeats like an id (``rows_are_people.reason`` in the file)."""
 
     kind: str = "row"
     id_column: str | None = None
     max_rows: int = 1
+    rows_reason: str | None = None
 
     @property
     def rows_per_unit(self) -> int:

@@ -116,6 +116,8 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
     if plan.privacy_unit.kind == "person":
         unit["id_column"] = plan.privacy_unit.id_column
         unit["max_rows"] = plan.privacy_unit.max_rows
+    elif plan.privacy_unit.rows_reason:
+        unit["rows_are_people"] = {"reason": plan.privacy_unit.rows_reason}
     budget: dict[str, Any] = {"epsilon": plan.budget.epsilon, "delta": plan.budget.delta}
     if plan.budget.accountant:
         budget["accountant"] = plan.budget.accountant

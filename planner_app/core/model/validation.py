@@ -401,19 +401,36 @@ def _read_unit(r: FieldReader) -> PrivacyUnit:
     if not r.has("privacy_unit"):
         r.fail("privacy_unit", 'is required ({"kind": "row"} or {"kind": "person", ...})')
     u = FieldReader(r.source, r.obj["privacy_unit"], "privacy_unit",
-                ("kind", "id_column", "max_rows"))
+                ("kind", "id_column", "max_rows", "rows_are_people"))
     unit_kind = u.choice("kind", ("row", "person"))
     if unit_kind != "person":
         for key in ("id_column", "max_rows"):
             if u.has(key):
                 u.fail(key, 'is only used with "kind": "person"')
-        return PrivacyUnit()
+        return PrivacyUnit(rows_reason=_rows_reason(u))
+    if u.has("rows_are_people"):
+        u.fail("rows_are_people", 'is only used with "kind": "row"')
     id_column = u.text("id_column")
     max_rows = u.integer("max_rows")
     assert max_rows is not None
     if not 1 <= max_rows <= 1_000_000:
         u.fail("max_rows", f"must be between 1 and 1,000,000, not {max_rows}")
     return PrivacyUnit(kind="person", id_column=id_column, max_rows=max_rows)
+
+
+def _rows_reason(u: FieldReader) -> str | None:
+    """The owner's decision that the rows are different people: {"reason": "…"}, a reason
+    of real text (a placeholder is caught by the release rule, as a bound's TODO is)."""
+    if not u.has("rows_are_people"):
+        return None
+    d = FieldReader(u.source, u.obj["rows_are_people"], u.where("rows_are_people"),
+                    ("reason",))
+    reason = d.text("reason")
+    assert reason is not None
+    if not reason.strip():
+        d.fail("reason", "is empty: say why the rows are different people (for example, "
+                         "\"one row per respondent; the repeating column numbers households\")")
+    return " ".join(reason.split())
 
 
 def _read_budget(r: FieldReader) -> Budget:

@@ -17,9 +17,10 @@ from typing import Any
 import pandas as pd
 
 from ..data.engines import DEFAULT_ENGINE, ReleaseEngine, open_engine
-from ..data.facts import ColumnFacts, cell_facts
+from ..data.facts import ColumnFacts, cell_facts, table_facts
 from ..data.facts import column_facts as source_column_facts
 from ..data.fit import plan_only_notes, require_fit
+from ..data.repeats import Repeats, id_like_columns
 from ..data.source import TableSource
 from ..data.sql_plan import SqlEngine
 from ..data.tables import Table, source_of
@@ -42,7 +43,7 @@ from ..records.keys import PublicKey
 from ..records.ledger import LedgerState
 from ..records.policy import Policy, PolicyError
 from ..support.errors import InputError, PlannerError
-from .readiness import Readiness, readiness
+from .readiness import Readiness, readiness, rows_are_people_recorded
 
 HIGH_EPSILON = 10.0
 
@@ -144,7 +145,9 @@ class CheckReport:
                 "dataset": p.dataset.name,
                 "privacy_unit": {"kind": p.privacy_unit.kind,
                                  "id_column": p.privacy_unit.id_column,
-                                 "max_rows": p.privacy_unit.rows_per_unit},
+                                 "max_rows": p.privacy_unit.rows_per_unit,
+                                 **({"rows_are_people": {"reason": p.privacy_unit.rows_reason}}
+                                    if p.privacy_unit.rows_reason else {})},
                 "neighbouring": p.neighbouring,
                 "budget": {"epsilon": p.budget.epsilon, "delta": p.budget.delta,
                            "accountant": p.budget.accountant},
@@ -243,12 +246,21 @@ def _finish_check(plan: Plan, table: Table | None, confidence: float,
                                  require_approval=require_approval, trusted=trusted,
                                  policy=policy, file_datasets=file_datasets,
                                  known_datasets=known_datasets, trust_ignored=trust_ignored,
-                                 accuracies={c.query.id: c.accuracy for c in checks})
+                                 accuracies={c.query.id: c.accuracy for c in checks},
+                                 repeating=None if table is None else unit_repeats(plan, table))
     report.warnings = warnings
     if table is not None:
         assert engine is not None
         _check_against_table(report, table, engine)
     return report
+
+
+def unit_repeats(plan: Plan, table: Table) -> list[Repeats]:
+    """The table's id-like repeating columns (the ``people`` rule), read only when each row is
+    taken as a person with no recorded reason; else [] (the rule passes without them)."""
+    if plan.privacy_unit.kind == "person" or rows_are_people_recorded(plan.privacy_unit):
+        return []
+    return id_like_columns(c.repeats for c in table_facts(source_of(table))[1])
 
 
 def statistic_warnings(q: Query, acc: Accuracy, rows: int | None = None) -> list[str]:

@@ -387,8 +387,8 @@ def plan_field_changes(old: Plan, new: Plan) -> list[FieldChange]:
         _simple("dataset name", old.dataset.name, new.dataset.name),
         _simple("data file", old.dataset.path, new.dataset.path),
         _simple("expected rows", old.dataset.expected_rows, new.dataset.expected_rows),
-        None if (ou.kind, ou.id_column, ou.rows_per_unit) == (nu.kind, nu.id_column,
-                                                              nu.rows_per_unit)
+        None if (ou.kind, ou.id_column, ou.rows_per_unit, ou.rows_reason) == (
+            nu.kind, nu.id_column, nu.rows_per_unit, nu.rows_reason)
         else FieldChange("unit of privacy", unit_of(ou), unit_of(nu)),
         None if old.neighbouring == new.neighbouring else FieldChange(
             "what is protected", relation_words(old.neighbouring),

@@ -17,6 +17,9 @@ Which rules block a release (docs/engine.md, "Release rules"):
                   ``ledger`` when the ledger cannot be read (exit 4)
 * ``approval``    an approval of this exact plan, when approval is required      blocks
                   (``--require-approval`` or the app setting, both read by both)
+* ``people``      with the table: no column repeats like a person's id while     blocks
+                  each row is taken as a person, unless the plan records that the
+                  rows are different people, with a reason (data/repeats.py)
 * ``unit``        the unit of privacy is confirmed: the wizard's tick box; on    blocks
                   the CLI the plan file's required ``privacy_unit`` states it
 * ``policy-…``    the organisation's policy, when installed (policy_rules.py)    blocks
@@ -36,6 +39,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..data.repeats import Repeats
 from ..dp.accounting import Total, within
 from ..dp.measure import Measurement
 from ..model import NEEDS_BOUNDS, Plan, PrivacyUnit, Query
@@ -55,7 +59,8 @@ from ..support.optional import mbi_problem
 from ..support.words import unit_of
 
 PASS, FAIL, WARN = "pass", "fail", "warn"
-RULES = ("table", "statistics", "reasons", "budget", "lifetime", "ledger", "approval", "unit")
+RULES = ("table", "statistics", "reasons", "budget", "lifetime", "ledger", "approval", "people",
+         "unit")
 NOTHING_SPENT = "Nothing was charged or written."
 _PLACEHOLDER = re.compile(r"^\s*(todo|tbd|fixme|xxx|\?+)(\b|$)", re.IGNORECASE)
 
@@ -292,6 +297,59 @@ def unit_rule(plan: Plan, confirmed: bool) -> RuleResult:
                       refusal=f"the unit of privacy ({who}) is not confirmed. {NOTHING_SPENT}")
 
 
+def rows_are_people_recorded(unit: PrivacyUnit) -> bool:
+    """The row unit with a real reason recorded for it (a "TODO…" is none)."""
+    text = (unit.rows_reason or "").strip()
+    return unit.kind == "row" and bool(text) and not _PLACEHOLDER.match(text)
+
+
+def people_rule(plan: Plan, repeating: Sequence[Repeats]) -> RuleResult:
+    """Whether one person may be several rows while each row is taken as a person:
+    ``repeating`` holds the table's id-like repeating columns (``repeats.id_like_columns``,
+    the likeliest id first). Owner-only: its words hold counts read from the table."""
+    unit = plan.privacy_unit
+    if unit.kind == "person":
+        return RuleResult("people", PASS, f"One person is identified by {unit.id_column}, with "
+                                          f"at most {unit.max_rows:,} "
+                                          f"row{'' if unit.max_rows == 1 else 's'}.")
+    if rows_are_people_recorded(unit):
+        return RuleResult("people", PASS, "Each row is a different person: your recorded "
+                                          f"decision (“{unit.rows_reason}”).")
+    if not repeating:
+        return RuleResult("people", PASS, "No column repeats like a person's id: each row can "
+                                          "be a different person.")
+    first = repeating[0]
+    more = "".join(f" {r.column} repeats too (up to {r.most:,} rows share a value)."
+                   for r in repeating[1:3])
+    rows = f"{first.most:,} row{'' if first.most == 1 else 's'}"
+    return RuleResult(
+        "people", FAIL,
+        f"{first.column} repeats: up to {first.most:,} rows share a value — is one person "
+        f"several rows?{more}",
+        f"Either choose {first.column} as the person id, with at most {rows} (Data tab, "
+        "\"Who is one person?\"; in the plan file privacy_unit.id_column and max_rows), or "
+        "record that the rows are different people, with a reason (Data tab; in the plan "
+        "file privacy_unit.rows_are_people.reason).",
+        where="privacy_unit",
+        refusal=f"{first.column} repeats like a person's id (up to {first.most:,} rows share a "
+                "value) while each row is taken as a different person: choose it as the "
+                "person id, or record that the rows are different people with a reason "
+                f"(privacy_unit.rows_are_people.reason). {NOTHING_SPENT}")
+
+
+def people_unchecked(plan: Plan) -> str | None:
+    """Without the table, what the ``people`` rule cannot say (None: nothing to say)."""
+    unit = plan.privacy_unit
+    if unit.kind == "person":
+        return None
+    if rows_are_people_recorded(unit):
+        return ("Whether a column of the table repeats like a person's id is checked only "
+                "with the table; the owner's recorded reason is above.")
+    return ("Not checked without the table: whether a column repeats like a person's id (one "
+            "person on several rows, while each row is taken as a person). The owner's "
+            "check with the data (planner-app check PLAN --data TABLE) checks it.")
+
+
 def readiness(plan: Plan, total: Total, measurements: Sequence[Measurement], *,
               ledger: LedgerState | PlannerError | None = None,
               require_approval: bool = False, unit_confirmed: bool | None = None,
@@ -302,7 +360,8 @@ def readiness(plan: Plan, total: Total, measurements: Sequence[Measurement], *,
               policy: Policy | PolicyError | None = None,
               file_datasets: Sequence[str] | None = None,
               known_datasets: Sequence[str] | None = None,
-              trust_ignored: str = "") -> Readiness:
+              trust_ignored: str = "",
+              repeating: Sequence[Repeats] | None = None) -> Readiness:
     """Every release rule for ``plan`` whose inputs are given (see the module docstring).
 
     ``ledger``: the dataset's ledger state, or the error reading it, or None (not consulted).
@@ -315,6 +374,8 @@ def readiness(plan: Plan, total: Total, measurements: Sequence[Measurement], *,
     released as (the same-file rule; None leaves it out); ``known_datasets``: the datasets
     the ledger holds (the dataset-name rule; None leaves it out). ``trust_ignored``: what the
     approval refusal adds when the policy's officers override the caller's --trust keys.
+    ``repeating``: the table's id-like repeating columns (the ``people`` rule); None: no
+    table was read, the rule is left out.
     """
     from .policy_rules import policy_rules
 
@@ -348,6 +409,8 @@ def readiness(plan: Plan, total: Total, measurements: Sequence[Measurement], *,
     out.extend(policy_rules(policy, plan, total, file_datasets=file_datasets,
                             known_datasets=known_datasets))
     out.extend(extra)
+    if repeating is not None:
+        out.append(people_rule(plan, repeating))
     if unit_confirmed is not None:
         out.append(unit_rule(plan, unit_confirmed))
     return Readiness(tuple(out))

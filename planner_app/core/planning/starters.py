@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..data.repeats import id_like_columns
 from ..model import Budget, Dataset, Plan, PrivacyUnit, plan_to_dict
 from ..model.reader import usable_name
 
@@ -80,19 +81,25 @@ def _statistic(col: ColumnInfo) -> dict[str, Any]:
 def starter_from_columns(name: str, table_name: str, columns: Iterable[ColumnInfo]) -> Starter:
     """A starter plan from a table's columns: the number of rows, then a mean of each number
     column, a share of each yes/no column and counts of each other column, the starter budget
-    split evenly. A column that looks like a person id becomes the privacy unit (its
-    max_rows left for the owner), never a statistic."""
+    split evenly. A column whose values repeat like a person's id (``repeats.id_like``), or
+    else one named like an id, becomes the privacy unit (its max_rows left for the owner: a
+    number published with the plan, so never taken from the table), never a statistic."""
     columns = list(columns)
+    repeating = [r.column for r in id_like_columns(c.repeats for c in columns)]
     queries: list[dict[str, Any]] = [
         {"id": "rows", "label": "Number of rows", "kind": "count", "epsilon": None}]
-    queries += [_statistic(col) for col in columns if not looks_like_id(col.name)]
+    queries += [_statistic(col) for col in columns
+                if not looks_like_id(col.name) and col.name not in repeating]
     share = round(STARTER_EPSILON / len(queries), 6)
     for q in queries:
         q["epsilon"] = share
-    ids = [c.name for c in columns if looks_like_id(c.name)]
-    doc = plan_to_dict(empty_plan(name, table_name, ids))
+    # a column whose values repeat like an id first (the data shows one person on several
+    # rows), then a column named like one; its max_rows is the owner's, never the table's
+    ids = list(dict.fromkeys([*repeating, *(c.name for c in columns if looks_like_id(c.name))]))
+    doc = plan_to_dict(empty_plan(name, table_name))
     if ids:  # with an id column, the owner must say how many rows one person may have
-        doc["privacy_unit"]["max_rows"] = None  # (the app's form starts at 1 and asks)
+        # (the app's form starts at 1 and asks)
+        doc["privacy_unit"] = {"kind": "person", "id_column": ids[0], "max_rows": None}
     doc["queries"] = queries
     todo = sum(1 for q in queries if q.get("lower", 0) is None or q.get("categories") == [])
     return Starter(document=doc, to_fill_in=todo, id_column=ids[0] if ids else None)

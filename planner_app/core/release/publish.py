@@ -177,7 +177,8 @@ def synthetic_release_lines(releases: list[QueryRelease]) -> list[str]:
 def readme_text(plan: Plan, record: dict[str, Any]) -> str:
     total = record["total"]
     unit = plan.privacy_unit
-    who = unit_words(unit.kind, unit.id_column, unit.max_rows, detail=True)
+    who = unit_words(unit.kind, unit.id_column, unit.max_rows, detail=True,
+                     rows_reason=unit.rows_reason)
     relation = relation_words(plan.neighbouring)
     signer = recorded_signer(record)  # signed bundles: how a recipient proves who released it
     lines = [

@@ -26,6 +26,7 @@ from ..support.words import (
     KIND_WORDS,
     confidence_percent,
     relation_words,
+    rows_reason_of,
     squared_unit_words,
     statistic_words,
     unit_words,
@@ -96,7 +97,7 @@ def transparency(record: dict[str, Any]) -> list[tuple[str, str]]:
     unit = record["privacy_unit"]
     total = record["total"]
     unit_text = unit_words(unit["kind"], unit.get("id_column"), unit.get("max_rows"),
-                           detail=True)
+                           detail=True, rows_reason=rows_reason_of(unit))
     relation = relation_words(record["neighbouring"])
     delta = total["delta"]
     variant = ("pure ε-differential privacy" if delta == 0 else

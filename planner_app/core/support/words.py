@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
+from typing import Any
 
 # ----------------------------------------------------------------------------- numbers
 
@@ -57,11 +58,15 @@ def rows_per_person(max_rows: int | None) -> str:
 
 
 def unit_words(kind: str, id_column: str | None = None, max_rows: int | None = None,
-               detail: bool = False) -> str:
+               detail: bool = False, rows_reason: str | None = None) -> str:
     """Who one person is (the privacy unit), as one clause without a full stop.
 
-    ``detail`` adds what happens to the extra rows of a person."""
+    ``detail`` adds what happens to the extra rows of a person; ``rows_reason``: the owner's
+    recorded decision that the rows are different people (``rows_are_people``)."""
     if kind != "person":
+        if rows_reason:
+            return ("each row of the table is a different person (the owner's recorded "
+                    f"decision: “{rows_reason}”)")
         return "each row of the table is a different person"
     text = (f"a person is identified by {id_column} and has at most {max_rows} "
             f"row{'s' if max_rows != 1 else ''}")
@@ -73,9 +78,18 @@ def unit_words(kind: str, id_column: str | None = None, max_rows: int | None = N
 def unit_of(unit: object) -> str:
     """``unit_words`` for a PrivacyUnit or its JSON dict."""
     if isinstance(unit, Mapping):
-        return unit_words(str(unit.get("kind")), unit.get("id_column"), unit.get("max_rows"))
+        return unit_words(str(unit.get("kind")), unit.get("id_column"), unit.get("max_rows"),
+                          rows_reason=rows_reason_of(unit))
     return unit_words(getattr(unit, "kind", "row"), getattr(unit, "id_column", None),
-                      getattr(unit, "max_rows", None))
+                      getattr(unit, "max_rows", None),
+                      rows_reason=getattr(unit, "rows_reason", None))
+
+
+def rows_reason_of(unit: Mapping[str, Any]) -> str | None:
+    """The reason of a JSON unit's ``rows_are_people`` decision, if any."""
+    decision = unit.get("rows_are_people")
+    reason = decision.get("reason") if isinstance(decision, Mapping) else None
+    return str(reason) if reason else None
 
 
 def relation_words(relation: str) -> str:

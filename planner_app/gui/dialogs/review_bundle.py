@@ -37,7 +37,7 @@ from ...core.dp.risk import explain
 from ...core.model import Plan, load_plan, plan_digest
 from ...core.planning.check import check_plan
 from ...core.planning.plan_diff import diff_keys, diff_plans
-from ...core.planning.readiness import missing_reasons
+from ...core.planning.readiness import missing_reasons, people_unchecked
 from ...core.records.audit import AuditLog
 from ...core.records.keys import KeyStore, PublicKey, load_public_key
 from ...core.records.review import record_review, review_status_words
@@ -150,6 +150,7 @@ class ReviewDialog(QDialog):
         layout = QVBoxLayout(self)
         unit = plan.privacy_unit
         who = html.escape(unit_of(unit))
+        who += html.escape(f" ({people_unchecked(plan)})" if people_unchecked(plan) else "")
         # the core's pre-release report: totals, accuracy and risk exactly as a release has them
         self.report = report = check_plan(plan, confidence=confidence)
         total = report.total

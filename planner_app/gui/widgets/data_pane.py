@@ -4,6 +4,8 @@ neighbouring relation), each in one plain sentence."""
 
 from __future__ import annotations
 
+from html import escape
+
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -14,6 +16,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMessageBox,
+    QPushButton,
     QRadioButton,
     QSpinBox,
     QSplitter,
@@ -23,6 +26,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...core.data.repeats import (
+    OWNER_ONLY,
+    ROWS_REASON_ASK,
+    WHY_IT_MATTERS,
+    max_rows_hint,
+    repeat_note,
+)
 from ...core.model import MAX_EXPECTED_ROWS, PrivacyUnit
 from ...core.planning.changes import OpChanges
 from ...core.support.errors import InputError
@@ -107,6 +117,17 @@ class DataPane(QWidget):
 
         who = QGroupBox("Who is one person?")
         who_layout = QVBoxLayout(who)
+        # the owner-only note on a column that repeats like an id, and its one-click answer
+        self.repeat_note = QLabel()
+        self.repeat_note.setWordWrap(True)
+        self.repeat_note.setAccessibleName("A column repeats like a person's id")
+        self.use_id = QPushButton()
+        self.use_id.setToolTip("One person is this column's value: every statistic then "
+                               "protects all of a person's rows together")
+        note_row = QHBoxLayout()
+        note_row.addWidget(self.repeat_note, 1)
+        note_row.addWidget(self.use_id)
+        who_layout.addLayout(note_row)
         self.unit_row = QRadioButton("Each row is a person")
         self.unit_person = QRadioButton("A person has up to")
         self.unit_group = QButtonGroup(self)
@@ -125,7 +146,22 @@ class DataPane(QWidget):
         person_row.addWidget(QLabel("identified by"))
         person_row.addWidget(self.id_column, 1)
         who_layout.addWidget(self.unit_row)
+        self.reason_label = QLabel(ROWS_REASON_ASK)
+        self.reason_label.setWordWrap(True)
+        self.rows_reason = QLineEdit()
+        self.rows_reason.setPlaceholderText("Why each row is a different person")
+        self.rows_reason.setAccessibleName("Why each row is a different person")
+        self.record_reason = QPushButton("Record the reason")
+        reason_row = QHBoxLayout()
+        reason_row.addSpacing(24)
+        reason_row.addWidget(self.rows_reason, 1)
+        reason_row.addWidget(self.record_reason)
+        who_layout.addWidget(self.reason_label)
+        who_layout.addLayout(reason_row)
         who_layout.addLayout(person_row)
+        self.max_rows_hint = QLabel()
+        self.max_rows_hint.setWordWrap(True)
+        who_layout.addWidget(self.max_rows_hint)
         self.unit_text = QLabel()
         self.unit_text.setWordWrap(True)
         who_layout.addWidget(self.unit_text)
@@ -151,6 +187,9 @@ class DataPane(QWidget):
             lambda n: self.max_rows.setSuffix(" row" if n == 1 else " rows"))
         self.id_column.currentTextChanged.connect(self._unit_edited)
         self.rel_group.buttonToggled.connect(self._relation_edited)
+        self.use_id.clicked.connect(self._use_id)
+        self.record_reason.clicked.connect(self._reason_edited)
+        self.rows_reason.returnPressed.connect(self._reason_edited)
         self._rows_shown = 0  # the row count the field showed from the plan (or applied)
         self.dataset_name.editingFinished.connect(self._dataset_edited)
         self.expected_rows.editingFinished.connect(self._dataset_edited)
@@ -199,12 +238,39 @@ class DataPane(QWidget):
             unit = PrivacyUnit()
         else:
             return
+        if unit.kind == plan.privacy_unit.kind == "row":
+            return  # the row unit as it is (with its recorded reason, if any)
         if unit != plan.privacy_unit:
             try:
                 self.session.set_privacy_unit(unit)
             except InputError as exc:  # the plan keeps its unit; the pane shows it again
                 QMessageBox.warning(self, "Cannot use this id column", str(exc))
                 self.refresh()
+
+    def _use_id(self) -> None:
+        question = self.session.people_question()
+        if question is None or self.session.plan is None:
+            return
+        try:
+            self.session.use_person_id(question.column)
+        except InputError as exc:  # a synthetic table's column: the plan keeps its unit
+            QMessageBox.warning(self, "Cannot use this id column", str(exc))
+            return
+        self.max_rows.setFocus()  # the number is the owner's to state (it is published)
+        self.max_rows.selectAll()
+
+    def _reason_edited(self) -> None:
+        if self.session.plan is None:
+            return
+        reason = self.rows_reason.text()
+        if not reason.strip():
+            QMessageBox.warning(self, "Say why the rows are different people",
+                                "Write the reason first: it is saved in the plan and shown "
+                                "to your privacy officer.")
+            return
+        self.rows_reason.setModified(False)
+        if " ".join(reason.split()) != self.session.plan.privacy_unit.rows_reason:
+            self.session.set_rows_are_people(reason)
 
     def _dataset_edited(self) -> None:
         plan = self.session.plan
@@ -263,4 +329,31 @@ class DataPane(QWidget):
             self.rel_replace.setChecked(replace_one)
             self.rel_add.setChecked(not replace_one)
             self.rel_text.setText(REL_REPLACE if replace_one else REL_ADD)
+        self._show_people()
         del blockers
+
+    def _show_people(self) -> None:
+        """The owner-only note on a column that repeats like an id, its one-click answer, the
+        reason for rows that are different people, and what the rows per person mean."""
+        question = self.session.people_question()
+        self.repeat_note.setVisible(question is not None)
+        self.use_id.setVisible(question is not None)
+        if question is not None:
+            others = "".join(f" {repeat_note(r)}" for r in self.session.repeating[1:3])
+            self.repeat_note.setText(f"⚠ <b>{escape(repeat_note(question))}</b>"
+                                     f"{escape(others)} {escape(WHY_IT_MATTERS)} "
+                                     f"<i>{escape(OWNER_ONLY)}</i>")
+            self.use_id.setText(f"Use {question.column} as the person id")
+        repeating = {r.column: r for r in self.session.repeating}
+        unit = self.session.plan.privacy_unit if self.session.plan is not None else None
+        asks = unit is not None and unit.kind == "row" and bool(repeating)
+        for w in (self.reason_label, self.rows_reason, self.record_reason):
+            w.setVisible(asks)
+        if unit is not None and not (self.rows_reason.hasFocus()
+                                     and self.rows_reason.isModified()):
+            self.rows_reason.setText(unit.rows_reason or "")
+        shown = unit is not None and unit.kind == "person" and unit.id_column in repeating
+        self.max_rows_hint.setVisible(shown)
+        if shown and unit is not None and unit.id_column is not None:
+            self.max_rows_hint.setText(max_rows_hint(repeating[unit.id_column],
+                                                     unit.max_rows))
