@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from ..core.support.errors import InputError
+from ..core.support.numbers import shown
 from ..core.support.words import confidence_percent
 from .common import (
     EXIT_OK,
@@ -101,9 +102,9 @@ def cmd_check(args: argparse.Namespace) -> int:
                 print(f"    {line}")
     t = data["total"]
     print()
-    print(f"Composed total: ε = {t['epsilon']:.4g}, δ = {t['delta']:.3g} ({t['accountant']} "
+    print(f"Composed total: ε = {shown(t['epsilon'])}, δ = {t['delta']:.3g} ({t['accountant']} "
           f"accountant); fits the budget: {'yes' if data['fits_budget'] else 'NO'}")
-    others = ", ".join(f"{a['accountant']} {a['epsilon']:.4g}" for a in data["alternatives"])
+    others = ", ".join(f"{a['accountant']} {shown(a['epsilon'])}" for a in data["alternatives"])
     print(f"  other accountants: {others}")
     print(data["risk"]["sentence"])
     for w in data["warnings"]:
