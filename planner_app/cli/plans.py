@@ -84,7 +84,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     header = f"{'statistic':<26} {'kind':<19} {'ε':>8} {at:>14}  noise"
     print(header)
     print("-" * len(header))
-    from ..core.dp.accuracy import format_half_width, quantile_words
+    from ..core.dp.accuracy import ROWS_KINDS, format_half_width, quantile_words
 
     for q, qc in zip(data["queries"], report.queries, strict=True):
         acc = q["accuracy"]
@@ -95,6 +95,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"    {q['derivation']}")
         if qc.query.kind == "quantile" and qc.query.quantile is not None:
             print(f"    {quantile_words(acc, qc.query.quantile)}")
+        elif qc.query.kind in ROWS_KINDS and acc.get("half_width") is not None:
+            print(f"    the ± is a {acc['note']}")  # what its row count is of
         if qc.query.kind == "synthetic":  # what its budget buys (dp/synthetic.py)
             from ..core.dp.synthetic import preview, preview_lines
 

@@ -18,10 +18,16 @@ from pathlib import Path
 from typing import Any
 
 from ..dp import risk
-from ..dp.accuracy import format_half_width, quantile_words, useless_warning
+from ..dp.accuracy import ROWS_KINDS, format_half_width, quantile_words, useless_warning
 from ..model.synthetic_plan import stated_epsilon
 from ..planning.preview import Chart
-from ..support.numbers import shown, shown_percent, shown_percent_range, shown_range
+from ..support.numbers import (
+    shown,
+    shown_percent_range,
+    shown_point,
+    shown_range,
+    shown_together,
+)
 from ..support.words import (
     KIND_WORDS,
     confidence_percent,
@@ -52,21 +58,34 @@ def _is_share(row: dict[str, Any]) -> bool:
     return row.get("mechanism") == "randomized_response"
 
 
-def format_value(row: dict[str, Any]) -> str:
-    """A released value as a person reads it: a share in percent (its ± is in points)."""
+def _together(row: dict[str, Any]) -> list[str] | None:
+    """The value, low and high of a row with the same decimals, or None without a value."""
     value = row.get("value")
     if value is None:
-        return "—"
-    return shown_percent(value) if _is_share(row) else shown(value)
+        return None
+    ends = (row.get("low"), row.get("high"))
+    numbers = (value,) + (tuple(ends) if None not in ends else ())
+    if _is_share(row):
+        return shown_together(tuple(100 * float(x) for x in numbers), "%")
+    return shown_together(numbers)
+
+
+def format_value(row: dict[str, Any]) -> str:
+    """A released value as a person reads it (a share in percent; its ± is in points), with
+    the decimals of its interval."""
+    shown_ = _together(row)
+    return "—" if shown_ is None else shown_[0]
 
 
 def format_interval(row: dict[str, Any]) -> str:
-    """Its interval, both ends with the same decimals (the one rule of numbers.py)."""
+    """Its interval, both ends with the decimals of the value (the one rule of numbers.py)."""
     if row.get("low") is None or row.get("high") is None:
         return "—"
-    if _is_share(row):
-        return shown_percent_range(row["low"], row["high"])
-    return shown_range(row["low"], row["high"])
+    shown_ = _together(row)
+    if shown_ is None:
+        return (shown_percent_range(row["low"], row["high"]) if _is_share(row)
+                else shown_range(row["low"], row["high"]))
+    return f"{shown_[1]} to {shown_[2]}"
 
 
 def cell_name(row: dict[str, Any]) -> str:
@@ -255,8 +274,10 @@ def _statistics(record: dict[str, Any]) -> list[dict[str, Any]]:
         else:
             meaning = (f"With {level} confidence the noise added is at most "
                        f"± {rounded(hw)}, so the true value lies in the interval.")
-        if q["kind"] == "randomized_response" and hw is not None:
+        planned = planned_words(q, level)
+        if q["kind"] == "randomized_response" and hw is not None and not planned:
             meaning += f" That is {format_half_width(acc)}."
+        meaning += planned
         useless = useless_warning(query, acc) if query is not None else None
         if useless is not None:
             meaning += f" Note: {useless[0].upper()}{useless[1:]}"
@@ -270,6 +291,20 @@ def _statistics(record: dict[str, Any]) -> list[dict[str, Any]]:
         out.append({"query": q, "rows": shown, "meaning": meaning, "params": params,
                     "more": more})
     return out
+
+
+def planned_words(q: dict[str, Any], level: str) -> str:
+    """For a mean, variance or share of yes: the ± planned before the release and what its
+    row count was of (a group-by's assumes groups of equal size unless the plan states the
+    smallest group's rows); each released interval comes from its own noised count."""
+    acc = q.get("accuracy") or {}
+    if q["kind"] not in ROWS_KINDS or acc.get("half_width") is None or not acc.get("note"):
+        return ""
+    own = (" Each group's interval above comes from its own noised count, so a smaller "
+           "group's is wider." if q.get("cells", 1) > 1 and q["kind"] != "randomized_response"
+           else "")
+    return (f" Planned before the release: {format_half_width(acc)} at {level}, a "
+            f"{acc['note']}.{own}")
 
 
 COMPONENT_WORDS = {"count": "its count", "sum": "its sum", "sumsq": "its sum of squares",
@@ -671,10 +706,7 @@ def result_chart_html(record: dict[str, Any], s: dict[str, Any]) -> str:
     data = base64.b64encode(report_chart_png(chart)).decode()
     unit = "%" if _is_share(s["rows"][0]) else ""
     alt = (f"Chart of {s['query']['label']}: " + "; ".join(
-        f"{m.label} {format_number(m.centre)}{unit}"
-        + (f" ({shown_range(m.low, m.high, unit)})"
-           if m.low is not None and m.high is not None else "")
-        for m in chart.marks))
+        f"{m.label} {shown_point(m.centre, m.low, m.high, unit)}" for m in chart.marks))
     # a div and paragraphs, not <figure>: the app's report viewer (Qt rich text) knows these
     return (f"<div class='chart'><p><img alt='{e(alt)}' src='data:image/png;base64,{data}' "
             f"style='max-width:100%'></p><p class='note'>"

@@ -58,19 +58,34 @@ def _fixed(x: float, places: int) -> str:
     return text
 
 
-def shown_range(low: float, high: float, unit: str = "", digits: int = DIGITS) -> str:
-    """Two ends of an interval with the same decimals, those ``shown`` gives the end with the
-    most (so neither end says more or less than the other): "19.70 to 20.75", "3,764 to
-    3,824", with ``unit`` after each end ("28.30% to 38.67%")."""
-    ends = (float(low), float(high))
-    if not all(math.isfinite(v) for v in ends) or any(abs(v) >= _SCIENTIFIC_FROM
-                                                        for v in ends):
-        return f"{shown(low, digits)}{unit} to {shown(high, digits)}{unit}"
-    places = [decimals(v, digits) for v in ends]
-    if None in places:
-        return f"{shown(low, digits)}{unit} to {shown(high, digits)}{unit}"
+def shown_together(values: tuple[float, ...], unit: str = "",
+                   digits: int = DIGITS) -> list[str]:
+    """Numbers read side by side (a value and its interval) with the same decimals, those
+    ``shown`` gives the one with the most, so none says more or less than the others:
+    (6.8, 6.566, 7.039) -> "6.800", "6.566", "7.039"; ``unit`` after each."""
+    floats = [float(v) for v in values]
+    places = [decimals(v, digits) for v in floats]
+    if (not all(math.isfinite(v) and abs(v) < _SCIENTIFIC_FROM for v in floats)
+            or any(p is None for p in places)):
+        return [f"{shown(v, digits)}{unit}" for v in floats]
     most = max(p for p in places if p is not None)
-    return f"{_fixed(low, most)}{unit} to {_fixed(high, most)}{unit}"
+    return [f"{_fixed(v, most)}{unit}" for v in floats]
+
+
+def shown_range(low: float, high: float, unit: str = "", digits: int = DIGITS) -> str:
+    """Two ends of an interval with the same decimals (``shown_together``): "19.70 to
+    20.75", "3,764 to 3,824", with ``unit`` after each end ("28.30% to 38.67%")."""
+    a, b = shown_together((low, high), unit, digits)
+    return f"{a} to {b}"
+
+
+def shown_point(value: float, low: float | None, high: float | None, unit: str = "",
+                digits: int = DIGITS) -> str:
+    """A value with its interval, all with the same decimals: "6.800 (6.566 to 7.039)"."""
+    if low is None or high is None:
+        return f"{shown(value, digits)}{unit}"
+    v, a, b = shown_together((value, low, high), unit, digits)
+    return f"{v} ({a} to {b})"
 
 
 def shown_percent_range(low: float, high: float, digits: int = DIGITS) -> str:
