@@ -375,9 +375,9 @@ def synthetic_noise_words(q: dict[str, Any], confidence: float) -> str:
     bounds = []
     for kind, words in (("oneway", "each cell of a one-way count"),
                         ("twoway", "each cell of a measured pair's two-way count")):
-        sq = [_sigma_sq(c) for c in q.get("components") or ()
-              if isinstance(c, dict) and str(c.get("name", "")).startswith(kind + ":")]
-        sq = [v for v in sq if v is not None]
+        found = [_sigma_sq(c) for c in q.get("components") or ()
+                 if isinstance(c, dict) and str(c.get("name", "")).startswith(kind + ":")]
+        sq = [v for v in found if v is not None]
         if sq:
             bounds.append(f"± {rounded(discrete_gaussian_half_width(max(sq), confidence))} "
                           f"on {words}")
@@ -607,7 +607,10 @@ def report_pdf(record: dict[str, Any]) -> bytes:
     heading("The numbers")
     para(READING, 9)
     for s in _statistics(record):
-        def statistic(out: Any, s: dict[str, Any] = s) -> None:
+        chart_png_of: dict[str, bytes] = {}  # its chart, made once for both layouts
+
+        def statistic(out: Any, s: dict[str, Any] = s,
+                      drawn: dict[str, bytes] = chart_png_of) -> None:
             q = s["query"]
             heading(q["label"], 11, out)
             para(f"{_what(record, q)}. {s['meaning']}", 9, out)
@@ -619,7 +622,7 @@ def report_pdf(record: dict[str, Any]) -> bytes:
                          clip(r.get("note") or "")) for r in s["rows"]])
             out.ln(1)
             para(f"{s['more']} Parameters: {s['params']}.".strip(), 7.5, out)
-            result_chart_pdf(out, record, s, width)
+            result_chart_pdf(out, record, s, width, drawn)
 
         keep_together(pdf, statistic)
     synthetic = synthetic_paragraphs(record)
@@ -657,8 +660,11 @@ def report_pdf(record: dict[str, Any]) -> bytes:
 
     keep_together(pdf, first)
     for question, answer in items[1:]:
-        keep_together(pdf, lambda out, q=question, a=answer: (heading(q, 9, out),
-                                                               para(a, 8.5, out)))
+        def item(out: Any, q: str = question, a: str = answer) -> None:
+            heading(q, 9, out)
+            para(a, 8.5, out)
+
+        keep_together(pdf, item)
     return bytes(pdf.output())
 
 
@@ -713,18 +719,24 @@ def result_chart_html(record: dict[str, Any], s: dict[str, Any]) -> str:
             f"{e(' '.join(t for t in (chart.caption, chart.more) if t))}</p></div>")
 
 
-def result_chart_pdf(pdf: Any, record: dict[str, Any], s: dict[str, Any], width: float) -> None:
-    """The chart as an image in the PDF, with its caption, on one page."""
+def result_chart_pdf(pdf: Any, record: dict[str, Any], s: dict[str, Any], width: float,
+                     drawn: dict[str, bytes] | None = None) -> None:
+    """The chart as an image in the PDF, with its caption, on one page. ``drawn`` keeps the
+    PNG once made (a block kept together is laid out twice: tried, then drawn)."""
     from ..planning.charts import report_chart_png
 
     chart = result_chart(record, s)
     if chart is None:
         return
+    drawn = {} if drawn is None else drawn
+    png = drawn.get("png")
+    if png is None:
+        png = drawn["png"] = report_chart_png(chart)
     w = min(width, 130.0)
     h = w * (2.4 if chart.shape == "bars" else 1.5) / 6.0  # chart_png's aspect
     if pdf.will_page_break(h + 8):
         pdf.add_page()
-    pdf.image(io.BytesIO(report_chart_png(chart)), w=w, h=h)
+    pdf.image(io.BytesIO(png), w=w, h=h)
     pdf.set_font("DejaVu", "", 7.5)
     pdf.multi_cell(width, 3.75, " ".join(t for t in (chart.caption, chart.more) if t),
                    align="L")
