@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from ..core.support.errors import InputError
+from ..core.support.numbers import shown
 from .common import (
     EXIT_INTERNAL,
     EXIT_LEDGER,
@@ -21,13 +22,14 @@ from .common import (
 
 def _ledger_lines(state) -> list[str]:  # type: ignore[no-untyped-def]
     cap = state.cap
-    lines = [f"{state.dataset}: spent ε = {state.spent.epsilon:.4g}, δ = {state.spent.delta:.3g} "
+    lines = [f"{state.dataset}: spent ε = {shown(state.spent.epsilon)}, "
+             f"δ = {state.spent.delta:.3g} "
              f"({state.spent.accountant}) of the cap ε = {cap.epsilon:g}, δ = {cap.delta:g}"
              f"{' (default cap)' if cap.is_default else ''}; left ε = "
-             f"{state.remaining_epsilon:.4g}, δ = {state.remaining_delta:.3g}; "
+             f"{shown(state.remaining_epsilon)}, δ = {state.remaining_delta:.3g}; "
              f"{len(state.releases)} release(s)"]
     for r in state.releases:
-        lines.append(f"  {r.time}  ε = {r.epsilon:.4g}  δ = {r.delta:.3g}  {r.accountant:<6} "
+        lines.append(f"  {r.time}  ε = {shown(r.epsilon)}  δ = {r.delta:.3g}  {r.accountant:<6} "
                      f"{r.status:<9} {r.file_name}  plan {r.plan_sha256[:12]}")
     return lines
 

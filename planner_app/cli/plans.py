@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from ..core.support.errors import InputError
+from ..core.support.numbers import shown
 from ..core.support.words import confidence_percent
 from .common import (
     EXIT_OK,
@@ -84,7 +85,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     header = f"{'statistic':<26} {'kind':<19} {'ε':>8} {at:>14}  noise"
     print(header)
     print("-" * len(header))
-    from ..core.dp.accuracy import format_half_width, quantile_words
+    from ..core.dp.accuracy import ROWS_KINDS, format_half_width, quantile_words
 
     for q, qc in zip(data["queries"], report.queries, strict=True):
         acc = q["accuracy"]
@@ -95,6 +96,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"    {q['derivation']}")
         if qc.query.kind == "quantile" and qc.query.quantile is not None:
             print(f"    {quantile_words(acc, qc.query.quantile)}")
+        elif qc.query.kind in ROWS_KINDS and acc.get("half_width") is not None:
+            print(f"    the ± is a {acc['note']}")  # what its row count is of
         if qc.query.kind == "synthetic":  # what its budget buys (dp/synthetic.py)
             from ..core.dp.synthetic import preview, preview_lines
 
@@ -102,9 +105,9 @@ def cmd_check(args: argparse.Namespace) -> int:
                 print(f"    {line}")
     t = data["total"]
     print()
-    print(f"Composed total: ε = {t['epsilon']:.4g}, δ = {t['delta']:.3g} ({t['accountant']} "
+    print(f"Composed total: ε = {shown(t['epsilon'])}, δ = {t['delta']:.3g} ({t['accountant']} "
           f"accountant); fits the budget: {'yes' if data['fits_budget'] else 'NO'}")
-    others = ", ".join(f"{a['accountant']} {a['epsilon']:.4g}" for a in data["alternatives"])
+    others = ", ".join(f"{a['accountant']} {shown(a['epsilon'])}" for a in data["alternatives"])
     print(f"  other accountants: {others}")
     print(data["risk"]["sentence"])
     for w in data["warnings"]:

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from ..core.support.errors import InputError
+from ..core.support.numbers import shown
 from .common import (
     EXIT_INPUT,
     EXIT_INTERNAL,
@@ -81,10 +82,10 @@ def cmd_release(args: argparse.Namespace) -> int:
         return EXIT_OK
     t = result.report.total
     print(f"Released {len(plan.queries)} statistics of {plan.dataset.name!r} to "
-          f"{result.bundle_path} (ε = {t.epsilon:.4g}, δ = {t.delta:.3g}, {t.accountant}).")
-    print(f"Lifetime budget of {state.dataset!r}: spent ε = {state.spent.epsilon:.4g} of "
+          f"{result.bundle_path} (ε = {shown(t.epsilon)}, δ = {t.delta:.3g}, {t.accountant}).")
+    print(f"Lifetime budget of {state.dataset!r}: spent ε = {shown(state.spent.epsilon)} of "
           f"{state.cap.epsilon:g}{' (default cap)' if state.cap.is_default else ''}; "
-          f"ε = {state.remaining_epsilon:.4g} left.")
+          f"ε = {shown(state.remaining_epsilon)} left.")
     for line in synthetic_release_lines(result.releases):
         print(line)
     approval = result.report.readiness.get("approval") if result.report.readiness else None

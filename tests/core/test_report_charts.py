@@ -17,7 +17,12 @@ from planner_app.core.records.review import review
 from planner_app.core.release import report
 from planner_app.core.release.bundle import read_bundle
 from planner_app.core.release.publish import publish
-from planner_app.core.release.report import format_number, report_html, report_pdf
+from planner_app.core.release.report import (
+    format_interval,
+    format_value,
+    report_html,
+    report_pdf,
+)
 from planner_app.core.support.home import app_home
 from planner_app.core.support.resources import demo_plan_path
 from tests.conftest import DEMO_TABLE
@@ -49,15 +54,10 @@ def test_the_html_draws_every_statistic_with_its_released_interval(record) -> No
         assert png.startswith(b"\x89PNG")
         assert alt.startswith(f"Chart of {q['label']}:")
         rows = [r for r in record["results"] if r["query_id"] == q["id"]]
-        share = q["kind"] == "randomized_response"
-
-        def shown(x: float, share: bool = share) -> str:  # as the report's table writes it
-            return f"{format_number(100 * x)}%" if share else format_number(x)
-
-        for r in rows:  # every released value and interval, as release.json has them
-            assert f"{shown(r['value'])}" in alt, q["id"]
+        for r in rows:  # every released value and interval, as the report's table writes it
+            assert format_value(r) in alt, q["id"]
             if r["low"] is not None:
-                assert f"({shown(r['low'])} to {shown(r['high'])})" in alt, q["id"]
+                assert f"{format_value(r)} ({format_interval(r)})" in alt, q["id"]
 
 
 def test_the_pdf_carries_a_chart_per_statistic(record) -> None:  # type: ignore[no-untyped-def]

@@ -128,6 +128,40 @@ def expected_count(query: Query, plan: Plan) -> float | None:
     return plan.dataset.expected_rows / groups
 
 
+ROWS_KINDS = ("mean", "variance", "randomized_response")  # a ± for a stated row count
+
+
+def rows_basis(query: Query, plan: Plan, n: float, noun: str = "rows") -> str:
+    """What the row count behind a mean's, variance's or share's ± is of, after "for": the
+    statistic's stated expected_count (for a group-by: the smallest group), or the table's
+    expected_rows, then said plainly to count the rows a filter or a missing cell leaves out,
+    and, split over a group-by's groups, to assume groups of equal size. Public parameters
+    only: the words go into release.json."""
+    count = f"about {format_number(n)} {noun}"
+    if query.expected_count is not None:
+        if query.group_by is not None:
+            return (f"a group of {count}, the smallest group as the plan states it "
+                    "(expected_count); a larger group's ± is smaller")
+        return f"{count}, as the plan states them (expected_count)"
+    left_out = []
+    if query.where:
+        left_out.append("rows its filter leaves out")
+    if query.column is not None and query.missing.policy == "drop":
+        left_out.append(f"rows where {query.column} is missing")
+    counting = f", {' and '.join(left_out)} included" if left_out else ""
+    rows = plan.dataset.expected_rows
+    if query.group_by is not None:
+        groups = len(query.group_by.keys)
+        return (f"{count} a group (the table's about {format_number(rows or 0)} rows split "
+                f"evenly over its {groups} groups{counting}). This assumes groups of equal "
+                "size: a smaller group's ± is wider; state the smallest group's rows as "
+                "expected_count")
+    if not left_out:
+        return f"{count} (the table's rows)"
+    return (f"{count} (the table's rows{counting}: with fewer rows the ± is wider; state "
+            "the rows it uses as expected_count)")
+
+
 def ratio_error(hw_num: float, bound: float, hw_count: float, n: float) -> float:
     """Worst error of S~/N~ when |S/N| <= bound, |S~-S| <= hw_num, |N~-N| <= hw_count."""
     if n - hw_count <= 0:
@@ -176,10 +210,10 @@ def accuracy_for(query: Query, plan: Plan, confidence: float = DEFAULT_CONFIDENC
         if query.kind == "mean":
             cap = (grid.hi - grid.lo) * grid.step
             return Accuracy(confidence, min(mean_half_width(parts, n, alpha), cap), "value",
-                            f"guaranteed bound for about {n:g} rows")
+                            f"guaranteed bound for {rows_basis(query, plan, n)}")
         radius = grid.radius * grid.step
         return Accuracy(confidence, min(variance_half_width(parts, n, alpha), radius * radius),
-                        "squared", f"guaranteed bound for about {n:g} rows")
+                        "squared", f"guaranteed bound for {rows_basis(query, plan, n)}")
     if query.kind == "quantile":
         m = ms[0]
         points = grid_for(query).points
@@ -190,7 +224,7 @@ def accuracy_for(query: Query, plan: Plan, confidence: float = DEFAULT_CONFIDENC
             n = None
         note = "rank error"
         if n is not None:
-            note += f" (about {100 * ranks / n:.3g}% of {n:g} rows)"
+            note += f" (about {format_number(100 * ranks / n)}% of {format_number(n)} rows)"
         return Accuracy(confidence, ranks, "rank", note, rows=n)
     if query.kind == "randomized_response":
         m = next(m for m in ms if m.component.name == "answers")
@@ -203,9 +237,9 @@ def accuracy_for(query: Query, plan: Plan, confidence: float = DEFAULT_CONFIDENC
             return Accuracy(confidence, None, "share", NEEDS_ROWS)
         hw = rr_half_width(n, m.truth, count, confidence)
         what = ("" if count is None or count.mechanism == "none"
-                else " (with the error of their noised number)")
+                else ", with the error of the noised number of answers,")
         return Accuracy(confidence, hw, "share",
-                        f"Hoeffding bound for about {n:g} answers{what}")
+                        f"Hoeffding bound{what} for {rows_basis(query, plan, n, 'answers')}")
     if query.kind == "synthetic":  # the noise of one cell of a one-way marginal
         hw = measurement_half_width(ms[0], confidence)
         return Accuracy(confidence, float(hw), "count",

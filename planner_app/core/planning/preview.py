@@ -26,6 +26,7 @@ from ..dp.accuracy import (
     shown_unit,
 )
 from ..model import Plan, Query
+from ..support.numbers import shown_point
 from ..support.words import confidence_percent
 
 MAX_PREVIEW_CELLS = 24  # bars drawn in one chart; the rest have the same ± (a note says so)
@@ -253,9 +254,7 @@ def release_chart(query: dict[str, Any], rows: list[dict[str, Any]],
     if not bars and marks:
         m = marks[0]
         unit = "%" if share else ""
-        point = f"{format_number_short(m.centre)}{unit}" + (
-            f" ({format_number_short(m.low)}{unit} to {format_number_short(m.high)}{unit})"
-            if m.low is not None and m.high is not None else "")
+        point = shown_point(m.centre, m.low, m.high, unit)
     # a count or a sum on a line that starts at 0 shows how large its interval is
     extent = span if span is not None or bars or kind not in ("count", "sum") else (0.0, 0.0)
     return Chart("bars" if bars else "line", marks, label, span, _limits(marks, extent, bars),

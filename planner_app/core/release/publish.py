@@ -53,6 +53,7 @@ from ..records.review import approval_status
 from ..support.errors import InputError, PlannerError
 from ..support.files import OutputLock, atomic_write_bytes, check_output
 from ..support.home import AppHome
+from ..support.numbers import shown
 from ..support.words import relation_words, synth_released_line, unit_words
 from .bundle import (
     AUDIT,
@@ -206,14 +207,15 @@ def readme_text(plan: Plan, record: dict[str, Any]) -> str:
         f"The unit of privacy: {who}. {relation[0].upper() + relation[1:]}.",
         "",
         "WHAT THE PRIVACY BUDGET MEANS",
-        f"This release spent epsilon = {total['epsilon']:.4g} and delta = {total['delta']:.3g} "
-        f"({total['accountant']} accounting).",
+        f"This release spent epsilon = {shown(total['epsilon'])} and delta = "
+        f"{total['delta']:.3g} ({total['accountant']} accounting).",
         record["risk"]["sentence"],
         record["risk"]["out_of_100"],
         record["risk"]["delta"],
         "",
         "FILES",
-        "results.csv     one row per released number, with its interval",
+        "results.csv     one row per released number, with its interval: exact, unrounded",
+        "                values (the report and the app round them to 4 significant digits)",
         "release.json    the full record: plan, sensitivities, noise, epsilon and delta, accuracy,",
         "                totals, the dataset's lifetime budget after this release",
         "plan.json       the plan as released",

@@ -18,10 +18,17 @@ from pathlib import Path
 from typing import Any
 
 from ..dp import risk
-from ..dp.accuracy import format_half_width, quantile_words, useless_warning
+from ..dp.accuracy import ROWS_KINDS, format_half_width, quantile_words, useless_warning
 from ..model.synthetic_plan import stated_epsilon
 from ..planning.preview import Chart
 from ..support.fonts import REPORT_FONTS, drawable_text
+from ..support.numbers import (
+    shown,
+    shown_percent_range,
+    shown_point,
+    shown_range,
+    shown_together,
+)
 from ..support.words import (
     KIND_WORDS,
     confidence_percent,
@@ -45,32 +52,42 @@ RESULTS_FILE = "results.csv"
 
 
 def format_number(x: Any) -> str:
-    if x is None:
-        return "—"
-    if isinstance(x, int) or (isinstance(x, float) and x.is_integer() and abs(x) < 1e15):
-        return f"{int(x):,}"
-    return f"{x:,.6g}"
+    """A released number as a person reads it (numbers.shown), "—" for none."""
+    return "—" if x is None else shown(x)
 
 
 def _is_share(row: dict[str, Any]) -> bool:
     return row.get("mechanism") == "randomized_response"
 
 
-def _percent(x: Any) -> str:
-    return "—" if x is None else f"{100 * float(x):.4g}%"
+def _together(row: dict[str, Any]) -> list[str] | None:
+    """The value, low and high of a row with the same decimals, or None without a value."""
+    value = row.get("value")
+    if value is None:
+        return None
+    ends = (row.get("low"), row.get("high"))
+    numbers = (value,) + (tuple(ends) if None not in ends else ())
+    if _is_share(row):
+        return shown_together(tuple(100 * float(x) for x in numbers), "%")
+    return shown_together(numbers)
 
 
 def format_value(row: dict[str, Any]) -> str:
-    """A released value as a person reads it: a share in percent (its ± is in points)."""
-    return _percent(row.get("value")) if _is_share(row) else format_number(row.get("value"))
+    """A released value as a person reads it (a share in percent; its ± is in points), with
+    the decimals of its interval."""
+    shown_ = _together(row)
+    return "—" if shown_ is None else shown_[0]
 
 
 def format_interval(row: dict[str, Any]) -> str:
+    """Its interval, both ends with the decimals of the value (the one rule of numbers.py)."""
     if row.get("low") is None or row.get("high") is None:
         return "—"
-    if _is_share(row):
-        return f"{_percent(row['low'])} to {_percent(row['high'])}"
-    return f"{format_number(row['low'])} to {format_number(row['high'])}"
+    shown_ = _together(row)
+    if shown_ is None:
+        return (shown_percent_range(row["low"], row["high"]) if _is_share(row)
+                else shown_range(row["low"], row["high"]))
+    return f"{shown_[1]} to {shown_[2]}"
 
 
 def cell_name(row: dict[str, Any]) -> str:
@@ -143,8 +160,8 @@ def transparency(record: dict[str, Any]) -> list[tuple[str, str]]:
     return [
         ("Unit of privacy", unit_text),
         ("Neighbouring datasets", relation),
-        ("Privacy parameters", f"ε = {total['epsilon']:.6g}, δ = {delta:.3g}"
-         + (f", ρ = {total['rho']:.6g}" if total.get("rho") is not None else "")),
+        ("Privacy parameters", f"ε = {shown(total['epsilon'])}, δ = {delta:.3g}"
+         + (f", ρ = {shown(total['rho'])}" if total.get("rho") is not None else "")),
         ("Differential privacy variant", variant),
         ("Model", "central: the data owner's computer adds the noise"
          + ("; in the randomized-response statistics each answer is also randomized on its "
@@ -154,8 +171,8 @@ def transparency(record: dict[str, Any]) -> list[tuple[str, str]]:
          " (exact discrete samplers, randomness from the operating system's secure generator)"),
         ("One or many releases", f"release {ledger.get('releases_of_dataset', '?')} of dataset "
          f"{record['dataset']['name']!r}; its lifetime budget after this release: ε = "
-         f"{ledger['spent']['epsilon']:.4g} spent of {ledger['cap']['epsilon']:g}, "
-         f"{ledger['remaining']['epsilon']:.4g} left"),
+         f"{shown(ledger['spent']['epsilon'])} spent of {shown(ledger['cap']['epsilon'])}, "
+         f"{shown(ledger['remaining']['epsilon'])} left"),
         ("Accounting and composition", f"{accountant}; the cells of a histogram or group-by are "
          "disjoint and composed in parallel; each statistic's share of ε is listed above"),
         ("Pre-processing: contribution bounding", unit_text),
@@ -205,7 +222,7 @@ def chart_png(epsilon: float, prior: float = 0.5) -> bytes:
     ax.set_ylim(0, 1)
     ax.set_xlabel("Attacker's belief before the release")
     ax.set_ylabel("Belief after, at most / at least")
-    ax.set_title(f"What ε = {epsilon:.3g} allows an attacker to learn", fontsize=10)
+    ax.set_title(f"What ε = {shown(epsilon)} allows an attacker to learn", fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.legend(loc="lower right", fontsize=8)
     fig.subplots_adjust(left=0.11, right=0.97, top=0.9, bottom=0.14)
@@ -254,19 +271,19 @@ def _statistics(record: dict[str, Any]) -> list[dict[str, Any]]:
             if q["kind"] == "variance":  # its accuracy too is in the column's unit squared
                 meaning += (f" A variance is in {squared_unit_words(q.get('column'))}: "
                             f"so is its interval, {format_half_width(acc)}.")
+        elif q["kind"] == "synthetic":
+            meaning = synthetic_noise_words(q, confidence)
         else:
             meaning = (f"With {level} confidence the noise added is at most "
                        f"± {rounded(hw)}, so the true value lies in the interval.")
-        if q["kind"] == "randomized_response" and hw is not None:
+        planned = planned_words(q, level)
+        if q["kind"] == "randomized_response" and hw is not None and not planned:
             meaning += f" That is {format_half_width(acc)}."
+        meaning += planned
         useless = useless_warning(query, acc) if query is not None else None
         if useless is not None:
             meaning += f" Note: {useless[0].upper()}{useless[1:]}"
-        params = (f"{q['mechanism'].replace('_', ' ')} mechanism, ε = {stated_epsilon(q):.4g}"
-                  + (f", δ = {q['delta']:g}" if q.get("delta") else "")
-                  + (f", noise scale {rounded(q['scale'])}" if q.get("scale") else "")
-                  + (f", σ = {rounded(q['sigma'])}" if q.get("sigma") else "")
-                  + f", sensitivity {rounded(q['sensitivity'])}")
+        params = parameter_words(q)
         rows = rows_by_query.get(q["id"], [])
         shown = largest(rows, smallest=REPORT_SMALLEST)
         top = len(shown) - REPORT_SMALLEST
@@ -276,6 +293,113 @@ def _statistics(record: dict[str, Any]) -> list[dict[str, Any]]:
         out.append({"query": q, "rows": shown, "meaning": meaning, "params": params,
                     "more": more})
     return out
+
+
+def planned_words(q: dict[str, Any], level: str) -> str:
+    """For a mean, variance or share of yes: the ± planned before the release and what its
+    row count was of (a group-by's assumes groups of equal size unless the plan states the
+    smallest group's rows); each released interval comes from its own noised count."""
+    acc = q.get("accuracy") or {}
+    if q["kind"] not in ROWS_KINDS or acc.get("half_width") is None or not acc.get("note"):
+        return ""
+    own = (" Each group's interval above comes from its own noised count, so a smaller "
+           "group's is wider." if q.get("cells", 1) > 1 and q["kind"] != "randomized_response"
+           else "")
+    return (f" Planned before the release: {format_half_width(acc)} at {level}, a "
+            f"{acc['note']}.{own}")
+
+
+COMPONENT_WORDS = {"count": "its count", "sum": "its sum", "sumsq": "its sum of squares",
+                   "cells": "each cell", "answers": "the answers", "rank": "the rank"}
+
+
+def _noised(c: dict[str, Any]) -> bool:
+    return bool(c.get("scale") or c.get("sigma"))
+
+
+def _noise_words(c: dict[str, Any]) -> str:
+    return (f"noise scale {rounded(c['scale'])}" if c.get("scale")
+            else f"σ = {rounded(c['sigma'])}")
+
+
+def parameter_words(q: dict[str, Any]) -> str:
+    """A statistic's mechanism, ε and the noise of every one of its measurements (a mean has
+    a noised sum and a noised count: both are listed, each with its sensitivity)."""
+    head = (f"{q['mechanism'].replace('_', ' ')} mechanism, ε = {shown(stated_epsilon(q))}"
+            + (f", δ = {q['delta']:g}" if q.get("delta") else ""))
+    components = [c for c in q.get("components") or () if isinstance(c, dict)]
+    if q["kind"] == "synthetic":
+        return head + "; " + "; ".join(_synthetic_parts(components))
+    noised = [c for c in components if _noised(c)]
+    if len(noised) < 2:
+        other = ""
+        if noised and not (q.get("scale") or q.get("sigma")):
+            name = ("the number of answers" if q["kind"] == "randomized_response"
+                    else COMPONENT_WORDS.get(noised[0]["name"], noised[0]["name"]))
+            other = f", {name}: {_noise_words(noised[0])}"
+        return (head + (f", noise scale {rounded(q['scale'])}" if q.get("scale") else "")
+                + (f", σ = {rounded(q['sigma'])}" if q.get("sigma") else "") + other
+                + f", sensitivity {rounded(q['sensitivity'])}")
+    parts = []
+    for c in noised:
+        norm = c.get("sensitivity_l2") if c.get("sigma") else c.get("sensitivity_l1")
+        parts.append(f"{COMPONENT_WORDS.get(c['name'], c['name'])}: {_noise_words(c)}"
+                     + (f", sensitivity {rounded(norm)}" if norm is not None else ""))
+    return head + "; " + "; ".join(parts)
+
+
+def _synthetic_parts(components: list[dict[str, Any]]) -> list[str]:
+    """A synthetic table's measurements, alike ones together: the one-way counts, the pairs'
+    counts, the rounds choosing the pairs."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for c in components:
+        groups.setdefault(str(c.get("name", "")).partition(":")[0], []).append(c)
+    out = []
+    for kind, words in (("oneway", "one-way counts"), ("twoway", "two-way counts")):
+        sigmas = sorted({float(c["sigma"]) for c in groups.get(kind, ()) if c.get("sigma")})
+        if sigmas:
+            out.append(f"{words} ({len(groups[kind])}): σ = "
+                       + " to ".join(rounded(v) for v in (sigmas[0], sigmas[-1])[:len(sigmas)])
+                       + " a cell")
+    rounds = groups.get("select", [])
+    if rounds:
+        out.append(f"choosing the pairs ({len(rounds)} rounds, exponential mechanism): "
+                   f"ε = {shown(float(rounds[0].get('epsilon') or 0))} a round")
+    return out
+
+
+def synthetic_noise_words(q: dict[str, Any], confidence: float) -> str:
+    """What the noise of a synthetic table's counts is at most, for its one-way cells and for
+    its measured pairs' cells, each from its own σ (the larger σ of each kind)."""
+    from ..dp.accuracy import discrete_gaussian_half_width
+
+    level = confidence_percent(confidence)
+    bounds = []
+    for kind, words in (("oneway", "each cell of a one-way count"),
+                        ("twoway", "each cell of a measured pair's two-way count")):
+        found = [_sigma_sq(c) for c in q.get("components") or ()
+                 if isinstance(c, dict) and str(c.get("name", "")).startswith(kind + ":")]
+        sq = [v for v in found if v is not None]
+        if sq:
+            bounds.append(f"± {rounded(discrete_gaussian_half_width(max(sq), confidence))} "
+                          f"on {words}")
+    if not bounds:
+        return "The counts it was fitted to are noised; see its parameters below."
+    return (f"With {level} confidence the noise added to the counts it was fitted to is at "
+            f"most {' and '.join(bounds)}.")
+
+
+def _sigma_sq(c: dict[str, Any]) -> float | None:
+    from fractions import Fraction
+
+    steps, step = c.get("sigma_sq_steps"), c.get("step") or 1
+    if isinstance(steps, str):
+        try:
+            return float(Fraction(steps)) * float(step) ** 2
+        except (ValueError, ZeroDivisionError):
+            return None
+    sigma = c.get("sigma")
+    return float(sigma) ** 2 if isinstance(sigma, (int, float)) else None
 
 
 def _what(record: dict[str, Any], q: dict[str, Any]) -> str:
@@ -375,7 +499,7 @@ def report_html(record: dict[str, Any]) -> str:
         q = s["query"]
         parts.append(f"<h3>{e(q['label'])}</h3><p>{e(_what(record, q))}. {e(s['meaning'])}</p>")
         parts.append("<table><tr><th>Cell</th><th>Value</th><th>Interval "
-                     f"({record['confidence']:.0%})</th><th>Note</th></tr>")
+                     f"({confidence_percent(record['confidence'])})</th><th>Note</th></tr>")
         for r in s["rows"]:
             parts.append(f"<tr><td>{e(cell_name(r))}</td><td class='num'>{e(format_value(r))}"
                          f"</td><td class='num'>{e(format_interval(r))}</td><td class='note'>"
@@ -393,11 +517,11 @@ def report_html(record: dict[str, Any]) -> str:
         parts.append(f"<p class='note'>{e(charts_left_out(record))}</p>")
     parts += [
         "<h2>The privacy guarantee</h2>",
-        f"<p>This release spent <b>ε = {total['epsilon']:.4g}</b>, δ = {total['delta']:.3g} "
+        f"<p>This release spent <b>ε = {shown(total['epsilon'])}</b>, δ = {total['delta']:.3g} "
         f"({e(total['accountant'])} accounting).</p>",
         f"<p>{e(risk['sentence'])} {e(risk.get('lower', ''))}</p>",
         f"<p>{e(risk.get('out_of_100', ''))} {e(risk.get('delta', ''))}</p>",
-        f"<img alt='Posterior against prior for ε = {total['epsilon']:.3g}' "
+        f"<img alt='Posterior against prior for ε = {shown(total['epsilon'])}' "
         f"src='data:image/png;base64,{chart}' style='max-width:100%'>",
         "<h2>Transparency</h2><table>",
     ]
@@ -426,6 +550,21 @@ def table_rows(pdf: Any, widths: tuple[float, ...], aligns: tuple[str, ...],
         with pdf.table(col_widths=widths, text_align=aligns, line_height=size * 0.54,
                        first_row_as_headings=False) as table:
             table.row(cells)
+
+
+def keep_together(pdf: Any, draw: Any) -> None:
+    """Draw a block (``draw(out)``) on the current page, or on a new one when it does not fit
+    there but fits a page of its own; a block taller than a page starts where it is and
+    flows on (so no page is left half empty for it)."""
+    with pdf.offset_rendering() as dry:
+        page = dry.page
+        dry.set_y(pdf.t_margin)
+        draw(dry)
+        height = dry.y - pdf.t_margin if dry.page == page else None
+    if height is not None and height <= pdf.page_break_trigger - pdf.t_margin \
+            and pdf.will_page_break(height):
+        pdf.add_page()
+    draw(pdf)
 
 
 def _font_dir() -> Path:
@@ -458,15 +597,15 @@ def report_pdf(record: dict[str, Any]) -> bytes:
     pdf.add_page()
     width = pdf.w - pdf.l_margin - pdf.r_margin
 
-    def heading(text: str, size: float = 14) -> None:
-        pdf.set_font("DejaVu", "B", size)
-        pdf.multi_cell(width, size * 0.55, text)
-        pdf.ln(1)
+    def heading(text: str, size: float = 14, out: Any = pdf) -> None:
+        out.set_font("DejaVu", "B", size)
+        out.multi_cell(width, size * 0.55, text)
+        out.ln(1)
 
-    def para(text: str, size: float = 10) -> None:
-        pdf.set_font("DejaVu", "", size)
-        pdf.multi_cell(width, size * 0.5, text, align="L")
-        pdf.ln(1.5)
+    def para(text: str, size: float = 10, out: Any = pdf) -> None:
+        out.set_font("DejaVu", "", size)
+        out.multi_cell(width, size * 0.5, text, align="L")
+        out.ln(1.5)
 
     heading(f"Differentially private release: {record['dataset']['name']}", 16)
     para(f"Release {record['release_id']}, {record['created_utc']} (UTC), planner-app "
@@ -474,16 +613,24 @@ def report_pdf(record: dict[str, Any]) -> bytes:
     heading("The numbers")
     para(READING, 9)
     for s in _statistics(record):
-        q = s["query"]
-        heading(q["label"], 11)
-        para(f"{_what(record, q)}. {s['meaning']}", 9)
-        widths = (0.28 * width, 0.16 * width, 0.26 * width, 0.30 * width)  # notes wrap
-        table_rows(pdf, widths, ("LEFT", "RIGHT", "RIGHT", "LEFT"),
-                   [("Cell", "Value", f"Interval ({record['confidence']:.0%})", "Note")] +
-                   [(clip(cell_name(r)), format_value(r), format_interval(r),
-                     clip(r.get("note") or "")) for r in s["rows"]])
-        para(f"{s['more']} Parameters: {s['params']}.".strip(), 7.5)
-        result_chart_pdf(pdf, record, s, width)
+        chart_png_of: dict[str, bytes] = {}  # its chart, made once for both layouts
+
+        def statistic(out: Any, s: dict[str, Any] = s,
+                      drawn: dict[str, bytes] = chart_png_of) -> None:
+            q = s["query"]
+            heading(q["label"], 11, out)
+            para(f"{_what(record, q)}. {s['meaning']}", 9, out)
+            widths = (0.28 * width, 0.16 * width, 0.26 * width, 0.30 * width)  # notes wrap
+            table_rows(out, widths, ("LEFT", "RIGHT", "RIGHT", "LEFT"),
+                       [("Cell", "Value",
+                         f"Interval ({confidence_percent(record['confidence'])})", "Note")] +
+                       [(clip(cell_name(r)), format_value(r), format_interval(r),
+                         clip(r.get("note") or "")) for r in s["rows"]])
+            out.ln(1)
+            para(f"{s['more']} Parameters: {s['params']}.".strip(), 7.5, out)
+            result_chart_pdf(out, record, s, width, drawn)
+
+        keep_together(pdf, statistic)
     synthetic = synthetic_paragraphs(record)
     if synthetic:
         heading("Synthetic tables")
@@ -493,19 +640,37 @@ def report_pdf(record: dict[str, Any]) -> bytes:
         para(statistics_left_out(record), 9)
     if charts_left_out(record):
         para(charts_left_out(record), 9)
-    heading("The privacy guarantee")
-    para(f"This release spent ε = {total['epsilon']:.4g}, δ = {total['delta']:.3g} "
-         f"({total['accountant']} accounting).")
-    para(f"{risk['sentence']} {risk.get('lower', '')}")
+
+    def guarantee(out: Any) -> None:
+        heading("The privacy guarantee", out=out)
+        para(f"This release spent ε = {shown(total['epsilon'])}, δ = {total['delta']:.3g} "
+             f"({total['accountant']} accounting).", out=out)
+        para(f"{risk['sentence']} {risk.get('lower', '')}", out=out)
+
+    keep_together(pdf, guarantee)
     para(f"{risk.get('out_of_100', '')} {risk.get('delta', '')}")
-    pdf.image(io.BytesIO(chart_png(total["epsilon"])), w=min(width, 150))
-    pdf.add_page()
-    heading("Transparency")
-    # question and answer as flowing paragraphs: a long answer continues on the next page
-    # (a table row must fit on one page, and raised "row too high" after the charge)
-    for question, answer in transparency(record):
-        heading(question, 9)
-        para(answer, 8.5)
+    side = min(width, 120)
+    if pdf.will_page_break(side * 3.8 / 6):  # chart_png's aspect
+        pdf.add_page()
+    pdf.image(io.BytesIO(chart_png(total["epsilon"])), w=side)
+    pdf.ln(4)
+    # the heading is kept with its first question; the answers flow on from there (a long
+    # answer continues on the next page: a table row must fit on one page, and raised "row
+    # too high" after the charge)
+    items = transparency(record)
+
+    def first(out: Any) -> None:
+        heading("Transparency", out=out)
+        heading(items[0][0], 9, out)
+        para(items[0][1], 8.5, out)
+
+    keep_together(pdf, first)
+    for question, answer in items[1:]:
+        def item(out: Any, q: str = question, a: str = answer) -> None:
+            heading(q, 9, out)
+            para(a, 8.5, out)
+
+        keep_together(pdf, item)
     return bytes(pdf.output())
 
 
@@ -553,28 +718,31 @@ def result_chart_html(record: dict[str, Any], s: dict[str, Any]) -> str:
     data = base64.b64encode(report_chart_png(chart)).decode()
     unit = "%" if _is_share(s["rows"][0]) else ""
     alt = (f"Chart of {s['query']['label']}: " + "; ".join(
-        f"{m.label} {format_number(m.centre)}{unit}"
-        + (f" ({format_number(m.low)}{unit} to {format_number(m.high)}{unit})"
-           if m.low is not None and m.high is not None else "")
-        for m in chart.marks))
+        f"{m.label} {shown_point(m.centre, m.low, m.high, unit)}" for m in chart.marks))
     # a div and paragraphs, not <figure>: the app's report viewer (Qt rich text) knows these
     return (f"<div class='chart'><p><img alt='{e(alt)}' src='data:image/png;base64,{data}' "
             f"style='max-width:100%'></p><p class='note'>"
             f"{e(' '.join(t for t in (chart.caption, chart.more) if t))}</p></div>")
 
 
-def result_chart_pdf(pdf: Any, record: dict[str, Any], s: dict[str, Any], width: float) -> None:
-    """The chart as an image in the PDF, with its caption, on one page."""
+def result_chart_pdf(pdf: Any, record: dict[str, Any], s: dict[str, Any], width: float,
+                     drawn: dict[str, bytes] | None = None) -> None:
+    """The chart as an image in the PDF, with its caption, on one page. ``drawn`` keeps the
+    PNG once made (a block kept together is laid out twice: tried, then drawn)."""
     from ..planning.charts import report_chart_png
 
     chart = result_chart(record, s)
     if chart is None:
         return
-    w = min(width, 150.0)
+    drawn = {} if drawn is None else drawn
+    png = drawn.get("png")
+    if png is None:
+        png = drawn["png"] = report_chart_png(chart)
+    w = min(width, 130.0)
     h = w * (2.4 if chart.shape == "bars" else 1.5) / 6.0  # chart_png's aspect
     if pdf.will_page_break(h + 8):
         pdf.add_page()
-    pdf.image(io.BytesIO(report_chart_png(chart)), w=w, h=h)
+    pdf.image(io.BytesIO(png), w=w, h=h)
     pdf.set_font("DejaVu", "", 7.5)
     pdf.multi_cell(width, 3.75, " ".join(t for t in (chart.caption, chart.more) if t),
                    align="L")

@@ -14,6 +14,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from .numbers import DIGITS, shown
+
 # ----------------------------------------------------------------------------- numbers
 
 
@@ -22,23 +24,9 @@ def confidence_percent(confidence: float) -> str:
     return f"{round(100 * float(confidence), 4):g}%"
 
 
-def format_number(x: float, digits: int = 4) -> str:
-    """A number as a person reads it: whole numbers in full with thousands separators, other
-    numbers to ``digits`` significant digits (20.5322265625 -> "20.53"), numbers of 10,000
-    and more without decimals, no scientific notation between 0.0001 and 10¹⁵."""
-    if isinstance(x, bool):
-        return str(x)
-    if not math.isfinite(x):
-        return "unbounded" if x > 0 else ("-unbounded" if x < 0 else "not a number")
-    if float(x).is_integer() and abs(x) < 1e15:
-        return f"{int(x):,}"
-    if abs(x) >= 1e4:
-        return f"{x:,.0f}" if abs(x) < 1e15 else f"{x:.{digits}g}"
-    text = f"{x:.{digits}g}"
-    rounded = float(text)
-    if rounded.is_integer():  # 1260.0000001 -> "1,260", as 1260 reads
-        return f"{int(rounded):,}"
-    return text.replace("e-0", "e-")
+def format_number(x: float, digits: int = DIGITS) -> str:
+    """A number as a person reads it: the one rule of numbers.shown."""
+    return shown(x, digits)
 
 
 def squared_unit_words(column: str | None) -> str:

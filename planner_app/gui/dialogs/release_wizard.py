@@ -42,6 +42,7 @@ from ...core.release.publish import PublishResult, ReleaseUnfinished, publish
 from ...core.release.report import cell_name, format_interval, format_value
 from ...core.release.resume import pending_signer, resume_release
 from ...core.support.errors import PlannerError
+from ...core.support.numbers import shown
 from ...core.support.words import confidence_percent
 from ..session import Session
 from ..signing import ask_signing_key
@@ -239,9 +240,10 @@ class ConfirmPage(QWizardPage):
         self.text.setText(
             f"<p>You are about to release <b>{len(plan.queries)} statistics</b> about the "
             f"dataset <b>{escape(plan.dataset.name)}</b>.</p>"
-            f"<p>This spends <b>ε = {total.epsilon:.4g}</b> and δ = {total.delta:.3g} of its "
-            f"privacy budget, for good: the noise is drawn once and cannot be taken back. "
-            f"Afterwards <b>ε = {left:.4g}</b> will be left of the dataset's lifetime budget.</p>"
+            f"<p>This spends <b>ε = {shown(total.epsilon)}</b> and δ = {total.delta:.3g} of "
+            f"its privacy budget, for good: the noise is drawn once and cannot be taken back. "
+            f"Afterwards <b>ε = {shown(left)}</b> will be left of the dataset's lifetime "
+            "budget.</p>"
             "<p>The budget ledger is charged first; then the noise is added and the bundle is "
             "written.</p>")
         key = self.session.signing_key
@@ -415,7 +417,7 @@ class ResultsPage(QWizardPage):
         self.table.horizontalHeaderItem(3).setText(f"Interval ({confidence_percent(level)})")
         self.summary.setText(f"Bundle written to <b>{escape(str(result.bundle_path))}</b> (SHA-256 "
                              f"{result.bundle_sha256[:16]}…). Lifetime ε left for "
-                             f"{result.ledger.dataset!r}: {result.ledger.remaining_epsilon:.4g}."
+                             f"{result.ledger.dataset!r}: {shown(result.ledger.remaining_epsilon)}."
                              + (f" Signed by {escape(result.signed_by['name'])} (key "
                                 f"{escape(result.signed_by['fingerprint'])})."
                                 if result.signed_by else " Not signed."))

@@ -159,7 +159,7 @@ class ReviewDialog(QDialog):
             f"<h2>{html.escape(plan.dataset.name)}</h2><p><b>Unit of privacy:</b> {who}. "
             f"<b>Protected:</b> {relation_words(plan.neighbouring)}. <b>Budget:</b> ε = "
             f"{plan.budget.epsilon:g}, δ = {plan.budget.delta:g}. <b>Composed total:</b> "
-            f"ε = {total.epsilon:.4g}, δ = {total.delta:.3g} ({total.accountant}).</p>"
+            f"ε = {format_number(total.epsilon)}, δ = {total.delta:.3g} ({total.accountant}).</p>"
             f"<p>{risk.sentence}</p><p><i>Reason for ε:</i> "
             f"{html.escape(plan.justification or 'none given')}</p>"
             f"<p>Plan SHA-256 {plan_digest(plan)}</p>")
