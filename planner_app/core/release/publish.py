@@ -40,6 +40,7 @@ from ..planning.charts import trial_charts
 from ..planning.check import CheckReport, all_measurements, check_plan
 from ..planning.readiness import lifetime_rule, require_ready
 from ..records.audit import AuditError, AuditLog, canonical, utc_now
+from ..records.crosscheck import measurements_digest
 from ..records.keys import PublicKey, SecretKey
 from ..records.ledger import BudgetExceeded, Ledger, LedgerState
 from ..records.policy import (
@@ -532,8 +533,9 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
     ledger = Ledger(home.ledger_path)
     disagreements = ledger.audit_problems(audit.read())
     if disagreements:
-        raise AuditError(f"{disagreements[0]}; restore the ledger and audit log from a backup "
-                         "(planner-app ledger show lists what disagrees); nothing was released")
+        raise AuditError(f"{disagreements[0]}; restore the ledger and the audit log from a "
+                         "backup (planner-app ledger show lists what disagrees); nothing was "
+                         "charged or written")
     notes = list(report.warnings) + list(report.owner_facts)
     if policy is not None:  # the policy's cap, before anything is written (the charge
         # tests it again under its lock)
@@ -586,11 +588,13 @@ def charge_and_release(p: Prepared) -> PublishResult:
     # every published time of this release is this one, in whole seconds: the bundle shows
     # when the release was requested, never how long the noise or any other step took
     created = utc_now()
-    first = audit.append("release requested", {**params, "release_prev": None,
-                                                "epsilon": report.total.epsilon,
-                                                "delta": report.total.delta,
-                                                "accountant": report.total.accountant},
-                         time=created)
+    # what the ledger row will hold, for the ledger's cross-check (records/crosscheck.py):
+    # public parameters only (release.json lists the same measurements)
+    first = audit.append("release requested", {
+        **params, "release_prev": None, "epsilon": report.total.epsilon,
+        "delta": report.total.delta, "accountant": report.total.accountant,
+        "measurements_sha256": measurements_digest(
+            [measurement_to_dict(m) for m in measurements])}, time=created)
     segment = [first]
     _checkpoint("requested")
     step(0.3, "Charging the budget ledger")

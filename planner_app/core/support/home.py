@@ -14,6 +14,7 @@ from .errors import PlannerError
 
 ENV = "PLANNER_APP_HOME"
 APP = "planner-app"
+AUDIT_NAME = "audit.jsonl"  # beside the ledger in data/ (records/ledger.py finds it there)
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,7 @@ class AppHome:
 
     @property
     def audit_path(self) -> Path:
-        return self.data_dir / "audit.jsonl"
+        return self.data_dir / AUDIT_NAME
 
     @property
     def settings_path(self) -> Path:
