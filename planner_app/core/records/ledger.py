@@ -21,6 +21,7 @@ from ..dp.measure import Measurement, measurement_from_dict, measurement_to_dict
 from ..model import delta_problem
 from ..support.errors import InputError, PlannerError
 from ..support.home import AUDIT_NAME
+from ..support.private import create_private_file, private_folder, tighten
 from .audit import AuditLog, utc_now, utc_now_private
 from .crosscheck import CAP_EVENT, Row, cap_problems, row_problems
 from .ledger_state import (
@@ -79,9 +80,12 @@ class Ledger:
 
     def _connect(self) -> sqlite3.Connection:
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            private_folder(self.path.parent)
+            create_private_file(self.path)  # 0600 whatever the umask; journals copy its mode
             con = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
             con.execute("PRAGMA synchronous = FULL")
+            for suffix in ("", "-journal", "-wal", "-shm"):  # an older home's, made 0644
+                tighten(self.path.with_name(self.path.name + suffix))
             version = con.execute("PRAGMA user_version").fetchone()[0]
             if version == 0:
                 self._create(con)

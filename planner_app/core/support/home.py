@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import PlannerError
+from .private import private_folder, tighten_tree
 
 ENV = "PLANNER_APP_HOME"
 APP = "planner-app"
@@ -35,9 +36,12 @@ class AppHome:
         return self.config_dir / "settings.json"
 
     def ensure(self) -> AppHome:
+        """Create the app home's folders, owner-only (0700), and tighten what an older version
+        left readable by others (private.py)."""
         for folder in (self.data_dir, self.config_dir):
             try:
-                folder.mkdir(parents=True, exist_ok=True)
+                private_folder(folder)
+                tighten_tree(folder)
             except OSError as exc:
                 raise PlannerError(f"cannot create the app folder {folder} "
                                    f"({exc.strerror})") from None
