@@ -53,7 +53,7 @@ from ..records.policy import (
 from ..records.review import approval_status
 from ..support.errors import InputError, PlannerError
 from ..support.files import OutputLock, atomic_write_bytes, check_output
-from ..support.home import AppHome
+from ..support.home import AppHome, HomeUnusable
 from ..support.words import relation_words, synth_released_line, unit_words
 from .bundle import (
     AUDIT,
@@ -443,7 +443,7 @@ def preflight_bundle(p: Prepared, prior: LedgerState) -> None:
     check_output(p.out, p.overwrite, size=size + tables)  # the bundle's temporary file
     home_free = shutil.disk_usage(p.home.data_dir).free
     if home_free < size + (1 << 20):
-        raise PlannerError(f"the app folder {p.home.data_dir} has {home_free / 1e6:,.1f} MB "
+        raise HomeUnusable(f"the app folder {p.home.data_dir} has {home_free / 1e6:,.1f} MB "
                            f"free; this release needs about {size / 1e6:,.1f} MB there for its "
                            "saved record; nothing was charged")
 

@@ -10,12 +10,17 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import PlannerError
+from .errors import InputError, PlannerError
 from .private import private_folder, tighten_tree
 
 ENV = "PLANNER_APP_HOME"
 APP = "planner-app"
 AUDIT_NAME = "audit.jsonl"  # beside the ledger in data/ (records/ledger.py finds it there)
+
+
+class HomeUnusable(PlannerError):
+    """The app home (where the ledger and the audit log live) cannot be created or written:
+    like a ledger that cannot be used, exit 4; nothing was charged."""
 
 
 @dataclass(frozen=True)
@@ -42,9 +47,13 @@ class AppHome:
             try:
                 private_folder(folder)
                 tighten_tree(folder)
+            except (FileExistsError, NotADirectoryError):  # the home given is a file
+                raise InputError(str(folder.parent), None, "is not a folder (or lies under a "
+                                 "file), so it cannot be the app home; give a folder with "
+                                 "--home DIR; nothing was charged or written") from None
             except OSError as exc:
-                raise PlannerError(f"cannot create the app folder {folder} "
-                                   f"({exc.strerror})") from None
+                raise HomeUnusable(f"the app folder {folder} cannot be created "
+                                   f"({exc.strerror}); nothing was charged or written") from None
         return self
 
 
