@@ -229,6 +229,19 @@ class Ledger:
         finally:
             con.close()
 
+    def release(self, release_id: str) -> ReleaseRecord | None:
+        """The ledger's record of one release (any dataset), or None."""
+        con = self._connect()
+        try:
+            row = con.execute("SELECT dataset FROM releases WHERE id = ?",
+                              (release_id,)).fetchone()
+            records = [] if row is None else self._records(con, str(row[0]))
+        except sqlite3.Error as exc:
+            raise self._fail(exc) from None
+        finally:
+            con.close()
+        return next((r for r in records if r.id == release_id), None)
+
     def state_without_creating(self, name: str) -> LedgerState:
         """The state for reading only: a ledger that does not exist yet has spent nothing, and
         reading it does not create it (``check`` writes nothing)."""

@@ -724,6 +724,7 @@ def finish_release(home: AppHome, ledger: Ledger, audit: AuditLog, release_id: s
     """The bundle is in place: mark the ledger row completed, log it, drop the saved record."""
     ledger.complete(release_id, bundle_sha)
     audit.append("bundle written", {"release_id": release_id, "bundle_name": out.name,
+                                    "bundle_path": str(out.absolute()),
                                     "bundle_sha256": bundle_sha})
     remove_pending(home, release_id)
 
