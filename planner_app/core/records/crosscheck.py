@@ -26,6 +26,11 @@ from typing import Any
 CAP_EVENT = "ledger cap set"
 REQUESTED = "release requested"
 CHARGED = "release charged"
+#: the release wizard's refusal when they disagree: its title and what to do
+DISAGREE_TITLE = "The budget ledger and the audit log disagree"
+DISAGREE_ADVICE = ("Someone or something changed one of these two files in the app's folder "
+                   "(a past release or a cap), so the budget left cannot be trusted until both "
+                   "are restored.")
 #: `ledger show` first, when they disagree: the figures it shows are the ledger's
 UNTRUSTED_FIGURES = ("THE LEDGER AND THE AUDIT LOG DISAGREE: the figures below are the "
                      "ledger's and cannot be trusted (see the error below).")

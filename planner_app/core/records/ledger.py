@@ -36,8 +36,8 @@ from .ledger_state import (
 )
 
 __all__ = ["DEFAULT_CAP", "DEFAULT_CAP_DELTA", "DEFAULT_CAP_EPSILON", "BudgetExceeded", "Cap",
-           "Ledger", "LedgerError", "LedgerState", "ReleaseRecord", "lifetime_after",
-           "lifetime_total"]  # the first five from ledger_state.py, re-exported
+           "Ledger", "LedgerDisagrees", "LedgerError", "LedgerState", "ReleaseRecord",
+           "lifetime_after", "lifetime_total"]  # the first five from ledger_state.py, re-exported
 
 SCHEMA_VERSION = 2  # 2: each release names its audit entry; a count of releases ever charged
 BUSY_TIMEOUT_S = 15.0
@@ -46,6 +46,14 @@ POLICY_CAP = " (set by the organisation's policy)"
 
 class LedgerError(PlannerError):
     """The ledger cannot be read or written; nothing was released."""
+
+
+class LedgerDisagrees(LedgerError):
+    """The ledger and the audit log disagree (crosscheck.py): nothing is charged."""
+
+    def __init__(self, problem: str, what: str = "charged or written") -> None:
+        super().__init__(f"{problem}; restore the ledger and the audit log from a backup "
+                         f"(planner-app ledger show lists what disagrees); nothing was {what}")
 
 
 class BudgetExceeded(PlannerError):
@@ -320,9 +328,7 @@ class Ledger:
             # row or cap never lets a release through (crosscheck.py)
             disagree = self._audit_problems(con, None)
             if disagree:
-                raise LedgerError(f"{disagree[0]}; restore the ledger and the audit log from "
-                                  "a backup (planner-app ledger show lists what disagrees); "
-                                  "nothing was charged or written")
+                raise LedgerDisagrees(disagree[0])
             cap = self._cap(con, dataset)
             if cap_limit is not None:
                 cap = cap_limit(cap)

@@ -39,10 +39,10 @@ from ..model import Plan, plan_digest, plan_to_dict
 from ..planning.charts import trial_charts
 from ..planning.check import CheckReport, all_measurements, check_plan
 from ..planning.readiness import lifetime_rule, require_ready
-from ..records.audit import AuditError, AuditLog, canonical, utc_now
+from ..records.audit import AuditLog, canonical, utc_now
 from ..records.crosscheck import measurements_digest
 from ..records.keys import PublicKey, SecretKey
-from ..records.ledger import BudgetExceeded, Ledger, LedgerState
+from ..records.ledger import BudgetExceeded, Ledger, LedgerDisagrees, LedgerState
 from ..records.policy import (
     Policy,
     approval_rule,
@@ -533,9 +533,7 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
     ledger = Ledger(home.ledger_path)
     disagreements = ledger.audit_problems(audit.read())
     if disagreements:
-        raise AuditError(f"{disagreements[0]}; restore the ledger and the audit log from a "
-                         "backup (planner-app ledger show lists what disagrees); nothing was "
-                         "charged or written")
+        raise LedgerDisagrees(disagreements[0])
     notes = list(report.warnings) + list(report.owner_facts)
     if policy is not None:  # the policy's cap, before anything is written (the charge
         # tests it again under its lock)

@@ -18,7 +18,7 @@ from ..model import plan_from_dict
 from ..planning.check import check_plan
 from ..records.audit import AuditLog
 from ..records.keys import KeyStore, Passphrase, SecretKey
-from ..records.ledger import Ledger, LedgerError
+from ..records.ledger import Ledger, LedgerDisagrees, LedgerError
 from ..support.errors import InputError, PlannerError
 from ..support.files import OutputLock, check_output, existing_kind
 from ..support.home import AppHome
@@ -63,9 +63,7 @@ def resume_release(home: AppHome, release_id: str | None = None, *, out: Path | 
         entries = audit_log.read()
         disagree = Ledger(home.ledger_path).audit_problems(entries)
         if disagree:
-            raise LedgerError(f"{disagree[0]}; restore the ledger and the audit log from a "
-                              "backup (planner-app ledger show lists what disagrees); nothing "
-                              "was written")
+            raise LedgerDisagrees(disagree[0], "written")
         charged = Ledger(home.ledger_path).release(release_id)
         if charged is not None and charged.status == "completed":
             raise _already_complete(home, release_id, charged.bundle_sha256, entries)
