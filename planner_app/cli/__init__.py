@@ -21,6 +21,7 @@ from ..core.records.ledger import BudgetExceeded, LedgerError
 from ..core.records.policy import PolicyError, PolicyRefused
 from ..core.records.review import ApprovalRequired
 from ..core.support.errors import Cancelled, InputError, PlannerError
+from ..core.support.home import HomeUnusable
 from .common import EXIT_INPUT, EXIT_INTERNAL, EXIT_LEDGER, EXIT_OK, EXIT_REFUSED, PROG
 from .diffs import cmd_diff
 from .keys import cmd_keys
@@ -74,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (BudgetExceeded, ApprovalRequired, PolicyRefused) as exc:
         print(f"{PROG}: refused: {exc}", file=sys.stderr)
         return EXIT_REFUSED
-    except (LedgerError, AuditError, PolicyError) as exc:
+    except (LedgerError, AuditError, PolicyError, HomeUnusable) as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_LEDGER
     except Cancelled as exc:

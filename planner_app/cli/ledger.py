@@ -14,7 +14,6 @@ from .common import (
     EXIT_LEDGER,
     EXIT_OK,
     PROG,
-    _audit_best_effort,
     _home,
     _print_json,
 )
@@ -43,9 +42,7 @@ def cmd_ledger(args: argparse.Namespace) -> int:
         current = ledger.state(args.name)
         delta = args.delta if args.delta is not None else (
             DEFAULT_CAP_DELTA if current.cap.is_default else current.cap.delta)
-        state = ledger.set_cap(args.name, args.epsilon, delta)
-        _audit_best_effort(args, "ledger cap set", {"dataset": args.name,
-                                                    "epsilon": args.epsilon, "delta": delta})
+        state = ledger.set_cap(args.name, args.epsilon, delta)  # recorded in the audit log
         if args.json:
             _print_json(state.to_dict())
         else:
@@ -57,6 +54,10 @@ def cmd_ledger(args: argparse.Namespace) -> int:
         names = [args.name] if args.name else ledger.datasets()
         states = [ledger.state(n) for n in names]
         problems = ledger.audit_problems(AuditLog(home.audit_path).read())
+        if problems and not args.json:  # never edited spending shown as if it were fine
+            from ..core.records.crosscheck import UNTRUSTED_FIGURES
+
+            print(UNTRUSTED_FIGURES)
         if args.json:
             _print_json(states[0].to_dict() if args.name else [s.to_dict() for s in states])
         else:

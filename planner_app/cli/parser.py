@@ -93,7 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
     release.add_argument("--resume", nargs="?", const="", metavar="RELEASE_ID",
                          help="complete a release that was charged but whose bundle was not "
                               "written, from its saved noised record (no new noise, no new "
-                              "charge); the id may be left out when only one is unfinished")
+                              "charge); the id may be left out when only one is unfinished; "
+                              "a release already complete is named with its bundle (exit 0)")
     release.add_argument("--confidence", default=None, type=_confidence_arg,
                          help="confidence of the released intervals (default: the app's "
                               "setting, 0.95 unless changed)")
@@ -187,7 +188,9 @@ def build_parser() -> argparse.ArgumentParser:
     cap.add_argument("--delta", default=None,
                      type=_delta_arg("--delta"))
     cap.add_argument("--json", action="store_true", help="print JSON")
-    show = ledger_sub.add_parser("show", help="what each dataset has spent and has left")
+    show = ledger_sub.add_parser("show", help="what each dataset has spent and has left "
+                                              "(exit 4 when the ledger and the audit log "
+                                              "disagree)")
     show.add_argument("name", nargs="?", help="one dataset (default: all)")
     show.add_argument("--json", action="store_true", help="print JSON")
     prove = ledger_sub.add_parser(

@@ -29,7 +29,7 @@ def cmd_release(args: argparse.Namespace) -> int:
     from ..core.model import load_plan
     from ..core.records.policy import trust_note
     from ..core.release.publish import publish, synthetic_release_lines
-    from ..core.release.resume import resume_release
+    from ..core.release.resume import AlreadyComplete, resume_release
     from .passphrase import load_signing_key, terminal_passphrase
 
     home = _home(args)
@@ -41,13 +41,17 @@ def cmd_release(args: argparse.Namespace) -> int:
             raise InputError("argument", None, "--resume completes a saved release: give no "
                                                "plan or --data (see planner-app release --help)")
         # a signed release is signed again by the key it names (its passphrase asked first)
-        result = resume_release(home, args.resume or None,
-                                out=Path(args.out) if args.out else None,
-                                overwrite=args.force,
-                                sign_with=(load_signing_key(home, args.sign_with)
-                                           if args.sign_with else None),
-                                passphrase=terminal_passphrase(),
-                                unsigned=getattr(args, "unsigned", False))
+        try:
+            result = resume_release(home, args.resume or None,
+                                    out=Path(args.out) if args.out else None,
+                                    overwrite=args.force,
+                                    sign_with=(load_signing_key(home, args.sign_with)
+                                               if args.sign_with else None),
+                                    passphrase=terminal_passphrase(),
+                                    unsigned=getattr(args, "unsigned", False))
+        except AlreadyComplete as done:  # what was asked for is done: exit 0
+            print(str(done)[0].upper() + str(done)[1:] + ".")
+            return EXIT_OK
         plan = result.report.plan
     else:
         missing = [n for n, v in (("PLAN", args.plan), ("--data", args.data),

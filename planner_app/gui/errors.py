@@ -8,6 +8,7 @@ keeps an unsaved plan in a recovery file, and writes the details for a bug repor
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 from datetime import datetime, timezone
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QMessageBox
 
 from ..core.support.errors import PlannerError
+from ..core.support.private import private_folder
 
 if TYPE_CHECKING:
     from .main_window import MainWindow
@@ -26,8 +28,9 @@ def _log(window: MainWindow, exc_type: type[BaseException], exc: BaseException,
          tb: TracebackType | None) -> str | None:
     path = window.session.home.data_dir / "errors.log"
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "a", encoding="utf-8") as fh:
+        private_folder(path.parent)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)  # owner only
+        with open(fd, "a", encoding="utf-8") as fh:
             fh.write(f"--- {datetime.now(timezone.utc).isoformat(timespec='seconds')}\n")
             fh.write("".join(traceback.format_exception(exc_type, exc, tb)))
         return str(path)

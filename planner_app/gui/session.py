@@ -51,6 +51,7 @@ from ..core.records.policy import (
 from ..core.records.review import approval_keys
 from ..core.support.errors import Cancelled, InputError, PlannerError
 from ..core.support.home import AppHome
+from ..core.support.private import private_folder
 from .workers import Worker, WorkerSlot
 
 if TYPE_CHECKING:  # the table's types: pandas is imported when a table is opened
@@ -246,7 +247,7 @@ class Session(QObject):
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
         target = self.home.data_dir / "recovery" / f"plan-{stamp}.json"
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
+            private_folder(target.parent)  # the app home's: owner only (support/private.py)
             save_plan(plan, target)
         except Exception:  # never let keeping the work raise a second error
             return None

@@ -92,6 +92,10 @@ def _make_input(case: dict[str, Any], world: dict[str, Path], tmp_path: Path,
                 pytest.skip("no /dev/full here")
             return Path("/dev/full")
         path = tmp_path / "outputs" / rest
+        if rest.startswith("home-a-file"):  # --home a file, or a path under one
+            (tmp_path / "outputs").mkdir()
+            (tmp_path / "outputs" / "home-a-file").write_text("a file, not a folder")
+            return path
         if rest != "no-folder/bundle.zip":
             path.parent.mkdir(parents=True, exist_ok=True)
         if rest == "existing-folder.zip":
@@ -132,6 +136,9 @@ def test_bad_input(case: dict[str, Any], world: dict[str, Path], capsys,  # type
     elif case["command"] == "release":  # the plan file released on the good table
         args = ["release", str(path), "--data", str(world["table"]), "--out",
                 str(out_dir / "never.zip")]
+    elif case["command"] == "release-home":
+        args = ["--home", str(path), "release", str(world["plan"]), "--data",
+                str(world["table"]), "--out", str(out_dir / "bundle.zip")]
     else:
         args = ["verify", str(path)]
     code, out, err = run(args, capsys)
@@ -147,7 +154,7 @@ def test_bad_input(case: dict[str, Any], world: dict[str, Path], capsys,  # type
     assert path.name[:60] in lines[0] or (case["command"] == "check-data"
                                           and "plan.json: queries[" in lines[0])
     assert fingerprint(world["home"]) == before  # ledger and audit log untouched
-    if case["command"] in ("release-out", "release"):  # refused before the charge
+    if case["command"] in ("release-out", "release", "release-home"):  # refused before the charge
         assert list(out_dir.iterdir()) == []
     if case["command"] == "release-out":  # refused before the charge, and nothing written
         assert (sorted(p.name for p in path.parent.iterdir()) if path.parent.is_dir()

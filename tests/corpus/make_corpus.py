@@ -572,6 +572,14 @@ plan("rows-are-people-extra-field.json",
      with_top(privacy_unit={**ROW, "rows_are_people": {"reason": "ok", "by": "me"}}),
      "privacy_unit.rows_are_people")
 
+# ledger: an app home that is a file, or lies under one (--home): exit 2, never 1
+cases.extend([
+    {"file": "outputs/home-a-file", "command": "release-home", "exit": 2,
+     "message": "is not a folder (or lies under a file), so it cannot be the app home"},
+    {"file": "outputs/home-a-file/under", "command": "release-home", "exit": 2,
+     "message": "is not a folder (or lies under a file), so it cannot be the app home"},
+])
+
 (HERE / "cases.json").write_text(json.dumps({"plan": PLAN, "good_table": GOOD,
                                              "synthetic_plan": with_synthetic(),
                                              "cases": cases}, indent=1) + "\n")

@@ -3,6 +3,7 @@ errors.log."""
 
 from __future__ import annotations
 
+import os
 import sys
 
 import pytest
@@ -37,6 +38,9 @@ def test_an_exception_in_a_slot_shows_a_dialog_and_keeps_the_plan(demo, dialogs,
     assert load_plan(recovery[0]) == session.plan  # the edit is in the kept copy
     log = (session.home.data_dir / "errors.log").read_text()
     assert "ZeroDivisionError" in log and "broken_slot" in log
+    if os.name == "posix":  # the app home's private parts are the owner's alone
+        assert (session.home.data_dir / "errors.log").stat().st_mode & 0o777 == 0o600
+        assert recovery[0].parent.stat().st_mode & 0o777 == 0o700
     assert demo.isVisible() and session.plan is not None  # the window lives on
 
 

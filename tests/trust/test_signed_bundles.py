@@ -301,3 +301,26 @@ def test_owner_and_recipient_on_two_app_homes_as_processes(tmp_path: Path) -> No
     done = cli("--home", str(recipient_home), "verify", str(forged), "--trust", str(public))
     assert done.returncode == 1 and SIGNATURE in done.stderr
     assert minisign_verify(public, extract(forged, tmp_path / "y")).returncode != 0
+
+
+def test_an_impostor_key_with_the_owners_id_is_named_not_a_changed_manifest(
+        world: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 22 part 6: a genuine bundle checked against another key that carries the owner's
+    key id: the manifest was not changed, the signature does not verify against that key."""
+    import dataclasses
+
+    owner = world["store"].public("owner")
+    impostor = dataclasses.replace(world["forger"].public, key_id=owner.key_id)
+    assert impostor.fingerprint == owner.fingerprint and impostor.key != owner.key
+    impostor_pub = tmp_path / "impostor.pub"
+    impostor_pub.write_text(impostor.to_text())
+    code, _, err = run(["verify", str(world["bundle"]), "--trust", str(impostor_pub)], capsys)
+    assert code == 1
+    assert "changed after it was signed" not in err
+    assert (f"{SIGNATURE}: the signature does not verify against impostor (key "
+            f"{owner.fingerprint}), the key you trust with this id (key hash "
+            f"{impostor.key_hash}): the bundle was signed by another key with the same id (key "
+            f"hash {owner.key_hash})") in err, err
+    # a changed manifest is still named as such with the owner's own key
+    verdict = verify_bundle(world["bundle"], trusted=[owner])
+    assert verdict.valid and verdict.origin["origin_proven"]

@@ -57,7 +57,7 @@ from ..model import (
     canonical_key,
     canonical_keys,
 )
-from ..support.errors import InputError, PlannerError
+from ..support.errors import InputError
 from .aggregate import (
     KEY_HEX_CHARS,
     MISSING,
@@ -826,7 +826,7 @@ _DEFECTS = ("BinderException", "ParserException", "CatalogException", "InternalE
 
 def _is_engine_error(exc: Exception) -> bool:
     """True for an error reading the table (a malformed line, a damaged file); raises the
-    engine running out of memory as a one-line PlannerError."""
+    engine running out of memory as a one-line InputError."""
     mod = type(exc).__module__ or ""
     name = type(exc).__name__
     if not mod.startswith(("duckdb", "_duckdb", "pyspark", "py4j")):
@@ -834,7 +834,9 @@ def _is_engine_error(exc: Exception) -> bool:
     if name == "OutOfMemoryException":
         from .source import memory_problem
 
-        raise PlannerError(memory_problem()) from exc
+        # before the charge: bad input as the memory check of release/memory.py (exit 2),
+        # never exit 1, which says "charged but not written"
+        raise InputError("", None, memory_problem()) from exc
     return name not in _DEFECTS
 
 

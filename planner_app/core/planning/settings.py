@@ -8,7 +8,8 @@ from pathlib import Path
 
 from ..dp.accuracy import DEFAULT_CONFIDENCE, MAX_CONFIDENCE, MIN_CONFIDENCE
 from ..support.errors import InputError
-from ..support.files import atomic_write_text
+from ..support.files import atomic_write_bytes
+from ..support.private import private_folder
 
 SCHEMA_VERSION = 1
 MAX_RECENT = 10
@@ -51,8 +52,9 @@ def load_settings(path: Path) -> Settings:
 def save_settings(settings: Settings, path: Path) -> None:
     """Raises OSError when the file cannot be written. A settings.json that is a link (a
     dotfiles folder) is written where it points; a pipe or device is never replaced."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_folder(path.parent)
     try:
-        atomic_write_text(path.resolve(), json.dumps(asdict(settings), indent=2) + "\n")
+        atomic_write_bytes(path.resolve(), (json.dumps(asdict(settings), indent=2) + "\n"
+                                            ).encode("utf-8"), private=True)
     except InputError as exc:
         raise OSError(str(exc)) from None

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..support.errors import PlannerError
+from ..support.private import private_folder, tighten
 
 GENESIS = "0" * 64
 
@@ -145,8 +146,9 @@ class AuditLog:
     def _append_entries(self, items: list[tuple[str, dict[str, Any]]],
                         time: str | None = None) -> list[dict[str, Any]]:
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            private_folder(self.path.parent)
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
+            tighten(self.path)
         except OSError as exc:
             raise AuditError(f"the audit log {self.path} cannot be written ({exc.strerror})") \
                 from None

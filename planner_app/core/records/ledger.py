@@ -13,18 +13,32 @@ import json
 import math
 import sqlite3
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..dp.accounting import Total, compose, within
+from ..dp.accounting import Total, within
 from ..dp.measure import Measurement, measurement_from_dict, measurement_to_dict
 from ..model import delta_problem
 from ..support.errors import InputError, PlannerError
-from .audit import utc_now, utc_now_private
+from ..support.home import AUDIT_NAME
+from ..support.private import create_private_file, private_folder, tighten
+from .audit import AuditLog, utc_now, utc_now_private
+from .crosscheck import CAP_EVENT, Row, cap_problems, row_problems
+from .ledger_state import (
+    DEFAULT_CAP,
+    DEFAULT_CAP_DELTA,
+    DEFAULT_CAP_EPSILON,
+    Cap,
+    LedgerState,
+    ReleaseRecord,
+    lifetime_after,
+    lifetime_total,
+)
 
-DEFAULT_CAP_EPSILON = 10.0
-DEFAULT_CAP_DELTA = 1e-5
+__all__ = ["DEFAULT_CAP", "DEFAULT_CAP_DELTA", "DEFAULT_CAP_EPSILON", "BudgetExceeded", "Cap",
+           "Ledger", "LedgerDisagrees", "LedgerError", "LedgerState", "ReleaseRecord",
+           "lifetime_after", "lifetime_total"]  # the first five from ledger_state.py, re-exported
+
 SCHEMA_VERSION = 2  # 2: each release names its audit entry; a count of releases ever charged
 BUSY_TIMEOUT_S = 15.0
 POLICY_CAP = " (set by the organisation's policy)"
@@ -34,101 +48,25 @@ class LedgerError(PlannerError):
     """The ledger cannot be read or written; nothing was released."""
 
 
+class LedgerDisagrees(LedgerError):
+    """The ledger and the audit log disagree (crosscheck.py): nothing is charged."""
+
+    def __init__(self, problem: str, what: str = "charged or written") -> None:
+        super().__init__(f"{problem}; restore the ledger and the audit log from a backup "
+                         f"(planner-app ledger show lists what disagrees); nothing was {what}")
+
+
 class BudgetExceeded(PlannerError):
     """A release would take a dataset beyond its lifetime cap (or a plan beyond its budget)."""
 
 
-@dataclass(frozen=True)
-class Cap:
-    epsilon: float
-    delta: float
-    is_default: bool = False
-    by_policy: bool = False  # lowered to the organisation's policy's cap (records/policy.py)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"epsilon": self.epsilon, "delta": self.delta, "default": self.is_default}
-
-
-DEFAULT_CAP = Cap(DEFAULT_CAP_EPSILON, DEFAULT_CAP_DELTA, True)
-
-
-@dataclass(frozen=True)
-class ReleaseRecord:
-    id: str
-    dataset: str
-    time: str
-    file_name: str
-    file_sha256: str
-    plan_sha256: str
-    epsilon: float
-    delta: float
-    rho: float | None
-    accountant: str
-    status: str  # charged | completed
-    bundle_sha256: str | None
-    measurements: list[dict[str, Any]] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "time": self.time, "file_name": self.file_name,
-                "file_sha256": self.file_sha256, "plan_sha256": self.plan_sha256,
-                "epsilon": self.epsilon, "delta": self.delta, "rho": self.rho,
-                "accountant": self.accountant, "status": self.status,
-                "bundle_sha256": self.bundle_sha256}
-
-
-@dataclass(frozen=True)
-class LedgerState:
-    dataset: str
-    cap: Cap
-    spent: Total
-    releases: list[ReleaseRecord]
-
-    @property
-    def remaining_epsilon(self) -> float:
-        return max(0.0, self.cap.epsilon - self.spent.epsilon)
-
-    @property
-    def remaining_delta(self) -> float:
-        return max(0.0, self.cap.delta - self.spent.delta)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "dataset": self.dataset,
-            "cap": self.cap.to_dict(),
-            "spent": self.spent.to_dict(),
-            "remaining": {"epsilon": self.remaining_epsilon, "delta": self.remaining_delta},
-            "releases": [r.to_dict() for r in self.releases],
-        }
-
-
-def lifetime_total(records: Sequence[ReleaseRecord], extra: Sequence[Measurement],
-                   extra_total: Total | None, delta_cap: float) -> Total:
-    """What a dataset has spent: the releases' own (ε, δ) added up (basic composition), or,
-    when tighter, all their measurements composed together at the same total δ."""
-    if not records and not extra:
-        return Total(0.0, 0.0, "basic")
-    eps = math.fsum(r.epsilon for r in records) + (extra_total.epsilon if extra_total else 0.0)
-    dlt = math.fsum(r.delta for r in records) + (extra_total.delta if extra_total else 0.0)
-    candidates = [Total(eps, dlt, "basic")]
-    measurements = [measurement_from_dict(m) for r in records for m in r.measurements]
-    measurements += list(extra)
-    target = min(dlt, delta_cap)
-    if target > 0:
-        candidates.append(compose(measurements, target))
-    return min(candidates, key=lambda t: (t.epsilon, t.accountant != "basic"))
-
-
-def lifetime_after(state: LedgerState, measurements: Sequence[Measurement],
-                   total: Total) -> Total:
-    """What the dataset would have spent after a release of ``measurements`` (composed to
-    ``total``): the same composition the charge uses, for the checklist, `check` and the
-    meter. ``within(lifetime_after(...), cap.epsilon, cap.delta)`` is the charge's test."""
-    return lifetime_total(state.releases, measurements, total, state.cap.delta)
-
-
 class Ledger:
-    def __init__(self, path: Path) -> None:
+    """The ledger at ``path``; its audit log is the one beside it (the app home's), unless
+    ``audit_path`` says otherwise: caps are recorded there, and charges checked against it."""
+
+    def __init__(self, path: Path, audit_path: Path | None = None) -> None:
         self.path = path
+        self.audit_path = audit_path if audit_path is not None else path.with_name(AUDIT_NAME)
 
     # -- connection -------------------------------------------------------------------------
 
@@ -150,9 +88,12 @@ class Ledger:
 
     def _connect(self) -> sqlite3.Connection:
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            private_folder(self.path.parent)
+            create_private_file(self.path)  # 0600 whatever the umask; journals copy its mode
             con = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
             con.execute("PRAGMA synchronous = FULL")
+            for suffix in ("", "-journal", "-wal", "-shm"):  # an older home's, made 0644
+                tighten(self.path.with_name(self.path.name + suffix))
             version = con.execute("PRAGMA user_version").fetchone()[0]
             if version == 0:
                 self._create(con)
@@ -261,47 +202,31 @@ class Ledger:
 
     # -- agreement with the audit log -------------------------------------------------------
 
-    def audit_problems(self, audit_entries: Sequence[dict[str, Any]]) -> list[str]:
-        """Where the ledger and the audit log disagree: a release the audit log recorded as
-        charged that the ledger no longer holds (rows deleted), fewer rows than releases ever
-        charged, or a release whose audit entry is gone or changed (the log truncated,
-        deleted or replaced). Each names the release id."""
+    def audit_problems(self, audit_entries: Sequence[dict[str, Any]] | None = None
+                       ) -> list[str]:
+        """Where the ledger and the audit log (``audit_entries``, else the log beside the
+        ledger) disagree, each naming the release or dataset: see crosscheck.py."""
         con = self._connect()
         try:
-            rows = con.execute("SELECT id, audit_seq, audit_hash FROM releases").fetchall()
-            counted = con.execute("SELECT value FROM counters WHERE name = "
-                                  "'releases_charged'").fetchone()
-        except sqlite3.Error as exc:
-            raise self._fail(exc) from None
+            return self._audit_problems(con, audit_entries)
         finally:
             con.close()
-        problems = []
-        ids = {r[0] for r in rows}
-        if counted is not None and isinstance(counted[0], int) and counted[0] > len(rows):
-            problems.append(f"the budget ledger has {len(rows)} release record(s) but "
-                            f"{counted[0]} were charged: rows were deleted")
-        by_seq = {e.get("seq"): e.get("hash") for e in audit_entries if isinstance(e, dict)}
-        for e in audit_entries:
-            params = e.get("params") if isinstance(e, dict) else None
-            if e.get("event") == "release charged" and isinstance(params, dict) \
-                    and params.get("release_id") not in ids:
-                problems.append(f"the audit log records release {params.get('release_id')} "
-                                "as charged but the budget ledger has no such row: rows were "
-                                "deleted")
-        recorded = [e["params"].get("ledger_releases_charged") for e in audit_entries
-                    if isinstance(e, dict) and isinstance(e.get("params"), dict)]
-        recorded_max = max((n for n in recorded if isinstance(n, int)), default=0)
-        if counted is not None and isinstance(counted[0], int) and recorded_max > counted[0]:
-            problems.append(f"the audit log records {recorded_max} charged releases but the "
-                            f"budget ledger only {counted[0]}: the ledger was replaced by an "
-                            "older copy")
-        for rid, seq, digest in rows:
-            if seq is None:
-                continue  # charged before version 2 of the ledger
-            if by_seq.get(seq) != digest:
-                problems.append(f"the audit log lost the entry of release {rid} (line {seq}): "
-                                "it was truncated, deleted or replaced")
-        return problems
+
+    def _audit_problems(self, con: sqlite3.Connection,
+                        audit_entries: Sequence[dict[str, Any]] | None) -> list[str]:
+        entries = AuditLog(self.audit_path).read() if audit_entries is None else audit_entries
+        try:
+            rows = [Row(*r) for r in con.execute(
+                "SELECT id, dataset, epsilon, delta, rho, accountant, plan_sha256, file_name,"
+                " measurements, audit_seq, audit_hash FROM releases").fetchall()]
+            counted = con.execute("SELECT value FROM counters WHERE name = "
+                                  "'releases_charged'").fetchone()
+            caps = {str(n): (e, d) for n, e, d in con.execute(
+                "SELECT name, cap_epsilon, cap_delta FROM datasets").fetchall()}
+        except sqlite3.Error as exc:
+            raise self._fail(exc) from None
+        number = counted[0] if counted is not None and isinstance(counted[0], int) else None
+        return row_problems(rows, number, entries) + cap_problems(caps, entries)
 
     def state(self, name: str) -> LedgerState:
         con = self._connect()
@@ -311,6 +236,19 @@ class Ledger:
             raise self._fail(exc) from None
         finally:
             con.close()
+
+    def release(self, release_id: str) -> ReleaseRecord | None:
+        """The ledger's record of one release (any dataset), or None."""
+        con = self._connect()
+        try:
+            row = con.execute("SELECT dataset FROM releases WHERE id = ?",
+                              (release_id,)).fetchone()
+            records = [] if row is None else self._records(con, str(row[0]))
+        except sqlite3.Error as exc:
+            raise self._fail(exc) from None
+        finally:
+            con.close()
+        return next((r for r in records if r.id == release_id), None)
 
     def state_without_creating(self, name: str) -> LedgerState:
         """The state for reading only: a ledger that does not exist yet has spent nothing, and
@@ -352,6 +290,7 @@ class Ledger:
         problem = delta_problem(delta)
         if problem:
             raise InputError("argument", "--delta", f"the cap's δ {problem}")
+        epsilon, delta = float(epsilon), float(delta)
         con = self._connect()
         try:
             con.execute("BEGIN IMMEDIATE")
@@ -359,11 +298,19 @@ class Ledger:
                         "VALUES (?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET "
                         "cap_epsilon = excluded.cap_epsilon, cap_delta = excluded.cap_delta, "
                         "updated = excluded.updated", (name, epsilon, delta, utc_now()))
+            # recorded before the commit, under the ledger's lock: a cap the audit log does
+            # not hold is refused by every release (crosscheck.py); if the log cannot be
+            # written, the cap is not set (AuditError, exit 4)
+            AuditLog(self.audit_path).append(CAP_EVENT, {"dataset": name, "epsilon": epsilon,
+                                                         "delta": delta})
             con.execute("COMMIT")
             return self._state(con, name)
         except sqlite3.Error as exc:
             _rollback(con)
             raise self._fail(exc) from None
+        except BaseException:
+            _rollback(con)
+            raise
         finally:
             con.close()
 
@@ -377,6 +324,11 @@ class Ledger:
         con = self._connect()
         try:
             con.execute("BEGIN IMMEDIATE")  # one writer at a time decides
+            # every charge and cap as the audit log recorded it, under the lock: an edited
+            # row or cap never lets a release through (crosscheck.py)
+            disagree = self._audit_problems(con, None)
+            if disagree:
+                raise LedgerDisagrees(disagree[0])
             cap = self._cap(con, dataset)
             if cap_limit is not None:
                 cap = cap_limit(cap)
@@ -409,7 +361,8 @@ class Ledger:
                         "ON CONFLICT(name) DO UPDATE SET value = value + 1")
             con.execute("COMMIT")
             return self._state(con, dataset)
-        except BudgetExceeded:
+        except (BudgetExceeded, LedgerError):
+            _rollback(con)
             raise
         except sqlite3.Error as exc:
             _rollback(con)

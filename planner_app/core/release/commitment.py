@@ -33,6 +33,7 @@ from ..records.audit import utc_now
 from ..records.ledger import Ledger, LedgerError
 from ..support.errors import InputError
 from ..support.home import AppHome
+from ..support.private import private_folder
 
 SCHEME = "hmac-sha256(release key, sha256 hex of the file)/v1"
 KEY_DOMAIN = b"planner-app file commitment v1\x00"
@@ -81,7 +82,7 @@ def dataset_secret(home: AppHome, dataset: str, create: bool = True) -> bytes:
            "note": "keep private: opens the file commitments of this dataset's bundles"}
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_folder(path.parent)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
             os.write(fd, (json.dumps(doc) + "\n").encode("utf-8"))

@@ -44,6 +44,11 @@ def _path(home: AppHome, release_id: str) -> Path:
     return pending_dir(home) / f"{release_id}.json"
 
 
+def pending_path(home: AppHome, release_id: str) -> Path:
+    """Where a release's saved record is; InputError when ``release_id`` is not a release id."""
+    return _path(home, release_id)
+
+
 def save_pending(home: AppHome, doc: dict[str, Any]) -> Path:
     """Write the pending record atomically and privately (before anything else after the
     noise). Raises PlannerError when it cannot be written."""

@@ -39,9 +39,10 @@ from ..model import Plan, plan_digest, plan_to_dict
 from ..planning.charts import trial_charts
 from ..planning.check import CheckReport, all_measurements, check_plan
 from ..planning.readiness import lifetime_rule, require_ready
-from ..records.audit import AuditError, AuditLog, canonical, utc_now
+from ..records.audit import AuditLog, canonical, utc_now
+from ..records.crosscheck import measurements_digest
 from ..records.keys import PublicKey, SecretKey
-from ..records.ledger import BudgetExceeded, Ledger, LedgerState
+from ..records.ledger import BudgetExceeded, Ledger, LedgerDisagrees, LedgerState
 from ..records.policy import (
     Policy,
     approval_rule,
@@ -52,7 +53,7 @@ from ..records.policy import (
 from ..records.review import approval_status
 from ..support.errors import InputError, PlannerError
 from ..support.files import OutputLock, atomic_write_bytes, check_output
-from ..support.home import AppHome
+from ..support.home import AppHome, HomeUnusable
 from ..support.numbers import shown
 from ..support.words import relation_words, synth_released_line, unit_words
 from .bundle import (
@@ -445,7 +446,7 @@ def preflight_bundle(p: Prepared, prior: LedgerState) -> None:
     check_output(p.out, p.overwrite, size=size + tables)  # the bundle's temporary file
     home_free = shutil.disk_usage(p.home.data_dir).free
     if home_free < size + (1 << 20):
-        raise PlannerError(f"the app folder {p.home.data_dir} has {home_free / 1e6:,.1f} MB "
+        raise HomeUnusable(f"the app folder {p.home.data_dir} has {home_free / 1e6:,.1f} MB "
                            f"free; this release needs about {size / 1e6:,.1f} MB there for its "
                            "saved record; nothing was charged")
 
@@ -535,8 +536,7 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
     ledger = Ledger(home.ledger_path)
     disagreements = ledger.audit_problems(audit.read())
     if disagreements:
-        raise AuditError(f"{disagreements[0]}; restore the ledger and audit log from a backup "
-                         "(planner-app ledger show lists what disagrees); nothing was released")
+        raise LedgerDisagrees(disagreements[0])
     notes = list(report.warnings) + list(report.owner_facts)
     if policy is not None:  # the policy's cap, before anything is written (the charge
         # tests it again under its lock)
@@ -589,11 +589,13 @@ def charge_and_release(p: Prepared) -> PublishResult:
     # every published time of this release is this one, in whole seconds: the bundle shows
     # when the release was requested, never how long the noise or any other step took
     created = utc_now()
-    first = audit.append("release requested", {**params, "release_prev": None,
-                                                "epsilon": report.total.epsilon,
-                                                "delta": report.total.delta,
-                                                "accountant": report.total.accountant},
-                         time=created)
+    # what the ledger row will hold, for the ledger's cross-check (records/crosscheck.py):
+    # public parameters only (release.json lists the same measurements)
+    first = audit.append("release requested", {
+        **params, "release_prev": None, "epsilon": report.total.epsilon,
+        "delta": report.total.delta, "accountant": report.total.accountant,
+        "measurements_sha256": measurements_digest(
+            [measurement_to_dict(m) for m in measurements])}, time=created)
     segment = [first]
     _checkpoint("requested")
     step(0.3, "Charging the budget ledger")
@@ -723,6 +725,7 @@ def finish_release(home: AppHome, ledger: Ledger, audit: AuditLog, release_id: s
     """The bundle is in place: mark the ledger row completed, log it, drop the saved record."""
     ledger.complete(release_id, bundle_sha)
     audit.append("bundle written", {"release_id": release_id, "bundle_name": out.name,
+                                    "bundle_path": str(out.absolute()),
                                     "bundle_sha256": bundle_sha})
     remove_pending(home, release_id)
 

@@ -17,13 +17,13 @@ from ..model import plan_from_dict
 from ..planning.check import check_plan
 from ..records.audit import AuditLog
 from ..records.keys import KeyStore, Passphrase, SecretKey
-from ..records.ledger import Ledger, LedgerError
+from ..records.ledger import Ledger, LedgerDisagrees, LedgerError
 from ..support.errors import InputError, PlannerError
 from ..support.files import OutputLock, check_output, existing_kind
 from ..support.home import AppHome
 from .bundle import RECORD, bundle_json, read_bundle, sha256_file
 from .noise import QueryRelease, ReleasedValue
-from .pending import list_pending, load_pending
+from .pending import list_pending, load_pending, pending_path, remove_pending
 from .publish import Progress, PublishResult, complete_release, finish_release
 from .signing import recorded_signer
 from .verify_release import verify_bundle
@@ -56,6 +56,16 @@ def resume_release(home: AppHome, release_id: str | None = None, *, out: Path | 
             raise InputError("argument", None, f"{len(waiting)} releases are unfinished; say "
                              "which: --resume " + " or ".join(w.release_id for w in waiting))
         release_id = waiting[0].release_id
+    pending_path(home, release_id)  # a release id, or InputError
+    if home.ledger_path.exists():  # never a second completion (a new bundle, new entries)
+        audit_log = AuditLog(home.audit_path).require_intact()
+        entries = audit_log.read()
+        disagree = Ledger(home.ledger_path).audit_problems(entries)
+        if disagree:
+            raise LedgerDisagrees(disagree[0], "written")
+        charged = Ledger(home.ledger_path).release(release_id)
+        if charged is not None and charged.status == "completed":
+            raise _already_complete(home, release_id, charged.bundle_sha256, entries)
     doc = load_pending(home, release_id)
     record = doc["record"]
     dropped = None
@@ -97,6 +107,36 @@ def resume_release(home: AppHome, release_id: str | None = None, *, out: Path | 
     state = ledger.state(doc["dataset"])
     return PublishResult(release_id, target, bundle_sha, state, report,
                          _releases_from(record, doc), [], record.get("signed_by"))
+
+
+class AlreadyComplete(PlannerError):
+    """``release --resume`` of a release whose bundle was already written: nothing to do
+    (the CLI exits 0); nothing is written and no audit entry added."""
+
+    def __init__(self, release_id: str, bundle: str, bundle_sha256: str | None) -> None:
+        self.release_id, self.bundle = release_id, bundle
+        super().__init__(f"release {release_id} is already complete: its bundle is {bundle}"
+                         f"{f' (SHA-256 {bundle_sha256})' if bundle_sha256 else ''}; "
+                         "nothing was written")
+
+
+def _already_complete(home: AppHome, release_id: str, bundle_sha256: str | None,
+                      entries: list[dict[str, Any]]) -> AlreadyComplete:
+    """Where the completed release's bundle was written (its 'bundle written' entry, else
+    its saved record), and the saved record it left, if a kill left one, removed."""
+    where = None
+    for e in entries:
+        params = e.get("params") if isinstance(e, dict) else None
+        if e.get("event") == "bundle written" and isinstance(params, dict) and \
+                params.get("release_id") == release_id:
+            where = params.get("bundle_path") or params.get("bundle_name")
+    if where is None:
+        try:
+            where = load_pending(home, release_id).get("out")
+        except PlannerError:
+            pass
+    remove_pending(home, release_id)
+    return AlreadyComplete(release_id, str(where or "not recorded"), bundle_sha256)
 
 
 def pending_signer(home: AppHome, release_id: str) -> str | None:

@@ -91,6 +91,19 @@ def _claimed_key(signer: Any) -> PublicKey | str:
     return key
 
 
+def _other_key_with_the_id(manifest: bytes, sig_text: str, given: Sequence[PublicKey],
+                           claimed: PublicKey | str | None) -> PublicKey | None:
+    """The bundle's own named key when it, and not the key(s) ``given`` under the same id,
+    verifies the signature: then the manifest was not changed, the key given is another."""
+    if not isinstance(claimed, PublicKey) or any(k.key == claimed.key for k in given):
+        return None
+    try:
+        verify_signature(manifest, sig_text, [claimed], SIGNATURE)
+    except PlannerError:
+        return None
+    return claimed
+
+
 def check_origin(files: dict[str, bytes],
                  trusted: Sequence[PublicKey] = ()) -> tuple[dict[str, Any], list[str]]:
     """What the bundle's signature proves: (origin fields for the verdict, problems).
@@ -164,6 +177,14 @@ def check_origin(files: dict[str, bytes],
         verified = verify_signature(manifest, sig_text, checked_with, SIGNATURE)
     except PlannerError as exc:
         by = checked_with[0].describe()
+        impostor = _other_key_with_the_id(manifest, sig_text, checked_with, claimed)
+        if impostor is not None:  # the manifest is intact: the key given is not the signer's
+            problems.insert(0, f"{SIGNATURE}: the signature does not verify against {by}, "
+                            f"the key you trust with this id (key hash "
+                            f"{checked_with[0].key_hash}): the bundle was signed by another key "
+                            f"with the same id (key hash {impostor.key_hash}), so it does not "
+                            "come from the owner you trust")
+            return origin, problems
         problems.insert(0, f"{SIGNATURE}: its trusted comment was changed after signing (the "
                         f"signature by {by} does not cover it)" if "trusted comment" in str(exc)
                         else f"{SIGNATURE}: {MANIFEST} was changed after it was signed (the "

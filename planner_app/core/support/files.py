@@ -248,6 +248,8 @@ class OutputLock:
                                                        "bundle right now; nothing was charged")
             if _same_file(fd, self.lock_path):
                 self.fd = fd
+                _mark(fd)
+                remove_stale_locks(self.path.parent, keep=self.lock_path)
                 return self
             os.close(fd)  # the holder removed it as we locked it: take the new one
         raise InputError(self.path.name, None, "another release is writing this bundle right "
@@ -268,6 +270,50 @@ class OutputLock:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+LOCK_MARK = b"planner-app output lock\n"  # what a lock file holds: only such files are swept
+
+
+def _mark(fd: int) -> None:
+    try:
+        if os.pread(fd, len(LOCK_MARK) + 1, 0) != LOCK_MARK:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, LOCK_MARK, 0)
+    except (OSError, AttributeError):  # pragma: no cover - no pread on Windows
+        pass
+
+
+def remove_stale_locks(folder: Path, keep: Path | None = None) -> list[Path]:
+    """Remove the output locks in ``folder`` that no process holds: a release killed with
+    SIGKILL (or a power cut) leaves its ``.NAME.lock`` behind, but its lock (flock) died with
+    it. Only files that hold LOCK_MARK are touched; a held one is left alone. Returns what
+    was removed."""
+    removed: list[Path] = []
+    if sys.platform == "win32":  # pragma: no cover - Windows cannot unlink an open file
+        return removed
+    try:
+        names = [n for n in os.listdir(folder) if n.startswith(".") and n.endswith(".lock")]
+    except OSError:
+        return removed
+    for name in names:
+        path = folder / name
+        if keep is not None and path == keep:
+            continue
+        try:
+            fd = os.open(path, os.O_RDWR | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
+            continue
+        try:
+            if os.pread(fd, len(LOCK_MARK) + 1, 0) == LOCK_MARK and _try_lock(fd) \
+                    and _same_file(fd, path):
+                os.unlink(path)  # while holding it: a process that opened it meanwhile
+                removed.append(path)  # finds it gone when it checks (_same_file) and retries
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+    return removed
 
 
 def _same_file(fd: int, path: Path) -> bool:

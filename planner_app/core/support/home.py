@@ -10,10 +10,17 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import PlannerError
+from .errors import InputError, PlannerError
+from .private import private_folder, tighten_tree
 
 ENV = "PLANNER_APP_HOME"
 APP = "planner-app"
+AUDIT_NAME = "audit.jsonl"  # beside the ledger in data/ (records/ledger.py finds it there)
+
+
+class HomeUnusable(PlannerError):
+    """The app home (where the ledger and the audit log live) cannot be created or written:
+    like a ledger that cannot be used, exit 4; nothing was charged."""
 
 
 @dataclass(frozen=True)
@@ -27,19 +34,26 @@ class AppHome:
 
     @property
     def audit_path(self) -> Path:
-        return self.data_dir / "audit.jsonl"
+        return self.data_dir / AUDIT_NAME
 
     @property
     def settings_path(self) -> Path:
         return self.config_dir / "settings.json"
 
     def ensure(self) -> AppHome:
+        """Create the app home's folders, owner-only (0700), and tighten what an older version
+        left readable by others (private.py)."""
         for folder in (self.data_dir, self.config_dir):
             try:
-                folder.mkdir(parents=True, exist_ok=True)
+                private_folder(folder)
+                tighten_tree(folder)
+            except (FileExistsError, NotADirectoryError):  # the home given is a file
+                raise InputError(str(folder.parent), None, "is not a folder (or lies under a "
+                                 "file), so it cannot be the app home; give a folder with "
+                                 "--home DIR; nothing was charged or written") from None
             except OSError as exc:
-                raise PlannerError(f"cannot create the app folder {folder} "
-                                   f"({exc.strerror})") from None
+                raise HomeUnusable(f"the app folder {folder} cannot be created "
+                                   f"({exc.strerror}); nothing was charged or written") from None
         return self
 
 

@@ -33,8 +33,9 @@ from ...core.model import Plan
 from ...core.planning.charts import ChartDrawing
 from ...core.planning.preview import Chart, release_chart
 from ...core.planning.readiness import WARN, NotReady, unit_sentence
+from ...core.records.crosscheck import DISAGREE_ADVICE, DISAGREE_TITLE
 from ...core.records.keys import SecretKey
-from ...core.records.ledger import BudgetExceeded, LedgerError, lifetime_after
+from ...core.records.ledger import BudgetExceeded, LedgerDisagrees, LedgerError, lifetime_after
 from ...core.records.policy import PolicyError, PolicyRefused
 from ...core.records.review import ApprovalRequired
 from ...core.release.pending import list_pending
@@ -341,6 +342,7 @@ class ProgressPage(QWizardPage):
             ApprovalRequired: ("Refused: approval needed", "Nothing was charged. Send this "
                                "exact plan file to your privacy officer to review and sign, "
                                "then open the plan they send back and try again."),
+            LedgerDisagrees: (DISAGREE_TITLE, DISAGREE_ADVICE),  # before LedgerError
             LedgerError: ("The budget ledger cannot be used", "Nothing was released. Check "
                           "that the app's folder is writable and no other release is "
                           "running, then try again."),

@@ -1,0 +1,103 @@
+"""What the ledger holds and how a dataset's lifetime spending composes: the caps, the
+release records, a dataset's state (ledger.py reads and writes them)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..dp.accounting import Total, compose
+from ..dp.measure import Measurement, measurement_from_dict
+
+DEFAULT_CAP_EPSILON = 10.0
+DEFAULT_CAP_DELTA = 1e-5
+
+
+@dataclass(frozen=True)
+class Cap:
+    epsilon: float
+    delta: float
+    is_default: bool = False
+    by_policy: bool = False  # lowered to the organisation's policy's cap (records/policy.py)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"epsilon": self.epsilon, "delta": self.delta, "default": self.is_default}
+
+
+DEFAULT_CAP = Cap(DEFAULT_CAP_EPSILON, DEFAULT_CAP_DELTA, True)
+
+
+@dataclass(frozen=True)
+class ReleaseRecord:
+    id: str
+    dataset: str
+    time: str
+    file_name: str
+    file_sha256: str
+    plan_sha256: str
+    epsilon: float
+    delta: float
+    rho: float | None
+    accountant: str
+    status: str  # charged | completed
+    bundle_sha256: str | None
+    measurements: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "time": self.time, "file_name": self.file_name,
+                "file_sha256": self.file_sha256, "plan_sha256": self.plan_sha256,
+                "epsilon": self.epsilon, "delta": self.delta, "rho": self.rho,
+                "accountant": self.accountant, "status": self.status,
+                "bundle_sha256": self.bundle_sha256}
+
+
+@dataclass(frozen=True)
+class LedgerState:
+    dataset: str
+    cap: Cap
+    spent: Total
+    releases: list[ReleaseRecord]
+
+    @property
+    def remaining_epsilon(self) -> float:
+        return max(0.0, self.cap.epsilon - self.spent.epsilon)
+
+    @property
+    def remaining_delta(self) -> float:
+        return max(0.0, self.cap.delta - self.spent.delta)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "dataset": self.dataset,
+            "cap": self.cap.to_dict(),
+            "spent": self.spent.to_dict(),
+            "remaining": {"epsilon": self.remaining_epsilon, "delta": self.remaining_delta},
+            "releases": [r.to_dict() for r in self.releases],
+        }
+
+
+def lifetime_total(records: Sequence[ReleaseRecord], extra: Sequence[Measurement],
+                   extra_total: Total | None, delta_cap: float) -> Total:
+    """What a dataset has spent: the releases' own (ε, δ) added up (basic composition), or,
+    when tighter, all their measurements composed together at the same total δ."""
+    if not records and not extra:
+        return Total(0.0, 0.0, "basic")
+    eps = math.fsum(r.epsilon for r in records) + (extra_total.epsilon if extra_total else 0.0)
+    dlt = math.fsum(r.delta for r in records) + (extra_total.delta if extra_total else 0.0)
+    candidates = [Total(eps, dlt, "basic")]
+    measurements = [measurement_from_dict(m) for r in records for m in r.measurements]
+    measurements += list(extra)
+    target = min(dlt, delta_cap)
+    if target > 0:
+        candidates.append(compose(measurements, target))
+    return min(candidates, key=lambda t: (t.epsilon, t.accountant != "basic"))
+
+
+def lifetime_after(state: LedgerState, measurements: Sequence[Measurement],
+                   total: Total) -> Total:
+    """What the dataset would have spent after a release of ``measurements`` (composed to
+    ``total``): the same composition the charge uses, for the checklist, `check` and the
+    meter. ``within(lifetime_after(...), cap.epsilon, cap.delta)`` is the charge's test."""
+    return lifetime_total(state.releases, measurements, total, state.cap.delta)
