@@ -34,8 +34,9 @@ from PySide6.QtWidgets import (
 
 from ...core.dp.accuracy import DEFAULT_CONFIDENCE
 from ...core.dp.risk import explain
-from ...core.model import Plan, load_plan, plan_digest
+from ...core.model import Plan, PrivacyUnit, Query, load_plan, plan_digest
 from ...core.planning.check import check_plan
+from ...core.planning.parameters import MISSING_LABEL, parameter_lines
 from ...core.planning.plan_diff import diff_keys, diff_plans
 from ...core.planning.readiness import missing_reasons
 from ...core.records.audit import AuditLog
@@ -99,22 +100,12 @@ def _table(headers: list[str], rows: list[list[str]],
     return table
 
 
-def _public_parameters(q) -> str:  # type: ignore[no-untyped-def]
-    parts = []
-    if q.lower is not None:
-        parts.append(f"bounds [{q.lower:g}, {q.upper:g}]")
-    if q.categories is not None:
-        parts.append(f"{len(q.categories)} categories: {', '.join(map(str, q.categories[:8]))}"
-                     + ("…" if len(q.categories) > 8 else ""))
-    if q.bins is not None:
-        parts.append(f"bins {', '.join(f'{b:g}' for b in q.bins)}")
-    if q.group_by is not None:
-        parts.append(f"by {q.group_by.column} ({len(q.group_by.keys)} keys)")
-    if q.yes is not None:
-        parts.append(f"yes = {', '.join(map(str, q.yes))}; no = {', '.join(map(str, q.no))}")
-    if q.where:
-        parts.append("where " + ", ".join(f"{c.column} {c.op} {c.value}" for c in q.where))
-    return "; ".join(parts) or "—"
+def _public_parameters(q: Query, unit: PrivacyUnit) -> tuple[str, str]:
+    """The statistic's public parameters and its missing-values line, from the core's one
+    describer (planning.parameters, as `planner-app check` and the report)."""
+    lines = parameter_lines(q, unit)
+    shown = [f"{name}: {value}" for name, value in lines[:-1] if name not in ("Kind", "Column", "ε")]
+    return "\n".join(shown), lines[-1][1]
 
 
 def shown_result(cells: dict[str, str]) -> list[str]:
@@ -174,15 +165,16 @@ class ReviewDialog(QDialog):
                 reasons = "; ".join(filter(None, [reasons, "NO REASON for the "
                                                   + " and ".join(lacking)]))
             rows.append([q.title, statistic_words(q.kind, q.column, KIND_NAMES.get(q.kind, q.kind),
-                                                  q.missing.policy == "impute"), q.column or "—",
-                         _public_parameters(q), reasons or "none needed",
+                                                  q.missing.policy == "impute"),
+                         q.column or ", ".join(c.column for c in q.synth_columns or ()) or "—",
+                         *_public_parameters(q, unit), reasons or "none needed",
                          f"{q.epsilon:g}",
                          format_accuracy(acc.half_width, acc.unit, acc.rows),
                          c.risk_sentence])
         # the table has the whole width: every column in view, long texts wrapped
         self.statistics = _table(["Statistic", "Kind", "Column", "Public parameters",
-                                  "Reasons", "ε", "Accuracy", "Risk"], rows,
-                                 wrap=("Public parameters", "Reasons", "Risk"))
+                                  MISSING_LABEL, "Reasons", "ε", "Accuracy", "Risk"], rows,
+                                 wrap=("Public parameters", MISSING_LABEL, "Reasons", "Risk"))
         self.statistics.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         layout.addWidget(self.statistics, 1)
         bottom = QHBoxLayout()
