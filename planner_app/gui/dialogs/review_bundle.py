@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMessageBox,
+    QProgressBar,
     QPushButton,
     QScrollArea,
     QSplitter,
@@ -60,6 +61,9 @@ from ..session import Session
 from ..widgets.canvases import RiskChart
 from ..workers import Worker, WorkerSlot
 from .plan_diff_view import PlanDiffDialog
+
+#: The progress bar's steps (a fraction of 1 in thousandths).
+PROGRESS_STEPS = 1000
 
 #: Above this many rows a table's rows keep one line (measuring every row would be slow);
 #: long cells are then elided, with the whole text in their tooltip.
@@ -351,6 +355,20 @@ class BundleDialog(QDialog):
                               "hashes, audit trail and every number against its plan.</p>")
         self.verdict.setWordWrap(True)
         layout.addWidget(self.verdict)
+        # while verifying: how far, and which check is running (the core's progress messages)
+        self.checking = QWidget()
+        checking = QVBoxLayout(self.checking)
+        checking.setContentsMargins(0, 0, 0, 0)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, PROGRESS_STEPS)
+        self.progress.setAccessibleName("Verification progress")
+        self.step = QLabel("Starting…")
+        self.step.setTextFormat(Qt.TextFormat.PlainText)  # names come from the bundle
+        self.step.setWordWrap(True)
+        checking.addWidget(self.progress)
+        checking.addWidget(self.step)
+        checking.addStretch(1)
+        layout.addWidget(self.checking)
         # who signed and who approved, and a check against a public key the reader trusts
         origin_row = QHBoxLayout()
         self.origin = QLabel()
@@ -370,15 +388,29 @@ class BundleDialog(QDialog):
         self.tabs = QTabWidget()
         layout.addWidget(self.tabs, 1)
         self.workers = WorkerSlot()
+        self._show_checking(True)
 
     def verify(self) -> None:
         """Start verifying in the worker; the result arrives through its signals."""
         path, trusted = self.path, list(self.trusted)
         self.trust_button.setEnabled(False)
-        worker = Worker(lambda _progress, _cancel: open_bundle(path, trusted))
+        self.progress.setValue(0)
+        self.step.setText("Starting…")
+        self._show_checking(True)
+        worker = Worker(lambda progress, _cancel: open_bundle(path, trusted, progress))
+        worker.signals.progress.connect(self._progress)
         worker.signals.finished.connect(self.show_opened)
         worker.signals.failed.connect(self._failed)
         self.workers.start(worker)
+
+    def _show_checking(self, running: bool) -> None:
+        """The progress bar and the running check in place of the tabs while verifying."""
+        self.checking.setVisible(running)
+        self.tabs.setVisible(not running)
+
+    def _progress(self, fraction: float, message: str) -> None:
+        self.progress.setValue(round(fraction * PROGRESS_STEPS))
+        self.step.setText(message)
 
     def choose_trusted_key(self, path: str | None = None) -> None:
         """Verify again, against the public key file the reader chooses (minisign format)."""
@@ -397,6 +429,7 @@ class BundleDialog(QDialog):
         self.verify()
 
     def _failed(self, exc: object) -> None:
+        self._show_checking(False)
         if isinstance(exc, NotABundle):
             self.unusable.emit("Not a release bundle", str(exc))
         else:  # a crafted bundle gets a dialog, never a crash
@@ -408,6 +441,7 @@ class BundleDialog(QDialog):
     def show_opened(self, opened: object) -> None:
         assert isinstance(opened, OpenedBundle)
         self.opened = opened
+        self._show_checking(False)
         verdict = opened.verdict
         name = html.escape(self.path.name)
         proven = verdict.origin.get("origin_proven")
