@@ -545,7 +545,10 @@ def result_chart(record: dict[str, Any], s: dict[str, Any]) -> Chart | None:
     lower, upper = declared.get("lower"), declared.get("upper")
     bounds = ((float(lower), float(upper)) if isinstance(lower, (int, float))
               and isinstance(upper, (int, float)) else None)
-    return release_chart(q, s["rows"], bounds)
+    rows = s["rows"]
+    if q["kind"] == "synthetic":  # each column's counts, in release order (not the largest)
+        rows = [r for r in record["results"] if r.get("query_id") == q["id"]]
+    return release_chart(q, rows, bounds)
 
 
 def charts_left_out(record: dict[str, Any]) -> str:
