@@ -96,7 +96,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         from ..core.planning.parameters import parameter_lines
 
         for name, value in parameter_lines(qc.query, plan.privacy_unit):
-            if name not in ("Kind", "ε"):
+            if name not in ("Kind", "ε", "δ"):  # the table has ε; δ: the budget line
                 print(f"    {name}: {value}")
         if qc.query.kind == "quantile" and qc.query.quantile is not None:
             print(f"    {quantile_words(acc, qc.query.quantile)}")

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..dp.sensitivity import grid_for
 from ..model import PrivacyUnit, Query, Scalar, SynthColumn
 from ..support.words import KIND_NAMES, format_number
 
@@ -171,9 +170,11 @@ def missing_values_words(q: Query, unit: PrivacyUnit | None = None) -> str:
     else:  # sum, mean, variance, quantile: a bounded number
         assert q.column is not None and q.lower is not None and q.upper is not None
         parts.append(_missing_cell(q, q.column, True))
+        grid = (f"a step of {_num(q.grid_step)}" if q.grid_step is not None else
+                "a fine grid (far finer than the noise)")
         parts.append(f"a value below {_num(q.lower)} counts as {_num(q.lower)} and one above "
-                     f"{_num(q.upper)} as {_num(q.upper)} (clamped), then it is rounded to a "
-                     f"step of {_num(grid_for(q).step)}")
+                     f"{_num(q.upper)} as {_num(q.upper)} (clamped), then it is rounded to "
+                     f"{grid}")
     if q.group_by is not None:
         parts.append(f"a row whose {q.group_by.column} is empty or not one of the keys is "
                      "left out")

@@ -52,6 +52,7 @@ from ...core.support.words import (
     KIND_NAMES,
     confidence_percent,
     format_number,
+    plain_terms,
     relation_words,
     statistic_words,
     unit_of,
@@ -89,8 +90,9 @@ def _table(headers: list[str], rows: list[list[str]],
     table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
     for i, row in enumerate(rows):
         for j, text in enumerate(row):
-            item = QTableWidgetItem(text)
-            item.setToolTip(text)
+            shown = plain_terms(text)  # a record's words (derivations, notes), plainly
+            item = QTableWidgetItem(shown)
+            item.setToolTip(shown)
             table.setItem(i, j, item)
     header = table.horizontalHeader()
     header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
@@ -448,12 +450,14 @@ class BundleDialog(QDialog):
         if verdict.valid:
             text = ("<h2 style='color:#1e8449'>✓ Verified"
                     + (" — origin proven" if proven else " (integrity only, not origin)")
-                    + f"</h2><p>{name}: "
-                    + "; ".join(html.escape(c) for c in verdict.checks) + ".</p>")
+                    # what was checked, in plain words: the detail under the headline
+                    + f"</h2><p style='font-size:small'>{name}: "
+                    + "; ".join(html.escape(plain_terms(c)) for c in verdict.checks) + ".</p>")
         else:  # problems quote names from the bundle: escaped, never read as markup
             text = (f"<h2 style='color:#c0392b'>✗ NOT valid</h2><p>{name} failed "
                     "verification; do not rely on its numbers.</p><ul>"
-                    + "".join(f"<li>{html.escape(p)}</li>" for p in verdict.problems[:12])
+                    + "".join(f"<li>{html.escape(plain_terms(p))}</li>"
+                              for p in verdict.problems[:12])
                     + "</ul>")
         self.verdict.setText(text)
         self.origin.setText(origin_html(opened))
@@ -518,7 +522,9 @@ class BundleDialog(QDialog):
                            + (f" (the first {shown:,} shown)" if shown < t.total_rows else "")
                            + ". Its rows are not people; only its measured marginals (in "
                              "Results) were noised from the data."
-                           + "".join(f"\n{line[0].upper()}{line[1:]}." for line in t.fit))
+                           + "".join(f"\n{line[0].upper()}{line[1:]}."
+                                     for line in map(plain_terms, t.fit)))
+            about.setText(plain_terms(about.text()))  # "marginals": plain words first
             about.setWordWrap(True)
             about.setAlignment(Qt.AlignmentFlag.AlignTop)
             # the words scroll in a small window; the rows keep most of the height
