@@ -58,7 +58,7 @@ def test_each_value_is_drawn_under_its_column() -> None:
     boxes = [t.get_window_extent(renderer) for t in ticks]
     name_boxes = [t.get_window_extent(renderer) for t in names]
     assert max(b.y1 for b in name_boxes) < min(b.y0 for b in boxes)
-    for left, right in zip(name_boxes, name_boxes[1:]):
+    for left, right in zip(name_boxes, name_boxes[1:], strict=False):
         assert left.x1 < right.x0
     assert min(b.y0 for b in name_boxes) >= 0
     assert min(b.x0 for b in boxes + name_boxes) >= 0

@@ -165,8 +165,8 @@ def missing_values_words(q: Query, unit: PrivacyUnit | None = None) -> str:
             parts.append(f"a value of {q.column} not among the categories is left out")
         else:
             edges = list(q.bins or ())
-            parts.append(f"a value of {q.column} below {_num(edges[0])} or above {_num(edges[-1])} is "
-                         "left out (not clamped)")
+            parts.append(f"a value of {q.column} below {_num(edges[0])} or above "
+                         f"{_num(edges[-1])} is left out (not clamped)")
     else:  # sum, mean, variance, quantile: a bounded number
         assert q.column is not None and q.lower is not None and q.upper is not None
         parts.append(_missing_cell(q, q.column, True))

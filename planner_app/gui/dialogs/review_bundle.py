@@ -110,7 +110,8 @@ def _public_parameters(q: Query, unit: PrivacyUnit) -> tuple[str, str]:
     """The statistic's public parameters and its missing-values line, from the core's one
     describer (planning.parameters, as `planner-app check` and the report)."""
     lines = parameter_lines(q, unit)
-    shown = [f"{name}: {value}" for name, value in lines[:-1] if name not in ("Kind", "Column", "ε")]
+    shown = [f"{name}: {value}" for name, value in lines[:-1]
+             if name not in ("Kind", "Column", "ε")]  # their own columns
     return "\n".join(shown), lines[-1][1]
 
 
