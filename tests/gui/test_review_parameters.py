@@ -51,7 +51,7 @@ def test_every_kind_shows_its_parameters_and_a_missing_values_line(  # type: ign
     assert dialog.statistics.rowCount() == len(plan.queries)
     for row, q in enumerate(plan.queries):
         cells = _cells(dialog, row)
-        params, missing = cells["Public parameters"], cells["Missing values and rows left out"]
+        params, missing = cells["Public parameters"], cells["Missing values"]
         assert "—" not in params, (q.id, cells)
         if q.column is not None or q.synth_columns:  # a count of rows reads no column
             assert "—" not in cells["Column"], (q.id, cells)
@@ -90,4 +90,4 @@ def test_every_kind_shows_its_parameters_and_a_missing_values_line(  # type: ign
     for text in ("North, South, East, West", "16, 25, 35, 45, 55, 65, 75, 100", "yes, no",
                  "δ: 1e-06", "Rows: 500", "Method: MST"):
         assert text in params, (text, params)
-    assert "left out of every count" in synth["Missing values and rows left out"]
+    assert "left out of every count" in synth["Missing values"]

@@ -24,6 +24,10 @@ from ..support.words import KIND_NAMES, format_number
 
 MAX_LISTED_VALUES = 12  # values of one list named in a line; the plan has every one
 
+NOISE_WORDS = {"laplace": "discrete Laplace", "gaussian": "discrete Gaussian",
+               "exponential": "exponential mechanism", "randomized_response":
+               "randomized response"}
+
 #: What the review window and ``check`` call each line (the labels of parameter_lines).
 MISSING_LABEL = "Missing values and rows left out"
 
@@ -96,7 +100,7 @@ def public_parameters(q: Query) -> list[tuple[str, str]]:
             out.append(("Grid step", _num(q.grid_step)))
         if q.expected_count is not None:
             out.append(("Expected rows", format_number(q.expected_count)))
-        out.append(("Noise", q.mechanism.replace("_", " ")))
+        out.append(("Noise", NOISE_WORDS.get(q.mechanism, q.mechanism.replace("_", " "))))
     out.append(("ε", _num(q.epsilon)))
     if q.delta or q.kind == "synthetic":
         out.append(("δ", _num(q.delta)))
@@ -127,9 +131,9 @@ def _where_words(q: Query) -> str | None:
 def _unit_words(unit: PrivacyUnit | None) -> str | None:
     if unit is None or unit.kind != "person":
         return None
-    rows = "row" if unit.max_rows == 1 else f"{unit.max_rows} rows"
-    return (f"at most {rows} of each person (by {unit.id_column}) are used: of a person with "
-            "more, that many are kept at random and the others are left out")
+    rows = "one row" if unit.max_rows == 1 else f"{unit.max_rows} rows"
+    return (f"at most {rows} of each person (by {unit.id_column}) are used, kept at random; "
+            "the others are left out")
 
 
 def missing_values_words(q: Query, unit: PrivacyUnit | None = None) -> str:

@@ -527,9 +527,12 @@ def glossary_markdown() -> str:
 #: shows them through ``plain_terms``.
 PLAIN_TERMS: tuple[tuple[str, str], ...] = (
     (r"Hoeffding bound", "a bound that holds whatever the data (Hoeffding bound)"),
-    (r"exponential mechanism", "a random choice that favours the best fit (exponential "
-                               "mechanism)"),
+    (r"(?:the |an )?exponential mechanism", "a random choice that favours the best fit "
+                                            "({0})"),
+    (r"L1 distance", "total difference ({0})"),
     (r"L1 sensitivity|L1", "how much one person can change the totals (L1 sensitivity)"),
+    (r"a measured marginal", "the measured counts of a column or pair ({0})"),
+    (r"a one-way marginal", "one column's counts ({0})"),
     (r"(?:noise )?σ", "noise scale (σ)"),
     (r"e\^ε times", "a fixed number of times set by ε (e^ε times)"),
     (r"(?:pld|zcdp|basic) accountant", "how the ε of the statistics are added up ({0})"),

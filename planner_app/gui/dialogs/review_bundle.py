@@ -180,8 +180,12 @@ class ReviewDialog(QDialog):
                          c.risk_sentence])
         # the table has the whole width: every column in view, long texts wrapped
         self.statistics = _table(["Statistic", "Kind", "Column", "Public parameters",
-                                  MISSING_LABEL, "Reasons", "ε", "Accuracy", "Risk"], rows,
-                                 wrap=("Public parameters", MISSING_LABEL, "Reasons", "Risk"))
+                                  "Missing values", "Reasons", "ε", "Accuracy", "Risk"], rows,
+                                 wrap=("Public parameters", "Missing values", "Reasons",
+                                       "Risk"))
+        self.statistics.horizontalHeaderItem(4).setToolTip(MISSING_LABEL + ": empty or "
+                                                           "unreadable cells, values outside "
+                                                           "the bounds or lists, extra rows")
         self.statistics.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         layout.addWidget(self.statistics, 1)
         bottom = QHBoxLayout()
