@@ -375,7 +375,6 @@ class BundleDialog(QDialog):
         checking.addWidget(self.progress)
         checking.addWidget(self.step)
         checking.addStretch(1)
-        layout.addWidget(self.checking)
         # who signed and who approved, and a check against a public key the reader trusts
         origin_row = QHBoxLayout()
         self.origin = QLabel()
@@ -394,6 +393,7 @@ class BundleDialog(QDialog):
         self.trusted: list[PublicKey] = []
         self.tabs = QTabWidget()
         layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.checking, 1)  # in the tabs' place while verifying
         self.workers = WorkerSlot()
         self._show_checking(True)
 
