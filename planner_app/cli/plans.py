@@ -94,6 +94,12 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"{q['id'][:26]:<26} {q['kind']:<19} {q['epsilon']:>8.4g} "
               f"{format_half_width(acc).removeprefix('± '):>14}  {noise}")
         print(f"    {q['derivation']}")
+        # the public parameters and missing values, in the review window's and report's words
+        from ..core.planning.parameters import parameter_lines
+
+        for name, value in parameter_lines(qc.query, plan.privacy_unit):
+            if name not in ("Kind", "ε", "δ"):  # the table has ε; δ: the budget line
+                print(f"    {name}: {value}")
         if qc.query.kind == "quantile" and qc.query.quantile is not None:
             print(f"    {quantile_words(acc, qc.query.quantile)}")
         elif qc.query.kind in ROWS_KINDS and acc.get("half_width") is not None:

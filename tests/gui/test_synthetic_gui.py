@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QLabel, QTableWidget
 from planner_app.core.dp.synthetic import preview, preview_lines, synth_split
 from planner_app.core.release.verify_release import verify_bundle
 from planner_app.core.support.resources import demo_table_path
+from planner_app.core.support.words import plain_terms
 from planner_app.gui.dialogs.query_dialog import QueryDialog
 from planner_app.gui.main_window import MainWindow
 from tests.cli.test_synthetic_cli import PLAN
@@ -117,14 +118,14 @@ def test_the_pane_shows_what_the_budget_buys(window, tmp_path: Path) -> None:  #
     q = session.plan.query("survey_synth")
     text = pane.synthetic.text()
     assert pane.synthetic_box.isVisibleTo(pane) and not pane.preview_box.isVisibleTo(pane)
-    for line in preview_lines(preview(q, session.plan)):
-        assert f"{line[0].upper()}{line[1:]}." in text
+    for line in preview_lines(preview(q, session.plan)):  # the core's words, jargon after
+        assert plain_terms(f"{line[0].upper()}{line[1:]}.") in text  # plain words (issue 22)
     # σ of a one-way marginal, independently: ρ from (ε, δ) split in thirds over the 3
     # columns; a person's 3 rows move a marginal by 3² in squared L2 (add-remove)
     rho = synth_split(q).rho
     sigma = math.sqrt(3 ** 2 / (2 * rho / 3 / 3))
     for column in ("region", "age", "smoker"):
-        shown = re.search(rf"counts of {column} \(\d+ cells\): noise σ = ([\d.]+)", text)
+        shown = re.search(rf"counts of {column} \(\d+ cells\): noise scale \(σ\) = ([\d.]+)", text)
         assert shown is not None and float(shown.group(1)) == pytest.approx(sigma, rel=1e-3)
     assert "expected error for about 3,800 rows" in text.lower()
     session.select(None)
@@ -179,7 +180,7 @@ def test_release_from_the_app_then_the_viewer_shows_it(window, qtbot, tmp_path: 
     assert headers == rows[0]
     assert [table.item(0, c).text() for c in range(3)] == rows[1]
     about = " ".join(w.text() for w in synthetic.findChildren(QLabel))
-    assert "TVD" in about and "released noised marginal" in about  # verify's measure, shown
+    assert "TVD" in about and "released noised counts (marginal)" in about  # verify's measure
     viewer.tabs.setCurrentIndex(titles.index("Synthetic tables"))
     viewer.show()
     qtbot.wait(50)

@@ -243,7 +243,7 @@ def accuracy_for(query: Query, plan: Plan, confidence: float = DEFAULT_CONFIDENC
     if query.kind == "synthetic":  # the noise of one cell of a one-way marginal
         hw = measurement_half_width(ms[0], confidence)
         return Accuracy(confidence, float(hw), "count",
-                        "per cell of a one-way marginal")
+                        "per cell of one column's counts (one-way marginal)")
     raise ValueError(query.kind)
 
 

@@ -68,6 +68,8 @@ class ChartDrawing:
                           ha="right" if len(x) > 6 else "center", fontsize=8, **TEXT)
             ax.set_ylabel(chart.value_label, fontsize=8, **TEXT)
             ax.grid(True, axis="y", alpha=0.3)
+            if chart.groups:
+                self._group_labels(ax, chart)
             # above the axes, never over a bar
             self.artists["label"] = ax.set_title(" ", loc="left", fontsize=9, color=INTERVAL,
                                                  **TEXT)
@@ -98,6 +100,24 @@ class ChartDrawing:
         self.chart = chart
         self.update(chart)
         self.fit()
+
+    @staticmethod
+    def _group_labels(ax: Any, chart: Chart) -> None:
+        """Each group's label centred under its bars' own labels, and a dotted line between
+        groups (a synthetic table: the column's name under its values)."""
+        rotated = len(chart.marks) > 6
+        longest = max((len(_short(m.label)) for m in chart.marks), default=1)
+        # the bars' labels take about this many points below the axis: 8 pt text (0.6 of
+        # its size a character, 1.2 a line) turned 30°, after the ticks (3.5) and their pad
+        high = 8 * (0.6 * longest * 0.5 + 1.2 * 0.87) if rotated else 8 * 1.2
+        below = ax.secondary_xaxis("bottom")
+        below.set_xticks([(a + b) / 2 for _, a, b in chart.groups],
+                         [name for name, _, _ in chart.groups], fontsize=8,
+                         fontweight="bold", **TEXT)
+        below.tick_params(axis="x", length=0, pad=high + 3.5 + 3.5 + 3)
+        below.spines["bottom"].set_visible(False)
+        for _, _, last in chart.groups[:-1]:
+            ax.axvline(last + 0.5, color="0.55", linewidth=0.8, linestyle=":", zorder=1)
 
     def fit(self) -> None:
         """Lay the axes out in the figure's current size (after a resize or a new chart)."""
@@ -170,7 +190,8 @@ def chart_texts(chart: Chart) -> list[str]:
     (``compact``): the bars' labels, the axis title and the label over a point. Kept beside
     ``draw`` (a test checks that a drawn chart holds no other text)."""
     labels = [_short(m.label) for m in chart.marks] if chart.shape == "bars" else []
-    return [*labels, chart.value_label, chart.point_label]
+    return [*labels, *(name for name, _, _ in chart.groups), chart.value_label,
+            chart.point_label]
 
 
 def chart_branches(chart: Chart) -> tuple[Any, ...]:
@@ -180,7 +201,7 @@ def chart_branches(chart: Chart) -> tuple[Any, ...]:
     with_interval = [m.low is not None and m.high is not None for m in chart.marks]
     if chart.shape == "bars":
         return ("bars", len(chart.marks) > 6, not chart.marks, any(with_interval),
-                all(with_interval))
+                all(with_interval), bool(chart.groups))
     return (chart.shape, chart.span is None, not chart.marks, any(with_interval),
             all(with_interval))
 

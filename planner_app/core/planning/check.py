@@ -43,6 +43,8 @@ from ..records.keys import PublicKey
 from ..records.ledger import LedgerState
 from ..records.policy import Policy, PolicyError
 from ..support.errors import InputError, PlannerError
+from ..support.progress import Progress
+from ..support.progress import report as report_progress
 from .readiness import Readiness, readiness, rows_are_people_recorded
 
 HIGH_EPSILON = 10.0
@@ -188,16 +190,21 @@ def check_plan(plan: Plan, table: Table | None = None,
                file_datasets: Sequence[str] | None = None,
                known_datasets: Sequence[str] | None = None,
                trust_ignored: str = "",
-               engine_name: str = DEFAULT_ENGINE) -> CheckReport:
+               engine_name: str = DEFAULT_ENGINE,
+               progress: Progress = None) -> CheckReport:
     """The report; with a table, also its fit to the data (pass ``engine`` to reuse one, or
     ``engine_name`` to choose which engine reads the table: duckdb, pandas or spark).
     Its ``readiness`` holds the release rules (with the lifetime rule when ``ledger`` is
     given, the approval rule when ``require_approval``: signed by one of ``trusted`` when
-    any are given; the organisation's rules when ``policy``; see readiness())."""
+    any are given; the organisation's rules when ``policy``; see readiness()).
+    ``progress(fraction, message)``: one step per statistic, then the composed total."""
     check_confidence(confidence)  # before any work: every caller (release too) comes here
     checks = []
     warnings: list[str] = []
-    for q in plan.queries:
+    for i, q in enumerate(plan.queries):
+        report_progress(progress, 0.3 * i / max(len(plan.queries), 1),
+                        f"Working out the noise and accuracy of statistic {i + 1} of "
+                        f"{len(plan.queries)}…")
         listed_id = id_column_problem(plan.privacy_unit, q)  # the unit changed after the table
         if listed_id is not None:
             raise InputError("plan", *listed_id)
@@ -212,6 +219,7 @@ def check_plan(plan: Plan, table: Table | None = None,
         sentence = explain(eps, q.delta, relation=plan.neighbouring,
                            what=f"the release of {q.title!r}").sentence
         checks.append(QueryCheck(q, ms, acc, sentence))
+    report_progress(progress, 0.3, "Adding up the ε of the statistics…")
     own = table is not None and engine is None
     if table is not None and engine is None:  # after the plan's own refusals
         engine = open_engine(engine_name, plan, table, SystemRandomSource())

@@ -56,10 +56,14 @@ class Chart:
     more: str = ""  # a note when only the first cells are drawn
     half_width: float | None = None  # the planned ± in the shown unit (previews only)
     point_label: str = ""  # written above a number line's point
+    #: bars in groups: (group label, first mark, last mark), the label written under the
+    #: group's own labels (a synthetic table's columns: "North" under "region")
+    groups: tuple[tuple[str, int, int], ...] = ()
 
     def structure(self) -> tuple[Any, ...]:
         """What stays the same when only ε changes (a view can then move its artists)."""
-        return (self.shape, tuple(m.label for m in self.marks), self.value_label, self.span)
+        return (self.shape, tuple(m.label for m in self.marks), self.value_label, self.span,
+                self.groups)
 
 
 # ----------------------------------------------------------------------------- before release
@@ -212,6 +216,9 @@ def release_chart(query: dict[str, Any], rows: list[dict[str, Any]],
         return None if not isinstance(x, (int, float)) else float(x) * factor
 
     synth = kind == "synthetic"  # its cells are its marginals' (the caption names them)
+    groups: tuple[tuple[str, int, int], ...] = ()
+    if synth:  # each column's counts, grouped under the column's name (synthetic_groups)
+        rows, groups = synthetic_groups(rows, limit)
 
     def name(r: dict[str, Any]) -> str:
         if synth:
@@ -245,10 +252,12 @@ def release_chart(query: dict[str, Any], rows: list[dict[str, Any]],
     if not any(m.low is not None for m in marks):
         caption = "The released value; its accuracy is a rank error, in the text."
     if synth:
-        drawn = list(dict.fromkeys(str(r.get("group")) for r in rows[:limit]
-                                   if r.get("group") is not None))
-        caption = f"The noised counts of {', '.join(drawn)}, with their {pct} intervals."
-    more = (f"The first {limit} of these {len(rows):,} cells are drawn."
+        drawn = [g[0] for g in groups]
+        caption = (f"The noised count of each value of {', '.join(drawn)} (its column's name "
+                   f"under its values), with their {pct} intervals; the counts of pairs of "
+                   "columns are in the results.")
+    more = (f"The first {limit} of these {len(rows):,} "
+            f"{'counts' if synth else 'cells'} are drawn."
             if len(rows) > limit else "")
     point = ""
     if not bars and marks:
@@ -258,4 +267,27 @@ def release_chart(query: dict[str, Any], rows: list[dict[str, Any]],
     # a count or a sum on a line that starts at 0 shows how large its interval is
     extent = span if span is not None or bars or kind not in ("count", "sum") else (0.0, 0.0)
     return Chart("bars" if bars else "line", marks, label, span, _limits(marks, extent, bars),
-                 caption, more, None, point)
+                 caption, more, None, point, groups)
+
+
+def synthetic_groups(rows: list[dict[str, Any]], limit: int = MAX_PREVIEW_CELLS
+                     ) -> tuple[list[dict[str, Any]], tuple[tuple[str, int, int], ...]]:
+    """A synthetic table's rows to draw: the counts of each column's values (its one-way
+    marginals; a pair's cells, "North·[16,25)", would not read as bars), column after column
+    in the order given; and (column, first, last) of each group among the first ``limit``
+    rows (the ones drawn). A value is then always read under its column: "N" of region and
+    "N" of smoker apart."""
+    order: dict[str, list[dict[str, Any]]] = {}
+    pairs: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        group = str(r.get("group") or "")
+        (pairs if " × " in group else order).setdefault(group, []).append(r)
+    order = order or pairs  # only pairs given: draw them, under their pair's name
+    drawn = [r for cells in order.values() for r in cells]
+    groups, start = [], 0
+    for name, cells in order.items():
+        end = min(start + len(cells), limit)
+        if end > start:
+            groups.append((name, start, end - 1))
+        start = end
+    return drawn, tuple(groups)

@@ -22,6 +22,8 @@ from ..model import Plan, parse_plan_text
 from ..model.synthetic_plan import stated_epsilon
 from ..records.keys import PublicKey
 from ..support.errors import InputError
+from ..support.progress import Progress, part
+from ..support.progress import report as report_progress
 from .bundle import (
     AUDIT,
     PLAN,
@@ -152,16 +154,21 @@ class OpenedBundle:
     synthetic: list[SyntheticTable] = field(default_factory=list)
 
 
-def open_bundle(path: Path, trusted: Sequence[PublicKey] = ()) -> OpenedBundle:
+def open_bundle(path: Path, trusted: Sequence[PublicKey] = (),
+                progress: Progress = None) -> OpenedBundle:
     """Verify a bundle (its origin too, against ``trusted`` keys) and read its contents (one
     read of the zip). Raises ``NotABundle`` when the file is not a bundle at all; a bundle
     that fails verification opens with ``verdict.valid`` false and whatever parts can still
-    be read."""
+    be read. ``progress(fraction, message)`` says which check is running."""
     scans: dict[str, AnswerScan] = {}  # the answer files: streamed, never held
+    report_progress(progress, 0.0, f"Reading {path.name}…")
     files, layout = read_members(path, stream=answer_sink(scans))
     opened = OpenedBundle(name=path.name,
                           verdict=verify_members(path.name, files, layout, trusted=trusted,
-                                                 scans=scans))
+                                                 scans=scans,
+                                                 progress=part(progress, 0.05, 0.97)))
+    report_progress(progress, 0.97, "Reading the results, audit trail and report to show "
+                                    "them…")
     for name, attr, parse in ((RECORD, "release", _release), (RESULTS, "results", _results),
                               (PLAN, "plan", _plan), (AUDIT, "audit", _audit),
                               (README, "readme", _text), (REPORT_HTML, "report", _report)):

@@ -127,6 +127,7 @@ def transparency(record: dict[str, Any]) -> list[tuple[str, str]]:
                          if m["mechanism"] != "none"})
     local = any(q["kind"] == "randomized_response" for q in record["queries"])
     bounds, lists, missing = [], [], []
+    declared = _declared_plan(record)
     for q in plan["queries"]:
         reason = (q.get("justification") or {})
         if "lower" in q:
@@ -140,10 +141,7 @@ def transparency(record: dict[str, Any]) -> list[tuple[str, str]]:
             lists.append(f"{q.get('label', q['id'])}: yes = {', '.join(map(str, q['yes']))}; "
                          f"no = {', '.join(map(str, q['no']))} — "
                          f"{reason.get('values') or 'no reason recorded'}")
-        policy = q.get("missing", "drop")
-        missing.append(f"{q.get('label', q['id'])}: "
-                       + ("rows with a missing value are left out" if policy == "drop" else
-                          f"missing values are replaced by {policy['impute']}"))
+        missing.append(f"{q.get('label', q['id'])}: " + _missing_words(declared, q))
     unnoised = [f"{q['label']}: " + (
         "the number of answers (every row answers, so it is public under replace-one)"
         if q["kind"] == "randomized_response" else "used without noise (public under "
@@ -190,6 +188,31 @@ def transparency(record: dict[str, Any]) -> list[tuple[str, str]]:
          "bundle with: planner-app verify BUNDLE.zip (its integrity), and planner-app verify "
          "BUNDLE.zip --trust OWNER.pub (also who released it)"),
     ]
+
+
+def _declared_plan(record: dict[str, Any]) -> Any:
+    """The record's plan as a Plan, or None when it does not read (the report still
+    renders)."""
+    from ..model import plan_from_dict
+
+    try:
+        return plan_from_dict(record["plan"])
+    except Exception:  # a report never fails on this: it only adds words
+        return None
+
+
+def _missing_words(plan: Any, q: dict[str, Any]) -> str:
+    """How a statistic handles missing values and which rows it leaves out: the core's one
+    describer (planning.parameters, as the review window and `check`); the plan's own words
+    when the record's plan does not read."""
+    from ..planning.parameters import missing_values_words
+
+    query = next((d for d in plan.queries if d.id == q.get("id")), None) if plan else None
+    if query is not None:
+        return missing_values_words(query, plan.privacy_unit)
+    policy = q.get("missing", "drop")
+    return ("rows with a missing value are left out" if policy == "drop" else
+            f"missing values are replaced by {policy['impute']}")
 
 
 POST_WORDS = {  # release.json's post_processing flags, in words
@@ -693,7 +716,10 @@ def result_chart(record: dict[str, Any], s: dict[str, Any]) -> Chart | None:
     lower, upper = declared.get("lower"), declared.get("upper")
     bounds = ((float(lower), float(upper)) if isinstance(lower, (int, float))
               and isinstance(upper, (int, float)) else None)
-    return release_chart(q, s["rows"], bounds)
+    rows = s["rows"]
+    if q["kind"] == "synthetic":  # each column's counts, in release order (not the largest)
+        rows = [r for r in record["results"] if r.get("query_id") == q["id"]]
+    return release_chart(q, rows, bounds)
 
 
 def charts_left_out(record: dict[str, Any]) -> str:

@@ -41,6 +41,8 @@ from ..planning.check import check_plan
 from ..records.audit import entry_hash
 from ..records.keys import PublicKey
 from ..support.errors import InputError
+from ..support.progress import Progress, part
+from ..support.progress import report as report_progress
 from .bundle import (
     AUDIT,
     MANIFEST,
@@ -165,8 +167,11 @@ def _digests(files: Mapping[str, bytes], scans: Mapping[str, AnswerScan]) -> dic
 
 def verify_contents(files: dict[str, bytes], verdict: Verdict,
                     scans: Mapping[str, AnswerScan] | None = None,
-                    regenerate: bool = False) -> None:
+                    regenerate: bool = False, progress: Progress = None) -> None:
+    """The checks inside a bundle (the module docstring); ``progress(fraction, message)``
+    says which is running."""
     files, answer_files = _answer_scans(files, scans)
+    report_progress(progress, 0.0, "Reading release.json and plan.json…")
     problems = verdict.problems
     record = _record(files, problems)
     if record is None:
@@ -180,22 +185,23 @@ def verify_contents(files: dict[str, bytes], verdict: Verdict,
                        "created_utc": record.get("created_utc"),
                        "total": record.get("total"), "queries": len(plan.queries)}
     n = len(problems)
-    _recompute(plan, record, problems)
+    _recompute(plan, record, problems, part(progress, 0.02, 0.45))
     if len(problems) == n:
         verdict.checks.append("sensitivities, noise, accuracy and totals recompute from the plan")
     n = len(problems)
+    report_progress(progress, 0.45, "Checking the audit trail…")
     _audit(files, answer_files, record, problems)
     if len(problems) == n:
         verdict.checks.append("the audit segment is an intact chain that seals these files")
     n = len(problems)
-    _results(files, answer_files, plan, record, problems)
+    _results(files, answer_files, plan, record, problems, part(progress, 0.47, 0.52))
     if len(problems) == n:
         verdict.checks.append("every result is a declared cell with its stated interval")
     if any(q.kind == "synthetic" for q in plan.queries) or "synthetic" in record:
         from .verify_synthetic import check_synthetic, regenerate_synthetic
 
         n = len(problems)
-        fit = check_synthetic(files, plan, record)
+        fit = check_synthetic(files, plan, record, part(progress, 0.52, 0.57))
         problems.extend(fit.problems)
         verdict.synthetic = fit.tables
         verdict.information.extend(fit.information)
@@ -208,13 +214,15 @@ def verify_contents(files: dict[str, bytes], verdict: Verdict,
                 + ("" if regenerate else "; its rows are not regenerated from those marginals "
                    "(planner-app verify --regenerate does that)"))
             if regenerate:
-                checks, failed, outcome = regenerate_synthetic(files, plan, record)
+                checks, failed, outcome = regenerate_synthetic(files, plan, record,
+                                                               part(progress, 0.57, 0.62))
                 verdict.checks.extend(checks)
                 problems.extend(failed)
                 for qid, done in outcome.items():
                     verdict.synthetic.setdefault(qid, {}).update(done)
     n = len(problems)
-    agreement = _agreement(files, answer_files, plan, record, problems)
+    agreement = _agreement(files, answer_files, plan, record, problems,
+                           part(progress, 0.62, 1.0))
     if len(problems) == n:
         verdict.checks.append(agreement)
 
@@ -322,9 +330,11 @@ def _same(fresh: Any, stated: Any) -> bool:
     return _is_number(stated) and _close(fresh, stated)
 
 
-def _recompute(plan: Plan, record: dict[str, Any], problems: list[str]) -> None:
+def _recompute(plan: Plan, record: dict[str, Any], problems: list[str],
+               progress: Progress = None) -> None:
     try:
-        report = check_plan(plan, confidence=float(record["confidence"]))
+        report = check_plan(plan, confidence=float(record["confidence"]),
+                            progress=part(progress, 0.0, 0.95))
     except InputError as exc:
         problems.append(f"{PLAN}: cannot be recomputed ({exc})")
         return
@@ -349,6 +359,7 @@ def _recompute(plan: Plan, record: dict[str, Any], problems: list[str]) -> None:
             problems.append(f"{RECORD}: statistic {qid!r}: its measurements are not the "
                             "plan's (each one's name, mechanism, sensitivity, noise, ε, δ and "
                             "derivation recompute from the plan)")
+    report_progress(progress, 0.95, "Checking the total ε and δ…")
     total = record["total"]
     older = None  # a PLD total composed as before the composition tree (``pld_as_chain``)
     if (report.total.accountant == "pld" == total.get("accountant")
@@ -434,7 +445,7 @@ def _number(text: str) -> float | None:
 
 
 def _results(files: dict[str, bytes], scans: dict[str, AnswerScan], plan: Plan,
-             record: dict[str, Any], problems: list[str]) -> None:
+             record: dict[str, Any], problems: list[str], progress: Progress = None) -> None:
     if RESULTS not in files:
         problems.append(f"{RESULTS}: missing")
         return
@@ -459,7 +470,9 @@ def _results(files: dict[str, bytes], scans: dict[str, AnswerScan], plan: Plan,
         problems.append(f"{RESULTS}: has {len(rows) - 1} rows but {RECORD} lists "
                         f"{len(record['results'])}")
     confidence = float(record["confidence"])
-    for q in plan.queries:
+    for i, q in enumerate(plan.queries):
+        report_progress(progress, i / len(plan.queries), f"Checking the results of statistic "
+                                                         f"{i + 1} of {len(plan.queries)}…")
         if q.kind == "synthetic":  # its rows are its noised marginals: verify_synthetic.py
             continue
         got = by_query.get(q.id, [])
@@ -536,7 +549,7 @@ def _rr_problem(q: Any, plan: Plan, value: float | None, low: float | None,
 # ----------------------------------------------------------------------------- agreement
 
 def _agreement(files: dict[str, bytes], scans: dict[str, AnswerScan], plan: Plan,
-               record: dict[str, Any], problems: list[str]) -> str:
+               record: dict[str, Any], problems: list[str], progress: Progress = None) -> str:
     """The files a bundle derives from release.json are rebuilt from it and compared byte for
     byte (each is a deterministic function of the record), and only the files a release of
     this plan writes are present. A report built by another version is not compared."""
@@ -563,11 +576,13 @@ def _agreement(files: dict[str, bytes], scans: dict[str, AnswerScan], plan: Plan
     from .publish import readme_text
     from .report import report_html, report_pdf
 
-    builders: tuple[tuple[str, Callable[[], bytes]], ...] = (
-        (README, lambda: readme_text(plan, record).encode("utf-8")),
-        (REPORT_HTML, lambda: report_html(record).encode("utf-8")),
-        (REPORT_PDF, lambda: report_pdf(record)))
-    for name, build in builders:
+    builders: tuple[tuple[str, float, Callable[[], bytes]], ...] = (
+        (README, 0.0, lambda: readme_text(plan, record).encode("utf-8")),
+        (REPORT_HTML, 0.05, lambda: report_html(record).encode("utf-8")),
+        (REPORT_PDF, 0.55, lambda: report_pdf(record)))
+    for name, start, build in builders:
+        report_progress(progress, start, f"Building {name} again from release.json to "
+                                         "compare it…")
         if name not in files:
             problems.append(f"{name}: missing")
         elif files[name] != build():
@@ -595,15 +610,16 @@ def _parse_manifest(data: bytes) -> dict[str, str] | str:
 
 
 def verify_bundle(path: Path, trusted: Sequence[PublicKey] = (),
-                  regenerate: bool = False) -> Verdict:
+                  regenerate: bool = False, progress: Progress = None) -> Verdict:
     """Check a bundle offline; with ``trusted`` keys, also that its manifest is signed by one
     of them (signing.check_origin); with ``regenerate``, also each synthetic table's CSV
     made again (verify_synthetic.regenerate_synthetic). Raises NotABundle when it is not a
-    bundle at all."""
+    bundle at all. ``progress(fraction, message)`` says which check is running."""
     scans: dict[str, AnswerScan] = {}
+    report_progress(progress, 0.0, f"Reading {path.name}…")
     files, layout = open_bundle(path, stream=answer_sink(scans))
     return verify_members(path.name, files, layout, trusted=trusted, scans=scans,
-                          regenerate=regenerate)
+                          regenerate=regenerate, progress=part(progress, 0.05, 1.0))
 
 
 def answer_sink(scans: dict[str, AnswerScan]) -> Callable[[str], MemberSink | None]:
@@ -620,10 +636,12 @@ def answer_sink(scans: dict[str, AnswerScan]) -> Callable[[str], MemberSink | No
 def verify_members(name: str, files: dict[str, bytes], layout: list[str],
                    trusted: Sequence[PublicKey] = (),
                    scans: Mapping[str, AnswerScan] | None = None,
-                   regenerate: bool = False) -> Verdict:
+                   regenerate: bool = False, progress: Progress = None) -> Verdict:
     """The verdict on a bundle's members (``open_bundle``'s answer), read once by the caller;
-    ``scans``: the answer files it streamed (``answer_sink``) rather than read."""
+    ``scans``: the answer files it streamed (``answer_sink``) rather than read;
+    ``progress(fraction, message)``: which check is running."""
     files, answer_files = _answer_scans(files, scans)
+    report_progress(progress, 0.0, "Checking the zip's layout and every file's hash…")
     digests = _digests(files, answer_files)
     verdict = Verdict(bundle=name, valid=True)
     verdict.origin = {"signed": SIGNATURE in files,
@@ -640,6 +658,7 @@ def verify_members(name: str, files: dict[str, bytes], layout: list[str],
         verdict.problems.append(f"{MANIFEST}: {manifest}")
         verdict.valid = False
         return verdict
+    report_progress(progress, 0.02, "Checking the signature…")
     verdict.origin, unsigned = check_origin(files, trusted)
     verdict.problems.extend(unsigned)  # first: a re-hashed bundle fails on its signature
     for name in sorted(digests):
@@ -664,14 +683,17 @@ def verify_members(name: str, files: dict[str, bytes], layout: list[str],
                verdict.origin.get("origin_proven") else
                f"the key release.json names (key {verdict.origin.get('fingerprint')}); "
                "not checked against a key you trust"))
+    report_progress(progress, 0.04, "Checking the privacy officer's review…")
     approval_line, approval_problems = check_approval(files, trusted)
     verdict.problems.extend(approval_problems)
     if approval_line is not None:
         verdict.checks.append(approval_line)
     try:
-        verify_contents(files, verdict, answer_files, regenerate=regenerate)
+        verify_contents(files, verdict, answer_files, regenerate=regenerate,
+                        progress=part(progress, 0.05, 1.0))
     except Exception as exc:  # fail closed: a crafted bundle never crashes the verifier
         verdict.problems.append(f"{RECORD}: its contents cannot be checked "
                                 f"({type(exc).__name__}); the bundle was changed")
     verdict.valid = not verdict.problems
+    report_progress(progress, 1.0, "Checked.")
     return verdict

@@ -43,6 +43,8 @@ import numpy as np
 from ..dp.accuracy import measurement_half_width
 from ..dp.measure import measurements_for
 from ..model import Plan, Query
+from ..support.progress import Progress
+from ..support.progress import report as report_progress
 from .synthetic import (
     CLAMPED_NOTE,
     PAYLOAD_KEYS,
@@ -89,9 +91,10 @@ def synthetic_tvd(files: dict[str, bytes], plan: Plan, record: dict[str, Any]
     return check_synthetic(files, plan, record).tables
 
 
-def check_synthetic(files: dict[str, bytes], plan: Plan, record: dict[str, Any]
-                    ) -> SyntheticFit:
-    """The synthetic tables checked, each CSV read once (its problems and its TVDs)."""
+def check_synthetic(files: dict[str, bytes], plan: Plan, record: dict[str, Any],
+                    progress: Progress = None) -> SyntheticFit:
+    """The synthetic tables checked, each CSV read once (its problems and its TVDs);
+    ``progress(fraction, message)`` one step a table."""
     fit = SyntheticFit()
     problems = fit.problems
     tables = record.get("synthetic", {})
@@ -104,8 +107,13 @@ def check_synthetic(files: dict[str, bytes], plan: Plan, record: dict[str, Any]
     for name in sorted(files):
         if name.startswith(f"{SYNTH_DIR}/") and name[len(SYNTH_DIR) + 1:-4] not in ids:
             problems.append(f"{name}: a release of this plan never contains this file")
+    synthetic = [q for q in plan.queries if q.kind == "synthetic"]
     for q in plan.queries:
         if q.kind == "synthetic" and isinstance(tables.get(q.id), dict):
+            i = synthetic.index(q)
+            report_progress(progress, i / len(synthetic),
+                            f"Checking synthetic table {i + 1} of {len(synthetic)} "
+                            f"({q.title})…")
             found, codes = _one(files, plan, record, q, tables[q.id])
             problems.extend(found)
             if not found and codes is not None:
@@ -379,7 +387,8 @@ def tvd_sentences(qid: str, marginals: list[dict[str, Any]],
 # ----------------------------------------------------------------------------- regenerate
 
 
-def regenerate_synthetic(files: dict[str, bytes], plan: Plan, record: dict[str, Any]
+def regenerate_synthetic(files: dict[str, bytes], plan: Plan, record: dict[str, Any],
+                         progress: Progress = None
                          ) -> tuple[list[str], list[str], dict[str, dict[str, Any]]]:
     """Each synthetic CSV made again from the released marginals and the recorded seed
     (``synthetic.synthetic_csv``, post-processing of public values) and compared byte for
@@ -387,7 +396,8 @@ def regenerate_synthetic(files: dict[str, bytes], plan: Plan, record: dict[str, 
     installed here. Returns the checks passed, the problems, and each table's outcome
     ({query id: {"regenerated": bool, "reason": why not, or None}}: a table not regenerated
     was not checked against its marginals and seed, and ``verify --regenerate`` says so and
-    exits 5). Call it on a bundle whose synthetic tables passed ``check_synthetic``."""
+    exits 5). Call it on a bundle whose synthetic tables passed ``check_synthetic``.
+    ``progress(fraction, message)``: one step a table."""
     from .synthetic import synthesis_versions, synthetic_csv
 
     checks: list[str] = []
@@ -395,10 +405,15 @@ def regenerate_synthetic(files: dict[str, bytes], plan: Plan, record: dict[str, 
     outcome: dict[str, dict[str, Any]] = {}
     here = synthesis_versions()
     tables = record.get("synthetic") or {}
+    synthetic = [q for q in plan.queries if q.kind == "synthetic"]
     for q in plan.queries:
         if q.kind != "synthetic" or not isinstance(tables.get(q.id), dict):
             continue
         name = f"{SYNTH_DIR}/{q.id}.csv"
+        i = synthetic.index(q)
+        report_progress(progress, i / len(synthetic),
+                        f"Regenerating synthetic table {i + 1} of {len(synthetic)} "
+                        f"({q.title}) from its noised marginals…")
         payload = tables[q.id]
         recorded = payload.get("versions") or {}
         differ = [f"{p} {here[p]} here, {recorded.get(p)} recorded" for p in VERSION_KEYS

@@ -406,6 +406,15 @@ GLOSSARY: dict[str, str] = {
     "Noised count": (
         "A count with random noise added once before it is published: it may be a little "
         "off, even below zero. Read it as the true count give or take its ±."),
+    "L1 sensitivity": (
+        "How much one person can change the totals of a statistic, all its cells together "
+        "(the changes added up). Laplace noise is sized to it."),
+    "e^ε": (
+        "The factor ε sets: any outcome of a release is at most e^ε times as likely with a "
+        "person's data as without it (e^0.1 ≈ 1.1, e^1 ≈ 2.7, e^3 ≈ 20)."),
+    "Formula-escaped": (
+        "A value that a spreadsheet would run as a formula (it starts with =, +, - or @ and "
+        "is not a number) is written with a ' before it, so opening the file runs nothing."),
     "Organisation's policy": (
         "Rules a privacy officer signs and you install: the most ε per release and per "
         "dataset, whose approval a release needs, columns never to use. The app then refuses "
@@ -447,6 +456,9 @@ GLOSSARY_ALIASES: dict[str, str] = {
     "synthetic table": "Synthetic table", "synthetic tables": "Synthetic table",
     "noised count": "Noised count", "noised counts": "Noised count",
     "noised marginal": "Noised count", "noised marginals": "Noised count",
+    # viewer (issue 22)
+    "l1": "L1 sensitivity", "e^ε": "e^ε", "formula-escaped": "Formula-escaped",
+    "local model": "Central or local model", "hoeffding bound": "Hoeffding bound",
 }
 _SYMBOLS = ("ε", "δ", "σ", "±", "units²")
 
@@ -507,3 +519,48 @@ def glossary_markdown() -> str:
     for name in sorted(GLOSSARY, key=_sort_key):
         lines.append(f"- **{name}**: {GLOSSARY[name]}")
     return "\n".join(lines) + "\n"
+
+
+# --- viewer (issue 22): plain words first, the technical term after them in brackets -------
+
+#: (term as shown, its plain words): a text on screen says the plain words and keeps the term
+#: in brackets after them, for the glossary and the tooltip. Texts the release record holds
+#: (derivations, verification checks) keep their words (a verifier compares them); the app
+#: shows them through ``plain_terms``.
+PLAIN_TERMS: tuple[tuple[str, str], ...] = (
+    (r"Hoeffding bound", "a bound that holds whatever the data (Hoeffding bound)"),
+    (r"(?:the |an )?exponential mechanism", "a random choice that favours the best fit "
+                                            "({0})"),
+    (r"L1 distance", "total difference ({0})"),
+    (r"L1 sensitivity|L1", "how much one person can change the totals (L1 sensitivity)"),
+    (r"a measured marginal", "the measured counts of a column or pair ({0})"),
+    (r"a one-way marginal", "one column's counts ({0})"),
+    (r"(?:noise )?σ", "noise scale (σ)"),
+    (r"e\^ε times", "a fixed number of times set by ε (e^ε times)"),
+    (r"(?:pld|zcdp|basic) accountant", "how the ε of the statistics are added up ({0})"),
+    (r"add-remove", "a person added or removed (add-remove)"),
+    (r"replace-one", "a person's data changed (replace-one)"),
+    (r"local model", "noise added to each answer on its own (local model)"),
+    (r"formula-escaped", "with formulas made inert (formula-escaped)"),
+    (r"total variation distance|TVD", "distance between counts ({0})"),
+    (r"one-way marginals?", "counts of each column ({0})"),
+    (r"two-way marginals?", "counts of pairs of columns ({0})"),
+    (r"marginals?", "counts ({0})"),
+)
+_PLAIN_PATTERN = re.compile("|".join(f"(?<![\\w(-])(?:{p})(?![\\w-])" for p, _ in PLAIN_TERMS),
+                            re.IGNORECASE)
+
+
+def plain_terms(text: str) -> str:
+    """``text`` with each technical term of PLAIN_TERMS shown after its plain words ("σ = 3"
+    → "noise scale (σ) = 3"); a term already in brackets is left as it is."""
+    def plain(match: re.Match[str]) -> str:
+        before = text[:match.start()]
+        if before.count("(") > before.count(")"):  # already explained in brackets
+            return match.group(0)
+        term = match.group(0)
+        for pattern, words in PLAIN_TERMS:
+            if re.fullmatch(pattern, term, re.IGNORECASE):
+                return words.format(term)
+        return term
+    return _PLAIN_PATTERN.sub(plain, text)

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMessageBox,
+    QProgressBar,
     QPushButton,
     QScrollArea,
     QSplitter,
@@ -34,8 +35,9 @@ from PySide6.QtWidgets import (
 
 from ...core.dp.accuracy import DEFAULT_CONFIDENCE
 from ...core.dp.risk import explain
-from ...core.model import Plan, load_plan, plan_digest
+from ...core.model import Plan, PrivacyUnit, Query, load_plan, plan_digest
 from ...core.planning.check import check_plan
+from ...core.planning.parameters import MISSING_LABEL, parameter_lines
 from ...core.planning.plan_diff import diff_keys, diff_plans
 from ...core.planning.readiness import missing_reasons, people_unchecked
 from ...core.records.audit import AuditLog
@@ -50,6 +52,7 @@ from ...core.support.words import (
     KIND_NAMES,
     confidence_percent,
     format_number,
+    plain_terms,
     relation_words,
     statistic_words,
     unit_of,
@@ -59,6 +62,9 @@ from ..session import Session
 from ..widgets.canvases import RiskChart
 from ..workers import Worker, WorkerSlot
 from .plan_diff_view import PlanDiffDialog
+
+#: The progress bar's steps (a fraction of 1 in thousandths).
+PROGRESS_STEPS = 1000
 
 #: Above this many rows a table's rows keep one line (measuring every row would be slow);
 #: long cells are then elided, with the whole text in their tooltip.
@@ -84,8 +90,9 @@ def _table(headers: list[str], rows: list[list[str]],
     table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
     for i, row in enumerate(rows):
         for j, text in enumerate(row):
-            item = QTableWidgetItem(text)
-            item.setToolTip(text)
+            shown = plain_terms(text)  # a record's words (derivations, notes), plainly
+            item = QTableWidgetItem(shown)
+            item.setToolTip(shown)
             table.setItem(i, j, item)
     header = table.horizontalHeader()
     header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
@@ -99,22 +106,13 @@ def _table(headers: list[str], rows: list[list[str]],
     return table
 
 
-def _public_parameters(q) -> str:  # type: ignore[no-untyped-def]
-    parts = []
-    if q.lower is not None:
-        parts.append(f"bounds [{q.lower:g}, {q.upper:g}]")
-    if q.categories is not None:
-        parts.append(f"{len(q.categories)} categories: {', '.join(map(str, q.categories[:8]))}"
-                     + ("…" if len(q.categories) > 8 else ""))
-    if q.bins is not None:
-        parts.append(f"bins {', '.join(f'{b:g}' for b in q.bins)}")
-    if q.group_by is not None:
-        parts.append(f"by {q.group_by.column} ({len(q.group_by.keys)} keys)")
-    if q.yes is not None:
-        parts.append(f"yes = {', '.join(map(str, q.yes))}; no = {', '.join(map(str, q.no))}")
-    if q.where:
-        parts.append("where " + ", ".join(f"{c.column} {c.op} {c.value}" for c in q.where))
-    return "; ".join(parts) or "—"
+def _public_parameters(q: Query, unit: PrivacyUnit) -> tuple[str, str]:
+    """The statistic's public parameters and its missing-values line, from the core's one
+    describer (planning.parameters, as `planner-app check` and the report)."""
+    lines = parameter_lines(q, unit)
+    shown = [f"{name}: {value}" for name, value in lines[:-1]
+             if name not in ("Kind", "Column", "ε")]  # their own columns
+    return "\n".join(shown), lines[-1][1]
 
 
 def shown_result(cells: dict[str, str]) -> list[str]:
@@ -175,15 +173,20 @@ class ReviewDialog(QDialog):
                 reasons = "; ".join(filter(None, [reasons, "NO REASON for the "
                                                   + " and ".join(lacking)]))
             rows.append([q.title, statistic_words(q.kind, q.column, KIND_NAMES.get(q.kind, q.kind),
-                                                  q.missing.policy == "impute"), q.column or "—",
-                         _public_parameters(q), reasons or "none needed",
+                                                  q.missing.policy == "impute"),
+                         q.column or ", ".join(c.column for c in q.synth_columns or ()) or "—",
+                         *_public_parameters(q, unit), reasons or "none needed",
                          f"{q.epsilon:g}",
                          format_accuracy(acc.half_width, acc.unit, acc.rows),
                          c.risk_sentence])
         # the table has the whole width: every column in view, long texts wrapped
         self.statistics = _table(["Statistic", "Kind", "Column", "Public parameters",
-                                  "Reasons", "ε", "Accuracy", "Risk"], rows,
-                                 wrap=("Public parameters", "Reasons", "Risk"))
+                                  "Missing values", "Reasons", "ε", "Accuracy", "Risk"], rows,
+                                 wrap=("Public parameters", "Missing values", "Reasons",
+                                       "Risk"))
+        self.statistics.horizontalHeaderItem(4).setToolTip(MISSING_LABEL + ": empty or "
+                                                           "unreadable cells, values outside "
+                                                           "the bounds or lists, extra rows")
         self.statistics.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         layout.addWidget(self.statistics, 1)
         bottom = QHBoxLayout()
@@ -360,6 +363,19 @@ class BundleDialog(QDialog):
                               "hashes, audit trail and every number against its plan.</p>")
         self.verdict.setWordWrap(True)
         layout.addWidget(self.verdict)
+        # while verifying: how far, and which check is running (the core's progress messages)
+        self.checking = QWidget()
+        checking = QVBoxLayout(self.checking)
+        checking.setContentsMargins(0, 0, 0, 0)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, PROGRESS_STEPS)
+        self.progress.setAccessibleName("Verification progress")
+        self.step = QLabel("Starting…")
+        self.step.setTextFormat(Qt.TextFormat.PlainText)  # names come from the bundle
+        self.step.setWordWrap(True)
+        checking.addWidget(self.progress)
+        checking.addWidget(self.step)
+        checking.addStretch(1)
         # who signed and who approved, and a check against a public key the reader trusts
         origin_row = QHBoxLayout()
         self.origin = QLabel()
@@ -378,16 +394,31 @@ class BundleDialog(QDialog):
         self.trusted: list[PublicKey] = []
         self.tabs = QTabWidget()
         layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.checking, 1)  # in the tabs' place while verifying
         self.workers = WorkerSlot()
+        self._show_checking(True)
 
     def verify(self) -> None:
         """Start verifying in the worker; the result arrives through its signals."""
         path, trusted = self.path, list(self.trusted)
         self.trust_button.setEnabled(False)
-        worker = Worker(lambda _progress, _cancel: open_bundle(path, trusted))
+        self.progress.setValue(0)
+        self.step.setText("Starting…")
+        self._show_checking(True)
+        worker = Worker(lambda progress, _cancel: open_bundle(path, trusted, progress))
+        worker.signals.progress.connect(self._progress)
         worker.signals.finished.connect(self.show_opened)
         worker.signals.failed.connect(self._failed)
         self.workers.start(worker)
+
+    def _show_checking(self, running: bool) -> None:
+        """The progress bar and the running check in place of the tabs while verifying."""
+        self.checking.setVisible(running)
+        self.tabs.setVisible(not running)
+
+    def _progress(self, fraction: float, message: str) -> None:
+        self.progress.setValue(round(fraction * PROGRESS_STEPS))
+        self.step.setText(message)
 
     def choose_trusted_key(self, path: str | None = None) -> None:
         """Verify again, against the public key file the reader chooses (minisign format)."""
@@ -406,6 +437,7 @@ class BundleDialog(QDialog):
         self.verify()
 
     def _failed(self, exc: object) -> None:
+        self._show_checking(False)
         if isinstance(exc, NotABundle):
             self.unusable.emit("Not a release bundle", str(exc))
         else:  # a crafted bundle gets a dialog, never a crash
@@ -417,18 +449,21 @@ class BundleDialog(QDialog):
     def show_opened(self, opened: object) -> None:
         assert isinstance(opened, OpenedBundle)
         self.opened = opened
+        self._show_checking(False)
         verdict = opened.verdict
         name = html.escape(self.path.name)
         proven = verdict.origin.get("origin_proven")
         if verdict.valid:
             text = ("<h2 style='color:#1e8449'>✓ Verified"
                     + (" — origin proven" if proven else " (integrity only, not origin)")
-                    + f"</h2><p>{name}: "
-                    + "; ".join(html.escape(c) for c in verdict.checks) + ".</p>")
+                    # what was checked, in plain words: the detail under the headline
+                    + f"</h2><p style='font-size:small'>{name}: "
+                    + "; ".join(html.escape(plain_terms(c)) for c in verdict.checks) + ".</p>")
         else:  # problems quote names from the bundle: escaped, never read as markup
             text = (f"<h2 style='color:#c0392b'>✗ NOT valid</h2><p>{name} failed "
                     "verification; do not rely on its numbers.</p><ul>"
-                    + "".join(f"<li>{html.escape(p)}</li>" for p in verdict.problems[:12])
+                    + "".join(f"<li>{html.escape(plain_terms(p))}</li>"
+                              for p in verdict.problems[:12])
                     + "</ul>")
         self.verdict.setText(text)
         self.origin.setText(origin_html(opened))
@@ -493,7 +528,9 @@ class BundleDialog(QDialog):
                            + (f" (the first {shown:,} shown)" if shown < t.total_rows else "")
                            + ". Its rows are not people; only its measured marginals (in "
                              "Results) were noised from the data."
-                           + "".join(f"\n{line[0].upper()}{line[1:]}." for line in t.fit))
+                           + "".join(f"\n{line[0].upper()}{line[1:]}."
+                                     for line in map(plain_terms, t.fit)))
+            about.setText(plain_terms(about.text()))  # "marginals": plain words first
             about.setWordWrap(True)
             about.setAlignment(Qt.AlignmentFlag.AlignTop)
             # the words scroll in a small window; the rows keep most of the height

@@ -33,6 +33,7 @@ from ...core.dp.risk import (
 )
 from ...core.planning.changes import OpChanges
 from ...core.support.resources import resource_path
+from ...core.support.words import plain_terms
 from ..refresh import watch
 from ..session import Session
 
@@ -193,7 +194,7 @@ class RiskPane(QWidget):
         self.lower_text.setText(risk.lower_sentence)
         self.frequency.setText(risk.frequency_sentence)
         self.group_text.setText(group_words(epsilon, delta, prior, self.group.value()))
-        self.delta_text.setText(risk.delta_sentence)
+        self.delta_text.setText(plain_terms(risk.delta_sentence))  # e^ε after plain words
         self._risk = risk
         if draw and self._chart is not None:  # (a chart made later draws it then)
             self.chart.show_risk(risk)  # the chart draws the value the sentences came from

@@ -41,6 +41,7 @@ from ...core.support.words import (
     confidence_percent,
     count_words,
     format_number,
+    plain_terms,
     squared_unit_words,
 )
 from ..refresh import watch
@@ -259,13 +260,13 @@ class StatisticPane(QWidget):
         self.accuracy_unit.setText(squared_unit_words(q.column) if unit == "squared"
                                    else UNIT_WORDS.get(unit, unit))
         if q.kind == "synthetic":  # which count the ± is of (one-way; a pair's beside it)
-            self.accuracy_unit.setText(self._synth_accuracy_words(q, shown))
+            self.accuracy_unit.setText(plain_terms(self._synth_accuracy_words(q, shown)))
         notes = [quantile_words(acc, q.quantile) if q.kind == "quantile" and
                  q.quantile is not None else acc.note]
         useless = useless_warning(q, acc)
         if useless is not None:
             notes.append(f"⚠ {useless[0].upper()}{useless[1:]}")
-        self.accuracy_note.setText("\n".join(n for n in notes if n))
+        self.accuracy_note.setText(plain_terms("\n".join(n for n in notes if n)))
         self.refresh_preview(q, acc)
         # the plan is text from other people: escaped, never read as markup
         self.title.setText(f"<h3>{escape(q.title)}</h3>"
@@ -283,7 +284,7 @@ class StatisticPane(QWidget):
                      f"discrete Gaussian noise with σ = {format_number(m.sigma_value)}"
                      if m.sigma_sq is not None else m.mechanism.replace("_", " "))
             lines.append(f"• {m.component.derivation}; {noise}.")
-        self.derivation.setText("\n".join(lines))
+        self.derivation.setText(plain_terms("\n".join(lines)))  # the record's words, plainly
         eps = self.session.query_epsilon(q)
         plan = self.session.plan
         assert plan is not None
@@ -320,8 +321,8 @@ class StatisticPane(QWidget):
                 pair = m.name.startswith("twoway:")
                 lines.append(f"• {synth_measured_line(m.what, m.cells, m.sigma, m.epsilon, pair)}")
         said = [f"{t[0].upper()}{t[1:]}." for t in preview_lines(p)]
-        self.synthetic.setText("\n".join([*said, "", "Measured:", *lines, "",
-                                          f"{p.note[0].upper()}{p.note[1:]}."]))
+        self.synthetic.setText(plain_terms("\n".join([*said, "", "Measured:", *lines, "",
+                                                      f"{p.note[0].upper()}{p.note[1:]}."])))
         self.synthetic_box.setVisible(True)
 
     @property
