@@ -20,12 +20,17 @@ from .common import (
 
 
 def _ledger_lines(state) -> list[str]:  # type: ignore[no-untyped-def]
+    from ..core.records.headroom import spent_note
+
     cap = state.cap
     lines = [f"{state.dataset}: spent ε = {state.spent.epsilon:.4g}, δ = {state.spent.delta:.3g} "
              f"({state.spent.accountant}) of the cap ε = {cap.epsilon:g}, δ = {cap.delta:g}"
              f"{' (default cap)' if cap.is_default else ''}; left ε = "
              f"{state.remaining_epsilon:.4g}, δ = {state.remaining_delta:.3g}; "
              f"{len(state.releases)} release(s)"]
+    note = spent_note(state)  # why "spent" is less than the releases' ε added up
+    if note is not None:
+        lines.append(f"  ({note})")
     for r in state.releases:
         lines.append(f"  {r.time}  ε = {r.epsilon:.4g}  δ = {r.delta:.3g}  {r.accountant:<6} "
                      f"{r.status:<9} {r.file_name}  plan {r.plan_sha256[:12]}")

@@ -33,8 +33,9 @@ from ...core.model import Plan
 from ...core.planning.charts import ChartDrawing
 from ...core.planning.preview import Chart, release_chart
 from ...core.planning.readiness import WARN, NotReady, unit_sentence
+from ...core.records.headroom import headroom, headroom_sentence
 from ...core.records.keys import SecretKey
-from ...core.records.ledger import BudgetExceeded, LedgerError, lifetime_after
+from ...core.records.ledger import BudgetExceeded, LedgerError
 from ...core.records.policy import PolicyError, PolicyRefused
 from ...core.records.review import ApprovalRequired
 from ...core.release.pending import list_pending
@@ -229,8 +230,9 @@ class ConfirmPage(QWizardPage):
         total = self.session.total()
         state = self.session.lifetime()
         measurements = [m for q in plan.queries for m in self.session.measurements(q)]
-        left = (state.cap.epsilon - lifetime_after(state, measurements, total).epsilon) \
-            if state else float("nan")
+        # what is left, in the cap's own accounting (the checklist's and `check`'s sentence)
+        room = f"<p>{escape(headroom_sentence(headroom(state, measurements, total)))}.</p>" \
+            if state else ""
         stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
         folder = (self.session.path.parent if self.session.path else
                   self.session.table_path.parent if self.session.table_path else Path.home())
@@ -240,8 +242,8 @@ class ConfirmPage(QWizardPage):
             f"<p>You are about to release <b>{len(plan.queries)} statistics</b> about the "
             f"dataset <b>{escape(plan.dataset.name)}</b>.</p>"
             f"<p>This spends <b>ε = {total.epsilon:.4g}</b> and δ = {total.delta:.3g} of its "
-            f"privacy budget, for good: the noise is drawn once and cannot be taken back. "
-            f"Afterwards <b>ε = {left:.4g}</b> will be left of the dataset's lifetime budget.</p>"
+            f"privacy budget, for good: the noise is drawn once and cannot be taken back.</p>"
+            f"{room}"
             "<p>The budget ledger is charged first; then the noise is added and the bundle is "
             "written.</p>")
         key = self.session.signing_key
