@@ -27,6 +27,7 @@ def cmd_release(args: argparse.Namespace) -> int:
     from ..core.data.tables import open_table
     from ..core.model import load_plan
     from ..core.records.policy import trust_note
+    from ..core.records.released import again_warning
     from ..core.release.publish import publish, synthetic_release_lines
     from ..core.release.resume import resume_release
     from .passphrase import load_signing_key, terminal_passphrase
@@ -59,6 +60,9 @@ def cmd_release(args: argparse.Namespace) -> int:
         table = open_table(args.data)  # in place: the engine reads only what the plan needs
         # the key and its passphrase before the charge: a wrong one costs nothing
         key = load_signing_key(home, args.sign_with) if args.sign_with else None
+        again = again_warning(home, plan)  # the same plan released before: said, not refused
+        if again is not None:
+            print(f"{PROG}: warning: {again}", file=sys.stderr)
         with _naming_plan_file(args.plan):  # core errors name "plan": say which file
             result = publish(plan, table, Path(args.out), home, confidence=_confidence(args),
                              clamp_counts=args.clamp_counts, overwrite=args.force,

@@ -323,7 +323,8 @@ class ProgressPage(QWizardPage):
         self.wizard_.result = result
         self.bar.setValue(1000)
         self.status.setText(f"Released to {result.bundle_path}.")
-        self.session.refresh_lifetime()
+        self.session.note_bundle(result.release_id, result.bundle_path)
+        self.session.refresh_lifetime()  # the window marks the plan released
         self.completeChanged.emit()
         self.wizard_.next()
 
