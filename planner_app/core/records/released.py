@@ -62,13 +62,15 @@ def bundle_names(home: AppHome) -> dict[str, str]:
 
 def earlier_releases(plan: Plan, state: LedgerState | None,
                      bundles: Mapping[str, str] = {}) -> list[EarlierRelease]:  # noqa: B006
-    """The releases of this exact plan (its digest) in the dataset's ledger, oldest first."""
+    """The releases of this exact plan (its digest) in the dataset's ledger whose bundle was
+    written, oldest first. One charged but never completed is not counted: the release
+    wizard and ``release --resume`` offer to complete it, with no new noise or charge."""
     if state is None:
         return []
     digest = plan_digest(plan)
     return [EarlierRelease(r.id, _minute(r.time), r.epsilon, r.delta, bundles.get(r.id),
                            r.status == "completed")
-            for r in state.releases if r.plan_sha256 == digest]
+            for r in state.releases if r.plan_sha256 == digest and r.status == "completed"]
 
 
 def released_line(releases: Sequence[EarlierRelease]) -> str | None:
