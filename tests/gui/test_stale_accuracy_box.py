@@ -8,7 +8,6 @@ from __future__ import annotations
 import math
 
 import pytest
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTableWidgetItem
 
 from planner_app.core.dp.accuracy import accuracy_for, shown_half_width
