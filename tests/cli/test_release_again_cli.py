@@ -1,4 +1,4 @@
-"""Issue 22 part 3: `release` of a plan released before says so on stderr before the charge
+"""Issue 22 part 3: `release` of a plan released before says so on stderr once charged
 (when, its bundle, its ε, and what a second release reveals) and still releases (exit 0);
 another plan of the same dataset is not warned about."""
 
