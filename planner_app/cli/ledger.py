@@ -20,6 +20,8 @@ from .common import (
 
 
 def _ledger_lines(state) -> list[str]:  # type: ignore[no-untyped-def]
+    from ..core.records.headroom import spent_note
+
     cap = state.cap
     lines = [f"{state.dataset}: spent ε = {shown(state.spent.epsilon)}, "
              f"δ = {state.spent.delta:.3g} "
@@ -27,6 +29,9 @@ def _ledger_lines(state) -> list[str]:  # type: ignore[no-untyped-def]
              f"{' (default cap)' if cap.is_default else ''}; left ε = "
              f"{shown(state.remaining_epsilon)}, δ = {state.remaining_delta:.3g}; "
              f"{len(state.releases)} release(s)"]
+    note = spent_note(state)  # why "spent" is less than the releases' ε added up
+    if note is not None:
+        lines.append(f"  ({note})")
     for r in state.releases:
         lines.append(f"  {r.time}  ε = {shown(r.epsilon)}  δ = {r.delta:.3g}  {r.accountant:<6} "
                      f"{r.status:<9} {r.file_name}  plan {r.plan_sha256[:12]}")

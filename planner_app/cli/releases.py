@@ -28,6 +28,7 @@ def cmd_release(args: argparse.Namespace) -> int:
     from ..core.data.tables import open_table
     from ..core.model import load_plan
     from ..core.records.policy import trust_note
+    from ..core.records.released import again_warning
     from ..core.release.publish import publish, synthetic_release_lines
     from ..core.release.resume import AlreadyComplete, resume_release
     from .passphrase import load_signing_key, terminal_passphrase
@@ -64,6 +65,16 @@ def cmd_release(args: argparse.Namespace) -> int:
         table = open_table(args.data)  # in place: the engine reads only what the plan needs
         # the key and its passphrase before the charge: a wrong one costs nothing
         key = load_signing_key(home, args.sign_with) if args.sign_with else None
+        # the same plan released before: said, not refused (the command line asks nothing),
+        # once the release is under way: after the charge has passed its cap (publish's
+        # "Drawing the noise" step, at 0.45), so a refused release says only why
+        again = again_warning(home, plan)
+        said = []
+
+        def once_charged(fraction: float, _message: str) -> None:
+            if again is not None and fraction >= 0.45 and not said:
+                said.append(again)
+                print(f"{PROG}: warning: {again}", file=sys.stderr)
         with _naming_plan_file(args.plan):  # core errors name "plan": say which file
             result = publish(plan, table, Path(args.out), home, confidence=_confidence(args),
                              clamp_counts=args.clamp_counts, overwrite=args.force,
@@ -71,7 +82,8 @@ def cmd_release(args: argparse.Namespace) -> int:
                              inputs=[Path(args.plan), Path(args.data)], sign_with=key,
                              trusted=_approval_trust(args),
                              trust_ignored=trust_note(bool(getattr(args, "trust", None))),
-                             engine=getattr(args, "engine", None) or "duckdb")
+                             engine=getattr(args, "engine", None) or "duckdb",
+                             progress=once_charged)
     state = result.ledger
     summary = {
         "bundle": str(result.bundle_path), "bundle_sha256": result.bundle_sha256,

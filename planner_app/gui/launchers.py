@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QTextBrowser, Q
 
 from .. import __version__
 from ..core.model import load_plan
+from ..core.records.released import again_question
 from ..core.support.errors import InputError
 from ..core.support.resources import resource_path
 
@@ -119,6 +120,16 @@ class DialogLaunchers(_Base):
         if self.session.plan is None:
             return None
         self.session.refresh_trusted()  # the approval rule's keys, as they are now
+        self.session.refresh_lifetime()  # a release from the command line counts too
+        earlier = self.session.earlier_releases()
+        if earlier:  # the same plan again: ask (core rule and words: records/released.py)
+            answer = QMessageBox.question(
+                self, "Release this plan again?",
+                f"{again_question(earlier, self.session.total())}\n\nRelease again?",
+                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                QMessageBox.StandardButton.No)
+            if answer != QMessageBox.StandardButton.Yes:
+                return None
         wizard = ReleaseWizard(self.session, self)
         # window-modal: the plan cannot change between what the owner confirms and what is
         # released (the wizard reads the session's plan again when it releases)

@@ -12,6 +12,7 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
+    QLabel,
     QMainWindow,
     QMessageBox,
     QProgressBar,
@@ -26,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from .. import __version__
 from ..core.planning.changes import OpChanges
+from ..core.records.released import released_line
 from .file_ops import PLAN_FILTER, TABLE_FILTER, TABLE_SUFFIXES, FileOps  # noqa: F401
 from .launchers import REVIEW_FILTER, DialogLaunchers  # noqa: F401
 from .menus import build_actions, fill_recent, make_action, show_require
@@ -58,6 +60,16 @@ class MainWindow(FileOps, DialogLaunchers, QMainWindow):
         planner = QWidget()
         planner_layout = QVBoxLayout(planner)
         planner_layout.setContentsMargins(4, 4, 4, 0)
+        # this exact plan was released before (core rule: records/released.py): when, where
+        self.released_banner = QLabel()
+        self.released_banner.setWordWrap(True)
+        self.released_banner.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.released_banner.setStyleSheet("QLabel { background: #eaf2f8; border: 1px solid "
+                                           "#aed6f1; border-radius: 3px; padding: 4px; }")
+        self.released_banner.setAccessibleName("This plan's earlier releases")
+        self.released_banner.hide()
+        planner_layout.addWidget(self.released_banner)
         split = QSplitter(Qt.Orientation.Horizontal)
         self.statistics = StatisticsPane(session)
         split.addWidget(self.statistics)
@@ -122,7 +134,7 @@ class MainWindow(FileOps, DialogLaunchers, QMainWindow):
     # -- state ------------------------------------------------------------------------------
 
     def _changed(self, changes: OpChanges) -> None:
-        if changes.plan or changes.history or changes.table:
+        if changes.plan or changes.history or changes.table or changes.ledger:
             self._plan_changed()
         if changes.settings or changes.ledger:
             show_require(self)
@@ -139,7 +151,11 @@ class MainWindow(FileOps, DialogLaunchers, QMainWindow):
                   self.review_plan_action):
             a.setEnabled(has_plan)
         name = s.path.name if s.path else (s.plan.dataset.name if s.plan else "")
-        self.setWindowTitle(f"{name}[*] — planner_app {__version__}"
+        line = released_line(s.earlier_releases())
+        self.released_banner.setText(line or "")
+        self.released_banner.setVisible(line is not None)
+        released = " (released)" if line is not None else ""
+        self.setWindowTitle(f"{name}[*]{released} — planner_app {__version__}"
                             if name else f"planner_app {__version__}[*]")
         self.setWindowModified(s.dirty)
 

@@ -48,6 +48,7 @@ from ..core.records.policy import (
     effective_state,
     policy_or_error,
 )
+from ..core.records.released import EarlierRelease, bundle_names, earlier_releases
 from ..core.records.review import approval_keys
 from ..core.support.errors import Cancelled, InputError, PlannerError
 from ..core.support.home import AppHome
@@ -101,6 +102,10 @@ class Session(QObject):
         self._flat: tuple[Plan, list[Measurement]] | None = None  # every measurement, in order
         self._accuracies: tuple[Plan, float, dict[str, Accuracy]] | None = None
         self._lifetime: tuple[str, LedgerState | None] | None = None
+        # this plan's earlier releases: (plan, the lifetime read, the releases)
+        self._released: tuple[Plan, LedgerState | None, list[EarlierRelease]] | None = None
+        self._bundle_paths: dict[str, Path] = {}  # bundles this session wrote, by release id
+        self._bundles: dict[str, str] | None = None  # the audit log's bundle names
         self._observed: dict[tuple[int, str], Any] = {}
         self._fit: tuple[Plan, Table, list[InputError]] | None = None
         self._source: tuple[Table, TableSource] | None = None
@@ -651,6 +656,27 @@ class Session(QObject):
             self._lifetime = (name, state)
         return self._lifetime[1]
 
+    def earlier_releases(self) -> list[EarlierRelease]:
+        """The releases of this exact plan in the ledger (core rule: records/released.py),
+        oldest first; read again with the lifetime (refresh_lifetime)."""
+        plan = self.plan
+        if plan is None:
+            return []
+        state = self.lifetime()
+        hit = self._released
+        if hit is None or hit[0] is not plan or hit[1] is not state:
+            if self._bundles is None:  # read once per lifetime read, not per edit
+                self._bundles = bundle_names(self.home)
+            names = {**self._bundles, **{k: str(v) for k, v in self._bundle_paths.items()}}
+            found = earlier_releases(plan, state, names)
+            hit = self._released = (plan, state, found)
+        return hit[2]
+
+    def note_bundle(self, release_id: str, path: Path) -> None:
+        """A release this session made wrote ``path``: its banner names the full path."""
+        self._bundle_paths[release_id] = path
+        self._released = None
+
     def release_rules(self, unit_confirmed: bool | None = None) -> Readiness:
         """The core's release rules (readiness.py) for the plan as it stands: what the
         wizard's checklist, the meter and `planner-app check` / `release` all decide by."""
@@ -683,6 +709,8 @@ class Session(QObject):
     def refresh_lifetime(self) -> None:
         """Read the ledger, and verify the installed policy, again."""
         self._lifetime = None
+        self._released = None
+        self._bundles = None
         self._policy = policy_or_error(self.home)
         self._same_file = None
         self._known = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from PySide6.QtWidgets import QMessageBox
 
 from planner_app.core.records.ledger import Ledger
 from planner_app.core.release.verify_release import verify_bundle
@@ -62,8 +63,13 @@ def test_the_wizard_completes_an_unfinished_release(demo, qtbot, dialogs, tmp_pa
     assert [r.status for r in state.releases] == ["completed"]
     assert state.spent.epsilon == spent  # completed without a second charge
     wizard.grab().save(str(SHOTS / "14-release-resumed.png"))
-    # nothing left to complete: the next wizard does not offer it
+    # nothing left to complete: the next wizard does not offer it (the plan is released now:
+    # releasing it again is asked first, and answered yes here)
+    dialogs.answer = QMessageBox.StandardButton.Yes
+    # (unfinished_release's monkeypatch.undo() also undid the dialogs fixture's patch)
+    monkeypatch.setattr(QMessageBox, "question", staticmethod(dialogs.record("question")))
     again = demo.release()
+    assert dialogs.shown[-1][1] == "Release this plan again?"
     qtbot.addWidget(again)
     assert again.checklist.resume_button.isHidden()
 

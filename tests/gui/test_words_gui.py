@@ -105,5 +105,7 @@ def test_risk_pane_delta_sentence(demo) -> None:  # type: ignore[no-untyped-def]
     risk.scope.setCurrentIndex(0)  # the whole release: δ = 1e-06
     risk.refresh()
     text = risk.delta_text.text()
-    assert "does not mean the bounds above fail only with a chance of δ" in text
+    assert "does not mean the bounds of ε alone fail only with a chance of δ" in text
+    # the headline states the bound that holds with δ, in the same sentence
+    assert "except with a chance of at most 1 in 500,000" in risk.sentence.text()
     demo.grab().save(str(SHOTS / "54-words-delta.png"))

@@ -20,6 +20,8 @@ from typing import Any
 
 from .accounting import group_privacy
 
+SLACK = math.log(2)  # with δ > 0 the belief bounds are stated for ε + ln 2 (module docstring)
+
 
 def posterior_max(prior: float, epsilon: float) -> float:
     if prior >= 1:
@@ -132,6 +134,19 @@ def loss_tail_bound(delta: float, slack: float) -> float:
     return min(1.0, delta / -math.expm1(-slack))
 
 
+def chance_words(p: float) -> str:
+    """A small chance in words, rounded up (never understated): "1 in 500,000" (three
+    significant digits of N, rounded down); from 1% up, a percentage."""
+    if p >= 0.01:
+        return format_percent(p, round_up=True)
+    n = math.floor(1 / p) if p > 0 else 0
+    if n <= 0:
+        return "0"
+    digits = max(0, len(str(n)) - 3)
+    n = n // 10**digits * 10**digits
+    return f"1 in {n:,}"
+
+
 def frequency_words(epsilon: float, delta: float = 0.0, group_size: int = 1) -> str:
     """Out of N coin-flip targets, how many an attacker is right about at most (rounded up).
     N grows from 100 by tens until the wrong guesses number at least one, so that ε = 7, 8
@@ -172,6 +187,16 @@ class Risk:
     frequency_sentence: str
     delta_sentence: str
     group_sentence: str
+    # the ε whose belief bounds the sentences state: ε + ln 2 with δ > 0 (they hold except
+    # with a chance of at most 2δ), else the group's ε; charts draw this one
+    bound_epsilon: float = math.nan
+
+    @property
+    def bound_label(self) -> str:
+        """Which ε a chart of the bounds is drawn for, in words."""
+        if self.group_delta > 0:
+            return f"ε + ln 2 = {self.bound_epsilon:.3g} (δ > 0)"
+        return f"ε = {self.bound_epsilon:.3g}"
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -195,23 +220,32 @@ def explain(epsilon: float, delta: float = 0.0, prior: float = 0.5, group_size: 
         subject = subject.replace("a person", "a group of people").replace(
             "one person's record", f"the records of {group_size} people")
     before = prior_percent(prior)
-    sentence = (f"An attacker who was {before} sure that {subject} "
-                f"can be at most {upper_percent(prior, g_eps)} sure after {what}.")
-    lower = (f"An attacker who was {before} sure can be pushed down to "
-             f"no less than {lower_percent(prior, g_eps)}.")
+    if g_delta > 0:  # the bounds that hold with δ, in the same sentence (see delta_words)
+        tail = loss_tail_bound(g_delta, SLACK)
+        sentence = (f"An attacker who was {before} sure that {subject} can be at most "
+                    f"{upper_percent(prior, g_eps + SLACK)} sure after {what}, except with a "
+                    f"chance of at most {chance_words(tail)} "
+                    f"({upper_percent(prior, g_eps)} only if δ were 0).")
+        lower = (f"An attacker who was {before} sure can be pushed down to no less than "
+                 f"{lower_percent(prior, g_eps + SLACK)}, except with a chance of at most "
+                 f"{chance_words(tail)}.")
+        delta_text = delta_words(g_eps, g_delta, prior, relation, group_size)
+    else:
+        sentence = (f"An attacker who was {before} sure that {subject} "
+                    f"can be at most {upper_percent(prior, g_eps)} sure after {what}.")
+        lower = (f"An attacker who was {before} sure can be pushed down to "
+                 f"no less than {lower_percent(prior, g_eps)}.")
+        delta_text = "δ = 0: the bounds hold always (pure differential privacy)."
     n100 = out_of_100(g_eps, g_delta)
     frequency = frequency_words(g_eps, g_delta, group_size)
-    if g_delta > 0:
-        delta_text = delta_words(g_eps, g_delta, prior)
-    else:
-        delta_text = "δ = 0: the bounds hold always (pure differential privacy)."
     group_text = (f"For {who}, the guarantee is ε = {g_eps:.4g}"
                   + (f" with δ = {g_delta:.3g}." if g_delta > 0 else "."))
     return Risk(epsilon=epsilon, delta=delta, prior=prior, group_size=group_size,
                 group_epsilon=g_eps, group_delta=g_delta, posterior_max=hi, posterior_min=lo,
                 out_of_100=n100, sentence=sentence, lower_sentence=lower,
                 frequency_sentence=frequency, delta_sentence=delta_text,
-                group_sentence=group_text)
+                group_sentence=group_text,
+                bound_epsilon=g_eps + SLACK if g_delta > 0 else g_eps)
 
 
 def group_words(epsilon: float, delta: float, prior: float, group_size: int) -> str:
@@ -225,15 +259,26 @@ def group_words(epsilon: float, delta: float, prior: float, group_size: int) -> 
             f"can reach at most {upper_percent(prior, g_eps)}.")
 
 
-def delta_words(epsilon: float, delta: float, prior: float = 0.5) -> str:
-    """What δ > 0 guarantees, truthfully: not "the bounds fail with chance δ"."""
-    slack = math.log(2)
-    wider = format_percent(posterior_max(prior, epsilon + slack), round_up=True,
-                           complement=posterior_max_complement(prior, epsilon + slack))
-    tail = loss_tail_bound(delta, slack)
-    return (f"δ = {delta:.3g}: any outcome of the release is at most e^ε times as likely with "
-            f"the person's data as without it, plus {delta:.3g}. This does not mean the bounds "
-            f"above fail only with a chance of δ: they can fail more often. What holds: "
-            f"from a {prior_percent(prior)} start the attacker stays at or "
-            f"below {wider} except with a chance of at most {tail:.3g} (2δ), and the count "
-            "out of 100 above already allows for δ.")
+def _with_and_without(relation: str, group_size: int = 1) -> str:
+    """What (ε, δ)-DP compares, for the relation: the data with and without the person
+    (add-remove), or the person's record against any other record in its place
+    (replace-one)."""
+    whose = "the person's" if group_size <= 1 else f"the {group_size} people's"
+    if relation == "replace-one":
+        if group_size <= 1:
+            return f"with {whose} record as with any other record in its place"
+        return f"with {whose} records as with any others in their place"
+    return f"with {whose} data as without it"
+
+
+def delta_words(epsilon: float, delta: float, prior: float = 0.5,
+                relation: str = "add-remove", group_size: int = 1) -> str:
+    """What δ > 0 guarantees, truthfully: not "the bounds fail with chance δ". ``epsilon``
+    and ``delta`` are the guarantee for the group of ``group_size`` people."""
+    tail = loss_tail_bound(delta, SLACK)
+    return (f"δ = {delta:.3g}: any outcome of the release is at most e^ε times as likely "
+            f"{_with_and_without(relation, group_size)}, plus {delta:.3g}. This does not mean "
+            f"the bounds of ε alone fail only with a chance of δ: they can fail more often. "
+            f"So the bounds above are those of ε + ln 2 = {epsilon + SLACK:.4g}, which hold "
+            f"except with a chance of at most {chance_words(tail)} (2δ), and the count out "
+            "of 100 above already allows for δ.")

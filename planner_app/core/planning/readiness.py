@@ -44,13 +44,13 @@ from ..dp.accounting import Total, within
 from ..dp.measure import Measurement
 from ..model import NEEDS_BOUNDS, Plan, PrivacyUnit, Query
 from ..model.reader import visible_text
+from ..records.headroom import headroom, headroom_sentence
 from ..records.keys import PublicKey
 from ..records.ledger import (
     POLICY_CAP,
     BudgetExceeded,
     LedgerError,
     LedgerState,
-    lifetime_after,
 )
 from ..records.policy import Policy, PolicyError, PolicyRefused, effective_state
 from ..records.review import ApprovalRequired, approval_status
@@ -231,18 +231,14 @@ def lifetime_rule(plan: Plan, total: Total, measurements: Sequence[Measurement],
     if cap.by_policy and isinstance(policy, Policy):
         who = policy.signer.describe() if policy.signer is not None else "its privacy officer"
         ask = (f"ask {who}, who signed {policy.title} that sets this cap")
-    after = lifetime_after(ledger, measurements, total)
+    room = headroom(ledger, measurements, total)  # "left" in the cap's own accounting
+    after = room.after
     default = " (the default)" if cap.is_default else POLICY_CAP if cap.by_policy else ""
-    left = f"Dataset {ledger.dataset!r} has ε = {ledger.remaining_epsilon:.4g} left of its " \
-           f"lifetime cap ε = {cap.epsilon:g}{default}"
-    if within(after, cap.epsilon, cap.delta):
-        return RuleResult("lifetime", PASS,
-                          f"{left}; about {max(0.0, cap.epsilon - after.epsilon):.4g} after "
-                          "this release.")
+    if room.fits:
+        return RuleResult("lifetime", PASS, f"{headroom_sentence(room)}.")
     return RuleResult(
         "lifetime", FAIL,
-        f"{left}: not enough for this release, which would bring its total to ε = "
-        f"{after.epsilon:.4g}, δ = {after.delta:.3g}.",
+        f"{headroom_sentence(room)}.",
         f"Lower some statistics' ε, or {ask}.",
         refusal=f"dataset {ledger.dataset!r} has ε = {ledger.remaining_epsilon:.4g} (δ = "
                 f"{ledger.remaining_delta:.3g}) left of its lifetime cap ε = {cap.epsilon:g}, "

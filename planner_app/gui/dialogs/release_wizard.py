@@ -34,8 +34,9 @@ from ...core.planning.charts import ChartDrawing
 from ...core.planning.preview import Chart, release_chart
 from ...core.planning.readiness import WARN, NotReady, unit_sentence
 from ...core.records.crosscheck import DISAGREE_ADVICE, DISAGREE_TITLE
+from ...core.records.headroom import headroom, headroom_sentence
 from ...core.records.keys import SecretKey
-from ...core.records.ledger import BudgetExceeded, LedgerDisagrees, LedgerError, lifetime_after
+from ...core.records.ledger import BudgetExceeded, LedgerDisagrees, LedgerError
 from ...core.records.policy import PolicyError, PolicyRefused
 from ...core.records.review import ApprovalRequired
 from ...core.release.pending import list_pending
@@ -231,8 +232,9 @@ class ConfirmPage(QWizardPage):
         total = self.session.total()
         state = self.session.lifetime()
         measurements = [m for q in plan.queries for m in self.session.measurements(q)]
-        left = (state.cap.epsilon - lifetime_after(state, measurements, total).epsilon) \
-            if state else float("nan")
+        # what is left, in the cap's own accounting (the checklist's and `check`'s sentence)
+        room = f"<p>{escape(headroom_sentence(headroom(state, measurements, total)))}.</p>" \
+            if state else ""
         stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
         folder = (self.session.path.parent if self.session.path else
                   self.session.table_path.parent if self.session.table_path else Path.home())
@@ -242,9 +244,8 @@ class ConfirmPage(QWizardPage):
             f"<p>You are about to release <b>{len(plan.queries)} statistics</b> about the "
             f"dataset <b>{escape(plan.dataset.name)}</b>.</p>"
             f"<p>This spends <b>ε = {shown(total.epsilon)}</b> and δ = {total.delta:.3g} of "
-            f"its privacy budget, for good: the noise is drawn once and cannot be taken back. "
-            f"Afterwards <b>ε = {shown(left)}</b> will be left of the dataset's lifetime "
-            "budget.</p>"
+            f"its privacy budget, for good: the noise is drawn once and cannot be taken back.</p>"
+            f"{room}"
             "<p>The budget ledger is charged first; then the noise is added and the bundle is "
             "written.</p>")
         key = self.session.signing_key
@@ -324,7 +325,8 @@ class ProgressPage(QWizardPage):
         self.wizard_.result = result
         self.bar.setValue(1000)
         self.status.setText(f"Released to {result.bundle_path}.")
-        self.session.refresh_lifetime()
+        self.session.note_bundle(result.release_id, result.bundle_path)
+        self.session.refresh_lifetime()  # the window marks the plan released
         self.completeChanged.emit()
         self.wizard_.next()
 

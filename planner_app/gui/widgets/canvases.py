@@ -75,10 +75,11 @@ class RiskChart(FigureCanvasQTAgg):
 
     def show_risk(self, risk: Risk) -> None:
         """Draw the one value the sentences come from: its ε (a group's, if any), its prior
-        and its bounds, with the core's formulas and the core's rounding."""
-        self.show_bounds(risk.group_epsilon, risk.prior)
+        and its bounds, with the core's formulas and the core's rounding (with δ > 0, the
+        bounds of ε + ln 2 that the sentences state)."""
+        self.show_bounds(risk.bound_epsilon, risk.prior, risk.bound_label)
 
-    def show_bounds(self, epsilon: float, prior: float) -> None:
+    def show_bounds(self, epsilon: float, prior: float, label: str | None = None) -> None:
         if not math.isfinite(epsilon):
             epsilon = 1000.0  # the bounds are 0 and 1 long before
         up, lo = belief_curves(PRIORS, epsilon)  # the core's bounds, all priors at once
@@ -90,7 +91,8 @@ class RiskChart(FigureCanvasQTAgg):
         self.point_lo.set_data([prior], [lo_p])
         self.guide.set_xdata([prior, prior])
         # two lines: one ran past the chart's right edge at large ε
-        self.note.set_text(f"ε = {epsilon:.3g}: from {prior_percent(prior)} to between\n"
+        label = label or f"ε = {epsilon:.3g}"
+        self.note.set_text(f"{label}: from {prior_percent(prior)} to between\n"
                            f"{lower_percent(prior, epsilon)} and {upper_percent(prior, epsilon)}")
         if self._background is None:
             self.draw_idle()

@@ -241,19 +241,30 @@ class StatisticPane(QWidget):
         if q is None:
             self.title.setText("<i>No statistic selected. Add one with Edit → Add statistic… "
                                "(or the toolbar).</i>")
-            for label in (self.derivation, self.sentence, self.warnings, self.accuracy_note):
+            # nothing of the plan shown before stays: its ε, its ± and what they mean
+            with QSignalBlocker(self.slider), QSignalBlocker(self.spin):
+                self.slider.setValue(0)
+                self.spin.setSpecialValueText(" ")  # the box shows no ε at all
+                self.spin.setValue(self.spin.minimum())
+            self.accuracy.setText("")
+            self.accuracy.setModified(False)
+            for label in (self.derivation, self.sentence, self.warnings, self.accuracy_note,
+                          self.accuracy_unit):
                 label.setText("")
             self.refresh_preview(None)
             self.refresh_synthetic(None)
             return
         blockers = [QSignalBlocker(w) for w in (self.slider, self.spin, self.hold)]
+        self.spin.setSpecialValueText("")  # the smallest ε is a number again
         self.slider.setValue(epsilon_to_slider(q.epsilon))
         self.spin.setValue(q.epsilon)
         self.hold.setChecked(q.id in self.session.held)
         del blockers
         acc = self.session.accuracy(q)
         shown = shown_half_width(acc)
-        if not self.accuracy.hasFocus():
+        # the plan's ± unless a person is typing a target (not yet entered); after Enter, or
+        # when ε changed any other way, the box shows the ± of the ε the plan holds now
+        if not (self.accuracy.hasFocus() and self.accuracy.isModified()):
             self.accuracy.setText("" if shown is None or not math.isfinite(shown)
                                   else f"{shown:.6g}")
         unit = shown_unit(acc)
