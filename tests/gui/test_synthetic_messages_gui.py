@@ -73,7 +73,7 @@ def test_the_editor_names_the_synthetic_column_it_refuses(window, qtbot, tmp_pat
     assert dialog.result_plan is None
     # the plan's own field, as check and the release name it (not a histogram draft's)
     assert dialog.error.text().splitlines() == [
-        "queries[survey_synth].columns[2].column: no column 'smokes' in survey.csv"]
+        "Columns of the table → smokes → Column: no column 'smokes' in survey.csv"]
 
 
 def test_the_editor_warns_of_bins_spanning_the_datas_range_and_bins_on_text(  # type: ignore[no-untyped-def]
