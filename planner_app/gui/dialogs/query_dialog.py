@@ -98,15 +98,15 @@ class QueryDialog(QDialog):
         outer = QVBoxLayout(self)
         # the fields scroll (at a large scale they need more height than a screen has); the
         # notes, the red message and OK / Cancel stay in view below them
-        self.scroll = QScrollArea()
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.field_scroll = QScrollArea()
+        self.field_scroll.setWidgetResizable(True)
+        self.field_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.field_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.fields = QWidget()
         layout = QVBoxLayout(self.fields)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.scroll.setWidget(self.fields)
-        outer.addWidget(self.scroll, 1)
+        self.field_scroll.setWidget(self.fields)
+        outer.addWidget(self.field_scroll, 1)
         form = QFormLayout()
         layout.addLayout(form)
 
@@ -456,10 +456,10 @@ class QueryDialog(QDialog):
         layout = self.fields.layout()
         if layout is None:
             return
-        width = self.scroll.viewport().width()
+        width = self.field_scroll.viewport().width()
         content = layout.totalHeightForWidth(width) if layout.hasHeightForWidth() \
             else layout.totalSizeHint().height()
-        need = self.height() - self.scroll.viewport().height() + content
+        need = self.height() - self.field_scroll.viewport().height() + content
         screen = self.screen()
         if screen is not None:
             frame = self.frameGeometry().height() - self.height()
