@@ -275,6 +275,7 @@ class QueryDialog(QDialog):
         self.delta_label = QLabel("δ")
         mech.addWidget(self.delta_label)
         mech.addWidget(self.delta)
+        mech.addStretch(1)  # ε and δ beside their boxes
         more.addRow("Noise", mech)
 
         guide = QLabel(GUIDE)
@@ -283,7 +284,7 @@ class QueryDialog(QDialog):
         layout.addStretch(1)
         # warnings and the red message in spaces of their own, outside the scrolled fields:
         # what they say while typing never moves a field or OK
-        self.warning = NoteArea(3, AMBER)
+        self.warning = NoteArea(2, AMBER)
         self.warning.setAccessibleName("Warnings about this statistic")
         outer.addWidget(self.warning)
         self.error = NoteArea(2, RED)
