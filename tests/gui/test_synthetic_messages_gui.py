@@ -111,6 +111,8 @@ def test_the_unit_cannot_become_a_column_of_a_synthetic_table(  # type: ignore[n
     pane = window.data_pane
     pane.id_column.setCurrentText("smoker")
     assert window.session.plan.privacy_unit == before
-    assert len(shown) == 1 and "queries[survey_synth].columns[2].column" in shown[0], shown
+    # the controls, not the plan's paths (queries[survey_synth].columns[2].column)
+    assert len(shown) == 1 and "Columns of the table → Column of statistic “survey_synth”" \
+        in shown[0] and "queries[" not in shown[0] and "privacy_unit." not in shown[0], shown
     assert pane.id_column.currentText() == before.id_column  # the pane shows the plan's unit
     plan_from_dict(plan_to_dict(window.session.plan))  # still a valid plan

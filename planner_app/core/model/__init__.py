@@ -72,6 +72,7 @@ __all__ = [
     "Missing", "Plan", "PrivacyUnit", "Query", "Scalar", "SynthColumn", "answer_reader",
     "canonical_key", "canonical_keys",
     "delta_problem", "epsilon_problem", "expected_rows_problem", "max_rows_problem",
-    "quantile_problem", "MAX_ROWS_PER_PERSON", "load_plan", "parse_plan_text", "plan_digest", "plan_from_dict",
+    "quantile_problem", "MAX_ROWS_PER_PERSON", "load_plan", "parse_plan_text", "plan_digest",
+    "plan_from_dict",
     "plan_to_dict", "plan_to_json", "save_plan", "text_number", "yes_no",
 ]

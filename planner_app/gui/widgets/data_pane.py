@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from ...core.model import PrivacyUnit, expected_rows_problem
 from ...core.planning.changes import OpChanges
 from ...core.support.errors import InputError
+from ...core.support.field_words import on_screen
 from ...core.support.words import RELATION_HELP, UNIT_PERSON_HELP, UNIT_ROW_HELP
 from ..models import TYPES, ColumnsModel, SourcePreviewModel
 from ..refresh import watch
@@ -205,7 +206,7 @@ class DataPane(QWidget):
             try:
                 self.session.set_privacy_unit(unit)
             except InputError as exc:  # the plan keeps its unit; the pane shows it again
-                QMessageBox.warning(self, "Cannot use this id column", str(exc))
+                QMessageBox.warning(self, "Cannot use this id column", on_screen(str(exc)))
                 self.refresh()
 
     def _dataset_edited(self) -> None:
