@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QMessageBox
 
 from ..core.support.errors import PlannerError
+from ..core.support.field_words import on_screen
 from ..core.support.private import private_folder
 
 if TYPE_CHECKING:
@@ -44,7 +45,9 @@ def show_error(window: MainWindow, exc_type: type[BaseException], exc: BaseExcep
     kept = window.session.keep_recovery_copy()
     logged = _log(window, exc_type, exc, tb)
     if isinstance(exc, PlannerError):
-        title, first = "This could not be done", str(exc).splitlines()[0] if str(exc) else ""
+        # the control a plan path names, not the path (the command line keeps the paths)
+        title = "This could not be done"
+        first = on_screen(str(exc).splitlines()[0]) if str(exc) else ""
     else:
         title = "Something went wrong"
         first = (f"planner_app hit an unexpected problem ({exc_type.__name__}) and stopped "

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 
 from ..core.model import load_plan, plan_from_dict, plan_to_dict, save_plan
 from ..core.support.errors import InputError, PlannerError
+from ..core.support.field_words import on_screen
 from ..core.support.resources import demo_plan_path, demo_table_path
 from .table_link import ATTACH, NEW, ask_new_or_attach, plans_table, problems_text, table_path_text
 from .workers import Worker
@@ -259,7 +260,8 @@ class FileOps(_Base):
             plan_from_dict(plan_to_dict(plan), path.name)  # the saved file must be valid
             save_plan(plan, path)
         except InputError as exc:
-            self.error("The plan is not complete", f"{exc}\n\nThe plan was not saved.")
+            self.error("The plan is not complete",
+                       f"{on_screen(str(exc))}\n\nThe plan was not saved.")
             return False
         except OSError as exc:
             self.error("Cannot save the plan", f"{path}: {exc.strerror}")

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 from ..core.model import Plan
 from ..core.support.errors import InputError
+from ..core.support.field_words import field_name, on_screen
 
 NEW, ATTACH = "new", "attach"
 
@@ -66,8 +67,8 @@ def plans_table(plan: Plan, plan_path: Path) -> Path | None:
 
 def problem_line(problem: InputError, table_name: str) -> str:
     """One problem in a list about one table: what is wrong, then the plan field it names."""
-    text = problem.problem.replace(f" in {table_name}", "")
-    return f"{text} ({problem.where})" if problem.where else text
+    text = on_screen(problem.problem.replace(f" in {table_name}", ""))
+    return f"{text} ({field_name(problem.where)})" if problem.where else text
 
 
 def problems_text(table_name: str, problems: list[InputError], limit: int = 12) -> str:

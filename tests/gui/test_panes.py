@@ -199,7 +199,7 @@ def test_background_loading_with_progress_and_cancel(window, qtbot, tmp_path: Pa
 
 def test_dataset_name_and_public_row_count(demo) -> None:  # type: ignore[no-untyped-def]
     pane, session = demo.data_pane, demo.session
-    pane.expected_rows.setValue(0)
+    pane.expected_rows.setText("")  # empty: not stated
     pane.expected_rows.editingFinished.emit()
     assert session.plan.dataset.expected_rows is None
     assert session.accuracy(session.plan.query("hours_mean")).half_width is None

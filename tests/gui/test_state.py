@@ -34,6 +34,7 @@ def test_goal_verdict_follows_the_budget_and_a_new_plan(demo) -> None:  # type: 
     needed = pane._goal.total.epsilon
     # a budget below what the targets need: the verdict must change with it
     pane.epsilon.setValue(needed / 2)
+    pane.epsilon.editingFinished.emit()
     assert demo.session.plan.budget.epsilon == pytest.approx(needed / 2, rel=1e-3)
     assert "it fits." not in pane.goal_text.text()
     assert needed / 2 < needed  # the independent verdict: it cannot fit
@@ -51,6 +52,7 @@ def test_preset_label_shows_the_budget_it_names(demo) -> None:  # type: ignore[n
     pane.preset.activated.emit(2)
     assert pane.preset.currentIndex() == 2 and pane.preset_reason.text() == preset.reason
     pane.epsilon.setValue(preset.epsilon * 2.5)  # no preset has this budget
+    pane.epsilon.editingFinished.emit()
     assert pane.preset.currentIndex() == 0
     assert pane.preset_reason.text() == ""
     demo.session.undo()  # back to the preset's budget

@@ -73,7 +73,7 @@ def test_the_editor_names_the_synthetic_column_it_refuses(window, qtbot, tmp_pat
     assert dialog.result_plan is None
     # the plan's own field, as check and the release name it (not a histogram draft's)
     assert dialog.error.text().splitlines() == [
-        "queries[survey_synth].columns[2].column: no column 'smokes' in survey.csv"]
+        "Columns of the table → smokes → Column: no column 'smokes' in survey.csv"]
 
 
 def test_the_editor_warns_of_bins_spanning_the_datas_range_and_bins_on_text(  # type: ignore[no-untyped-def]
@@ -111,6 +111,8 @@ def test_the_unit_cannot_become_a_column_of_a_synthetic_table(  # type: ignore[n
     pane = window.data_pane
     pane.id_column.setCurrentText("smoker")
     assert window.session.plan.privacy_unit == before
-    assert len(shown) == 1 and "queries[survey_synth].columns[2].column" in shown[0], shown
+    # the controls, not the plan's paths (queries[survey_synth].columns[2].column)
+    assert len(shown) == 1 and "Columns of the table → Column of statistic “survey_synth”" \
+        in shown[0] and "queries[" not in shown[0] and "privacy_unit." not in shown[0], shown
     assert pane.id_column.currentText() == before.id_column  # the pane shows the plan's unit
     plan_from_dict(plan_to_dict(window.session.plan))  # still a valid plan

@@ -44,7 +44,17 @@ from .serialisation import (
                    plan_to_json,
                    save_plan,
 )
-from .validation import PLAN_FIELDS, QUERY_FIELDS, delta_problem, plan_from_dict
+from .validation import (
+    MAX_ROWS_PER_PERSON,
+    PLAN_FIELDS,
+    QUERY_FIELDS,
+    delta_problem,
+    epsilon_problem,
+    expected_rows_problem,
+    max_rows_problem,
+    plan_from_dict,
+    quantile_problem,
+)
 from .values import (
     FIXED_YES_NO,
     answer_reader,
@@ -61,6 +71,8 @@ __all__ = [
     "QUERY_FIELDS", "RELATIONS", "YES_NO_KINDS", "Budget", "Condition", "Dataset", "GroupBy",
     "Missing", "Plan", "PrivacyUnit", "Query", "Scalar", "SynthColumn", "answer_reader",
     "canonical_key", "canonical_keys",
-    "delta_problem", "load_plan", "parse_plan_text", "plan_digest", "plan_from_dict",
+    "delta_problem", "epsilon_problem", "expected_rows_problem", "max_rows_problem",
+    "quantile_problem", "MAX_ROWS_PER_PERSON", "load_plan", "parse_plan_text", "plan_digest",
+    "plan_from_dict",
     "plan_to_dict", "plan_to_json", "save_plan", "text_number", "yes_no",
 ]

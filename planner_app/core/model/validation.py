@@ -57,6 +57,47 @@ def delta_problem(delta: float) -> str | None:
     return None
 
 
+# the numeric fields' allowed ranges, one rule each: the plan's validation and every form ask
+# these (a form shows the phrase beside the field's name and keeps what was typed)
+def epsilon_problem(epsilon: float) -> str | None:
+    """Why ``epsilon`` cannot be an ε (one phrase), or None: ε is in (0, MAX_EPSILON]."""
+    if not isinstance(epsilon, (int, float)) or not math.isfinite(epsilon):
+        return "must be a finite number"
+    if not 0 < epsilon <= MAX_EPSILON:
+        return f"must be above 0 and at most {MAX_EPSILON:g}, not {epsilon:g}"
+    return None
+
+
+def quantile_problem(level: float) -> str | None:
+    """Why ``level`` cannot be a quantile level, or None: it lies in [0, 1]."""
+    if not isinstance(level, (int, float)) or not math.isfinite(level):
+        return "must be a finite number"
+    if not 0.0 <= level <= 1.0:
+        return f"must lie in [0, 1], not {level:g}"
+    return None
+
+
+def expected_rows_problem(rows: float) -> str | None:
+    """Why ``rows`` cannot be the dataset's public approximate row count, or None."""
+    if not isinstance(rows, (int, float)) or not math.isfinite(rows) or rows != int(rows):
+        return "must be a whole number"
+    if not 1 <= rows <= MAX_EXPECTED_ROWS:
+        return f"must be between 1 and {MAX_EXPECTED_ROWS:,}"
+    return None
+
+
+MAX_ROWS_PER_PERSON = 1_000_000
+
+
+def max_rows_problem(rows: float) -> str | None:
+    """Why ``rows`` cannot be the most rows one person has, or None."""
+    if not isinstance(rows, (int, float)) or not math.isfinite(rows) or rows != int(rows):
+        return "must be a whole number"
+    if not 1 <= rows <= MAX_ROWS_PER_PERSON:
+        return f"must be between 1 and {MAX_ROWS_PER_PERSON:,}, not {int(rows)}"
+    return None
+
+
 
 def _is_power_of_two(x: float) -> bool:
     if x <= 0 or not math.isfinite(x):
@@ -195,8 +236,9 @@ def _read_quantile(r: FieldReader, kind: str) -> float | None:
         return None
     quantile = r.number("quantile")
     assert quantile is not None
-    if not 0.0 <= quantile <= 1.0:
-        r.fail("quantile", f"must lie in [0, 1], not {quantile:g}")
+    problem = quantile_problem(quantile)
+    if problem:
+        r.fail("quantile", problem)
     return quantile
 
 
@@ -258,8 +300,9 @@ def _read_missing(r: FieldReader, kind: str, categories: tuple[Scalar, ...] | No
 def _read_epsilon(r: FieldReader) -> float:
     epsilon = r.number("epsilon")
     assert epsilon is not None
-    if not 0 < epsilon <= MAX_EPSILON:
-        r.fail("epsilon", f"must be above 0 and at most {MAX_EPSILON:g}, not {epsilon:g}")
+    problem = epsilon_problem(epsilon)
+    if problem:
+        r.fail("epsilon", problem)
     return epsilon
 
 
@@ -374,8 +417,8 @@ def _read_dataset(r: FieldReader) -> Dataset:
     if problem:
         d.fail("name", problem)
     expected_rows = d.integer("expected_rows", required=False)
-    if expected_rows is not None and not 1 <= expected_rows <= MAX_EXPECTED_ROWS:
-        d.fail("expected_rows", f"must be between 1 and {MAX_EXPECTED_ROWS:,}")
+    if expected_rows is not None and expected_rows_problem(expected_rows):
+        d.fail("expected_rows", expected_rows_problem(expected_rows) or "")
     path = d.text("path", required=False)
     problem = data_path_problem(path or "")
     if problem:
@@ -413,8 +456,9 @@ def _read_unit(r: FieldReader) -> PrivacyUnit:
     id_column = u.text("id_column")
     max_rows = u.integer("max_rows")
     assert max_rows is not None
-    if not 1 <= max_rows <= 1_000_000:
-        u.fail("max_rows", f"must be between 1 and 1,000,000, not {max_rows}")
+    problem = max_rows_problem(max_rows)
+    if problem:
+        u.fail("max_rows", problem)
     return PrivacyUnit(kind="person", id_column=id_column, max_rows=max_rows)
 
 
@@ -439,8 +483,9 @@ def _read_budget(r: FieldReader) -> Budget:
     b = FieldReader(r.source, r.obj["budget"], "budget", ("epsilon", "delta", "accountant"))
     b_eps = b.number("epsilon")
     assert b_eps is not None
-    if not 0 < b_eps <= MAX_EPSILON:
-        b.fail("epsilon", f"must be above 0 and at most {MAX_EPSILON:g}, not {b_eps:g}")
+    problem = epsilon_problem(b_eps)
+    if problem:
+        b.fail("epsilon", problem)
     b_delta = b.number("delta", required=False, default=0.0)
     assert b_delta is not None
     problem = delta_problem(b_delta)

@@ -14,8 +14,8 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
-    QDoubleSpinBox,
     QFormLayout,
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
@@ -33,8 +34,10 @@ from PySide6.QtWidgets import (
 from ...core.model import FIXED_YES_NO, OPS, YES_NO_KINDS, Plan, Query, plan_from_dict, plan_to_dict
 from ...core.model.synthetic_plan import synthetic_to_dict
 from ...core.support.errors import InputError
+from ...core.support.field_words import on_screen
 from ...core.support.words import KIND_NAMES, count_words
 from ..session import Session
+from ..widgets.form_fields import AMBER, RED, NoteArea, NumberField, typed_number
 
 KINDS = list(KIND_NAMES)
 NONE = "(none)"
@@ -49,16 +52,7 @@ DECLARE_LISTS = "I declare these lists public: they come from knowing the domain
     "this data"
 
 
-def _number(text: str) -> Any:
-    text = text.strip()
-    if text == "":
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        return text
-    return int(value) if value.is_integer() and "." not in text and "e" not in text.lower() \
-        else value
+_number = typed_number
 
 
 def _lines(text: str) -> list[Any]:
@@ -71,42 +65,20 @@ def _lines(text: str) -> list[Any]:
     return out
 
 
-# the plan's field names as this form labels them (an error names what the person sees)
-FIELD_LABELS = {
-    "id": "Id", "label": "Label", "kind": "Kind", "column": "Column", "epsilon": "ε",
-    "delta": "δ", "lower": "Lower bound", "upper": "Upper bound", "categories": "Categories",
-    "bins": "Bins", "quantile": "Quantile", "group_by": "Group by", "keys": "Group keys",
-    "where": "Only rows where", "missing": "Missing or unreadable cells",
-    "mechanism": "Noise", "yes": "Yes values", "no": "No values",
-    "justification": "Reasons", "grid_step": "Grid step",
-    "columns": "Columns of the table", "rows": "Rows to generate", "method": "Method",
-}
-
-
 MST_CITATION = "MST: McKenna, Miklau, Sheldon (2021), Winning the NIST Contest: A scalable " \
     "and general approach to differentially private synthetic data. Noisy counts of each " \
     "column and of the pairs on a tree, from which the rows are generated."
 
 
-def form_words(exc: InputError, columns: Sequence[str] = ()) -> str:
-    """A plan error in the form's words: "Lower bound: must be a number, not a string" for
-    "queries[y].lower: must be a number, not a string"; a synthetic table's columns[i] is
-    named by its column (``columns``, in the plan's order)."""
-    where = exc.where or ""
-    field = re.sub(r"^queries\[[^\]]*\]\.?", "", where)
-    if where and field != where or where.startswith("queries["):
-        parts = [p for p in re.split(r"[.\[\]]", field) if p]
-        named = []
-        for at, part in enumerate(parts):
-            if not part.isdigit():
-                named.append(FIELD_LABELS.get(part, part))
-            elif at and parts[at - 1] == "columns" and int(part) < len(columns) \
-                    and columns[int(part)]:
-                named.append(columns[int(part)])
-        shown = " → ".join(dict.fromkeys(named)) if named else "This statistic"
-        problem = re.sub(r", not an? (string|list|object|boolean|null)$", "", exc.problem)
-        return f"{shown}: {problem}"  # the JSON type names mean nothing in a form
-    return str(exc).replace("this statistic: ", "")
+def form_words(exc: InputError | str, columns: Sequence[str] = ()) -> str:
+    """A plan error in the form's words: "Lower bound: must be a number" for
+    "queries[y].lower: must be a number, not a string" (core.support.field_words names the
+    control); a synthetic table's columns[i] is named by its column (``columns``, in the
+    plan's order)."""
+    text = str(exc).replace("this statistic: ", "")
+    # the JSON type names mean nothing in a form
+    text = re.sub(r", not an? (string|list|object|boolean|null)$", "", text)
+    return on_screen(text, columns, in_editor=True)
 
 
 class QueryDialog(QDialog):
@@ -123,7 +95,18 @@ class QueryDialog(QDialog):
         session.dataAnswered.connect(self._data_answered)
         self.setWindowTitle("Edit statistic" if query else "Add a statistic")
         self.setMinimumWidth(700)
-        layout = QVBoxLayout(self)
+        outer = QVBoxLayout(self)
+        # the fields scroll (at a large scale they need more height than a screen has); the
+        # notes, the red message and OK / Cancel stay in view below them
+        self.field_scroll = QScrollArea()
+        self.field_scroll.setWidgetResizable(True)
+        self.field_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.field_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.fields = QWidget()
+        layout = QVBoxLayout(self.fields)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.field_scroll.setWidget(self.fields)
+        outer.addWidget(self.field_scroll, 1)
         form = QFormLayout()
         layout.addLayout(form)
 
@@ -220,8 +203,9 @@ class QueryDialog(QDialog):
         self.yes_no_row = QWidget()
         self.yes_no_row.setLayout(yes_no)
         form.addRow("Yes / no values", self.yes_no_row)
-        self.yes_no_hint = QLabel()
-        self.yes_no_hint.setWordWrap(True)
+        # the hint comes and goes as the lists are typed: its space is kept (the fields
+        # below never move under the cursor)
+        self.yes_no_hint = NoteArea(3)
         form.addRow("", self.yes_no_hint)
         self.list_reason = QLineEdit()
         self.list_reason.setPlaceholderText("Where does the list come from? e.g. the official "
@@ -229,11 +213,12 @@ class QueryDialog(QDialog):
         self.declare = QCheckBox(DECLARE_LIST)
         form.addRow("Why this list", self.list_reason)
         form.addRow("", self.declare)
-        self.quantile = QDoubleSpinBox()
-        self.quantile.setRange(0.0, 1.0)
-        self.quantile.setSingleStep(0.05)
-        self.quantile.setValue(0.5)
-        form.addRow("Quantile", self.quantile)
+        # kept as typed: the plan's rule refuses a level outside [0, 1] (a spin box clamped
+        # 1.5 to 1, the median silently became the maximum)
+        self.quantile = NumberField(0.5)
+        self.quantile.setPlaceholderText("from 0 to 1: 0.5 is the median, 0.9 the 90th "
+                                         "percentile")
+        form.addRow("Quantile level", self.quantile)
         group = QHBoxLayout()
         self.group_column = QComboBox()
         self.group_keys = QPlainTextEdit()
@@ -280,10 +265,8 @@ class QueryDialog(QDialog):
         self._more = more
         mech = QHBoxLayout()
         self.mechanism = QComboBox()
-        self.epsilon = QDoubleSpinBox()
-        self.epsilon.setDecimals(4)
-        self.epsilon.setRange(0.0001, 1000)
-        self.epsilon.setValue(0.1)
+        self.epsilon = NumberField(0.1)  # kept as typed: the plan's rule refuses it
+        self.epsilon.setMaximumWidth(110)
         self.delta = QLineEdit("1e-7")
         self.delta.setMaximumWidth(90)
         mech.addWidget(self.mechanism)
@@ -292,23 +275,25 @@ class QueryDialog(QDialog):
         self.delta_label = QLabel("δ")
         mech.addWidget(self.delta_label)
         mech.addWidget(self.delta)
+        mech.addStretch(1)  # ε and δ beside their boxes
         more.addRow("Noise", mech)
 
         guide = QLabel(GUIDE)
         guide.setWordWrap(True)
         layout.addWidget(guide)
-        self.warning = QLabel()
-        self.warning.setWordWrap(True)
-        self.warning.setStyleSheet("color: #b9770e;")
-        layout.addWidget(self.warning)
-        self.error = QLabel()
-        self.error.setWordWrap(True)
-        self.error.setStyleSheet("color: #c0392b;")
-        self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        layout.addWidget(self.error)
+        layout.addStretch(1)
+        # warnings and the red message in spaces of their own, outside the scrolled fields:
+        # what they say while typing never moves a field or OK
+        self.warning = NoteArea(2, AMBER)
+        self.warning.setAccessibleName("Warnings about this statistic")
+        outer.addWidget(self.warning)
+        self.error = NoteArea(2, RED)
+        self.error.setAccessibleName("Why OK was refused")
+        outer.addWidget(self.error)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                    | QDialogButtonBox.StandardButton.Cancel)
-        layout.addWidget(buttons)
+        self.buttons = buttons
+        outer.addWidget(buttons)
 
         self._name_fields()
         columns = [c.name for c in session.columns]
@@ -370,7 +355,7 @@ class QueryDialog(QDialog):
             self.list_reason: ("Reason for the list", "Where the list comes from"),
             self.declare: ("Declare the list public", "Confirm the list comes from knowledge "
                                                       "of the domain, not from this data"),
-            self.quantile: ("Quantile", "0.5 is the median"),
+            self.quantile: ("Quantile level", "From 0 to 1: 0.5 is the median"),
             self.synth_list: ("Columns of the synthetic table", "Each column with its declared "
                                                                 "categories or bins; select one "
                                                                 "to edit it below"),
@@ -466,20 +451,20 @@ class QueryDialog(QDialog):
         super().showEvent(event)
         self.fit_height()
 
-    def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]  # noqa: N802
-        super().resizeEvent(event)
-        self.fit_height()
-
     def fit_height(self) -> None:
-        """Grow to the height the wrapped texts need at this width, within the screen (a
-        window does not follow its layout's height-for-width: shorter, its rows overlapped)."""
-        layout = self.layout()
-        if layout is None or not layout.hasHeightForWidth():
+        """Grow to show every field without scrolling, within the screen (on a short screen
+        or at a large scale the fields scroll; OK / Cancel stay in view)."""
+        layout = self.fields.layout()
+        if layout is None:
             return
-        need = layout.totalHeightForWidth(self.width())
+        width = self.field_scroll.viewport().width()
+        content = layout.totalHeightForWidth(width) if layout.hasHeightForWidth() \
+            else layout.totalSizeHint().height()
+        need = self.height() - self.field_scroll.viewport().height() + content
         screen = self.screen()
         if screen is not None:
-            need = min(need, screen.availableGeometry().height() - 60)
+            frame = self.frameGeometry().height() - self.height()
+            need = min(need, screen.availableGeometry().height() - max(frame, 40) - 20)
         if need > self.height():
             self.resize(self.width(), need)
 
@@ -545,8 +530,10 @@ class QueryDialog(QDialog):
                              (self.bins, bins), (self.quantile, kind == "quantile"),
                              (self.yes_no_row, self._reads_yes_no()),
                              (self.yes_no_hint, self._reads_yes_no()),
-                             (self.list_reason, not bins if synth else self._has_list()),
-                             (self.declare, not bins if synth else self._has_list())):
+                             # a statistic's list rows stay in place, usable only with a
+                             # list: choosing a group column moves no field below
+                             (self.list_reason, not bins if synth else True),
+                             (self.declare, not bins if synth else True)):
             widget.setVisible(show)
             label = self._form.labelForField(widget) or self._more.labelForField(widget)
             if label is not None:
@@ -556,6 +543,15 @@ class QueryDialog(QDialog):
             if label is not None:
                 label.setVisible(not synth)
         self._conditions_box.setVisible(not synth)  # a synthetic table takes every row
+        has_list = not bins if synth else self._has_list()
+        self.list_reason.setEnabled(has_list)
+        self.declare.setEnabled(has_list)
+        if not has_list:
+            self.list_reason.setPlaceholderText("Only for a list: categories, group keys or "
+                                                "yes / no values")
+        else:
+            self.list_reason.setPlaceholderText("Where does the list come from? e.g. the "
+                                                "official list of regions")
         count = kind == "count"
         for widget in (self.count_present, self.count_present_tail, self.count_words):
             widget.setVisible(count)
@@ -979,7 +975,9 @@ class QueryDialog(QDialog):
         problems: list[Any] = [p for checks in answers if checks is not None
                                for p in checks.problems]
         if problems:
-            self.error.setText("\n".join(f"{p.where}: {p.problem}" for p in problems))
+            names = [str(c.get("column") or "") for c in mine.get("columns") or ()]
+            self.error.setText("\n".join(form_words(f"{p.where}: {p.problem}", names)
+                                         for p in problems))
             return
         self.result_plan = new_plan
         self.result_id = mine["id"]

@@ -44,6 +44,7 @@ from ...core.release.publish import PublishResult, ReleaseUnfinished, publish
 from ...core.release.report import cell_name, format_interval, format_value
 from ...core.release.resume import pending_signer, resume_release
 from ...core.support.errors import PlannerError
+from ...core.support.field_words import on_screen
 from ...core.support.numbers import shown
 from ...core.support.words import confidence_percent
 from ..session import Session
@@ -358,7 +359,7 @@ class ProgressPage(QWizardPage):
         title, advice = next(((t, a) for cls, (t, a) in what.items() if isinstance(exc, cls)),
                              ("The release did not happen", "Fix what the message names and "
                               "try again."))
-        text = str(exc) if isinstance(exc, PlannerError) else type(exc).__name__
+        text = on_screen(str(exc)) if isinstance(exc, PlannerError) else type(exc).__name__
         if isinstance(exc, ReleaseUnfinished):
             self.session.refresh_lifetime()  # the charge stands: the meter shows it
         self.status.setText(f"{title}. {text}")

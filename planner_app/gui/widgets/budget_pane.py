@@ -11,7 +11,6 @@ from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -28,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from ...core.dp.accounting import within
 from ...core.dp.accuracy import UNIT_WORDS, shown_unit
-from ...core.model import delta_problem
+from ...core.model import delta_problem, epsilon_problem
 from ...core.planning.changes import OpChanges
 from ...core.planning.editing import HARM_PRESETS, solve_goal
 from ...core.planning.plan_edits import preset_for
@@ -36,6 +35,7 @@ from ...core.support.words import confidence_percent
 from ..models import format_accuracy
 from ..refresh import watch
 from ..session import Session
+from .form_fields import RED, NoteArea, NumberField, number_problem
 
 COL_NAME, COL_NOW, COL_WEIGHT, COL_TARGET, COL_NEEDS = range(5)
 
@@ -60,10 +60,8 @@ class BudgetPane(QWidget):
         self.preset_reason.setWordWrap(True)
         form.addRow("", self.preset_reason)
         row = QHBoxLayout()
-        self.epsilon = QDoubleSpinBox()
-        self.epsilon.setDecimals(4)
-        self.epsilon.setRange(0.001, 1000)
-        self.epsilon.setKeyboardTracking(False)
+        self.epsilon = NumberField()  # kept as typed: the core's rule refuses, never clamps
+        self.epsilon.setMaximumWidth(110)
         self.epsilon.setToolTip("The most ε this release may spend, all statistics together")
         self.epsilon.setAccessibleName("Budget epsilon")
         self.delta = QLineEdit()
@@ -76,7 +74,11 @@ class BudgetPane(QWidget):
         row.addSpacing(12)
         row.addWidget(QLabel("δ"))
         row.addWidget(self.delta)
-        row.addStretch(1)
+        row.addSpacing(12)
+        # a refused ε or δ is named on the budget's own row: the message moves no field
+        self.budget_error = NoteArea(1, RED)
+        self.budget_error.setAccessibleName("Why the budget was not changed")
+        row.addWidget(self.budget_error, 1)
         form.addRow("Budget", row)
         self.reason = QLineEdit()
         self.reason.setPlaceholderText("Why this ε? e.g. the preset for data whose leak "
@@ -130,7 +132,7 @@ class BudgetPane(QWidget):
 
         self._goal = None
         self.preset.activated.connect(self._preset_chosen)
-        self.epsilon.valueChanged.connect(self._budget_changed)
+        self.epsilon.editingFinished.connect(self._budget_changed)
         self.delta.editingFinished.connect(self._budget_changed)
         self.reason.editingFinished.connect(self._reason_changed)
         self.split_even.clicked.connect(lambda: self._split(False))
@@ -151,15 +153,18 @@ class BudgetPane(QWidget):
         plan = self.session.plan
         if plan is None:
             return
-        try:
-            delta = float(self.delta.text())
-        except ValueError:
-            delta = plan.budget.delta
-        if delta_problem(delta):  # the core's rule; a refused δ keeps the plan's
-            delta = plan.budget.delta
-            self.delta.setText(f"{delta:g}")
-        eps = self.epsilon.value()
+        # the core's rules; a refused number stays as typed, the plan keeps its budget
+        refused = [p for p in (
+            number_problem("Budget ε", self.epsilon.text(), epsilon_problem, "is required"),
+            number_problem("Budget δ", self.delta.text(), delta_problem, "is required"))
+            if p]
+        self.budget_error.setText("; ".join(refused))
+        self.budget_error.setToolTip("; ".join(refused))
+        if refused:
+            return
+        eps, delta = float(self.epsilon.value()), float(self.delta.text())
         self.delta.setModified(False)  # typed text is in the plan: an undo may replace it
+        self.epsilon.setModified(False)
         if not math.isclose(eps, plan.budget.epsilon) or delta != plan.budget.delta:
             self.session.set_budget(eps, delta)
 
@@ -300,10 +305,13 @@ class BudgetPane(QWidget):
     def _show_budget(self) -> None:
         plan = self.session.plan
         assert plan is not None
-        with QSignalBlocker(self.epsilon):
+        typing = [w for w in (self.epsilon, self.delta) if w.hasFocus() and w.isModified()]
+        if self.epsilon not in typing:
             self.epsilon.setValue(plan.budget.epsilon)
-        if not (self.delta.hasFocus() and self.delta.isModified()):  # not while typing
+        if self.delta not in typing:
             self.delta.setText(f"{plan.budget.delta:g}")
+        if not typing:  # the fields show the plan's budget again
+            self.budget_error.setText("")
         preset = preset_for(plan.budget)  # the label names the budget, never an old choice
         with QSignalBlocker(self.preset):
             self.preset.setCurrentIndex(HARM_PRESETS.index(preset) + 1 if preset else 0)

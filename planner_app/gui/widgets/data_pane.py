@@ -33,13 +33,15 @@ from ...core.data.repeats import (
     max_rows_hint,
     repeat_note,
 )
-from ...core.model import MAX_EXPECTED_ROWS, PrivacyUnit
+from ...core.model import PrivacyUnit, expected_rows_problem
 from ...core.planning.changes import OpChanges
 from ...core.support.errors import InputError
+from ...core.support.field_words import on_screen
 from ...core.support.words import RELATION_HELP, UNIT_PERSON_HELP, UNIT_ROW_HELP
 from ..models import TYPES, ColumnsModel, SourcePreviewModel
 from ..refresh import watch
 from ..session import Session
+from .form_fields import RED, NoteArea, NumberField, number_problem, number_text, typed_number
 
 UNIT_ROW = UNIT_ROW_HELP
 UNIT_PERSON = UNIT_PERSON_HELP
@@ -100,10 +102,9 @@ class DataPane(QWidget):
                                      "under this name: use the same name for every release "
                                      "about the same people")
         self.dataset_name.setAccessibleName("Dataset name")
-        self.expected_rows = QSpinBox()
-        self.expected_rows.setRange(0, MAX_EXPECTED_ROWS)
-        self.expected_rows.setSpecialValueText("not stated")
-        self.expected_rows.setGroupSeparatorShown(True)
+        self.expected_rows = NumberField()  # kept as typed: the core's rule refuses it
+        self.expected_rows.setPlaceholderText("not stated")
+        self.expected_rows.setMaximumWidth(140)
         self.expected_rows.setToolTip("A public, approximate number of rows (say, from a "
                                       "published report). Only used to show the accuracy of "
                                       "means, variances, quantiles and yes/no shares; never "
@@ -113,6 +114,9 @@ class DataPane(QWidget):
         dataset_layout.addWidget(self.dataset_name, 1)
         dataset_layout.addWidget(QLabel("About how many rows (public)"))
         dataset_layout.addWidget(self.expected_rows)
+        self.rows_error = NoteArea(1, RED)  # on the row itself: it moves no field
+        self.rows_error.setAccessibleName("Why the number of rows was not changed")
+        dataset_layout.addWidget(self.rows_error, 1)
         layout.addWidget(dataset)
 
         who = QGroupBox("Who is one person?")
@@ -190,7 +194,6 @@ class DataPane(QWidget):
         self.use_id.clicked.connect(self._use_id)
         self.record_reason.clicked.connect(self._reason_edited)
         self.rows_reason.returnPressed.connect(self._reason_edited)
-        self._rows_shown = 0  # the row count the field showed from the plan (or applied)
         self.dataset_name.editingFinished.connect(self._dataset_edited)
         self.expected_rows.editingFinished.connect(self._dataset_edited)
         self.updates = watch(self, session, self.update_for)  # labels at once: never stale
@@ -244,7 +247,7 @@ class DataPane(QWidget):
             try:
                 self.session.set_privacy_unit(unit)
             except InputError as exc:  # the plan keeps its unit; the pane shows it again
-                QMessageBox.warning(self, "Cannot use this id column", str(exc))
+                QMessageBox.warning(self, "Cannot use this id column", on_screen(str(exc)))
                 self.refresh()
 
     def _use_id(self) -> None:
@@ -278,9 +281,14 @@ class DataPane(QWidget):
         if plan is None or not name:
             return
         self.dataset_name.setModified(False)
-        self._rows_shown = self.expected_rows.value()
+        typed = self.expected_rows.text().replace(",", "").strip()  # 3,800 is 3800
+        refused = number_problem("About how many rows", typed, expected_rows_problem)
+        self.rows_error.setText(refused or "")
+        self.rows_error.setToolTip(refused or "")
+        rows = plan.dataset.expected_rows if refused else typed_number(typed)
+        self.expected_rows.setModified(bool(refused))
         try:
-            self.session.set_dataset(name, self.expected_rows.value() or None)
+            self.session.set_dataset(name, rows)
         except InputError as exc:  # the plan keeps its name; the pane shows it again
             QMessageBox.warning(self, "Cannot use this dataset name", str(exc))
             self.refresh()
@@ -312,11 +320,10 @@ class DataPane(QWidget):
             # plan (an undo from the toolbar must show, or leaving the field re-applies it)
             if not (self.dataset_name.hasFocus() and self.dataset_name.isModified()):
                 self.dataset_name.setText(plan.dataset.name)
-            rows = plan.dataset.expected_rows or 0
-            if not (self.expected_rows.hasFocus()
-                    and self.expected_rows.value() != self._rows_shown):
-                self.expected_rows.setValue(rows)
-            self._rows_shown = rows
+            rows = plan.dataset.expected_rows
+            if not self.expected_rows.isModified():  # a refused number stays as typed
+                self.expected_rows.setText("" if rows is None else number_text(rows))
+                self.rows_error.setText("")
             person = plan.privacy_unit.kind == "person"
             self.unit_person.setChecked(person)
             self.unit_row.setChecked(not person)

@@ -36,6 +36,7 @@ from ...core.dp.accuracy import (
 from ...core.dp.risk import explain
 from ...core.planning.changes import OpChanges
 from ...core.planning.preview import preview_for
+from ...core.support.field_words import on_screen
 from ...core.support.words import (
     KIND_NAMES,
     confidence_percent,
@@ -277,7 +278,7 @@ class StatisticPane(QWidget):
         useless = useless_warning(q, acc)
         if useless is not None:
             notes.append(f"⚠ {useless[0].upper()}{useless[1:]}")
-        self.accuracy_note.setText(plain_terms("\n".join(n for n in notes if n)))
+        self.accuracy_note.setText(on_screen(plain_terms("\n".join(n for n in notes if n))))
         self.refresh_preview(q, acc)
         # the plan is text from other people: escaped, never read as markup
         self.title.setText(f"<h3>{escape(q.title)}</h3>"
@@ -332,8 +333,9 @@ class StatisticPane(QWidget):
                 pair = m.name.startswith("twoway:")
                 lines.append(f"• {synth_measured_line(m.what, m.cells, m.sigma, m.epsilon, pair)}")
         said = [f"{t[0].upper()}{t[1:]}." for t in preview_lines(p)]
-        self.synthetic.setText(plain_terms("\n".join([*said, "", "Measured:", *lines, "",
-                                                      f"{p.note[0].upper()}{p.note[1:]}."])))
+        said_text = "\n".join([*said, "", "Measured:", *lines, "",
+                               f"{p.note[0].upper()}{p.note[1:]}."])
+        self.synthetic.setText(on_screen(plain_terms(said_text)))
         self.synthetic_box.setVisible(True)
 
     @property
@@ -361,7 +363,7 @@ class StatisticPane(QWidget):
     def _data_answered(self, kind: str) -> None:
         q = self._query()
         if kind == "query" and q is not None:
-            self.warnings.setText("\n".join(self._warnings(q)))
+            self.warnings.setText(on_screen("\n".join(self._warnings(q))))
 
     def _warnings(self, q) -> list[str]:  # type: ignore[no-untyped-def]
         from ...core.planning.readiness import missing_reasons
