@@ -13,6 +13,7 @@ from .. import __version__
 from ..core.planning.settings import load_settings
 from ..core.support.home import app_home
 from ..core.support.resources import demo_plan_path, demo_table_path
+from .collector import collect_on_gui_thread
 from .errors import install_error_dialogs
 from .main_window import MainWindow
 from .session import Session
@@ -74,6 +75,7 @@ def run(demo: bool = False, smoke_test: bool = False, home: str | None = None) -
     app.setApplicationName("planner-app")
     app.setApplicationVersion(__version__)
     app.setWindowIcon(app_icon())
+    collect_on_gui_thread()
     window = build_window(home)
     install_error_dialogs(window)
     window.show()

@@ -11,10 +11,24 @@ pytest.importorskip("PySide6")
 
 from planner_app.core.support.resources import demo_plan_path, demo_table_path  # noqa: E402
 from planner_app.gui.app import build_window  # noqa: E402
+from planner_app.gui.collector import collect_on_gui_thread  # noqa: E402
 from planner_app.gui.main_window import MainWindow  # noqa: E402
 
 SHOTS = Path(os.environ.get("PLANNER_APP_SCREENSHOTS",
                             Path(__file__).resolve().parents[1] / "_screenshots"))
+
+
+@pytest.fixture(autouse=True)
+def collector_on_gui_thread(qapp):  # type: ignore[no-untyped-def]
+    """As the app does (gui/app.py): cycles are collected on the GUI thread only, never in a
+    worker that happens to allocate (a worker's collection freed Qt objects and crashed).
+    Turned back on after each test, so the tests after the GUI's run as they always did."""
+    import gc
+
+    collector = collect_on_gui_thread()
+    gc.disable()
+    yield collector
+    gc.enable()
 
 
 class Dialogs:
