@@ -13,7 +13,6 @@ from PySide6.QtCore import QSignalBlocker
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -43,6 +42,7 @@ from ...core.release.report import cell_name, format_interval, format_value
 from ...core.release.resume import pending_signer, resume_release
 from ...core.support.errors import PlannerError
 from ...core.support.words import confidence_percent
+from ..file_dialogs import ask_save_file
 from ..session import Session
 from ..signing import ask_signing_key
 from ..table_link import problem_line
@@ -218,9 +218,10 @@ class ConfirmPage(QWizardPage):
         self.path.textChanged.connect(self.completeChanged)
 
     def _browse(self) -> None:
-        name, _ = QFileDialog.getSaveFileName(self, "Write the release bundle", self.path.text(),
-                                              "Release bundles (*.zip)")
-        if name:
+        chosen = ask_save_file(self, "Write the release bundle", self.path.text(),
+                               "Release bundles (*.zip)")
+        if chosen is not None:
+            name = str(chosen)
             self.path.setText(name if name.endswith(".zip") else name + ".zip")
 
     def initializePage(self) -> None:  # noqa: N802
