@@ -12,7 +12,6 @@ import os
 import sys
 from pathlib import Path
 
-from ..core.model import load_plan
 from ..core.support.desktop import desktop_problem
 from ..core.support.errors import InputError, PlannerError
 from ..core.support.files import input_file_size
@@ -30,6 +29,8 @@ def start_files(args: argparse.Namespace) -> tuple[Path | None, Path | None]:
     plan_path = Path(plan) if plan else None
     data_path = Path(data) if data else None
     if plan_path is not None:
+        from ..core.model import load_plan
+
         load_plan(plan_path)  # the whole plan is checked: its first problem, in one line
     if data_path is not None:
         if input_file_size(data_path, "table") == 0:

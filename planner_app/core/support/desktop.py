@@ -93,7 +93,7 @@ def desktop_platform(environ: Mapping[str, str], platform: str = sys.platform) -
 
 
 def missing_libraries(library: Path, environ: Mapping[str, str] | None = None) -> list[str]:
-    """The sonames ``library`` needs that the loader will not find, in ldd's order; [] when
+    """The sonames ``library`` needs that the loader will not find, sorted; [] when
     everything resolves or when ldd is not available (the abort hint is the fallback)."""
     ldd = shutil.which("ldd")
     if ldd is None or not library.is_file():
@@ -110,7 +110,7 @@ def missing_libraries(library: Path, environ: Mapping[str, str] | None = None) -
         name, arrow, where = line.strip().partition(" => ")
         if arrow and where.strip() == "not found" and name not in missing:
             missing.append(name)
-    return missing
+    return sorted(missing)
 
 
 def missing_libraries_line(missing: Sequence[str]) -> str:
