@@ -486,7 +486,8 @@ with warnings.catch_warnings():
 
 # firststart: `planner-app gui PLAN.json --data TABLE` checks both files before any window
 # (and before Qt is loaded): command "gui" opens the file as the plan, "gui-data" as the table
-plan("gui-truncated.json", None, "line 1 column 34: invalid JSON", raw=b'{"format": "planner-app/plan@1", ')
+plan("gui-truncated.json", None, "line 1 column 34: invalid JSON",
+     raw=b'{"format": "planner-app/plan@1", ')
 cases[-1]["command"] = "gui"
 plan("gui-negative-epsilon.json", with_query(epsilon=-1),
      "queries[s].epsilon: must be above 0 and at most 1000, not -1")
