@@ -52,6 +52,10 @@ LIBRARY_PACKAGES: dict[str, tuple[str, str]] = {
     "libglib-2.0.so.0": ("libglib2.0-0", "glib2"),
     "libgthread-2.0.so.0": ("libglib2.0-0", "glib2"),
     "libdbus-1.so.3": ("libdbus-1-3", "dbus-libs"),
+    # the wayland plugin's (named when Qt's abort is caught on a Wayland desktop)
+    "libwayland-client.so.0": ("libwayland-client0", "libwayland-client"),
+    "libwayland-cursor.so.0": ("libwayland-cursor0", "libwayland-cursor"),
+    "libwayland-egl.so.1": ("libwayland-egl1", "libwayland-egl"),
 }
 
 PROG = "planner-app"
