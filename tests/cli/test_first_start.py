@@ -199,3 +199,13 @@ def test_a_bad_start_file_never_loads_qt(tmp_path: Path) -> None:
                           env=_clean_env(tmp_path, DISPLAY=":97"), timeout=120)
     assert done.stdout.split() == ["2", "False"], done.stderr
     assert DEMO_TABLE.is_file()
+
+
+def test_planner_app_gui_takes_the_plan_too(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from planner_app.cli import gui_main
+
+    monkeypatch.setattr(sys, "argv", ["planner-app-gui", str(tmp_path / "gone.json")])
+    assert gui_main() == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "planner-app: error: gone.json: no such file"]
