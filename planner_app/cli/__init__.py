@@ -11,7 +11,6 @@ PLANNER_APP_DEBUG=1.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Sequence
@@ -23,6 +22,7 @@ from ..core.records.review import ApprovalRequired
 from ..core.support.errors import Cancelled, InputError, PlannerError
 from ..core.support.home import HomeUnusable
 from .common import EXIT_INPUT, EXIT_INTERNAL, EXIT_LEDGER, EXIT_OK, EXIT_REFUSED, PROG
+from .desktop import cmd_gui
 from .diffs import cmd_diff
 from .keys import cmd_keys
 from .ledger import cmd_ledger
@@ -32,16 +32,6 @@ from .policy import cmd_policy
 from .releases import cmd_release, cmd_report, cmd_verify
 
 __all__ = ["build_parser", "gui_main", "main"]
-
-
-def cmd_gui(args: argparse.Namespace) -> int:
-    try:
-        from ..gui.app import run
-    except ImportError as exc:
-        raise PlannerError(f"the desktop app needs PySide6 ({exc.name or 'Qt'} is missing): "
-                           "pip install PySide6-Essentials") from None
-    return run(demo=getattr(args, "demo", False), smoke_test=getattr(args, "smoke_test", False),
-               home=args.home)
 
 
 def _escape_what_the_terminal_cannot_show() -> None:

@@ -37,6 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     gui = sub.add_parser("gui", help="open the desktop app (the default)")
+    gui.add_argument("plan", nargs="?", default=None, help="open this plan file (JSON)")
+    gui.add_argument("--data", metavar="TABLE", default=None,
+                     help="and this table (CSV, TSV, .xlsx or Parquet)")
     gui.add_argument("--demo", action="store_true", help="open the bundled demo table and plan")
     gui.add_argument("--smoke-test", action="store_true",
                      help="open the main window, render it, and exit 0 (for CI and installers)")

@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
+from pathlib import Path
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QTimer, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication
 
 from .. import __version__
@@ -66,12 +68,54 @@ def run_smoke_test(window: MainWindow) -> bool:
     return edited and undone and all(not s.isNull() for s in shots)
 
 
-def run(demo: bool = False, smoke_test: bool = False, home: str | None = None) -> int:
+class _PlatformFailure:
+    """Qt aborts the process (qFatal) when no platform plugin starts; its own text names
+    libxcb-cursor0 whatever is missing. While the QApplication is created, Qt's messages are
+    held, and a fatal one ends the process with the one line of core/support/desktop.py and
+    exit 2 instead (the probe before Qt catches the known cases; this is the rest)."""
+
+    def __init__(self) -> None:
+        self.held: list[str] = []
+
+    def __call__(self, kind, _context, message: str) -> None:  # type: ignore[no-untyped-def]
+        from PySide6.QtCore import QtMsgType
+
+        if kind != QtMsgType.QtFatalMsg:
+            self.held.append(message)
+            return
+        from ..core.support.desktop import plugin_failure_line
+
+        plugin = os.environ.get("QT_QPA_PLATFORM", "").split(";")[0].split(":")[0]
+        found = re.search(r'platform plugin "([^"]+)"', " ".join(self.held + [message]))
+        print(plugin_failure_line(found.group(1) if found else plugin), file=sys.stderr,
+              flush=True)
+        os._exit(2)  # Qt cannot go on; nothing is open or half-written yet
+
+
+def start_application() -> QApplication:
+    """The QApplication, created with Qt's fatal platform errors turned into one line."""
+    existing = QApplication.instance()
+    if existing is not None:
+        assert isinstance(existing, QApplication)
+        return existing
+    catcher = _PlatformFailure()
+    previous = qInstallMessageHandler(catcher)
+    try:
+        app = QApplication(sys.argv[:1])
+    finally:
+        qInstallMessageHandler(previous)
+    for message in catcher.held:  # what Qt said while starting, as it would have said it
+        print(message, file=sys.stderr)
+    return app
+
+
+def run(demo: bool = False, smoke_test: bool = False, home: str | None = None,
+        plan: Path | None = None, data: Path | None = None) -> int:
+    """The desktop app; ``plan`` and ``data`` (checked by the command line) open at once."""
     smoke = smoke_test
     if smoke:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    assert isinstance(app, QApplication)
+    app = start_application()
     app.setApplicationName("planner-app")
     app.setApplicationVersion(__version__)
     app.setWindowIcon(app_icon())
@@ -87,6 +131,8 @@ def run(demo: bool = False, smoke_test: bool = False, home: str | None = None) -
         return 0 if ok else 1
     if demo:
         QTimer.singleShot(0, window.open_demo)
+    elif plan is not None or data is not None:
+        QTimer.singleShot(0, lambda: window.open_start_files(plan, data))
     code = app.exec()
     # background work (a load, a release finishing what it charged) ends before Python tears
     # down the objects it uses: quitting mid-work never frees them under a pool thread

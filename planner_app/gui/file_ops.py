@@ -7,12 +7,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
+from PySide6.QtWidgets import QInputDialog, QMessageBox
 
 from ..core.model import load_plan, plan_from_dict, plan_to_dict, save_plan
 from ..core.support.errors import InputError, PlannerError
 from ..core.support.field_words import on_screen
 from ..core.support.resources import demo_plan_path, demo_table_path
+from .file_dialogs import ask_open_file, ask_save_file
 from .table_link import ATTACH, NEW, ask_new_or_attach, plans_table, problems_text, table_path_text
 from .workers import Worker
 
@@ -58,20 +59,21 @@ class FileOps(_Base):
             self.open_plan(path)
 
     def open_table_dialog(self) -> None:
-        name, _ = QFileDialog.getOpenFileName(self, "Open a table", "", TABLE_FILTER)
-        if name:
-            self.load_table(Path(name))
+        path = ask_open_file(self, "Open a table", TABLE_FILTER)
+        if path is not None:
+            self.load_table(path)
 
     def open_plan_dialog(self) -> None:
         if not self.confirm_discard():
             return
-        name, _ = QFileDialog.getOpenFileName(self, "Open a plan", "", PLAN_FILTER)
-        if name:
-            self.open_plan(Path(name), confirmed=True)
+        path = ask_open_file(self, "Open a plan", PLAN_FILTER)
+        if path is not None:
+            self.open_plan(path, confirmed=True)
 
     def load_table(self, path: Path, then: Callable[[], None] | None = None,
-                   synchronous: bool = False, ask: bool = True) -> None:
-        """Load a table; with a plan open (and ``ask``), first ask: new plan or attach."""
+                   synchronous: bool = False, ask: bool = True, starter: bool = True) -> None:
+        """Load a table; with a plan open (and ``ask``), first ask: new plan or attach. With
+        no plan open a starter plan is made, unless ``starter`` is False (a plan follows)."""
         def work(progress, cancel):  # type: ignore[no-untyped-def]
             # opened in place: only the header is read here; the engine then counts the
             # rows and describes the columns in one pass (progress, and Cancel interrupts it)
@@ -97,7 +99,7 @@ class FileOps(_Base):
                     self.statusBar().showMessage(f"{path.name} was not opened", 8000)
                     return
             self.session.set_table(table, path, columns)
-            if self.session.plan is None or choice == NEW:
+            if self.session.plan is None and starter or choice == NEW:
                 self.session.new_plan(path.stem)
             elif choice == ATTACH:
                 self.attach_plan_to_table(path)
@@ -151,7 +153,8 @@ class FileOps(_Base):
         if self.workers.current is not None:
             self.workers.current.cancel()
 
-    def open_plan(self, path: Path, confirmed: bool = False) -> bool:
+    def open_plan(self, path: Path, confirmed: bool = False, own_table: bool = True) -> bool:
+        """Open a plan file; with ``own_table`` also its table (else the table open stays)."""
         if not confirmed and not self.confirm_discard():
             return False
         try:
@@ -163,7 +166,10 @@ class FileOps(_Base):
         self.session.load_plan(plan, path)
         self.stack.setCurrentIndex(1)
         self._remember(path)
-        self._find_plans_table(path)
+        if own_table:
+            self._find_plans_table(path)
+        else:
+            self.show_fit_problems()
         return True
 
     # -- the table and the plan belong together (see table_link.py) ---------------------------
@@ -220,20 +226,37 @@ class FileOps(_Base):
             QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Ignore,
             QMessageBox.StandardButton.Open)
         if answer == QMessageBox.StandardButton.Open:
-            name, _ = QFileDialog.getOpenFileName(self, f"Locate {wanted.name}",
-                                                  str(plan_path.parent), TABLE_FILTER)
-            if name:
+            chosen = ask_open_file(self, f"Locate {wanted.name}", TABLE_FILTER,
+                                   folder=plan_path.parent)
+            if chosen is not None:
+                name = str(chosen)
                 self.load_table(Path(name), ask=False,
                                 then=lambda: self.attach_plan_to_table(Path(name)))
                 return
         if table is not None:
             self.show_fit_problems()
 
-    def open_demo(self) -> None:
+    def open_demo(self, synchronous: bool = False) -> None:
         if not self.confirm_discard():
             return
-        self.load_table(demo_table_path(), ask=False,
+        # no starter plan for the table: the demo's own plan follows (a starter "survey",
+        # unsaved, was made and then replaced without a word)
+        self.load_table(demo_table_path(), ask=False, starter=False, synchronous=synchronous,
                         then=lambda: self.open_plan(demo_plan_path(), confirmed=True))
+
+    def open_start_files(self, plan: Path | None, table: Path | None,
+                         synchronous: bool = False) -> None:
+        """``planner-app gui PLAN.json --data TABLE``: that plan on that table (without
+        --data, the plan's own table, as File → Open plan does; without a plan, the table
+        with a starter plan)."""
+        if table is None:
+            if plan is not None:
+                self.open_plan(plan, confirmed=True)
+            return
+        then = None if plan is None else (
+            lambda: self.open_plan(plan, confirmed=True, own_table=False))
+        self.load_table(table, ask=False, starter=plan is None, synchronous=synchronous,
+                        then=then)
 
     def save_plan(self) -> bool:
         if self.session.path is None:
@@ -245,10 +268,9 @@ class FileOps(_Base):
         if plan is None:
             return False
         suggested = f"{plan.dataset.name}-plan.json"
-        name, _ = QFileDialog.getSaveFileName(self, "Save the plan", suggested, PLAN_FILTER)
-        if not name:
+        path = ask_save_file(self, "Save the plan", suggested, PLAN_FILTER)
+        if path is None:
             return False
-        path = Path(name)
         if path.suffix.lower() != ".json":
             path = path.with_suffix(".json")
         return self._write_plan(path)

@@ -7,13 +7,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QTextBrowser, QVBoxLayout
+from PySide6.QtWidgets import QDialog, QMessageBox, QTextBrowser, QVBoxLayout
 
 from .. import __version__
 from ..core.model import load_plan
 from ..core.records.released import again_question
 from ..core.support.errors import InputError
 from ..core.support.resources import resource_path
+from .file_dialogs import ask_open_file
 
 if TYPE_CHECKING:  # a mixin of MainWindow: it uses the window's session, status bar, ...
     from PySide6.QtWidgets import QMainWindow as _Base
@@ -29,9 +30,8 @@ REVIEW_FILTER = "Plans and bundles (*.json *.zip);;All files (*)"
 
 class DialogLaunchers(_Base):
     def open_review_dialog(self) -> None:
-        name, _ = QFileDialog.getOpenFileName(self, "Open a plan or bundle", "", REVIEW_FILTER)
-        if name:
-            path = Path(name)
+        path = ask_open_file(self, "Open a plan or bundle", REVIEW_FILTER)
+        if path is not None:
             if path.suffix.lower() == ".json":
                 self.review_plan_file(path)
             else:

@@ -418,6 +418,18 @@ class Session(QObject):
         self._settings.add_recent(path)
         self.save_settings()
 
+    @property
+    def last_folder(self) -> Path | None:
+        """The folder of the last file opened or saved in a dialog (None: none yet, or gone)."""
+        folder = Path(self._settings.last_folder) if self._settings.last_folder else None
+        return folder if folder is not None and folder.is_dir() else None
+
+    def remember_folder(self, folder: Path) -> None:
+        """Where the next file dialog starts, also after a restart (saved)."""
+        if str(folder) != self._settings.last_folder:
+            self._settings.last_folder = str(folder)
+            self.save_settings()
+
     def keep_window(self, geometry: str, state: str) -> None:
         """The main window's geometry and dock state (base64), saved with the settings."""
         self._settings.window_geometry = geometry

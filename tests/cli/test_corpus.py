@@ -128,6 +128,9 @@ def test_bad_input(case: dict[str, Any], world: dict[str, Path], capsys,  # type
         args = ["check", str(plan), "--data", str(path)]
     elif case["command"] == "check":
         args = ["check", str(path)]
+    elif case["command"] in ("gui", "gui-data"):  # refused before any window (firststart)
+        args = ["gui", str(path)] if case["command"] == "gui" else \
+            ["gui", str(plan), "--data", str(path)]
     elif case["command"] == "release-out":
         listing = sorted(p.name for p in path.parent.iterdir()) if path.parent.is_dir() else []
         typed = "/" if case["file"].endswith("/") else ""  # a final '/' Path() drops

@@ -580,6 +580,21 @@ cases.extend([
      "message": "is not a folder (or lies under a file), so it cannot be the app home"},
 ])
 
+# firststart: `planner-app gui PLAN.json --data TABLE` checks both files before any window
+# (and before Qt is loaded): command "gui" opens the file as the plan, "gui-data" as the table
+plan("gui-truncated.json", None, "line 1 column 34: invalid JSON",
+     raw=b'{"format": "planner-app/plan@1", ')
+cases[-1]["command"] = "gui"
+plan("gui-negative-epsilon.json", with_query(epsilon=-1),
+     "queries[s].epsilon: must be above 0 and at most 1000, not -1")
+cases[-1]["command"] = "gui"
+for name, data, message in [
+        ("gui-empty.csv", b"", "is empty"),
+        ("gui-a-document.docx", b"PK\x03\x04", "is not a table the app opens (CSV, TSV, "
+                                                ".xlsx or Parquet)")]:
+    table(name, data, 2, message)
+    cases[-1]["command"] = "gui-data"
+
 (HERE / "cases.json").write_text(json.dumps({"plan": PLAN, "good_table": GOOD,
                                              "synthetic_plan": with_synthetic(),
                                              "cases": cases}, indent=1) + "\n")

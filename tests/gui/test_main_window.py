@@ -33,7 +33,7 @@ def test_open_save_and_reopen_a_plan(demo, tmp_path: Path, monkeypatch) -> None:
     session.set_epsilon("responses", 0.25)
     assert session.dirty and demo.isWindowModified()
     out = tmp_path / "saved.json"
-    monkeypatch.setattr("planner_app.gui.file_ops.QFileDialog.getSaveFileName",
+    monkeypatch.setattr("planner_app.gui.file_dialogs.QFileDialog.getSaveFileName",
                         lambda *a, **k: (str(out), ""))
     assert demo.save_plan_as()
     assert not session.dirty
@@ -136,7 +136,7 @@ def test_a_newcomer_plans_three_statistics(window, qtbot, tmp_path: Path, monkey
     window.show_tab(3)
     window.grab().save(str(SHOTS / "04-what-it-means.png"))
     out = tmp_path / "my-survey.json"
-    monkeypatch.setattr("planner_app.gui.file_ops.QFileDialog.getSaveFileName",
+    monkeypatch.setattr("planner_app.gui.file_dialogs.QFileDialog.getSaveFileName",
                         lambda *a, **k: (str(out), ""))
     assert window.save_plan()
     saved = load_plan(out)

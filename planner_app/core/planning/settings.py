@@ -24,6 +24,7 @@ class Settings:
     confidence: float = DEFAULT_CONFIDENCE
     require_approval: bool = False  # a release needs an approval of this exact plan
     sign_with: str = ""  # the app home's key that signs the app's releases ("": unsigned)
+    last_folder: str = ""  # where the last file was opened or saved: the next dialog's start
 
     def add_recent(self, path: str | Path) -> None:
         text = str(Path(path).resolve())

@@ -10,7 +10,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QHeaderView,
@@ -26,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from ...core.records.keys import KeyStore, check_name
 from ...core.support.errors import PlannerError
+from ..file_dialogs import ask_open_file, ask_save_file
 from ..session import Session
 
 
@@ -242,16 +242,15 @@ class KeysDialog(QDialog):
         name = self._selected(self.keys)
         if name is None:
             return
-        target, _ = QFileDialog.getSaveFileName(self, f"Export the public key of {name}",
-                                                f"{name}.pub", "Public keys (*.pub)")
-        if target:
-            self.export_key(name, Path(target))
+        target = ask_save_file(self, f"Export the public key of {name}", f"{name}.pub",
+                               "Public keys (*.pub)")
+        if target is not None:
+            self.export_key(name, target)
 
     def _import(self) -> None:
-        source, _ = QFileDialog.getOpenFileName(self, "Trust a public key", "",
-                                                "Public keys (*.pub);;All files (*)")
-        if source:
-            self.import_key(Path(source))
+        source = ask_open_file(self, "Trust a public key", "Public keys (*.pub);;All files (*)")
+        if source is not None:
+            self.import_key(source)
 
     def _remove(self) -> None:
         name = self._selected(self.trusted)

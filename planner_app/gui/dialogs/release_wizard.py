@@ -13,7 +13,6 @@ from PySide6.QtCore import QSignalBlocker
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -47,6 +46,7 @@ from ...core.support.errors import PlannerError
 from ...core.support.field_words import on_screen
 from ...core.support.numbers import shown
 from ...core.support.words import confidence_percent
+from ..file_dialogs import ask_save_file
 from ..session import Session
 from ..signing import ask_signing_key
 from ..table_link import problem_line
@@ -222,9 +222,10 @@ class ConfirmPage(QWizardPage):
         self.path.textChanged.connect(self.completeChanged)
 
     def _browse(self) -> None:
-        name, _ = QFileDialog.getSaveFileName(self, "Write the release bundle", self.path.text(),
-                                              "Release bundles (*.zip)")
-        if name:
+        chosen = ask_save_file(self, "Write the release bundle", self.path.text(),
+                               "Release bundles (*.zip)")
+        if chosen is not None:
+            name = str(chosen)
             self.path.setText(name if name.endswith(".zip") else name + ".zip")
 
     def initializePage(self) -> None:  # noqa: N802

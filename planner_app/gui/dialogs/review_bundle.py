@@ -12,7 +12,6 @@ from PySide6.QtGui import QGuiApplication, QImage, QTextDocument
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
-    QFileDialog,
     QFormLayout,
     QFrame,
     QHBoxLayout,
@@ -57,6 +56,7 @@ from ...core.support.words import (
     statistic_words,
     unit_of,
 )
+from ..file_dialogs import ask_open_file
 from ..models import format_accuracy
 from ..session import Session
 from ..widgets.canvases import RiskChart
@@ -249,10 +249,9 @@ class ReviewDialog(QDialog):
         self.confidence = confidence
 
     def compare_with_earlier(self) -> PlanDiffDialog | None:
-        name, _ = QFileDialog.getOpenFileName(self, "Compare with an earlier version",
-                                              str(self.path.parent), "Plans (*.json);;All "
-                                              "files (*)")
-        return self.show_diff_with(Path(name)) if name else None
+        chosen = ask_open_file(self, "Compare with an earlier version",
+                               "Plans (*.json);;All files (*)", folder=self.path.parent)
+        return self.show_diff_with(chosen) if chosen is not None else None
 
     def show_diff_with(self, earlier: Path) -> PlanDiffDialog | None:
         """The changes from the plan in ``earlier`` to the one under review (the core's
@@ -423,8 +422,9 @@ class BundleDialog(QDialog):
     def choose_trusted_key(self, path: str | None = None) -> None:
         """Verify again, against the public key file the reader chooses (minisign format)."""
         if path is None:
-            path, _ = QFileDialog.getOpenFileName(self, "The owner's public key", "",
-                                                  "Public keys (*.pub);;All files (*)")
+            chosen = ask_open_file(self, "The owner's public key",
+                                   "Public keys (*.pub);;All files (*)")
+            path = str(chosen) if chosen is not None else None
         if not path:
             return
         try:

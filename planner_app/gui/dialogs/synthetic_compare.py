@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -28,6 +27,7 @@ from ...core.data.tables import Table, open_table
 from ...core.model import Plan
 from ...core.release.synthetic_compare import MarginalDistance, compare_bundle_with_table
 from ...core.support.errors import PlannerError
+from ..file_dialogs import ask_open_file
 from ..session import Session
 from ..workers import Worker, WorkerSlot
 
@@ -89,9 +89,8 @@ class SyntheticCompareDialog(QDialog):
         """Compare with a data file (asked for when ``path`` is None): read in the worker,
         never loaded into the app, and forgotten with this window."""
         if path is None:
-            path, _ = QFileDialog.getOpenFileName(
-                self, "The data the release was made from", "",
-                "Tables (*.csv *.tsv *.txt *.parquet *.xlsx);;All files (*)")
+            path = ask_open_file(self, "The data the release was made from",
+                                 "Tables (*.csv *.tsv *.txt *.parquet *.xlsx);;All files (*)")
         if path:
             self.data = Path(path)
             self.compare()
