@@ -31,7 +31,7 @@ def make(out: Path, categories: int, groups: int, edges: int, rows: int) -> None
              "categories": [f"c{i:07d}" for i in range(categories)], "epsilon": 1.0,
              "justification": {"categories": "the code list (bench)"}}
         if groups:
-            q["group_by"] = {"columns": ["k"], "keys": [[f"k{i:06d}"] for i in range(groups)]}
+            q["group_by"] = {"column": "k", "keys": [f"k{i:06d}" for i in range(groups)]}
             q["justification"]["keys"] = "the key list (bench)"
     plan = {"format": "planner-app/plan@1", "dataset": {"name": "bench"},
             "privacy_unit": {"kind": "row"}, "neighbouring": "add-remove",
