@@ -34,7 +34,8 @@ def make(out: Path, categories: int, groups: int, edges: int, rows: int) -> None
             q["group_by"] = {"column": "k", "keys": [f"k{i:06d}" for i in range(groups)]}
             q["justification"]["keys"] = "the key list (bench)"
     plan = {"format": "planner-app/plan@1", "dataset": {"name": "bench"},
-            "privacy_unit": {"kind": "row"}, "neighbouring": "add-remove",
+            "privacy_unit": {"kind": "row", "rows_are_people": {"reason": "a bench table"}},
+            "neighbouring": "add-remove",
             "budget": {"epsilon": 1.0, "delta": 0.0}, "queries": [q]}
     (out / "plan.json").write_text(json.dumps(plan), encoding="utf-8")
     with open(out / "table.csv", "w", newline="", encoding="utf-8") as f:
