@@ -263,15 +263,16 @@ def _declared_queries(declared: Plan | None) -> dict[str, Any]:
     return {q.id: q for q in declared.queries} if declared is not None else {}
 
 
-def _statistics(record: dict[str, Any], plan: Plan | None) -> list[dict[str, Any]]:
-    """Per statistic: its rows and a sentence on what its interval means."""
+def _statistics(record: dict[str, Any], plan: Plan | None = None) -> list[dict[str, Any]]:
+    """Per statistic: its rows and a sentence on what its interval means (``plan``: the
+    record's plan as a Plan, read from the record when not given)."""
     rows_by_query: dict[str, list[dict[str, Any]]] = {}
     for r in record["results"]:
         rows_by_query.setdefault(r["query_id"], []).append(r)
     out = []
     confidence = record["confidence"]
     level = confidence_percent(confidence)
-    declared = _declared_queries(plan)
+    declared = _declared_queries(plan if plan is not None else _declared_plan(record))
     for q in record["queries"][:MAX_REPORT_STATISTICS]:
         acc = q["accuracy"]
         hw = acc.get("half_width")
