@@ -675,8 +675,8 @@ def _bundle_files(plan: Plan, doc: dict[str, Any]) -> dict[str, bytes]:
 def _report_files(plan: Plan, record: dict[str, Any]) -> dict[str, bytes]:
     """The files written from templates: the reports and the README."""
     return {
-        REPORT_HTML: report_html(record).encode("utf-8"),
-        REPORT_PDF: report_pdf(record),
+        REPORT_HTML: report_html(record, plan).encode("utf-8"),
+        REPORT_PDF: report_pdf(record, plan),
         README: readme_text(plan, record).encode("utf-8"),
     }
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..dp import risk
 from ..dp.accuracy import ROWS_KINDS, format_half_width, quantile_words, useless_warning
+from ..model.plan import Plan
 from ..model.synthetic_plan import stated_epsilon
 from ..planning.preview import Chart
 from ..support.fonts import REPORT_FONTS, drawable_text
@@ -108,8 +109,9 @@ def data_file_sentence(record: dict[str, Any]) -> str:
     return text
 
 
-def transparency(record: dict[str, Any]) -> list[tuple[str, str]]:
-    """The transparency fields, as (question, answer) pairs."""
+def transparency(record: dict[str, Any], declared: Plan | None = None) -> list[tuple[str, str]]:
+    """The transparency fields, as (question, answer) pairs. ``declared``: the record's plan
+    as a Plan when the caller has it (read from the record otherwise)."""
     plan = record["plan"]
     unit = record["privacy_unit"]
     total = record["total"]
@@ -127,7 +129,8 @@ def transparency(record: dict[str, Any]) -> list[tuple[str, str]]:
                          if m["mechanism"] != "none"})
     local = any(q["kind"] == "randomized_response" for q in record["queries"])
     bounds, lists, missing = [], [], []
-    declared = _declared_plan(record)
+    if declared is None:
+        declared = _declared_plan(record)
     for q in plan["queries"]:
         reason = (q.get("justification") or {})
         if "lower" in q:
@@ -190,7 +193,7 @@ def transparency(record: dict[str, Any]) -> list[tuple[str, str]]:
     ]
 
 
-def _declared_plan(record: dict[str, Any]) -> Any:
+def _declared_plan(record: dict[str, Any]) -> Plan | None:
     """The record's plan as a Plan, or None when it does not read (the report still
     renders)."""
     from ..model import plan_from_dict
@@ -254,26 +257,22 @@ def chart_png(epsilon: float, prior: float = 0.5) -> bytes:
     return out.getvalue()
 
 
-def _declared_queries(record: dict[str, Any]) -> dict[str, Any]:
-    """The plan's queries from the record (for their bounds and quantile), or none when the
-    record's plan does not read (the report still renders)."""
-    from ..model import plan_from_dict
-
-    try:
-        return {q.id: q for q in plan_from_dict(record["plan"]).queries}
-    except Exception:  # a report never fails on this: it only adds words
-        return {}
+def _declared_queries(declared: Plan | None) -> dict[str, Any]:
+    """The plan's queries (for their bounds and quantile), or none when the record's plan
+    does not read (the report still renders)."""
+    return {q.id: q for q in declared.queries} if declared is not None else {}
 
 
-def _statistics(record: dict[str, Any]) -> list[dict[str, Any]]:
-    """Per statistic: its rows and a sentence on what its interval means."""
+def _statistics(record: dict[str, Any], plan: Plan | None = None) -> list[dict[str, Any]]:
+    """Per statistic: its rows and a sentence on what its interval means (``plan``: the
+    record's plan as a Plan, read from the record when not given)."""
     rows_by_query: dict[str, list[dict[str, Any]]] = {}
     for r in record["results"]:
         rows_by_query.setdefault(r["query_id"], []).append(r)
     out = []
     confidence = record["confidence"]
     level = confidence_percent(confidence)
-    declared = _declared_queries(record)
+    declared = _declared_queries(plan if plan is not None else _declared_plan(record))
     for q in record["queries"][:MAX_REPORT_STATISTICS]:
         acc = q["accuracy"]
         hw = acc.get("half_width")
@@ -495,9 +494,14 @@ READING = ("Why can a count be negative or a number fractional? Noise is symmetr
            "round values before analysis, and use the interval, not the value alone.")
 
 
-def report_html(record: dict[str, Any]) -> str:
+def report_html(record: dict[str, Any], plan: Plan | None = None) -> str:
+    """The report as HTML. ``plan``: the record's plan as a Plan when the caller has it (a
+    release does; read once from the record otherwise: a plan of 10^6 categories takes
+    seconds to read)."""
     import base64
 
+    if plan is None:
+        plan = _declared_plan(record)
     e = html.escape
     total = record["total"]
     risk = record["risk"]
@@ -518,7 +522,7 @@ def report_html(record: dict[str, Any]) -> str:
         "<h2>The numbers</h2>",
         f"<p>{e(READING)}</p>",
     ]
-    for s in _statistics(record):
+    for s in _statistics(record, plan):
         q = s["query"]
         parts.append(f"<h3>{e(q['label'])}</h3><p>{e(_what(record, q))}. {e(s['meaning'])}</p>")
         parts.append("<table><tr><th>Cell</th><th>Value</th><th>Interval "
@@ -548,7 +552,7 @@ def report_html(record: dict[str, Any]) -> str:
         f"src='data:image/png;base64,{chart}' style='max-width:100%'>",
         "<h2>Transparency</h2><table>",
     ]
-    for question, answer in transparency(record):
+    for question, answer in transparency(record, plan):
         parts.append(f"<tr><th>{e(question)}</th><td>{e(answer)}</td></tr>")
     parts.append("</table></body></html>")
     return "\n".join(parts) + "\n"
@@ -596,9 +600,12 @@ def _font_dir() -> Path:
     return report_font_dir()
 
 
-def report_pdf(record: dict[str, Any]) -> bytes:
+def report_pdf(record: dict[str, Any], plan: Plan | None = None) -> bytes:
+    """The report as PDF; ``plan`` as for report_html."""
     from fpdf import FPDF
 
+    if plan is None:
+        plan = _declared_plan(record)
     total = record["total"]
     risk = record["risk"]
     class ReportPDF(FPDF):
@@ -635,7 +642,7 @@ def report_pdf(record: dict[str, Any]) -> bytes:
          f"{record['software']['version']}. {data_file_sentence(record)}", 8)
     heading("The numbers")
     para(READING, 9)
-    for s in _statistics(record):
+    for s in _statistics(record, plan):
         chart_png_of: dict[str, bytes] = {}  # its chart, made once for both layouts
 
         def statistic(out: Any, s: dict[str, Any] = s,
@@ -680,7 +687,7 @@ def report_pdf(record: dict[str, Any]) -> bytes:
     # the heading is kept with its first question; the answers flow on from there (a long
     # answer continues on the next page: a table row must fit on one page, and raised "row
     # too high" after the charge)
-    items = transparency(record)
+    items = transparency(record, plan)
 
     def first(out: Any) -> None:
         heading("Transparency", out=out)

@@ -1,0 +1,62 @@
+"""Write a plan with one histogram of N declared categories (or G group keys x C categories,
+or one binned histogram of E bin edges) and a small table, for timing `planner-app check`
+and `planner-app release` on many cells (issue 22). A script, not a test:
+
+    python bench/make_many_cells.py OUT_DIR --categories 1000000 [--rows 5000]
+    python bench/make_many_cells.py OUT_DIR --groups 10000 --categories 200
+    python bench/make_many_cells.py OUT_DIR --edges 200001
+
+writes OUT_DIR/plan.json and OUT_DIR/table.csv."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+
+def make(out: Path, categories: int, groups: int, edges: int, rows: int) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(22)
+    q: dict[str, Any]
+    if edges:
+        q = {"id": "h", "label": "Values", "kind": "histogram", "column": "x",
+             "bins": list(range(edges)), "epsilon": 1.0,
+             "justification": {"bounds": "the value's range (bench)"}}
+    else:
+        q = {"id": "h", "label": "Codes", "kind": "histogram", "column": "g",
+             "categories": [f"c{i:07d}" for i in range(categories)], "epsilon": 1.0,
+             "justification": {"categories": "the code list (bench)"}}
+        if groups:
+            q["group_by"] = {"column": "k", "keys": [f"k{i:06d}" for i in range(groups)]}
+            q["justification"]["keys"] = "the key list (bench)"
+    plan = {"format": "planner-app/plan@1", "dataset": {"name": "bench"},
+            "privacy_unit": {"kind": "row", "rows_are_people": {"reason": "a bench table"}},
+            "neighbouring": "add-remove",
+            "budget": {"epsilon": 1.0, "delta": 0.0}, "queries": [q]}
+    (out / "plan.json").write_text(json.dumps(plan), encoding="utf-8")
+    with open(out / "table.csv", "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["g", "k", "x"])
+        for _ in range(rows):
+            w.writerow([f"c{rng.randrange(max(categories, 1)):07d}",
+                        f"k{rng.randrange(max(groups, 1)):06d}",
+                        rng.randrange(max(edges - 1, 1))])
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("out", type=Path)
+    p.add_argument("--categories", type=int, default=0)
+    p.add_argument("--groups", type=int, default=0)
+    p.add_argument("--edges", type=int, default=0)
+    p.add_argument("--rows", type=int, default=5000)
+    a = p.parse_args()
+    make(a.out, a.categories, a.groups, a.edges, a.rows)
+
+
+if __name__ == "__main__":
+    main()
