@@ -36,6 +36,12 @@ BASE_PLAN: dict[str, Any] = {
 }
 
 
+#: The row unit with the owner's recorded decision, for tests that release a row-unit plan on
+#: the demo table (whose person_id repeats: without it the release is refused, issue 22).
+ROWS_ARE_PEOPLE: dict[str, Any] = {
+    "kind": "row", "rows_are_people": {"reason": "a test of the ledger; the unit is not tested"}}
+
+
 def plan_dict(**changes: Any) -> dict[str, Any]:
     doc = copy.deepcopy(BASE_PLAN)
     doc.update(copy.deepcopy(changes))

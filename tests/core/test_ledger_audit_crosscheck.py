@@ -19,10 +19,10 @@ from planner_app.core.records.crosscheck import UNTRUSTED_FIGURES
 from planner_app.core.records.ledger import Ledger, LedgerError
 from planner_app.core.release.publish import publish
 from planner_app.core.support.home import AppHome, app_home
-from tests.conftest import DEMO_TABLE, plan_dict, write_json
+from tests.conftest import DEMO_TABLE, ROWS_ARE_PEOPLE, plan_dict, write_json
 
 DATASET = "capped"
-PLAN = plan_dict(dataset={"name": DATASET})  # one count, ε = 1, δ = 0
+PLAN = plan_dict(dataset={"name": DATASET}, privacy_unit=ROWS_ARE_PEOPLE)  # one count, ε = 1, δ = 0
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from planner_app.core.records.ledger import Ledger
 from planner_app.core.release.pending import pending_dir
 from planner_app.core.release.publish import publish
 from planner_app.core.support.home import AppHome, app_home
-from tests.conftest import DEMO_TABLE, plan_dict
+from tests.conftest import DEMO_TABLE, ROWS_ARE_PEOPLE, plan_dict
 
 
 @pytest.fixture
@@ -32,7 +32,8 @@ def completed(tmp_path: Path) -> tuple[AppHome, str, Path, Path]:
             shutil.copytree(pending_dir(home), kept)
 
     out = tmp_path / "bundle.zip"
-    result = publish(plan_from_dict(plan_dict()), load_table(DEMO_TABLE), out, home,
+    plan = plan_from_dict(plan_dict(privacy_unit=ROWS_ARE_PEOPLE))
+    result = publish(plan, load_table(DEMO_TABLE), out, home,
                      progress=progress)
     assert Ledger(home.ledger_path).release(result.release_id).status == "completed"
     shutil.copytree(kept, pending_dir(home), dirs_exist_ok=True)

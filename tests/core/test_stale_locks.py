@@ -19,7 +19,7 @@ from planner_app.core.data.tables import load_table
 from planner_app.core.model import plan_from_dict
 from planner_app.core.release.publish import FAULT_ENV, publish
 from planner_app.core.support.home import app_home
-from tests.conftest import DEMO_TABLE, ROOT, plan_dict, write_json
+from tests.conftest import DEMO_TABLE, ROOT, ROWS_ARE_PEOPLE, plan_dict, write_json
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL and flock")
 
@@ -37,7 +37,7 @@ def _held(path: Path) -> bool:
 
 def test_a_killed_release_leaves_no_held_lock_and_its_file_is_swept(tmp_path: Path) -> None:
     home = app_home(tmp_path / "home")
-    plan_path = write_json(tmp_path / "plan.json", plan_dict())
+    plan_path = write_json(tmp_path / "plan.json", plan_dict(privacy_unit=ROWS_ARE_PEOPLE))
     out_dir = tmp_path / "out"
     out_dir.mkdir()
     env = dict(os.environ, PYTHONPATH=str(ROOT), **{FAULT_ENV: "requested"})
@@ -52,7 +52,8 @@ def test_a_killed_release_leaves_no_held_lock_and_its_file_is_swept(tmp_path: Pa
                 break
         lock = out_dir / ".a.zip.lock"
         assert lock.exists() and _held(lock)
-        plan, table = plan_from_dict(plan_dict()), load_table(DEMO_TABLE)
+        plan = plan_from_dict(plan_dict(privacy_unit=ROWS_ARE_PEOPLE))
+        table = load_table(DEMO_TABLE)
         publish(plan, table, out_dir / "b.zip", home)  # a live lock in the folder stays
         assert lock.exists() and _held(lock)
     finally:
