@@ -460,6 +460,12 @@ class ColumnInfo:
 TYPE_SAMPLE = 10_000
 
 
+def _part_of(progress: Callable[[float, str], None], start: float,
+             end: float) -> Callable[[float, str], None]:
+    """``progress`` for one step of several: its 0..1 mapped onto start..end."""
+    return lambda fraction, message: progress(start + (end - start) * fraction, message)
+
+
 def table_facts(source: TableSource, progress: Progress = None,
                 cancel: Cancel = None) -> tuple[int, list[ColumnInfo]]:
     """The number of rows and each column's type (from a sample of its first filled cells,
@@ -495,7 +501,10 @@ def table_facts(source: TableSource, progress: Progress = None,
             parts.append(f"approx_count_distinct({ident(col)})")
             n = r.cell(col).number if col in numeric else ""
             parts.append(_count(f"{n} IS NOT NULL AND {n} <> trunc({n})") if n else "0")
-        counts: tuple[Any, ...] = r.run(f"SELECT {', '.join(parts)} FROM {r.src}", progress,
+        # one bar for both passes, never going back: the reading pass fills 90% of it, the
+        # exact count of the likely ids the rest
+        reading = None if progress is None else _part_of(progress, 0.0, 0.9)
+        counts: tuple[Any, ...] = r.run(f"SELECT {', '.join(parts)} FROM {r.src}", reading,
                                         cancel, f"Reading {source.name}")[0]
         rows = int(counts[0])
         missing_of = {col: int(counts[1 + i]) for i, col in enumerate(source.columns)}
@@ -506,7 +515,8 @@ def table_facts(source: TableSource, progress: Progress = None,
             (c for c in ids if may_be_id(c, detected[c], distinct[c][0], rows - missing_of[c],
                                          distinct[c][1])),
             key=lambda c: (not id_name(c), -distinct[c][0]))[:MAX_CANDIDATES]
-        repeats = repeat_counts(r, candidates, cancel, progress)
+        repeats = repeat_counts(r, candidates, cancel,
+                                None if progress is None else _part_of(progress, 0.9, 1.0))
         out = []
         at = 1 + len(source.columns)
         for i, col in enumerate(source.columns):
