@@ -46,7 +46,9 @@ def test_a_new_epsilon_redraws_with_the_new_half_width(demo) -> None:  # type: i
     session.select("region_counts")
     bars = pane.preview.drawing.artists["bars"]
     before = drawn_intervals(pane)
-    pane.spin.setValue(0.05)
+    pane.spin.setValue(0.05)  # typed, then Enter
+    pane.spin.setModified(True)
+    pane.spin.editingFinished.emit()
     q = session.plan.query("region_counts")
     assert q.epsilon == 0.05
     expected = shown_half_width(accuracy_for(q, session.plan))

@@ -11,7 +11,6 @@ from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QDoubleValidator
 from PySide6.QtWidgets import (
     QCheckBox,
-    QDoubleSpinBox,
     QFormLayout,
     QFrame,
     QGroupBox,
@@ -34,6 +33,7 @@ from ...core.dp.accuracy import (
     useless_warning,
 )
 from ...core.dp.risk import explain
+from ...core.model import epsilon_problem
 from ...core.planning.changes import OpChanges
 from ...core.planning.preview import preview_for
 from ...core.support.field_words import on_screen
@@ -47,6 +47,7 @@ from ...core.support.words import (
 )
 from ..refresh import watch
 from ..session import Session
+from .form_fields import RED, NoteArea, NumberField, number_problem
 
 if TYPE_CHECKING:  # matplotlib: imported with the first chart
     from .canvases import PreviewCanvas
@@ -94,11 +95,9 @@ class StatisticPane(QWidget):
         self.slider.setToolTip("ε on a log scale: left is more private and noisier, right is "
                                "more accurate and less private")
         self.slider.setAccessibleName("Epsilon slider")
-        self.spin = QDoubleSpinBox()
-        self.spin.setDecimals(4)
-        self.spin.setRange(0.0001, 1000.0)
-        self.spin.setSingleStep(0.01)
-        self.spin.setKeyboardTracking(False)
+        self.spin = NumberField()  # kept as typed: the core's rule refuses it (no clamping)
+        self.spin.setMaximumWidth(self.spin.fontMetrics().horizontalAdvance("0.000000") + 24)
+        self.spin.setAlignment(Qt.AlignmentFlag.AlignRight)
         self.spin.setToolTip("This statistic's share of the privacy budget (ε)")
         self.spin.setAccessibleName("Epsilon")
         row.addWidget(QLabel("more private"))
@@ -106,6 +105,9 @@ class StatisticPane(QWidget):
         row.addWidget(QLabel("more accurate"))
         row.addWidget(self.spin)
         form.addRow("ε", row)
+        self.epsilon_error = NoteArea(1, RED)  # its own line, reserved: it moves no field
+        self.epsilon_error.setAccessibleName("Why ε was not changed")
+        form.addRow("", self.epsilon_error)
         acc_row = QHBoxLayout()
         self.accuracy = QLineEdit()
         self.accuracy.setValidator(QDoubleValidator(0.0, 1e18, 6))
@@ -174,7 +176,7 @@ class StatisticPane(QWidget):
 
         self.slider.valueChanged.connect(self._slider_moved)
         self.slider.sliderReleased.connect(self.session.end_merge)
-        self.spin.valueChanged.connect(self._spin_changed)
+        self.spin.editingFinished.connect(self._spin_changed)
         self.accuracy.editingFinished.connect(self._accuracy_entered)
         self.hold.toggled.connect(self._hold_toggled)
         self.updates = watch(self, session, self.update_for)  # labels at once: never stale
@@ -193,9 +195,18 @@ class StatisticPane(QWidget):
             self.session.set_epsilon(q.id, slider_to_epsilon(value),
                                      dragging=self.slider.isSliderDown())
 
-    def _spin_changed(self, value: float) -> None:
+    def _spin_changed(self) -> None:
         q = self._query()
-        if q is not None and not math.isclose(value, q.epsilon, rel_tol=1e-9):
+        if q is None or not self.spin.isModified():
+            return
+        refused = number_problem("ε", self.spin.text(), epsilon_problem, "is required")
+        self.epsilon_error.setText(refused or "")
+        self.epsilon_error.setToolTip(refused or "")
+        if refused:  # the field keeps what was typed; the plan keeps its ε
+            return
+        self.spin.setModified(False)
+        value = float(self.spin.value())
+        if not math.isclose(value, q.epsilon, rel_tol=1e-9):
             self.session.set_epsilon(q.id, value)
 
     def _accuracy_entered(self) -> None:
@@ -245,8 +256,9 @@ class StatisticPane(QWidget):
             # nothing of the plan shown before stays: its ε, its ± and what they mean
             with QSignalBlocker(self.slider), QSignalBlocker(self.spin):
                 self.slider.setValue(0)
-                self.spin.setSpecialValueText(" ")  # the box shows no ε at all
-                self.spin.setValue(self.spin.minimum())
+                self.spin.setText("")  # the box shows no ε at all
+                self.spin.setModified(False)
+                self.epsilon_error.setText("")
             self.accuracy.setText("")
             self.accuracy.setModified(False)
             for label in (self.derivation, self.sentence, self.warnings, self.accuracy_note,
@@ -256,9 +268,10 @@ class StatisticPane(QWidget):
             self.refresh_synthetic(None)
             return
         blockers = [QSignalBlocker(w) for w in (self.slider, self.spin, self.hold)]
-        self.spin.setSpecialValueText("")  # the smallest ε is a number again
         self.slider.setValue(epsilon_to_slider(q.epsilon))
-        self.spin.setValue(q.epsilon)
+        if not self.spin.isModified():  # a refused ε stays as typed, with its red line
+            self.spin.setText(f"{q.epsilon:.6g}")
+            self.epsilon_error.setText("")
         self.hold.setChecked(q.id in self.session.held)
         del blockers
         acc = self.session.accuracy(q)
