@@ -108,7 +108,8 @@ def test_risk_pane_follows_prior_scope_and_group(demo) -> None:  # type: ignore[
     demo.session.select("smokers")
     pane.scope.setCurrentIndex(1)
     assert "'Share of smokers'" in pane.sentence.text()
-    pane.group.setValue(3)
+    pane.group.setValue(3)  # typed, then Enter
+    pane.group.editingFinished.emit()
     assert "a group of people" in pane.sentence.text()
     assert pane.deployments.rowCount() >= 6
     orgs = {pane.deployments.item(r, 0).text() for r in range(pane.deployments.rowCount())}

@@ -100,7 +100,8 @@ def test_risk_text_and_chart_show_one_value(demo) -> None:  # type: ignore[no-un
     session.select("hours_mean")
     pane.scope.setCurrentIndex(1)
     for group in (1, 2, 3):
-        pane.group.setValue(group)
+        pane.group.setValue(group)  # typed, then Enter
+        pane.group.editingFinished.emit()
         for prior in (10, 50, 71):
             pane.prior.setValue(prior)
             eps = session.query_epsilon(session.plan.query("hours_mean")) * group

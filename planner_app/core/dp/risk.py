@@ -208,6 +208,18 @@ class Risk:
                 "posterior_max": self.posterior_max, "posterior_min": self.posterior_min}
 
 
+MAX_GROUP_SIZE = 50  # the "What it means" pane's groups (a household, a family, a class)
+
+
+def group_size_problem(size: float) -> str | None:
+    """Why ``size`` cannot be the pane's number of people in a group (one phrase), or None."""
+    if not isinstance(size, (int, float)) or not math.isfinite(size) or size != int(size):
+        return "must be a whole number"
+    if not 1 <= size <= MAX_GROUP_SIZE:
+        return f"must be between 1 and {MAX_GROUP_SIZE}, not {int(size)}"
+    return None
+
+
 def explain(epsilon: float, delta: float = 0.0, prior: float = 0.5, group_size: int = 1,
             relation: str = "add-remove", what: str = "this release") -> Risk:
     """All the plain-language readings of (ε, δ) for a prior and a group size."""

@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QScrollArea,
     QSlider,
-    QSpinBox,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -29,6 +28,7 @@ from PySide6.QtWidgets import (
 from ...core.dp.risk import (
     Risk,
     explain,
+    group_size_problem,
     group_words,
 )
 from ...core.planning.changes import OpChanges
@@ -36,6 +36,7 @@ from ...core.support.resources import resource_path
 from ...core.support.words import plain_terms
 from ..refresh import watch
 from ..session import Session
+from .form_fields import RED, NoteArea, NumberField, number_problem
 
 if TYPE_CHECKING:  # matplotlib: imported with the first chart
     from .canvases import RiskChart
@@ -71,13 +72,18 @@ class RiskPane(QWidget):
         controls.addWidget(self.prior_label)
         controls.addSpacing(16)
         controls.addWidget(QLabel("People in a group:"))
-        self.group = QSpinBox()
-        self.group.setRange(1, 50)
+        self.group = NumberField(1)  # kept as typed: the core's rule refuses it (no clamping)
+        self.group.setMaximumWidth(self.group.fontMetrics().horizontalAdvance("000") + 24)
+        self.group.setAlignment(Qt.AlignmentFlag.AlignRight)
+        self._group_size = 1  # the last size allowed: the sentences use it
         self.group.setToolTip("People who share data, such as a household: the guarantee for "
                               "a group is g × ε")
         self.group.setAccessibleName("Group size")
         controls.addWidget(self.group)
         layout.addLayout(controls)
+        self.group_error = NoteArea(1, RED)  # its own line, reserved: it moves no field
+        self.group_error.setAccessibleName("Why the group size was not changed")
+        layout.addWidget(self.group_error)
 
         split = QSplitter(Qt.Orientation.Horizontal)
         words = QGroupBox("In plain words")
@@ -135,9 +141,9 @@ class RiskPane(QWidget):
         box_layout.addWidget(self.caveat)
         layout.addWidget(box, 1)
 
-        for control in (self.scope.currentIndexChanged, self.prior.valueChanged,
-                        self.group.valueChanged):
+        for control in (self.scope.currentIndexChanged, self.prior.valueChanged):
             control.connect(lambda *_: self.refresh())
+        self.group.editingFinished.connect(self._group_edited)
         self._risk: Risk | None = None
         self.updates = watch(self, session, self.update_for, self.draw_for)
         self.refresh()
@@ -184,16 +190,27 @@ class RiskPane(QWidget):
         total = self.session.total()
         return total.epsilon, total.delta, "this release"
 
+    def _group_edited(self) -> None:
+        refused = number_problem("People in a group", self.group.text(), group_size_problem,
+                                 "is required")
+        self.group_error.setText(refused or "")
+        self.group_error.setToolTip(refused or "")
+        if refused:  # the field keeps what was typed; the sentences keep the last size
+            return
+        if int(self.group.value()) != self._group_size:
+            self._group_size = int(self.group.value())
+            self.refresh()
+
     def refresh(self, draw: bool = True) -> None:
         prior = self.prior.value() / 100
         self.prior_label.setText(f"{self.prior.value()}%")
         epsilon, delta, what = self.current()
         relation = self.session.plan.neighbouring if self.session.plan else "add-remove"
-        risk = explain(epsilon, delta, prior, self.group.value(), relation, what)
+        risk = explain(epsilon, delta, prior, self._group_size, relation, what)
         self.sentence.setText(risk.sentence)
         self.lower_text.setText(risk.lower_sentence)
         self.frequency.setText(risk.frequency_sentence)
-        self.group_text.setText(group_words(epsilon, delta, prior, self.group.value()))
+        self.group_text.setText(group_words(epsilon, delta, prior, self._group_size))
         self.delta_text.setText(plain_terms(risk.delta_sentence))  # e^ε after plain words
         self._risk = risk
         if draw and self._chart is not None:  # (a chart made later draws it then)
