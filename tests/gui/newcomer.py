@@ -126,7 +126,8 @@ def flow(window, folder: Path) -> Iterator[tuple[str, QWidget]]:  # type: ignore
     pane = window.data_pane
     pane.unit_person.setChecked(True)
     pane.id_column.setCurrentText("person_id")
-    pane.max_rows.setValue(3)
+    pane.max_rows.setValue(3)  # typed, then Enter
+    pane.max_rows.editingFinished.emit()
     pane.expected_rows.setValue(1600)  # public: about 545 people in about three waves each
     pane.expected_rows.editingFinished.emit()
     settle()

@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit
 
-from planner_app.core.model import MAX_EPSILON
+from planner_app.core.model import MAX_EPSILON, MAX_ROWS_PER_PERSON
 
 
 def _epsilon(window: Any) -> tuple[Any, str, str, Callable[[Any], object]]:
@@ -24,6 +24,10 @@ def _group(window: Any) -> tuple[Any, str, str, Callable[[Any], object]]:
     return window.risk_pane, "group", "group_error", lambda w: w.risk_pane.group_text.text()
 
 
+def _rows(window: Any) -> tuple[Any, str, str, Callable[[Any], object]]:
+    return window.data_pane, "max_rows", "max_rows_error", lambda w: w.session.plan.privacy_unit
+
+
 # (the pane, what is typed, the message's start, the allowed range in it)
 REFUSED = [
     (_epsilon, "1500", "ε: ", f"above 0 and at most {MAX_EPSILON:g}"),
@@ -32,6 +36,9 @@ REFUSED = [
     (_group, "51", "People in a group: ", "between 1 and 50"),
     (_group, "0", "People in a group: ", "between 1 and 50"),
     (_group, "2.5", "People in a group: ", "whole number"),
+    (_rows, "2000000", "Rows per person: ", f"between 1 and {MAX_ROWS_PER_PERSON:,}"),
+    (_rows, "0", "Rows per person: ", f"between 1 and {MAX_ROWS_PER_PERSON:,}"),
+    (_rows, "2.5", "Rows per person: ", "whole number"),
 ]
 
 
@@ -58,7 +65,7 @@ def test_a_number_out_of_range_is_refused_as_typed(  # type: ignore[no-untyped-d
 
 
 def test_an_allowed_number_is_used(demo, qtbot) -> None:  # type: ignore[no-untyped-def]
-    """Below the old box's smallest step (0.0001) and a group of 3."""
+    """Below the old box's smallest step (0.0001), a group of 3, 7 rows per person."""
     _type(qtbot, demo.statistic_pane.spin, "0.00005")
     assert demo.session.selected_query.epsilon == 0.00005
     assert demo.statistic_pane.epsilon_error.text() == ""
@@ -66,3 +73,11 @@ def test_an_allowed_number_is_used(demo, qtbot) -> None:  # type: ignore[no-unty
     _type(qtbot, demo.risk_pane.group, "3")
     assert "3" in demo.risk_pane.group_text.text()
     assert demo.risk_pane.group_error.text() == ""
+    demo.tabs.setCurrentWidget(demo.data_pane)
+    _type(qtbot, demo.data_pane.max_rows, "7")
+    assert demo.session.plan.privacy_unit.max_rows == 7
+    assert demo.data_pane.max_rows_unit.text() == "rows"
+    assert demo.data_pane.max_rows_error.text() == ""
+    _type(qtbot, demo.data_pane.max_rows, "1")
+    assert demo.session.plan.privacy_unit.max_rows == 1
+    assert demo.data_pane.max_rows_unit.text() == "row"

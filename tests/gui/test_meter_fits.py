@@ -24,8 +24,8 @@ def test_the_over_budget_words_fit(demo, width: int) -> None:  # type: ignore[no
 
 
 def test_the_rows_per_person_say_row_or_rows(window) -> None:  # type: ignore[no-untyped-def]
-    spin = window.data_pane.max_rows
-    spin.setValue(1)
-    assert spin.text() == "1 row"
-    spin.setValue(3)
-    assert spin.text() == "3 rows"
+    pane = window.data_pane
+    for rows, unit in ((1, "row"), (3, "rows")):
+        pane.max_rows.setValue(rows)  # typed, then Enter
+        pane.max_rows.editingFinished.emit()
+        assert (pane.max_rows.text(), pane.max_rows_unit.text()) == (str(rows), unit)

@@ -118,7 +118,8 @@ def test_risk_pane_follows_prior_scope_and_group(demo) -> None:  # type: ignore[
 
 def test_privacy_unit_and_relation_edits_are_undoable(demo) -> None:  # type: ignore[no-untyped-def]
     pane, session = demo.data_pane, demo.session
-    pane.max_rows.setValue(5)
+    pane.max_rows.setValue(5)  # typed, then Enter
+    pane.max_rows.editingFinished.emit()
     assert session.plan.privacy_unit.max_rows == 5
     assert session.plan.query("responses") and \
         demo.session.measurements(session.plan.query("responses"))[0].component.l1 == 5

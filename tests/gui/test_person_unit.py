@@ -46,7 +46,8 @@ def test_the_panel_asks_who_one_person_is(window: MainWindow, qtbot, tmp_path: P
     # the number of rows is the owner's to state (it is published): asked, with the table's
     assert pane.max_rows_hint.isVisible() and "The table shows up to 8" in \
         pane.max_rows_hint.text()
-    pane.max_rows.setValue(8)
+    pane.max_rows.setValue(8)  # typed, then Enter
+    pane.max_rows.editingFinished.emit()
     assert window.session.plan.privacy_unit.max_rows == 8
     text, wizard = _checklist(window, qtbot)
     assert "nr repeats" not in text

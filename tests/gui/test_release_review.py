@@ -177,4 +177,5 @@ def test_after_the_release_there_is_no_way_back(demo, qtbot, tmp_path: Path) -> 
 def test_rows_per_person_reads_in_the_plural(demo) -> None:  # type: ignore[no-untyped-def]
     """The demo's 3 rows per person read "3 row" until the box was edited."""
     assert demo.session.plan.privacy_unit.max_rows == 3
-    assert demo.data_pane.max_rows.text().endswith("3 rows")
+    pane = demo.data_pane
+    assert (pane.max_rows.text(), pane.max_rows_unit.text()) == ("3", "rows")

@@ -52,7 +52,8 @@ def main() -> None:
     wizard.grab().save(str(out / f"unit-{scale}-checklist-not-ready.png"))
     wizard.close()
     window.data_pane.use_id.click()
-    window.data_pane.max_rows.setValue(8)
+    window.data_pane.max_rows.setValue(8)  # typed, then Enter
+    window.data_pane.max_rows.editingFinished.emit()
     settle()
     window.grab().save(str(out / f"unit-{scale}-data-tab-person-id.png"))
     wizard = window.release()

@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPushButton,
     QRadioButton,
-    QSpinBox,
     QSplitter,
     QStyledItemDelegate,
     QTableView,
@@ -33,7 +32,7 @@ from ...core.data.repeats import (
     max_rows_hint,
     repeat_note,
 )
-from ...core.model import PrivacyUnit, expected_rows_problem
+from ...core.model import PrivacyUnit, expected_rows_problem, max_rows_problem
 from ...core.planning.changes import OpChanges
 from ...core.support.errors import InputError
 from ...core.support.field_words import on_screen
@@ -138,15 +137,19 @@ class DataPane(QWidget):
         self.unit_group.addButton(self.unit_row)
         self.unit_group.addButton(self.unit_person)
         person_row = QHBoxLayout()
-        self.max_rows = QSpinBox()
-        self.max_rows.setRange(1, 1_000_000)
-        self.max_rows.setSuffix(" row")  # the value starts at 1
+        self.max_rows = NumberField(1)  # kept as typed: the core's rule refuses it (no clamping)
+        self.max_rows.setMaximumWidth(self.max_rows.fontMetrics().horizontalAdvance("0000000")
+                                      + 24)
+        self.max_rows.setAlignment(Qt.AlignmentFlag.AlignRight)
         self.max_rows.setToolTip("The most rows one person may have; state it from how the "
                                  "data was collected")
+        self.max_rows.setAccessibleName("Rows per person")
+        self.max_rows_unit = QLabel("row")  # "1 row", "3 rows"
         self.id_column = QComboBox()
         self.id_column.setToolTip("The column that identifies a person")
         person_row.addWidget(self.unit_person)
         person_row.addWidget(self.max_rows)
+        person_row.addWidget(self.max_rows_unit)
         person_row.addWidget(QLabel("identified by"))
         person_row.addWidget(self.id_column, 1)
         who_layout.addWidget(self.unit_row)
@@ -163,6 +166,9 @@ class DataPane(QWidget):
         who_layout.addWidget(self.reason_label)
         who_layout.addLayout(reason_row)
         who_layout.addLayout(person_row)
+        self.max_rows_error = NoteArea(1, RED)  # its own line, reserved: it moves no field
+        self.max_rows_error.setAccessibleName("Why the rows per person were not changed")
+        who_layout.addWidget(self.max_rows_error)
         self.max_rows_hint = QLabel()
         self.max_rows_hint.setWordWrap(True)
         who_layout.addWidget(self.max_rows_hint)
@@ -186,9 +192,8 @@ class DataPane(QWidget):
         layout.addWidget(what)
 
         self.unit_group.buttonToggled.connect(self._unit_edited)
-        self.max_rows.valueChanged.connect(self._unit_edited)
-        self.max_rows.valueChanged.connect(  # "1 row", "3 rows"
-            lambda n: self.max_rows.setSuffix(" row" if n == 1 else " rows"))
+        self.max_rows.editingFinished.connect(self._unit_edited)
+        self.max_rows.textChanged.connect(self._show_rows_unit)
         self.id_column.currentTextChanged.connect(self._unit_edited)
         self.rel_group.buttonToggled.connect(self._relation_edited)
         self.use_id.clicked.connect(self._use_id)
@@ -235,8 +240,16 @@ class DataPane(QWidget):
         plan = self.session.plan
         if plan is None:
             return
+        refused = number_problem("Rows per person", self.max_rows.text(), max_rows_problem,
+                                 "is required")
+        self.max_rows_error.setText(refused or "")
+        self.max_rows_error.setToolTip(refused or "")
+        self.max_rows.setModified(bool(refused))
+        if refused:  # the field keeps what was typed; the plan keeps its unit
+            return
         if self.unit_person.isChecked() and self.id_column.currentText():
-            unit = PrivacyUnit("person", self.id_column.currentText(), self.max_rows.value())
+            unit = PrivacyUnit("person", self.id_column.currentText(),
+                               int(self.max_rows.value()))
         elif self.unit_row.isChecked():
             unit = PrivacyUnit()
         else:
@@ -327,8 +340,10 @@ class DataPane(QWidget):
             person = plan.privacy_unit.kind == "person"
             self.unit_person.setChecked(person)
             self.unit_row.setChecked(not person)
-            self.max_rows.setValue(plan.privacy_unit.rows_per_unit)
-            self.max_rows.setSuffix(" row" if self.max_rows.value() == 1 else " rows")
+            if not self.max_rows.isModified():  # a refused number stays as typed
+                self.max_rows.setValue(plan.privacy_unit.rows_per_unit)
+                self.max_rows_error.setText("")
+            self._show_rows_unit()
             if person:
                 self.id_column.setCurrentText(plan.privacy_unit.id_column or "")
             self.unit_text.setText(UNIT_PERSON if person else UNIT_ROW)
@@ -338,6 +353,9 @@ class DataPane(QWidget):
             self.rel_text.setText(REL_REPLACE if replace_one else REL_ADD)
         self._show_people()
         del blockers
+
+    def _show_rows_unit(self, *_args: object) -> None:
+        self.max_rows_unit.setText("row" if self.max_rows.value() == 1 else "rows")
 
     def _show_people(self) -> None:
         """The owner-only note on a column that repeats like an id, its one-click answer, the
