@@ -936,6 +936,18 @@ class QueryDialog(QDialog):
             if self._accepting:
                 self._accept()
 
+    # the plan's field names whose control has another name in the form
+    _CONTROLS = {"id": "ident", "group_by": "group_column", "keys": "group_keys"}
+
+    def _show_refused(self, where: str | None) -> None:
+        """Scroll the refused field (``where``: the plan's "queries[x].field") into view: the
+        fields scroll at a large scale or on a short screen, and the red line names it."""
+        name = re.sub(r"\[.*?\]", "", (where or "").rsplit(".", 1)[-1])
+        control = getattr(self, self._CONTROLS.get(name, name), None)
+        if isinstance(control, QWidget) and self.fields.isAncestorOf(control) \
+                and control.isVisible():
+            self.field_scroll.ensureWidgetVisible(control)
+
     def _accept(self) -> None:
         plan = self.session.plan
         assert plan is not None
@@ -958,6 +970,7 @@ class QueryDialog(QDialog):
         except InputError as exc:
             self.error.setText(form_words(exc, [str(c.get("column") or "")
                                                 for c in mine.get("columns") or ()]))
+            self._show_refused(exc.where)
             return
         query = new_plan.query(mine["id"])
         if query.yes is not None and not self.declare.isChecked():
@@ -978,6 +991,7 @@ class QueryDialog(QDialog):
             names = [str(c.get("column") or "") for c in mine.get("columns") or ()]
             self.error.setText("\n".join(form_words(f"{p.where}: {p.problem}", names)
                                          for p in problems))
+            self._show_refused(problems[0].where)
             return
         self.result_plan = new_plan
         self.result_id = mine["id"]
