@@ -157,3 +157,14 @@ def test_a_synthetic_table_states_the_noise_of_its_one_way_and_two_way_cells() -
     for hw, kind in zip(found, ("oneway", "twoway"), strict=True):
         assert abs(hw - z * sigmas[kind]) <= 1.5, (kind, hw, sigmas[kind])
     assert "one-way" in words and "two-way" in words
+
+
+def test_an_interval_from_near_zero_keeps_four_significant_digits() -> None:
+    """A release's share with its interval from 0.32% to 76.58%: the decimals are those of
+    the largest number, not of the smallest (which gave '38.4505% (0.3206% to 76.5804%)',
+    six significant digits; the demo's bundle showed it in one release of three)."""
+    from planner_app.core.support.numbers import shown_together
+
+    assert shown_together((38.4505, 0.3206, 76.5804), "%") == ["38.45%", "0.32%", "76.58%"]
+    assert shown_together((7.016, 0.0, 44.868), "%") == ["7.02%", "0.00%", "44.87%"]
+    assert shown_together((6.8, 6.566, 7.039)) == ["6.800", "6.566", "7.039"]

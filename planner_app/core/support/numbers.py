@@ -60,15 +60,19 @@ def _fixed(x: float, places: int) -> str:
 
 def shown_together(values: tuple[float, ...], unit: str = "",
                    digits: int = DIGITS) -> list[str]:
-    """Numbers read side by side (a value and its interval) with the same decimals, those
-    ``shown`` gives the one with the most, so none says more or less than the others:
-    (6.8, 6.566, 7.039) -> "6.800", "6.566", "7.039"; ``unit`` after each."""
+    """Numbers read side by side (a value and its interval) with the same decimals: those
+    ``shown`` gives the one with the most, but never more than leave the largest with
+    ``digits`` significant digits: (6.8, 6.566, 7.039) -> "6.800", "6.566", "7.039";
+    (38.4505, 0.3206, 76.5804) -> "38.45", "0.32", "76.58"; ``unit`` after each."""
     floats = [float(v) for v in values]
     places = [decimals(v, digits) for v in floats]
     if (not all(math.isfinite(v) and abs(v) < _SCIENTIFIC_FROM for v in floats)
             or any(p is None for p in places)):
         return [f"{shown(v, digits)}{unit}" for v in floats]
     most = max(p for p in places if p is not None)
+    largest = max(abs(v) for v in floats)
+    if largest > 0:  # never more than ``digits`` significant digits on the largest
+        most = min(most, max(0, digits - 1 - math.floor(math.log10(largest))))
     return [f"{_fixed(v, most)}{unit}" for v in floats]
 
 
