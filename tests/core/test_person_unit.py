@@ -238,3 +238,24 @@ def test_the_plan_diff_shows_a_changed_decision() -> None:
     new = plan_from_dict(plan_doc({"kind": "row", "rows_are_people": {"reason": "one each"}}))
     text = repr(diff_plans(old, new))
     assert "unit of privacy" in text and "one each" in text
+
+
+def test_a_whole_number_measurement_is_not_taken_for_an_id(tmp_path: Path) -> None:
+    """A newcomer's panel: monthly_income in whole units repeats (2,394 values over 4,167
+    rows, up to 10 rows share one) and the app asked whether one person is several rows of
+    it. Numbers count as an id only under an id's name; the panel's nr still does."""
+    import random
+
+    from planner_app.core.data.facts import table_facts
+    from planner_app.core.data.repeats import id_like_columns
+    from planner_app.core.data.tables import open_table
+
+    rng = random.Random(5)
+    lines = ["nr,monthly_income"]
+    for person in range(545):
+        for _wave in range(8):
+            lines.append(f"{1_000_000 + person * 13},{max(0, int(rng.gauss(2500, 900)))}")
+    path = tmp_path / "panel.csv"
+    path.write_text("\n".join(lines) + "\n")
+    _rows, columns = table_facts(open_table(path).source)  # type: ignore[arg-type]
+    assert [r.column for r in id_like_columns(c.repeats for c in columns)] == ["nr"]
