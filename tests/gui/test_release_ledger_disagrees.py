@@ -24,14 +24,17 @@ def test_the_wizard_refuses_an_edited_ledger(demo, qtbot, dialogs, tmp_path: Pat
     con.commit()
     con.close()
     demo.session.refresh_lifetime()
+    from PySide6.QtWidgets import QMessageBox
+
+    dialogs.answer = QMessageBox.StandardButton.Yes  # "Release this plan again?" (it was)
     wizard = demo.release()
     qtbot.addWidget(wizard)
     wizard.checklist.confirm_unit.setChecked(True)
     wizard.next()
     wizard.confirm.path.setText(str(tmp_path / "b.zip"))
     wizard.next()
-    qtbot.waitUntil(lambda: bool(dialogs.shown), timeout=60_000)
-    kind, title, text = dialogs.shown[-1]
+    qtbot.waitUntil(lambda: any(k == "warning" for k, _t, _x in dialogs.shown), timeout=60_000)
+    kind, title, text = [d for d in dialogs.shown if d[0] == "warning"][-1]
     assert kind == "warning" and title == DISAGREE_TITLE
     assert "ε 0 in the ledger, 3.32" in text and DISAGREE_ADVICE in text
     assert not (tmp_path / "b.zip").exists()
