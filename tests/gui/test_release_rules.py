@@ -242,8 +242,11 @@ def test_the_officer_sees_which_reasons_are_missing(window, qtbot, tmp_path: Pat
     plan_file.write_text(json.dumps(doc), encoding="utf-8")
     dialog = window.review_plan_file(plan_file)
     qtbot.addWidget(dialog)
-    rows = {dialog.statistics.item(r, 0).text(): dialog.statistics.item(r, 4).text()
-            for r in range(dialog.statistics.rowCount())}
+    table = dialog.statistics
+    reasons = [table.horizontalHeaderItem(c).text()
+               for c in range(table.columnCount())].index("Reasons")
+    rows = {table.item(r, 0).text(): table.item(r, reasons).text()
+            for r in range(table.rowCount())}
     assert rows["Total income reported in 2025"] == \
         "epsilon: agreed with the board; NO REASON for the bounds"
     assert rows["Responses by age band"] == "bounds: Standard reporting age bands."
