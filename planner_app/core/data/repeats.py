@@ -16,8 +16,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .source import ident
-
 if TYPE_CHECKING:  # a type only: facts.py imports this module
     from .facts import Reader
 
@@ -117,6 +115,8 @@ def repeat_counts(r: Reader, columns: Sequence[str],
     share one value (exact), in one statement (one GROUP BY a column)."""
     if not columns:
         return {}
+    from .source import ident  # here: source loads pandas, which the app's start must not
+
     selects = []
     for i, col in enumerate(columns):
         x = ident(col)
