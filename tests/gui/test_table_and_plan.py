@@ -49,7 +49,10 @@ def test_a_table_opened_with_a_plan_open_asks_and_checks(demo, dialogs, tmp_path
     plan = demo.session.plan
     assert plan.dataset.name == "demo-survey" and plan.dataset.path == "chile.csv"
     warnings = [d for d in dialogs.shown if d[1] == "The plan does not fit the table"]
-    assert warnings and "no column 'person_id' (privacy_unit.id_column)" in warnings[0][2]
+    # the app names the control, not the plan's JSON path (issue 22)
+    assert warnings and "no column 'person_id' (The id column of a person (Data tab))" \
+        in warnings[0][2]
+    assert "privacy_unit." not in warnings[0][2]
     assert "queries[smokers].column" in warnings[0][2]
     # the wizard refuses before the confirmation page
     ok, text = next(item for item in checklist(demo.session) if "fit" in item[1])
