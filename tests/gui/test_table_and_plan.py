@@ -53,7 +53,7 @@ def test_a_table_opened_with_a_plan_open_asks_and_checks(demo, dialogs, tmp_path
     assert warnings and "no column 'person_id' (The id column of a person (Data tab))" \
         in warnings[0][2]
     assert "privacy_unit." not in warnings[0][2]
-    assert "queries[smokers].column" in warnings[0][2]
+    assert "statistic “smokers”" in warnings[0][2] and "queries[" not in warnings[0][2]
     # the wizard refuses before the confirmation page
     ok, text = next(item for item in checklist(demo.session) if "fit" in item[1])
     assert not ok and "person_id" in text
