@@ -11,6 +11,7 @@ from typing import Any
 
 from ..support.errors import InputError
 from ..support.files import atomic_write_text, input_file_size
+from ..support.json_keys import refusing_duplicate_keys
 from .plan import FORMAT, MAX_PLAN_BYTES, Plan, Query
 from .validation import plan_from_dict
 
@@ -19,13 +20,7 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not allowed in a plan")
 
 
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"the key {key!r} appears twice in one object")
-        out[key] = value
-    return out
+_no_duplicate_keys = refusing_duplicate_keys()
 
 
 def parse_plan_text(text: str, source: str = "plan") -> Plan:

@@ -26,6 +26,7 @@ from typing import Any, Protocol
 from ..model.synthetic_plan import MAX_SYNTH_CSV_BYTES
 from ..support.cells import FORMULA_START, formula_escaped
 from ..support.errors import PlannerError
+from ..support.json_keys import refusing_duplicate_keys
 
 RELEASE_FORMAT = "planner-app/release@1"
 MANIFEST = "MANIFEST.sha256"
@@ -62,13 +63,7 @@ class DuplicateKey(ValueError):
     """A JSON object of a bundle names one key twice (readers disagree on which one counts)."""
 
 
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise DuplicateKey(f"the key {key!r} appears twice in one object")
-        out[key] = value
-    return out
+_no_duplicate_keys = refusing_duplicate_keys(DuplicateKey)
 
 
 def bundle_json(data: bytes | str) -> Any:
