@@ -382,11 +382,11 @@ def test_a_synthetic_release_that_fails_after_its_charge_resumes_without_new_noi
     real = publish_module.report_pdf
     calls = {"n": 0}
 
-    def fail_after_the_charge(record: dict[str, Any]) -> bytes:
+    def fail_after_the_charge(record: dict[str, Any], *rest: Any) -> bytes:
         calls["n"] += 1
         if calls["n"] == 2:  # the first call is the preflight, before the charge
             raise OSError("disk went away")
-        return real(record)
+        return real(record, *rest)
 
     monkeypatch.setattr(publish_module, "report_pdf", fail_after_the_charge)
     out = tmp_path / "b.zip"

@@ -20,11 +20,11 @@ def unfinished_release(window, out: Path, monkeypatch: pytest.MonkeyPatch) -> st
     real = publish_module.report_pdf
     calls = {"n": 0}
 
-    def fails_after_the_charge(record):  # type: ignore[no-untyped-def]
+    def fails_after_the_charge(record, *rest):  # type: ignore[no-untyped-def]
         calls["n"] += 1
         if calls["n"] == 2:
             raise ValueError("row too high")
-        return real(record)
+        return real(record, *rest)
 
     monkeypatch.setattr(publish_module, "report_pdf", fails_after_the_charge)
     session = window.session
