@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtWidgets import QInputDialog, QMessageBox
 
@@ -17,8 +17,9 @@ from .file_dialogs import ask_open_file, ask_save_file
 from .table_link import ATTACH, NEW, ask_new_or_attach, plans_table, problems_text, table_path_text
 from .workers import Worker
 
-if TYPE_CHECKING:  # a mixin of MainWindow: it uses the window's session, status bar, ...
-    from PySide6.QtWidgets import QMainWindow as _Base
+if TYPE_CHECKING:  # a mixin of MainWindow: what it uses of the window is in window_host.py
+    from ..core.data.tables import Cancel, ColumnInfo, Progress, Table
+    from .window_host import WindowHost as _Base
 else:
     _Base = object
 
@@ -27,7 +28,7 @@ PLAN_FILTER = "Plans (*.json);;All files (*)"
 TABLE_SUFFIXES = {".csv", ".tsv", ".txt", ".tab", ".xlsx", ".xlsm", ".parquet", ".pq"}
 
 
-def load_table(path, progress=None, cancel=None):  # type: ignore[no-untyped-def]
+def load_table(path: Path, progress: Progress = None, cancel: Cancel = None) -> Table:
     """The core's load_table, imported when a table is first opened (in the worker): the
     window shows without pandas."""
     from ..core.data.tables import load_table as load
@@ -35,14 +36,15 @@ def load_table(path, progress=None, cancel=None):  # type: ignore[no-untyped-def
     return load(path, progress=progress, cancel=cancel)
 
 
-def open_table(path, progress=None, cancel=None):  # type: ignore[no-untyped-def]
+def open_table(path: Path, progress: Progress = None, cancel: Cancel = None) -> Table:
     """The core's open_table, imported when a table is first opened (in the worker)."""
     from ..core.data.tables import open_table as open_in_place
 
     return open_in_place(path, progress=progress, cancel=cancel)
 
 
-def describe_columns(table, progress=None, cancel=None):  # type: ignore[no-untyped-def]
+def describe_columns(table: Table, progress: Progress = None,
+                     cancel: Cancel = None) -> list[ColumnInfo]:
     from ..core.data.tables import describe_columns as describe
 
     return describe(table, progress=progress, cancel=cancel)
@@ -70,11 +72,11 @@ class FileOps(_Base):
         if path is not None:
             self.open_plan(path, confirmed=True)
 
-    def load_table(self, path: Path, then: Callable[[], None] | None = None,
+    def load_table(self, path: Path, then: Callable[[], object] | None = None,
                    synchronous: bool = False, ask: bool = True, starter: bool = True) -> None:
         """Load a table; with a plan open (and ``ask``), first ask: new plan or attach. With
         no plan open a starter plan is made, unless ``starter`` is False (a plan follows)."""
-        def work(progress, cancel):  # type: ignore[no-untyped-def]
+        def work(progress: Progress, cancel: Cancel) -> tuple[Table, list[ColumnInfo]]:
             # opened in place: only the header is read here; the engine then counts the
             # rows and describes the columns in one pass (progress, and Cancel interrupts it)
             table = open_table(path, progress=progress, cancel=cancel)
@@ -89,7 +91,7 @@ class FileOps(_Base):
                 self._busy(False)
                 self.statusBar().showMessage("Loading cancelled", 5000)
                 return
-            table, columns = result  # type: ignore[misc]
+            table, columns = cast("tuple[Table, list[ColumnInfo]]", result)  # work's answer
             self._busy(False)
             plan = self.session.plan
             choice = None

@@ -16,12 +16,11 @@ from ..core.support.errors import InputError
 from ..core.support.resources import resource_path
 from .file_dialogs import ask_open_file
 
-if TYPE_CHECKING:  # a mixin of MainWindow: it uses the window's session, status bar, ...
-    from PySide6.QtWidgets import QMainWindow as _Base
-
+if TYPE_CHECKING:  # a mixin of MainWindow: what it uses of the window is in window_host.py
     from .dialogs.keys_dialog import KeysDialog
     from .dialogs.release_wizard import ReleaseWizard
     from .dialogs.review_bundle import BundleDialog, ReviewDialog
+    from .window_host import WindowHost as _Base
 else:
     _Base = object
 
@@ -74,7 +73,7 @@ class DialogLaunchers(_Base):
             reviewed = load_plan(path)
         except InputError:
             return
-        if reviewed.approvals != self.session.plan.approvals:
+        if self.session.plan is not None and reviewed.approvals != self.session.plan.approvals:
             self.session.load_plan(reviewed, own)
 
     def open_keys_dialog(self) -> KeysDialog:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent
@@ -40,6 +41,9 @@ from .widgets.statistic_pane import StatisticPane
 from .widgets.statistics_pane import StatisticsPane
 from .widgets.welcome import WelcomePage
 from .workers import WorkerSlot
+
+if TYPE_CHECKING:
+    from .window_host import Shortcut
 
 
 class MainWindow(FileOps, DialogLaunchers, QMainWindow):
@@ -120,7 +124,7 @@ class MainWindow(FileOps, DialogLaunchers, QMainWindow):
 
     # -- actions and menus (menus.py) --------------------------------------------------------
 
-    def _action(self, text: str, slot: Callable[[], object], shortcut: object = None,
+    def _action(self, text: str, slot: Callable[[], object], shortcut: Shortcut = None,
                 tip: str = "", icon: QStyle.StandardPixmap | None = None) -> QAction:
         return make_action(self, text, slot, shortcut, tip, icon)
 

@@ -3,25 +3,28 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QStyle
 
 from .signing import fill_sign_menu
 
-MainWindow = Any  # the window these build for (main_window imports this module)
+if TYPE_CHECKING:  # the window these build for (main_window imports this module)
+    from .window_host import Shortcut
+    from .window_host import WindowHost as MainWindow
 
 
 def make_action(self: MainWindow, text: str, slot: Callable[[], object],
-                shortcut: object = None, tip: str = "",
+                shortcut: Shortcut = None, tip: str = "",
                 icon: QStyle.StandardPixmap | None = None) -> QAction:
     action = QAction(text, self)
     if icon is not None:
         action.setIcon(self.style().standardIcon(icon))
     if shortcut is not None:
-        action.setShortcut(shortcut)  # type: ignore[arg-type]
+        action.setShortcut(shortcut)
     action.setStatusTip(tip or text.replace("…", "").replace("&", ""))
     action.setToolTip(tip or text.replace("&", ""))
     action.triggered.connect(lambda _checked=False: slot())
@@ -106,7 +109,7 @@ def build_actions(self: MainWindow) -> None:
     view_menu = bar.addMenu("&View")
     for i in range(self.tabs.count()):
         name = self.tabs.tabText(i).split("  ", 1)[-1]
-        view_menu.addAction(self._action(name, lambda i=i: self.show_tab(i),
+        view_menu.addAction(self._action(name, partial(self.show_tab, i),
                                          QKeySequence(f"Ctrl+{i + 1}")))
     help_menu = bar.addMenu("&Help")
     help_menu.addAction(self.guide_action)
@@ -141,6 +144,6 @@ def fill_recent(self: MainWindow) -> None:
     self.recent_menu.clear()
     for text in self.session.settings.recent_files:
         path = Path(text)
-        self.recent_menu.addAction(self._action(path.name, lambda p=path: self.open_path(p),
+        self.recent_menu.addAction(self._action(path.name, partial(self.open_path, path),
                                                 tip=str(path)))
     self.recent_menu.setEnabled(bool(self.session.settings.recent_files))
