@@ -29,7 +29,7 @@ from ...core.dp.accounting import within
 from ...core.dp.accuracy import UNIT_WORDS, shown_unit
 from ...core.model import delta_problem, epsilon_problem
 from ...core.planning.changes import OpChanges
-from ...core.planning.editing import HARM_PRESETS, solve_goal
+from ...core.planning.editing import HARM_PRESETS, GoalResult, solve_goal
 from ...core.planning.plan_edits import preset_for
 from ...core.support.words import confidence_percent
 from ..models import format_accuracy
@@ -130,7 +130,7 @@ class BudgetPane(QWidget):
         share_layout.addWidget(self.goal_text)
         layout.addWidget(share, 1)
 
-        self._goal = None
+        self._goal: GoalResult | None = None
         self.preset.activated.connect(self._preset_chosen)
         self.epsilon.editingFinished.connect(self._budget_changed)
         self.delta.editingFinished.connect(self._budget_changed)
@@ -298,9 +298,10 @@ class BudgetPane(QWidget):
             return
         with QSignalBlocker(self.table):
             for row, q in enumerate(plan.queries):
-                if q.id in ids and self.table.item(row, COL_NOW) is not None:
-                    self.table.item(row, COL_NAME).setText(q.title)
-                    self.table.item(row, COL_NOW).setText(self._now_text(q))
+                name, now = self.table.item(row, COL_NAME), self.table.item(row, COL_NOW)
+                if q.id in ids and name is not None and now is not None:
+                    name.setText(q.title)
+                    now.setText(self._now_text(q))
 
     def _show_budget(self) -> None:
         plan = self.session.plan
@@ -362,17 +363,18 @@ class BudgetPane(QWidget):
     def refresh(self) -> None:
         plan = self.session.plan
         self.setEnabled(plan is not None)
-        self.table.horizontalHeaderItem(COL_TARGET).setText(
-            f"Target ± ({confidence_percent(self.session.confidence)})")
+        header = self.table.horizontalHeaderItem(COL_TARGET)
+        if header is not None:  # made with the table
+            header.setText(f"Target ± ({confidence_percent(self.session.confidence)})")
         if plan is None:
             self._goal = None
             self._show_goal()
             return
         self._show_budget()
         self._show_goal()
-        old_targets = {}
-        old_weights = {}
-        old_needs = {}
+        old_targets: dict[str, str] = {}
+        old_weights: dict[str, str] = {}
+        old_needs: dict[str, str] = {}
         for row in range(self.table.rowCount()):
             name = self.table.item(row, COL_NAME)
             if name is None:

@@ -156,7 +156,9 @@ class RiskPane(QWidget):
 
             self._chart = RiskChart()
             sizes = self._split.sizes()
-            self._split.replaceWidget(1, self._chart).deleteLater()
+            old = self._split.replaceWidget(1, self._chart)
+            if old is not None:  # the placeholder
+                old.deleteLater()
             self._split.setSizes(sizes)
             if self._risk is not None:
                 self._chart.show_risk(self._risk)

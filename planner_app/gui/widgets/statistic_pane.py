@@ -305,9 +305,9 @@ class StatisticPane(QWidget):
         for m in ms:
             noise = ("no noise needed" if m.mechanism == "none" else
                      f"discrete Laplace noise of scale {format_number(m.scale_value)}"
-                     if m.scale is not None else
+                     if m.scale_value is not None else
                      f"discrete Gaussian noise with σ = {format_number(m.sigma_value)}"
-                     if m.sigma_sq is not None else m.mechanism.replace("_", " "))
+                     if m.sigma_value is not None else m.mechanism.replace("_", " "))
             lines.append(f"• {m.component.derivation}; {noise}.")
         self.derivation.setText(plain_terms("\n".join(lines)))  # the record's words, plainly
         eps = self.session.query_epsilon(q)
@@ -385,7 +385,8 @@ class StatisticPane(QWidget):
         # large table (None until they arrive)
         checks = self.session.ask_query_checks(q)
         if checks is None:
-            out = [f"Checking this statistic against {self.session.table.name}…"]
+            table = self.session.table  # None only while a table is read: there is one
+            out = [f"Checking this statistic against {table.name if table else 'the table'}…"]
             problems, tally = [], None
         else:
             out = [f"⚠ {w[0].upper()}{w[1:]}." for w in checks.notes]
