@@ -184,9 +184,10 @@ class ReviewDialog(QDialog):
                                   "Missing values", "Reasons", "ε", "Accuracy", "Risk"], rows,
                                  wrap=("Public parameters", "Missing values", "Reasons",
                                        "Risk"))
-        self.statistics.horizontalHeaderItem(4).setToolTip(MISSING_LABEL + ": empty or "
-                                                           "unreadable cells, values outside "
-                                                           "the bounds or lists, extra rows")
+        missing = self.statistics.horizontalHeaderItem(4)
+        if missing is not None:  # made by _table
+            missing.setToolTip(MISSING_LABEL + ": empty or unreadable cells, values outside "
+                               "the bounds or lists, extra rows")
         self.statistics.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         layout.addWidget(self.statistics, 1)
         bottom = QHBoxLayout()
@@ -332,7 +333,9 @@ class _WordsOverRows(QSplitter):
         super().resizeEvent(event)
         if self.count() == 2:
             need = self.about.heightForWidth(max(self.width() - 24, 50)) + 6
-            words = max(min(need, self.height() // 3), self.widget(0).minimumHeight())
+            first = self.widget(0)
+            least = first.minimumHeight() if first is not None else 0
+            words = max(min(need, self.height() // 3), least)
             self.setSizes([words, max(self.height() - words - self.handleWidth(), 0)])
 
 
