@@ -194,13 +194,13 @@ class SourcePreviewModel(QAbstractTableModel):
                 con.close()
             _READERS.pop(threading.current_thread(), None)
 
-    def _page_ready(self, generation: int, page: int, rows: object) -> None:
+    def _page_ready(self, generation: int, page: int, rows: pd.DataFrame | str) -> None:
         if generation != self._generation:
             return
         if isinstance(rows, str):
             self.failed = rows
             return
-        self._pages[page] = rows  # type: ignore[assignment]  # a page (DataFrame)
+        self._pages[page] = rows
         while len(self._pages) > self.CACHE_PAGES:
             self._pages.popitem(last=False)
         first = page * self.PAGE

@@ -29,10 +29,10 @@ def new_or_attach_box(parent: QWidget | None, table_name: str, plan: Plan) -> QM
     box.setInformativeText("A plan describes one table: its columns, its person id column and "
                            "its budget. If you use the open plan, it is checked against the new "
                            "table and every column that does not fit is named.")
-    box.addButton("Start a new plan", QMessageBox.ButtonRole.AcceptRole)
+    new = box.addButton("Start a new plan", QMessageBox.ButtonRole.AcceptRole)
     box.addButton("Use the open plan", QMessageBox.ButtonRole.ActionRole)
     box.addButton(QMessageBox.StandardButton.Cancel)
-    box.setDefaultButton(box.buttons()[0])  # type: ignore[arg-type]
+    box.setDefaultButton(new)
     return box
 
 
