@@ -67,13 +67,13 @@ def cmd_policy(args: argparse.Namespace) -> int:
                 print(f"  {line}")
         return EXIT_OK
     if args.policy_command == "show":
-        policy = store.load()  # PolicyError (exit 4) when it cannot be trusted
+        shown = store.load()  # PolicyError (exit 4) when it cannot be trusted
         if args.json:
-            _print_json(policy.to_dict() if policy is not None else None)
-        elif policy is None:
+            _print_json(shown.to_dict() if shown is not None else None)
+        elif shown is None:
             print("No policy is installed in this app home.")
         else:
-            print("\n".join(policy.lines()))
-            print(f"Installed in {store.folder} (SHA-256 {policy.sha256[:16]}…).")
+            print("\n".join(shown.lines()))
+            print(f"Installed in {store.folder} (SHA-256 {shown.sha256[:16]}…).")
         return EXIT_OK
     raise InputError("argument", None, "policy needs an action: sign, install or show")

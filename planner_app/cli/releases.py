@@ -69,7 +69,7 @@ def cmd_release(args: argparse.Namespace) -> int:
         # once the release is under way: after the charge has passed its cap (publish's
         # "Drawing the noise" step, at 0.45), so a refused release says only why
         again = again_warning(home, plan)
-        said = []
+        said: list[str] = []
 
         def once_charged(fraction: float, _message: str) -> None:
             if again is not None and fraction >= 0.45 and not said:
