@@ -48,3 +48,14 @@ def test_the_view_menu_and_a_recent_file_open_what_they_name(window: MainWindow,
     assert len(recent) == 1
     recent[0].trigger()
     assert window.session.path == plan and window.session.plan is not None
+
+
+def test_the_new_or_attach_question_defaults_to_a_new_plan(window: MainWindow) -> None:
+    from planner_app.core.model import load_plan
+    from planner_app.core.support.resources import demo_plan_path
+    from planner_app.gui.table_link import new_or_attach_box
+
+    box = new_or_attach_box(window, "chile.csv", load_plan(demo_plan_path()))
+    default = box.defaultButton()
+    assert default is not None and default.text() == "Start a new plan"
+    box.deleteLater()
