@@ -176,7 +176,7 @@ def test_the_checklist_names_controls_not_plan_paths(  # type: ignore[no-untyped
     text = _checklist(window, qtbot)
     assert "✗ nr repeats" in text
     assert "plan file" not in text and "privacy_unit" not in text and "max_rows" not in text
-    assert "“Who is one person?”" in text and "“Why each row is a different person”" in text
+    assert "“Who is one person?”" in text and "“Record the reason”" in text
 
 
 # ------------------------------------------------------------------ 6. empty notes show nothing

@@ -89,9 +89,11 @@ def expected_rows_problem(rows: float) -> str | None:
 MAX_ROWS_PER_PERSON = 1_000_000
 
 
-#: What the rows per person need while unstated (None): the owner's number, never the table's.
-MAX_ROWS_REQUIRED = ("is required: the most rows one person may have, from how the data was "
-                     "collected (never read from the table: it is published with the plan)")
+#: What the rows per person need while unstated (None): the owner's number, never the table's
+#: (``MAX_ROWS_ASK``: the app's line under the field, whose hint says the rest).
+MAX_ROWS_ASK = "is required: the most rows one person may have"
+MAX_ROWS_REQUIRED = (f"{MAX_ROWS_ASK}, from how the data was collected (never read from the "
+                     "table: it is published with the plan)")
 
 
 def max_rows_problem(rows: float | None) -> str | None:

@@ -334,7 +334,7 @@ def people_rule(plan: Plan, repeating: Sequence[Repeats]) -> RuleResult:
         f"several rows?{more}",
         f"Either choose {first.column} as the person id, with at most {rows} (Data tab, "
         "“Who is one person?”), or record that the rows are different people, with a "
-        "reason (Data tab, “Why each row is a different person”).",
+        "reason (Data tab, “Record the reason”).",
         where="privacy_unit",
         in_file="(In the plan file: privacy_unit.id_column and max_rows, or "
                 "privacy_unit.rows_are_people.reason.)",

@@ -33,6 +33,7 @@ from ...core.data.repeats import (
     repeat_note,
 )
 from ...core.model import PrivacyUnit, expected_rows_problem, max_rows_problem
+from ...core.model.validation import MAX_ROWS_ASK
 from ...core.planning.changes import OpChanges
 from ...core.support.errors import InputError
 from ...core.support.field_words import on_screen
@@ -290,8 +291,8 @@ class DataPane(QWidget):
         unit still needs (the core's rule, said where the field is)."""
         plan = self.session.plan
         if refused is None and plan is not None and plan.privacy_unit.kind == "person":
-            problem = max_rows_problem(plan.privacy_unit.max_rows)
-            refused = f"{ROWS_PER_PERSON}: {problem}" if problem else None
+            unstated = max_rows_problem(plan.privacy_unit.max_rows) is not None  # (None)
+            refused = f"{ROWS_PER_PERSON}: {MAX_ROWS_ASK}" if unstated else None
         self.max_rows_error.setText(refused or "")
         self.max_rows_error.setToolTip(refused or "")
 
