@@ -145,3 +145,15 @@ def test_a_named_control_never_nests_quotes(path: str) -> None:
                 assert depth == 0, shown
         assert depth == 0, shown
         assert re.search(r"queries\[|privacy_unit\.|dataset\.|budget\.", shown) is None, shown
+
+
+def test_the_app_opens_from_the_command_line_a_plan_that_asks_for_rows(tmp_path: Path) -> None:
+    """`planner-app gui PLAN.json` checks the plan as the app opens it: a plan the app saved
+    before the owner typed the rows per person opens (to ask), it is not refused."""
+    import argparse
+
+    from planner_app.cli.desktop import start_files
+
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(doc(UNSTATED)), encoding="utf-8")
+    assert start_files(argparse.Namespace(plan=str(plan), data=None)) == (plan, None)
