@@ -87,6 +87,11 @@ def test_the_row_unit_shows_unanswered_while_an_id_repeats(  # type: ignore[no-u
     assert window.session.people_question() is not None
     # nothing answered yet: neither choice is shown as made
     assert not pane.unit_row.isChecked() and not pane.unit_person.isChecked()
+    # choosing "Each row is a person" shows the choice and asks for its reason; the plan
+    # records nothing until the reason is given
+    pane.unit_row.click()  # (its label is narrower than the widget: a click on it)
+    assert pane.unit_row.isChecked() and pane.rows_reason.hasFocus()
+    assert window.session.plan.privacy_unit.rows_reason is None
     qtbot.keyClicks(pane.rows_reason, "nr numbers households; one row per person")
     qtbot.mouseClick(pane.record_reason, Qt.MouseButton.LeftButton)
     assert window.session.plan.privacy_unit.rows_reason
