@@ -31,7 +31,7 @@ def start_files(args: argparse.Namespace) -> tuple[Path | None, Path | None]:
     if plan_path is not None:
         from ..core.model import load_plan
 
-        load_plan(plan_path)  # the whole plan is checked: its first problem, in one line
+        load_plan(plan_path, draft=True)  # the whole plan is checked, as the app opens it
     if data_path is not None:
         if input_file_size(data_path, "table") == 0:
             raise InputError(data_path.name, None, "is empty")

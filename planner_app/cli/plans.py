@@ -124,7 +124,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     print(f"Ready to release: {'yes' if data['ready'] else 'NO'}")
     assert report.readiness is not None
     for r in report.readiness.results:
-        print(f"  {RULE_MARKS[r.status]} {r.line}")
+        print(f"  {RULE_MARKS[r.status]} {r.file_line}")
     unchecked = people_unchecked(plan) if table is None else None
     if unchecked:
         print(f"  ?    {unchecked}")

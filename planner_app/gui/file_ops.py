@@ -160,7 +160,7 @@ class FileOps(_Base):
         if not confirmed and not self.confirm_discard():
             return False
         try:
-            plan = load_plan(path)
+            plan = load_plan(path, draft=True)  # may ask for its rows per person
         except InputError as exc:
             self.error("This plan cannot be opened", f"{exc}\n\nFix the field it names (see "
                                                      "Help → User guide) and open it again.")
@@ -281,7 +281,8 @@ class FileOps(_Base):
         plan = self.session.plan
         assert plan is not None
         try:
-            plan_from_dict(plan_to_dict(plan), path.name)  # the saved file must be valid
+            # the saved file must be valid (as the app reads it: rows per person may wait)
+            plan_from_dict(plan_to_dict(plan), path.name, draft=True)
             save_plan(plan, path)
         except InputError as exc:
             self.error("The plan is not complete",

@@ -161,8 +161,12 @@ class DialogLaunchers(_Base):
                 self.session.replace_query(new, query.id)
 
     def add_statistic(self) -> None:
-        if self.session.plan is not None:
-            self._run_query_dialog(None)
+        if self.session.plan is None:
+            return
+        if self.session.unit_unanswered() is not None:  # statistics wait for its answer
+            self.show_unit_question()
+            return
+        self._run_query_dialog(None)
 
     def edit_statistic(self, query_id: str) -> None:
         if self.session.plan is not None and query_id:

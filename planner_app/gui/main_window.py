@@ -114,6 +114,7 @@ class MainWindow(FileOps, DialogLaunchers, QMainWindow):
         self.statistics.editRequested.connect(self.edit_statistic)
         self.statistics.duplicateRequested.connect(self.duplicate_statistic)
         self.statistics.removeRequested.connect(self.remove_statistic)
+        self.statistics.questionRequested.connect(self.show_unit_question)
         self.statistic_pane.edit_button.clicked.connect(
             lambda: self.edit_statistic(self.session.selected or ""))
         session.changed.connect(self._changed)
@@ -135,6 +136,11 @@ class MainWindow(FileOps, DialogLaunchers, QMainWindow):
         self.stack.setCurrentIndex(1)
         self.tabs.setCurrentIndex(index)
 
+    def show_unit_question(self) -> None:
+        """The Data tab's "Who is one person?", where statistics wait for its answer."""
+        self.show_tab(self.tabs.indexOf(self.data_pane))
+        self.data_pane.ask_who()
+
     # -- state ------------------------------------------------------------------------------
 
     def _changed(self, changes: OpChanges) -> None:
@@ -154,6 +160,9 @@ class MainWindow(FileOps, DialogLaunchers, QMainWindow):
         for a in (self.save_action, self.save_as_action, self.add_action, self.release_action,
                   self.review_plan_action):
             a.setEnabled(has_plan)
+        waiting = s.unit_unanswered()  # statistics wait for who one person is
+        self.add_action.setEnabled(has_plan and waiting is None)
+        self.add_action.setToolTip(waiting or "Add a statistic")
         name = s.path.name if s.path else (s.plan.dataset.name if s.plan else "")
         line = released_line(s.earlier_releases())
         self.released_banner.setText(line or "")

@@ -200,6 +200,22 @@ class Session(QObject):
             return None
         return self.repeating[0]
 
+    def unit_unanswered(self) -> str | None:
+        """Why statistics wait for who one person is (readiness.unit_unanswered), or None."""
+        from ..core.planning.readiness import unit_unanswered
+
+        plan = self.plan
+        return None if plan is None else unit_unanswered(plan, self.repeating)
+
+    def default_column(self, kind: str) -> str | None:
+        """The column a new statistic of ``kind`` starts on (starters.default_column: never
+        one that identifies a person)."""
+        from ..core.planning.starters import default_column
+
+        plan = self.plan
+        return default_column(kind, self._columns, self._column_types,
+                              plan.privacy_unit.id_column if plan is not None else None)
+
     @property
     def column_types(self) -> Mapping[str, str]:
         return MappingProxyType(self._column_types)
@@ -352,10 +368,11 @@ class Session(QObject):
         self.apply("Change who one person is", plan_edits.set_privacy_unit(self._plan(), unit))
 
     def use_person_id(self, column: str) -> None:
-        """One person is ``column``, keeping the plan's rows per person (1 for a new plan:
-        the owner states it, as the number is published)."""
+        """One person is ``column``, keeping the rows per person a person unit already states
+        (none for a new one: the owner states it, as the number is published)."""
         unit = self._plan().privacy_unit
-        self.set_privacy_unit(PrivacyUnit("person", column, unit.rows_per_unit))
+        self.set_privacy_unit(PrivacyUnit("person", column,
+                                          unit.max_rows if unit.kind == "person" else None))
 
     def set_rows_are_people(self, reason: str) -> None:
         """Each row is a different person, with the owner's reason recorded in the plan."""

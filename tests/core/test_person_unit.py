@@ -140,7 +140,9 @@ def test_the_row_unit_over_a_repeating_id_is_a_failure(panel: Path) -> None:
     assert rule.message.startswith("nr repeats: up to 8 rows share a value — is one person "
                                    "several rows?")
     assert "choose nr as the person id, with at most 8 rows" in rule.action
-    assert "rows_are_people.reason" in rule.action
+    # the app names its controls; `check` adds where the plan file holds the answer
+    assert "privacy_unit" not in rule.action and "“Who is one person?”" in rule.action
+    assert "rows_are_people.reason" in rule.file_line
 
 
 @pytest.mark.parametrize("unit", [

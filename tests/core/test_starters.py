@@ -51,7 +51,8 @@ def test_a_starter_does_not_validate_until_the_owner_fills_it_in() -> None:
     starter = starter_from_columns("survey", "survey.csv", COLUMNS)
     with pytest.raises(InputError) as info:
         plan_from_dict(starter.document, "starter.json")
-    assert str(info.value) == "starter.json: privacy_unit.max_rows: is required"
+    assert str(info.value).startswith("starter.json: privacy_unit.max_rows: is required: the "
+                                      "most rows one person may have")
 
 
 def test_without_an_id_column_one_row_is_one_person() -> None:

@@ -595,6 +595,18 @@ for name, data, message in [
     table(name, data, 2, message)
     cases[-1]["command"] = "gui-data"
 
+# unitflow: a person unit whose rows per person are not stated ("max_rows": null, as `plan new`
+# and the app write it until the owner types k; or left out): check and release refuse it in
+# one line, exit 2, nothing charged (the app alone opens it, to ask for k)
+UNSTATED = {"kind": "person", "id_column": "g", "max_rows": None}
+ROWS_REQUIRED = ("privacy_unit.max_rows: is required: the most rows one person may have, from "
+                 "how the data was collected")
+plan("unit-max-rows-null.json", with_top(privacy_unit=UNSTATED), ROWS_REQUIRED)
+plan("unit-max-rows-null-release.json", with_top(privacy_unit=UNSTATED), ROWS_REQUIRED)
+cases[-1]["command"] = "release"
+plan("unit-max-rows-missing.json", with_top(privacy_unit={"kind": "person", "id_column": "g"}),
+     ROWS_REQUIRED)
+
 (HERE / "cases.json").write_text(json.dumps({"plan": PLAN, "good_table": GOOD,
                                              "synthetic_plan": with_synthetic(),
                                              "cases": cases}, indent=1) + "\n")

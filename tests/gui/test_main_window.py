@@ -104,6 +104,13 @@ def test_a_newcomer_plans_three_statistics(window, qtbot, tmp_path: Path, monkey
     window.show_tab(0)
     window.data_pane.expected_rows.setValue(4000)  # from the survey's published report
     window.data_pane.expected_rows.editingFinished.emit()
+    # person_id is the person id; how many rows one may have is the owner's to type, and
+    # statistics wait for it
+    assert window.session.plan.privacy_unit.max_rows is None
+    assert not window.statistics.add.isEnabled()
+    window.data_pane.max_rows.setText("3")
+    window.data_pane.max_rows.editingFinished.emit()
+    assert window.statistics.add.isEnabled()
     window.grab().save(str(SHOTS / "01-data.png"))
     additions = [
         dict(label="People who answered", kind="count", epsilon=0.5),

@@ -46,4 +46,6 @@ def test_a_table_with_an_id_column_starts_with_a_person_in_the_app_as_on_the_com
     unit = window.session.plan.privacy_unit
     assert doc["privacy_unit"]["kind"] == unit.kind == "person"
     assert doc["privacy_unit"]["id_column"] == unit.id_column == "respondent_id"
-    assert unit.max_rows == 1  # a public default the owner changes, never read from the data
+    # the rows per person: the owner's to state (published), never read from the data and
+    # never a silent default; the app and plan new leave it empty alike
+    assert unit.max_rows is None and doc["privacy_unit"]["max_rows"] is None

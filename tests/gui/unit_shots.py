@@ -1,5 +1,6 @@
 """Screenshots of who one person is on the panel table (issue 22), for docs/images: the Data
-tab asking, after "Use nr as the person id", and the release checklist before and after.
+tab asking, after "Use nr as the person id" (the rows per person still empty), and the
+release checklist before, while the rows are asked for, and after.
 
     python tests/gui/unit_shots.py OUT_DIR            # 1×
     QT_SCALE_FACTOR=2 python tests/gui/unit_shots.py OUT_DIR
@@ -52,7 +53,15 @@ def main() -> None:
     wizard.grab().save(str(out / f"unit-{scale}-checklist-not-ready.png"))
     wizard.close()
     window.data_pane.use_id.click()
-    window.data_pane.max_rows.setValue(8)  # typed, then Enter
+    settle()
+    window.grab().save(str(out / f"unit-{scale}-data-tab-rows-asked.png"))
+    wizard = window.release()
+    assert wizard is not None
+    wizard.resize(900, 640)
+    settle()
+    wizard.grab().save(str(out / f"unit-{scale}-checklist-rows-asked.png"))
+    wizard.close()
+    window.data_pane.max_rows.setText("8")  # typed, then Enter
     window.data_pane.max_rows.editingFinished.emit()
     settle()
     window.grab().save(str(out / f"unit-{scale}-data-tab-person-id.png"))

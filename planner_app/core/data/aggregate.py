@@ -170,7 +170,7 @@ class PandasEngine:
             order = np.argsort(source.words(len(frame)), kind="stable")
         shuffled = frame.iloc[order]
         rank = shuffled.groupby(unit.id_column, sort=False).cumcount().to_numpy()
-        kept = shuffled[rank < unit.max_rows].reset_index(drop=True)
+        kept = shuffled[rank < unit.rows_per_unit].reset_index(drop=True)
         return kept, int(len(frame) - len(kept))
 
     # -- pieces ---------------------------------------------------------------------------

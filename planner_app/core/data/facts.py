@@ -684,7 +684,7 @@ def cell_facts(source: TableSource, plan: Plan,
         unit = plan.privacy_unit
         bound = "0"
         if unit.kind == "person" and unit.id_column in r.types:
-            bound = (f"(SELECT COALESCE(sum(greatest(n - {int(unit.max_rows)}, 0)), 0) FROM "
+            bound = (f"(SELECT COALESCE(sum(greatest(n - {unit.rows_per_unit}, 0)), 0) FROM "
                      f"(SELECT count(*) AS n FROM src GROUP BY {ident(str(unit.id_column))}))")
         select = ", ".join([bound, *exprs])
         row = r.run(f"SELECT {select} FROM {r.src}")[0] if exprs else \

@@ -136,10 +136,11 @@ ROWS_REASON_ASK = ("If the rows are different people after all, say why: your re
                    "saved in the plan and shown to your privacy officer.")
 
 
-def max_rows_hint(r: Repeats, max_rows: int) -> str:
-    """With ``r.column`` as the person id: what the number of rows per person means here."""
+def max_rows_hint(r: Repeats, max_rows: int | None) -> str:
+    """With ``r.column`` as the person id: what the number of rows per person means here
+    (``max_rows`` None: not stated yet)."""
     drop = (f" With {max_rows:,}, a person's rows beyond {max_rows:,} are dropped at random."
-            if max_rows < r.most else "")
+            if max_rows is not None and max_rows < r.most else "")
     return (f"How many rows can one {r.column} have at most? Say it from how the data was "
             "collected (the number of waves or visits), not from the table: it is published "
             f"with the plan. The table shows up to {r.most:,} (for you only).{drop}")

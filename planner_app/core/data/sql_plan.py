@@ -552,7 +552,7 @@ class SqlEngine:
             salt = literal(self._salt.hex() + ":")
             key = f"substr(sha256(concat({salt}, CAST({ROW} AS VARCHAR))), 1, {KEY_CHARS})"
             sql = (f"SELECT {names} FROM ({derived}) d QUALIFY row_number() OVER (PARTITION BY "
-                   f"__id ORDER BY {key}, {ROW}) <= {int(unit.max_rows)}")
+                   f"__id ORDER BY {key}, {ROW}) <= {unit.rows_per_unit}")
         else:
             sql = f"SELECT {exprs} FROM src r {joins}"
         self.runner.materialize("b", sql)

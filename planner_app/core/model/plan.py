@@ -164,16 +164,25 @@ class Query:
 class PrivacyUnit:
     """What one person is: a row, or an id with at most ``max_rows`` rows. ``rows_reason``:
     with the row unit, the owner's recorded decision that the rows are different people even
-    though a column repeats like an id (``rows_are_people.reason`` in the file)."""
+    though a column repeats like an id (``rows_are_people.reason`` in the file). ``max_rows``
+    None: a person unit whose number the owner has not stated yet (only in the app's plan
+    being edited; the release rule ``rows`` refuses it, the plan reader outside the app too)."""
 
     kind: str = "row"
     id_column: str | None = None
-    max_rows: int = 1
+    max_rows: int | None = 1
     rows_reason: str | None = None
 
     @property
+    def rows_stated(self) -> bool:
+        """False for a person unit whose rows per person are not stated yet."""
+        return self.kind != "person" or self.max_rows is not None
+
+    @property
     def rows_per_unit(self) -> int:
-        return self.max_rows if self.kind == "person" else 1
+        """The contribution bound every computation uses: 1 for the row unit; a person's
+        stated rows (1 while not stated: what is shown is then marked not ready)."""
+        return (self.max_rows or 1) if self.kind == "person" else 1
 
 
 @dataclass(frozen=True)

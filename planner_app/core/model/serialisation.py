@@ -23,8 +23,8 @@ def _reject_constant(name: str) -> Any:
 _no_duplicate_keys = refusing_duplicate_keys()
 
 
-def parse_plan_text(text: str, source: str = "plan") -> Plan:
-    """Parse and validate plan JSON text."""
+def parse_plan_text(text: str, source: str = "plan", *, draft: bool = False) -> Plan:
+    """Parse and validate plan JSON text (``draft``: see ``plan_from_dict``)."""
     try:
         obj = json.loads(text, parse_constant=_reject_constant,
                          object_pairs_hook=_no_duplicate_keys)
@@ -33,11 +33,12 @@ def parse_plan_text(text: str, source: str = "plan") -> Plan:
                          f"invalid JSON: {exc.msg}") from None
     except (ValueError, RecursionError) as exc:
         raise InputError(source, None, f"invalid JSON: {str(exc)[:200]}") from None
-    return plan_from_dict(obj, source)
+    return plan_from_dict(obj, source, draft=draft)
 
 
-def load_plan(path: str | os.PathLike[str]) -> Plan:
-    """Read a plan file; every problem becomes an InputError naming the file."""
+def load_plan(path: str | os.PathLike[str], *, draft: bool = False) -> Plan:
+    """Read a plan file; every problem becomes an InputError naming the file. ``draft``: the
+    app opening a plan to edit (see ``plan_from_dict``)."""
     p = Path(path)
     source = p.name
     size = input_file_size(p, "plan file")  # a FIFO or device would hang the read
@@ -56,7 +57,7 @@ def load_plan(path: str | os.PathLike[str]) -> Plan:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(source, f"byte {exc.start}", "is not UTF-8 text") from None
-    return parse_plan_text(text, source)
+    return parse_plan_text(text, source, draft=draft)
 
 
 

@@ -89,8 +89,19 @@ def expected_rows_problem(rows: float) -> str | None:
 MAX_ROWS_PER_PERSON = 1_000_000
 
 
-def max_rows_problem(rows: float) -> str | None:
-    """Why ``rows`` cannot be the most rows one person has, or None."""
+#: What the rows per person need while unstated (None): the owner's number, never the table's
+#: (``MAX_ROWS_ASK``: the app's line under the field, whose hint says the rest).
+MAX_ROWS_ASK = "is required: the most rows one person may have"
+MAX_ROWS_REQUIRED = (f"{MAX_ROWS_ASK}, from how the data was collected (never read from the "
+                     "table: it is published with the plan)")
+
+
+def max_rows_problem(rows: float | None) -> str | None:
+    """Why ``rows`` cannot be the most rows one person has, or None. None (not stated yet: a
+    new person unit, ``"max_rows": null`` in the file) is refused: a default of 1 would drop
+    a person's other rows without a word, and the number must come from the owner."""
+    if rows is None:
+        return MAX_ROWS_REQUIRED
     if not isinstance(rows, (int, float)) or not math.isfinite(rows) or rows != int(rows):
         return "must be a whole number"
     if not 1 <= rows <= MAX_ROWS_PER_PERSON:
@@ -372,8 +383,11 @@ PLAN_FIELDS = ("format", "dataset", "privacy_unit", "neighbouring", "budget", "q
                "justification", "approvals")
 
 
-def plan_from_dict(obj: Any, source: str = "plan") -> Plan:
-    """Validate a decoded plan document; raise InputError naming the first problem."""
+def plan_from_dict(obj: Any, source: str = "plan", *, draft: bool = False) -> Plan:
+    """Validate a decoded plan document; raise InputError naming the first problem.
+    ``draft``: the app's plan being edited, which may hold a person unit whose rows per person
+    are not stated yet (``"max_rows": null``; the release rule ``rows`` refuses it); a plan
+    read to check, release, review or verify never may."""
     if not isinstance(obj, dict):
         raise InputError(source, None, f"a plan must be a JSON object, not {json_type(obj)}")
     if "format" not in obj:
@@ -383,7 +397,7 @@ def plan_from_dict(obj: Any, source: str = "plan") -> Plan:
                          f"unknown format version {obj['format']!r} (this version reads {FORMAT})")
     r = FieldReader(source, obj, "", PLAN_FIELDS)
     dataset = _read_dataset(r)
-    unit = _read_unit(r)
+    unit = _read_unit(r, draft)
     neighbouring = r.choice("neighbouring", RELATIONS, default="add-remove")
     budget = _read_budget(r)
     queries = _read_queries(r)
@@ -440,7 +454,7 @@ def data_path_problem(path: str) -> str | None:
     return None
 
 
-def _read_unit(r: FieldReader) -> PrivacyUnit:
+def _read_unit(r: FieldReader, draft: bool = False) -> PrivacyUnit:
     if not r.has("privacy_unit"):
         r.fail("privacy_unit", 'is required ({"kind": "row"} or {"kind": "person", ...})')
     u = FieldReader(r.source, r.obj["privacy_unit"], "privacy_unit",
@@ -454,8 +468,9 @@ def _read_unit(r: FieldReader) -> PrivacyUnit:
     if u.has("rows_are_people"):
         u.fail("rows_are_people", 'is only used with "kind": "row"')
     id_column = u.text("id_column")
-    max_rows = u.integer("max_rows")
-    assert max_rows is not None
+    max_rows = u.integer("max_rows", required=False)
+    if max_rows is None and draft:
+        return PrivacyUnit(kind="person", id_column=id_column, max_rows=None)
     problem = max_rows_problem(max_rows)
     if problem:
         u.fail("max_rows", problem)

@@ -129,7 +129,7 @@ def _where_words(q: Query) -> str | None:
 
 
 def _unit_words(unit: PrivacyUnit | None) -> str | None:
-    if unit is None or unit.kind != "person":
+    if unit is None or unit.kind != "person" or unit.max_rows is None:
         return None
     rows = "one row" if unit.max_rows == 1 else f"{unit.max_rows} rows"
     return (f"at most {rows} of each person (by {unit.id_column}) are used, kept at random; "

@@ -20,6 +20,8 @@ Which rules block a release (docs/engine.md, "Release rules"):
 * ``people``      with the table: no column repeats like a person's id while     blocks
                   each row is taken as a person, unless the plan records that the
                   rows are different people, with a reason (data/repeats.py)
+* ``rows``        a person unit states how many rows one person may have (the   blocks
+                  app's plan may hold it unstated; a plan file must state it)
 * ``unit``        the unit of privacy is confirmed: the wizard's tick box; on    blocks
                   the CLI the plan file's required ``privacy_unit`` states it
 * ``policy-…``    the organisation's policy, when installed (policy_rules.py)    blocks
@@ -42,7 +44,7 @@ from typing import Any
 from ..data.repeats import Repeats
 from ..dp.accounting import Total, within
 from ..dp.measure import Measurement
-from ..model import NEEDS_BOUNDS, Plan, PrivacyUnit, Query
+from ..model import NEEDS_BOUNDS, Plan, PrivacyUnit, Query, max_rows_problem
 from ..model.reader import visible_text
 from ..records.headroom import headroom, headroom_sentence
 from ..records.keys import PublicKey
@@ -60,7 +62,7 @@ from ..support.words import unit_of
 
 PASS, FAIL, WARN = "pass", "fail", "warn"
 RULES = ("table", "statistics", "reasons", "budget", "lifetime", "ledger", "approval", "people",
-         "unit")
+         "rows", "unit")
 NOTHING_SPENT = "Nothing was charged or written."
 _PLACEHOLDER = re.compile(r"^\s*(todo|tbd|fixme|xxx|\?+)(\b|$)", re.IGNORECASE)
 
@@ -78,6 +80,7 @@ class RuleResult:
     action: str = ""  # what to do about it (empty when it passed)
     where: str | None = None  # the plan field to fix, e.g. "queries[s].justification.bounds"
     refusal: str = ""  # the one-line refusal (CLI stderr, the wizard's dialog)
+    in_file: str = ""  # where the plan file holds it, for `check` (the app names controls)
 
     @property
     def passed(self) -> bool:
@@ -92,6 +95,11 @@ class RuleResult:
         """The message, and what to do when it did not pass."""
         return self.message if self.passed or not self.action else \
             f"{self.message} {self.action}"
+
+    @property
+    def file_line(self) -> str:
+        """``line`` with where the plan file holds the answer (the command line's words)."""
+        return f"{self.line} {self.in_file}" if self.in_file and not self.passed else self.line
 
     def to_dict(self) -> dict[str, Any]:
         return {"rule": self.rule, "status": self.status, "message": self.message,
@@ -304,10 +312,12 @@ def people_rule(plan: Plan, repeating: Sequence[Repeats]) -> RuleResult:
     ``repeating`` holds the table's id-like repeating columns (``repeats.id_like_columns``,
     the likeliest id first). Owner-only: its words hold counts read from the table."""
     unit = plan.privacy_unit
+    if unit.kind == "person" and unit.max_rows is None:  # the ``rows`` rule asks for it
+        return RuleResult("people", PASS, f"One person is identified by {unit.id_column}.")
     if unit.kind == "person":
         return RuleResult("people", PASS, f"One person is identified by {unit.id_column}, with "
-                                          f"at most {unit.max_rows:,} "
-                                          f"row{'' if unit.max_rows == 1 else 's'}.")
+                                          f"at most {unit.rows_per_unit:,} "
+                                          f"row{'' if unit.rows_per_unit == 1 else 's'}.")
     if rows_are_people_recorded(unit):
         return RuleResult("people", PASS, "Each row is a different person: your recorded "
                                           f"decision (“{unit.rows_reason}”).")
@@ -323,14 +333,50 @@ def people_rule(plan: Plan, repeating: Sequence[Repeats]) -> RuleResult:
         f"{first.column} repeats: up to {first.most:,} rows share a value — is one person "
         f"several rows?{more}",
         f"Either choose {first.column} as the person id, with at most {rows} (Data tab, "
-        "\"Who is one person?\"; in the plan file privacy_unit.id_column and max_rows), or "
-        "record that the rows are different people, with a reason (Data tab; in the plan "
-        "file privacy_unit.rows_are_people.reason).",
+        "“Who is one person?”), or record that the rows are different people, with a "
+        "reason (Data tab, “Record the reason”).",
         where="privacy_unit",
+        in_file="(In the plan file: privacy_unit.id_column and max_rows, or "
+                "privacy_unit.rows_are_people.reason.)",
         refusal=f"{first.column} repeats like a person's id (up to {first.most:,} rows share a "
                 "value) while each row is taken as a different person: choose it as the "
                 "person id, or record that the rows are different people with a reason "
                 f"(privacy_unit.rows_are_people.reason). {NOTHING_SPENT}")
+
+
+def rows_rule(plan: Plan) -> RuleResult | None:
+    """A person unit whose rows per person are not stated yet (``max_rows_problem``: the
+    owner's number, never a default); None: nothing to ask (the row unit, or it is stated)."""
+    unit = plan.privacy_unit
+    problem = max_rows_problem(unit.max_rows) if unit.kind == "person" else None
+    if problem is None:
+        return None
+    return RuleResult(
+        "rows", FAIL,
+        f"How many rows one person ({unit.id_column}) may have is not stated.",
+        "Type it after “A person has up to” on the Data tab (“Who is one person?”), from how "
+        "the data was collected (the number of waves or visits), never from the table: it is "
+        "published with the plan.",
+        where="privacy_unit.max_rows",
+        refusal=f"{problem}. {NOTHING_SPENT}")
+
+
+def unit_unanswered(plan: Plan, repeating: Sequence[Repeats]) -> str | None:
+    """Why statistics wait (the app asks who one person is before any is added, as their
+    accuracy depends on it): a column repeats like an id and the owner has neither chosen an
+    id nor recorded that the rows are different people, or the rows per person of the chosen
+    id are not stated. None: answered. Owner-only (it names a column of the table)."""
+    unit = plan.privacy_unit
+    if unit.kind == "person":
+        if max_rows_problem(unit.max_rows) is None:
+            return None
+        return (f"Say how many rows one person ({unit.id_column}) may have first, on the Data "
+                "tab (“Who is one person?”): every statistic's accuracy depends on it.")
+    if rows_are_people_recorded(unit) or not repeating:
+        return None
+    return (f"Say who one person is first, on the Data tab: {repeating[0].column} repeats like "
+            "a person's id, and every statistic's protection and accuracy depend on the "
+            "answer.")
 
 
 def people_unchecked(plan: Plan) -> str | None:
@@ -407,6 +453,9 @@ def readiness(plan: Plan, total: Total, measurements: Sequence[Measurement], *,
     out.extend(extra)
     if repeating is not None:
         out.append(people_rule(plan, repeating))
+    rows = rows_rule(plan)
+    if rows is not None:
+        out.append(rows)
     if unit_confirmed is not None:
         out.append(unit_rule(plan, unit_confirmed))
     return Readiness(tuple(out))

@@ -8,7 +8,7 @@ categories, the most rows one person may have) is left empty, so that ``check`` 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -33,12 +33,38 @@ def looks_like_id(name: str) -> bool:
 
 def starter_unit(column_names: Iterable[str] = ()) -> PrivacyUnit:
     """Who one person is in a new plan: a column that looks like a person id makes a person
-    that id (with one row each until the owner says how many one person may have: a number
-    only the owner knows, never read from the table), else each row is a different person."""
+    that id, its rows per person not stated (a number only the owner knows, never read from
+    the table and never a silent 1: the release rule ``rows`` asks for it), else each row is a
+    different person."""
     ids = [c for c in column_names if looks_like_id(c)]
     if ids:
-        return PrivacyUnit(kind="person", id_column=ids[0], max_rows=1)
+        return PrivacyUnit(kind="person", id_column=ids[0], max_rows=None)
     return PrivacyUnit()
+
+
+#: The type of column each kind reads best (a kind not named reads any column).
+_KIND_TYPES = {"sum": "number", "mean": "number", "variance": "number", "quantile": "number",
+               "histogram": "text", "randomized_response": "yes/no"}
+
+
+def identifies_a_person(column: ColumnInfo, id_column: str | None) -> bool:
+    """The one rule of which columns identify a person, so that no statistic starts on one:
+    the plan's person id, a column named like an id, or one whose values repeat like an id
+    (``repeats.id_like``)."""
+    return (column.name == id_column or looks_like_id(column.name)
+            or (column.repeats is not None and column.repeats.id_like))
+
+
+def default_column(kind: str, columns: Iterable[ColumnInfo], types: Mapping[str, str],
+                   id_column: str | None) -> str | None:
+    """The column a new statistic of ``kind`` starts on: never one that identifies a person
+    (``identifies_a_person``); the first of the type the kind reads (a mean: a number column;
+    ``types``: the columns' types as the owner set them), else the first other; None when
+    every column identifies a person."""
+    usable = [c.name for c in columns if not identifies_a_person(c, id_column)]
+    wanted = _KIND_TYPES.get(kind)
+    typed = [name for name in usable if types.get(name) == wanted]
+    return next(iter(typed or usable), None)
 
 
 def empty_plan(name: str, table_name: str | None = None,
@@ -88,8 +114,7 @@ def starter_from_columns(name: str, table_name: str, columns: Iterable[ColumnInf
     repeating = [r.column for r in id_like_columns(c.repeats for c in columns)]
     queries: list[dict[str, Any]] = [
         {"id": "rows", "label": "Number of rows", "kind": "count", "epsilon": None}]
-    queries += [_statistic(col) for col in columns
-                if not looks_like_id(col.name) and col.name not in repeating]
+    queries += [_statistic(col) for col in columns if not identifies_a_person(col, None)]
     share = round(STARTER_EPSILON / len(queries), 6)
     for q in queries:
         q["epsilon"] = share

@@ -58,17 +58,25 @@ def query_field_name(path: str, columns: Sequence[str] = ()) -> str:
     return " → ".join(dict.fromkeys(named))
 
 
-def field_name(where: str, columns: Sequence[str] = (), in_editor: bool = False) -> str:
+def field_name(where: str, columns: Sequence[str] = (), in_editor: bool = False,
+               quoted: bool = False) -> str:
     """The control a plan path names: "Lower bound" in the statistic's own editor, "Lower
-    bound of statistic age" elsewhere, "About how many rows (Data tab)" for the dataset's."""
+    bound of statistic “age”" elsewhere, "About how many rows (Data tab)" for the dataset's.
+    ``quoted`` (a name inside a sentence): the control's own label in quotes, “Lower bound”
+    of statistic “age”; a name never holds a quote inside a quote."""
     match = _QUERY.fullmatch(where)
     if match is not None:
         ident, rest = match.groups()
         field = query_field_name(rest, columns)
         if in_editor:
-            return field or "This statistic"
-        return f"{field} of statistic “{ident}”" if field else f"Statistic “{ident}”"
-    return PLAN_FIELD_NAMES.get(where, where)
+            name = field or "This statistic"
+            return f"“{name}”" if quoted else name
+        if not field:
+            return f"Statistic “{ident}”"  # the statistic's id is what is quoted
+        return f"“{field}” of statistic “{ident}”" if quoted else \
+            f"{field} of statistic “{ident}”"
+    name = PLAN_FIELD_NAMES.get(where, where)
+    return f"“{name}”" if quoted else name
 
 
 def on_screen(text: str, columns: Sequence[str] = (), in_editor: bool = False) -> str:
@@ -76,8 +84,8 @@ def on_screen(text: str, columns: Sequence[str] = (), in_editor: bool = False) -
     ``field_name``), quoted inside a sentence; a sentence without a path is returned as it
     is."""
     def named(match: re.Match[str]) -> str:
-        name = field_name(match.group(0), columns, in_editor)
         # "path: problem" names the field plainly; a path inside a sentence is quoted
-        return name if text[match.end():match.end() + 1] == ":" else f"“{name}”"
+        plain = text[match.end():match.end() + 1] == ":"
+        return field_name(match.group(0), columns, in_editor, quoted=not plain)
 
     return _PLAN.sub(named, _QUERY.sub(named, text))

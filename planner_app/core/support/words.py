@@ -56,6 +56,9 @@ def unit_words(kind: str, id_column: str | None = None, max_rows: int | None = N
             return ("each row of the table is a different person (the owner's recorded "
                     f"decision: “{rows_reason}”)")
         return "each row of the table is a different person"
+    if max_rows is None:  # a new person unit: the owner has not said how many rows yet
+        return (f"a person is identified by {id_column}; how many rows one person may have "
+                "is not stated yet")
     text = (f"a person is identified by {id_column} and has at most {max_rows} "
             f"row{'s' if max_rows != 1 else ''}")
     if detail:
@@ -93,6 +96,9 @@ UNIT_ROW_HELP = "Each row is a different person."
 UNIT_PERSON_HELP = ("A person can have several rows, identified by an id column; rows beyond "
                     "the maximum are dropped at random, and every statistic protects all of a "
                     "person's rows together.")
+# unitflow: the row unit while a column repeats like an id and no reason is recorded
+UNIT_UNANSWERED_HELP = ("Not answered yet: use the id column above as the person id, or say "
+                        "why each row is a different person.")
 RELATION_HELP = {
     "add-remove": ("Protect whether a person is in the data at all (add-remove). Use this "
                    "unless the number of people is already public."),

@@ -304,6 +304,8 @@ class QueryDialog(QDialog):
         self.column.addItems(columns)
         self.group_column.addItems([NONE, *columns])
         self._form = form
+        self._column_chosen = query is not None  # a new statistic's column follows its kind
+        self.column.activated.connect(self._column_picked)  # (activated: the person's pick)
         self.kind.currentIndexChanged.connect(self._kind_changed)
         self.count_present.toggled.connect(self._kind_changed)
         self.missing.currentIndexChanged.connect(self._update_warning)
@@ -499,6 +501,8 @@ class QueryDialog(QDialog):
         self._mechanism_wanted = None
         synth = kind == "synthetic"
         self._offer_columns(synth)
+        if not self._column_chosen and not synth:  # never the person id (starters' rule)
+            self.column.setCurrentText(self.session.default_column(kind) or "")
         if synth and not self._synth:  # a first column: the one in the fields
             self._synth = [self._synth_entry()]
             self._refresh_synth_list(0)
@@ -654,6 +658,9 @@ class QueryDialog(QDialog):
         if 0 <= row < len(self._synth):
             self._show_synth(row)
         self._kind_changed()
+
+    def _column_picked(self, *_args: object) -> None:
+        self._column_chosen = True
 
     def _id_column(self) -> str | None:
         plan = self.session.plan
@@ -971,7 +978,7 @@ class QueryDialog(QDialog):
         else:
             doc["queries"].append(mine)
         try:
-            new_plan = plan_from_dict(doc, "this statistic")
+            new_plan = plan_from_dict(doc, "this statistic", draft=True)
         except InputError as exc:
             self.error.setText(form_words(exc, [str(c.get("column") or "")
                                                 for c in mine.get("columns") or ()]))

@@ -33,10 +33,16 @@ from ...core.data.repeats import (
     repeat_note,
 )
 from ...core.model import PrivacyUnit, expected_rows_problem, max_rows_problem
+from ...core.model.validation import MAX_ROWS_ASK
 from ...core.planning.changes import OpChanges
 from ...core.support.errors import InputError
 from ...core.support.field_words import on_screen
-from ...core.support.words import RELATION_HELP, UNIT_PERSON_HELP, UNIT_ROW_HELP
+from ...core.support.words import (
+    RELATION_HELP,
+    UNIT_PERSON_HELP,
+    UNIT_ROW_HELP,
+    UNIT_UNANSWERED_HELP,
+)
 from ..models import TYPES, ColumnsModel, SourcePreviewModel
 from ..refresh import watch
 from ..session import Session
@@ -44,6 +50,8 @@ from .form_fields import RED, NoteArea, NumberField, number_problem, number_text
 
 UNIT_ROW = UNIT_ROW_HELP
 UNIT_PERSON = UNIT_PERSON_HELP
+UNIT_UNANSWERED = UNIT_UNANSWERED_HELP
+ROWS_PER_PERSON = "Rows per person"  # the field's name in its messages
 REL_ADD = RELATION_HELP["add-remove"]
 REL_REPLACE = RELATION_HELP["replace-one"]
 
@@ -137,14 +145,15 @@ class DataPane(QWidget):
         self.unit_group.addButton(self.unit_row)
         self.unit_group.addButton(self.unit_person)
         person_row = QHBoxLayout()
-        self.max_rows = NumberField(1)  # kept as typed: the core's rule refuses it (no clamping)
+        self.max_rows = NumberField()  # kept as typed: the core's rule refuses it (no clamping)
+        self.max_rows.setPlaceholderText("?")  # the owner's number: never a default
         self.max_rows.setMaximumWidth(self.max_rows.fontMetrics().horizontalAdvance("0000000")
                                       + 24)
         self.max_rows.setAlignment(Qt.AlignmentFlag.AlignRight)
         self.max_rows.setToolTip("The most rows one person may have; state it from how the "
                                  "data was collected")
         self.max_rows.setAccessibleName("Rows per person")
-        self.max_rows_unit = QLabel("row")  # "1 row", "3 rows"
+        self.max_rows_unit = QLabel("rows")  # "1 row", "3 rows"
         self.id_column = QComboBox()
         self.id_column.setToolTip("The column that identifies a person")
         person_row.addWidget(self.unit_person)
@@ -192,6 +201,7 @@ class DataPane(QWidget):
         layout.addWidget(what)
 
         self.unit_group.buttonToggled.connect(self._unit_edited)
+        self.unit_row.clicked.connect(self._rows_chosen)
         self.max_rows.editingFinished.connect(self._unit_edited)
         self.max_rows.textChanged.connect(self._show_rows_unit)
         self.id_column.currentTextChanged.connect(self._unit_edited)
@@ -240,16 +250,18 @@ class DataPane(QWidget):
         plan = self.session.plan
         if plan is None:
             return
-        refused = number_problem("Rows per person", self.max_rows.text(), max_rows_problem,
-                                 "is required")
-        self.max_rows_error.setText(refused or "")
-        self.max_rows_error.setToolTip(refused or "")
+        typed = self.max_rows.text()
+        # empty is no number yet: the plan holds it unstated (the core's ``rows`` rule asks)
+        refused = number_problem(ROWS_PER_PERSON, typed, max_rows_problem) \
+            if typed.strip() else None
+        self._show_rows_error(refused)
         self.max_rows.setModified(bool(refused))
         if refused:  # the field keeps what was typed; the plan keeps its unit
             return
         if self.unit_person.isChecked() and self.id_column.currentText():
+            rows = self.max_rows.value()
             unit = PrivacyUnit("person", self.id_column.currentText(),
-                               int(self.max_rows.value()))
+                               None if rows is None else int(rows))
         elif self.unit_row.isChecked():
             unit = PrivacyUnit()
         else:
@@ -262,6 +274,35 @@ class DataPane(QWidget):
             except InputError as exc:  # the plan keeps its unit; the pane shows it again
                 QMessageBox.warning(self, "Cannot use this id column", on_screen(str(exc)))
                 self.refresh()
+
+    def ask_who(self) -> None:
+        """Focus what the question still needs: the rows per person of a chosen id, else the
+        one-click id (or the reason, when no column is offered)."""
+        plan = self.session.plan
+        if plan is not None and plan.privacy_unit.kind == "person":
+            self.max_rows.setFocus()
+        elif self.use_id.isVisible():
+            self.use_id.setFocus()
+        else:
+            self.rows_reason.setFocus()
+
+    def _show_rows_error(self, refused: str | None) -> None:
+        """The red line under the rows per person: a refused number, or the number a person
+        unit still needs (the core's rule, said where the field is)."""
+        plan = self.session.plan
+        if refused is None and plan is not None and plan.privacy_unit.kind == "person":
+            unstated = max_rows_problem(plan.privacy_unit.max_rows) is not None  # (None)
+            refused = f"{ROWS_PER_PERSON}: {MAX_ROWS_ASK}" if unstated else None
+        self.max_rows_error.setText(refused or "")
+        self.max_rows_error.setToolTip(refused or "")
+
+    def _rows_chosen(self) -> None:
+        """"Each row is a person" clicked while a column repeats like an id: the answer is the
+        reason (the plan records it), so the choice shows and the reason is asked for."""
+        if self.session.people_question() is not None:
+            with QSignalBlocker(self.unit_group), QSignalBlocker(self.unit_row):
+                self.unit_row.setChecked(True)
+            self.rows_reason.setFocus()
 
     def _use_id(self) -> None:
         question = self.session.people_question()
@@ -338,15 +379,22 @@ class DataPane(QWidget):
                 self.expected_rows.setText("" if rows is None else number_text(rows))
                 self.rows_error.setText("")
             person = plan.privacy_unit.kind == "person"
+            # a row unit over a column that repeats like an id, with no reason recorded, is
+            # no answer yet: neither choice shows as made (the plan's own state)
+            answered = person or self.session.people_question() is None
+            self.unit_group.setExclusive(answered)
             self.unit_person.setChecked(person)
-            self.unit_row.setChecked(not person)
+            self.unit_row.setChecked(answered and not person)
+            self.unit_group.setExclusive(True)
             if not self.max_rows.isModified():  # a refused number stays as typed
-                self.max_rows.setValue(plan.privacy_unit.rows_per_unit)
-                self.max_rows_error.setText("")
+                rows = plan.privacy_unit.max_rows if person else None
+                self.max_rows.setText("" if rows is None else number_text(rows))
+                self._show_rows_error(None)
             self._show_rows_unit()
             if person:
                 self.id_column.setCurrentText(plan.privacy_unit.id_column or "")
-            self.unit_text.setText(UNIT_PERSON if person else UNIT_ROW)
+            self.unit_text.setText(UNIT_PERSON if person else UNIT_ROW if answered
+                                   else UNIT_UNANSWERED)
             replace_one = plan.neighbouring == "replace-one"
             self.rel_replace.setChecked(replace_one)
             self.rel_add.setChecked(not replace_one)

@@ -83,6 +83,11 @@ class NoteArea(QScrollArea):
         self.setWidget(self.label)
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
+        # no background of its own: an empty note is the panel it sits on, not a grey bar
+        # (its space stays reserved, so nothing moves when a note appears)
+        self.setAutoFillBackground(False)
+        self.viewport().setAutoFillBackground(False)
+        self.label.setAutoFillBackground(False)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setFixedHeight(self.fontMetrics().lineSpacing() * lines + 4)
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)

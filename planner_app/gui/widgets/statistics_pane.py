@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from html import escape
+
 from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -14,8 +16,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...core.planning.changes import OpChanges
 from ..models import StatisticsModel
+from ..refresh import watch
 from ..session import Session
+
+ADD_TIP = "Add a statistic"
 
 
 class StatisticsPane(QWidget):
@@ -23,6 +29,7 @@ class StatisticsPane(QWidget):
     editRequested = Signal(str)
     duplicateRequested = Signal(str)
     removeRequested = Signal(str)
+    questionRequested = Signal()  # the Data tab's "Who is one person?", still unanswered
 
     def __init__(self, session: Session) -> None:
         super().__init__()
@@ -53,12 +60,20 @@ class StatisticsPane(QWidget):
         self.view.setToolTip("Select a statistic to set its ε and see its accuracy and risk; "
                              "double-click to edit it")
         layout.addWidget(self.view, 1)
+        # statistics wait for who one person is (their accuracy and protection depend on it):
+        # the reason, where the Add button is, with the way to the question
+        self.waiting = QLabel()
+        self.waiting.setWordWrap(True)
+        self.waiting.setAccessibleName("Why no statistic can be added yet")
+        self.waiting.linkActivated.connect(lambda _link: self.questionRequested.emit())
+        self.waiting.hide()
+        layout.addWidget(self.waiting)
         buttons = QHBoxLayout()
         self.add = QPushButton("Add…")
         self.edit = QPushButton("Edit…")
         self.duplicate = QPushButton("Duplicate")
         self.remove = QPushButton("Remove")
-        tips = ("Add a statistic", "Edit the selected statistic", "Copy the selected statistic",
+        tips = (ADD_TIP, "Edit the selected statistic", "Copy the selected statistic",
                 "Remove the selected statistic")
         for b, tip in zip((self.add, self.edit, self.duplicate, self.remove), tips,
                           strict=True):
@@ -74,7 +89,12 @@ class StatisticsPane(QWidget):
         self.view.selectionModel().selectionChanged.connect(self._selection_changed)
         self.model.modelReset.connect(self._restore_selection)
         session.selectionChanged.connect(lambda _qid: self._restore_selection())
+        self.updates = watch(self, session, self._update_for)
         self._restore_selection()
+
+    def _update_for(self, changes: OpChanges) -> None:
+        if changes.plan or changes.table:
+            self._restore_selection()
 
     def _fit_all(self, *_args: object) -> None:
         for column in range(1, self.model.columnCount()):
@@ -111,7 +131,12 @@ class StatisticsPane(QWidget):
 
     def _restore_selection(self) -> None:
         has_plan = self.session.plan is not None
-        self.add.setEnabled(has_plan)
+        waiting = self.session.unit_unanswered()
+        self.add.setEnabled(has_plan and waiting is None)
+        self.add.setToolTip(waiting or ADD_TIP)
+        self.waiting.setText(f"{escape(waiting)} <a href=\"data\">Answer it now</a>"
+                             if waiting else "")
+        self.waiting.setVisible(waiting is not None)
         for b in (self.edit, self.duplicate, self.remove):
             b.setEnabled(bool(self.session.selected))
         if not self.session.selected:
