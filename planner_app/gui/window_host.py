@@ -89,6 +89,9 @@ class WindowHost(QMainWindow):
     def show_tab(self, index: int) -> None: ...
 
     @abstractmethod
+    def show_unit_question(self) -> None: ...
+
+    @abstractmethod
     def confirm_discard(self) -> bool: ...
 
     @abstractmethod
