@@ -564,3 +564,12 @@ def plain_terms(text: str) -> str:
                 return words.format(term)
         return term
     return _PLAIN_PATTERN.sub(plain, text)
+
+
+# a statistic's expected_count in the statistic editor (mean, variance, quantile, share)
+EXPECTED_COUNT_LABEL = "Rows it is computed from"
+EXPECTED_COUNT_GROUP_LABEL = "Rows in the smallest group"
+EXPECTED_COUNT_HELP = (
+    "About how many rows this statistic uses, after its filter and without missing cells "
+    "(with a group-by: the smallest group's). A public guess, never read from the data: the "
+    "± shown before release is computed from it. Empty: the table's rows from the Data tab.")
