@@ -14,10 +14,14 @@ class InputError(PlannerError):
     ``problem`` what is wrong. Messages never contain values read from a private table.
     """
 
-    def __init__(self, source: str, where: str | None, problem: str) -> None:
+    def __init__(self, source: str, where: str | None, problem: str,
+                 hint: str | None = None) -> None:
         self.source = source
         self.where = where
         self.problem = problem
+        # advice the app adds below the message where it helps (a file in no table format:
+        # which formats are read); None where the message already says what is wrong
+        self.hint = hint
         parts = [p for p in (source, where) if p]
         super().__init__(": ".join(parts + [problem]))
 
@@ -27,3 +31,10 @@ class Cancelled(PlannerError):
 
     def __init__(self, what: str = "task") -> None:
         super().__init__(f"{what} cancelled")
+
+
+def with_hint(exc: BaseException) -> str:
+    """An error's message for a dialog: the message, and its hint (InputError.hint) below it
+    when it has one."""
+    hint = getattr(exc, "hint", None)
+    return f"{exc}\n\n{hint}" if hint else str(exc)

@@ -573,3 +573,6 @@ EXPECTED_COUNT_HELP = (
     "About how many rows this statistic uses, after its filter and without missing cells "
     "(with a group-by: the smallest group's). A public guess, never read from the data: the "
     "± shown before release is computed from it. Empty: the table's rows from the Data tab.")
+
+# below a table's refusal when its file is in no format the app reads (support/errors.with_hint)
+TABLE_FORMATS_HINT = "Check that the file is a CSV, TSV, .xlsx or Parquet table."
