@@ -38,3 +38,29 @@ def with_hint(exc: BaseException) -> str:
     when it has one."""
     hint = getattr(exc, "hint", None)
     return f"{exc}\n\n{hint}" if hint else str(exc)
+
+
+# what a shared library's loader or the C library says when the process has no address space
+# left (an ImportError or OSError, not a MemoryError: "failed to map segment from shared object"
+# under `ulimit -v`)
+_NO_MEMORY_WORDS = ("failed to map segment", "cannot allocate memory", "out of memory",
+                    "std::bad_alloc")
+
+
+def out_of_memory(exc: BaseException | None) -> bool:
+    """Whether ``exc`` is the machine (or the process's limit) running out of memory: a
+    MemoryError, or an ImportError / OSError raised by one or saying so (a lazy import of
+    duckdb, numpy or matplotlib fails that way under a memory limit)."""
+    seen = 0
+    while exc is not None and seen < 8:
+        if isinstance(exc, MemoryError):
+            return True
+        if isinstance(exc, (ImportError, OSError)) and any(
+                w in str(exc).lower() for w in _NO_MEMORY_WORDS):
+            return True
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return False
+
+
+NO_MEMORY = "the machine ran out of memory"
