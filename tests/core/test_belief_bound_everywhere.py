@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 from decimal import ROUND_CEILING, Decimal, getcontext
+from pathlib import Path
 
 import pytest
 

@@ -256,12 +256,13 @@ def explain(epsilon: float, delta: float = 0.0, prior: float = 0.5, group_size: 
     before = prior_percent(prior)
     if g_delta > 0:  # the bounds that hold with δ, in the same sentence (see delta_words)
         tail = loss_tail_bound(g_delta, SLACK)
+        stated = bound_epsilon(g_eps, g_delta)
         sentence = (f"An attacker who was {before} sure that {subject} can be at most "
-                    f"{upper_percent(prior, bound_epsilon(g_eps, g_delta))} sure after {what}, except with a "
+                    f"{upper_percent(prior, stated)} sure after {what}, except with a "
                     f"chance of at most {chance_words(tail)} "
                     f"({upper_percent(prior, g_eps)} only if δ were 0).")
         lower = (f"An attacker who was {before} sure can be pushed down to no less than "
-                 f"{lower_percent(prior, bound_epsilon(g_eps, g_delta))}, except with a chance of at most "
+                 f"{lower_percent(prior, stated)}, except with a chance of at most "
                  f"{chance_words(tail)}.")
         delta_text = delta_words(g_eps, g_delta, prior, relation, group_size)
     else:

@@ -253,7 +253,8 @@ class TrialCharts:
         fig = Figure(figsize=(6.0, 2.4), dpi=110)
         FigureCanvasAgg(fig)
         for i, text in enumerate(self.texts):
-            fig.text(0.5, (i % 20) / 20, text, fontsize=8, rotation=30 if i % 2 else 0, **text_style())
+            fig.text(0.5, (i % 20) / 20, text, fontsize=8, rotation=30 if i % 2 else 0,
+                     **text_style())
         fig.canvas.draw()
 
 

@@ -76,7 +76,7 @@ _FALLBACK_FILES = ("notosanscjk", "sourcehansans", "droidsansfallback", "wqy",
 def _cmap(path: str | Path) -> frozenset[int]:
     """The code points a font file (a .ttc: its first font) has glyphs for; none when it
     does not read."""
-    from fontTools.ttLib import TTFont  # type: ignore[import-untyped]
+    from fontTools.ttLib import TTFont
 
     try:
         font = TTFont(path, lazy=True, fontNumber=0)
