@@ -257,6 +257,8 @@ class QueryDialog(QDialog):
         self.expected_count.setToolTip(EXPECTED_COUNT_HELP)
         self.expected_count_help = QLabel(EXPECTED_COUNT_HELP)
         self.expected_count_help.setWordWrap(True)
+        # wraps to the form's width: never widens the fields past the dialog's edge
+        self.expected_count_help.setMinimumWidth(self.fontMetrics().averageCharWidth() * 20)
         counted.addWidget(self.expected_count)
         counted.addWidget(self.expected_count_help)
         form.addRow(EXPECTED_COUNT_LABEL, self.expected_count_row)
