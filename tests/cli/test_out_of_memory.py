@@ -46,3 +46,22 @@ def test_a_release_out_of_memory_says_so_and_charges_nothing(tmp_path: Path) -> 
     ledger = app_home(home).ledger_path
     if ledger.exists():  # the independent answer: the ledger holds no charge
         assert Ledger(ledger).state("demo-survey").releases == []
+
+
+def test_what_counts_as_out_of_memory() -> None:
+    """The boundary's test: a MemoryError, an ImportError raised by one, or a loader's
+    "failed to map segment" / ENOMEM; not any other ImportError."""
+    from planner_app.core.support.errors import out_of_memory
+
+    assert out_of_memory(MemoryError())
+    assert out_of_memory(ImportError("/x/_duckdb.so: failed to map segment from shared object"))
+    assert out_of_memory(OSError(12, "Cannot allocate memory"))
+    try:
+        try:
+            raise MemoryError
+        except MemoryError as inner:
+            raise ImportError("numpy could not be imported") from inner
+    except ImportError as exc:
+        assert out_of_memory(exc)
+    assert not out_of_memory(ImportError("No module named 'pyarrow'"))
+    assert not out_of_memory(ValueError("failed"))
