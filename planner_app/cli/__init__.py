@@ -11,6 +11,7 @@ PLANNER_APP_DEBUG=1.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from collections.abc import Sequence
@@ -19,7 +20,13 @@ from ..core.records.audit import AuditError
 from ..core.records.ledger import BudgetExceeded, LedgerError
 from ..core.records.policy import PolicyError, PolicyRefused
 from ..core.records.review import ApprovalRequired
-from ..core.support.errors import Cancelled, InputError, PlannerError
+from ..core.support.errors import (
+    NO_MEMORY,
+    Cancelled,
+    InputError,
+    PlannerError,
+    out_of_memory,
+)
 from ..core.support.home import HomeUnusable
 from .common import EXIT_INPUT, EXIT_INTERNAL, EXIT_LEDGER, EXIT_OK, EXIT_REFUSED, PROG
 from .desktop import cmd_gui
@@ -47,9 +54,22 @@ def _escape_what_the_terminal_cannot_show() -> None:
                 pass
 
 
+def _no_memory_line(args: argparse.Namespace | None) -> str:
+    """The one line for a command that ran out of memory outside a charged release (one that
+    was charged says so itself: ReleaseUnfinished): nothing was charged, or, for
+    ``release --resume``, the release is still unfinished and resuming again completes it."""
+    if getattr(args, "command", None) == "release" and getattr(args, "resume", None) is not None:
+        return (f"{PROG}: error: {NO_MEMORY}; the release is still unfinished and nothing more "
+                "was charged: free memory (or raise the process's memory limit), then run "
+                "planner-app release --resume again")
+    return (f"{PROG}: error: {NO_MEMORY}; nothing was charged: free memory (or raise the "
+            "process's memory limit, ulimit -v), then run the command again")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     debug = os.environ.get("PLANNER_APP_DEBUG") == "1"
     _escape_what_the_terminal_cannot_show()
+    args: argparse.Namespace | None = None
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -80,6 +100,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return EXIT_OK
     except Exception as exc:  # never a traceback for a user
+        if out_of_memory(exc) and not debug:  # a lazy import or a computation, before any
+            # charge (after it, publish raises ReleaseUnfinished, which says so)
+            print(_no_memory_line(args), file=sys.stderr)
+            return EXIT_INPUT
         if debug:
             raise
         print(f"{PROG}: internal error ({type(exc).__name__}); run again with "

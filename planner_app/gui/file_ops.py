@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, cast
 from PySide6.QtWidgets import QInputDialog, QMessageBox
 
 from ..core.model import load_plan, plan_from_dict, plan_to_dict, save_plan
-from ..core.support.errors import InputError, PlannerError
+from ..core.support.errors import InputError, PlannerError, with_hint
 from ..core.support.field_words import on_screen
 from ..core.support.resources import demo_plan_path, demo_table_path
 from .file_dialogs import ask_open_file, ask_save_file
@@ -132,9 +132,8 @@ class FileOps(_Base):
         if isinstance(exc, Cancelled):
             self.statusBar().showMessage("Loading cancelled", 5000)
             return
-        if isinstance(exc, PlannerError):
-            self.error("Cannot open the table", f"{exc}\n\nCheck that the file is a CSV, TSV, "
-                                                ".xlsx or Parquet table.")
+        if isinstance(exc, PlannerError):  # the core's message, with its hint where it helps
+            self.error("Cannot open the table", with_hint(exc))
         else:
             self.error("Cannot open the table", f"Something went wrong ({type(exc).__name__}).")
 

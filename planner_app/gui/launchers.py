@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QDialog, QMessageBox, QTextBrowser, QVBoxLayout
 
 from .. import __version__
 from ..core.model import load_plan
+from ..core.records.headroom import headroom
 from ..core.records.released import again_question
 from ..core.support.errors import InputError
 from ..core.support.resources import resource_path
@@ -121,10 +122,16 @@ class DialogLaunchers(_Base):
         self.session.refresh_trusted()  # the approval rule's keys, as they are now
         self.session.refresh_lifetime()  # a release from the command line counts too
         earlier = self.session.earlier_releases()
-        if earlier:  # the same plan again: ask (core rule and words: records/released.py)
+        state = self.session.lifetime()
+        if earlier and state is not None:  # the same plan again: ask (core rule and words:
+            # records/released.py), with what it adds to the dataset's composed total, composed
+            # as the charge composes it (headroom, as the wizard's last page)
+            plan = self.session.plan
+            measurements = [m for q in plan.queries for m in self.session.measurements(q)]
+            room = headroom(state, measurements, self.session.total())
             answer = QMessageBox.question(
                 self, "Release this plan again?",
-                f"{again_question(earlier, self.session.total())}\n\nRelease again?",
+                f"{again_question(earlier, room)}\n\nRelease again?",
                 QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
                 QMessageBox.StandardButton.No)
             if answer != QMessageBox.StandardButton.Yes:

@@ -28,8 +28,15 @@ def test_a_second_release_of_the_same_plan_is_warned_about(tmp_path: Path) -> No
     assert len(warning) == 1, second.stderr
     assert f"released on {record.time[:10]} {record.time[11:16]} UTC (bundle a.zip, " \
            f"ε = {record.epsilon:.4g})" in warning[0]
-    assert f"spends ε = {total:.4g} more" in warning[0]
-    assert len(Ledger(app_home(home).ledger_path).state("demo-survey").releases) == 2
+    # spent so far, this release, the composed total after it (what the ledger's charge then
+    # recorded: not the sum) and the cap
+    after = Ledger(app_home(home).ledger_path).state("demo-survey")
+    assert len(after.releases) == 2
+    assert f"has spent ε = {record.epsilon:.4g} so far; this release (ε = {total:.4g} on its " \
+           f"own) brings the dataset's composed total" in warning[0]
+    assert f"to ε = {after.spent.epsilon:.4g}" in warning[0]
+    assert f"{after.spent.epsilon:.4g}" != f"{record.epsilon + total:.4g}"
+    assert "against its lifetime cap ε = 10 (the default)" in warning[0]
     # another plan (one ε changed) of the same dataset: no warning
     doc = plan_to_dict(load_plan(DEMO_PLAN))
     doc["queries"][0]["epsilon"] = 0.2

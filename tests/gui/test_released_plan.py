@@ -37,12 +37,21 @@ def test_a_released_plan_is_marked_and_a_second_release_is_asked(demo, qtbot, di
     kind, title, text = dialogs.shown[-1]
     assert kind == "question" and title == "Release this plan again?"
     assert f"released on {_minute(record.time)} (bundle {out}, ε = {total:.4g})" in text
-    assert f"spends ε = {total:.4g} more" in text and "averaging" in text
+    assert "averaging" in text
+    spent = Ledger(demo.session.home.ledger_path).state("demo-survey").spent.epsilon
+    assert f"has spent ε = {spent:.4g} so far; this release (ε = {total:.4g} on its own) " \
+           "brings the dataset's composed total" in text
+    assert "lifetime cap ε = 10" in text
     assert len(Ledger(demo.session.home.ledger_path).state("demo-survey").releases) == 1
     dialogs.answer = QMessageBox.StandardButton.Yes
     again = release_with_wizard(demo, qtbot, tmp_path / "second.zip")
     again.accept()
-    assert len(Ledger(demo.session.home.ledger_path).state("demo-survey").releases) == 2
+    after = Ledger(demo.session.home.ledger_path).state("demo-survey")
+    assert len(after.releases) == 2
+    # the total the question quoted is the one the ledger's charge then recorded (composed,
+    # not the two releases' ε added up)
+    assert f"to ε = {after.spent.epsilon:.4g}" in text
+    assert f"{after.spent.epsilon:.4g}" != f"{spent + total:.4g}"
     assert "released 2 times in all" in demo.released_banner.text()
     assert f"bundle {tmp_path / 'second.zip'}" in demo.released_banner.text()
 

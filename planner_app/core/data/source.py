@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from ..support.errors import Cancelled, InputError
+from ..support.words import TABLE_FORMATS_HINT
 
 if TYPE_CHECKING:
     import duckdb
@@ -339,7 +340,8 @@ def engine_problem(source: TableSource, exc: Exception) -> InputError:
     if source.format == "parquet":
         # what is left is DuckDB failing on the file's bytes (bad magic, a damaged footer or
         # page, a value it cannot decode: InvalidInputException, IOException, plain Error)
-        return InputError(source.name, None, "is not a readable Parquet file")
+        return InputError(source.name, None, "is not a readable Parquet file",
+                          hint=TABLE_FORMATS_HINT)
     low = text.lower()
     if "unterminated quote" in low or "unterminated" in low:
         return InputError(source.name, where, "a quoted cell is never closed")

@@ -29,6 +29,7 @@ import pandas as pd
 from ..model import text_number, yes_no
 from ..support.errors import Cancelled, InputError
 from ..support.files import input_file_size
+from ..support.words import TABLE_FORMATS_HINT
 from .facts import ColumnInfo as ColumnInfo
 from .source import DUCKDB_ENCODINGS, FileHash, TableSource, TextGuard
 
@@ -215,6 +216,13 @@ def _file_facts(path: Path) -> tuple[str, int]:
     return path.name, input_file_size(path, "table")  # never a FIFO or device: it would hang
 
 
+def _format_problem(name: str, problem: str) -> InputError:
+    """A refusal of a file in no format read here (or not readable as its format): the app
+    adds which formats are read below it. A message that names a line, a column or a cell says
+    what is wrong itself and has no such hint."""
+    return InputError(name, None, problem, hint=TABLE_FORMATS_HINT)
+
+
 _BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),  # before UTF-16:
          (codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),  # FF FE 00 00 starts
          (codecs.BOM_UTF16_BE, "utf-16"))                                 # with FF FE
@@ -232,9 +240,9 @@ def _detect_encoding(sample: bytes, name: str) -> str:
                                              "as UTF-8 (or UTF-16)")
             return encoding
     if sample.startswith(b"PK\x03\x04"):
-        raise InputError(name, None, "is a zip or Excel file; save it as .xlsx or .csv")
+        raise _format_problem(name, "is a zip or Excel file; save it as .xlsx or .csv")
     if b"\x00" in sample:
-        raise InputError(name, None, "is a binary file, not a text table (CSV or TSV)")
+        raise _format_problem(name, "is a binary file, not a text table (CSV or TSV)")
     decoder = codecs.getincrementaldecoder("utf-8")()
     try:
         decoder.decode(sample, final=False)
@@ -377,7 +385,7 @@ def _load_text(path: Path, progress: Progress, cancel: Cancel,
             raise
         except UnicodeDecodeError:
             reader.stop()
-            raise InputError(name, None, f"is not valid {encoding} text") from None
+            raise _format_problem(name, f"is not valid {encoding} text") from None
         except pd.errors.EmptyDataError:
             reader.stop()
             raise InputError(name, None, "has no header row") from None
@@ -421,14 +429,14 @@ def _load_excel(path: Path, progress: Progress, cancel: Cancel) -> Table:
     try:
         wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
     except Exception:  # openpyxl raises many types for damaged files
-        raise InputError(name, None, "is not a readable .xlsx workbook") from None
+        raise _format_problem(name, "is not a readable .xlsx workbook") from None
     try:
         return _excel_frame(wb, path, name, progress, cancel)
     except (InputError, Cancelled):
         raise
     except Exception:  # openpyxl parses sheets lazily: damage shows up while reading rows
-        raise InputError(name, None, "is not a readable .xlsx workbook (its first sheet is "
-                                     "damaged or missing)") from None
+        raise _format_problem(name, "is not a readable .xlsx workbook (its first sheet is "
+                                    "damaged or missing)") from None
     finally:
         wb.close()
 
@@ -492,7 +500,7 @@ def _load_parquet(path: Path, progress: Progress, cancel: Cancel) -> Table:
     except Cancelled:
         raise
     except Exception:
-        raise InputError(name, None, "is not a readable Parquet file") from None
+        raise _format_problem(name, "is not a readable Parquet file") from None
     _check_header([str(c) for c in frame.columns], name)
     if frame.empty:
         raise InputError(name, None, "has no rows")
@@ -519,7 +527,7 @@ def open_table(path: str | os.PathLike[str], progress: Progress = None,
         except ImportError:
             return _with_frame_source(load_table(p, progress, cancel, max_line))
         except Exception:
-            raise InputError(name, None, "is not a readable Parquet file") from None
+            raise _format_problem(name, "is not a readable Parquet file") from None
         columns = [str(c) for c in schema.names]
         _check_header(columns, name)
         source = TableSource(name=name, format="parquet", columns=tuple(columns), path=p)
@@ -572,7 +580,7 @@ def load_table(path: str | os.PathLike[str], progress: Progress = None,
     if suffix in PARQUET_SUFFIXES:
         return _load_parquet(p, progress, cancel)
     if suffix == ".xls":
-        raise InputError(p.name, None, "old .xls workbooks are not supported; save as .xlsx")
+        raise _format_problem(p.name, "old .xls workbooks are not supported; save as .xlsx")
     return _load_text(p, progress, cancel, max_line)
 
 

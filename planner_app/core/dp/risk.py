@@ -18,9 +18,33 @@ from dataclasses import asdict, dataclass
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
 from typing import Any
 
+from ..support.numbers import shown
 from .accounting import group_privacy
 
 SLACK = math.log(2)  # with δ > 0 the belief bounds are stated for ε + ln 2 (module docstring)
+
+
+def bound_epsilon(epsilon: float, delta: float) -> float:
+    """The ε whose belief bounds are stated and drawn for an (ε, δ) guarantee: ε itself when
+    δ = 0, else ε + ln 2 (those bounds hold except with a chance of at most 2δ; module
+    docstring). The one rule every sentence and chart of the attacker's belief uses."""
+    return epsilon + SLACK if delta > 0 else epsilon
+
+
+def bound_label(epsilon: float, delta: float) -> str:
+    """Which ε a chart of the belief bounds is drawn for, in words."""
+    if delta > 0:
+        return f"ε + ln 2 = {bound_epsilon(epsilon, delta):.3g} (δ > 0)"
+    return f"ε = {epsilon:.3g}"
+
+
+def chart_title(epsilon: float, delta: float) -> str:
+    """A belief chart's title: what it is drawn for, and with δ > 0 how rarely it may fail."""
+    if delta > 0:
+        return (f"What ε = {shown(epsilon)}, δ = {delta:.3g} allows an attacker to learn\n"
+                f"(bounds of ε + ln 2 = {shown(bound_epsilon(epsilon, delta))}, except with a "
+                f"chance of at most {chance_words(loss_tail_bound(delta, SLACK))})")
+    return f"What ε = {shown(epsilon)} allows an attacker to learn"
 
 
 def posterior_max(prior: float, epsilon: float) -> float:
@@ -194,9 +218,7 @@ class Risk:
     @property
     def bound_label(self) -> str:
         """Which ε a chart of the bounds is drawn for, in words."""
-        if self.group_delta > 0:
-            return f"ε + ln 2 = {self.bound_epsilon:.3g} (δ > 0)"
-        return f"ε = {self.bound_epsilon:.3g}"
+        return bound_label(self.group_epsilon, self.group_delta)
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -234,12 +256,13 @@ def explain(epsilon: float, delta: float = 0.0, prior: float = 0.5, group_size: 
     before = prior_percent(prior)
     if g_delta > 0:  # the bounds that hold with δ, in the same sentence (see delta_words)
         tail = loss_tail_bound(g_delta, SLACK)
+        stated = bound_epsilon(g_eps, g_delta)
         sentence = (f"An attacker who was {before} sure that {subject} can be at most "
-                    f"{upper_percent(prior, g_eps + SLACK)} sure after {what}, except with a "
+                    f"{upper_percent(prior, stated)} sure after {what}, except with a "
                     f"chance of at most {chance_words(tail)} "
                     f"({upper_percent(prior, g_eps)} only if δ were 0).")
         lower = (f"An attacker who was {before} sure can be pushed down to no less than "
-                 f"{lower_percent(prior, g_eps + SLACK)}, except with a chance of at most "
+                 f"{lower_percent(prior, stated)}, except with a chance of at most "
                  f"{chance_words(tail)}.")
         delta_text = delta_words(g_eps, g_delta, prior, relation, group_size)
     else:
@@ -257,18 +280,25 @@ def explain(epsilon: float, delta: float = 0.0, prior: float = 0.5, group_size: 
                 out_of_100=n100, sentence=sentence, lower_sentence=lower,
                 frequency_sentence=frequency, delta_sentence=delta_text,
                 group_sentence=group_text,
-                bound_epsilon=g_eps + SLACK if g_delta > 0 else g_eps)
+                bound_epsilon=bound_epsilon(g_eps, g_delta))
 
 
 def group_words(epsilon: float, delta: float, prior: float, group_size: int) -> str:
     """What ε means for a group of people who share data (at least two), in one sentence;
     with a group size of 1 the example is a group of two, and says so."""
     g = max(2, group_size)
-    g_eps, _ = group_privacy(epsilon, delta, g)
+    g_eps, g_delta = group_privacy(epsilon, delta, g)
     example = " (for example; set the group size to see yours)" if group_size < 2 else ""
+    reach = upper_percent(prior, bound_epsilon(g_eps, g_delta))
+    if g_delta > 0:  # the bound that holds with δ, as the headline sentence states it
+        return (f"For a group of {g} people{example}, say a household, the guarantee is "
+                f"ε = {g_eps:.3g} with δ = {g_delta:.3g}: an attacker who was "
+                f"{prior_percent(prior)} sure about the group can reach at most {reach}, "
+                f"except with a chance of at most "
+                f"{chance_words(loss_tail_bound(g_delta, SLACK))}.")
     return (f"For a group of {g} people{example}, say a household, the guarantee is "
             f"ε = {g_eps:.3g}: an attacker who was {prior_percent(prior)} sure about the group "
-            f"can reach at most {upper_percent(prior, g_eps)}.")
+            f"can reach at most {reach}.")
 
 
 def _with_and_without(relation: str, group_size: int = 1) -> str:

@@ -45,11 +45,13 @@ from .serialisation import (
                    save_plan,
 )
 from .validation import (
+    EXPECTED_COUNT_KINDS,
     MAX_ROWS_PER_PERSON,
     PLAN_FIELDS,
     QUERY_FIELDS,
     delta_problem,
     epsilon_problem,
+    expected_count_problem,
     expected_rows_problem,
     max_rows_problem,
     plan_from_dict,
@@ -71,7 +73,8 @@ __all__ = [
     "QUERY_FIELDS", "RELATIONS", "YES_NO_KINDS", "Budget", "Condition", "Dataset", "GroupBy",
     "Missing", "Plan", "PrivacyUnit", "Query", "Scalar", "SynthColumn", "answer_reader",
     "canonical_key", "canonical_keys",
-    "delta_problem", "epsilon_problem", "expected_rows_problem", "max_rows_problem",
+    "delta_problem", "epsilon_problem", "expected_rows_problem", "EXPECTED_COUNT_KINDS",
+    "expected_count_problem", "max_rows_problem",
     "quantile_problem", "MAX_ROWS_PER_PERSON", "load_plan", "parse_plan_text", "plan_digest",
     "plan_from_dict",
     "plan_to_dict", "plan_to_json", "save_plan", "text_number", "yes_no",

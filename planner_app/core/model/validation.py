@@ -86,6 +86,21 @@ def expected_rows_problem(rows: float) -> str | None:
     return None
 
 
+# the kinds whose ± before release is computed from a row count, and so read a statistic's
+# expected_count (dp/accuracy.py): the statistic editor shows its field for these only
+EXPECTED_COUNT_KINDS = ("mean", "variance", "quantile", "randomized_response")
+
+
+def expected_count_problem(count: float) -> str | None:
+    """Why ``count`` cannot be a statistic's expected_count (a public guess of the rows it uses;
+    with a group-by, its smallest group's), or None: a number above 0."""
+    if not isinstance(count, (int, float)) or not math.isfinite(count):
+        return "must be a finite number"
+    if count <= 0:
+        return f"must be above 0, not {count:g}"
+    return None
+
+
 MAX_ROWS_PER_PERSON = 1_000_000
 
 
@@ -170,8 +185,8 @@ def _read_query(source: str, obj: Any, path: str) -> Query:
     delta = _read_delta(r, mechanism)
     grid_step = _read_grid_step(r, kind, lower, upper)
     expected_count = r.number("expected_count", required=False)
-    if expected_count is not None and expected_count <= 0:
-        r.fail("expected_count", "must be above 0")
+    if expected_count is not None and expected_count_problem(expected_count):
+        r.fail("expected_count", expected_count_problem(expected_count) or "")
     justification = _read_justification(r)
     return Query(
         id=qid, kind=kind, epsilon=epsilon, label=label, column=column, lower=lower,

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from ..support.fonts import chart_fonts, chart_text, undrawable
 from .preview import Chart
 
 BAR = "#5d8aa8"
@@ -23,8 +24,16 @@ SPAN = "#d5e8d4"
 TEXT: dict[str, Any] = {"parse_math": False}
 
 
+def text_style() -> dict[str, Any]:
+    """How every text of a chart is drawn: as written (TEXT), in DejaVu Sans with the installed
+    fonts that have the letters it lacks (CJK, say) after it (support/fonts.chart_fonts)."""
+    return {**TEXT, "fontfamily": list(chart_fonts()[0])}
+
+
 def _short(label: str, limit: int = 14) -> str:
-    return label if len(label) <= limit else label[:limit - 1] + "…"
+    """A bar's label, shortened, with the letters no chart font has marked (chart_text)."""
+    label = label if len(label) <= limit else label[:limit - 1] + "…"
+    return chart_text(label)
 
 
 def compact(value: float, _pos: object = None) -> str:
@@ -65,18 +74,18 @@ class ChartDrawing:
                                           color=BAR, alpha=0.75, zorder=2)
             ax.set_xticks(x, [_short(m.label) for m in chart.marks],
                           rotation=30 if len(x) > 6 else 0,
-                          ha="right" if len(x) > 6 else "center", fontsize=8, **TEXT)
-            ax.set_ylabel(chart.value_label, fontsize=8, **TEXT)
+                          ha="right" if len(x) > 6 else "center", fontsize=8, **text_style())
+            ax.set_ylabel(chart_text(chart.value_label), fontsize=8, **text_style())
             ax.grid(True, axis="y", alpha=0.3)
             if chart.groups:
                 self._group_labels(ax, chart)
             # above the axes, never over a bar
             self.artists["label"] = ax.set_title(" ", loc="left", fontsize=9, color=INTERVAL,
-                                                 **TEXT)
+                                                 **text_style())
         else:
             ax.set_yticks([])
             ax.set_ylim(-1, 1)
-            ax.set_xlabel(chart.value_label, fontsize=8, **TEXT)
+            ax.set_xlabel(chart_text(chart.value_label), fontsize=8, **text_style())
             if chart.span is not None:
                 self.artists["span"] = ax.axvspan(*chart.span, ymin=0.3, ymax=0.7, color=SPAN,
                                                   zorder=1, label="values it can take")
@@ -87,7 +96,7 @@ class ChartDrawing:
             for side in ("left", "right", "top"):
                 ax.spines[side].set_visible(False)
             self.artists["label"] = ax.text(0, 0.45, "", ha="center", va="bottom",
-                                            fontsize=9, color=INTERVAL, zorder=5, **TEXT)
+                                            fontsize=9, color=INTERVAL, zorder=5, **text_style())
         self.artists["whiskers"] = LineCollection([], colors=INTERVAL, linewidths=2, zorder=3)
         self.artists["caps"] = LineCollection([], colors=INTERVAL, linewidths=2, zorder=3)
         ax.add_collection(self.artists["whiskers"])
@@ -111,9 +120,12 @@ class ChartDrawing:
         # its size a character, 1.2 a line) turned 30°, after the ticks (3.5) and their pad
         high = 8 * (0.6 * longest * 0.5 + 1.2 * 0.87) if rotated else 8 * 1.2
         below = ax.secondary_xaxis("bottom")
+        # bold when DejaVu Sans Bold draws every name: a fallback font (CJK) may have no bold
+        # face, and matplotlib says so on stderr
+        bold = all(not undrawable(name) for name, _, _ in chart.groups)
         below.set_xticks([(a + b) / 2 for _, a, b in chart.groups],
-                         [name for name, _, _ in chart.groups], fontsize=8,
-                         fontweight="bold", **TEXT)
+                         [chart_text(name) for name, _, _ in chart.groups], fontsize=8,
+                         fontweight="bold" if bold else "normal", **text_style())
         below.tick_params(axis="x", length=0, pad=high + 3.5 + 3.5 + 3)
         below.spines["bottom"].set_visible(False)
         for _, _, last in chart.groups[:-1]:
@@ -137,7 +149,7 @@ class ChartDrawing:
                     whiskers.append([(i, m.low), (i, m.high)])
                     caps += [[(i - 0.12, y), (i + 0.12, y)] for y in (m.low, m.high)]
             ax.set_ylim(*chart.limits)
-            self.artists["label"].set_text(chart.point_label or " ")
+            self.artists["label"].set_text(chart_text(chart.point_label) or " ")
         else:
             self.artists["point"].set_xdata([m.centre for m in chart.marks])
             for m in chart.marks:
@@ -147,7 +159,7 @@ class ChartDrawing:
             ax.set_xlim(*chart.limits)
             first = chart.marks[0] if chart.marks else None
             label = self.artists["label"]
-            label.set_text(chart.point_label)
+            label.set_text(chart_text(chart.point_label))
             if first is not None:
                 label.set_x(first.centre)
         self.artists["whiskers"].set_segments(whiskers)
@@ -190,8 +202,8 @@ def chart_texts(chart: Chart) -> list[str]:
     (``compact``): the bars' labels, the axis title and the label over a point. Kept beside
     ``draw`` (a test checks that a drawn chart holds no other text)."""
     labels = [_short(m.label) for m in chart.marks] if chart.shape == "bars" else []
-    return [*labels, *(name for name, _, _ in chart.groups), chart.value_label,
-            chart.point_label]
+    return [*labels, *(chart_text(name) for name, _, _ in chart.groups),
+            chart_text(chart.value_label), chart_text(chart.point_label)]
 
 
 def chart_branches(chart: Chart) -> tuple[Any, ...]:
@@ -241,7 +253,8 @@ class TrialCharts:
         fig = Figure(figsize=(6.0, 2.4), dpi=110)
         FigureCanvasAgg(fig)
         for i, text in enumerate(self.texts):
-            fig.text(0.5, (i % 20) / 20, text, fontsize=8, rotation=30 if i % 2 else 0, **TEXT)
+            fig.text(0.5, (i % 20) / 20, text, fontsize=8, rotation=30 if i % 2 else 0,
+                     **text_style())
         fig.canvas.draw()
 
 

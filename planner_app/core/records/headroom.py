@@ -63,7 +63,8 @@ def headroom(state: LedgerState, measurements: Sequence[Measurement],
     return Headroom(state, total, lifetime_after(state, measurements, total))
 
 
-def _cap_words(state: LedgerState) -> str:
+def cap_words(state: LedgerState) -> str:
+    """The dataset's lifetime cap in words (whose it is: the default, the policy's)."""
     cap = state.cap
     default = " (the default)" if cap.is_default else POLICY_CAP if cap.by_policy else ""
     return f"lifetime cap ε = {cap.epsilon:g}{default}"
@@ -78,7 +79,7 @@ def headroom_sentence(h: Headroom) -> str:
     less than its own ε (it is composed with the earlier releases), why it still fits.
     Without a full stop (the rule's message adds it)."""
     state = h.state
-    left = f"Dataset {state.dataset!r} has ε = {h.left:.4g} left of its {_cap_words(state)}"
+    left = f"Dataset {state.dataset!r} has ε = {h.left:.4g} left of its {cap_words(state)}"
     if not h.fits:
         return (f"{left}: not enough for this release, which would bring its total to "
                 f"ε = {h.after.epsilon:.4g}, δ = {h.after.delta:.3g}")
@@ -99,3 +100,18 @@ def spent_note(state: LedgerState) -> str | None:
             f"({accountant_words(state.spent.accountant)}), as the cap counts them, they "
             f"spend ε = {state.spent.epsilon:.4g}, so a new release may add less than its "
             "own ε")
+
+
+def again_words(h: Headroom) -> str:
+    """What releasing a plan again does to its dataset's lifetime total, from the charge's own
+    composition (``lifetime_after``): spent so far, this release on its own, the composed total
+    after it and the cap. Composition is not additive: the total after is not spent + ε."""
+    state = h.state
+    after = (f"brings the dataset's composed total ({accountant_words(h.after.accountant)}) "
+             f"to ε = {h.after.epsilon:.4g}")
+    if h.after.delta > 0:
+        after += f", δ = {h.after.delta:.3g}"
+    verdict = "" if h.fits else ": more than the cap, so it will be refused"
+    return (f"Dataset {state.dataset!r} has spent ε = {state.spent.epsilon:.4g} so far; this "
+            f"release (ε = {h.release.epsilon:.4g} on its own) {after}, against its "
+            f"{cap_words(state)}{verdict}")

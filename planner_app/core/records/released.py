@@ -19,7 +19,9 @@ from ..model import Plan, plan_digest
 from ..support.errors import PlannerError
 from ..support.home import AppHome
 from .audit import AuditLog
+from .headroom import Headroom, again_words, headroom
 from .ledger import Ledger, LedgerState
+from .policy import effective_state, policy_or_error
 
 
 @dataclass(frozen=True)
@@ -82,14 +84,23 @@ def released_line(releases: Sequence[EarlierRelease]) -> str | None:
     return f"This plan was released {last.words()}.{more}"
 
 
-def again_question(releases: Sequence[EarlierRelease], total: Total) -> str:
-    """What the app asks (and the command line warns) before releasing the same plan
-    again."""
+def again_question(releases: Sequence[EarlierRelease], room: Headroom) -> str:
+    """What the app asks (and the command line warns) before releasing the same plan again:
+    when it was released, and what releasing it again adds to the dataset's lifetime total
+    (``room``: ``headroom`` of the release against the dataset's ledger state, the charge's
+    own composition; not the release's ε, as composition is not additive)."""
     last = releases[-1]
     times = "" if len(releases) == 1 else f" ({len(releases)} releases so far)"
-    return (f"This plan was released {last.words()}{times}. Releasing it again spends "
-            f"ε = {total.epsilon:.4g} more and publishes new noise for the same statistics; "
-            "averaging the releases reveals more than either alone.")
+    return (f"This plan was released {last.words()}{times}. Releasing it again publishes new "
+            "noise for the same statistics; averaging the releases reveals more than either "
+            f"alone. {again_words(room)}.")
+
+
+def again_room(state: LedgerState, plan: Plan) -> Headroom:
+    """The plan's release against ``state`` (the dataset's ledger state, with its effective
+    cap), as the charge composes it."""
+    ms = [m for q in plan.queries for m in measurements_for(q, plan)]
+    return headroom(state, ms, plan_total(plan))
 
 
 def plan_total(plan: Plan) -> Total:
@@ -112,5 +123,6 @@ def again_warning(home: AppHome, plan: Plan) -> str | None:
     earlier = earlier_releases(plan, state, bundle_names(home))
     if not earlier:
         return None
-    return (f"{again_question(earlier, plan_total(plan))} It is released again as asked "
+    state = effective_state(state, policy_or_error(home))  # the cap the charge tests against
+    return (f"{again_question(earlier, again_room(state, plan))} It is released again as asked "
             "(and charged to the dataset's lifetime cap like any release).")

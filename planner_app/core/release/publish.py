@@ -51,7 +51,7 @@ from ..records.policy import (
     load_policy,
 )
 from ..records.review import approval_status
-from ..support.errors import InputError, PlannerError
+from ..support.errors import NO_MEMORY, InputError, PlannerError, out_of_memory
 from ..support.files import OutputLock, atomic_write_bytes, check_output
 from ..support.home import AppHome, HomeUnusable
 from ..support.numbers import shown
@@ -616,13 +616,18 @@ def charge_and_release(p: Prepared) -> PublishResult:
     _checkpoint("charged")
 
     step(0.45, "Drawing the noise")
-    releases = privatize(plan, aggregates, source=p.rng, confidence=confidence,
-                         clamp_counts=clamp_counts)
-    del aggregates, p.aggregates
-    _checkpoint("noised")
+    try:
+        releases = privatize(plan, aggregates, source=p.rng, confidence=confidence,
+                             clamp_counts=clamp_counts)
+        del aggregates, p.aggregates
+        _checkpoint("noised")
 
-    record = release_record(plan, report, releases, table, state, release_id, created,
-                            confidence, clamp_counts, commitment)
+        record = release_record(plan, report, releases, table, state, release_id, created,
+                                confidence, clamp_counts, commitment)
+    except Exception as exc:  # out of memory after the charge: say so, never "internal error"
+        if out_of_memory(exc):
+            raise ReleaseUnfinished(release_id, NO_MEMORY, saved=False) from exc
+        raise
     record["review"] = status.state
     record["approval"] = status.to_record()
     if p.sign_with is not None:  # public facts of the key: the same for any data
@@ -647,8 +652,8 @@ def charge_and_release(p: Prepared) -> PublishResult:
     except ReleaseUnfinished:
         raise
     except Exception as exc:
-        problem = str(exc) if isinstance(exc, PlannerError) else \
-            f"{type(exc).__name__}: {str(exc)[:200]}"
+        problem = str(exc) if isinstance(exc, PlannerError) else NO_MEMORY \
+            if out_of_memory(exc) else f"{type(exc).__name__}: {str(exc)[:200]}"
         raise ReleaseUnfinished(release_id, problem, saved) from exc
     step(1.0, "Released")
     return PublishResult(release_id, p.out, bundle_sha, charged, report, releases, p.notes,

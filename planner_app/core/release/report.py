@@ -227,9 +227,17 @@ POST_WORDS = {  # release.json's post_processing flags, in words
 
 
 @functools.lru_cache(maxsize=16)
-def chart_png(epsilon: float, prior: float = 0.5) -> bytes:
-    """The posterior-against-prior chart as PNG (matplotlib's Agg canvas, no GUI). Cached:
+def chart_png(epsilon: float, delta: float = 0.0, prior: float = 0.5) -> bytes:
+    """The posterior-against-prior chart as PNG (matplotlib's Agg canvas, no GUI), drawn for
+    the ε whose bounds the sentences state (risk.bound_epsilon: ε + ln 2 with δ > 0). Cached:
     the HTML and the PDF, and the pre-charge trial report, draw the same chart."""
+    out = io.BytesIO()
+    chart_figure(epsilon, delta, prior).savefig(out, format="png")
+    return out.getvalue()
+
+
+def chart_figure(epsilon: float, delta: float = 0.0, prior: float = 0.5) -> Any:
+    """``chart_png``'s matplotlib Figure (Agg canvas): upper bound, lower bound, the point."""
     import numpy as np
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -238,23 +246,22 @@ def chart_png(epsilon: float, prior: float = 0.5) -> bytes:
     FigureCanvasAgg(fig)
     ax = fig.add_subplot(111)
     p = np.linspace(0, 1, 201)
-    up, lo = risk.belief_curves(p, epsilon)
+    drawn = risk.bound_epsilon(epsilon, delta)
+    up, lo = risk.belief_curves(p, drawn)
     ax.fill_between(p, lo, up, color="#f5b7b1", alpha=0.4, linewidth=0)
     ax.plot([0, 1], [0, 1], "--", color="0.5", linewidth=1, label="nothing learned")
     ax.plot(p, up, color="#c0392b", linewidth=2, label="highest belief after")
     ax.plot(p, lo, color="#2471a3", linewidth=2, label="lowest belief after")
-    ax.plot([prior], [risk.posterior_max(prior, epsilon)], "o", color="#c0392b")
+    ax.plot([prior], [risk.posterior_max(prior, drawn)], "o", color="#c0392b")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     ax.set_xlabel("Attacker's belief before the release")
     ax.set_ylabel("Belief after, at most / at least")
-    ax.set_title(f"What ε = {shown(epsilon)} allows an attacker to learn", fontsize=10)
+    ax.set_title(risk.chart_title(epsilon, delta), fontsize=10 if delta <= 0 else 9)
     ax.grid(True, alpha=0.3)
     ax.legend(loc="lower right", fontsize=8)
-    fig.subplots_adjust(left=0.11, right=0.97, top=0.9, bottom=0.14)
-    out = io.BytesIO()
-    fig.savefig(out, format="png")
-    return out.getvalue()
+    fig.subplots_adjust(left=0.11, right=0.97, top=0.9 if delta <= 0 else 0.86, bottom=0.14)
+    return fig
 
 
 def _declared_queries(declared: Plan | None) -> dict[str, Any]:
@@ -505,7 +512,7 @@ def report_html(record: dict[str, Any], plan: Plan | None = None) -> str:
     e = html.escape
     total = record["total"]
     risk = record["risk"]
-    chart = base64.b64encode(chart_png(total["epsilon"])).decode()
+    chart = base64.b64encode(chart_png(total["epsilon"], total["delta"])).decode()
     parts = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
         f"<title>Release report: {e(record['dataset']['name'])}</title>",
@@ -682,7 +689,7 @@ def report_pdf(record: dict[str, Any], plan: Plan | None = None) -> bytes:
     side = min(width, 120)
     if pdf.will_page_break(side * 3.8 / 6):  # chart_png's aspect
         pdf.add_page()
-    pdf.image(io.BytesIO(chart_png(total["epsilon"])), w=side)
+    pdf.image(io.BytesIO(chart_png(total["epsilon"], total["delta"])), w=side)
     pdf.ln(4)
     # the heading is kept with its first question; the answers flow on from there (a long
     # answer continues on the next page: a table row must fit on one page, and raised "row

@@ -37,7 +37,7 @@ QUERY_FIELD_NAMES = {
     "impute": "Value for missing cells", "mechanism": "Noise", "yes": "Yes values",
     "no": "No values", "justification": "Reasons", "grid_step": "Grid step",
     "columns": "Columns of the table", "rows": "Rows to generate", "method": "Method",
-    "value": "Value", "op": "Operator",
+    "value": "Value", "op": "Operator", "expected_count": "Rows used",
 }
 
 _QUERY = re.compile(r"queries\[([^\]]*)\]((?:\.[A-Za-z_]+|\[\d+\])*)")

@@ -570,3 +570,15 @@ def plain_terms(text: str) -> str:
                 return words.format(term)
         return term
     return _PLAIN_PATTERN.sub(plain, text)
+
+
+# a statistic's expected_count in the statistic editor (mean, variance, quantile, share)
+EXPECTED_COUNT_LABEL = "Rows used"
+EXPECTED_COUNT_GROUP_LABEL = "Smallest group"
+EXPECTED_COUNT_HELP = (
+    "About how many rows this statistic uses, after its filter and without missing cells "
+    "(with a group-by: the rows of its smallest group). A public guess, never read from the "
+    "data: the ± shown before release is computed from it. Empty: the table's rows (Data tab).")
+
+# below a table's refusal when its file is in no format the app reads (support/errors.with_hint)
+TABLE_FORMATS_HINT = "Check that the file is a CSV, TSV, .xlsx or Parquet table."

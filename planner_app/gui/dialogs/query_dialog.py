@@ -31,11 +31,26 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.model import FIXED_YES_NO, OPS, YES_NO_KINDS, Plan, Query, plan_from_dict, plan_to_dict
+from ...core.model import (
+    EXPECTED_COUNT_KINDS,
+    FIXED_YES_NO,
+    OPS,
+    YES_NO_KINDS,
+    Plan,
+    Query,
+    plan_from_dict,
+    plan_to_dict,
+)
 from ...core.model.synthetic_plan import synthetic_to_dict
 from ...core.support.errors import InputError
 from ...core.support.field_words import on_screen
-from ...core.support.words import KIND_NAMES, count_words
+from ...core.support.words import (
+    EXPECTED_COUNT_GROUP_LABEL,
+    EXPECTED_COUNT_HELP,
+    EXPECTED_COUNT_LABEL,
+    KIND_NAMES,
+    count_words,
+)
 from ..session import Session
 from ..widgets.form_fields import AMBER, RED, NoteArea, NumberField, typed_number
 
@@ -233,6 +248,24 @@ class QueryDialog(QDialog):
         group.addWidget(self.group_keys, 1)
         form.addRow("Group by", group)
         self._group_layout = group
+        # riskwords: the rows a mean's, variance's, quantile's or share's ± is computed from
+        # (the plan's expected_count): a public guess, kept as typed; the core's rule
+        # (model.expected_count_problem) refuses it at OK, named by this label
+        self.expected_count_row = QWidget()
+        counted = QVBoxLayout(self.expected_count_row)
+        counted.setContentsMargins(0, 0, 0, 0)
+        self.expected_count = NumberField()
+        self.expected_count.setPlaceholderText("not stated: the table's rows (Data tab)")
+        self.expected_count.setMaximumWidth(self.fontMetrics().averageCharWidth() * 42)
+        self.expected_count.setAccessibleName(EXPECTED_COUNT_LABEL)
+        self.expected_count.setToolTip(EXPECTED_COUNT_HELP)
+        self.expected_count_help = QLabel(EXPECTED_COUNT_HELP)
+        self.expected_count_help.setWordWrap(True)
+        # wraps to the form's width: never widens the fields past the dialog's edge
+        self.expected_count_help.setMinimumWidth(self.fontMetrics().averageCharWidth() * 20)
+        counted.addWidget(self.expected_count)
+        counted.addWidget(self.expected_count_help)
+        form.addRow(EXPECTED_COUNT_LABEL, self.expected_count_row)
 
         conditions = QGroupBox("Only rows where… (all must hold)")
         cond_layout = QVBoxLayout(conditions)
@@ -422,6 +455,8 @@ class QueryDialog(QDialog):
             self.categories.setPlainText("\n".join(str(c) for c in q.categories))
         if q.quantile is not None:
             self.quantile.setValue(q.quantile)
+        if q.expected_count is not None:
+            self.expected_count.setValue(q.expected_count)
         if q.group_by is not None:
             self.group_column.setCurrentText(q.group_by.column)
             self.group_keys.setPlainText("\n".join(str(k) for k in q.group_by.keys))
@@ -536,6 +571,7 @@ class QueryDialog(QDialog):
                              (self.missing, not synth), (self.impute, not synth),
                              (self.use_bins, hist), (self.categories, hist and not bins),
                              (self.bins, bins), (self.quantile, kind == "quantile"),
+                             (self.expected_count_row, kind in EXPECTED_COUNT_KINDS),
                              (self.yes_no_row, self._reads_yes_no()),
                              (self.yes_no_hint, self._reads_yes_no()),
                              # a statistic's list rows stay in place, usable only with a
@@ -560,6 +596,10 @@ class QueryDialog(QDialog):
         else:
             self.list_reason.setPlaceholderText("Where does the list come from? e.g. the "
                                                 "official list of regions")
+        counted_label = self._form.labelForField(self.expected_count_row)
+        if counted_label is not None:  # a group-by's ± is for its smallest group
+            counted_label.setText(EXPECTED_COUNT_GROUP_LABEL if self._has_groups()
+                                  else EXPECTED_COUNT_LABEL)
         count = kind == "count"
         for widget in (self.count_present, self.count_present_tail, self.count_words):
             widget.setVisible(count)
@@ -744,6 +784,8 @@ class QueryDialog(QDialog):
                 doc["categories"] = _lines(self.categories.toPlainText())
         if kind == "quantile":
             doc["quantile"] = self.quantile.value()
+        if kind in EXPECTED_COUNT_KINDS and self.expected_count.value() is not None:
+            doc["expected_count"] = self.expected_count.value()
         if self._reads_yes_no():
             for key, box in (("yes", self.yes_values), ("no", self.no_values)):
                 values = _lines(box.toPlainText())

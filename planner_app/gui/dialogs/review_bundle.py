@@ -194,7 +194,7 @@ class ReviewDialog(QDialog):
         decision = QVBoxLayout()
         bottom.addLayout(decision, 1)
         self.chart = RiskChart()
-        self.chart.show_bounds(total.epsilon, 0.5)
+        self.chart.show_risk(risk)  # the bounds the sentence above states (δ > 0: ε + ln 2)
         self.chart.setFixedSize(self.fontMetrics().averageCharWidth() * 75,
                                 self.fontMetrics().lineSpacing() * 20)
         self.chart.figure.subplots_adjust(left=0.14, bottom=0.18)  # room for the axis labels

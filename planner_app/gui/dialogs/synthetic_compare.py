@@ -25,8 +25,10 @@ from PySide6.QtWidgets import (
 
 from ...core.data.tables import Table, open_table
 from ...core.model import Plan
+from ...core.planning.charts import text_style
 from ...core.release.synthetic_compare import MarginalDistance, compare_bundle_with_table
 from ...core.support.errors import PlannerError
+from ...core.support.fonts import chart_text
 from ..file_dialogs import ask_open_file
 from ..session import Session
 from ..workers import Worker, WorkerSlot
@@ -150,11 +152,12 @@ class SyntheticCompareDialog(QDialog):
                             "inferred through the tree.")
         self.figure.clear()
         ax = self.figure.add_subplot(111)
-        names = [" × ".join(d.columns) for d in shown][::-1]
+        # column names as every chart draws them: CJK from a fallback font, else marked
+        names = [chart_text(" × ".join(d.columns)) for d in shown][::-1]
         values = [d.tvd for d in shown][::-1]
         colours = [MEASURED if d.measured else INFERRED for d in shown][::-1]
         ax.barh(range(len(values)), values, color=colours)
-        ax.set_yticks(range(len(values)), names, fontsize=8)
+        ax.set_yticks(range(len(values)), names, fontsize=8, **text_style())
         ax.set_xlabel("total variation distance to your real data (0 = the same)")
         top = max(values, default=0.0)
         ax.set_xlim(0, max(0.05, min(1.0, top * 1.25)))
