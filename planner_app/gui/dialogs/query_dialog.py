@@ -597,7 +597,7 @@ class QueryDialog(QDialog):
             self.list_reason.setPlaceholderText("Where does the list come from? e.g. the "
                                                 "official list of regions")
         counted_label = self._form.labelForField(self.expected_count_row)
-        if counted_label is not None:  # a group-by's ± is for its smallest group
+        if isinstance(counted_label, QLabel):  # a group-by's ± is for its smallest group
             counted_label.setText(EXPECTED_COUNT_GROUP_LABEL if self._has_groups()
                                   else EXPECTED_COUNT_LABEL)
         count = kind == "count"
