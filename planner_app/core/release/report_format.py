@@ -77,3 +77,14 @@ def not_rebuilt_line(record: dict[str, Any], bundle: str, signer: str | None) ->
             "checked against it; rely on release.json and results.csv, or make "
             f"this version's report from them with planner-app report {bundle} --pdf OUT.pdf"
             + ("; a newer planner-app compares them" if newer else ""))
+
+
+def report_not_checked_note(record: dict[str, Any]) -> str:
+    """The bundle viewer's words above a report written in another format."""
+    software = record.get("software")
+    version = software.get("version") if isinstance(software, dict) else None
+    return (f"This report was written by planner-app {version} in report format "
+            f"{stated_report_format(record)}, which this version (format {REPORT_FORMAT}) does "
+            "not rebuild: it is the bundle's own file, unchanged, but its words were not "
+            "checked against release.json. The Results and Parameters tabs show results.csv and "
+            "release.json, which were checked.")
