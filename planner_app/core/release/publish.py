@@ -185,8 +185,10 @@ def readme_text(plan: Plan, record: dict[str, Any]) -> str:
                      rows_reason=unit.rows_reason)
     relation = relation_words(plan.neighbouring)
     signer = recorded_signer(record)  # signed bundles: how a recipient proves who released it
+    software = record.get("software")  # the version that made it, not the one reading it
+    made_by = software.get("version", __version__) if isinstance(software, dict) else __version__
     lines = [
-        f"Release of {plan.dataset.name!r} made with planner-app {record['software']['version']}",
+        f"Release of {plan.dataset.name!r} made with planner-app {made_by}",
         f"Release id {record['release_id']}, created {record['created_utc']} (UTC).",
         "",
         "WHAT THESE NUMBERS ARE",
