@@ -264,3 +264,17 @@ CRAFTS.update({
     "manifest-as-symlink": _as_link("MANIFEST.sha256"),
     "results-as-fifo": _as_link("results.csv", 0o010644),
 })
+
+
+# oldbundles: release.json's report format (software.report_format) that is not a whole
+# number from 1, and a record of a later release format (which version made it is named)
+def _set_report_format(value: Any) -> Callable[[dict[str, Any]], None]:
+    return lambda record: record["software"].__setitem__("report_format", value)
+
+
+CRAFTS.update({
+    "report-format-text": _record_change(_set_report_format("2")),
+    "report-format-zero": _record_change(_set_report_format(0)),
+    "report-format-true": _record_change(_set_report_format(True)),
+    "release-format-2": _record_change(_set("format", "planner-app/release@2")),
+})

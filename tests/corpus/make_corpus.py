@@ -607,6 +607,20 @@ cases[-1]["command"] = "release"
 plan("unit-max-rows-missing.json", with_top(privacy_unit={"kind": "person", "id_column": "g"}),
      ROWS_REQUIRED)
 
+# oldbundles: a release.json whose report format is not a whole number from 1 is not valid;
+# one of a later release format names the version that made it
+for recipe, message in (
+        ("report-format-text", "release.json: software.report_format must be a whole number "
+                               "from 1"),
+        ("report-format-zero", "release.json: software.report_format must be a whole number "
+                               "from 1"),
+        ("report-format-true", "release.json: software.report_format must be a whole number "
+                               "from 1"),
+        ("release-format-2", "release.json: is a planner-app/release@2 record, made by "
+                             "planner-app ")):
+    cases.append({"file": f"crafted/{recipe}.zip", "command": "verify", "exit": 1,
+                  "message": message})
+
 (HERE / "cases.json").write_text(json.dumps({"plan": PLAN, "good_table": GOOD,
                                              "synthetic_plan": with_synthetic(),
                                              "cases": cases}, indent=1) + "\n")

@@ -36,6 +36,7 @@ from .bundle import (
     bundle_json,
 )
 from .bundle import open_bundle as read_members
+from .report_format import report_not_checked_note
 from .signing import approval_words, origin_lines
 from .verify_release import AnswerScan, answer_sink, verify_members
 
@@ -117,6 +118,8 @@ class ReportPage:
 
     html: str
     images: dict[str, bytes]
+    #: why its words were not checked against release.json (another report format), or None
+    note: str | None = None
 
 
 @dataclass(frozen=True)
@@ -179,6 +182,9 @@ def open_bundle(path: Path, trusted: Sequence[PublicKey] = (),
         except Exception:
             opened.unreadable.append(name)
     opened.has_report_pdf = REPORT_PDF in files
+    if opened.report is not None and opened.verdict.summary.get("reports_rebuilt") is False:
+        opened.report = replace(opened.report, note=report_not_checked_note(
+            bundle_json(files[RECORD])))  # read and checked by the verdict already
     for name in files:
         if name.startswith("synthetic/") and name.endswith(".csv"):
             try:

@@ -80,6 +80,7 @@ from .memory import require_memory
 from .noise import QueryRelease, ReleasedValue, privatize, result_dicts
 from .pending import list_pending, remove_pending, save_pending
 from .report import report_html, report_pdf
+from .report_format import REPORT_FORMAT
 from .signing import recorded_signer, sign_manifest, signed_by_entry
 from .synthetic import (
     SYNTH_DIR,
@@ -131,7 +132,8 @@ def release_record(plan: Plan, report: CheckReport, releases: list[QueryRelease]
         "format": RELEASE_FORMAT,
         "release_id": release_id,
         "created_utc": created,
-        "software": {"name": "planner-app", "version": __version__},
+        "software": {"name": "planner-app", "version": __version__,
+                     "report_format": REPORT_FORMAT},  # what verify rebuilds: report_format.py
         "dataset": {"name": plan.dataset.name, "file_name": table.name,
                     "file_commitment": file_commitment},
         "privacy_unit": data["plan"]["privacy_unit"],
@@ -183,8 +185,10 @@ def readme_text(plan: Plan, record: dict[str, Any]) -> str:
                      rows_reason=unit.rows_reason)
     relation = relation_words(plan.neighbouring)
     signer = recorded_signer(record)  # signed bundles: how a recipient proves who released it
+    software = record.get("software")  # the version that made it, not the one reading it
+    made_by = software.get("version", __version__) if isinstance(software, dict) else __version__
     lines = [
-        f"Release of {plan.dataset.name!r} made with planner-app {__version__}",
+        f"Release of {plan.dataset.name!r} made with planner-app {made_by}",
         f"Release id {record['release_id']}, created {record['created_utc']} (UTC).",
         "",
         "WHAT THESE NUMBERS ARE",

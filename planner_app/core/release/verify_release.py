@@ -61,6 +61,13 @@ from .bundle import (
     sha256_bytes,
 )
 from .noise import randomized_response_estimate
+from .report_format import (
+    REPORT_FORMAT,
+    not_rebuilt_line,
+    rebuilds,
+    report_format_problem,
+    stated_report_format,
+)
 from .signing import check_approval, check_origin
 
 REL = 1e-9
@@ -221,10 +228,14 @@ def verify_contents(files: dict[str, bytes], verdict: Verdict,
                 for qid, done in outcome.items():
                     verdict.synthetic.setdefault(qid, {}).update(done)
     n = len(problems)
+    signer = verdict.origin.get("trusted_signer") if verdict.origin.get("origin_proven") \
+        else None
     agreement = _agreement(files, answer_files, plan, record, problems,
-                           part(progress, 0.62, 1.0))
+                           part(progress, 0.62, 1.0), bundle=verdict.bundle, signer=signer)
+    verdict.summary["report_format"] = stated_report_format(record)
+    verdict.summary["reports_rebuilt"] = rebuilds(record)
     if len(problems) == n:
-        verdict.checks.append(agreement)
+        verdict.checks.extend(agreement)
 
 
 def _record(files: dict[str, bytes], problems: list[str]) -> dict[str, Any] | None:
@@ -240,7 +251,7 @@ def _record(files: dict[str, bytes], problems: list[str]) -> dict[str, Any] | No
         problems.append(f"{RECORD}: is not valid JSON")
         return None
     if not isinstance(record, dict) or record.get("format") != RELEASE_FORMAT:
-        problems.append(f"{RECORD}: is not a {RELEASE_FORMAT} record")
+        problems.append(f"{RECORD}: {_release_format_problem(record)}")
         return None
     for key in ("plan_sha256", "plan", "queries", "total", "confidence", "dataset",
                 "post_processing", "results"):
@@ -252,6 +263,20 @@ def _record(files: dict[str, bytes], problems: list[str]) -> dict[str, Any] | No
         problems.append(f"{RECORD}: {problem}")
         return None
     return record
+
+
+def _release_format_problem(record: Any) -> str:
+    """Why release.json is not a record this version reads: another format of record (made by
+    a newer planner-app: say which version made it) or no record at all."""
+    stated = record.get("format") if isinstance(record, dict) else None
+    family = RELEASE_FORMAT.partition("@")[0]
+    if not isinstance(stated, str) or not stated.startswith(f"{family}@"):
+        return f"is not a {RELEASE_FORMAT} record"
+    software = record.get("software")
+    version = software.get("version") if isinstance(software, dict) else None
+    made = f"planner-app {str(version)[:40]}" if isinstance(version, str) else "another version"
+    return (f"is a {stated[:60]} record, made by {made}; this planner-app reads "
+            f"{RELEASE_FORMAT} only: verify it with the version that made it or a newer one")
 
 
 def _is_number(x: Any) -> bool:
@@ -275,6 +300,9 @@ def _record_shape(record: dict[str, Any]) -> str | None:
     for key in ("release_id", "created_utc"):
         if not isinstance(record.get(key), str):
             return f"{key} must be text"
+    problem = report_format_problem(record)
+    if problem:
+        return problem
     total = record["total"]
     if not (_is_number(total.get("epsilon")) and _is_number(total.get("delta"))
             and isinstance(total.get("accountant"), str)):
@@ -549,10 +577,13 @@ def _rr_problem(q: Any, plan: Plan, value: float | None, low: float | None,
 # ----------------------------------------------------------------------------- agreement
 
 def _agreement(files: dict[str, bytes], scans: dict[str, AnswerScan], plan: Plan,
-               record: dict[str, Any], problems: list[str], progress: Progress = None) -> str:
+               record: dict[str, Any], problems: list[str], progress: Progress = None, *,
+               bundle: str = "the bundle", signer: str | None = None) -> list[str]:
     """The files a bundle derives from release.json are rebuilt from it and compared byte for
     byte (each is a deterministic function of the record), and only the files a release of
-    this plan writes are present. A report built by another version is not compared."""
+    this plan writes are present. README.txt and the reports are rebuilt only when they are
+    in this version's report format (report_format.py says why); ``signer``: the trusted key
+    that proved origin, if any, named in the line saying they were not rebuilt."""
     from ... import __version__
     from .bundle import README, REPORT_HTML, REPORT_PDF, results_csv
 
@@ -567,12 +598,12 @@ def _agreement(files: dict[str, bytes], scans: dict[str, AnswerScan], plan: Plan
         line = next((i for i, (a, b) in enumerate(zip(got, want, strict=False), start=1) if a != b),
                     min(len(got), len(want)) + 1)
         problems.append(f"{RESULTS}: line {line}: does not agree with the results in {RECORD}")
-    software = record.get("software")
-    version = software.get("version") if isinstance(software, dict) else None
-    if version != __version__:  # the reports' wording belongs to the version that wrote them
-        return (f"results.csv is exactly what release.json gives; README.txt and the reports "
-                f"were made by planner-app {version} and are not compared by this version "
-                f"({__version__})")
+    for name in (README, REPORT_HTML, REPORT_PDF):
+        if name not in files:
+            problems.append(f"{name}: missing")
+    if not rebuilds(record):
+        return ["results.csv is exactly what release.json gives",
+                not_rebuilt_line(record, bundle, signer)]
     from .publish import readme_text
     from .report import report_html, report_pdf
 
@@ -583,13 +614,12 @@ def _agreement(files: dict[str, bytes], scans: dict[str, AnswerScan], plan: Plan
     for name, start, build in builders:
         report_progress(progress, start, f"Building {name} again from release.json to "
                                          "compare it…")
-        if name not in files:
-            problems.append(f"{name}: missing")
-        elif files[name] != build():
+        if name in files and files[name] != build():
             problems.append(f"{name}: does not agree with {RECORD} (it is not the report "
-                            f"planner-app {__version__} builds from it)")
-    return ("results.csv, README.txt, report.html and report.pdf are exactly what release.json "
-            "gives")
+                            f"planner-app {__version__} builds from it in report format "
+                            f"{REPORT_FORMAT})")
+    return ["results.csv, README.txt, report.html and report.pdf are exactly what release.json "
+            "gives"]
 
 
 # ----------------------------------------------------------------------------- a whole bundle

@@ -590,7 +590,9 @@ class BundleDialog(QDialog):
         for name, data in opened.report.images.items():
             browser.document().addResource(QTextDocument.ResourceType.ImageResource,
                                            QUrl(name), QImage.fromData(data))
-        browser.setHtml(opened.report.html)
+        note = opened.report.note  # another report format: its words were not checked
+        browser.setHtml((f"<p style='background:#fdebd0; padding:6px'><b>Not rebuilt:</b> "
+                         f"{html.escape(note)}</p>" if note else "") + opened.report.html)
         return browser
 
 
