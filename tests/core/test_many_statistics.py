@@ -60,3 +60,31 @@ def test_the_pdf_is_not_copied_per_statistic(tmp_path: Path,
     few = document_copies(tmp_path, 3, monkeypatch)
     more = document_copies(tmp_path, 24, monkeypatch)
     assert more == few
+
+
+def test_past_a_hundred_statistics_the_pdf_lists_the_rest_in_one_table(tmp_path: Path) -> None:
+    """The PDF explains the first MAX_PDF_STATISTICS statistics one by one and lists the
+    others, with their values, in one table (the HTML explains every one of them)."""
+    import io
+    import json
+    import zipfile
+
+    from pypdf import PdfReader
+
+    from planner_app.core.release.report import MAX_PDF_STATISTICS
+
+    n = MAX_PDF_STATISTICS + 5
+    out = tmp_path / "r.zip"
+    publish(plan_from_dict(many(n)), table(), out, app_home(tmp_path / "home").ensure())
+    with zipfile.ZipFile(out) as z:
+        record = json.loads(z.read("release.json"))
+        pdf = z.read("report.pdf")
+        html = z.read("report.html").decode()
+    text = " ".join((p.extract_text() or "") for p in PdfReader(io.BytesIO(pdf)).pages)
+    text = " ".join(text.split())
+    assert "The other 5 are listed here" in text
+    last = record["queries"][-1]
+    assert f"Statistic {n - 1}" in text and f"<h3>Statistic {n - 1}</h3>" in html
+    # the first hundred have their own paragraph in the PDF, the rest do not
+    assert text.count("Parameters:") == MAX_PDF_STATISTICS
+    assert last["id"]

@@ -46,6 +46,7 @@ from .synthetic import synthetic_paragraphs
 MAX_REPORT_ROWS = 50  # cells shown per statistic; results.csv has every one
 REPORT_SMALLEST = 10  # of them, the smallest cells (the others are the largest)
 MAX_REPORT_STATISTICS = 1_000  # statistics explained; results.csv has every one
+MAX_PDF_STATISTICS = 100  # of them, explained in full in the PDF; the rest in one table
 MAX_LISTED = 40  # statistics named in one transparency answer; plan.json has every one
 MAX_CELL_TEXT = 300  # characters of a cell name in a PDF table row
 RESULTS_FILE = "results.csv"
@@ -486,6 +487,13 @@ def statistics_left_out(record: dict[str, Any]) -> str:
             "statistic's parameters are in release.json.")
 
 
+def pdf_summary_sentence(n: int) -> str:
+    """What the PDF's summary table of the statistics past MAX_PDF_STATISTICS is."""
+    return (f"The first {MAX_PDF_STATISTICS:,} statistics are explained above, one by one. "
+            f"The other {n - MAX_PDF_STATISTICS:,} are listed here, one line per cell shown, "
+            "with the same values and intervals; the HTML report explains each of them.")
+
+
 def clip(text: str, limit: int = MAX_CELL_TEXT) -> str:
     """A cell's text for a PDF table row, which must fit on one page."""
     return text if len(text) <= limit else text[:limit - 1] + "…"
@@ -650,7 +658,8 @@ def report_pdf(record: dict[str, Any], plan: Plan | None = None) -> bytes:
          f"{record['software']['version']}. {data_file_sentence(record)}", 8)
     heading("The numbers")
     para(READING, 9)
-    for s in _statistics(record, plan):
+    explained = _statistics(record, plan)
+    for s in explained[:MAX_PDF_STATISTICS]:
         chart_png_of: dict[str, bytes] = {}  # its chart, made once for both layouts
 
         def statistic(out: Any, s: dict[str, Any] = s,
@@ -669,6 +678,19 @@ def report_pdf(record: dict[str, Any], plan: Plan | None = None) -> bytes:
             result_chart_pdf(out, record, s, width, drawn)
 
         keep_together(pdf, statistic, scratch)
+    if len(explained) > MAX_PDF_STATISTICS:
+        # past a hundred, a page per statistic helps no reader (and fpdf lays out every
+        # paragraph twice: seconds per hundred); one line per cell, as results.csv has them
+        heading("The other statistics", 12)
+        para(pdf_summary_sentence(len(explained)), 9)
+        table_rows(pdf, (0.40 * width, 0.22 * width, 0.14 * width, 0.24 * width),
+                   ("LEFT", "LEFT", "RIGHT", "RIGHT"),
+                   [("Statistic", "Cell", "Value",
+                     f"Interval ({confidence_percent(record['confidence'])})")] +
+                   [(clip(s["query"]["label"], 40), clip(cell_name(r), 22), format_value(r),
+                     format_interval(r))
+                    for s in explained[MAX_PDF_STATISTICS:] for r in s["rows"]], 7.5)
+        pdf.ln(2)
     synthetic = synthetic_paragraphs(record)
     if synthetic:
         heading("Synthetic tables")
