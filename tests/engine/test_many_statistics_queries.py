@@ -9,10 +9,10 @@ from typing import Any
 
 import pandas as pd
 
+from planner_app.core.data.engines import PandasEngine
 from planner_app.core.data.sql_plan import DuckDBRunner, SqlEngine
 from planner_app.core.data.tables import load_table, open_table
 from planner_app.core.dp.mechanisms import SeededRandomSource
-from planner_app.core.data.engines import PandasEngine
 from planner_app.core.model import plan_from_dict
 from tests.conftest import plan_dict
 from tests.engine.helpers import SALT, summary
