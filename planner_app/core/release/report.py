@@ -570,7 +570,8 @@ def report_html(record: dict[str, Any], plan: Plan | None = None) -> str:
 
 
 def table_rows(pdf: Any, widths: tuple[float, ...], aligns: tuple[str, ...],
-               rows: Sequence[tuple[str, ...]], size: float = 8.5) -> None:
+               rows: Sequence[tuple[str, ...]], size: float = 8.5,
+               repeat_heading: bool = False) -> None:
     """A bordered table, the first row in bold. A row whose cells each fit on one line is
     drawn as plain cells; only a row that needs wrapping goes through fpdf's table, which
     lays out every cell as a paragraph (1,000 statistics took tens of seconds that way)."""
@@ -581,6 +582,12 @@ def table_rows(pdf: Any, widths: tuple[float, ...], aligns: tuple[str, ...],
                for text, w in zip(cells, widths, strict=True)):
             if pdf.will_page_break(height):
                 pdf.add_page()
+                if repeat_heading and i > 0:  # a long table keeps its column names
+                    pdf.set_font("DejaVu", "B", size)
+                    for text, w, align in zip(rows[0], widths, aligns, strict=True):
+                        pdf.cell(w, height, text, border=1, align=align[0])
+                    pdf.ln(height)
+                    pdf.set_font("DejaVu", "", size)
             for text, w, align in zip(cells, widths, aligns, strict=True):
                 pdf.cell(w, height, text, border=1, align=align[0])
             pdf.ln(height)
@@ -683,13 +690,14 @@ def report_pdf(record: dict[str, Any], plan: Plan | None = None) -> bytes:
         # paragraph twice: seconds per hundred); one line per cell, as results.csv has them
         heading("The other statistics", 12)
         para(pdf_summary_sentence(len(explained)), 9)
-        table_rows(pdf, (0.40 * width, 0.22 * width, 0.14 * width, 0.24 * width),
+        table_rows(pdf, (0.30 * width, 0.32 * width, 0.14 * width, 0.24 * width),
                    ("LEFT", "LEFT", "RIGHT", "RIGHT"),
-                   [("Statistic", "Cell", "Value",
+                   [("Statistic", "What (cell)", "Value",
                      f"Interval ({confidence_percent(record['confidence'])})")] +
-                   [(clip(s["query"]["label"], 40), clip(cell_name(r), 22), format_value(r),
-                     format_interval(r))
-                    for s in explained[MAX_PDF_STATISTICS:] for r in s["rows"]], 7.5)
+                   [(clip(s["query"]["label"], 34), clip(_what(s) + (
+                       "" if cell_name(r) == "all" else f" ({cell_name(r)})"), 36),
+                     format_value(r), format_interval(r))
+                    for s in explained[MAX_PDF_STATISTICS:] for r in s["rows"]], 7.5, True)
         pdf.ln(2)
     synthetic = synthetic_paragraphs(record)
     if synthetic:
