@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
 from ..models import StatisticsModel
 from ..session import Session
 
-
 #: Up to this many statistics every row's height is fitted at once; past it, the rows shown.
 FIT_ALL_ROWS = 1_000
 
