@@ -270,6 +270,10 @@ class SqlEngine:
         self.table_name = table_name or source.name
         self._salt = salt
         self._done: dict[str, tuple[Query, Aggregate]] = {}
+        # one answer per distinct GROUP BY: statistics that ask the same aggregate (counts
+        # over the same rows, sums of the same column) share one query (10,000 statistics
+        # ran 16,666 queries; the bounded table does not change while the engine is open)
+        self._grouped_done: dict[str, pd.DataFrame] = {}
         self._maps = 0
         self._d = _Derived()
         self._odd_cache: dict[str, pd.DataFrame] = {}
@@ -631,9 +635,13 @@ class SqlEngine:
         sql = f"SELECT {', '.join(cols)} FROM b WHERE {where}"
         if keys:
             sql += " GROUP BY ALL"
+        hit = self._grouped_done.get(sql)
+        if hit is not None:
+            return hit
         out = self.runner.query(sql)
         if len(out):  # a constant key may give one row of nothing (its sums NULL)
             out = out[np.asarray(out["n"], dtype=np.int64) > 0]
+        self._grouped_done[sql] = out
         return out
 
     def _aggregate(self, q: Query) -> Aggregate:

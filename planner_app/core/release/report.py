@@ -46,6 +46,7 @@ from .synthetic import synthetic_paragraphs
 MAX_REPORT_ROWS = 50  # cells shown per statistic; results.csv has every one
 REPORT_SMALLEST = 10  # of them, the smallest cells (the others are the largest)
 MAX_REPORT_STATISTICS = 1_000  # statistics explained; results.csv has every one
+MAX_PDF_STATISTICS = 100  # of them, explained in full in the PDF; the rest in one table
 MAX_LISTED = 40  # statistics named in one transparency answer; plan.json has every one
 MAX_CELL_TEXT = 300  # characters of a cell name in a PDF table row
 RESULTS_FILE = "results.csv"
@@ -280,6 +281,10 @@ def _statistics(record: dict[str, Any], plan: Plan | None = None) -> list[dict[s
     confidence = record["confidence"]
     level = confidence_percent(confidence)
     declared = _declared_queries(plan if plan is not None else _declared_plan(record))
+    as_planned: dict[Any, dict[str, Any]] = {}  # each statistic's plan entry, first one kept
+    for d in record["plan"].get("queries", ()):
+        if isinstance(d, dict):
+            as_planned.setdefault(d.get("id"), d)
     for q in record["queries"][:MAX_REPORT_STATISTICS]:
         acc = q["accuracy"]
         hw = acc.get("half_width")
@@ -320,7 +325,7 @@ def _statistics(record: dict[str, Any], plan: Plan | None = None) -> list[dict[s
                 f"{len(rows):,} cells are shown, largest first; all of them are in "
                 f"{RESULTS_FILE} and release.json." if len(shown) < len(rows) else "")
         out.append({"query": q, "rows": shown, "meaning": meaning, "params": params,
-                    "more": more})
+                    "more": more, "declared": as_planned.get(q["id"], {})})
     return out
 
 
@@ -431,11 +436,10 @@ def _sigma_sq(c: dict[str, Any]) -> float | None:
     return float(sigma) ** 2 if isinstance(sigma, (int, float)) else None
 
 
-def _what(record: dict[str, Any], q: dict[str, Any]) -> str:
-    """What a statistic is: "Count of rows", "Count of rows where income is present",
-    "mean of hours"."""
-    declared: dict[str, Any] = next(
-        (d for d in record["plan"]["queries"] if d.get("id") == q["id"]), {})
+def _what(s: dict[str, Any]) -> str:
+    """What a statistic (an entry of _statistics) is: "Count of rows", "Count of rows where
+    income is present", "mean of hours"."""
+    q, declared = s["query"], s["declared"]
     imputed = isinstance(declared.get("missing"), dict)
     return statistic_words(q["kind"], q.get("column"), KIND_WORDS.get(q["kind"], q["kind"]),
                            imputed)
@@ -490,6 +494,13 @@ def statistics_left_out(record: dict[str, Any]) -> str:
             "statistic's parameters are in release.json.")
 
 
+def pdf_summary_sentence(n: int) -> str:
+    """What the PDF's summary table of the statistics past MAX_PDF_STATISTICS is."""
+    return (f"The first {MAX_PDF_STATISTICS:,} statistics are explained above, one by one. "
+            f"The other {n - MAX_PDF_STATISTICS:,} are listed here, one line per cell shown, "
+            "with the same values and intervals; the HTML report explains each of them.")
+
+
 def clip(text: str, limit: int = MAX_CELL_TEXT) -> str:
     """A cell's text for a PDF table row, which must fit on one page."""
     return text if len(text) <= limit else text[:limit - 1] + "…"
@@ -531,7 +542,7 @@ def report_html(record: dict[str, Any], plan: Plan | None = None) -> str:
     ]
     for s in _statistics(record, plan):
         q = s["query"]
-        parts.append(f"<h3>{e(q['label'])}</h3><p>{e(_what(record, q))}. {e(s['meaning'])}</p>")
+        parts.append(f"<h3>{e(q['label'])}</h3><p>{e(_what(s))}. {e(s['meaning'])}</p>")
         parts.append("<table><tr><th>Cell</th><th>Value</th><th>Interval "
                      f"({confidence_percent(record['confidence'])})</th><th>Note</th></tr>")
         for r in s["rows"]:
@@ -566,7 +577,8 @@ def report_html(record: dict[str, Any], plan: Plan | None = None) -> str:
 
 
 def table_rows(pdf: Any, widths: tuple[float, ...], aligns: tuple[str, ...],
-               rows: Sequence[tuple[str, ...]], size: float = 8.5) -> None:
+               rows: Sequence[tuple[str, ...]], size: float = 8.5,
+               repeat_heading: bool = False) -> None:
     """A bordered table, the first row in bold. A row whose cells each fit on one line is
     drawn as plain cells; only a row that needs wrapping goes through fpdf's table, which
     lays out every cell as a paragraph (1,000 statistics took tens of seconds that way)."""
@@ -577,6 +589,12 @@ def table_rows(pdf: Any, widths: tuple[float, ...], aligns: tuple[str, ...],
                for text, w in zip(cells, widths, strict=True)):
             if pdf.will_page_break(height):
                 pdf.add_page()
+                if repeat_heading and i > 0:  # a long table keeps its column names
+                    pdf.set_font("DejaVu", "B", size)
+                    for text, w, align in zip(rows[0], widths, aligns, strict=True):
+                        pdf.cell(w, height, text, border=1, align=align[0])
+                    pdf.ln(height)
+                    pdf.set_font("DejaVu", "", size)
             for text, w, align in zip(cells, widths, aligns, strict=True):
                 pdf.cell(w, height, text, border=1, align=align[0])
             pdf.ln(height)
@@ -586,15 +604,18 @@ def table_rows(pdf: Any, widths: tuple[float, ...], aligns: tuple[str, ...],
             table.row(cells)
 
 
-def keep_together(pdf: Any, draw: Any) -> None:
+def keep_together(pdf: Any, draw: Any, scratch: Any) -> None:
     """Draw a block (``draw(out)``) on the current page, or on a new one when it does not fit
     there but fits a page of its own; a block taller than a page starts where it is and
-    flows on (so no page is left half empty for it)."""
-    with pdf.offset_rendering() as dry:
-        page = dry.page
-        dry.set_y(pdf.t_margin)
-        draw(dry)
-        height = dry.y - pdf.t_margin if dry.page == page else None
+    flows on (so no page is left half empty for it). The block is tried on a fresh page of
+    ``scratch``, a document with the same page and fonts that is never written: fpdf's own
+    dry run (offset_rendering) deep-copies the whole document so far, every time, which made
+    a report of N statistics cost N² (150 statistics took minutes)."""
+    scratch.add_page()
+    page = scratch.page
+    scratch.set_y(pdf.t_margin)
+    draw(scratch)
+    height = scratch.y - pdf.t_margin if scratch.page == page else None
     if height is not None and height <= pdf.page_break_trigger - pdf.t_margin \
             and pdf.will_page_break(height):
         pdf.add_page()
@@ -620,9 +641,12 @@ def report_pdf(record: dict[str, Any], plan: Plan | None = None) -> bytes:
             return str(super().normalize_text(drawable_text(text)))  # none vanishes
 
     pdf = ReportPDF(format="A4")
+    scratch = ReportPDF(format="A4")  # where keep_together tries a block's layout
     fonts = _font_dir()
-    for style, file in REPORT_FONTS.items():
-        pdf.add_font("DejaVu", style, str(fonts / file))
+    for doc in (pdf, scratch):
+        for style, file in REPORT_FONTS.items():
+            doc.add_font("DejaVu", style, str(fonts / file))
+        doc.set_auto_page_break(True, margin=15)
     try:
         created = datetime.strptime(record["created_utc"][:19], "%Y-%m-%dT%H:%M:%S")
         pdf.set_creation_date(created)
@@ -630,7 +654,6 @@ def report_pdf(record: dict[str, Any], plan: Plan | None = None) -> bytes:
         pass
     pdf.set_title(f"Release report: {record['dataset']['name']}")
     pdf.set_author("planner-app")
-    pdf.set_auto_page_break(True, margin=15)
     pdf.add_page()
     width = pdf.w - pdf.l_margin - pdf.r_margin
 
@@ -649,14 +672,15 @@ def report_pdf(record: dict[str, Any], plan: Plan | None = None) -> bytes:
          f"{record['software']['version']}. {data_file_sentence(record)}", 8)
     heading("The numbers")
     para(READING, 9)
-    for s in _statistics(record, plan):
+    explained = _statistics(record, plan)
+    for s in explained[:MAX_PDF_STATISTICS]:
         chart_png_of: dict[str, bytes] = {}  # its chart, made once for both layouts
 
         def statistic(out: Any, s: dict[str, Any] = s,
                       drawn: dict[str, bytes] = chart_png_of) -> None:
             q = s["query"]
             heading(q["label"], 11, out)
-            para(f"{_what(record, q)}. {s['meaning']}", 9, out)
+            para(f"{_what(s)}. {s['meaning']}", 9, out)
             widths = (0.28 * width, 0.16 * width, 0.26 * width, 0.30 * width)  # notes wrap
             table_rows(out, widths, ("LEFT", "RIGHT", "RIGHT", "LEFT"),
                        [("Cell", "Value",
@@ -667,7 +691,21 @@ def report_pdf(record: dict[str, Any], plan: Plan | None = None) -> bytes:
             para(f"{s['more']} Parameters: {s['params']}.".strip(), 7.5, out)
             result_chart_pdf(out, record, s, width, drawn)
 
-        keep_together(pdf, statistic)
+        keep_together(pdf, statistic, scratch)
+    if len(explained) > MAX_PDF_STATISTICS:
+        # past a hundred, a page per statistic helps no reader (and fpdf lays out every
+        # paragraph twice: seconds per hundred); one line per cell, as results.csv has them
+        heading("The other statistics", 12)
+        para(pdf_summary_sentence(len(explained)), 9)
+        table_rows(pdf, (0.30 * width, 0.32 * width, 0.14 * width, 0.24 * width),
+                   ("LEFT", "LEFT", "RIGHT", "RIGHT"),
+                   [("Statistic", "What (cell)", "Value",
+                     f"Interval ({confidence_percent(record['confidence'])})")] +
+                   [(clip(s["query"]["label"], 34), clip(_what(s) + (
+                       "" if cell_name(r) == "all" else f" ({cell_name(r)})"), 36),
+                     format_value(r), format_interval(r))
+                    for s in explained[MAX_PDF_STATISTICS:] for r in s["rows"]], 7.5, True)
+        pdf.ln(2)
     synthetic = synthetic_paragraphs(record)
     if synthetic:
         heading("Synthetic tables")
@@ -684,7 +722,7 @@ def report_pdf(record: dict[str, Any], plan: Plan | None = None) -> bytes:
              f"({total['accountant']} accounting).", out=out)
         para(f"{risk['sentence']} {risk.get('lower', '')}", out=out)
 
-    keep_together(pdf, guarantee)
+    keep_together(pdf, guarantee, scratch)
     para(f"{risk.get('out_of_100', '')} {risk.get('delta', '')}")
     side = min(width, 120)
     if pdf.will_page_break(side * 3.8 / 6):  # chart_png's aspect
@@ -701,13 +739,13 @@ def report_pdf(record: dict[str, Any], plan: Plan | None = None) -> bytes:
         heading(items[0][0], 9, out)
         para(items[0][1], 8.5, out)
 
-    keep_together(pdf, first)
+    keep_together(pdf, first, scratch)
     for question, answer in items[1:]:
         def item(out: Any, q: str = question, a: str = answer) -> None:
             heading(q, 9, out)
             para(a, 8.5, out)
 
-        keep_together(pdf, item)
+        keep_together(pdf, item, scratch)
     return bytes(pdf.output())
 
 
@@ -725,8 +763,7 @@ def result_chart(record: dict[str, Any], s: dict[str, Any]) -> Chart | None:
     if not s["rows"] or q["id"] not in {x["id"] for x in
                                         record["queries"][:MAX_REPORT_CHARTS]}:
         return None
-    declared = next((p for p in record["plan"].get("queries", ())
-                     if isinstance(p, dict) and p.get("id") == q["id"]), {})
+    declared = s["declared"]
     lower, upper = declared.get("lower"), declared.get("upper")
     bounds = ((float(lower), float(upper)) if isinstance(lower, (int, float))
               and isinstance(upper, (int, float)) else None)

@@ -23,6 +23,9 @@ from ..session import Session
 
 ADD_TIP = "Add a statistic"
 
+#: Up to this many statistics every row's height is fitted at once; past it, the rows shown.
+FIT_ALL_ROWS = 1_000
+
 
 class StatisticsPane(QWidget):
     addRequested = Signal()
@@ -55,6 +58,7 @@ class StatisticsPane(QWidget):
         self.model.headerDataChanged.connect(self._fit_all)
         self.model.dataChanged.connect(self._fit_rows)
         self.view.viewport().installEventFilter(self)  # a new width wraps the titles anew
+        self.view.verticalScrollBar().valueChanged.connect(self._fit_heights)
         self._fit_all()
         self.view.setAccessibleName("Statistics to publish")
         self.view.setToolTip("Select a statistic to set its ε and see its accuracy and risk; "
@@ -97,9 +101,23 @@ class StatisticsPane(QWidget):
             self._restore_selection()
 
     def _fit_all(self, *_args: object) -> None:
-        for column in range(1, self.model.columnCount()):
+        for column in range(1, self.model.columnCount()):  # Qt measures at most 1,000 rows
             self.view.resizeColumnToContents(column)
-        self.view.resizeRowsToContents()
+        self._fit_heights()
+
+    def _fit_heights(self, *_args: object) -> None:
+        """Every row's height, or past FIT_ALL_ROWS only the rows on screen (and a page
+        beyond), fitted again as they scroll into view: measuring 10,000 rows at each
+        reset and resize took seconds (issue 22)."""
+        n = self.model.rowCount()
+        if n <= FIT_ALL_ROWS:
+            self.view.resizeRowsToContents()
+            return
+        first = max(self.view.rowAt(0), 0)
+        shown = self.view.viewport().height() // max(self.view.verticalHeader()
+                                                      .minimumSectionSize(), 1)
+        for row in range(first, min(n, first + 2 * shown + 1)):
+            self.view.resizeRowToContents(row)
 
     def _fit_rows(self, top, bottom, *_roles: object) -> None:  # type: ignore[no-untyped-def]
         """Rows that changed get their height; a column grows to a wider text (never shrinks
@@ -117,7 +135,7 @@ class StatisticsPane(QWidget):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.view.viewport() and event.type() == QEvent.Type.Resize:
-            self.view.resizeRowsToContents()
+            self._fit_heights()
         return super().eventFilter(watched, event)
 
     def _emit(self, signal) -> None:  # type: ignore[no-untyped-def]
