@@ -1,6 +1,6 @@
 """Charts with category labels in letters DejaVu Sans lacks (CJK) print no "Glyph … missing
-from font(s)" warning: each letter is drawn from an installed font that has it, or marked with
-U+FFFD as the PDF marks it (test_report_names.py), never silently dropped."""
+from font(s)" warning: each such letter is marked with U+FFFD as the PDF marks it
+(test_report_names.py), never silently dropped, and never drawn from a font of this machine."""
 
 from __future__ import annotations
 
@@ -56,3 +56,23 @@ def test_the_labels_carry_the_glyphs_or_the_marks() -> None:
                 assert any(ord(ch) in f.get_charmap() for f in fonts), ch
     assert ax.get_ylabel() in ("人数 (count)", "\ufffd\ufffd (count)")
     fig.canvas.draw()  # and drawing them prints nothing (above)
+
+
+def test_a_chart_draws_with_the_reports_own_font_only() -> None:
+    """The chart is part of the report that verify rebuilds byte for byte on the recipient's
+    machine: a letter DejaVu Sans lacks is marked even where this machine has a font with it
+    (Droid Sans Fallback is installed here), so the same bundle rebuilds alike everywhere."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from planner_app.core.support.fonts import chart_fonts, report_font_dir, undrawable
+
+    assert chart_fonts()[0] == ("DejaVu Sans",)
+    assert undrawable("東京") == ["東", "京"]  # the report's font lacks both (independent check)
+    assert (report_font_dir() / "DejaVuSans.ttf").exists()
+    fig = Figure()
+    FigureCanvasAgg(fig)
+    drawing = ChartDrawing(fig)
+    drawing.draw(_chart())
+    labels = [t.get_text() for t in drawing.artists["axes"].get_xticklabels()]
+    assert labels[:2] == ["\ufffd\ufffd", "ＡＢＣ" if not undrawable("ＡＢＣ") else "\ufffd" * 3]

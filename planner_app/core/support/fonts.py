@@ -58,69 +58,15 @@ def drawable_text(text: str) -> str:
     return "".join(MISSING_MARK if ch in missing else ch for ch in text)
 
 
-# Fonts a chart falls back to, in this order, for the letters DejaVu Sans lacks (CJK category
-# names above all), when one is installed: matplotlib draws each glyph from the first font of
-# the list that has it.
-CHART_FALLBACKS = ("Noto Sans CJK JP", "Noto Sans CJK SC", "Noto Sans CJK TC",
-                   "Noto Sans CJK KR", "Source Han Sans", "Source Han Sans SC",
-                   "Droid Sans Fallback", "WenQuanYi Zen Hei", "WenQuanYi Micro Hei",
-                   "Noto Sans", "Noto Sans Arabic", "Noto Sans Hebrew",
-                   "Noto Sans Devanagari", "Noto Sans Thai")
-# their files' names, lower case, without separators: matplotlib's cached font list may predate
-# an installed font (or hold only its own fonts), so these are looked for on the system too
-_FALLBACK_FILES = ("notosanscjk", "sourcehansans", "droidsansfallback", "wqy",
-                   "notosans-regular", "notosansarabic-regular", "notosanshebrew-regular",
-                   "notosansdevanagari-regular", "notosansthai-regular")
-
-
-def _cmap(path: str | Path) -> frozenset[int]:
-    """The code points a font file (a .ttc: its first font) has glyphs for; none when it
-    does not read."""
-    from fontTools.ttLib import TTFont
-
-    try:
-        font = TTFont(path, lazy=True, fontNumber=0)
-    except Exception:  # an unreadable installed font is a font we do not use
-        return frozenset()
-    try:
-        return frozenset(font.getBestCmap() or ())
-    except Exception:
-        return frozenset()
-    finally:
-        font.close()
-
-
 @functools.lru_cache(maxsize=1)
 def chart_fonts() -> tuple[tuple[str, ...], frozenset[int]]:
-    """The font families charts draw with (DejaVu Sans, then each installed fallback that adds
-    glyphs) and every code point they cover together."""
-    from matplotlib import font_manager
-
-    points = set(_drawable())
-    families = ["DejaVu Sans"]
-    manager = font_manager.fontManager
-    known = {entry.fname for entry in manager.ttflist}
-    try:
-        system = font_manager.findSystemFonts()
-    except Exception:  # no font directory, no fc-list: DejaVu Sans alone, marks for the rest
-        system = []
-    for path in system:
-        base = Path(path).name.lower().replace("_", "")
-        if path not in known and any(base.startswith(f) for f in _FALLBACK_FILES):
-            try:
-                manager.addfont(path)
-            except Exception:  # a font matplotlib cannot read is one we do not use
-                continue
-    installed: dict[str, str] = {}
-    for entry in manager.ttflist:
-        installed.setdefault(entry.name, entry.fname)
-    for name in CHART_FALLBACKS:
-        if name in installed:
-            more = _cmap(installed[name]) - points
-            if more:
-                families.append(name)
-                points |= more
-    return tuple(families), frozenset(points)
+    """The font families charts draw with and every code point they cover: the report's own
+    font only (DejaVu Sans, shipped with matplotlib), never a font installed on this machine.
+    A chart is part of the report, which verify rebuilds byte for byte on the recipient's
+    machine: a fallback found among the owner's system fonts would make the same bundle's
+    report differ on a machine without it. Letters the font lacks are marked (chart_text), as
+    in the PDF's text."""
+    return ("DejaVu Sans",), _drawable()
 
 
 def chart_text(text: str) -> str:
