@@ -175,7 +175,6 @@ def test_what_the_quantile_check_accepts_the_sampler_draws() -> None:
 
     from planner_app.core.dp.mechanisms import (
         MAX_QUANTILE_SCALE,
-        SystemRandomSource,
         exponential_quantile,
     )
 

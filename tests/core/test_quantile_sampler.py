@@ -80,7 +80,8 @@ def runs_sized(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return sizes
 
 
-def test_concentrated_data_on_a_fine_grid_follows_the_law_and_is_quick(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_concentrated_data_on_a_fine_grid_follows_the_law_and_is_quick(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     # most rows on one value of a 2^20-point grid, a few spread out: the rejection sampler
     # this replaces accepted about one proposal in a million here
     lo, hi = 0, (1 << 20) - 1
