@@ -62,6 +62,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return built
 
 
+@pytest.mark.subprocess
 def test_the_wheel_holds_every_package_the_resources_and_the_license(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     packages = {".".join(p.parent.relative_to(ROOT).parts)
@@ -88,6 +89,7 @@ def test_the_wheel_holds_every_package_the_resources_and_the_license(wheel: Path
     assert "[console_scripts]\nplanner-app = planner_app.cli:main" in entry_points
 
 
+@pytest.mark.subprocess
 def test_the_installed_wheel_runs_outside_the_checkout(wheel: Path, tmp_path: Path) -> None:
     started = time.monotonic()
     env_dir = tmp_path / "env"

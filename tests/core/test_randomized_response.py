@@ -217,23 +217,18 @@ def test_the_solver_treats_a_refused_epsilon_as_unreachable() -> None:
 
 def test_tiny_epsilon_release_exits_2_before_any_charge(tmp_path: Path) -> None:
     import json
-    import os
-    import subprocess
-    import sys
 
-    from tests.conftest import ROOT
 
     home = tmp_path / "home"
     data = tmp_path / "t.csv"
     data.write_text("ok\nyes\nno\nyes\n")
     plan = tmp_path / "p.json"
     plan.write_text(json.dumps(plan_dict(queries=[{**RR, "epsilon": 1e-12}])))
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PLANNER_APP_HOME": str(home)}
-    env.pop("PLANNER_APP_DEBUG", None)
+    from tests.conftest import run_in_process
+
     for args in (["check", str(plan)],
                  ["release", str(plan), "--data", str(data), "--out", str(tmp_path / "b.zip")]):
-        done = subprocess.run([sys.executable, "-m", "planner_app", *args], capture_output=True,
-                              text=True, env=env, cwd=ROOT, timeout=120)
+        done = run_in_process(args, home)
         assert done.returncode == 2, done.stderr
         lines = done.stderr.strip().splitlines()
         assert len(lines) == 1 and "Traceback" not in done.stderr
