@@ -149,3 +149,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         for mark in _marks_for(item):
             item.add_marker(mark)
+
+
+# ----------------------------------------------------------------------------- shared bundles
+# Issue 23: a release costs about 4 s of CPU (the report's HTML and PDF are built twice: a
+# rehearsal before the charge, then the real one). Tests that only read a bundle share one per
+# configuration for the whole session; a test that changes one works on a copy in its tmp_path.
+
+
+@pytest.fixture(scope="session")
+def demo_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo plan released once on the demo table (its own app home). Read it, never
+    change it: copy it to tmp_path first."""
+    from planner_app.core.data.tables import load_table
+    from planner_app.core.model import load_plan
+    from planner_app.core.release.publish import publish
+    from planner_app.core.support.home import app_home as home_at
+
+    folder = tmp_path_factory.mktemp("demo-bundle")
+    out = folder / "demo.zip"
+    publish(load_plan(DEMO_PLAN), load_table(DEMO_TABLE), out, home_at(folder / "home"))
+    return out
