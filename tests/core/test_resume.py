@@ -12,7 +12,6 @@ import os
 import re
 import sqlite3
 import stat
-import time
 from pathlib import Path
 from typing import Any
 
@@ -353,9 +352,7 @@ def test_a_thousand_statistics_and_long_labels_render(tmp_path: Path, home: AppH
                          for i in range(1000)]
     record["results"] = [{**row, "query_id": f"s{i}"} for i in range(1000)]
     record["plan"]["queries"] = [{**planned, "id": f"s{i}"} for i in range(1000)]
-    started = time.perf_counter()
-    pdf = report_pdf(record)
-    seconds = time.perf_counter() - started
+    pdf = report_pdf(record)  # its time is in bench/results.md, not asserted (issue 23)
     pages = PdfReader(io.BytesIO(pdf)).pages
     assert len(pages) > 100
     assert "Statistic 999" in " ".join(p.extract_text() for p in pages[-60:])
@@ -365,7 +362,6 @@ def test_a_thousand_statistics_and_long_labels_render(tmp_path: Path, home: AppH
     html = report_html(record)
     assert "Extra 0" not in html
     assert "This release has 1,005 statistics; the first 1,000 are explained above" in html
-    print(f"1,000 statistics: PDF in {seconds:.1f} s")
 
 
 def test_a_post_processing_failure_is_found_before_the_charge(
