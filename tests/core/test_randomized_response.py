@@ -106,6 +106,7 @@ def test_the_budget_covers_the_count_and_the_answers() -> None:
     assert total <= 1.0 + 1e-12 and total > 1.0 - 1e-6
 
 
+@pytest.mark.heavy  # about 28 s of CPU
 def test_a_person_with_more_than_k_rows_changes_the_file_by_noise_only() -> None:
     """Contribution bounding drops rows; how many must not show in the file's length."""
     unit = {"kind": "person", "id_column": "pid", "max_rows": 2}

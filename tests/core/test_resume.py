@@ -89,6 +89,7 @@ def test_a_report_that_cannot_be_built_is_refused_before_the_charge(
     assert list(tmp_path.glob(".b.zip*")) == []  # no temporary file, no lock left behind
 
 
+@pytest.mark.heavy  # the report of 100 statistics: about 25 s of CPU
 def test_a_hundred_statistics_release_with_a_readable_report(tmp_path: Path,
                                                             home: AppHome) -> None:
     """Measured: about 100 statistics made the PDF raise "row too high" after the charge."""
@@ -329,6 +330,7 @@ def test_a_histogram_with_thousands_of_cells_shows_its_largest(tmp_path: Path,
     assert len(PdfReader(io.BytesIO(files["report.pdf"])).pages) < 10
 
 
+@pytest.mark.heavy  # a PDF of 1,000 statistics: about 60 s of CPU
 def test_a_thousand_statistics_and_long_labels_render(tmp_path: Path, home: AppHome) -> None:
     """The report of a 1,000-statistic record, built from a real one-statistic record, renders
     (a table row must fit on one page: long answers flow across pages instead)."""
