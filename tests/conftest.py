@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -84,3 +85,88 @@ def flip_zip_byte(src: Path, dst: Path, member: str, offset: int = 10) -> None:
             if info.filename == member:
                 data[offset % len(data)] ^= 0x01
             zout.writestr(info, bytes(data))
+
+
+# ----------------------------------------------------------------------------- the CLI in-process
+# Issue 23: a test that only reads a command's exit code and output calls the CLI's main() in
+# this process (Python's start and the imports, about a second each time, are paid once for the
+# session). A handful of tests keep a real process (marked `subprocess`): the entry point,
+# signals, kill -9 and resume, concurrent releases, startup imports, terminal encodings.
+
+
+def run_in_process(args: list[str], home: Path | None = None, *, cwd: Path | None = None,
+                   **extra: str) -> subprocess.CompletedProcess[str]:
+    """``planner-app ARGS`` as a subprocess test sees it (exit code, stdout, stderr), run by
+    the CLI's main() here: the app home is ``home``, PLANNER_APP_DEBUG is unset, ``extra``
+    variables are set, the working folder is the repository's; all of it is put back after."""
+    import contextlib
+    import io
+
+    from planner_app.cli import main
+
+    saved_env, saved_cwd = dict(os.environ), os.getcwd()
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        os.environ.pop("PLANNER_APP_DEBUG", None)
+        if home is not None:
+            os.environ["PLANNER_APP_HOME"] = str(home)
+        os.environ.update(extra)
+        os.chdir(cwd or ROOT)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(list(args))
+            except SystemExit as exc:  # argparse's usage errors and --help
+                code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+    finally:
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+    return subprocess.CompletedProcess(list(args), code, out.getvalue(), err.getvalue())
+
+
+# ----------------------------------------------------------------------------- markers by place
+# Issue 23: the expensive families are marked where they live, so that a new test in such a
+# file is marked without anyone remembering to. A test that starts Spark or fits a synthetic
+# table somewhere else carries the marker itself (pytest.mark.spark / pytest.mark.synth).
+
+
+def _marks_for(item: pytest.Item) -> list[str]:
+    path = Path(str(item.fspath))
+    parts, name = path.parts, path.name
+    marks = []
+    if "gui" in parts:
+        marks.append("gui")
+    if "audit" in parts:
+        marks.append("audit")
+    if "spark" in name or "spark" in item.name.lower():  # test_spark*.py, [spark] params
+        marks.append("spark")
+    if name.startswith("test_synthetic"):
+        marks.append("synth")
+    return marks
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        for mark in _marks_for(item):
+            item.add_marker(mark)
+
+
+# ----------------------------------------------------------------------------- shared bundles
+# Issue 23: a release costs about 4 s of CPU (the report's HTML and PDF are built twice: a
+# rehearsal before the charge, then the real one). Tests that only read a bundle share one per
+# configuration for the whole session; a test that changes one works on a copy in its tmp_path.
+
+
+@pytest.fixture(scope="session")
+def demo_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo plan released once on the demo table (its own app home). Read it, never
+    change it: copy it to tmp_path first."""
+    from planner_app.core.data.tables import load_table
+    from planner_app.core.model import load_plan
+    from planner_app.core.release.publish import publish
+    from planner_app.core.support.home import app_home as home_at
+
+    folder = tmp_path_factory.mktemp("demo-bundle")
+    out = folder / "demo.zip"
+    publish(load_plan(DEMO_PLAN), load_table(DEMO_TABLE), out, home_at(folder / "home"))
+    return out

@@ -12,7 +12,6 @@ import site
 import subprocess
 import sys
 import sysconfig
-import time
 import zipfile
 from pathlib import Path
 
@@ -62,6 +61,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return built
 
 
+@pytest.mark.subprocess
 def test_the_wheel_holds_every_package_the_resources_and_the_license(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     packages = {".".join(p.parent.relative_to(ROOT).parts)
@@ -88,8 +88,8 @@ def test_the_wheel_holds_every_package_the_resources_and_the_license(wheel: Path
     assert "[console_scripts]\nplanner-app = planner_app.cli:main" in entry_points
 
 
+@pytest.mark.subprocess
 def test_the_installed_wheel_runs_outside_the_checkout(wheel: Path, tmp_path: Path) -> None:
-    started = time.monotonic()
     env_dir = tmp_path / "env"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env_dir)], check=True,
                    timeout=120)
@@ -136,4 +136,5 @@ def test_the_installed_wheel_runs_outside_the_checkout(wheel: Path, tmp_path: Pa
     assert done.returncode == 0, done.stdout + done.stderr
     done = run(str(gui), "--smoke-test", "--home", str(tmp_path / "home2"))
     assert done.returncode == 0, done.stdout + done.stderr
-    assert time.monotonic() - started < 120
+    # no wall-clock bound (issue 23): each command has its own timeout against a hang, and the
+    # install is offline (--no-index --no-deps), so nothing is downloaded or built

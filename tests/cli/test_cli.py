@@ -38,6 +38,7 @@ def run(args: list[str], no_qt: Path | None = None, cwd: Path | None = None,
                           text=True, env=env, cwd=cwd or ROOT, timeout=timeout)
 
 
+@pytest.mark.subprocess
 def test_help_and_every_command_work_without_qt(no_qt: Path, tmp_path: Path) -> None:
     done = run(["--help"], no_qt)
     assert done.returncode == 0 and "explain" in done.stdout and "check" in done.stdout
@@ -55,6 +56,7 @@ def test_help_and_every_command_work_without_qt(no_qt: Path, tmp_path: Path) -> 
     assert len(done.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.subprocess
 def test_explain_json() -> None:
     done = run(["explain", "--epsilon", "1.0986122886681098", "--json"])
     assert done.returncode == 0, done.stderr
@@ -123,6 +125,7 @@ def discrete_gaussian_delta(sigma: float, shift: int, epsilon: float) -> float:
     return float(np.maximum(0.0, p - math.exp(epsilon) * q).sum() / w.sum())
 
 
+@pytest.mark.subprocess
 def test_check_gives_the_numbers_an_independent_computation_gives() -> None:
     done = run(["check", str(DEMO_PLAN), "--json"])
     assert done.returncode == 0, done.stderr
@@ -192,6 +195,7 @@ def test_check_gives_the_numbers_an_independent_computation_gives() -> None:
     assert data["total"]["epsilon"] <= 4.0 and data["fits_budget"] is True
 
 
+@pytest.mark.subprocess
 def test_check_with_data_warns_about_bounds_from_the_data(tmp_path: Path) -> None:
     table = tmp_path / "t.csv"
     table.write_text("x,g\n3,a\n9,b\n5,a\n")
@@ -207,12 +211,14 @@ def test_check_with_data_warns_about_bounds_from_the_data(tmp_path: Path) -> Non
     assert json.loads(done.stdout)["fits_budget"] is False  # 2 > 1
 
 
+@pytest.mark.subprocess
 def test_text_output_is_readable() -> None:
     done = run(["check", str(DEMO_PLAN)])
     assert done.returncode == 0
     assert "Composed total" in done.stdout and "at most" in done.stdout
 
 
+@pytest.mark.subprocess
 def test_plan_new_fills_nothing_from_the_data(tmp_path: Path) -> None:
     out = tmp_path / "starter.json"
     done = run(["plan", "new", "--data", str(DEMO_TABLE), "--out", str(out), "--json"])
@@ -261,6 +267,7 @@ BAD = [
 ]
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("name,doc,words", BAD, ids=[b[0] for b in BAD])
 def test_invalid_plans_exit_2_with_one_line(tmp_path: Path, name: str, doc: dict[str, Any],
                                             words: str) -> None:
@@ -272,6 +279,7 @@ def test_invalid_plans_exit_2_with_one_line(tmp_path: Path, name: str, doc: dict
     assert lines[0].startswith("planner-app: error: bad.json: ") and words in lines[0]
 
 
+@pytest.mark.subprocess
 def test_other_bad_inputs_exit_2(tmp_path: Path) -> None:
     bad_json = tmp_path / "broken.json"
     bad_json.write_text('{"format": ')

@@ -89,6 +89,7 @@ def _clean_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+@pytest.mark.subprocess
 @pytest.mark.skipif(platform_plugins_dir() is None, reason="PySide6 is not installed")
 def test_the_demo_on_a_desktop_without_the_xcb_libraries_says_what_to_install(
         tmp_path: Path) -> None:
@@ -111,6 +112,7 @@ def test_the_demo_on_a_desktop_without_the_xcb_libraries_says_what_to_install(
     assert "Traceback" not in done.stderr and "qt.qpa" not in done.stderr
 
 
+@pytest.mark.subprocess
 def test_no_display_is_one_line(tmp_path: Path) -> None:
     if not sys.platform.startswith("linux"):
         pytest.skip("a display is a Linux question")
@@ -191,6 +193,7 @@ def test_a_plan_or_table_that_cannot_be_opened_is_one_line_before_any_window(
     assert len(err) == 1 and message in err[0]
 
 
+@pytest.mark.subprocess
 def test_a_bad_start_file_never_loads_qt(tmp_path: Path) -> None:
     code = ("import sys\nfrom planner_app.cli import main\nrc = main(sys.argv[1:])\n"
             "print(rc, 'PySide6' in sys.modules)")

@@ -22,6 +22,7 @@ print(json.dumps(sorted(m for m in sys.argv[1].split(",") if m in sys.modules)))
 """
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("argv", [["--help"], ["plan", "--help"], ["explain", "--epsilon", "1"]])
 def test_help_and_explain_import_no_heavy_library(argv: list[str]) -> None:
     done = subprocess.run([sys.executable, "-c", CODE, ",".join(HEAVY), *argv],

@@ -4,22 +4,17 @@ inputs, whatever --force says (found by the adversarial pass: --out on the ledge
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import DEMO_PLAN, DEMO_TABLE, ROOT
+from tests.conftest import DEMO_PLAN, DEMO_TABLE, run_in_process
 
 
 def run(args: list[str], home: Path) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT), PLANNER_APP_HOME=str(home))
-    env.pop("PLANNER_APP_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "planner_app", *args], capture_output=True,
-                          text=True, env=env, cwd=ROOT, timeout=180)
+    return run_in_process(args, home)  # in this process (issue 23)
 
 
 @pytest.fixture

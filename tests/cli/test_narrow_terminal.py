@@ -10,6 +10,7 @@ import sys
 import pytest
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
 def test_explain_prints_on_a_narrow_terminal(tmp_path, encoding):
     env = dict(os.environ, PYTHONIOENCODING=encoding, PLANNER_APP_HOME=str(tmp_path / "home"))

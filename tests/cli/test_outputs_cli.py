@@ -128,6 +128,7 @@ def paused(args: list[str], home: Path, stage: str) -> subprocess.Popen[str]:
     return proc
 
 
+@pytest.mark.subprocess
 def test_a_second_release_to_the_same_out_is_refused_before_its_charge(tmp_path: Path) -> None:
     home = tmp_path / "home"
     out = tmp_path / "same.zip"
@@ -150,6 +151,7 @@ def test_a_second_release_to_the_same_out_is_refused_before_its_charge(tmp_path:
 # ----------------------------------------------------------------------------- kill, then resume
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("stage", ["saved", "bundle-temp-written", "renamed"])
 def test_a_release_killed_after_its_noise_is_completed_by_resume(tmp_path: Path,
                                                                  stage: str) -> None:

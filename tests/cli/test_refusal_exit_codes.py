@@ -48,6 +48,7 @@ def test_a_home_that_is_a_file_is_exit_2(tmp_path: Path, under: bool,
     assert main(["--home", str(home), "ledger", "show"]) == 2
 
 
+@pytest.mark.subprocess
 def test_the_engine_out_of_memory_is_exit_2(tmp_path: Path) -> None:
     home = tmp_path / "home"
     done = _cli(_release_args(home, tmp_path / "out.zip"),
@@ -59,6 +60,7 @@ def test_the_engine_out_of_memory_is_exit_2(tmp_path: Path) -> None:
     assert not (home / "data" / "ledger.sqlite3").exists()
 
 
+@pytest.mark.subprocess
 def test_a_read_only_home_is_exit_4(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
@@ -75,6 +77,7 @@ def test_a_read_only_home_is_exit_4(tmp_path: Path) -> None:
     assert not (tmp_path / "out.zip").exists() and list(home.iterdir()) == []
 
 
+@pytest.mark.subprocess
 def test_a_full_home_is_exit_4(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()

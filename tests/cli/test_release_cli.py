@@ -15,7 +15,15 @@ import pytest
 from planner_app.core.records.audit import AuditLog
 from planner_app.core.records.ledger import Ledger
 from planner_app.core.support.home import app_home
-from tests.conftest import DEMO_PLAN, DEMO_TABLE, ROOT, flip_zip_byte, plan_dict, write_json
+from tests.conftest import (
+    DEMO_PLAN,
+    DEMO_TABLE,
+    ROOT,
+    flip_zip_byte,
+    plan_dict,
+    run_in_process,
+    write_json,
+)
 
 
 def env_for(home: Path, **extra: str) -> dict[str, str]:
@@ -28,6 +36,12 @@ def env_for(home: Path, **extra: str) -> dict[str, str]:
 
 
 def run(args: list[str], home: Path, **extra: str) -> subprocess.CompletedProcess[str]:
+    """The command as a user runs it, in this process (tests.conftest.run_in_process)."""
+    return run_in_process(args, home, **extra)
+
+
+def run_process(args: list[str], home: Path, **extra: str) -> subprocess.CompletedProcess[str]:
+    """The command in a process of its own (`python -m planner_app`)."""
     return subprocess.run([sys.executable, "-m", "planner_app", *args], capture_output=True,
                           text=True, env=env_for(home, **extra), cwd=ROOT, timeout=180)
 
@@ -127,6 +141,7 @@ def sequential_allowance(cap_epsilon: float, cap_delta: float, tries: int) -> in
     return tries
 
 
+@pytest.mark.subprocess  # four processes race for the ledger's lock
 def test_concurrent_releases_never_pass_the_cap(tmp_path: Path) -> None:
     home = tmp_path / "home"
     assert run(["ledger", "set-cap", "demo-survey", "--epsilon", "8"], home).returncode == 0
@@ -147,6 +162,7 @@ def test_concurrent_releases_never_pass_the_cap(tmp_path: Path) -> None:
 STAGES = ["requested", "charged", "noised", "sealed", "bundle-temp-written", "renamed"]
 
 
+@pytest.mark.subprocess  # kill -9 of a real process
 @pytest.mark.parametrize("stage", STAGES)
 def test_kill_9_mid_release_leaves_a_charge_and_no_partial_bundle(tmp_path: Path,
                                                                   stage: str) -> None:

@@ -38,6 +38,7 @@ def write_plan(folder: Path) -> Path:
     return path
 
 
+@pytest.mark.subprocess
 def test_without_mbi_a_synthetic_plan_exits_2_before_any_charge(tmp_path: Path) -> None:
     plan = write_plan(tmp_path)
     home = tmp_path / "home"

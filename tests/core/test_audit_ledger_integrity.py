@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from planner_app.core.records import audit as audit_module
 from planner_app.core.records.audit import AuditError, AuditLog, verify_chain
-from tests.conftest import DEMO_PLAN, DEMO_TABLE, ROOT
+from tests.conftest import DEMO_PLAN, DEMO_TABLE, run_in_process
 
 
 def test_a_short_write_leaves_the_log_as_it_was(tmp_path: Path,
@@ -69,10 +69,8 @@ def test_a_damaged_complete_line_is_still_refused(tmp_path: Path) -> None:
 
 
 def run(args: list[str], home: Path) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT), PLANNER_APP_HOME=str(home))
-    env.pop("PLANNER_APP_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "planner_app", *args], capture_output=True,
-                          text=True, env=env, cwd=ROOT, timeout=180)
+    """The command as a user runs it, in this process (issue 23: no Python start each time)."""
+    return run_in_process(args, home)
 
 
 def release(home: Path, out: Path) -> subprocess.CompletedProcess[str]:
@@ -83,13 +81,21 @@ def paths(home: Path) -> tuple[Path, Path]:
     return home / "data" / "ledger.sqlite3", home / "data" / "audit.jsonl"
 
 
-@pytest.fixture
-def released_twice(tmp_path: Path) -> Path:
-    home = tmp_path / "home"
+@pytest.fixture(scope="module")
+def home_released_twice(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An app home after two releases of the demo plan, built once for this file."""
+    where = tmp_path_factory.mktemp("released-twice")
+    home = where / "home"
     for name in ("a.zip", "b.zip"):
-        done = release(home, tmp_path / name)
+        done = release(home, where / name)
         assert done.returncode == 0, done.stderr
     return home
+
+
+@pytest.fixture
+def released_twice(home_released_twice: Path, tmp_path: Path) -> Path:
+    """A copy of that home for one test to damage."""
+    return Path(shutil.copytree(home_released_twice, tmp_path / "home"))
 
 
 def _one_line_exit_4(done: subprocess.CompletedProcess[str], *words: str) -> None:

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import planner_app.core
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,6 +27,7 @@ sys.meta_path.insert(0, Block())
 """
 
 
+@pytest.mark.subprocess
 def test_every_core_module_imports_without_qt() -> None:
     modules = [m.name for m in pkgutil.walk_packages(planner_app.core.__path__,
                                                      "planner_app.core.")]
@@ -41,6 +44,7 @@ print('ok')
     assert done.stdout.strip() == "ok"
 
 
+@pytest.mark.subprocess
 def test_import_linter_contract_holds() -> None:
     exe = shutil.which("lint-imports", path=os.path.dirname(sys.executable)) or shutil.which(
         "lint-imports")

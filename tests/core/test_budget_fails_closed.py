@@ -4,8 +4,6 @@ for a computation it cannot do."""
 from __future__ import annotations
 
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,7 +13,7 @@ from planner_app.core.dp.measure import epsilon_from_rho, measurements_for, rho_
 from planner_app.core.model import MIN_DELTA, plan_from_dict
 from planner_app.core.records.ledger import Ledger, lifetime_total
 from planner_app.core.support.errors import InputError
-from tests.conftest import ROOT, plan_dict, write_json
+from tests.conftest import plan_dict, run_in_process, write_json
 
 
 def _zcdp_bound(rho: float, delta: float) -> float:
@@ -78,24 +76,18 @@ def test_lifetime_with_a_tiny_cap_delta_is_never_below_the_releases() -> None:
 
 
 def test_cli_set_cap_refuses_a_denormal_delta(tmp_path: Path) -> None:
-    import os
 
-    env = dict(os.environ, PYTHONPATH=str(ROOT), PLANNER_APP_HOME=str(tmp_path / "home"))
-    done = subprocess.run([sys.executable, "-m", "planner_app", "ledger", "set-cap", "d",
-                           "--epsilon", "4", "--delta", "1e-310"], capture_output=True,
-                          text=True, env=env, timeout=60)
+    done = run_in_process(["ledger", "set-cap", "d", "--epsilon", "4", "--delta", "1e-310"],
+                          tmp_path / "home")
     assert done.returncode == 2, done.stderr
     assert "--delta" in done.stderr and "too small" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
 
 
 def test_check_on_a_5e_324_plan_ends_with_exit_2(tmp_path: Path) -> None:
-    import os
 
     plan = write_json(tmp_path / "p.json", plan_dict(budget={"epsilon": 1.0, "delta": 5e-324}))
-    env = dict(os.environ, PYTHONPATH=str(ROOT), PLANNER_APP_HOME=str(tmp_path / "home"))
-    done = subprocess.run([sys.executable, "-m", "planner_app", "check", str(plan)],
-                          capture_output=True, text=True, env=env, timeout=60)
+    done = run_in_process(["check", str(plan)], tmp_path / "home")
     assert done.returncode == 2 and "budget.delta" in done.stderr
 
 

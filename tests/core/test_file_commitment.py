@@ -12,7 +12,6 @@ import shutil
 import sqlite3
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -30,7 +29,7 @@ from planner_app.core.release.commitment import (
 from planner_app.core.release.publish import publish
 from planner_app.core.support.home import AppHome, app_home
 from planner_app.core.support.resources import demo_plan_path
-from tests.conftest import DEMO_TABLE
+from tests.conftest import DEMO_TABLE, run_in_process
 
 
 @pytest.fixture
@@ -139,8 +138,7 @@ def test_the_owner_notes_still_use_the_plain_hash(tmp_path: Path, home: AppHome)
 
 
 def run_cli(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "planner_app", "--home", str(home), *args],
-                          capture_output=True, text=True, timeout=120)
+    return run_in_process(["--home", str(home), *args])  # in this process (issue 23)
 
 
 def test_prove_file_on_the_command_line(tmp_path: Path) -> None:

@@ -127,6 +127,7 @@ def test_a_thousand_statistics_edited_give_the_total_composed_from_nothing() -> 
         assert tree.epsilon(root, delta) == _scratch(ms, delta)
 
 
+@pytest.mark.subprocess
 def test_the_total_does_not_depend_on_what_was_composed_before_in_the_process(
         tmp_path: Path) -> None:
     """An editor session's total equals a fresh process's: a release composed in the app

@@ -5,6 +5,7 @@ trusted. Real releases (the core's publish) on a real app home, real sqlite edit
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -25,14 +26,22 @@ DATASET = "capped"
 PLAN = plan_dict(dataset={"name": DATASET}, privacy_unit=ROWS_ARE_PEOPLE)  # one count, ε = 1, δ = 0
 
 
-@pytest.fixture
-def spent_twice(tmp_path: Path) -> tuple[AppHome, Path]:
-    """Cap ε = 2.5; two releases of ε = 1 spent: a third of ε = 1 must be refused."""
-    home = app_home(tmp_path / "home").ensure()
+@pytest.fixture(scope="module")
+def home_spent_twice(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Cap ε = 2.5; two releases of ε = 1 spent: built once for this file (issue 23)."""
+    where = tmp_path_factory.mktemp("spent-twice")
+    home = app_home(where / "home").ensure()
     Ledger(home.ledger_path).set_cap(DATASET, 2.5, 1e-5)
     plan, table = plan_from_dict(PLAN), load_table(DEMO_TABLE)
     for name in ("a.zip", "b.zip"):
-        publish(plan, table, tmp_path / name, home)
+        publish(plan, table, where / name, home)
+    return where / "home"
+
+
+@pytest.fixture
+def spent_twice(home_spent_twice: Path, tmp_path: Path) -> tuple[AppHome, Path]:
+    """A copy of that home for one test to edit: a third release of ε = 1 must be refused."""
+    home = app_home(Path(shutil.copytree(home_spent_twice, tmp_path / "home")))
     return home, write_json(tmp_path / "plan.json", PLAN)
 
 

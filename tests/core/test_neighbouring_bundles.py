@@ -102,6 +102,9 @@ UNITS = {
 }
 RELATIONS = ("add-remove", "replace-one")
 
+# a privacy audit: 40 releases on neighbouring tables (about 200 s of CPU; issue 23)
+pytestmark = pytest.mark.audit
+
 
 # ----------------------------------------------------------------------------- the tables
 

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 from planner_app.core.model import load_plan, plan_to_dict
@@ -36,9 +34,9 @@ def test_the_report_states_missing_values_in_the_describers_words() -> None:
 
 
 def test_check_without_data_prints_every_parameter_line() -> None:
-    done = subprocess.run([sys.executable, "-m", "planner_app", "check",
-                           str(demo_plan_path())], capture_output=True, text=True, cwd=ROOT,
-                          timeout=120)
+    from tests.conftest import run_in_process
+
+    done = run_in_process(["check", str(demo_plan_path())])
     assert done.returncode == 0, done.stderr
     plan = load_plan(demo_plan_path())
     for q in plan.queries:

@@ -16,6 +16,7 @@ from planner_app.core.dp import risk
 from planner_app.core.model import PrivacyUnit, load_plan, plan_to_dict
 from planner_app.core.support import words
 from planner_app.core.support.resources import demo_plan_path
+from tests.conftest import run_in_process
 
 
 def bayes_upper(p: float, eps: float) -> float:
@@ -115,14 +116,10 @@ def test_the_demo_plan_fixture_is_json() -> None:
 
 
 def test_check_prints_the_cores_unit_words(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-
     path = tmp_path / "plan.json"
     doc = plan_to_dict(_person_plan())
     path.write_text(json.dumps(doc), encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "planner_app", "check", str(path)],
-                          capture_output=True, text=True, timeout=120)
+    done = run_in_process(["check", str(path)])
     assert words.unit_of(doc["privacy_unit"]) in done.stdout, done.stdout + done.stderr
     assert words.relation_words(doc["neighbouring"]) in done.stdout
 
@@ -155,13 +152,9 @@ def _odd_plan():  # type: ignore[no-untyped-def]
 
 
 def test_check_output_has_no_long_floats(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-
     path = tmp_path / "plan.json"
     path.write_text(json.dumps(plan_to_dict(_odd_plan())), encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "planner_app", "check", str(path)],
-                          capture_output=True, text=True, timeout=120)
+    done = run_in_process(["check", str(path)])
     assert done.returncode == 0, done.stderr
     body = done.stdout.replace("1e-06", "")  # δ as the plan states it
     assert not _too_precise(body), _too_precise(body)
@@ -229,15 +222,11 @@ def test_set_reason_is_a_plan_edit_that_saves(tmp_path: Path) -> None:
 
 
 def test_plan_new_takes_a_reason(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-
     from tests.conftest import DEMO_TABLE
 
     out = tmp_path / "p.json"
-    done = subprocess.run([sys.executable, "-m", "planner_app", "plan", "new", "--data",
-                           str(DEMO_TABLE), "--out", str(out), "--reason", "a small pilot"],
-                          capture_output=True, text=True, timeout=120)
+    done = run_in_process(["plan", "new", "--data", str(DEMO_TABLE), "--out", str(out),
+                           "--reason", "a small pilot"], cwd=Path.cwd())
     assert done.returncode == 0, done.stderr
     assert json.loads(out.read_text(encoding="utf-8"))["justification"] == "a small pilot"
 
@@ -272,14 +261,9 @@ def test_a_confidence_level_reads_as_written() -> None:
 
 
 def test_check_prints_the_level_as_written() -> None:
-    import subprocess
-    import sys
+    from tests.conftest import DEMO_PLAN
 
-    from tests.conftest import DEMO_PLAN, ROOT
-
-    done = subprocess.run([sys.executable, "-m", "planner_app", "check", str(DEMO_PLAN),
-                           "--confidence", "0.58"], capture_output=True, text=True, cwd=ROOT,
-                          timeout=120)
+    done = run_in_process(["check", str(DEMO_PLAN), "--confidence", "0.58"])
     assert done.returncode == 0, done.stderr
     assert "± at 58%" in done.stdout
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 from decimal import Decimal, getcontext
 
 import numpy as np
@@ -49,18 +48,55 @@ def chi_square(draws: np.ndarray, lo: int, law: np.ndarray, cells: np.ndarray | 
     return float(stats.chisquare(obs, exp).pvalue)
 
 
-def test_concentrated_data_on_a_fine_grid_follows_the_law_and_is_quick() -> None:
+class CountingSource(SeededRandomSource):
+    """The seeded source, counting the uniform words and bounded integers it hands out: the
+    sampler's work is counted, not timed (issue 23)."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.words_drawn = 0
+        self.integers_drawn = 0
+
+    def words(self, n: int) -> np.ndarray:
+        self.words_drawn += n
+        return super().words(n)
+
+    def randbelow(self, n: int) -> int:
+        self.integers_drawn += 1
+        return super().randbelow(n)
+
+
+def runs_sized(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The number of runs of each call of the sampler's run arrays (its work)."""
+    sizes: list[int] = []
+    real = mech._quantile_runs
+
+    def counted(*args: object, **kwargs: object) -> tuple[np.ndarray, ...]:
+        out = real(*args, **kwargs)  # type: ignore[arg-type]
+        sizes.append(int(out[0].size))
+        return out
+
+    monkeypatch.setattr(mech, "_quantile_runs", counted)
+    return sizes
+
+
+def test_concentrated_data_on_a_fine_grid_follows_the_law_and_is_quick(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     # most rows on one value of a 2^20-point grid, a few spread out: the rejection sampler
     # this replaces accepted about one proposal in a million here
     lo, hi = 0, (1 << 20) - 1
     values = np.array([500_000] * 40 + [10, 200_000, 700_000, 999_999, 500_001], dtype=np.int64)
     eps = 1.0
     law = direct_law(values, lo, hi, 0.5, eps)
-    src = SeededRandomSource(11)
-    start = time.perf_counter()
+    src = CountingSource(11)
+    sizes = runs_sized(monkeypatch)
     draws = np.array([exponential_quantile(src, np.sort(values), lo, hi, 0.5, eps, 1)
                       for _ in range(3000)])
-    assert time.perf_counter() - start < 20
+    # quick: two runs per row and one more, whatever the grid; one uniform word and one
+    # position inside the chosen run per draw (the rejection sampler it replaced drew about
+    # a million proposals per draw here)
+    assert sizes == [2 * values.size + 1] * 3000
+    assert src.words_drawn <= 3000 + 10 and src.integers_drawn == 3000
     # cells: each data value on its own, the rest of the grid in 256 slices
     xs = np.arange(lo, hi + 1)
     cells = xs // 4096
@@ -71,12 +107,14 @@ def test_concentrated_data_on_a_fine_grid_follows_the_law_and_is_quick() -> None
     assert chi_square(draws, lo, wrong, cells) < 1e-6
 
 
-def test_a_single_release_on_a_very_fine_grid_finishes() -> None:
-    # 2^36 grid points, all rows on two values: finished in milliseconds, not minutes
+def test_a_single_release_on_a_very_fine_grid_finishes(monkeypatch: pytest.MonkeyPatch
+                                                       ) -> None:
+    # 2^36 grid points, all rows on two values: work for the rows (2,001 runs), not the grid
     values = np.array([1 << 35] * 999 + [(1 << 35) + 1], dtype=np.int64)
-    start = time.perf_counter()
-    out = exponential_quantile(SeededRandomSource(3), values, 0, (1 << 36) - 1, 0.5, 1.0, 1)
-    assert time.perf_counter() - start < 5
+    src = CountingSource(3)
+    sizes = runs_sized(monkeypatch)
+    out = exponential_quantile(src, values, 0, (1 << 36) - 1, 0.5, 1.0, 1)
+    assert sizes == [2 * values.size + 1] and src.words_drawn <= 10
     assert abs(out - (1 << 35)) <= 1
 
 

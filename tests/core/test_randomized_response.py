@@ -106,6 +106,7 @@ def test_the_budget_covers_the_count_and_the_answers() -> None:
     assert total <= 1.0 + 1e-12 and total > 1.0 - 1e-6
 
 
+@pytest.mark.heavy  # about 28 s of CPU
 def test_a_person_with_more_than_k_rows_changes_the_file_by_noise_only() -> None:
     """Contribution bounding drops rows; how many must not show in the file's length."""
     unit = {"kind": "person", "id_column": "pid", "max_rows": 2}
@@ -217,23 +218,18 @@ def test_the_solver_treats_a_refused_epsilon_as_unreachable() -> None:
 
 def test_tiny_epsilon_release_exits_2_before_any_charge(tmp_path: Path) -> None:
     import json
-    import os
-    import subprocess
-    import sys
 
-    from tests.conftest import ROOT
 
     home = tmp_path / "home"
     data = tmp_path / "t.csv"
     data.write_text("ok\nyes\nno\nyes\n")
     plan = tmp_path / "p.json"
     plan.write_text(json.dumps(plan_dict(queries=[{**RR, "epsilon": 1e-12}])))
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PLANNER_APP_HOME": str(home)}
-    env.pop("PLANNER_APP_DEBUG", None)
+    from tests.conftest import run_in_process
+
     for args in (["check", str(plan)],
                  ["release", str(plan), "--data", str(data), "--out", str(tmp_path / "b.zip")]):
-        done = subprocess.run([sys.executable, "-m", "planner_app", *args], capture_output=True,
-                              text=True, env=env, cwd=ROOT, timeout=120)
+        done = run_in_process(args, home)
         assert done.returncode == 2, done.stderr
         lines = done.stderr.strip().splitlines()
         assert len(lines) == 1 and "Traceback" not in done.stderr

@@ -64,6 +64,7 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
+@pytest.mark.subprocess
 def test_the_cli_refuses_it_with_exit_2_and_one_line(tmp_path: Path) -> None:
     data, plan = _world(tmp_path)
     out = tmp_path / "b.zip"
@@ -89,6 +90,7 @@ print(available_memory())
 """
 
 
+@pytest.mark.subprocess
 @pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="Linux /proc")
 def test_available_memory_counts_the_address_space_limit() -> None:
     done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True,

@@ -12,7 +12,6 @@ import os
 import re
 import sqlite3
 import stat
-import time
 from pathlib import Path
 from typing import Any
 
@@ -90,6 +89,7 @@ def test_a_report_that_cannot_be_built_is_refused_before_the_charge(
     assert list(tmp_path.glob(".b.zip*")) == []  # no temporary file, no lock left behind
 
 
+@pytest.mark.heavy  # the report of 100 statistics: about 25 s of CPU
 def test_a_hundred_statistics_release_with_a_readable_report(tmp_path: Path,
                                                             home: AppHome) -> None:
     """Measured: about 100 statistics made the PDF raise "row too high" after the charge."""
@@ -330,6 +330,7 @@ def test_a_histogram_with_thousands_of_cells_shows_its_largest(tmp_path: Path,
     assert len(PdfReader(io.BytesIO(files["report.pdf"])).pages) < 10
 
 
+@pytest.mark.heavy  # a PDF of 1,000 statistics: about 60 s of CPU
 def test_a_thousand_statistics_and_long_labels_render(tmp_path: Path, home: AppHome) -> None:
     """The report of a 1,000-statistic record, built from a real one-statistic record, renders
     (a table row must fit on one page: long answers flow across pages instead)."""
@@ -353,9 +354,7 @@ def test_a_thousand_statistics_and_long_labels_render(tmp_path: Path, home: AppH
                          for i in range(1000)]
     record["results"] = [{**row, "query_id": f"s{i}"} for i in range(1000)]
     record["plan"]["queries"] = [{**planned, "id": f"s{i}"} for i in range(1000)]
-    started = time.perf_counter()
-    pdf = report_pdf(record)
-    seconds = time.perf_counter() - started
+    pdf = report_pdf(record)  # its time is in bench/results.md, not asserted (issue 23)
     pages = PdfReader(io.BytesIO(pdf)).pages
     assert len(pages) > 100
     assert "Statistic 999" in " ".join(p.extract_text() for p in pages[-60:])
@@ -365,7 +364,6 @@ def test_a_thousand_statistics_and_long_labels_render(tmp_path: Path, home: AppH
     html = report_html(record)
     assert "Extra 0" not in html
     assert "This release has 1,005 statistics; the first 1,000 are explained above" in html
-    print(f"1,000 statistics: PDF in {seconds:.1f} s")
 
 
 def test_a_post_processing_failure_is_found_before_the_charge(

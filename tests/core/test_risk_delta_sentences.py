@@ -6,14 +6,11 @@ other record in its place, not "with the person's data as without it"."""
 from __future__ import annotations
 
 import math
-import subprocess
-import sys
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, getcontext
 
 import pytest
 
 from planner_app.core.dp.risk import explain
-from tests.conftest import ROOT
 
 getcontext().prec = 50
 EPS = math.log(3)  # 50% -> 75% without δ
@@ -85,9 +82,10 @@ def test_the_delta_sentence_names_what_replace_one_compares() -> None:
 
 
 def test_explain_on_the_command_line_says_the_same() -> None:
-    done = subprocess.run([sys.executable, "-m", "planner_app", "explain", "--epsilon",
-                           repr(EPS), "--delta", "1e-6", "--relation", "replace-one"],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    from tests.conftest import run_in_process
+
+    done = run_in_process(["explain", "--epsilon", repr(EPS), "--delta", "1e-6",
+                           "--relation", "replace-one"])
     assert done.returncode == 0, done.stderr
     risk = explain(EPS, 1e-6, relation="replace-one")
     lines = done.stdout.splitlines()

@@ -35,6 +35,7 @@ def _held(path: Path) -> bool:
         os.close(fd)
 
 
+@pytest.mark.subprocess
 def test_a_killed_release_leaves_no_held_lock_and_its_file_is_swept(tmp_path: Path) -> None:
     home = app_home(tmp_path / "home")
     plan_path = write_json(tmp_path / "plan.json", plan_dict(privacy_unit=ROWS_ARE_PEOPLE))

@@ -240,6 +240,7 @@ def test_verify_no_longer_says_the_rows_are_unchecked(demo: dict[str, Any]) -> N
 # ----------------------------------------------------------------------------- regenerate
 
 
+@pytest.mark.subprocess
 def test_regenerate_in_another_process_gives_the_same_bytes(demo: dict[str, Any]) -> None:
     code = ("import sys, json\n"
             "from pathlib import Path\n"

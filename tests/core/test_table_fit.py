@@ -5,8 +5,6 @@ app) names every way a plan does not fit a table — before anything is charged.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +21,7 @@ from planner_app.core.records.ledger import Ledger
 from planner_app.core.release.publish import publish
 from planner_app.core.support.errors import InputError
 from planner_app.core.support.home import app_home
-from tests.conftest import DEMO_PLAN, ROOT, plan_dict, write_json
+from tests.conftest import DEMO_PLAN, ROOT, plan_dict, run_in_process, write_json
 
 # a chile-like table: sex coded M/F, 30 women among 100 answers, a region name, an income
 SEX = ["F"] * 30 + ["M"] * 70
@@ -239,14 +237,12 @@ def test_check_data_on_the_cli_exits_2_and_shows_the_count(tmp_path: Path) -> No
                         pd.DataFrame({"sex": SEX + ["X"] * 5 + [None] * 3}))
     bad = write_json(tmp_path / "bad.json", plan_dict(queries=[rr()]))
     good = write_json(tmp_path / "good.json", plan_dict(queries=[rr(yes=["F"], no=["M"])]))
-    env_cmd = [sys.executable, "-m", "planner_app", "--home", str(tmp_path / "home"), "check"]
-    done = subprocess.run([*env_cmd, str(bad), "--data", str(table)], capture_output=True,
-                          text=True, cwd=ROOT, timeout=120)
+    env_cmd = ["--home", str(tmp_path / "home"), "check"]
+    done = run_in_process([*env_cmd, str(bad), "--data", str(table)])
     assert done.returncode == 2, done.stderr
     assert "queries[women].yes" in done.stderr and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
-    done = subprocess.run([*env_cmd, str(good), "--data", str(table)], capture_output=True,
-                          text=True, cwd=ROOT, timeout=120)
+    done = run_in_process([*env_cmd, str(good), "--data", str(table)])
     assert done.returncode == 0, done.stderr
     assert "5 cells of sex are neither a yes nor a no value" in done.stdout
 

@@ -164,6 +164,7 @@ def _peak(bundle: Path) -> int:
     return int(done.stdout.split()[-1])
 
 
+@pytest.mark.subprocess
 def test_verify_holds_a_large_answer_file_in_bounded_memory(tmp_path: Path) -> None:
     out = _bundle(tmp_path)
     rng = random.Random(5)

@@ -236,8 +236,10 @@ def test_the_opening_pass_gives_each_columns_facts(tmp_path: Path, kind: str) ->
 
 def test_the_opening_pass_reports_progress_and_cancel_interrupts_it(tmp_path: Path) -> None:
     """The engine's pass reports DuckDB's progress, and Cancel interrupts the query itself
-    (not only between steps): it raises Cancelled long before the pass would end."""
-    import time
+    (not only between steps): Cancel is pressed once, while the pass runs, and is not pressed
+    at any later check; the pass still ends in Cancelled, so the query itself was stopped
+    (a pass run to its end would return the table's facts). No clock (issue 23)."""
+    import threading
 
     import duckdb
 
@@ -248,19 +250,18 @@ def test_the_opening_pass_reports_progress_and_cancel_interrupts_it(tmp_path: Pa
         con.execute(f"COPY (SELECT i AS id, i % 90 AS age, 'r' || (i % 5) AS region "
                     f"FROM range(3000000) t(i)) TO '{path}' (HEADER)")
     seen: list[float] = []
-    start = time.perf_counter()
     rows, _ = facts.table_facts(open_table(path).source,  # type: ignore[arg-type]
                                 progress=lambda f, _m: seen.append(f))
-    whole = time.perf_counter() - start
     assert rows == 3_000_000
     assert seen and all(0 <= f <= 1 for f in seen) and seen == sorted(seen)
-    asked: list[float] = []
+    pressed: list[str] = []
 
-    def cancel() -> bool:  # pressed 0.3 s in: the samples are read, the pass is under way
-        asked.append(time.perf_counter())
-        return asked[-1] - asked[0] > 0.3
+    def cancel() -> bool:  # pressed once, by the first look from a running query's watcher
+        if pressed or threading.current_thread().name != "engine-progress":
+            return False
+        pressed.append("during the pass")
+        return True
 
-    start = time.perf_counter()
     with pytest.raises(Cancelled):
         facts.table_facts(open_table(path).source, cancel=cancel)  # type: ignore[arg-type]
-    assert time.perf_counter() - start < max(0.8 * whole, 0.5)
+    assert pressed == ["during the pass"]

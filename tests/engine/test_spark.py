@@ -393,6 +393,7 @@ def test_cli_release_on_spark_verifies(spark: Any, tmp_path: Path,
     assert main(["verify", str(out)]) == 0, capsys.readouterr()
 
 
+@pytest.mark.subprocess
 def test_cli_without_pyspark_is_one_line(tmp_path: Path) -> None:
     """With pyspark not importable (a stub package that raises ImportError first on the
     path), `release --engine spark` says how to install it, exit 2, nothing written."""

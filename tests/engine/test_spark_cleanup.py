@@ -40,6 +40,7 @@ def _spark_folders(tmp: Path) -> list[Path]:
     return sorted(tmp.glob("planner-app-spark-*"))
 
 
+@pytest.mark.subprocess
 def test_the_folder_is_gone_after_a_release_on_a_master_named_on_the_command_line(
         tmp_path: Path) -> None:
     args, env, tmp = _world(tmp_path)
@@ -52,6 +53,7 @@ def test_the_folder_is_gone_after_a_release_on_a_master_named_on_the_command_lin
     assert _spark_folders(tmp) == []
 
 
+@pytest.mark.subprocess
 def test_the_folder_is_gone_after_sigterm(tmp_path: Path) -> None:
     args, env, tmp = _world(tmp_path)
     env["PLANNER_APP_FAULT_PAUSE"] = "requested"  # the aggregates are computed, Spark lives
@@ -89,6 +91,7 @@ def test_set_master_overrides_the_environment(monkeypatch: pytest.MonkeyPatch) -
     assert spark_engine.spark_master() == "spark://host:7077"
 
 
+@pytest.mark.subprocess
 def test_spark_master_without_the_spark_engine_is_one_line(tmp_path: Path) -> None:
     args, env, _ = _world(tmp_path)
     args = [a for a in args if a not in ("--engine", "spark")]

@@ -8,21 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from planner_app.core.data.tables import load_table
-from planner_app.core.model import load_plan
 from planner_app.core.release.opened_bundle import open_bundle
-from planner_app.core.release.publish import publish
-from planner_app.core.support.home import app_home
-from planner_app.core.support.resources import demo_plan_path, demo_table_path
 
 
-@pytest.fixture(scope="module")
-def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("viewer")
-    out = folder / "demo.zip"
-    publish(load_plan(demo_plan_path()), load_table(demo_table_path()), out,
-            app_home(folder / "home"))
-    return out
+@pytest.fixture
+def bundle(demo_bundle: Path) -> Path:
+    """The demo release, built once for the session (tests/conftest.py)."""
+    return demo_bundle
 
 
 def test_verification_runs_in_the_worker_not_on_the_gui_thread(  # type: ignore[no-untyped-def]

@@ -9,23 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from planner_app.core.data.tables import load_table
-from planner_app.core.model import load_plan
-from planner_app.core.release.publish import publish
-from planner_app.core.support.home import app_home
-from planner_app.core.support.resources import demo_plan_path, demo_table_path
+from planner_app.core.support.resources import demo_plan_path
 from tests.corpus.crafted import CRAFTS, reseal, rezip, unzip
 
 SOME = ["confidence-text", "queries-object", "total-list", "results-null",
         "audit-params-list", "encrypted-flag", "prepended-bytes", "extra-sealed-file"]
 
 
-@pytest.fixture(scope="module")
-def good_bundle(tmp_path_factory: pytest.TempPathFactory) -> bytes:
-    folder = tmp_path_factory.mktemp("bundle")
-    publish(load_plan(demo_plan_path()), load_table(demo_table_path()), folder / "good.zip",
-            app_home(folder / "home"))
-    return (folder / "good.zip").read_bytes()
+@pytest.fixture
+def good_bundle(demo_bundle: Path) -> bytes:
+    """The demo release's bytes (built once for the session, tests/conftest.py)."""
+    return demo_bundle.read_bytes()
 
 
 def _no_unhandled_exception(monkeypatch: pytest.MonkeyPatch) -> list[BaseException]:

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QFileDialog
 
@@ -115,6 +116,7 @@ def test_file_dialogs_start_in_the_last_folder_used(qtbot, tmp_path: Path,
     assert str(checkout) not in seen
 
 
+@pytest.mark.subprocess
 def test_a_platform_plugin_qt_cannot_start_is_one_line(tmp_path: Path) -> None:
     """Past the probe (here: a plugin that does not exist), Qt aborts with its own text;
     the app says one line instead, exit 2."""

@@ -16,6 +16,7 @@ import pytest
 SCREEN_HEIGHT = 950
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("scale", ["1", "2"])
 def test_the_editor_holds_still_and_fits(tmp_path: Path, scale: str) -> None:
     env = {**os.environ, "QT_SCALE_FACTOR": scale, "QT_QPA_PLATFORM": "offscreen"}

@@ -298,6 +298,7 @@ w.session.load_plan(w.session.plan)
 '''
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("scale", ["1", "2"])
 def test_changed_views_unclipped_at_1x_and_2x(scale: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
     import json

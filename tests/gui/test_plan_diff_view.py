@@ -102,6 +102,7 @@ print(json.dumps({"review": clipped_texts(review), "view": clipped_texts(view)})
 '''
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("scale", ["1", "2"])
 def test_compare_unclipped_at_1x_and_2x(scale: str, tmp_path: Path) -> None:
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", QT_SCALE_FACTOR=scale,

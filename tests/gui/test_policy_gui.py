@@ -111,6 +111,7 @@ print(json.dumps(out))
 '''
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("scale", ["1", "2"])
 def test_policy_views_at_1x_and_2x(scale: str, tmp_path: Path) -> None:
     home = tmp_path / "home"

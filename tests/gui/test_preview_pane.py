@@ -99,6 +99,7 @@ def test_screenshots_at_the_default_size(demo, qtbot) -> None:  # type: ignore[n
         assert not overlaps(demo.statistic_pane), qid
 
 
+@pytest.mark.subprocess
 def test_screenshots_at_200_percent(tmp_path) -> None:  # type: ignore[no-untyped-def]
     env = {**os.environ, "QT_SCALE_FACTOR": "2", "QT_QPA_PLATFORM": "offscreen",
            "PLANNER_APP_SCREENSHOTS": str(SHOTS), "PLANNER_APP_HOME": str(tmp_path / "home")}

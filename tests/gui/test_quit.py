@@ -48,6 +48,7 @@ def assert_clean(result: subprocess.CompletedProcess[str]) -> None:
     assert "finished cleanly" in result.stdout
 
 
+@pytest.mark.subprocess
 def test_quitting_while_workers_run(tmp_path: Path) -> None:
     """The app quits (Ctrl+Q) while background work still runs: ``run`` returns only when it
     has ended, so nothing is torn down under a pool thread."""
@@ -80,6 +81,7 @@ def test_quitting_while_workers_run(tmp_path: Path) -> None:
     assert_clean(result)
 
 
+@pytest.mark.subprocess
 def test_closing_the_window_while_a_table_loads(tmp_path: Path) -> None:
     result = run_script("""
         from planner_app.gui import app as gui_app

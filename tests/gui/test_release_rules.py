@@ -144,6 +144,7 @@ def test_the_caps_bracket_the_demo_total() -> None:
     assert 3.0 < total.epsilon < 3.5 and total.delta <= 1e-5, total
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_cli_and_wizard_refuse_the_same_plans(case: tuple[Any, ...], qtbot: Any,
                                               tmp_path: Path) -> None:
@@ -176,6 +177,7 @@ def test_cli_and_wizard_refuse_the_same_plans(case: tuple[Any, ...], qtbot: Any,
     assert _wizard_refuses(qtbot, plan_file, home, shot) is refused
 
 
+@pytest.mark.subprocess
 def test_a_missing_reason_exits_2_naming_the_plan_file_and_field(tmp_path: Path) -> None:
     plan_file, home = _prepare(tmp_path, CASES[3])  # the binned histogram
     done = _cli(["release", str(plan_file), "--data", str(DEMO_TABLE), "--out",

@@ -129,6 +129,7 @@ def test_the_viewer_shows_the_signer_and_checks_a_public_key(  # type: ignore[no
     assert "<b>Not signed</b>" in unsigned.origin.text()
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("scale", ["1", "2"])
 def test_screenshots(tmp_path: Path, scale: str) -> None:
     env = {**os.environ, "QT_SCALE_FACTOR": scale, "QT_QPA_PLATFORM": "offscreen",

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 HEAVY = ("pandas", "matplotlib", "fpdf", "dp_accounting", "duckdb", "pyarrow", "openpyxl")
 
 # The real entry point (`planner-app gui`, which planner-app-gui and `python -m planner_app`
@@ -41,12 +43,14 @@ def _start(home: Path) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.subprocess
 def test_the_window_shows_before_any_heavy_library_is_imported(tmp_path: Path) -> None:
     seen = _start(tmp_path / "home")
     assert seen["shown"] == [True]
     assert seen["loaded"] == []
 
 
+@pytest.mark.subprocess
 def test_the_probe_sees_a_heavy_import_when_there_is_one(tmp_path: Path) -> None:
     """The probe itself can fail: the same start with pandas imported first reports it."""
     env_code = PROBE.replace("import json, sys\n", "import json, sys\nimport pandas\n", 1)

@@ -132,6 +132,7 @@ def test_the_pane_shows_what_the_budget_buys(window, tmp_path: Path) -> None:  #
     assert not pane.synthetic_box.isVisibleTo(pane)
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("scale", ["1", "2"])
 def test_editor_and_pane_fit_at_1x_and_2x(tmp_path: Path, scale: str) -> None:
     env = {**os.environ, "QT_SCALE_FACTOR": scale, "QT_QPA_PLATFORM": "offscreen",

@@ -262,6 +262,7 @@ def test_a_protected_key_signs_with_its_passphrase(
     assert verify_bundle(out, trusted=[world["store"].public("guarded")]).valid
 
 
+@pytest.mark.subprocess
 def test_owner_and_recipient_on_two_app_homes_as_processes(tmp_path: Path) -> None:
     """The owner releases signed with a protected key in one app home (a process, the
     passphrase from the environment); a recipient with another app home and only the public
