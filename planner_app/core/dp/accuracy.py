@@ -187,10 +187,19 @@ def rr_half_width(answers: float, truth: float | Fraction, count: Measurement | 
 
 
 NEEDS_ROWS = "state dataset.expected_rows (a public approximate row count) to see this accuracy"
+# a person unit whose rows per person are not stated yet: every ± depends on them, and one row
+# per person would show an accuracy up to k times too good (the ``rows`` readiness rule asks)
+NEEDS_PERSON_ROWS = ("say at most how many rows one person may have (“A person has up to” on "
+                     "the Data tab) to see this accuracy")
+_UNITS = {"count": "count", "histogram": "count", "synthetic": "count", "sum": "value",
+          "mean": "value", "variance": "squared", "quantile": "rank",
+          "randomized_response": "share"}
 
 
 def accuracy_for(query: Query, plan: Plan, confidence: float = DEFAULT_CONFIDENCE,
                  measurements: list[Measurement] | None = None) -> Accuracy:
+    if not plan.privacy_unit.rows_stated:
+        return Accuracy(confidence, None, _UNITS.get(query.kind, "value"), NEEDS_PERSON_ROWS)
     ms = measurements if measurements is not None else measurements_for(query, plan)
     alpha = 1 - confidence
     if query.kind in ("count", "histogram"):
@@ -348,7 +357,8 @@ def format_half_width(acc: Accuracy | dict[str, Any]) -> str:
     """The ± for a table cell, in the shown unit: "± 12 points", "± 3.5 percentiles"."""
     hw = shown_half_width(acc)
     if hw is None:
-        return "needs a row count"
+        return ("needs rows per person" if _field(acc, "note") == NEEDS_PERSON_ROWS
+                else "needs a row count")
     if not math.isfinite(hw):
         return "unbounded"
     unit = shown_unit(acc)
