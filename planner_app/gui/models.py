@@ -486,8 +486,12 @@ class StatisticsModel(HeaderedModel):
                     "Half-width of the interval that holds the noise with "
                     f"{confidence_percent(self.session.confidence)} confidence")
             if col == 1:
+                plan = self.session.plan
+                unit = plan.privacy_unit if plan is not None else None
                 return statistic_words(q.kind, q.column, KIND_NAMES.get(q.kind, q.kind),
-                                       q.missing.policy == "impute")
+                                       q.missing.policy == "impute",
+                                       unit.id_column if unit else None,
+                                       unit.rows_per_unit if unit else 1)
             return q.id
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (2, 3):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)

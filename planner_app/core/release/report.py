@@ -430,8 +430,11 @@ def _what(record: dict[str, Any], q: dict[str, Any]) -> str:
     declared: dict[str, Any] = next(
         (d for d in record["plan"]["queries"] if d.get("id") == q["id"]), {})
     imputed = isinstance(declared.get("missing"), dict)
+    unit = record["plan"].get("privacy_unit") or {}
+    max_rows = unit.get("max_rows") if unit.get("kind") == "person" else 1
     return statistic_words(q["kind"], q.get("column"), KIND_WORDS.get(q["kind"], q["kind"]),
-                           imputed)
+                           imputed, unit.get("id_column"),
+                           max_rows if isinstance(max_rows, int) else 1)
 
 
 def largest(rows: list[dict[str, Any]], limit: int | None = None,

@@ -123,20 +123,34 @@ def present_words(column: str) -> str:
     return f"where {column} is present"
 
 
-def count_words(column: str | None, imputed: bool = False) -> str:
+def rows_not_people_words(id_column: str | None, max_rows: int) -> str:
+    """Under an id unit whose person may have several rows, what a count of rows is not
+    (walk 2, finding 6: "Number of households" published a count of member rows); "" when
+    each person has one row."""
+    if not id_column or max_rows <= 1:
+        return ""
+    return f"not of people: one {id_column} has up to {max_rows:,} rows"
+
+
+def count_words(column: str | None, imputed: bool = False, id_column: str | None = None,
+                max_rows: int = 1) -> str:
     """What a count counts: all rows, or the rows where a column is present (a column whose
-    missing cells are imputed counts every row)."""
-    if column and not imputed:
-        return f"Count of rows {present_words(column)}"
-    return "Count of rows"
+    missing cells are imputed counts every row); under an id unit with several rows a
+    person, that these are rows, not people."""
+    words = (f"Count of rows {present_words(column)}" if column and not imputed
+             else "Count of rows")
+    rows = rows_not_people_words(id_column, max_rows)
+    return f"{words} ({rows})" if rows else words
 
 
 def statistic_words(kind: str, column: str | None, kind_name: str,
-                    imputed: bool = False) -> str:
+                    imputed: bool = False, id_column: str | None = None,
+                    max_rows: int = 1) -> str:
     """What a statistic is, in a few words: "Count of rows", "Count of rows where income is
-    present", "Mean of hours" (``kind_name`` is the kind as the caller shows it)."""
+    present", "Mean of hours" (``kind_name`` is the kind as the caller shows it; the unit's
+    id column and rows a person, for a count: count_words)."""
     if kind == "count":
-        return count_words(column, imputed)
+        return count_words(column, imputed, id_column, max_rows)
     return f"{kind_name} of {column}" if column else kind_name
 
 

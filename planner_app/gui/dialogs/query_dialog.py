@@ -865,8 +865,10 @@ class QueryDialog(QDialog):
         lines += [f"✗ {p.problem[0].upper()}{p.problem[1:]}." for p in problems
                   if not p.problem.startswith("no column")]
         self.warning.setText("\n".join(lines))
-        self.count_words.setText(count_words(draft.column, self.missing.currentIndex() == 1)
-                                 + ".")
+        unit = self.session.plan.privacy_unit if self.session.plan is not None else None
+        self.count_words.setText(count_words(draft.column, self.missing.currentIndex() == 1,
+                                             unit.id_column if unit else None,
+                                             unit.rows_per_unit if unit else 1) + ".")
         self._update_yes_no_hint(tally)
 
     def _update_yes_no_hint(self, tally: Any) -> None:
