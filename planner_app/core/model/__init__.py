@@ -24,6 +24,7 @@ from .plan import (
                    NEEDS_COLUMN,
                    OPS,
                    RELATIONS,
+                   NOT_TAKEN,
                    YES_NO_KINDS,
                    Budget,
                    Condition,
@@ -35,6 +36,7 @@ from .plan import (
                    Query,
                    Scalar,
                    SynthColumn,
+                   kind_takes,
 )
 from .serialisation import (
                    load_plan,
@@ -74,5 +76,6 @@ __all__ = [
     "delta_problem", "epsilon_problem", "expected_rows_problem", "max_rows_problem",
     "quantile_problem", "MAX_ROWS_PER_PERSON", "load_plan", "parse_plan_text", "plan_digest",
     "plan_from_dict",
-    "plan_to_dict", "plan_to_json", "save_plan", "text_number", "yes_no",
+    "plan_to_dict", "plan_to_json", "save_plan", "text_number", "yes_no", "NOT_TAKEN",
+    "kind_takes",
 ]

@@ -33,6 +33,18 @@ MECHANISMS_BY_KIND: dict[str, tuple[str, ...]] = {
 NEEDS_COLUMN = ("sum", "mean", "variance", "histogram", "quantile", "randomized_response")
 NEEDS_BOUNDS = ("sum", "mean", "variance", "quantile")
 YES_NO_KINDS = ("randomized_response",)  # kinds that read cells as yes or no
+# the row-selecting fields a kind does not take: validation refuses them, and the form does
+# not offer them (randomized response is local: each answer is noised on its own, so its one
+# share has no cells to group or filter; a share by group is the mean of a 0/1 column)
+NOT_TAKEN: dict[str, tuple[str, ...]] = {
+    "randomized_response": ("group_by", "where"),
+    "synthetic": ("group_by", "where"),
+}
+
+
+def kind_takes(kind: str, field: str) -> bool:
+    """Whether a statistic of ``kind`` takes the plan field ``field`` (group_by, where)."""
+    return field not in NOT_TAKEN.get(kind, ())
 
 MAX_PLAN_BYTES = 50 * 1024 * 1024
 MAX_QUERIES = 10_000

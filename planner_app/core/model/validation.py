@@ -39,6 +39,7 @@ from .plan import (
     PrivacyUnit,
     Query,
     Scalar,
+    kind_takes,
 )
 from .reader import FieldReader, as_number, json_type, name_problem, text_problem, visible_text
 from .values import canonical_key, declared_answer, yes_no
@@ -246,8 +247,8 @@ def _read_group_by(r: FieldReader, kind: str) -> GroupBy | None:
     """The group-by column and its declared, public list of keys."""
     if not r.has("group_by"):
         return None
-    if kind == "randomized_response":
-        r.fail("group_by", "randomized_response takes no group_by")
+    if not kind_takes(kind, "group_by"):
+        r.fail("group_by", f"{kind} takes no group_by")
     g = FieldReader(r.source, r.obj["group_by"], r.where("group_by"), ("column", "keys"))
     gcol = g.text("column")
     if not g.has("keys"):
@@ -260,8 +261,8 @@ def _read_group_by(r: FieldReader, kind: str) -> GroupBy | None:
 def _read_where(r: FieldReader, kind: str) -> tuple[Condition, ...]:
     if not r.has("where"):
         return ()
-    if kind == "randomized_response":
-        r.fail("where", "randomized_response takes no where conditions")
+    if not kind_takes(kind, "where"):
+        r.fail("where", f"{kind} takes no where conditions")
     raw_where = r.obj["where"]
     if not isinstance(raw_where, list):
         r.fail("where", "must be a list of {column, op, value} conditions")

@@ -118,6 +118,15 @@ KIND_WORDS = {
 }
 
 
+# the Yes/no share kind's help (walk 2, findings 2 and 3): it is local and takes no groups,
+# and the cheaper central share by group is a Mean of a 0/1 column
+CENTRAL_SHARE_HINT = (
+    "This share is local (randomized response): each answer is noised on its own, which "
+    "costs far more ε, and it cannot be split by group. For a cheaper share of yes, or one "
+    "by group: use a column coded 1 for yes and 0 for no (or true/false) and add a Mean of "
+    "it with bounds 0 to 1. That mean is the share of yes, noised once (central model).")
+
+
 def present_words(column: str) -> str:
     """The rows a column counts in: "where income is present"."""
     return f"where {column} is present"

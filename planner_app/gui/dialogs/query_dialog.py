@@ -31,11 +31,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.model import FIXED_YES_NO, OPS, YES_NO_KINDS, Plan, Query, plan_from_dict, plan_to_dict
+from ...core.model import (
+    FIXED_YES_NO,
+    OPS,
+    YES_NO_KINDS,
+    Plan,
+    Query,
+    kind_takes,
+    plan_from_dict,
+    plan_to_dict,
+)
 from ...core.model.synthetic_plan import synthetic_to_dict
 from ...core.support.errors import InputError
 from ...core.support.field_words import on_screen
-from ...core.support.words import KIND_NAMES, count_words
+from ...core.support.words import CENTRAL_SHARE_HINT, KIND_NAMES, count_words
 from ..session import Session
 from ..widgets.form_fields import AMBER, RED, NoteArea, NumberField, typed_number
 
@@ -125,6 +134,9 @@ class QueryDialog(QDialog):
         for k in KINDS:
             self.kind.addItem(KIND_NAMES[k], k)
         form.addRow("Kind", self.kind)
+        self.kind_help = QLabel(CENTRAL_SHARE_HINT)  # shown for the Yes/no share only
+        self.kind_help.setWordWrap(True)
+        form.addRow("", self.kind_help)
         self.column = QComboBox()
         self.column.setEditable(True)
         # a count counts all rows unless the owner wants the rows where a column is present
@@ -506,6 +518,7 @@ class QueryDialog(QDialog):
         self.delta.setVisible(gaussian)
         self.delta_label.setVisible(gaussian)
         bounded = self._bounded()
+        groups = kind_takes(kind, "group_by")
         hist = kind in ("histogram", "synthetic")
         bins = hist and self.use_bins.isChecked()
         reason_label = self._form.labelForField(self.bounds_reason)
@@ -528,12 +541,14 @@ class QueryDialog(QDialog):
                              # with the selected column's bins or list
                              (self.bounds_reason, bounded or bins),
                              (self.synth_row, synth), (self.synth_rows, synth),
-                             (self.group_column, not synth), (self.group_keys, not synth),
+                             # the core says which fields a kind takes (model.kind_takes)
+                             (self.group_column, groups), (self.group_keys, groups),
                              (self.missing, not synth), (self.impute, not synth),
                              (self.use_bins, hist), (self.categories, hist and not bins),
                              (self.bins, bins), (self.quantile, kind == "quantile"),
                              (self.yes_no_row, self._reads_yes_no()),
                              (self.yes_no_hint, self._reads_yes_no()),
+                             (self.kind_help, kind == "randomized_response"),
                              # a statistic's list rows stay in place, usable only with a
                              # list: choosing a group column moves no field below
                              (self.list_reason, not bins if synth else True),
@@ -542,11 +557,12 @@ class QueryDialog(QDialog):
             label = self._form.labelForField(widget) or self._more.labelForField(widget)
             if label is not None:
                 label.setVisible(show)
-        for form, row in ((self._form, self._group_layout), (self._more, self._missing_layout)):
+        for form, row, show in ((self._form, self._group_layout, groups),
+                                (self._more, self._missing_layout, not synth)):
             label = form.labelForField(row)
             if label is not None:
-                label.setVisible(not synth)
-        self._conditions_box.setVisible(not synth)  # a synthetic table takes every row
+                label.setVisible(show)
+        self._conditions_box.setVisible(kind_takes(kind, "where"))
         has_list = not bins if synth else self._has_list()
         self.list_reason.setEnabled(has_list)
         self.declare.setEnabled(has_list)
@@ -691,7 +707,8 @@ class QueryDialog(QDialog):
             self._refresh_synth_list(at)
 
     def _has_groups(self) -> bool:
-        return self.group_column.currentText() not in ("", NONE)
+        return kind_takes(self.kind.currentData() or "count", "group_by") \
+            and self.group_column.currentText() not in ("", NONE)
 
     def _reads_yes_no(self) -> bool:
         return self.kind.currentData() in YES_NO_KINDS
@@ -742,7 +759,7 @@ class QueryDialog(QDialog):
                 values = _lines(box.toPlainText())
                 if values:
                     doc[key] = values
-        if self.group_column.currentText() not in ("", NONE):
+        if self._has_groups():
             doc["group_by"] = {"column": self.group_column.currentText(),
                                "keys": _lines(self.group_keys.toPlainText())}
         where = []
@@ -754,7 +771,7 @@ class QueryDialog(QDialog):
             value: Any = [_number(v) for v in text.split(",") if v.strip()] if op == "in" \
                 else _number(text)
             where.append({"column": col, "op": op, "value": value})
-        if where:
+        if where and kind_takes(kind, "where"):
             doc["where"] = where
         if self.missing.currentIndex() == 1:
             doc["missing"] = {"impute": _number(self.impute.text())}

@@ -1,0 +1,41 @@
+"""The Yes/no share form offers only what the core takes (walk 2, finding 2: it offered Group
+by and then refused it) and points to the central share by group (finding 3)."""
+
+from __future__ import annotations
+
+from planner_app.core.model import kind_takes
+from planner_app.core.support.words import CENTRAL_SHARE_HINT
+from planner_app.gui.dialogs.query_dialog import QueryDialog
+
+
+def test_the_yes_no_share_form_offers_no_group_by_and_says_how_to_get_one(demo, qtbot) -> None:  # type: ignore[no-untyped-def]
+    session = demo.session
+    dialog = QueryDialog(session, None, demo)
+    qtbot.addWidget(dialog)
+    dialog.resize(700, 800)
+    dialog.show()
+    # a group chosen for a count stays behind when the kind becomes a yes/no share
+    dialog.kind.setCurrentIndex(dialog.kind.findData("count"))
+    dialog.group_column.setCurrentText("region")
+    dialog.group_keys.setPlainText("North\nSouth\nEast\nWest")
+    assert dialog.group_column.isVisible() and not dialog.kind_help.isVisible()
+    dialog.kind.setCurrentIndex(dialog.kind.findData("randomized_response"))
+    assert not kind_takes("randomized_response", "group_by")
+    assert not dialog.group_column.isVisible() and not dialog.group_keys.isVisible()
+    assert not dialog._conditions_box.isVisible()
+    assert dialog.kind_help.isVisible() and dialog.kind_help.text() == CENTRAL_SHARE_HINT
+    assert "Mean" in CENTRAL_SHARE_HINT and "by group" in CENTRAL_SHARE_HINT
+    dialog.label.setText("Share of smokers")
+    dialog.column.setCurrentText("smoker")
+    dialog.yes_values.setPlainText("yes")
+    dialog.no_values.setPlainText("no")
+    dialog.list_reason.setText("The questionnaire's answers are yes and no")
+    dialog.declare.setChecked(True)
+    assert "group_by" not in dialog.to_dict()
+    dialog._accept()
+    assert dialog.result_plan is not None, dialog.error.text()
+    assert dialog.result_plan.query(dialog.result_id).group_by is None
+    # back to a kind that takes groups: the group is offered again, as it was typed
+    dialog.kind.setCurrentIndex(dialog.kind.findData("count"))
+    assert dialog.group_column.isVisibleTo(dialog)  # (OK closed the dialog)
+    assert dialog.to_dict()["group_by"]["column"] == "region"
