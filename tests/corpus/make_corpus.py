@@ -595,6 +595,17 @@ for name, data, message in [
     table(name, data, 2, message)
     cases[-1]["command"] = "gui-data"
 
+# walkcore: a count of people (distinct ids) needs an id unit; "of" is a count's field only
+PEOPLE_COUNT = {"id": "n", "kind": "count", "of": "people", "epsilon": 0.5}
+plan("count-people-row-unit.json",
+     with_top(queries=[PEOPLE_COUNT] + copy.deepcopy(PLAN["queries"][1:])),
+     "queries[n].of: counts people by the unit's id column")
+plan("count-of-on-a-sum.json", with_query(of="people"), "queries[s].of: is not used by kind sum")
+plan("count-of-unknown.json",
+     with_top(privacy_unit={"kind": "person", "id_column": "g", "max_rows": 2},
+              queries=[{**PEOPLE_COUNT, "of": "households"}]),
+     "queries[n].of: 'households' is not one of: rows, people")
+
 (HERE / "cases.json").write_text(json.dumps({"plan": PLAN, "good_table": GOOD,
                                              "synthetic_plan": with_synthetic(),
                                              "cases": cases}, indent=1) + "\n")

@@ -39,3 +39,28 @@ def test_the_yes_no_share_form_offers_no_group_by_and_says_how_to_get_one(demo, 
     dialog.kind.setCurrentIndex(dialog.kind.findData("count"))
     assert dialog.group_column.isVisibleTo(dialog)  # (OK closed the dialog)
     assert dialog.to_dict()["group_by"]["column"] == "region"
+
+
+def test_the_count_form_offers_a_count_of_people(demo, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Walk 2, finding 6: under an id unit the count form offers to count people (distinct
+    ids), and the plan says so (``"of": "people"``)."""
+    session = demo.session
+    dialog = QueryDialog(session, None, demo)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.kind.setCurrentIndex(dialog.kind.findData("count"))
+    assert dialog.count_people.isVisible()
+    assert dialog.count_people.text() == "Count people (distinct person_id)"
+    assert "of" not in dialog.to_dict()
+    dialog.count_people.setChecked(True)
+    assert dialog.count_words.text() == "Count of people (distinct person_id)."
+    dialog.label.setText("Number of people")
+    assert dialog.to_dict()["of"] == "people"
+    dialog._accept()
+    assert dialog.result_plan is not None, dialog.error.text()
+    q = dialog.result_plan.query(dialog.result_id)
+    assert q.of == "people"
+    session.apply("add", dialog.result_plan)
+    edit = QueryDialog(session, session.plan.query(q.id), demo)
+    qtbot.addWidget(edit)
+    assert edit.count_people.isChecked()

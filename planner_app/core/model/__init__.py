@@ -9,6 +9,7 @@ Plan, load_plan``); the modules above are its parts.
 
 from .plan import (
                    ACCOUNTANTS,
+                   COUNT_OF,
                    FORMAT,
                    KINDS,
                    MAX_ABS_BOUND,
@@ -22,9 +23,9 @@ from .plan import (
                    MIN_DELTA,
                    NEEDS_BOUNDS,
                    NEEDS_COLUMN,
+                   NOT_TAKEN,
                    OPS,
                    RELATIONS,
-                   NOT_TAKEN,
                    YES_NO_KINDS,
                    Budget,
                    Condition,
@@ -77,5 +78,5 @@ __all__ = [
     "quantile_problem", "MAX_ROWS_PER_PERSON", "load_plan", "parse_plan_text", "plan_digest",
     "plan_from_dict",
     "plan_to_dict", "plan_to_json", "save_plan", "text_number", "yes_no", "NOT_TAKEN",
-    "kind_takes",
+    "COUNT_OF", "kind_takes",
 ]

@@ -42,6 +42,11 @@ NOT_TAKEN: dict[str, tuple[str, ...]] = {
 }
 
 
+# what a count counts: its rows, or its people (the distinct ids of an id unit; a person
+# counts once in a cell if any of their kept rows is in it)
+COUNT_OF = ("rows", "people")
+
+
 def kind_takes(kind: str, field: str) -> bool:
     """Whether a statistic of ``kind`` takes the plan field ``field`` (group_by, where)."""
     return field not in NOT_TAKEN.get(kind, ())
@@ -148,6 +153,7 @@ class Query:
     no: tuple[Scalar, ...] | None = None  # cell values that mean no
     synth_columns: tuple[SynthColumn, ...] | None = None  # synthetic: "columns" in the plan
     rows: int | None = None  # synthetic: rows to generate (None: from the noised marginals)
+    of: str = "rows"  # count: "rows", or "people" (distinct ids of the unit: COUNT_OF)
 
     @property
     def title(self) -> str:

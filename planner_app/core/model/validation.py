@@ -16,6 +16,7 @@ from .grid import grid_problem
 from .plan import (
     _ID_RE,
     ACCOUNTANTS,
+    COUNT_OF,
     FORMAT,
     KINDS,
     MAX_ABS_BOUND,
@@ -131,7 +132,7 @@ def _read_condition(source: str, obj: Any, path: str) -> Condition:
 QUERY_FIELDS = (
     "id", "label", "kind", "column", "lower", "upper", "categories", "bins", "quantile",
     "group_by", "where", "missing", "mechanism", "epsilon", "delta", "grid_step",
-    "expected_count", "justification", "yes", "no", "columns", "rows", "method",
+    "expected_count", "justification", "yes", "no", "columns", "rows", "method", "of",
 )
 
 
@@ -163,12 +164,15 @@ def _read_query(source: str, obj: Any, path: str) -> Query:
     if expected_count is not None and expected_count <= 0:
         r.fail("expected_count", "must be above 0")
     justification = _read_justification(r)
+    if kind != "count":
+        _not_used(r, kind, "of")
+    of = r.choice("of", COUNT_OF, default="rows") if kind == "count" else "rows"
     return Query(
         id=qid, kind=kind, epsilon=epsilon, label=label, column=column, lower=lower,
         upper=upper, categories=categories, bins=bins, quantile=quantile, group_by=group_by,
         where=where, missing=missing, mechanism=mechanism, delta=delta, grid_step=grid_step,
         expected_count=expected_count, justification=justification, yes=yes_values,
-        no=no_values,
+        no=no_values, of=of,
     )
 
 
@@ -399,6 +403,9 @@ def plan_from_dict(obj: Any, source: str = "plan") -> Plan:
         problem = id_column_problem(unit, q)
         if problem is not None:
             r.fail(*problem)
+        if q.of == "people" and unit.kind != "person":
+            r.fail(f"queries[{q.id}].of", 'counts people by the unit\'s id column: it needs a '
+                   'privacy_unit of kind "person" with an id_column')
     return Plan(
         dataset=dataset, privacy_unit=unit, budget=budget, queries=queries,
         neighbouring=neighbouring, justification=r.text("justification", required=False),

@@ -434,7 +434,8 @@ def _what(record: dict[str, Any], q: dict[str, Any]) -> str:
     max_rows = unit.get("max_rows") if unit.get("kind") == "person" else 1
     return statistic_words(q["kind"], q.get("column"), KIND_WORDS.get(q["kind"], q["kind"]),
                            imputed, unit.get("id_column"),
-                           max_rows if isinstance(max_rows, int) else 1)
+                           max_rows if isinstance(max_rows, int) else 1,
+                           declared.get("of") == "people")
 
 
 def largest(rows: list[dict[str, Any]], limit: int | None = None,

@@ -141,11 +141,19 @@ def rows_not_people_words(id_column: str | None, max_rows: int) -> str:
     return f"not of people: one {id_column} has up to {max_rows:,} rows"
 
 
+def people_option_words(id_column: str) -> str:
+    """The count's option that counts people, as the form offers it."""
+    return f"Count people (distinct {id_column})"
+
+
 def count_words(column: str | None, imputed: bool = False, id_column: str | None = None,
-                max_rows: int = 1) -> str:
+                max_rows: int = 1, people: bool = False) -> str:
     """What a count counts: all rows, or the rows where a column is present (a column whose
     missing cells are imputed counts every row); under an id unit with several rows a
-    person, that these are rows, not people."""
+    person, that these are rows, not people. A count of ``people`` counts distinct ids."""
+    if people and id_column:
+        return (f"Count of people (distinct {id_column})"
+                + (f" with a row {present_words(column)}" if column and not imputed else ""))
     words = (f"Count of rows {present_words(column)}" if column and not imputed
              else "Count of rows")
     rows = rows_not_people_words(id_column, max_rows)
@@ -154,12 +162,12 @@ def count_words(column: str | None, imputed: bool = False, id_column: str | None
 
 def statistic_words(kind: str, column: str | None, kind_name: str,
                     imputed: bool = False, id_column: str | None = None,
-                    max_rows: int = 1) -> str:
+                    max_rows: int = 1, people: bool = False) -> str:
     """What a statistic is, in a few words: "Count of rows", "Count of rows where income is
     present", "Mean of hours" (``kind_name`` is the kind as the caller shows it; the unit's
     id column and rows a person, for a count: count_words)."""
     if kind == "count":
-        return count_words(column, imputed, id_column, max_rows)
+        return count_words(column, imputed, id_column, max_rows, people)
     return f"{kind_name} of {column}" if column else kind_name
 
 

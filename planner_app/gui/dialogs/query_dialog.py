@@ -44,7 +44,12 @@ from ...core.model import (
 from ...core.model.synthetic_plan import synthetic_to_dict
 from ...core.support.errors import InputError
 from ...core.support.field_words import on_screen
-from ...core.support.words import CENTRAL_SHARE_HINT, KIND_NAMES, count_words
+from ...core.support.words import (
+    CENTRAL_SHARE_HINT,
+    KIND_NAMES,
+    count_words,
+    people_option_words,
+)
 from ..session import Session
 from ..widgets.form_fields import AMBER, RED, NoteArea, NumberField, typed_number
 
@@ -175,6 +180,9 @@ class QueryDialog(QDialog):
         self._synth_loading = False  # the fields are being filled from a column
         form.addRow("Column", self.column_row)
         form.addRow("", self.count_words)
+        # under an id unit: count people (distinct ids) instead of rows (core: Query.of)
+        self.count_people = QCheckBox()
+        form.addRow("", self.count_people)
         bounds = QHBoxLayout()
         bounds.setContentsMargins(0, 0, 0, 0)  # the row's own margins squeezed the fields
         self.lower = QLineEdit()
@@ -318,6 +326,7 @@ class QueryDialog(QDialog):
         self._form = form
         self.kind.currentIndexChanged.connect(self._kind_changed)
         self.count_present.toggled.connect(self._kind_changed)
+        self.count_people.toggled.connect(self._kind_changed)
         self.missing.currentIndexChanged.connect(self._update_warning)
         self.use_bins.toggled.connect(self._kind_changed)
         self.group_column.currentTextChanged.connect(self._kind_changed)
@@ -422,6 +431,7 @@ class QueryDialog(QDialog):
         self.kind.setCurrentIndex(self.kind.findData(q.kind))
         self.column.setCurrentText(q.column or "")
         self.count_present.setChecked(q.kind == "count" and q.column is not None)
+        self.count_people.setChecked(q.kind == "count" and q.of == "people")
         if q.lower is not None:
             self.lower.setText(f"{q.lower:g}")
             self.upper.setText(f"{q.upper:g}")
@@ -575,6 +585,10 @@ class QueryDialog(QDialog):
         count = kind == "count"
         for widget in (self.count_present, self.count_present_tail, self.count_words):
             widget.setVisible(count)
+        id_column = self._id_column()
+        self.count_people.setVisible(count and id_column is not None)
+        if id_column is not None:
+            self.count_people.setText(people_option_words(id_column))
         self.column.setEnabled(not count or self.count_present.isChecked())
         label = self._form.labelForField(self.column_row)
         if isinstance(label, QLabel):
@@ -706,6 +720,9 @@ class QueryDialog(QDialog):
             del self._synth[at]
             self._refresh_synth_list(at)
 
+    def _counts_people(self) -> bool:
+        return self._id_column() is not None and self.count_people.isChecked()
+
     def _has_groups(self) -> bool:
         return kind_takes(self.kind.currentData() or "count", "group_by") \
             and self.group_column.currentText() not in ("", NONE)
@@ -752,6 +769,8 @@ class QueryDialog(QDialog):
                 doc["bins"] = [_number(x) for x in self.bins.text().split(",") if x.strip()]
             else:
                 doc["categories"] = _lines(self.categories.toPlainText())
+        if kind == "count" and self._counts_people():
+            doc["of"] = "people"
         if kind == "quantile":
             doc["quantile"] = self.quantile.value()
         if self._reads_yes_no():
@@ -885,7 +904,8 @@ class QueryDialog(QDialog):
         unit = self.session.plan.privacy_unit if self.session.plan is not None else None
         self.count_words.setText(count_words(draft.column, self.missing.currentIndex() == 1,
                                              unit.id_column if unit else None,
-                                             unit.rows_per_unit if unit else 1) + ".")
+                                             unit.rows_per_unit if unit else 1,
+                                             self._counts_people()) + ".")
         self._update_yes_no_hint(tally)
 
     def _update_yes_no_hint(self, tally: Any) -> None:

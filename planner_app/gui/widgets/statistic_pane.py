@@ -303,7 +303,7 @@ class StatisticPane(QWidget):
         # the plan is text from other people: escaped, never read as markup
         self.title.setText(f"<h3>{escape(q.title)}</h3>"
                            + (escape(count_words(q.column, q.missing.policy == "impute",
-                                                 *self._unit_rows()))
+                                                 *self._unit_rows(), q.of == "people"))
                               if q.kind == "count" else KIND_NAMES.get(q.kind, q.kind)
                               + (f" of <b>{escape(q.column)}</b>" if q.column else ""))
                            + (f", grouped by {escape(q.group_by.column)}" if q.group_by
