@@ -136,10 +136,16 @@ def transparency(record: dict[str, Any], declared: Plan | None = None) -> list[t
         if "lower" in q:
             bounds.append(f"{q.get('label', q['id'])}: [{q['lower']:g}, {q['upper']:g}] — "
                           f"{reason.get('bounds') or 'no reason recorded'}")
-        if "categories" in q or "group_by" in q:
-            n = len(q.get("categories") or []) + len((q.get("group_by") or {}).get("keys") or [])
-            why = reason.get('categories') or reason.get('keys') or 'no reason recorded'
-            lists.append(f"{q.get('label', q['id'])}: {n} declared values — {why}")
+        if "bins" in q:  # bin edges are public parameters like bounds, with their reason
+            edges = ", ".join(f"{float(e):g}" for e in q["bins"])
+            bounds.append(f"{q.get('label', q['id'])}: bin edges {edges} — "
+                          f"{reason.get('bounds') or 'no reason recorded'}")
+        for field, values, what in (("categories", q.get("categories"), "categories"),
+                                    ("keys", (q.get("group_by") or {}).get("keys"),
+                                     "group keys")):
+            if values:  # each declared list with its own reason
+                lists.append(f"{q.get('label', q['id'])}: {len(values)} declared {what} — "
+                             f"{reason.get(field) or 'no reason recorded'}")
         if "yes" in q:  # which cell values a yes/no share reads as yes and as no
             lists.append(f"{q.get('label', q['id'])}: yes = {', '.join(map(str, q['yes']))}; "
                          f"no = {', '.join(map(str, q['no']))} — "
