@@ -37,3 +37,10 @@ def test_the_report_shows_the_reason_for_bin_edges_and_for_each_list() -> None:
     lists = answers["Pre-processing: categories and keys"]
     assert "regions: 2 declared categories — The form's two boxes" in lists
     assert "regions: 2 declared group keys — The official regions" in lists
+
+
+def test_the_missing_values_paragraph_keeps_each_statistic_a_sentence() -> None:
+    answers = dict(transparency(_record(DOC), plan_from_dict(DOC)))
+    text = answers["Pre-processing: missing values"]
+    assert ".;" not in text
+    assert text.count("ages: ") == 1 and ". regions: " in text and text.endswith(".")

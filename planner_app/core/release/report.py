@@ -150,7 +150,9 @@ def transparency(record: dict[str, Any], declared: Plan | None = None) -> list[t
             lists.append(f"{q.get('label', q['id'])}: yes = {', '.join(map(str, q['yes']))}; "
                          f"no = {', '.join(map(str, q['no']))} — "
                          f"{reason.get('values') or 'no reason recorded'}")
-        missing.append(f"{q.get('label', q['id'])}: " + _missing_words(declared, q))
+        words = _missing_words(declared, q).rstrip()
+        # each statistic's words are sentences (with their own ";"): kept apart as sentences
+        missing.append(f"{q.get('label', q['id'])}: {words}{'' if words.endswith('.') else '.'}")
     unnoised = [f"{q['label']}: " + (
         "the number of answers (every row answers, so it is public under replace-one)"
         if q["kind"] == "randomized_response" else "used without noise (public under "
@@ -185,7 +187,7 @@ def transparency(record: dict[str, Any], declared: Plan | None = None) -> list[t
         ("Pre-processing: contribution bounding", unit_text),
         ("Pre-processing: bounds (clamping)", listing(bounds) or "none"),
         ("Pre-processing: categories and keys", listing(lists) or "none"),
-        ("Pre-processing: missing values", listing(missing)),
+        ("Pre-processing: missing values", listing(missing, sep=" ")),
         ("Quantities released without noise", listing(unnoised) or "none"),
         ("Post-processing", ", ".join(POST_WORDS.get(k, k.replace("_", " "))
                                       for k, v in post.items() if v is True)
@@ -475,12 +477,14 @@ def largest(rows: list[dict[str, Any]], limit: int | None = None,
     return [rows[i] for i in picked]
 
 
-def listing(items: list[str], limit: int = MAX_LISTED) -> str:
-    """Items joined by "; ", at most ``limit`` of them: a plan with thousands of statistics
+def listing(items: list[str], limit: int = MAX_LISTED, sep: str = "; ") -> str:
+    """Items joined by ``sep``, at most ``limit`` of them: a plan with thousands of statistics
     keeps a report that fits (everything is in plan.json)."""
     if len(items) <= limit:
-        return "; ".join(items)
-    return "; ".join(items[:limit]) + f"; and {len(items) - limit:,} more (see plan.json)"
+        return sep.join(items)
+    more = f"and {len(items) - limit:,} more (see plan.json)"
+    return sep.join(items[:limit]) + (f" {more[0].upper()}{more[1:]}." if sep == " "
+                                      else f"{sep}{more}")
 
 
 def statistics_left_out(record: dict[str, Any]) -> str:
