@@ -370,7 +370,8 @@ GLOSSARY: dict[str, str] = {
         "the truth; it is used for the ± of a yes/no share."),
     "Accountant": (
         "The method that adds up the privacy cost of all statistics into one total ε and δ. "
-        "The app uses the tightest valid one."),
+        "The app uses the tightest valid one; when every statistic is pure ε (δ = 0), the "
+        "release is pure ε-DP and its total is simply the sum of the ε's, with δ = 0."),
     "Basic composition": (
         "The simplest accountant: the ε (and δ) of all statistics are added."),
     "zCDP": (
