@@ -356,7 +356,7 @@ def format_half_width(acc: Accuracy | dict[str, Any]) -> str:
         # a share lies in 0-100%: "± 323.4 points" reads as an error, and any ± past 100
         # points says the same, that the interval covers every possible share (the number
         # itself is in release.json and `check --json`)
-        return "± wider than the whole 0–100% range"
+        return "± wider than the whole range"
     suffix = {"share": " points", "percentile": " percentiles", "rank": " ranks",
               "squared": " units²"}.get(unit, "")
     return f"± {format_number_short(hw)}{suffix}"
