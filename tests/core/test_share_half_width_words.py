@@ -1,5 +1,6 @@
-"""A share's ± wider than its whole 0-100% range is said so, not as "± 323.4 points" (walk 2,
-finding 19): any ± past 100 points means the interval covers every possible share."""
+"""A share's ± wider than its whole 0-100% range reads "± over 100 points", not as
+"± 323.4 points" (walk 2, finding 19): any ± past 100 points means the interval covers every
+possible share."""
 
 from __future__ import annotations
 
@@ -22,6 +23,6 @@ def _share(epsilon: float) -> str:
 def test_a_share_wider_than_its_range_says_so() -> None:
     hw, words = _share(0.02).split("|")
     assert float(hw) > 100  # the independent answer: the ± in points is past the range
-    assert words == "± wider than the whole range"
+    assert words == "± over 100 points"
     hw, words = _share(4.0).split("|")
     assert float(hw) < 100 and words.endswith(" points") and words.startswith("± ")

@@ -56,7 +56,7 @@ def test_useless_statistics_and_quantile_words(demo) -> None:  # type: ignore[no
     row = [q.id for q in session.plan.queries].index("smokers")
     text = model.data(model.index(row, 3))
     # a ± past the 0-100% range is said so (walk 2, finding 19), not as "± 323.4 points"
-    assert "wider than the whole range" in text and text.startswith("⚠")
+    assert "± over 100 points" in text and text.startswith("⚠")
     from PySide6.QtCore import Qt
 
     assert "says almost nothing" in model.data(model.index(row, 3), Qt.ItemDataRole.ToolTipRole)

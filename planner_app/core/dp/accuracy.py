@@ -354,9 +354,9 @@ def format_half_width(acc: Accuracy | dict[str, Any]) -> str:
     unit = shown_unit(acc)
     if unit == "share" and hw > 100:
         # a share lies in 0-100%: "± 323.4 points" reads as an error, and any ± past 100
-        # points says the same, that the interval covers every possible share (the number
-        # itself is in release.json and `check --json`)
-        return "± wider than the whole range"
+        # points says the same, that the interval is wider than the whole range of shares
+        # (the number itself is in release.json and `check --json`); short for the list
+        return "± over 100 points"
     suffix = {"share": " points", "percentile": " percentiles", "rank": " ranks",
               "squared": " units²"}.get(unit, "")
     return f"± {format_number_short(hw)}{suffix}"
