@@ -64,3 +64,21 @@ def test_the_count_form_offers_a_count_of_people(demo, qtbot) -> None:  # type: 
     edit = QueryDialog(session, session.plan.query(q.id), demo)
     qtbot.addWidget(edit)
     assert edit.count_people.isChecked()
+
+
+def test_a_costly_yes_no_share_points_to_the_central_share(demo) -> None:  # type: ignore[no-untyped-def]
+    """Walk 2, finding 3: beside a randomized-response ± wider than 5 points the pane says a
+    central share (a Mean of a 1/0 column) costs far less; a narrow one says nothing."""
+    from planner_app.core.dp.accuracy import shown_half_width
+    from planner_app.core.support.words import CENTRAL_SHARE_ACCURACY
+
+    session = demo.session
+    pane = demo.statistic_pane
+    session.set_epsilon("smokers", 0.5)
+    session.select("smokers")
+    pane.refresh()
+    assert shown_half_width(session.accuracy(session.plan.query("smokers"))) > 5
+    assert CENTRAL_SHARE_ACCURACY in pane.accuracy_note.text()
+    session.select("hours_mean")  # a mean: no such note
+    pane.refresh()
+    assert CENTRAL_SHARE_ACCURACY not in pane.accuracy_note.text()

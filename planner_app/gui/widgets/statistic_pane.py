@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from ...core.dp.accuracy import (
     UNIT_WORDS,
+    central_share_hint,
     epsilon_for_shown_target,
     quantile_words,
     shown_half_width,
@@ -298,6 +299,9 @@ class StatisticPane(QWidget):
         useless = useless_warning(q, acc)
         if useless is not None:
             notes.append(f"⚠ {useless[0].upper()}{useless[1:]}")
+        central = central_share_hint(q, acc)
+        if central is not None:
+            notes.append(central)
         self.accuracy_note.setText(on_screen(plain_terms("\n".join(n for n in notes if n))))
         self.refresh_preview(q, acc)
         # the plan is text from other people: escaped, never read as markup
