@@ -122,6 +122,11 @@ class DialogLaunchers(_Base):
         self.session.refresh_trusted()  # the approval rule's keys, as they are now
         self.session.refresh_lifetime()  # a release from the command line counts too
         earlier = self.session.earlier_releases()
+        blocked = self.session.again_blocked() if earlier else None
+        if blocked is not None:  # the cap cannot cover it: say so, rather than ask (core rule)
+            QMessageBox.warning(self, "This plan cannot be released again",
+                                "\n\n".join(filter(None, [blocked.message, blocked.action])))
+            return None
         state = self.session.lifetime()
         if earlier and state is not None:  # the same plan again: ask (core rule and words:
             # records/released.py), with what it adds to the dataset's composed total, composed

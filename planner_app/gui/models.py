@@ -460,6 +460,8 @@ class StatisticsModel(HeaderedModel):
                 return q.title
             if col == 1:
                 if q.kind == "count":  # which rows it counts (the tooltip says it in full)
+                    if q.of == "people":
+                        return "Count of people"
                     return "Count of rows" if q.column is None or q.missing.policy == "impute" \
                         else f"Count, {q.column} present"
                 return KIND_NAMES.get(q.kind, q.kind)
@@ -486,8 +488,12 @@ class StatisticsModel(HeaderedModel):
                     "Half-width of the interval that holds the noise with "
                     f"{confidence_percent(self.session.confidence)} confidence")
             if col == 1:
+                plan = self.session.plan
+                unit = plan.privacy_unit if plan is not None else None
                 return statistic_words(q.kind, q.column, KIND_NAMES.get(q.kind, q.kind),
-                                       q.missing.policy == "impute")
+                                       q.missing.policy == "impute",
+                                       unit.id_column if unit else None,
+                                       unit.rows_per_unit if unit else 1, q.of == "people")
             return q.id
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (2, 3):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)

@@ -36,7 +36,7 @@ from ..core.planning.editing import (
     set_query_epsilon,
     split_remaining,
 )
-from ..core.planning.readiness import Readiness, readiness
+from ..core.planning.readiness import Readiness, RuleResult, again_blocked, readiness
 from ..core.planning.settings import Settings, save_settings
 from ..core.planning.starters import empty_plan
 from ..core.records.keys import KeyInfo, KeyStore, Passphrase, PublicKey, SecretKey, check_name
@@ -669,6 +669,17 @@ class Session(QObject):
             total = compose(ms, plan.budget.delta)
         self._total = (plan, total)
         return total
+
+    def again_blocked(self) -> RuleResult | None:
+        """The lifetime rule when this plan's release cannot happen (core: again_blocked)."""
+        plan = self.plan
+        if plan is None:
+            return None
+        state = self.lifetime()
+        return again_blocked(plan, self.total(), self._all_measurements(plan),
+                             state if state is not None else LedgerError(
+                                 f"the budget ledger {self.home.ledger_path} cannot be read"),
+                             self._policy)
 
     def lifetime(self) -> LedgerState | None:
         """The dataset's ledger state (None when the ledger cannot be read)."""

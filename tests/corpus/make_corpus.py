@@ -621,6 +621,17 @@ for recipe, message in (
     cases.append({"file": f"crafted/{recipe}.zip", "command": "verify", "exit": 1,
                   "message": message})
 
+# walkcore: a count of people (distinct ids) needs an id unit; "of" is a count's field only
+PEOPLE_COUNT = {"id": "n", "kind": "count", "of": "people", "epsilon": 0.5}
+plan("count-people-row-unit.json",
+     with_top(queries=[PEOPLE_COUNT] + copy.deepcopy(PLAN["queries"][1:])),
+     "queries[n].of: counts people by the unit's id column")
+plan("count-of-on-a-sum.json", with_query(of="people"), "queries[s].of: is not used by kind sum")
+plan("count-of-unknown.json",
+     with_top(privacy_unit={"kind": "person", "id_column": "g", "max_rows": 2},
+              queries=[{**PEOPLE_COUNT, "of": "households"}]),
+     "queries[n].of: 'households' is not one of: rows, people")
+
 (HERE / "cases.json").write_text(json.dumps({"plan": PLAN, "good_table": GOOD,
                                              "synthetic_plan": with_synthetic(),
                                              "cases": cases}, indent=1) + "\n")

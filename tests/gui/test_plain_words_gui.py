@@ -165,6 +165,9 @@ def test_the_statistic_pane_rounds_and_says_squared_units(demo, qtbot) -> None: 
     assert str(model.data(model.index(row, 3), Qt.ItemDataRole.DisplayRole)).endswith("units²")
 
 
+NOT_PEOPLE = " (not of people: one person_id has up to 3 rows)"
+
+
 def test_a_count_counts_all_rows_unless_a_column_is_asked_for(demo, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
     from PySide6.QtCore import Qt
 
@@ -180,12 +183,14 @@ def test_a_count_counts_all_rows_unless_a_column_is_asked_for(demo, qtbot, tmp_p
     dialog.label.setText("People")
     assert not dialog.count_present.isChecked() and not dialog.column.isEnabled()
     assert "column" not in dialog.to_dict()  # a count of all rows, as the plan format allows
-    assert dialog.count_words.text() == "Count of rows."
+    # the demo's person (person_id) has up to 3 rows: a count of rows is not of people
+    assert dialog.count_words.text() == f"Count of rows{NOT_PEOPLE}."
     dialog.grab().save(str(SHOTS / "81-words-count-all-rows.png"))
     dialog.count_present.setChecked(True)
     dialog.column.setCurrentText("income")
     assert dialog.to_dict()["column"] == "income"
-    assert dialog.count_words.text() == "Count of rows where income is present."
+    assert dialog.count_words.text() == \
+        f"Count of rows where income is present{NOT_PEOPLE}."
     dialog.grab().save(str(SHOTS / "82-words-count-present.png"))
     dialog.count_present.setChecked(False)
     dialog._accept()
@@ -196,9 +201,11 @@ def test_a_count_counts_all_rows_unless_a_column_is_asked_for(demo, qtbot, tmp_p
     model = StatisticsModel(session)
     row = [x.id for x in session.plan.queries].index(q.id)
     assert model.data(model.index(row, 1), Qt.ItemDataRole.DisplayRole) == "Count of rows"
+    assert model.data(model.index(row, 1), Qt.ItemDataRole.ToolTipRole) == \
+        f"Count of rows{NOT_PEOPLE}"  # the list's column is short: its tooltip says it in full
     session.select(q.id)
     demo.statistic_pane.refresh()
-    assert "Count of rows" in demo.statistic_pane.title.text()
+    assert f"Count of rows{NOT_PEOPLE}" in demo.statistic_pane.title.text()
     assert "where" not in demo.statistic_pane.title.text()
     edit = QueryDialog(session, session.plan.query("employed"), demo)  # a count with a filter
     qtbot.addWidget(edit)
@@ -214,6 +221,15 @@ def test_the_report_says_which_rows_a_count_counts() -> None:
     assert _what(record, {"id": "b", "kind": "count", "column": "income"}) == \
         "Count of rows where income is present"
     assert _what(record, {"id": "c", "kind": "count", "column": "income"}) == "Count of rows"
+    # under an id unit whose person has several rows, the words say these are not people
+    # (walk 2, finding 6: "Number of households" was a count of member rows)
+    record["plan"]["privacy_unit"] = {"kind": "person", "id_column": "household_id",
+                                      "max_rows": 6}
+    assert _what(record, {"id": "a", "kind": "count"}) == \
+        "Count of rows (not of people: one household_id has up to 6 rows)"
+    record["plan"]["privacy_unit"] = {"kind": "person", "id_column": "household_id",
+                                      "max_rows": 1}
+    assert _what(record, {"id": "a", "kind": "count"}) == "Count of rows"
 
 
 def test_a_reason_for_epsilon_reaches_review_and_report(demo, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -77,3 +77,22 @@ def test_another_plan_is_not_marked_and_a_later_window_names_the_bundle(
     assert later.session.home.ledger_path == session.home.ledger_path
     later.session.load_plan(session.plan, None)
     assert "bundle first.zip" in later.released_banner.text()
+
+
+def test_a_second_release_the_cap_cannot_cover_is_refused_not_asked(demo, qtbot, dialogs,
+                                                                      tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Walk 2, finding 22: the app asked "Release again?" although the lifetime cap could not
+    cover the release; the checklist's rule is checked first and its words shown instead."""
+    release_with_wizard(demo, qtbot, tmp_path / "first.zip").accept()
+    ledger = Ledger(demo.session.home.ledger_path)
+    spent = ledger.state("demo-survey").spent
+    # room for less than the same release again (the independent answer: the ledger's own sum)
+    ledger.set_cap("demo-survey", spent.epsilon * 1.5, max(spent.delta * 3, 1e-5))
+    dialogs.shown.clear()
+    assert demo.release() is None
+    kinds = [(kind, title) for kind, title, _ in dialogs.shown]
+    assert ("question", "Release this plan again?") not in kinds
+    kind, title, text = dialogs.shown[-1]
+    assert (kind, title) == ("warning", "This plan cannot be released again")
+    assert "lifetime cap" in text
+    assert len(Ledger(demo.session.home.ledger_path).state("demo-survey").releases) == 1

@@ -269,6 +269,13 @@ class PandasEngine:
                     mask = mask & present
                 else:
                     facts.missing_imputed = int((mask & ~present).sum())
+            if q.of == "people":  # each person once a cell: any of their kept rows in it
+                unit = self.plan.privacy_unit
+                pairs = pd.DataFrame({"g": group[mask],
+                                      "id": self.frame[unit.id_column].to_numpy()[mask]})
+                cells_of = pairs.drop_duplicates()["g"].to_numpy(dtype=np.int64)
+                agg.parts["count"] = np.bincount(cells_of, minlength=n_cells).astype(np.int64)
+                return agg
             agg.parts["count"] = np.bincount(group[mask], minlength=n_cells).astype(np.int64)
             return agg
 

@@ -551,6 +551,8 @@ class SqlEngine:
         names = ", ".join(self._d.exprs) or "_one"
         joins = " ".join(dict.fromkeys(j for js in self._d.joins.values() for j in js))
         if unit.kind == "person":
+            if any(q.kind == "count" and q.of == "people" for q in self.plan.queries):
+                names += ", __id"  # counts of people count distinct ids
             derived = (f"SELECT {exprs}, r.{ident(str(unit.id_column))} AS __id, "
                        f"r.{ROW} AS {ROW} FROM src r {joins}")
             salt = literal(self._salt.hex() + ":")
@@ -691,6 +693,14 @@ class SqlEngine:
                 facts.missing_imputed = int(n[inside & (p == 0)].sum())
                 use = inside
             agg.parts["count"] = _exact_bincount(g[use], n[use], n_cells)
+            if q.of == "people":  # each person once a cell: any of their kept rows in it
+                kept = where if q.column is None or q.missing.policy != "drop" \
+                    else f"({where}) AND {self.present(q.column)}"
+                t = self.runner.query(
+                    f"SELECT {keys['g']} AS g, count(DISTINCT __id) AS n FROM b "
+                    f"WHERE {kept} GROUP BY ALL")
+                g, n = (np.asarray(t[c], dtype=np.int64) for c in ("g", "n"))
+                agg.parts["count"] = _exact_bincount(g[g >= 0], n[g >= 0], n_cells)
             return agg
 
         if q.kind == "histogram":

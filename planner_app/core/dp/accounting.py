@@ -609,10 +609,22 @@ def accountant_delta_problem(accountant: str | None, delta: float) -> str | None
     return None
 
 
+def all_pure(measurements: Iterable[Measurement]) -> bool:
+    """Whether every noisy measurement is pure ε-DP (δ = 0): then so is their composition."""
+    return all(m.delta == 0 and m.mechanism != "gaussian"
+               for m in measurements if m.mechanism != "none")
+
+
 def compose(measurements: Sequence[Measurement], delta: float,
             accountant: str | None = None) -> Total:
-    """The composed total with the named accountant, or the tightest valid one."""
-    if accountant == "basic":
+    """The composed total with the named accountant, or the tightest valid one.
+
+    Without a named accountant, measurements that are all pure ε compose to pure ε-DP with
+    ε = their sum (basic composition is exact for pure DP). An accountant at δ > 0 may state
+    a slightly smaller ε, but with a δ, which weakens every promise made from it (the belief
+    bound holds only "except with a chance of δ"), and a δ would be charged to the ledger
+    for a release that spends none."""
+    if accountant == "basic" or (accountant is None and all_pure(measurements)):
         return basic(measurements)
     problem = accountant_delta_problem(accountant, delta)
     if problem:

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..model import Plan, Query
 from ..support.errors import InputError
-from ..support.words import format_number
+from ..support.words import CENTRAL_SHARE_ACCURACY, format_number
 from .intervals import mean_half_width, mean_parts, variance_half_width
 from .measure import Measurement, measurements_for, rr_refusal
 from .sensitivity import grid_for
@@ -362,6 +362,11 @@ def format_half_width(acc: Accuracy | dict[str, Any]) -> str:
     if not math.isfinite(hw):
         return "unbounded"
     unit = shown_unit(acc)
+    if unit == "share" and hw > 100:
+        # a share lies in 0-100%: "± 323.4 points" reads as an error, and any ± past 100
+        # points says the same, that the interval is wider than the whole range of shares
+        # (the number itself is in release.json and `check --json`); short for the list
+        return "± over 100 points"
     suffix = {"share": " points", "percentile": " percentiles", "rank": " ranks",
               "squared": " units²"}.get(unit, "")
     return f"± {format_number_short(hw)}{suffix}"
@@ -435,6 +440,18 @@ def possible_range(query: Query, acc: Accuracy | dict[str, Any]) -> tuple[float,
         if rows:
             return rows, "the whole data"
     return None
+
+
+CENTRAL_HINT_POINTS = 5.0  # a randomized-response ± wider than this points to the central share
+
+
+def central_share_hint(query: Query, acc: Accuracy | dict[str, Any]) -> str | None:
+    """The note beside a randomized-response share's ± when it is wider than
+    CENTRAL_HINT_POINTS points: the central share (a Mean of a 1/0 column) costs far less."""
+    if query.kind != "randomized_response":
+        return None
+    hw = shown_half_width(acc)
+    return CENTRAL_SHARE_ACCURACY if hw is not None and hw > CENTRAL_HINT_POINTS else None
 
 
 def useless_warning(query: Query, acc: Accuracy | dict[str, Any]) -> str | None:

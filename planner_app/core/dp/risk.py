@@ -322,5 +322,5 @@ def delta_words(epsilon: float, delta: float, prior: float = 0.5,
             f"{_with_and_without(relation, group_size)}, plus {delta:.3g}. This does not mean "
             f"the bounds of ε alone fail only with a chance of δ: they can fail more often. "
             f"So the bounds above are those of ε + ln 2 = {epsilon + SLACK:.4g}, which hold "
-            f"except with a chance of at most {chance_words(tail)} (2δ), and the count out "
-            "of 100 above already allows for δ.")
+            f"except with a chance of at most {chance_words(tail)} (2δ), and the count of "
+            "people targeted above already allows for δ.")

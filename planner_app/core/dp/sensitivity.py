@@ -157,6 +157,29 @@ def _describe(query: Query) -> str:
     return (" (" + "; ".join(parts) + ")") if parts else ""
 
 
+def _people_component(query: Query, unit: PrivacyUnit, relation: str, present: str,
+                      extra: str) -> Component:
+    """A count of people (distinct ids): a person adds 1 to each cell that any of their kept
+    rows falls in, so to at most m = min(max_rows, cells) cells, 1 each. Add-remove: L1 = m,
+    L2² = m. Replace-one: their cells may all move, L1 = L2² = 2m (1 with a single cell)."""
+    cells = cell_count(query)
+    m = min(unit.rows_per_unit, cells)
+    if relation == "add-remove":
+        l1 = l2_sq = m
+        rule = (f"add-remove: a person counts once in each of at most {m:,} cells"
+                if m > 1 else "add-remove: a person counts once")
+    else:
+        l1 = l2_sq = 2 * m if cells > 1 else 1
+        rule = ("replace-one: a person's cells may all move" if cells > 1
+                else "replace-one: a person counts once")
+    rows = present.replace("where", "with a row where")
+    what = f"count of people (distinct {unit.id_column}){rows}{extra}"
+    derivation = f"{what}, {_unit_text(unit)}, {rule}: sensitivity {format_number(l1)}"
+    return Component(name="count", step=1.0, l1=l1, l2_sq=l2_sq, cells=cells,
+                     single_cell=m == 1 and (cells == 1 or relation == "add-remove"),
+                     derivation=derivation)
+
+
 def components_for(query: Query, unit: PrivacyUnit, relation: str) -> list[Component]:
     """The integer components of ``query`` with their exact sensitivities."""
     k = unit.rows_per_unit
@@ -164,6 +187,8 @@ def components_for(query: Query, unit: PrivacyUnit, relation: str) -> list[Compo
     # with imputation every row counts, a missing cell included
     present = (f" {present_words(query.column)}"
                if query.column and query.missing.policy != "impute" else "")
+    if query.kind == "count" and query.of == "people":
+        return [_people_component(query, unit, relation, present, extra)]
     if query.kind == "count":
         what = f"count of rows{present}{extra}"
         return [_component("count", 1, 1, 1.0, query, unit, relation, what)]

@@ -9,6 +9,7 @@ Plan, load_plan``); the modules above are its parts.
 
 from .plan import (
                    ACCOUNTANTS,
+                   COUNT_OF,
                    FORMAT,
                    KINDS,
                    MAX_ABS_BOUND,
@@ -22,6 +23,7 @@ from .plan import (
                    MIN_DELTA,
                    NEEDS_BOUNDS,
                    NEEDS_COLUMN,
+                   NOT_TAKEN,
                    OPS,
                    RELATIONS,
                    YES_NO_KINDS,
@@ -35,6 +37,7 @@ from .plan import (
                    Query,
                    Scalar,
                    SynthColumn,
+                   kind_takes,
 )
 from .serialisation import (
                    load_plan,
@@ -77,5 +80,6 @@ __all__ = [
     "expected_count_problem", "max_rows_problem",
     "quantile_problem", "MAX_ROWS_PER_PERSON", "load_plan", "parse_plan_text", "plan_digest",
     "plan_from_dict",
-    "plan_to_dict", "plan_to_json", "save_plan", "text_number", "yes_no",
+    "plan_to_dict", "plan_to_json", "save_plan", "text_number", "yes_no", "NOT_TAKEN",
+    "COUNT_OF", "kind_takes",
 ]

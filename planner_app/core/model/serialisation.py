@@ -78,6 +78,8 @@ def _query_to_dict(q: Query) -> dict[str, Any]:
         out["bins"] = list(q.bins)
     if q.quantile is not None:
         out["quantile"] = q.quantile
+    if q.of != "rows":
+        out["of"] = q.of
     if q.group_by is not None:
         out["group_by"] = {"column": q.group_by.column, "keys": list(q.group_by.keys)}
     if q.where:

@@ -16,6 +16,7 @@ from .grid import grid_problem
 from .plan import (
     _ID_RE,
     ACCOUNTANTS,
+    COUNT_OF,
     FORMAT,
     KINDS,
     MAX_ABS_BOUND,
@@ -39,6 +40,7 @@ from .plan import (
     PrivacyUnit,
     Query,
     Scalar,
+    kind_takes,
 )
 from .reader import FieldReader, as_number, json_type, name_problem, text_problem, visible_text
 from .values import canonical_key, declared_answer, yes_no
@@ -156,7 +158,7 @@ def _read_condition(source: str, obj: Any, path: str) -> Condition:
 QUERY_FIELDS = (
     "id", "label", "kind", "column", "lower", "upper", "categories", "bins", "quantile",
     "group_by", "where", "missing", "mechanism", "epsilon", "delta", "grid_step",
-    "expected_count", "justification", "yes", "no", "columns", "rows", "method",
+    "expected_count", "justification", "yes", "no", "columns", "rows", "method", "of",
 )
 
 
@@ -188,12 +190,15 @@ def _read_query(source: str, obj: Any, path: str) -> Query:
     if expected_count is not None and expected_count_problem(expected_count):
         r.fail("expected_count", expected_count_problem(expected_count) or "")
     justification = _read_justification(r)
+    if kind != "count":
+        _not_used(r, kind, "of")
+    of = r.choice("of", COUNT_OF, default="rows") if kind == "count" else "rows"
     return Query(
         id=qid, kind=kind, epsilon=epsilon, label=label, column=column, lower=lower,
         upper=upper, categories=categories, bins=bins, quantile=quantile, group_by=group_by,
         where=where, missing=missing, mechanism=mechanism, delta=delta, grid_step=grid_step,
         expected_count=expected_count, justification=justification, yes=yes_values,
-        no=no_values,
+        no=no_values, of=of,
     )
 
 
@@ -272,8 +277,8 @@ def _read_group_by(r: FieldReader, kind: str) -> GroupBy | None:
     """The group-by column and its declared, public list of keys."""
     if not r.has("group_by"):
         return None
-    if kind == "randomized_response":
-        r.fail("group_by", "randomized_response takes no group_by")
+    if not kind_takes(kind, "group_by"):
+        r.fail("group_by", f"{kind} takes no group_by")
     g = FieldReader(r.source, r.obj["group_by"], r.where("group_by"), ("column", "keys"))
     gcol = g.text("column")
     if not g.has("keys"):
@@ -286,8 +291,8 @@ def _read_group_by(r: FieldReader, kind: str) -> GroupBy | None:
 def _read_where(r: FieldReader, kind: str) -> tuple[Condition, ...]:
     if not r.has("where"):
         return ()
-    if kind == "randomized_response":
-        r.fail("where", "randomized_response takes no where conditions")
+    if not kind_takes(kind, "where"):
+        r.fail("where", f"{kind} takes no where conditions")
     raw_where = r.obj["where"]
     if not isinstance(raw_where, list):
         r.fail("where", "must be a list of {column, op, value} conditions")
@@ -427,6 +432,9 @@ def plan_from_dict(obj: Any, source: str = "plan", *, draft: bool = False) -> Pl
         problem = id_column_problem(unit, q)
         if problem is not None:
             r.fail(*problem)
+        if q.of == "people" and unit.kind != "person":
+            r.fail(f"queries[{q.id}].of", 'counts people by the unit\'s id column: it needs a '
+                   'privacy_unit of kind "person" with an id_column')
     return Plan(
         dataset=dataset, privacy_unit=unit, budget=budget, queries=queries,
         neighbouring=neighbouring, justification=r.text("justification", required=False),

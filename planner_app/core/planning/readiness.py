@@ -256,6 +256,17 @@ def lifetime_rule(plan: Plan, total: Total, measurements: Sequence[Measurement],
                 + f". {NOTHING_SPENT}")
 
 
+def again_blocked(plan: Plan, total: Total, measurements: Sequence[Measurement],
+                  ledger: LedgerState | PlannerError,
+                  policy: Policy | PolicyError | None = None) -> RuleResult | None:
+    """Before the app asks "Release again?": the checklist's lifetime rule when it fails (the
+    cap cannot cover this release, or the ledger or policy cannot be read), else None. A
+    release that cannot happen is not asked about; the rule's words say why instead (walk 2,
+    finding 22)."""
+    rule = lifetime_rule(plan, total, measurements, ledger, policy)
+    return None if rule.passed else rule
+
+
 def approval_rule(plan: Plan, trusted: Sequence[PublicKey] = (), officers: str = "",
                   trust_ignored: str = "") -> RuleResult:
     """An approval of this exact plan; with ``trusted`` keys, one signed by one of them.

@@ -137,15 +137,23 @@ def transparency(record: dict[str, Any], declared: Plan | None = None) -> list[t
         if "lower" in q:
             bounds.append(f"{q.get('label', q['id'])}: [{q['lower']:g}, {q['upper']:g}] — "
                           f"{reason.get('bounds') or 'no reason recorded'}")
-        if "categories" in q or "group_by" in q:
-            n = len(q.get("categories") or []) + len((q.get("group_by") or {}).get("keys") or [])
-            why = reason.get('categories') or reason.get('keys') or 'no reason recorded'
-            lists.append(f"{q.get('label', q['id'])}: {n} declared values — {why}")
+        if "bins" in q:  # bin edges are public parameters like bounds, with their reason
+            edges = ", ".join(f"{float(e):g}" for e in q["bins"])
+            bounds.append(f"{q.get('label', q['id'])}: bin edges {edges} — "
+                          f"{reason.get('bounds') or 'no reason recorded'}")
+        for field, values, what in (("categories", q.get("categories"), "categories"),
+                                    ("keys", (q.get("group_by") or {}).get("keys"),
+                                     "group keys")):
+            if values:  # each declared list with its own reason
+                lists.append(f"{q.get('label', q['id'])}: {len(values)} declared {what} — "
+                             f"{reason.get(field) or 'no reason recorded'}")
         if "yes" in q:  # which cell values a yes/no share reads as yes and as no
             lists.append(f"{q.get('label', q['id'])}: yes = {', '.join(map(str, q['yes']))}; "
                          f"no = {', '.join(map(str, q['no']))} — "
                          f"{reason.get('values') or 'no reason recorded'}")
-        missing.append(f"{q.get('label', q['id'])}: " + _missing_words(declared, q))
+        words = _missing_words(declared, q).rstrip()
+        # each statistic's words are sentences (with their own ";"): kept apart as sentences
+        missing.append(f"{q.get('label', q['id'])}: {words}{'' if words.endswith('.') else '.'}")
     unnoised = [f"{q['label']}: " + (
         "the number of answers (every row answers, so it is public under replace-one)"
         if q["kind"] == "randomized_response" else "used without noise (public under "
@@ -180,7 +188,7 @@ def transparency(record: dict[str, Any], declared: Plan | None = None) -> list[t
         ("Pre-processing: contribution bounding", unit_text),
         ("Pre-processing: bounds (clamping)", listing(bounds) or "none"),
         ("Pre-processing: categories and keys", listing(lists) or "none"),
-        ("Pre-processing: missing values", listing(missing)),
+        ("Pre-processing: missing values", listing(missing, sep=" ")),
         ("Quantities released without noise", listing(unnoised) or "none"),
         ("Post-processing", ", ".join(POST_WORDS.get(k, k.replace("_", " "))
                                       for k, v in post.items() if v is True)
@@ -441,8 +449,12 @@ def _what(s: dict[str, Any]) -> str:
     income is present", "mean of hours"."""
     q, declared = s["query"], s["declared"]
     imputed = isinstance(declared.get("missing"), dict)
+    unit = record["plan"].get("privacy_unit") or {}
+    max_rows = unit.get("max_rows") if unit.get("kind") == "person" else 1
     return statistic_words(q["kind"], q.get("column"), KIND_WORDS.get(q["kind"], q["kind"]),
-                           imputed)
+                           imputed, unit.get("id_column"),
+                           max_rows if isinstance(max_rows, int) else 1,
+                           declared.get("of") == "people")
 
 
 def largest(rows: list[dict[str, Any]], limit: int | None = None,
@@ -476,12 +488,14 @@ def largest(rows: list[dict[str, Any]], limit: int | None = None,
     return [rows[i] for i in picked]
 
 
-def listing(items: list[str], limit: int = MAX_LISTED) -> str:
-    """Items joined by "; ", at most ``limit`` of them: a plan with thousands of statistics
+def listing(items: list[str], limit: int = MAX_LISTED, sep: str = "; ") -> str:
+    """Items joined by ``sep``, at most ``limit`` of them: a plan with thousands of statistics
     keeps a report that fits (everything is in plan.json)."""
     if len(items) <= limit:
-        return "; ".join(items)
-    return "; ".join(items[:limit]) + f"; and {len(items) - limit:,} more (see plan.json)"
+        return sep.join(items)
+    more = f"and {len(items) - limit:,} more (see plan.json)"
+    return sep.join(items[:limit]) + (f" {more[0].upper()}{more[1:]}." if sep == " "
+                                      else f"{sep}{more}")
 
 
 def statistics_left_out(record: dict[str, Any]) -> str:

@@ -124,25 +124,62 @@ KIND_WORDS = {
 }
 
 
+# the Yes/no share kind's help (walk 2, findings 2 and 3): it is local and takes no groups,
+# and the cheaper central share by group is a Mean of a 0/1 column
+CENTRAL_SHARE_HINT = (
+    "This share is local (randomized response): each answer is noised on its own, which "
+    "costs far more ε, and it cannot be split by group. For a cheaper share of yes, or one "
+    "by group: use a column coded 1 for yes and 0 for no (or true/false) and add a Mean of "
+    "it with bounds 0 to 1. That mean is the share of yes, noised once (central model).")
+
+
+# beside a costly randomized-response share's ± (walk 2, finding 3)
+CENTRAL_SHARE_ACCURACY = (
+    "Randomized response is local and costly: a central share of yes (a Mean of a column "
+    "coded 1/0, bounds 0 to 1) reaches this ± with far less ε, and can be split by group.")
+
+
 def present_words(column: str) -> str:
     """The rows a column counts in: "where income is present"."""
     return f"where {column} is present"
 
 
-def count_words(column: str | None, imputed: bool = False) -> str:
+def rows_not_people_words(id_column: str | None, max_rows: int) -> str:
+    """Under an id unit whose person may have several rows, what a count of rows is not
+    (walk 2, finding 6: "Number of households" published a count of member rows); "" when
+    each person has one row."""
+    if not id_column or max_rows <= 1:
+        return ""
+    return f"not of people: one {id_column} has up to {max_rows:,} rows"
+
+
+def people_option_words(id_column: str) -> str:
+    """The count's option that counts people, as the form offers it."""
+    return f"Count people (distinct {id_column})"
+
+
+def count_words(column: str | None, imputed: bool = False, id_column: str | None = None,
+                max_rows: int = 1, people: bool = False) -> str:
     """What a count counts: all rows, or the rows where a column is present (a column whose
-    missing cells are imputed counts every row)."""
-    if column and not imputed:
-        return f"Count of rows {present_words(column)}"
-    return "Count of rows"
+    missing cells are imputed counts every row); under an id unit with several rows a
+    person, that these are rows, not people. A count of ``people`` counts distinct ids."""
+    if people and id_column:
+        return (f"Count of people (distinct {id_column})"
+                + (f" with a row {present_words(column)}" if column and not imputed else ""))
+    words = (f"Count of rows {present_words(column)}" if column and not imputed
+             else "Count of rows")
+    rows = rows_not_people_words(id_column, max_rows)
+    return f"{words} ({rows})" if rows else words
 
 
 def statistic_words(kind: str, column: str | None, kind_name: str,
-                    imputed: bool = False) -> str:
+                    imputed: bool = False, id_column: str | None = None,
+                    max_rows: int = 1, people: bool = False) -> str:
     """What a statistic is, in a few words: "Count of rows", "Count of rows where income is
-    present", "Mean of hours" (``kind_name`` is the kind as the caller shows it)."""
+    present", "Mean of hours" (``kind_name`` is the kind as the caller shows it; the unit's
+    id column and rows a person, for a count: count_words)."""
     if kind == "count":
-        return count_words(column, imputed)
+        return count_words(column, imputed, id_column, max_rows, people)
     return f"{kind_name} of {column}" if column else kind_name
 
 
@@ -345,7 +382,8 @@ GLOSSARY: dict[str, str] = {
         "the truth; it is used for the ± of a yes/no share."),
     "Accountant": (
         "The method that adds up the privacy cost of all statistics into one total ε and δ. "
-        "The app uses the tightest valid one."),
+        "The app uses the tightest valid one; when every statistic is pure ε (δ = 0), the "
+        "release is pure ε-DP and its total is simply the sum of the ε's, with δ = 0."),
     "Basic composition": (
         "The simplest accountant: the ε (and δ) of all statistics are added."),
     "zCDP": (

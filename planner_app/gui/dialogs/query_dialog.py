@@ -38,6 +38,7 @@ from ...core.model import (
     YES_NO_KINDS,
     Plan,
     Query,
+    kind_takes,
     plan_from_dict,
     plan_to_dict,
 )
@@ -45,11 +46,13 @@ from ...core.model.synthetic_plan import synthetic_to_dict
 from ...core.support.errors import InputError
 from ...core.support.field_words import on_screen
 from ...core.support.words import (
+    CENTRAL_SHARE_HINT,
     EXPECTED_COUNT_GROUP_LABEL,
     EXPECTED_COUNT_HELP,
     EXPECTED_COUNT_LABEL,
     KIND_NAMES,
     count_words,
+    people_option_words,
 )
 from ..session import Session
 from ..widgets.form_fields import AMBER, RED, NoteArea, NumberField, typed_number
@@ -140,6 +143,9 @@ class QueryDialog(QDialog):
         for k in KINDS:
             self.kind.addItem(KIND_NAMES[k], k)
         form.addRow("Kind", self.kind)
+        self.kind_help = QLabel(CENTRAL_SHARE_HINT)  # shown for the Yes/no share only
+        self.kind_help.setWordWrap(True)
+        form.addRow("", self.kind_help)
         self.column = QComboBox()
         self.column.setEditable(True)
         # a count counts all rows unless the owner wants the rows where a column is present
@@ -178,6 +184,9 @@ class QueryDialog(QDialog):
         self._synth_loading = False  # the fields are being filled from a column
         form.addRow("Column", self.column_row)
         form.addRow("", self.count_words)
+        # under an id unit: count people (distinct ids) instead of rows (core: Query.of)
+        self.count_people = QCheckBox()
+        form.addRow("", self.count_people)
         bounds = QHBoxLayout()
         bounds.setContentsMargins(0, 0, 0, 0)  # the row's own margins squeezed the fields
         self.lower = QLineEdit()
@@ -341,6 +350,7 @@ class QueryDialog(QDialog):
         self.column.activated.connect(self._column_picked)  # (activated: the person's pick)
         self.kind.currentIndexChanged.connect(self._kind_changed)
         self.count_present.toggled.connect(self._kind_changed)
+        self.count_people.toggled.connect(self._kind_changed)
         self.missing.currentIndexChanged.connect(self._update_warning)
         self.use_bins.toggled.connect(self._kind_changed)
         self.group_column.currentTextChanged.connect(self._kind_changed)
@@ -445,6 +455,7 @@ class QueryDialog(QDialog):
         self.kind.setCurrentIndex(self.kind.findData(q.kind))
         self.column.setCurrentText(q.column or "")
         self.count_present.setChecked(q.kind == "count" and q.column is not None)
+        self.count_people.setChecked(q.kind == "count" and q.of == "people")
         if q.lower is not None:
             self.lower.setText(f"{q.lower:g}")
             self.upper.setText(f"{q.upper:g}")
@@ -545,6 +556,7 @@ class QueryDialog(QDialog):
         self.delta.setVisible(gaussian)
         self.delta_label.setVisible(gaussian)
         bounded = self._bounded()
+        groups = kind_takes(kind, "group_by")
         hist = kind in ("histogram", "synthetic")
         bins = hist and self.use_bins.isChecked()
         reason_label = self._form.labelForField(self.bounds_reason)
@@ -567,13 +579,15 @@ class QueryDialog(QDialog):
                              # with the selected column's bins or list
                              (self.bounds_reason, bounded or bins),
                              (self.synth_row, synth), (self.synth_rows, synth),
-                             (self.group_column, not synth), (self.group_keys, not synth),
+                             # the core says which fields a kind takes (model.kind_takes)
+                             (self.group_column, groups), (self.group_keys, groups),
                              (self.missing, not synth), (self.impute, not synth),
                              (self.use_bins, hist), (self.categories, hist and not bins),
                              (self.bins, bins), (self.quantile, kind == "quantile"),
                              (self.expected_count_row, kind in EXPECTED_COUNT_KINDS),
                              (self.yes_no_row, self._reads_yes_no()),
                              (self.yes_no_hint, self._reads_yes_no()),
+                             (self.kind_help, kind == "randomized_response"),
                              # a statistic's list rows stay in place, usable only with a
                              # list: choosing a group column moves no field below
                              (self.list_reason, not bins if synth else True),
@@ -582,11 +596,12 @@ class QueryDialog(QDialog):
             label = self._form.labelForField(widget) or self._more.labelForField(widget)
             if label is not None:
                 label.setVisible(show)
-        for form, row in ((self._form, self._group_layout), (self._more, self._missing_layout)):
+        for form, row, show in ((self._form, self._group_layout, groups),
+                                (self._more, self._missing_layout, not synth)):
             label = form.labelForField(row)
             if label is not None:
-                label.setVisible(not synth)
-        self._conditions_box.setVisible(not synth)  # a synthetic table takes every row
+                label.setVisible(show)
+        self._conditions_box.setVisible(kind_takes(kind, "where"))
         has_list = not bins if synth else self._has_list()
         self.list_reason.setEnabled(has_list)
         self.declare.setEnabled(has_list)
@@ -603,6 +618,10 @@ class QueryDialog(QDialog):
         count = kind == "count"
         for widget in (self.count_present, self.count_present_tail, self.count_words):
             widget.setVisible(count)
+        id_column = self._id_column()
+        self.count_people.setVisible(count and id_column is not None)
+        if id_column is not None:
+            self.count_people.setText(people_option_words(id_column))
         self.column.setEnabled(not count or self.count_present.isChecked())
         label = self._form.labelForField(self.column_row)
         if isinstance(label, QLabel):
@@ -737,8 +756,12 @@ class QueryDialog(QDialog):
             del self._synth[at]
             self._refresh_synth_list(at)
 
+    def _counts_people(self) -> bool:
+        return self._id_column() is not None and self.count_people.isChecked()
+
     def _has_groups(self) -> bool:
-        return self.group_column.currentText() not in ("", NONE)
+        return kind_takes(self.kind.currentData() or "count", "group_by") \
+            and self.group_column.currentText() not in ("", NONE)
 
     def _reads_yes_no(self) -> bool:
         return self.kind.currentData() in YES_NO_KINDS
@@ -782,6 +805,8 @@ class QueryDialog(QDialog):
                 doc["bins"] = [_number(x) for x in self.bins.text().split(",") if x.strip()]
             else:
                 doc["categories"] = _lines(self.categories.toPlainText())
+        if kind == "count" and self._counts_people():
+            doc["of"] = "people"
         if kind == "quantile":
             doc["quantile"] = self.quantile.value()
         if kind in EXPECTED_COUNT_KINDS and self.expected_count.value() is not None:
@@ -791,7 +816,7 @@ class QueryDialog(QDialog):
                 values = _lines(box.toPlainText())
                 if values:
                     doc[key] = values
-        if self.group_column.currentText() not in ("", NONE):
+        if self._has_groups():
             doc["group_by"] = {"column": self.group_column.currentText(),
                                "keys": _lines(self.group_keys.toPlainText())}
         where = []
@@ -803,7 +828,7 @@ class QueryDialog(QDialog):
             value: Any = [_number(v) for v in text.split(",") if v.strip()] if op == "in" \
                 else _number(text)
             where.append({"column": col, "op": op, "value": value})
-        if where:
+        if where and kind_takes(kind, "where"):
             doc["where"] = where
         if self.missing.currentIndex() == 1:
             doc["missing"] = {"impute": _number(self.impute.text())}
@@ -914,8 +939,11 @@ class QueryDialog(QDialog):
         lines += [f"✗ {p.problem[0].upper()}{p.problem[1:]}." for p in problems
                   if not p.problem.startswith("no column")]
         self.warning.setText("\n".join(lines))
-        self.count_words.setText(count_words(draft.column, self.missing.currentIndex() == 1)
-                                 + ".")
+        unit = self.session.plan.privacy_unit if self.session.plan is not None else None
+        self.count_words.setText(count_words(draft.column, self.missing.currentIndex() == 1,
+                                             unit.id_column if unit else None,
+                                             unit.rows_per_unit if unit else 1,
+                                             self._counts_people()) + ".")
         self._update_yes_no_hint(tally)
 
     def _update_yes_no_hint(self, tally: Any) -> None:

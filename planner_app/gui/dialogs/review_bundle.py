@@ -173,7 +173,8 @@ class ReviewDialog(QDialog):
                 reasons = "; ".join(filter(None, [reasons, "NO REASON for the "
                                                   + " and ".join(lacking)]))
             rows.append([q.title, statistic_words(q.kind, q.column, KIND_NAMES.get(q.kind, q.kind),
-                                                  q.missing.policy == "impute"),
+                                                  q.missing.policy == "impute", unit.id_column,
+                                                  unit.rows_per_unit, q.of == "people"),
                          q.column or ", ".join(c.column for c in q.synth_columns or ()) or "—",
                          *_public_parameters(q, unit), reasons or "none needed",
                          f"{q.epsilon:g}",

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from ...core.dp.accuracy import (
     UNIT_WORDS,
+    central_share_hint,
     epsilon_for_shown_target,
     quantile_words,
     shown_half_width,
@@ -189,6 +190,13 @@ class StatisticPane(QWidget):
     def _query(self):  # type: ignore[no-untyped-def]
         return self.session.selected_query
 
+    def _unit_rows(self) -> tuple[str | None, int]:
+        """The unit's id column and rows a person, for a count's words."""
+        plan = self.session.plan
+        if plan is None:
+            return None, 1
+        return plan.privacy_unit.id_column, plan.privacy_unit.rows_per_unit
+
     def _slider_moved(self, value: int) -> None:
         q = self._query()
         if q is not None:
@@ -291,11 +299,15 @@ class StatisticPane(QWidget):
         useless = useless_warning(q, acc)
         if useless is not None:
             notes.append(f"⚠ {useless[0].upper()}{useless[1:]}")
+        central = central_share_hint(q, acc)
+        if central is not None:
+            notes.append(central)
         self.accuracy_note.setText(on_screen(plain_terms("\n".join(n for n in notes if n))))
         self.refresh_preview(q, acc)
         # the plan is text from other people: escaped, never read as markup
         self.title.setText(f"<h3>{escape(q.title)}</h3>"
-                           + (escape(count_words(q.column, q.missing.policy == "impute"))
+                           + (escape(count_words(q.column, q.missing.policy == "impute",
+                                                 *self._unit_rows(), q.of == "people"))
                               if q.kind == "count" else KIND_NAMES.get(q.kind, q.kind)
                               + (f" of <b>{escape(q.column)}</b>" if q.column else ""))
                            + (f", grouped by {escape(q.group_by.column)}" if q.group_by
