@@ -213,7 +213,13 @@ def test_a_count_counts_all_rows_unless_a_column_is_asked_for(demo, qtbot, tmp_p
 
 
 def test_the_report_says_which_rows_a_count_counts() -> None:
-    from planner_app.core.release.report import _what
+    from planner_app.core.release.report import _what as what_entry
+
+    def _what(record: dict, q: dict) -> str:  # type: ignore[type-arg]
+        """The report's words for ``q``, from an entry shaped as report._statistics makes it."""
+        declared = next(d for d in record["plan"]["queries"] if d["id"] == q["id"])
+        return what_entry({"query": q, "declared": declared,
+                           "unit": record["plan"].get("privacy_unit") or {}})
 
     record = {"plan": {"queries": [{"id": "a"}, {"id": "b", "column": "income"},
                                    {"id": "c", "column": "income", "missing": {"impute": 0}}]}}

@@ -290,6 +290,7 @@ def _statistics(record: dict[str, Any], plan: Plan | None = None) -> list[dict[s
     level = confidence_percent(confidence)
     declared = _declared_queries(plan if plan is not None else _declared_plan(record))
     as_planned: dict[Any, dict[str, Any]] = {}  # each statistic's plan entry, first one kept
+    unit = record["plan"].get("privacy_unit") or {}
     for d in record["plan"].get("queries", ()):
         if isinstance(d, dict):
             as_planned.setdefault(d.get("id"), d)
@@ -333,7 +334,7 @@ def _statistics(record: dict[str, Any], plan: Plan | None = None) -> list[dict[s
                 f"{len(rows):,} cells are shown, largest first; all of them are in "
                 f"{RESULTS_FILE} and release.json." if len(shown) < len(rows) else "")
         out.append({"query": q, "rows": shown, "meaning": meaning, "params": params,
-                    "more": more, "declared": as_planned.get(q["id"], {})})
+                    "more": more, "declared": as_planned.get(q["id"], {}), "unit": unit})
     return out
 
 
@@ -449,7 +450,7 @@ def _what(s: dict[str, Any]) -> str:
     income is present", "mean of hours"."""
     q, declared = s["query"], s["declared"]
     imputed = isinstance(declared.get("missing"), dict)
-    unit = record["plan"].get("privacy_unit") or {}
+    unit = s["unit"]
     max_rows = unit.get("max_rows") if unit.get("kind") == "person" else 1
     return statistic_words(q["kind"], q.get("column"), KIND_WORDS.get(q["kind"], q["kind"]),
                            imputed, unit.get("id_column"),
