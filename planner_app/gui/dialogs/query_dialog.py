@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -319,7 +319,8 @@ class QueryDialog(QDialog):
         self.suggest.clicked.connect(self.suggest_yes_no)
         self._other_values: list[str] = []
         self.column.currentTextChanged.connect(self._update_warning)
-        add_cond.clicked.connect(self._add_condition)
+        # clicked passes its checked flag: never let it stand for the column's name
+        add_cond.clicked.connect(lambda: self._add_condition())
         remove_cond.clicked.connect(lambda: self.conditions.removeRow(
             self.conditions.currentRow()))
         self.synth_list.currentRowChanged.connect(self._synth_selected)
@@ -393,7 +394,8 @@ class QueryDialog(QDialog):
         col = QComboBox()
         col.setEditable(True)
         col.addItems([c.name for c in self.session.columns])
-        col.setCurrentText(column)
+        if column:
+            col.setCurrentText(column)
         ops = QComboBox()
         ops.addItems(OPS)
         ops.setCurrentText(op)
@@ -747,8 +749,11 @@ class QueryDialog(QDialog):
                                "keys": _lines(self.group_keys.toPlainText())}
         where = []
         for row in range(self.conditions.rowCount()):
-            col = cast(QComboBox, self.conditions.cellWidget(row, 0)).currentText()
-            op = cast(QComboBox, self.conditions.cellWidget(row, 1)).currentText()
+            col_box = self.conditions.cellWidget(row, 0)
+            op_box = self.conditions.cellWidget(row, 1)
+            if not isinstance(col_box, QComboBox) or not isinstance(op_box, QComboBox):
+                continue  # a row without its choices holds no condition
+            col, op = col_box.currentText(), op_box.currentText()
             item = self.conditions.item(row, 2)
             text = item.text() if item is not None else ""
             value: Any = [_number(v) for v in text.split(",") if v.strip()] if op == "in" \
