@@ -38,6 +38,7 @@ from ...core.support.field_words import on_screen
 from ...core.support.words import KIND_NAMES, count_words
 from ..session import Session
 from ..widgets.form_fields import AMBER, RED, NoteArea, NumberField, typed_number
+from ..widgets.screen_fit import fit_to_screen
 
 KINDS = list(KIND_NAMES)
 NONE = "(none)"
@@ -331,6 +332,7 @@ class QueryDialog(QDialog):
         if query is not None:
             self._load(query)
         self._kind_changed()
+        fit_to_screen(self)  # 700 wide fits no 200% laptop screen: the fields scroll
 
     def _name_fields(self) -> None:
         """Accessible names and tooltips for screen readers and for the curious."""
