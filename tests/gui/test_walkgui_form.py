@@ -38,3 +38,22 @@ def test_add_condition_gives_a_row_of_choices_that_reaches_the_plan(  # type: ig
     assert dialog.result_plan is not None, dialog.error.text()
     where = dialog.result_plan.query(dialog.result_id).where
     assert [(c.column, c.op, c.value) for c in where] == [("region", "==", "East")]
+
+
+def test_the_form_keeps_its_size_and_its_buttons_whatever_the_kind(  # type: ignore[no-untyped-def]
+        demo, qtbot) -> None:
+    """Walk 2, finding 11: the dialog grew from 692 to 884 px with the kind and pushed OK /
+    Cancel off a 1000-px screen. The fields scroll inside a dialog that keeps its size."""
+    dialog = QueryDialog(demo.session)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    size = dialog.size()
+    room = dialog.screen().availableGeometry()
+    assert size.height() <= room.height() and size.width() <= room.width()
+    for i in range(dialog.kind.count()):
+        dialog.kind.setCurrentIndex(i)
+        qtbot.wait(10)
+        assert dialog.size() == size, dialog.kind.currentText()
+        ok = dialog.buttons.geometry()
+        assert dialog.rect().contains(ok), dialog.kind.currentText()

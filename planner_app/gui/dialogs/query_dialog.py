@@ -332,7 +332,9 @@ class QueryDialog(QDialog):
         if query is not None:
             self._load(query)
         self._kind_changed()
-        fit_to_screen(self)  # 700 wide fits no 200% laptop screen: the fields scroll
+        # one size for every kind, or less on a small screen: the fields scroll inside it and
+        # OK / Cancel stay where they are (it grew with the kind and pushed them off-screen)
+        fit_to_screen(self, 720, 860)
 
     def _name_fields(self) -> None:
         """Accessible names and tooltips for screen readers and for the curious."""
@@ -455,27 +457,6 @@ class QueryDialog(QDialog):
             self._synth_at = -1
             self._refresh_synth_list(0)
 
-    def showEvent(self, event) -> None:  # type: ignore[no-untyped-def]  # noqa: N802
-        super().showEvent(event)
-        self.fit_height()
-
-    def fit_height(self) -> None:
-        """Grow to show every field without scrolling, within the screen (on a short screen
-        or at a large scale the fields scroll; OK / Cancel stay in view)."""
-        layout = self.fields.layout()
-        if layout is None:
-            return
-        width = self.field_scroll.viewport().width()
-        content = layout.totalHeightForWidth(width) if layout.hasHeightForWidth() \
-            else layout.totalSizeHint().height()
-        need = self.height() - self.field_scroll.viewport().height() + content
-        screen = self.screen()
-        if screen is not None:
-            frame = self.frameGeometry().height() - self.height()
-            need = min(need, screen.availableGeometry().height() - max(frame, 40) - 20)
-        if need > self.height():
-            self.resize(self.width(), need)
-
     def _kind_changed(self, *_args: object) -> None:
         kind = self.kind.currentData()
         wanted = getattr(self, "_mechanism_wanted", None) or self.mechanism.currentData()
@@ -569,8 +550,6 @@ class QueryDialog(QDialog):
             label.setText("Rows counted" if count else "Selected column" if synth
                           else "Column")
         self._update_warning()
-        if self.isVisible():
-            self.fit_height()
 
     def _chosen_column(self) -> str | None:
         """The column of the statistic: none for a count of all rows."""
