@@ -57,3 +57,75 @@ def test_the_form_keeps_its_size_and_its_buttons_whatever_the_kind(  # type: ign
         assert dialog.size() == size, dialog.kind.currentText()
         ok = dialog.buttons.geometry()
         assert dialog.rect().contains(ok), dialog.kind.currentText()
+
+
+def _ok(dialog: QueryDialog, qtbot) -> None:  # type: ignore[no-untyped-def]
+    ok = dialog.buttons.button(dialog.buttons.StandardButton.Ok)
+    qtbot.mouseClick(ok, Qt.MouseButton.LeftButton)
+
+
+def _type(qtbot, box, text: str) -> None:  # type: ignore[no-untyped-def]
+    box.setFocus()
+    box.selectAll()
+    qtbot.keyClicks(box, text)
+
+
+def test_the_red_line_goes_when_the_field_it_names_is_filled_with_0(  # type: ignore[no-untyped-def]
+        demo, qtbot) -> None:
+    """Walk 2, finding 9: "Lower bound: is required" stayed while the field held 0 (and 1)."""
+    dialog = QueryDialog(demo.session)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.label.setText("Mean hours")
+    dialog.kind.setCurrentIndex(dialog.kind.findData("mean"))
+    dialog.column.setCurrentText("hours_per_week")
+    _type(qtbot, dialog.upper, "80")
+    dialog.bounds_reason.setText("the form accepts 0 to 80")
+    _ok(dialog, qtbot)
+    assert dialog.error.text().startswith("Lower bound: is required"), dialog.error.text()
+    _type(qtbot, dialog.lower, "0")
+    assert dialog.error.text() == ""  # the message spoke of an empty field
+    _ok(dialog, qtbot)
+    assert dialog.result_plan is not None, dialog.error.text()
+    q = dialog.result_plan.query(dialog.result_id)
+    assert (q.lower, q.upper) == (0, 80)
+
+
+# (kind, column, field, typed, what the plan holds)
+ZEROS = [
+    ("mean", "hours_per_week", "lower", "0", lambda q: q.lower),
+    ("mean", "hours_per_week", "upper", "0", lambda q: q.upper),
+    ("quantile", "income", "quantile", "0", lambda q: q.quantile),
+    ("mean", "hours_per_week", "impute", "0", lambda q: q.missing.value),
+    ("histogram", "age", "bins", "0, 10, 120", lambda q: q.bins[0]),
+    ("count", None, "condition", "0", lambda q: q.where[0].value),
+]
+
+
+def test_0_is_a_value_in_every_numeric_field(demo, qtbot) -> None:  # type: ignore[no-untyped-def]
+    for kind, column, field, typed, held in ZEROS:
+        dialog = QueryDialog(demo.session)
+        qtbot.addWidget(dialog)
+        dialog.show()
+        dialog.label.setText(f"zero in {field}")
+        dialog.kind.setCurrentIndex(dialog.kind.findData(kind))
+        if column:
+            dialog.column.setCurrentText(column)
+        if kind in ("mean", "quantile"):
+            _type(qtbot, dialog.lower, "-10" if field == "upper" else "0")
+            _type(qtbot, dialog.upper, "200000")
+            dialog.bounds_reason.setText("the form's limits")
+        if field == "impute":
+            dialog.missing.setCurrentIndex(1)
+        if field == "bins":
+            dialog.use_bins.setChecked(True)
+            dialog.bounds_reason.setText("standard bands")
+        if field == "condition":
+            qtbot.mouseClick(_button(dialog, "Add condition"), Qt.MouseButton.LeftButton)
+            dialog.conditions.cellWidget(0, 0).setCurrentText("hours_per_week")
+            dialog.conditions.item(0, 2).setText(typed)
+        else:
+            _type(qtbot, getattr(dialog, field), typed)
+        _ok(dialog, qtbot)
+        assert dialog.result_plan is not None, (field, dialog.error.text())
+        assert held(dialog.result_plan.query(dialog.result_id)) == 0, field

@@ -332,9 +332,27 @@ class QueryDialog(QDialog):
         if query is not None:
             self._load(query)
         self._kind_changed()
+        # the red line speaks of the form as it was when OK was pressed: any edit clears it
+        # ("Lower bound: is required" stayed while the field held 0)
+        self._clear_refusal_on_edit()
         # one size for every kind, or less on a small screen: the fields scroll inside it and
         # OK / Cancel stay where they are (it grew with the kind and pushed them off-screen)
         fit_to_screen(self, 720, 860)
+
+    def _clear_refusal_on_edit(self) -> None:
+        for line in self.findChildren(QLineEdit):
+            line.textEdited.connect(self._refusal_stale)
+        for box in self.findChildren(QPlainTextEdit):
+            box.textChanged.connect(self._refusal_stale)
+        for combo in self.findChildren(QComboBox):
+            combo.activated.connect(self._refusal_stale)
+        for tick in self.findChildren(QCheckBox):
+            tick.clicked.connect(self._refusal_stale)
+        self.conditions.cellChanged.connect(self._refusal_stale)
+
+    def _refusal_stale(self, *_args: object) -> None:
+        if not self._accepting:  # "Checking against the table…" waits for its answer
+            self.error.setText("")
 
     def _name_fields(self) -> None:
         """Accessible names and tooltips for screen readers and for the curious."""
@@ -403,6 +421,9 @@ class QueryDialog(QDialog):
         ops = QComboBox()
         ops.addItems(OPS)
         ops.setCurrentText(op)
+        for box in (col, ops):
+            box.activated.connect(self._refusal_stale)
+            box.editTextChanged.connect(self._refusal_stale)
         self.conditions.setCellWidget(row, 0, col)
         self.conditions.setCellWidget(row, 1, ops)
         self.conditions.setItem(row, 2, QTableWidgetItem(value))
