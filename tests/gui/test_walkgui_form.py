@@ -129,3 +129,20 @@ def test_0_is_a_value_in_every_numeric_field(demo, qtbot) -> None:  # type: igno
         _ok(dialog, qtbot)
         assert dialog.result_plan is not None, (field, dialog.error.text())
         assert held(dialog.result_plan.query(dialog.result_id)) == 0, field
+
+
+def test_typing_in_the_column_box_replaces_the_name(demo, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Walk 2, finding 10: a click into the Column box and typing appended to the name shown
+    ("member_no" + "income" = "member_noincome")."""
+    dialog = QueryDialog(demo.session)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    dialog.activateWindow()
+    dialog.kind.setCurrentIndex(dialog.kind.findData("mean"))
+    dialog.column.setCurrentText("age")
+    line = dialog.column.lineEdit()
+    qtbot.mouseClick(line, Qt.MouseButton.LeftButton)
+    qtbot.wait(50)  # the click has been handled
+    qtbot.keyClicks(line, "income")
+    assert dialog.column.currentText() == "income"

@@ -37,7 +37,7 @@ from ...core.support.errors import InputError
 from ...core.support.field_words import on_screen
 from ...core.support.words import KIND_NAMES, count_words
 from ..session import Session
-from ..widgets.form_fields import AMBER, RED, NoteArea, NumberField, typed_number
+from ..widgets.form_fields import AMBER, RED, NoteArea, NumberField, column_box, typed_number
 from ..widgets.screen_fit import fit_to_screen
 
 KINDS = list(KIND_NAMES)
@@ -126,8 +126,7 @@ class QueryDialog(QDialog):
         for k in KINDS:
             self.kind.addItem(KIND_NAMES[k], k)
         form.addRow("Kind", self.kind)
-        self.column = QComboBox()
-        self.column.setEditable(True)
+        self.column = column_box()
         # a count counts all rows unless the owner wants the rows where a column is present
         self.count_present = QCheckBox("Only rows where")
         self.count_present_tail = QLabel("is present")
@@ -413,9 +412,7 @@ class QueryDialog(QDialog):
     def _add_condition(self, column: str = "", op: str = "==", value: str = "") -> None:
         row = self.conditions.rowCount()
         self.conditions.insertRow(row)
-        col = QComboBox()
-        col.setEditable(True)
-        col.addItems([c.name for c in self.session.columns])
+        col = column_box([c.name for c in self.session.columns])
         if column:
             col.setCurrentText(column)
         ops = QComboBox()
