@@ -146,3 +146,36 @@ def test_typing_in_the_column_box_replaces_the_name(demo, qtbot) -> None:  # typ
     qtbot.wait(50)  # the click has been handled
     qtbot.keyClicks(line, "income")
     assert dialog.column.currentText() == "income"
+
+
+def test_escape_asks_before_it_throws_a_changed_form_away(  # type: ignore[no-untyped-def]
+        demo, qtbot, dialogs) -> None:
+    """Walk 2, finding 12: Escape, meant for a drop-down, lost a filled Yes/no form."""
+    from PySide6.QtWidgets import QMessageBox
+
+    dialog = QueryDialog(demo.session)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    dialog.kind.setCurrentIndex(dialog.kind.findData("randomized_response"))
+    qtbot.keyClicks(dialog.label, "Share employed")
+    dialogs.answer = QMessageBox.StandardButton.Cancel  # keep editing
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+    assert [title for _, title, _ in dialogs.shown] == ["Discard this statistic?"]
+    assert dialog.isVisible() and dialog.label.text() == "Share employed"
+    dialogs.answer = QMessageBox.StandardButton.Discard
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+    assert not dialog.isVisible() and dialog.result_plan is None
+
+
+def test_escape_closes_an_untouched_form_without_a_question(  # type: ignore[no-untyped-def]
+        demo, qtbot, dialogs) -> None:
+    session = demo.session
+    for query in (None, *session.plan.queries):  # every kind the demo has
+        dialog = QueryDialog(session, query)
+        qtbot.addWidget(dialog)
+        dialog.show()
+        qtbot.waitExposed(dialog)
+        qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+        assert not dialog.isVisible()
+    assert dialogs.shown == []

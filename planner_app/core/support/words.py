@@ -131,6 +131,12 @@ def count_words(column: str | None, imputed: bool = False) -> str:
     return "Count of rows"
 
 
+#: Asked when a changed statistic form is closed (Escape, Cancel, the close button)
+DISCARD_STATISTIC_TITLE = "Discard this statistic?"
+DISCARD_STATISTIC = ("The changes you made in this form will be lost. Discard them, or "
+                     "cancel to keep editing?")
+
+
 def statistic_words(kind: str, column: str | None, kind_name: str,
                     imputed: bool = False) -> str:
     """What a statistic is, in a few words: "Count of rows", "Count of rows where income is

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QListWidget,
+    QMessageBox,
     QPlainTextEdit,
     QPushButton,
     QScrollArea,
@@ -35,7 +36,12 @@ from ...core.model import FIXED_YES_NO, OPS, YES_NO_KINDS, Plan, Query, plan_fro
 from ...core.model.synthetic_plan import synthetic_to_dict
 from ...core.support.errors import InputError
 from ...core.support.field_words import on_screen
-from ...core.support.words import KIND_NAMES, count_words
+from ...core.support.words import (
+    DISCARD_STATISTIC,
+    DISCARD_STATISTIC_TITLE,
+    KIND_NAMES,
+    count_words,
+)
 from ..session import Session
 from ..widgets.form_fields import AMBER, RED, NoteArea, NumberField, column_box, typed_number
 from ..widgets.screen_fit import fit_to_screen
@@ -334,9 +340,27 @@ class QueryDialog(QDialog):
         # the red line speaks of the form as it was when OK was pressed: any edit clears it
         # ("Lower bound: is required" stayed while the field held 0)
         self._clear_refusal_on_edit()
+        self._as_opened = self._form_state()  # what Escape compares with before it asks
         # one size for every kind, or less on a small screen: the fields scroll inside it and
         # OK / Cancel stay where they are (it grew with the kind and pushed them off-screen)
         fit_to_screen(self, 720, 860)
+
+    def _form_state(self) -> object:
+        self._store_synth()  # a synthetic table's fields, into its selected column
+        return (self.to_dict(), self.label.text(), self.ident.text(), self.bounds_reason.text(),
+                self.list_reason.text(), self.declare.isChecked(), self.impute.text(),
+                self.delta.text())
+
+    def reject(self) -> None:
+        """Escape, Cancel or the close button: a changed form is never thrown away unasked."""
+        if self.result_plan is None and self._form_state() != self._as_opened:
+            answer = QMessageBox.question(
+                self, DISCARD_STATISTIC_TITLE, DISCARD_STATISTIC,
+                QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+                QMessageBox.StandardButton.Cancel)
+            if answer != QMessageBox.StandardButton.Discard:
+                return
+        super().reject()
 
     def _clear_refusal_on_edit(self) -> None:
         for line in self.findChildren(QLineEdit):
