@@ -381,7 +381,8 @@ class BundleDialog(QDialog):
                                      "signature must verify against it")
         self.trust_button.setAccessibleName("Verify the bundle's signature against a public "
                                             "key file")
-        self.trust_button.clicked.connect(self.choose_trusted_key)
+        # clicked passes its checked flag: never let it stand for the key file
+        self.trust_button.clicked.connect(lambda: self.choose_trusted_key())
         self.trust_button.setEnabled(False)
         origin_row.addWidget(self.trust_button, 0, Qt.AlignmentFlag.AlignTop)
         layout.addLayout(origin_row)
