@@ -492,8 +492,10 @@ class BundleDialog(QDialog):
     def _parameters_tab(self, opened: OpenedBundle) -> QWidget | None:
         if opened.release is None:
             return None
-        params = [[s.label, s.kind, s.mechanism, format_number(s.sensitivity), f"{s.epsilon:.4g}",
-                   f"{s.delta:g}", format_accuracy(s.half_width, s.unit, s.rows), s.derivation]
+        # the kind's name as the planner shows it, not the plan's key ("randomized_response")
+        params = [[s.label, KIND_NAMES.get(s.kind, s.kind), s.mechanism,
+                   format_number(s.sensitivity), f"{s.epsilon:.4g}", f"{s.delta:g}",
+                   format_accuracy(s.half_width, s.unit, s.rows), s.derivation]
                   for s in opened.release.statistics]
         return _table(["Statistic", "Kind", "Mechanism", "Sensitivity", "ε", "δ", "Accuracy",
                        "Derivation"], params, wrap=("Statistic", "Derivation"))
