@@ -17,6 +17,7 @@ from ..core.support.home import app_home
 from ..core.support.resources import demo_plan_path, demo_table_path
 from .collector import collect_on_gui_thread
 from .errors import install_error_dialogs
+from .file_dialogs import keep_qt_settings_in
 from .main_window import MainWindow
 from .session import Session
 from .workers import wait_for_workers
@@ -39,6 +40,7 @@ def build_window(home_dir: str | None = None) -> MainWindow:
 
     install()  # plain tooltips for the technical words on screen
     home = app_home(home_dir).ensure()
+    keep_qt_settings_in(home.config_dir / "qt")
     session = Session(home, load_settings(home.settings_path))
     return MainWindow(session)
 

@@ -1,11 +1,13 @@
 """Every open and save dialog of the app, through one helper: it starts in the folder of the
-last file opened or saved (kept in the settings, so also after a restart), never in the
-folder the app happened to be started from."""
+last file opened or saved (kept in the settings, so also after a restart), else in the
+person's Documents folder or home, never in the folder the app happened to be started from
+nor where Qt's own dialog memory (kept outside the app home) points."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtCore import QSettings, QStandardPaths
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from .session import Session
@@ -23,12 +25,28 @@ def _session_of(widget: QWidget | None) -> Session | None:
 
 def start_folder(parent: QWidget | None, folder: Path | None = None) -> Path:
     """Where a dialog starts: the folder asked for (a plan's own folder), else the last one
-    used, else the person's home folder."""
+    used (the app home's settings), else the person's Documents folder, else their home."""
     if folder is not None and folder.is_dir():
         return folder
     session = _session_of(parent)
     last = session.last_folder if session is not None else None
-    return last if last is not None else Path.home()
+    return last if last is not None else first_folder()
+
+
+def first_folder() -> Path:
+    """Where the first dialog of a new app home starts: Documents when there is one."""
+    documents = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+    if documents and Path(documents).is_dir():
+        return Path(documents)
+    return Path.home()
+
+
+def keep_qt_settings_in(folder: Path) -> None:
+    """Qt's own settings (its file dialog's history and last folder, QtProject.conf) go into
+    the app home instead of the person's ~/.config, shared by every app home and user of Qt:
+    a new home starts with none (walk 2: a first dialog showed another walk's folder)."""
+    for fmt in (QSettings.Format.NativeFormat, QSettings.Format.IniFormat):
+        QSettings.setPath(fmt, QSettings.Scope.UserScope, str(folder))
 
 
 def _ask(parent: QWidget | None, caption: str, start: Path, name_filter: str,

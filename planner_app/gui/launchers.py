@@ -16,6 +16,7 @@ from ..core.records.released import again_question
 from ..core.support.errors import InputError
 from ..core.support.resources import resource_path
 from .file_dialogs import ask_open_file
+from .widgets.screen_fit import fit_to_screen
 
 if TYPE_CHECKING:  # a mixin of MainWindow: what it uses of the window is in window_host.py
     from .dialogs.keys_dialog import KeysDialog
@@ -197,7 +198,7 @@ class DialogLaunchers(_Base):
     def show_guide(self) -> None:
         dialog = QDialog(self)
         dialog.setWindowTitle("planner_app user guide")
-        dialog.resize(760, 640)
+        fit_to_screen(dialog, 760, 640)
         layout = QVBoxLayout(dialog)
         browser = QTextBrowser()
         browser.setMarkdown(resource_path("user-guide.md").read_text(encoding="utf-8"))

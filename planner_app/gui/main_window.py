@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QSplitter,
     QStackedWidget,
     QStyle,
-    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -37,6 +36,7 @@ from .widgets.budget_pane import BudgetPane
 from .widgets.data_pane import DataPane
 from .widgets.meter import BudgetMeter
 from .widgets.risk_pane import RiskPane
+from .widgets.screen_fit import ScrollingTabs, fit_to_screen
 from .widgets.statistic_pane import StatisticPane
 from .widgets.statistics_pane import StatisticsPane
 from .widgets.welcome import WelcomePage
@@ -56,7 +56,7 @@ class MainWindow(FileOps, DialogLaunchers, QMainWindow):
         self.workers = WorkerSlot()
         self.setWindowTitle(f"planner_app {__version__}")
         self.setAcceptDrops(True)
-        self.resize(1280, 820)
+        fit_to_screen(self, 1280, 820)
 
         self.stack = QStackedWidget()
         self.welcome = WelcomePage()
@@ -77,7 +77,7 @@ class MainWindow(FileOps, DialogLaunchers, QMainWindow):
         split = QSplitter(Qt.Orientation.Horizontal)
         self.statistics = StatisticsPane(session)
         split.addWidget(self.statistics)
-        self.tabs = QTabWidget()
+        self.tabs = ScrollingTabs()  # a tab scrolls on a small screen, never collapses
         self.data_pane = DataPane(session)
         self.statistic_pane = StatisticPane(session)
         self.budget_pane = BudgetPane(session)
@@ -121,6 +121,7 @@ class MainWindow(FileOps, DialogLaunchers, QMainWindow):
         session.dataAnswered.connect(self._fit_answered)  # a large table's fit, from a worker
         session.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self._restore_window()
+        fit_to_screen(self)  # a size kept from a larger screen or scale
         self._plan_changed()
 
     # -- actions and menus (menus.py) --------------------------------------------------------

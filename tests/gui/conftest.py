@@ -18,6 +18,19 @@ SHOTS = Path(os.environ.get("PLANNER_APP_SCREENSHOTS",
                             Path(__file__).resolve().parents[1] / "_screenshots"))
 
 
+def offscreen_screen(folder: Path, scale: str, width: int = 1400, height: int = 1000) -> str:
+    """QT_QPA_PLATFORM for a subprocess: an offscreen screen of ``width`` x ``height`` logical
+    pixels at ``scale`` (the offscreen default, 800x800, is 400x400 at 2x, and windows and
+    dialogs are fitted to the screen: widgets/screen_fit.py)."""
+    import json
+
+    config = folder / f"screen-{scale}x.json"
+    config.write_text(json.dumps({"screens": [{
+        "name": "screen", "x": 0, "y": 0, "width": width * int(scale),
+        "height": height * int(scale), "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}))
+    return f"offscreen:configfile={config}"
+
+
 @pytest.fixture(autouse=True)
 def collector_on_gui_thread(qapp):  # type: ignore[no-untyped-def]
     """As the app does (gui/app.py): cycles are collected on the GUI thread only, never in a

@@ -16,7 +16,7 @@ import pytest
 from planner_app.core.records.keys import KeyStore
 from planner_app.core.records.policy import PolicyStore
 from planner_app.core.support.home import app_home
-from tests.gui.conftest import SHOTS
+from tests.gui.conftest import SHOTS, offscreen_screen
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -119,7 +119,8 @@ def test_policy_views_at_1x_and_2x(scale: str, tmp_path: Path) -> None:
                    lifetime_caps={"demo-survey": {"epsilon": 8, "delta": 1e-5}},
                    default_lifetime_cap={"epsilon": 10, "delta": 1e-5},
                    forbidden_columns=["Smoker"], require_reasons=True)
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", QT_SCALE_FACTOR=scale,
+    env = dict(os.environ, QT_QPA_PLATFORM=offscreen_screen(tmp_path, scale),  # windows fit it
+               QT_SCALE_FACTOR=scale,
                PYTHONPATH=str(ROOT))
     SHOTS.mkdir(parents=True, exist_ok=True)
     done = subprocess.run([sys.executable, "-c", SCALED, str(SHOTS), scale, str(home)],

@@ -17,7 +17,7 @@ from planner_app.core.planning.settings import load_settings
 from planner_app.core.records.keys import KeyStore
 from planner_app.core.records.ledger import Ledger
 from planner_app.core.release.verify_release import verify_bundle
-from tests.gui.conftest import SHOTS
+from tests.gui.conftest import SHOTS, offscreen_screen
 
 HERE = Path(__file__).resolve().parent
 PASSPHRASE = "tr0ub4dor&3"
@@ -132,7 +132,8 @@ def test_the_viewer_shows_the_signer_and_checks_a_public_key(  # type: ignore[no
 @pytest.mark.subprocess
 @pytest.mark.parametrize("scale", ["1", "2"])
 def test_screenshots(tmp_path: Path, scale: str) -> None:
-    env = {**os.environ, "QT_SCALE_FACTOR": scale, "QT_QPA_PLATFORM": "offscreen",
+    env = {**os.environ, "QT_SCALE_FACTOR": scale,
+           "QT_QPA_PLATFORM": offscreen_screen(tmp_path, scale),  # windows fit the screen
            "PLANNER_APP_SCREENSHOTS": str(SHOTS), "PLANNER_APP_HOME": str(tmp_path / "home")}
     done = subprocess.run([sys.executable, str(HERE / "signed_shots.py"), str(tmp_path)],
                           env=env, capture_output=True, text=True, timeout=240)

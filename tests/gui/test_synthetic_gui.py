@@ -27,7 +27,7 @@ from planner_app.core.support.words import plain_terms
 from planner_app.gui.dialogs.query_dialog import QueryDialog
 from planner_app.gui.main_window import MainWindow
 from tests.cli.test_synthetic_cli import PLAN
-from tests.gui.conftest import SHOTS, release_with_wizard
+from tests.gui.conftest import SHOTS, offscreen_screen, release_with_wizard
 from tests.gui.layout_check import clipped_texts
 
 
@@ -135,7 +135,9 @@ def test_the_pane_shows_what_the_budget_buys(window, tmp_path: Path) -> None:  #
 @pytest.mark.subprocess
 @pytest.mark.parametrize("scale", ["1", "2"])
 def test_editor_and_pane_fit_at_1x_and_2x(tmp_path: Path, scale: str) -> None:
-    env = {**os.environ, "QT_SCALE_FACTOR": scale, "QT_QPA_PLATFORM": "offscreen",
+    # a screen that holds the 1280x820 window at this scale (windows are fitted to it)
+    env = {**os.environ, "QT_SCALE_FACTOR": scale,
+           "QT_QPA_PLATFORM": offscreen_screen(tmp_path, scale),
            "PLANNER_APP_SCREENSHOTS": str(SHOTS)}
     done = subprocess.run([sys.executable, str(Path(__file__).parent / "synthetic_shots.py"),
                            str(tmp_path)], capture_output=True, text=True, env=env,

@@ -172,6 +172,12 @@ def count_words(column: str | None, imputed: bool = False, id_column: str | None
     return f"{words} ({rows})" if rows else words
 
 
+#: Asked when a changed statistic form is closed (Escape, Cancel, the close button)
+DISCARD_STATISTIC_TITLE = "Discard this statistic?"
+DISCARD_STATISTIC = ("The changes you made in this form will be lost. Discard them, or "
+                     "cancel to keep editing?")
+
+
 def statistic_words(kind: str, column: str | None, kind_name: str,
                     imputed: bool = False, id_column: str | None = None,
                     max_rows: int = 1, people: bool = False) -> str:

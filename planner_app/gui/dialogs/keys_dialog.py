@@ -27,6 +27,7 @@ from ...core.records.keys import KeyStore, check_name
 from ...core.support.errors import PlannerError
 from ..file_dialogs import ask_open_file, ask_save_file
 from ..session import Session
+from ..widgets.screen_fit import fit_to_screen
 
 
 def _table(headers: list[str], name: str) -> QTableWidget:
@@ -92,7 +93,7 @@ class NewKeyDialog(QDialog):
         buttons.accepted.connect(self._check)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
-        self.resize(self.fontMetrics().averageCharWidth() * 70, self.sizeHint().height())
+        fit_to_screen(self, self.fontMetrics().averageCharWidth() * 70, self.sizeHint().height())
 
     def _check(self) -> None:
         try:
@@ -164,8 +165,8 @@ class KeysDialog(QDialog):
         self.import_button.clicked.connect(self._import)
         self.remove_button.clicked.connect(self._remove)
         self.refresh()
-        self.resize(self.fontMetrics().averageCharWidth() * 130,
-                    self.fontMetrics().lineSpacing() * 36)
+        fit_to_screen(self, self.fontMetrics().averageCharWidth() * 130,
+                      self.fontMetrics().lineSpacing() * 36)
 
     def refresh(self) -> None:
         _fill(self.keys, [[k.name, k.fingerprint, k.key_hash, "yes" if k.protected else "no",

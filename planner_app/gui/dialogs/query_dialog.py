@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QListWidget,
+    QMessageBox,
     QPlainTextEdit,
     QPushButton,
     QScrollArea,
@@ -47,6 +48,8 @@ from ...core.support.errors import InputError
 from ...core.support.field_words import on_screen
 from ...core.support.words import (
     CENTRAL_SHARE_HINT,
+    DISCARD_STATISTIC,
+    DISCARD_STATISTIC_TITLE,
     EXPECTED_COUNT_GROUP_LABEL,
     EXPECTED_COUNT_HELP,
     EXPECTED_COUNT_LABEL,
@@ -55,7 +58,8 @@ from ...core.support.words import (
     people_option_words,
 )
 from ..session import Session
-from ..widgets.form_fields import AMBER, RED, NoteArea, NumberField, typed_number
+from ..widgets.form_fields import AMBER, RED, NoteArea, NumberField, column_box, typed_number
+from ..widgets.screen_fit import fit_to_screen
 
 KINDS = list(KIND_NAMES)
 NONE = "(none)"
@@ -146,8 +150,7 @@ class QueryDialog(QDialog):
         self.kind_help = QLabel(CENTRAL_SHARE_HINT)  # shown for the Yes/no share only
         self.kind_help.setWordWrap(True)
         form.addRow("", self.kind_help)
-        self.column = QComboBox()
-        self.column.setEditable(True)
+        self.column = column_box()
         # a count counts all rows unless the owner wants the rows where a column is present
         self.count_present = QCheckBox("Only rows where")
         self.count_present_tail = QLabel("is present")
@@ -364,7 +367,8 @@ class QueryDialog(QDialog):
         self.suggest.clicked.connect(self.suggest_yes_no)
         self._other_values: list[str] = []
         self.column.currentTextChanged.connect(self._update_warning)
-        add_cond.clicked.connect(self._add_condition)
+        # clicked passes its checked flag: never let it stand for the column's name
+        add_cond.clicked.connect(lambda: self._add_condition())
         remove_cond.clicked.connect(lambda: self.conditions.removeRow(
             self.conditions.currentRow()))
         self.synth_list.currentRowChanged.connect(self._synth_selected)
@@ -375,6 +379,45 @@ class QueryDialog(QDialog):
         if query is not None:
             self._load(query)
         self._kind_changed()
+        # the red line speaks of the form as it was when OK was pressed: any edit clears it
+        # ("Lower bound: is required" stayed while the field held 0)
+        self._clear_refusal_on_edit()
+        self._as_opened = self._form_state()  # what Escape compares with before it asks
+        # one size for every kind, or less on a small screen: the fields scroll inside it and
+        # OK / Cancel stay where they are (it grew with the kind and pushed them off-screen)
+        fit_to_screen(self, 720, 860)
+
+    def _form_state(self) -> object:
+        self._store_synth()  # a synthetic table's fields, into its selected column
+        return (self.to_dict(), self.label.text(), self.ident.text(), self.bounds_reason.text(),
+                self.list_reason.text(), self.declare.isChecked(), self.impute.text(),
+                self.delta.text())
+
+    def reject(self) -> None:
+        """Escape, Cancel or the close button: a changed form is never thrown away unasked."""
+        if self.result_plan is None and self._form_state() != self._as_opened:
+            answer = QMessageBox.question(
+                self, DISCARD_STATISTIC_TITLE, DISCARD_STATISTIC,
+                QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+                QMessageBox.StandardButton.Cancel)
+            if answer != QMessageBox.StandardButton.Discard:
+                return
+        super().reject()
+
+    def _clear_refusal_on_edit(self) -> None:
+        for line in self.findChildren(QLineEdit):
+            line.textEdited.connect(self._refusal_stale)
+        for box in self.findChildren(QPlainTextEdit):
+            box.textChanged.connect(self._refusal_stale)
+        for combo in self.findChildren(QComboBox):
+            combo.activated.connect(self._refusal_stale)
+        for tick in self.findChildren(QCheckBox):
+            tick.clicked.connect(self._refusal_stale)
+        self.conditions.cellChanged.connect(self._refusal_stale)
+
+    def _refusal_stale(self, *_args: object) -> None:
+        if not self._accepting:  # "Checking against the table…" waits for its answer
+            self.error.setText("")
 
     def _name_fields(self) -> None:
         """Accessible names and tooltips for screen readers and for the curious."""
@@ -435,13 +478,15 @@ class QueryDialog(QDialog):
     def _add_condition(self, column: str = "", op: str = "==", value: str = "") -> None:
         row = self.conditions.rowCount()
         self.conditions.insertRow(row)
-        col = QComboBox()
-        col.setEditable(True)
-        col.addItems([c.name for c in self.session.columns])
-        col.setCurrentText(column)
+        col = column_box([c.name for c in self.session.columns])
+        if column:
+            col.setCurrentText(column)
         ops = QComboBox()
         ops.addItems(OPS)
         ops.setCurrentText(op)
+        for box in (col, ops):
+            box.activated.connect(self._refusal_stale)
+            box.editTextChanged.connect(self._refusal_stale)
         self.conditions.setCellWidget(row, 0, col)
         self.conditions.setCellWidget(row, 1, ops)
         self.conditions.setItem(row, 2, QTableWidgetItem(value))
@@ -498,27 +543,6 @@ class QueryDialog(QDialog):
                 self.synth_rows.setText(str(q.rows))
             self._synth_at = -1
             self._refresh_synth_list(0)
-
-    def showEvent(self, event) -> None:  # type: ignore[no-untyped-def]  # noqa: N802
-        super().showEvent(event)
-        self.fit_height()
-
-    def fit_height(self) -> None:
-        """Grow to show every field without scrolling, within the screen (on a short screen
-        or at a large scale the fields scroll; OK / Cancel stay in view)."""
-        layout = self.fields.layout()
-        if layout is None:
-            return
-        width = self.field_scroll.viewport().width()
-        content = layout.totalHeightForWidth(width) if layout.hasHeightForWidth() \
-            else layout.totalSizeHint().height()
-        need = self.height() - self.field_scroll.viewport().height() + content
-        screen = self.screen()
-        if screen is not None:
-            frame = self.frameGeometry().height() - self.height()
-            need = min(need, screen.availableGeometry().height() - max(frame, 40) - 20)
-        if need > self.height():
-            self.resize(self.width(), need)
 
     def _kind_changed(self, *_args: object) -> None:
         kind = self.kind.currentData()
@@ -628,8 +652,6 @@ class QueryDialog(QDialog):
             label.setText("Rows counted" if count else "Selected column" if synth
                           else "Column")
         self._update_warning()
-        if self.isVisible():
-            self.fit_height()
 
     def _chosen_column(self) -> str | None:
         """The column of the statistic: none for a count of all rows."""
@@ -821,8 +843,11 @@ class QueryDialog(QDialog):
                                "keys": _lines(self.group_keys.toPlainText())}
         where = []
         for row in range(self.conditions.rowCount()):
-            col = cast(QComboBox, self.conditions.cellWidget(row, 0)).currentText()
-            op = cast(QComboBox, self.conditions.cellWidget(row, 1)).currentText()
+            col_box = self.conditions.cellWidget(row, 0)
+            op_box = self.conditions.cellWidget(row, 1)
+            if not isinstance(col_box, QComboBox) or not isinstance(op_box, QComboBox):
+                continue  # a row without its choices holds no condition
+            col, op = col_box.currentText(), op_box.currentText()
             item = self.conditions.item(row, 2)
             text = item.text() if item is not None else ""
             value: Any = [_number(v) for v in text.split(",") if v.strip()] if op == "in" \

@@ -50,6 +50,7 @@ from ..file_dialogs import ask_save_file
 from ..session import Session
 from ..signing import ask_signing_key
 from ..table_link import problem_line
+from ..widgets.screen_fit import fit_to_screen
 from ..workers import Worker, WorkerSlot
 
 
@@ -509,7 +510,7 @@ class ReleaseWizard(QWizard):
         self.sign_key: SecretKey | None = None  # loaded before the charge (gui/signing.py)
         self.resume_unsigned = False  # complete a signed release whose key was lost
         self.setWindowTitle("Release")
-        self.resize(760, 620)
+        fit_to_screen(self, 760, 620)
         self.checklist = ChecklistPage(session)
         self.confirm = ConfirmPage(session)
         self.progress = ProgressPage(session, self)

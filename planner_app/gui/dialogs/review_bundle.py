@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QUrl, Signal
-from PySide6.QtGui import QGuiApplication, QImage, QTextDocument
+from PySide6.QtGui import QImage, QTextDocument
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -60,6 +60,7 @@ from ..file_dialogs import ask_open_file
 from ..models import format_accuracy
 from ..session import Session
 from ..widgets.canvases import RiskChart
+from ..widgets.screen_fit import fit_to_screen
 from ..workers import Worker, WorkerSlot
 from .plan_diff_view import PlanDiffDialog
 
@@ -69,15 +70,6 @@ PROGRESS_STEPS = 1000
 #: Above this many rows a table's rows keep one line (measuring every row would be slow);
 #: long cells are then elided, with the whole text in their tooltip.
 WRAP_ROWS = 400
-
-
-def fit_to_screen(dialog: QWidget, width: int, height: int) -> None:
-    """Resize to ``width`` × ``height``, or less on a smaller screen (200% on a laptop)."""
-    screen = dialog.screen() or QGuiApplication.primaryScreen()
-    room = screen.availableGeometry() if screen is not None else None
-    if room is not None:
-        width, height = min(width, room.width() - 40), min(height, room.height() - 60)
-    dialog.resize(width, height)
 
 
 def _table(headers: list[str], rows: list[list[str]],
@@ -390,7 +382,8 @@ class BundleDialog(QDialog):
                                      "signature must verify against it")
         self.trust_button.setAccessibleName("Verify the bundle's signature against a public "
                                             "key file")
-        self.trust_button.clicked.connect(self.choose_trusted_key)
+        # clicked passes its checked flag: never let it stand for the key file
+        self.trust_button.clicked.connect(lambda: self.choose_trusted_key())
         self.trust_button.setEnabled(False)
         origin_row.addWidget(self.trust_button, 0, Qt.AlignmentFlag.AlignTop)
         layout.addLayout(origin_row)
@@ -500,8 +493,10 @@ class BundleDialog(QDialog):
     def _parameters_tab(self, opened: OpenedBundle) -> QWidget | None:
         if opened.release is None:
             return None
-        params = [[s.label, s.kind, s.mechanism, format_number(s.sensitivity), f"{s.epsilon:.4g}",
-                   f"{s.delta:g}", format_accuracy(s.half_width, s.unit, s.rows), s.derivation]
+        # the kind's name as the planner shows it, not the plan's key ("randomized_response")
+        params = [[s.label, KIND_NAMES.get(s.kind, s.kind), s.mechanism,
+                   format_number(s.sensitivity), f"{s.epsilon:.4g}", f"{s.delta:g}",
+                   format_accuracy(s.half_width, s.unit, s.rows), s.derivation]
                   for s in opened.release.statistics]
         return _table(["Statistic", "Kind", "Mechanism", "Sensitivity", "ε", "δ", "Accuracy",
                        "Derivation"], params, wrap=("Statistic", "Derivation"))

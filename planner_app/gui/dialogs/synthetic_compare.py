@@ -31,6 +31,7 @@ from ...core.support.errors import PlannerError
 from ...core.support.fonts import chart_text
 from ..file_dialogs import ask_open_file
 from ..session import Session
+from ..widgets.screen_fit import fit_to_screen
 from ..workers import Worker, WorkerSlot
 
 MAX_BARS = 40  # the worst marginals when a table has many pairs
@@ -49,7 +50,7 @@ class SyntheticCompareDialog(QDialog):
         self.data: Path | None = None  # a data file the owner chose here (else the session's)
         self.distances: list[MarginalDistance] | None = None
         self.setWindowTitle("Synthetic table against the real one (for you only)")
-        self.resize(760, 560)
+        fit_to_screen(self, 760, 560)
         layout = QVBoxLayout(self)
         about = QLabel("For you only: this reads your private table and is never saved, "
                        "exported or logged. Each bar is the total variation distance between "

@@ -56,8 +56,9 @@ class BudgetPane(QWidget):
         self.preset.setToolTip("Suggested budgets by the harm a leak could do")
         self.preset.setAccessibleName("Budget preset")
         form.addRow("Preset", self.preset)
-        self.preset_reason = QLabel()
-        self.preset_reason.setWordWrap(True)
+        # its space is kept when no preset names the budget: the fields below never move
+        # under the mouse (after "Use these ε" a click meant for the reason landed elsewhere)
+        self.preset_reason = NoteArea(3)
         form.addRow("", self.preset_reason)
         row = QHBoxLayout()
         self.epsilon = NumberField()  # kept as typed: the core's rule refuses, never clamps

@@ -56,10 +56,12 @@ class RiskChart(FigureCanvasQTAgg):
         (self.point_hi,) = ax.plot([0.5], [0.5], "o", color="#c0392b", markersize=7)
         (self.point_lo,) = ax.plot([0.5], [0.5], "o", color="#2471a3", markersize=7)
         self.guide = ax.axvline(0.5, color="0.6", linewidth=0.8)
-        ax.legend(loc="lower right", fontsize=8, framealpha=0.9)
+        self.legend = ax.legend(loc="lower right", fontsize=8, framealpha=0.9)
         self.note = ax.text(0.02, 0.96, "", transform=ax.transAxes, va="top", fontsize=9)
+        # the legend is drawn last, over the curves: at a large ε the lowest-belief curve ran
+        # through it and cut its words ("lowest belief afte")
         self.moving = (self.band, self.upper, self.lower, self.point_hi, self.point_lo,
-                       self.guide, self.note)
+                       self.guide, self.note, self.legend)
         for artist in self.moving:
             artist.set_animated(True)
         self._background = None

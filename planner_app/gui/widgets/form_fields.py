@@ -9,8 +9,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFrame, QLabel, QLineEdit, QScrollArea, QWidget
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtWidgets import QComboBox, QFrame, QLabel, QLineEdit, QScrollArea, QWidget
 
 RED = "color: #c0392b;"
 AMBER = "color: #b9770e;"
@@ -97,3 +97,25 @@ class NoteArea(QScrollArea):
 
     def setText(self, text: str) -> None:  # noqa: N802  (as a label is set)
         self.label.setText(text)
+
+
+class _SelectAllOnFocus(QObject):
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        if event.type() == QEvent.Type.FocusIn and isinstance(watched, QComboBox):
+            line = watched.lineEdit()  # the box holds the focus and passes it on to its text
+            if line is not None:  # after the click that gave the focus placed the cursor
+                QTimer.singleShot(0, line.selectAll)
+        return False
+
+
+def column_box(names: list[str] | None = None) -> QComboBox:
+    """An editable box of column names whose text is selected when it takes the focus: what
+    is typed replaces the name shown (typed after it, "member_no" became "member_noincome").
+    It stays editable for a plan whose table is not open (no names to choose from)."""
+    box = QComboBox()
+    box.setEditable(True)
+    box.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+    if names:
+        box.addItems(names)
+    box.installEventFilter(_SelectAllOnFocus(box))
+    return box

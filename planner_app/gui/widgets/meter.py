@@ -10,7 +10,10 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QWidget
 from ...core.planning.changes import OpChanges
 from ..session import Session
 
-OK_STYLE = ""
+# the text sits centred over the fill: a light fill keeps dark text readable on both parts
+# (the platform's blue fill hid half of "ε 0.497 of 1")
+OK_STYLE = ("QProgressBar { text-align: center; color: black; border: 1px solid #7f8c8d; "
+            "border-radius: 3px; } QProgressBar::chunk { background-color: #aed6f1; }")
 # over budget the bar is full: white, centred text on red (a style sheet on the chunk alone
 # left the text dark and at the top left, where the style sheet's defaults put it)
 OVER_STYLE = ("QProgressBar { text-align: center; color: white; font-weight: bold; "
@@ -35,7 +38,8 @@ class BudgetMeter(QWidget):
         self.text.setMinimumHeight(self.text.fontMetrics().lineSpacing() * 2 + 6)
         layout.addWidget(self.bar)
         layout.addWidget(self.text, 1)
-        self.over = False
+        self.over = False  # over this release's budget
+        self.blocked = False  # over it, or the lifetime cap (or the ledger) cannot cover it
         session.changed.connect(self._changed)  # always shown: no need to wait for a show
         self.refresh()
 
@@ -48,6 +52,8 @@ class BudgetMeter(QWidget):
         if plan is None:
             self.bar.setValue(0)
             self.bar.setFormat("no plan")
+            self.over = self.blocked = False
+            self.bar.setStyleSheet(OK_STYLE)
             self.text.setText("Open a table or a plan to see the privacy budget.")
             return
         total = self.session.total()
@@ -58,7 +64,6 @@ class BudgetMeter(QWidget):
         self.over = budget_rule is not None and budget_rule.failed
         self.bar.setValue(int(min(1.0, fraction) * 1000))
         self.bar.setFormat(f"ε {total.epsilon:.3g} of {budget:g}")
-        self.bar.setStyleSheet(OVER_STYLE if self.over else OK_STYLE)
         parts = [f"This release: ε = {total.epsilon:.4g}, δ = {total.delta:.2g} "
                  f"({total.accountant} accountant) of ε = {budget:g}, δ = "
                  f"{plan.budget.delta:g}."]
@@ -66,6 +71,10 @@ class BudgetMeter(QWidget):
             parts.append(f"<b>Over budget</b>: {escape(budget_rule.action)}")
         parts.append("<br>")
         lifetime = rules.get("lifetime") or rules.get("ledger")
+        # red whenever the release cannot go ahead for its ε (it stayed blue when the lifetime
+        # cap could not cover it)
+        self.blocked = self.over or (lifetime is not None and lifetime.failed)
+        self.bar.setStyleSheet(OVER_STYLE if self.blocked else OK_STYLE)
         if lifetime is not None:
             text = escape(lifetime.message)
             parts.append(f"<b>{text}</b>" if lifetime.failed else text)
