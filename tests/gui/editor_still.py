@@ -20,7 +20,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
-from PySide6.QtWidgets import QApplication, QDialogButtonBox, QWidget  # noqa: E402
+from PySide6.QtWidgets import QApplication, QDialog, QDialogButtonBox, QWidget  # noqa: E402
 
 from planner_app.core.support.resources import demo_plan_path, demo_table_path  # noqa: E402
 from planner_app.gui.app import build_window  # noqa: E402
@@ -97,7 +97,7 @@ def main() -> None:
     answer["moved"]["yes/no lists"] = typing_moves(app, d, [
         (d.yes_values, ""), (d.no_values, ""), (d.yes_values, "yes"), (d.no_values, "no"),
         (d.no_values, "\nmaybe"), (d.yes_values, ""), (d.no_values, "")])
-    d.close()
+    d.done(QDialog.DialogCode.Rejected)  # unasked (a changed form asks on close)
     # a group-by: choosing the column, then typing the keys
     d = editor(kind="mean")
     d.column.setCurrentText("age")
@@ -123,7 +123,7 @@ def main() -> None:
     after = where(d)
     answer["moved"]["refusal"] = [{k: (before[k], after[k]) for k in before
                                    if before[k] != after[k]}]
-    d.close()
+    d.done(QDialog.DialogCode.Rejected)  # unasked (a changed form asks on close)
     # the largest form in a 950-pixel-high screen at this scale (OK in view, fields scroll)
     d = editor("satisfaction_by_region")
     d.resize(d.width(), int(SCREEN_HEIGHT / scale) - 40)
@@ -135,7 +135,7 @@ def main() -> None:
                       "ok shown": ok.isVisible() and bottom <= d.height(),
                       "scrolls": hasattr(d, "field_scroll")
                       and d.field_scroll.verticalScrollBar().maximum() > 0}
-    d.close()
+    d.done(QDialog.DialogCode.Rejected)  # unasked (a changed form asks on close)
     if shots is not None:
         shots.mkdir(parents=True, exist_ok=True)
         tag = f"{scale:g}x"
@@ -155,7 +155,7 @@ def main() -> None:
                 d.no_values.clear()
             settle(app)
             d.grab().save(str(shots / f"editor-{name}-{tag}.png"))
-            d.close()
+            d.done(QDialog.DialogCode.Rejected)  # unasked (a changed form asks on close)
     window.close()
     print(json.dumps(answer))
 

@@ -189,7 +189,8 @@ def main(argv: list[str], scenes=None, prefix: str = "walk") -> int:  # type: ig
             widget.grab().save(str(out / f"{prefix}-{scale}x-{name}.png"))
         for w in QApplication.topLevelWidgets():
             if isinstance(w, QDialog):
-                w.close()
+                w.done(QDialog.DialogCode.Rejected)  # closed unasked (a changed statistic form
+                # asks before it is thrown away: QueryDialog.reject)
         window.close()
     print(json.dumps(found))
     app.processEvents()
@@ -207,8 +208,12 @@ def run_walk(scale: int, out: Path, module: str = "tests.gui.walk") -> dict[str,
     import subprocess
 
     root = Path(__file__).resolve().parents[2]
+    import tempfile
+
     out.mkdir(parents=True, exist_ok=True)
-    screen = out / f"screen-{scale}x.json"
+    # the screen's file in a folder of its own: two walks at one scale (the suite runs test
+    # files side by side) must not remove each other's
+    screen = Path(tempfile.mkdtemp()) / f"screen-{scale}x.json"
     width, height = SCREENS.get(scale, (1920 * scale, 1080 * scale))
     screen.write_text(json.dumps({"screens": [{
         "name": "desktop", "x": 0, "y": 0, "width": width, "height": height,
@@ -219,6 +224,7 @@ def run_walk(scale: int, out: Path, module: str = "tests.gui.walk") -> dict[str,
     done = subprocess.run([sys.executable, "-m", module, str(out)], env=env, cwd=root,
                           capture_output=True, text=True, timeout=600)
     screen.unlink()
+    screen.parent.rmdir()
     if done.returncode != 0:
         raise RuntimeError(f"the walk at {scale}x failed:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])

@@ -350,7 +350,11 @@ class QueryDialog(QDialog):
         self.group_column.addItems([NONE, *columns])
         self._form = form
         self._column_chosen = query is not None  # a new statistic's column follows its kind
-        self.column.activated.connect(self._column_picked)  # (activated: the person's pick)
+        self._defaulting = False  # the kind's default column is being put in the field
+        # the person's pick or typing (any change the default rule did not make) is a choice a
+        # later change of kind, bins or groups must keep
+        self.column.activated.connect(self._column_picked)
+        self.column.currentTextChanged.connect(self._column_picked)
         self.kind.currentIndexChanged.connect(self._kind_changed)
         self.count_present.toggled.connect(self._kind_changed)
         self.count_people.toggled.connect(self._kind_changed)
@@ -570,9 +574,13 @@ class QueryDialog(QDialog):
             self.mechanism.setCurrentIndex(index)
         self._mechanism_wanted = None
         synth = kind == "synthetic"
-        self._offer_columns(synth)
-        if not self._column_chosen and not synth:  # never the person id (starters' rule)
-            self.column.setCurrentText(self.session.default_column(kind) or "")
+        self._defaulting = True
+        try:
+            self._offer_columns(synth)
+            if not self._column_chosen and not synth:  # never the person id (starters' rule)
+                self.column.setCurrentText(self.session.default_column(kind) or "")
+        finally:
+            self._defaulting = False
         if synth and not self._synth:  # a first column: the one in the fields
             self._synth = [self._synth_entry()]
             self._refresh_synth_list(0)
@@ -741,7 +749,8 @@ class QueryDialog(QDialog):
         self._kind_changed()
 
     def _column_picked(self, *_args: object) -> None:
-        self._column_chosen = True
+        if not self._defaulting:
+            self._column_chosen = True
 
     def _id_column(self) -> str | None:
         plan = self.session.plan

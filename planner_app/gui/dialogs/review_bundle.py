@@ -175,8 +175,9 @@ class ReviewDialog(QDialog):
         # the table has the whole width: every column in view, long texts wrapped
         self.statistics = _table(["Statistic", "Kind", "Column", "Public parameters",
                                   "Missing values", "Reasons", "ε", "Accuracy", "Risk"], rows,
-                                 wrap=("Public parameters", "Missing values", "Reasons",
-                                       "Risk"))
+                                 wrap=("Kind", "Public parameters", "Missing values",
+                                       "Reasons", "Risk"))  # (a count under an id unit
+        # says it counts rows, not people: a long kind wraps rather than squeeze the rest)
         missing = self.statistics.horizontalHeaderItem(4)
         if missing is not None:  # made by _table
             missing.setToolTip(MISSING_LABEL + ": empty or unreadable cells, values outside "
