@@ -449,7 +449,7 @@ def aggregate_only(plan_path: str, table_path: str, engine: str = "duckdb") -> d
 
     from planner_app.core.data.sql_plan import make_engine
     from planner_app.core.data.tables import open_table
-    from planner_app.core.model import load_plan
+    from planner_app.core.planfile import load_plan
 
     plan = load_plan(plan_path)
     table = open_table(Path(table_path))
@@ -466,7 +466,7 @@ def compare_engines(plan_path: str, table_path: str, names: tuple[str, ...] = (
     """Every query's true aggregates from each engine, same salt; are they equal?"""
     from planner_app.core.data.sql_plan import make_engine
     from planner_app.core.data.tables import open_table
-    from planner_app.core.model import load_plan
+    from planner_app.core.planfile import load_plan
 
     plan = load_plan(plan_path)
     table = open_table(Path(table_path))

@@ -80,7 +80,7 @@ def part_release() -> dict:
     from planner_app.core.data.aggregate import PandasEngine
     from planner_app.core.data.tables import Table
     from planner_app.core.dp.mechanisms import SystemRandomSource
-    from planner_app.core.model import plan_from_dict
+    from planner_app.core.planfile import plan_from_dict
     from planner_app.core.release.noise import privatize
     from planner_app.core.release.publish import publish
     from planner_app.core.support.home import app_home
@@ -124,7 +124,7 @@ def part_histogram() -> dict:
 
     from planner_app.core.data.aggregate import PandasEngine
     from planner_app.core.dp.mechanisms import SystemRandomSource
-    from planner_app.core.model import plan_from_dict
+    from planner_app.core.planfile import plan_from_dict
     from planner_app.core.release.noise import privatize
 
     k = 100_000

@@ -28,7 +28,7 @@ MARK = "## Reports and the checks before the charge"
 
 def release(queries: list[dict], frame) -> tuple[float, Path]:  # type: ignore[no-untyped-def]
     from planner_app.core.data.tables import Table
-    from planner_app.core.model import plan_from_dict
+    from planner_app.core.planfile import plan_from_dict
     from planner_app.core.records.ledger import Ledger
     from planner_app.core.release.publish import publish
     from planner_app.core.support.home import app_home

@@ -38,7 +38,7 @@ from planner_app.core.data.synthetic_marginals import SyntheticEngine, expanded_
 from planner_app.core.dp.measure import rho_for, round_up_fraction  # noqa: E402
 from planner_app.core.dp.mechanisms import SystemRandomSource, discrete_gaussian  # noqa: E402
 from planner_app.core.dp.synthetic_sensitivity import marginal_sensitivity  # noqa: E402
-from planner_app.core.model import plan_from_dict  # noqa: E402
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.noise import privatize  # noqa: E402
 from planner_app.core.release.synthetic import synthetic_codes  # noqa: E402
 

@@ -32,7 +32,7 @@ from planner_app.core.dp.measure import (
 )
 from planner_app.core.dp.mechanisms import SeededRandomSource  # noqa: E402
 from planner_app.core.dp.sensitivity import grid_for  # noqa: E402
-from planner_app.core.model import plan_from_dict  # noqa: E402
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.noise import privatize  # noqa: E402
 
 MARK = "## Tight where it is safe"

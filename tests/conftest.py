@@ -162,7 +162,7 @@ def demo_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The demo plan released once on the demo table (its own app home). Read it, never
     change it: copy it to tmp_path first."""
     from planner_app.core.data.tables import load_table
-    from planner_app.core.model import load_plan
+    from planner_app.core.planfile import load_plan
     from planner_app.core.release.publish import publish
     from planner_app.core.support.home import app_home as home_at
 

@@ -29,7 +29,7 @@ def start_files(args: argparse.Namespace) -> tuple[Path | None, Path | None]:
     plan_path = Path(plan) if plan else None
     data_path = Path(data) if data else None
     if plan_path is not None:
-        from ..core.model import load_plan
+        from ..core.planfile import load_plan
 
         load_plan(plan_path, draft=True)  # the whole plan is checked, as the app opens it
     if data_path is not None:

@@ -9,7 +9,7 @@ from .common import EXIT_OK, _confidence, _home, _print_json
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from ..core.model import load_plan
+    from ..core.planfile import load_plan
     from ..core.planning.plan_diff import diff_keys, diff_plans
 
     old_path, new_path = Path(args.old), Path(args.new)

@@ -42,7 +42,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from ..core.data.tables import open_table
-    from ..core.model import load_plan
+    from ..core.planfile import load_plan
     from ..core.planning.check import check_plan
     from ..core.planning.readiness import people_unchecked
     from ..core.records.policy import approval_rule, policy_or_error, trust_note
@@ -63,7 +63,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                             trust_ignored=trust_note(bool(getattr(args, "trust", None))),
                             engine_name=getattr(args, "engine", None) or "duckdb")
     data = report.to_dict()
-    from ..core.model import plan_digest
+    from ..core.planfile import plan_digest
 
     _audit_best_effort(args, "plan checked", {
         "dataset": plan.dataset.name, "plan_sha256": plan_digest(plan),
@@ -183,7 +183,7 @@ def cmd_plan_new(args: argparse.Namespace) -> int:
 
 
 def cmd_review(args: argparse.Namespace) -> int:
-    from ..core.model import load_plan
+    from ..core.planfile import load_plan
     from ..core.records.audit import AuditLog
     from ..core.records.review import record_review
 

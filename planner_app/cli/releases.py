@@ -26,7 +26,7 @@ from .common import (
 
 def cmd_release(args: argparse.Namespace) -> int:
     from ..core.data.tables import open_table
-    from ..core.model import load_plan
+    from ..core.planfile import load_plan
     from ..core.records.policy import trust_note
     from ..core.records.released import again_warning
     from ..core.release.publish import publish, synthetic_release_lines

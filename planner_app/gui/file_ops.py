@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, cast
 
 from PySide6.QtWidgets import QInputDialog, QMessageBox
 
-from ..core.model import load_plan, plan_from_dict, plan_to_dict, save_plan
+from ..core.planfile import load_plan, plan_from_dict, plan_to_dict, save_plan
 from ..core.support.errors import InputError, PlannerError, with_hint
 from ..core.support.field_words import on_screen
 from ..core.support.resources import demo_plan_path, demo_table_path

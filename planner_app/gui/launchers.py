@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QMessageBox, QTextBrowser, QVBoxLayout
 
 from .. import __version__
-from ..core.model import load_plan
+from ..core.planfile import load_plan
 from ..core.records.headroom import headroom
 from ..core.records.released import again_question
 from ..core.support.errors import InputError

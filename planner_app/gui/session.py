@@ -260,7 +260,7 @@ class Session(QObject):
         home; its path, or None when there was nothing to keep or it could not be written."""
         from datetime import datetime, timezone
 
-        from ..core.model import save_plan
+        from ..core.planfile import save_plan
 
         plan = self._doc.plan
         if plan is None or not self._doc.dirty:

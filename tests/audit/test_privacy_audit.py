@@ -33,7 +33,7 @@ from scipy.stats import beta
 from planner_app.core.data.aggregate import PandasEngine
 from planner_app.core.dp import measure
 from planner_app.core.dp.mechanisms import SeededRandomSource
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.noise import privatize
 from tests.conftest import plan_dict
 

@@ -24,7 +24,7 @@ from planner_app.core.data.synthetic_marginals import SyntheticEngine, expanded_
 from planner_app.core.dp import synthetic as dp_synthetic
 from planner_app.core.dp.measure import measurements_for
 from planner_app.core.dp.mechanisms import SeededRandomSource
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.noise import privatize
 from tests.audit.test_privacy_audit import RUNS, epsilon_lower_bound
 from tests.conftest import plan_dict

@@ -14,7 +14,7 @@ import pytest
 
 from planner_app.cli import main
 from planner_app.core.data.tables import MAX_LINE_BYTES, load_table
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.records.audit import AuditLog
 from planner_app.core.release.publish import publish
 from planner_app.core.support.home import app_home

@@ -103,7 +103,7 @@ def test_confidence_out_of_range_is_exit_2(world, capsys, command, value) -> Non
 
 
 def test_the_core_refuses_a_confidence_it_cannot_compute(world) -> None:  # type: ignore[no-untyped-def]
-    from planner_app.core.model import plan_from_dict
+    from planner_app.core.planfile import plan_from_dict
     from planner_app.core.planning.check import check_plan
     from planner_app.core.support.errors import InputError
 

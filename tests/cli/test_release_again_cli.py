@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from planner_app.core.model import load_plan, plan_to_dict
+from planner_app.core.planfile import load_plan, plan_to_dict
 from planner_app.core.records.ledger import Ledger
 from planner_app.core.records.released import plan_total
 from planner_app.core.support.home import app_home

@@ -123,7 +123,7 @@ def test_invalid_release_inputs_exit_2(tmp_path: Path) -> None:
 def sequential_allowance(cap_epsilon: float, cap_delta: float, tries: int) -> int:
     """How many demo releases one after another fit under the cap (the ledger's own rule)."""
     from planner_app.core.dp.measure import measurement_to_dict
-    from planner_app.core.model import load_plan
+    from planner_app.core.planfile import load_plan
     from planner_app.core.planning.check import all_measurements, check_plan
     from planner_app.core.records.ledger import ReleaseRecord, lifetime_total
 

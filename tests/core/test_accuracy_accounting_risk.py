@@ -30,7 +30,7 @@ from planner_app.core.dp.measure import (
 from planner_app.core.dp.mechanisms import SeededRandomSource, discrete_gaussian, discrete_laplace
 from planner_app.core.dp.risk import explain, out_of_100, posterior_max, posterior_min
 from planner_app.core.dp.sensitivity import Component
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from tests.conftest import plan_dict
 
 

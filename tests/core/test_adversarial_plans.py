@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.planning.editing import unique_id
 from planner_app.core.planning.policy_rules import policy_rules
 from planner_app.core.planning.readiness import reasons_rule

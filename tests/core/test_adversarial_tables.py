@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from planner_app.core.data.tables import load_table, open_table
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.planning.check import check_plan
 from planner_app.core.support.errors import InputError
 

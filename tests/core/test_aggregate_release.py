@@ -12,7 +12,7 @@ import pytest
 
 from planner_app.core.data.aggregate import PandasEngine
 from planner_app.core.dp.mechanisms import SeededRandomSource
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.noise import privatize, release_with_engine
 from planner_app.core.support.errors import InputError
 from tests.conftest import plan_dict

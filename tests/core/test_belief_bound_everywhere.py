@@ -69,7 +69,7 @@ def test_a_release_with_delta_embeds_the_chart_of_its_delta(tmp_path: Path) -> N
     import base64
 
     from planner_app.core.data.tables import load_table
-    from planner_app.core.model import plan_from_dict
+    from planner_app.core.planfile import plan_from_dict
     from planner_app.core.release.bundle import read_bundle
     from planner_app.core.release.publish import publish
     from planner_app.core.support.home import app_home

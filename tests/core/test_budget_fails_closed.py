@@ -10,7 +10,8 @@ import pytest
 
 from planner_app.core.dp.accounting import compose, zcdp
 from planner_app.core.dp.measure import epsilon_from_rho, measurements_for, rho_for
-from planner_app.core.model import MIN_DELTA, plan_from_dict
+from planner_app.core.model import MIN_DELTA
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.records.ledger import Ledger, lifetime_total
 from planner_app.core.support.errors import InputError
 from tests.conftest import plan_dict, run_in_process, write_json

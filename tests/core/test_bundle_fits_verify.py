@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from planner_app.core.data.tables import load_table
-from planner_app.core.model import load_plan
+from planner_app.core.planfile import load_plan
 from planner_app.core.records.ledger import Ledger
 from planner_app.core.release import bundle
 from planner_app.core.release.publish import publish

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from planner_app.core.data.tables import load_table
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.bundle import NotABundle, read_bundle
 from planner_app.core.release.opened_bundle import open_bundle
 from planner_app.core.release.publish import publish

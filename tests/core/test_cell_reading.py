@@ -22,7 +22,8 @@ import pytest
 from planner_app.core.data.aggregate import PandasEngine
 from planner_app.core.data.tables import load_table, numeric_values
 from planner_app.core.dp.mechanisms import SeededRandomSource
-from planner_app.core.model import canonical_key, plan_from_dict
+from planner_app.core.model import canonical_key
+from planner_app.core.planfile import plan_from_dict
 from tests.conftest import with_reasons
 
 N = 120

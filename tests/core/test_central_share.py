@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from planner_app.core.data.tables import load_table
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.planning.check import check_plan
 from planner_app.core.release.bundle import read_bundle
 from planner_app.core.release.publish import publish

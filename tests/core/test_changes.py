@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from planner_app.core.model import PrivacyUnit, load_plan
+from planner_app.core.model import PrivacyUnit
+from planner_app.core.planfile import load_plan
 from planner_app.core.planning.changes import OpChanges, plan_changes
 from planner_app.core.planning.editing import remove_query, set_query_epsilon
 from planner_app.core.planning.plan_edits import (
@@ -66,7 +67,7 @@ def test_a_budget_edit_keeps_the_delta_the_accountant_needs() -> None:
 
     from planner_app.core.dp.accounting import compose
     from planner_app.core.dp.measure import measurements_for
-    from planner_app.core.model import load_plan
+    from planner_app.core.planfile import load_plan
     from planner_app.core.planning.plan_edits import set_budget
     from planner_app.core.support.resources import demo_plan_path
 

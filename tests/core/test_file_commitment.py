@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from planner_app.core.data.tables import load_table
-from planner_app.core.model import load_plan
+from planner_app.core.planfile import load_plan
 from planner_app.core.release.bundle import read_bundle
 from planner_app.core.release.commitment import (
     KeyMissing,
@@ -131,7 +131,7 @@ def test_the_owner_notes_still_use_the_plain_hash(tmp_path: Path, home: AppHome)
     assert not any("SHA-256 changed" in n for n in again.notes)
     doc = json.loads(demo_plan_path().read_text())
     doc["dataset"] = {"name": "renamed"}
-    from planner_app.core.model import plan_from_dict
+    from planner_app.core.planfile import plan_from_dict
 
     result = publish(plan_from_dict(doc), table, tmp_path / "c.zip", home)
     assert any("released before as dataset 'demo-survey'" in n for n in result.notes)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from planner_app.core.data.tables import load_table
-from planner_app.core.model import parse_plan_text
+from planner_app.core.planfile import parse_plan_text
 from planner_app.core.support.errors import InputError
 from planner_app.core.support.files import check_output_path, input_file_size
 from tests.conftest import plan_dict
@@ -155,7 +155,7 @@ def test_a_nul_byte_late_in_a_utf16_file_is_text(tmp_path: Path) -> None:
 @pytest.mark.parametrize("kind", ["quantile", "randomized_response"])
 def test_an_epsilon_whose_probabilities_underflow_is_refused_before_the_charge(
         tmp_path: Path, kind: str) -> None:
-    from planner_app.core.model import plan_from_dict
+    from planner_app.core.planfile import plan_from_dict
     from planner_app.core.release.publish import publish
     from planner_app.core.support.home import app_home
 

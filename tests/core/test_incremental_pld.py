@@ -25,7 +25,7 @@ from planner_app.core.dp.accounting import PldTree
 from planner_app.core.dp.measure import Measurement, laplace_scale, measurements_for
 from planner_app.core.dp.sensitivity import Component
 from planner_app.core.model import Plan
-from planner_app.core.model.serialisation import load_plan, save_plan
+from planner_app.core.planfile.serialisation import load_plan, save_plan
 from planner_app.core.support.resources import demo_plan_path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -141,7 +141,7 @@ def test_the_total_does_not_depend_on_what_was_composed_before_in_the_process(
     ours = accounting.pld(_measurements(plan), 1e-6).epsilon
     path = tmp_path / "plan.json"
     save_plan(plan, path)
-    code = ("import sys; from planner_app.core.model.serialisation import load_plan\n"
+    code = ("import sys; from planner_app.core.planfile.serialisation import load_plan\n"
             "from planner_app.core.dp.measure import measurements_for\n"
             "from planner_app.core.dp.accounting import pld\n"
             "p = load_plan(sys.argv[1])\n"

@@ -14,7 +14,7 @@ import pytest
 from planner_app.cli import main
 from planner_app.core.data.tables import load_table
 from planner_app.core.dp.accounting import Total
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.records.audit import AuditLog
 from planner_app.core.records.crosscheck import UNTRUSTED_FIGURES
 from planner_app.core.records.ledger import Ledger, LedgerError

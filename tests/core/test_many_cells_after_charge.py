@@ -12,9 +12,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import planner_app.core.model as model
+import planner_app.core.planfile as planfile
 from planner_app.core.data.tables import Table
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.bundle import read_bundle
 from planner_app.core.release.publish import publish
 from planner_app.core.release.report import report_html
@@ -32,18 +32,18 @@ def test_a_many_category_release_reads_its_plan_no_more(tmp_path: Path,
         {"id": "h", "label": "Codes", "kind": "histogram", "column": "g",
          "categories": [f"c{i}" for i in range(k)], "epsilon": 1}])))
     reads: list[Any] = []
-    real = model.plan_from_dict
+    real = planfile.plan_from_dict
 
     def counted(obj: Any, source: str = "plan") -> Any:
         reads.append(source)
         return real(obj, source)
 
-    monkeypatch.setattr(model, "plan_from_dict", counted)
+    monkeypatch.setattr(planfile, "plan_from_dict", counted)
     out = tmp_path / "h.zip"
     publish(plan, Table(frame, "t.csv", "0" * 64, "csv"), out,
             app_home(tmp_path / "home").ensure())
     assert reads == []  # before: 8 (the trial report and the bundle's, HTML and PDF, twice each)
-    monkeypatch.setattr(model, "plan_from_dict", real)
+    monkeypatch.setattr(planfile, "plan_from_dict", real)
     verdict = verify_bundle(out)
     assert verdict.valid, verdict.problems
     files = read_bundle(out)

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from planner_app.core.data.tables import Table
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.publish import publish
 from planner_app.core.support.home import app_home
 from tests.conftest import ROWS_ARE_PEOPLE, plan_dict, with_reasons

@@ -18,7 +18,7 @@ from planner_app.core.dp import intervals
 from planner_app.core.dp.accuracy import accuracy_for
 from planner_app.core.dp.measure import measurements_for
 from planner_app.core.dp.mechanisms import SeededRandomSource, discrete_laplace
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.noise import privatize
 from tests.conftest import plan_dict
 

@@ -192,8 +192,8 @@ def test_exponential_quantile_finds_the_median_of_many_values() -> None:
 
 def test_release_default_source_is_the_os_csprng(monkeypatch: pytest.MonkeyPatch) -> None:
     """Noise without an injected source draws from secrets (the OS CSPRNG)."""
-    from planner_app.core.data.aggregate import Aggregate
-    from planner_app.core.model import plan_from_dict
+    from planner_app.core.kinds.results import Aggregate
+    from planner_app.core.planfile import plan_from_dict
     from planner_app.core.release.noise import privatize
     from tests.conftest import plan_dict
 

@@ -15,7 +15,7 @@ import pytest
 from planner_app.core.dp import accounting
 from planner_app.core.dp.measure import Measurement, measurements_for
 from planner_app.core.dp.sensitivity import Component
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from tests.conftest import plan_dict
 
 

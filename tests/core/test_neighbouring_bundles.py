@@ -30,7 +30,7 @@ import pytest
 
 from planner_app.core.data.tables import load_table
 from planner_app.core.dp.mechanisms import SeededRandomSource
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.records.ledger import Ledger
 from planner_app.core.release.bundle import (
     AUDIT,

@@ -15,7 +15,7 @@ import pytest
 
 from planner_app.cli import main
 from planner_app.core.data.tables import load_table
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.records.keys import KeyStore, load_public_key
 from planner_app.core.release.bundle import SIGNATURE, read_bundle, zip_bytes
 from planner_app.core.release.publish import publish

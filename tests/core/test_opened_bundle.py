@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from planner_app.core.model import load_plan
+from planner_app.core.planfile import load_plan
 from planner_app.core.release.bundle import NotABundle
 from planner_app.core.release.opened_bundle import open_bundle
 from planner_app.core.release.verify_release import verify_bundle

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from planner_app.core.model import load_plan, plan_to_dict
+from planner_app.core.planfile import load_plan, plan_to_dict
 from planner_app.core.planning.parameters import missing_values_words, parameter_lines
 from planner_app.core.release.report import transparency
 from planner_app.core.support.resources import demo_plan_path

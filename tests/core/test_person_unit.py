@@ -16,7 +16,7 @@ import pytest
 from planner_app.cli import main
 from planner_app.core.data.repeats import Repeats, id_like, id_like_columns
 from planner_app.core.data.tables import describe_columns, open_table
-from planner_app.core.model import load_plan, plan_from_dict, plan_to_dict
+from planner_app.core.planfile import load_plan, plan_from_dict, plan_to_dict
 from planner_app.core.planning.check import check_plan
 from planner_app.core.support.errors import InputError
 from planner_app.core.support.words import unit_of

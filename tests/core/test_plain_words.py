@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from planner_app.core.dp import risk
-from planner_app.core.model import PrivacyUnit, load_plan, plan_to_dict
+from planner_app.core.model import PrivacyUnit
+from planner_app.core.planfile import load_plan, plan_to_dict
 from planner_app.core.support import words
 from planner_app.core.support.resources import demo_plan_path
 from tests.conftest import run_in_process
@@ -146,7 +147,7 @@ def _odd_plan():  # type: ignore[no-untyped-def]
     for q in doc["queries"]:
         if "lower" in q:
             q["lower"], q["upper"] = 0.3, 13.98
-    from planner_app.core.model import plan_from_dict
+    from planner_app.core.planfile import plan_from_dict
 
     return plan_from_dict(doc)
 
@@ -210,7 +211,7 @@ def test_the_report_rounds_and_says_squared_units(tmp_path: Path) -> None:
 
 
 def test_set_reason_is_a_plan_edit_that_saves(tmp_path: Path) -> None:
-    from planner_app.core.model import save_plan
+    from planner_app.core.planfile import save_plan
     from planner_app.core.planning.plan_edits import set_reason
 
     plan = load_plan(demo_plan_path())

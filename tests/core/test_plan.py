@@ -10,7 +10,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from planner_app.core.model import (
+from planner_app.core.planfile import (
     load_plan,
     parse_plan_text,
     plan_from_dict,

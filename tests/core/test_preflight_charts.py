@@ -16,7 +16,7 @@ import pytest
 from planner_app.cli import main
 from planner_app.core.data.tables import load_table
 from planner_app.core.dp.mechanisms import SeededRandomSource
-from planner_app.core.model import load_plan
+from planner_app.core.planfile import load_plan
 from planner_app.core.planning import charts
 from planner_app.core.planning.preview import Chart, Mark
 from planner_app.core.release import publish as publish_module

@@ -20,7 +20,7 @@ import pytest
 from planner_app.core.data.aggregate import PandasEngine
 from planner_app.core.data.tables import Table, load_table
 from planner_app.core.dp.mechanisms import SeededRandomSource
-from planner_app.core.model import load_plan, plan_from_dict
+from planner_app.core.planfile import load_plan, plan_from_dict
 from planner_app.core.records.audit import AuditLog, verify_chain
 from planner_app.core.records.ledger import BudgetExceeded, Ledger, LedgerError
 from planner_app.core.release.bundle import (

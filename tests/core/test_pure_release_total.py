@@ -13,7 +13,7 @@ import pytest
 
 from planner_app.core.data.tables import load_table
 from planner_app.core.dp.accounting import compose
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.planning.check import check_plan
 from planner_app.core.records.ledger import Ledger
 from planner_app.core.release.bundle import read_bundle

@@ -25,7 +25,7 @@ from planner_app.core.dp.mechanisms import (
     randomized_answer_file,
     uniform_permutation,
 )
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.bundle import NOISED_DIR
 from planner_app.core.release.noise import release_with_engine
 from planner_app.core.release.publish import publish

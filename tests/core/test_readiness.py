@@ -11,7 +11,7 @@ import pytest
 
 from planner_app.cli import main
 from planner_app.core.dp.accounting import Total, within
-from planner_app.core.model import load_plan, plan_from_dict
+from planner_app.core.planfile import load_plan, plan_from_dict
 from planner_app.core.planning.check import all_measurements, check_plan
 from planner_app.core.planning.readiness import (
     FAIL,

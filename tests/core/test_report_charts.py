@@ -12,7 +12,7 @@ import pytest
 from pypdf import PdfReader
 
 from planner_app.core.data.tables import load_table
-from planner_app.core.model import load_plan
+from planner_app.core.planfile import load_plan
 from planner_app.core.records.review import review
 from planner_app.core.release import report
 from planner_app.core.release.bundle import read_bundle

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.publish import readme_text
 from planner_app.core.release.report import report_html, report_pdf
 from planner_app.core.release.report_format import FORMATS, REPORT_FORMAT

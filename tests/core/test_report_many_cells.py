@@ -55,7 +55,7 @@ def test_a_release_of_a_hundred_thousand_categories_verifies(tmp_path: Path) -> 
     import pandas as pd
 
     from planner_app.core.data.tables import Table
-    from planner_app.core.model import plan_from_dict
+    from planner_app.core.planfile import plan_from_dict
     from planner_app.core.release.bundle import read_bundle
     from planner_app.core.release.publish import publish
     from planner_app.core.release.verify_release import verify_bundle

@@ -4,7 +4,7 @@ sentences (finding 19: statistics were joined by ".;")."""
 
 from __future__ import annotations
 
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.report import transparency
 from tests.conftest import plan_dict
 

@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 
 from planner_app.core.data.tables import Table, load_table
-from planner_app.core.model import load_plan, plan_from_dict
+from planner_app.core.planfile import load_plan, plan_from_dict
 from planner_app.core.records.audit import AuditLog
 from planner_app.core.records.ledger import Ledger, LedgerError
 from planner_app.core.release.bundle import read_bundle, results_csv

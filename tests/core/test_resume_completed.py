@@ -11,7 +11,7 @@ import pytest
 
 from planner_app.cli import main
 from planner_app.core.data.tables import load_table
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.records.ledger import Ledger
 from planner_app.core.release.pending import pending_dir
 from planner_app.core.release.publish import publish

@@ -11,7 +11,7 @@ import pytest
 from pypdf import PdfReader
 
 from planner_app.core.data.tables import load_table
-from planner_app.core.model import load_plan, plan_digest, plan_from_dict, plan_to_dict
+from planner_app.core.planfile import load_plan, plan_digest, plan_from_dict, plan_to_dict
 from planner_app.core.records.ledger import Ledger
 from planner_app.core.records.review import ApprovalRequired, approval_status, review
 from planner_app.core.release.bundle import read_bundle

@@ -5,7 +5,7 @@ possible share."""
 from __future__ import annotations
 
 from planner_app.core.dp.accuracy import accuracy_for, format_half_width, shown_half_width
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from tests.conftest import plan_dict
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from planner_app.core.data.tables import load_table
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.publish import FAULT_ENV, publish
 from planner_app.core.support.home import app_home
 from tests.conftest import DEMO_TABLE, ROOT, ROWS_ARE_PEOPLE, plan_dict, write_json

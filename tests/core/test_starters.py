@@ -8,7 +8,7 @@ import math
 import pytest
 
 from planner_app.core.data.tables import ColumnInfo
-from planner_app.core.model import plan_from_dict, plan_to_dict
+from planner_app.core.planfile import plan_from_dict, plan_to_dict
 from planner_app.core.planning.starters import (
     STARTER_EPSILON,
     empty_plan,

@@ -11,8 +11,8 @@ import pytest
 
 from planner_app.core.data.tables import load_table
 from planner_app.core.dp.mechanisms import SeededRandomSource
-from planner_app.core.model import plan_from_dict
-from planner_app.core.model.synthetic_plan import MAX_SYNTH_CSV_BYTES
+from planner_app.core.kinds.synthetic import MAX_SYNTH_CSV_BYTES
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.bundle import MANIFEST, NotABundle, open_bundle
 from planner_app.core.release.publish import publish
 from planner_app.core.support.home import app_home

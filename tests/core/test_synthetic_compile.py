@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from planner_app.core.data.aggregate import Aggregate
 from planner_app.core.dp.mechanisms import SeededRandomSource
-from planner_app.core.model import plan_from_dict
+from planner_app.core.kinds.results import Aggregate
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.synthetic import (
     dry_run_payload,
     likely_tree,

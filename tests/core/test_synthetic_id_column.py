@@ -9,7 +9,8 @@ from dataclasses import replace
 
 import pytest
 
-from planner_app.core.model import PrivacyUnit, plan_from_dict
+from planner_app.core.model import PrivacyUnit
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.planning.check import check_plan
 from planner_app.core.support.errors import InputError
 from tests.cli.test_synthetic_cli import PLAN

@@ -16,7 +16,7 @@ from planner_app.core.data.engines import open_engine
 from planner_app.core.data.fit import plan_problems
 from planner_app.core.data.tables import load_table
 from planner_app.core.dp.mechanisms import SeededRandomSource
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.planning.check import check_plan
 from planner_app.core.support.errors import InputError
 from tests.cli.test_release_cli import run

@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 
 from planner_app.core.dp import synthetic as dp_synthetic
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from tests.cli.test_synthetic_cli import PLAN
 
 

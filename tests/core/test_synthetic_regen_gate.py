@@ -14,7 +14,7 @@ import pytest
 
 from planner_app.core.data.tables import load_table
 from planner_app.core.dp.mechanisms import SeededRandomSource
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.publish import publish
 from planner_app.core.support.home import app_home
 from tests.conftest import DEMO_TABLE
@@ -122,7 +122,7 @@ def _wide_table() -> tuple[Any, Any]:
     cell is empty, so about half of the noised counts fall below 0."""
     import numpy as np
 
-    from planner_app.core.data.aggregate import Aggregate
+    from planner_app.core.kinds.results import Aggregate
 
     doc = synth_plan(epsilon=0.5, columns=[
         {"column": "x", "bins": list(range(1001))},

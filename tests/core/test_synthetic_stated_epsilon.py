@@ -15,7 +15,7 @@ import pytest
 
 from planner_app.core.data.tables import load_table
 from planner_app.core.dp.mechanisms import SeededRandomSource
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.publish import publish
 from planner_app.core.support.home import app_home
 from tests.conftest import DEMO_TABLE

@@ -13,7 +13,7 @@ import pytest
 
 from planner_app.core.dp import synthetic as dp_synthetic
 from planner_app.core.dp.measure import measurements_for, rho_for
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from tests.cli.test_release_cli import run
 from tests.cli.test_synthetic_cli import PLAN
 from tests.conftest import DEMO_TABLE

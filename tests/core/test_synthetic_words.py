@@ -9,7 +9,7 @@ import inspect
 from pathlib import Path
 
 from planner_app.core.dp import synthetic as dp_synthetic
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release import synthetic as release_synthetic
 from planner_app.core.support import words
 from tests.cli.test_synthetic_cli import PLAN

@@ -15,7 +15,7 @@ import pytest
 from planner_app.core.data.aggregate import PandasEngine
 from planner_app.core.data.tables import load_table
 from planner_app.core.dp.mechanisms import SeededRandomSource
-from planner_app.core.model import load_plan, plan_from_dict, plan_to_dict
+from planner_app.core.planfile import load_plan, plan_from_dict, plan_to_dict
 from planner_app.core.planning.check import check_plan
 from planner_app.core.records.ledger import Ledger
 from planner_app.core.release.publish import publish

@@ -12,7 +12,7 @@ import pytest
 
 from planner_app.core.data.tables import load_table
 from planner_app.core.dp.measure import MAX_SCALE_BITS
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.planning.check import check_plan
 from planner_app.core.release.publish import publish
 from planner_app.core.support.errors import InputError

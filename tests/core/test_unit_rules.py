@@ -17,7 +17,8 @@ from planner_app.core.data.facts import ColumnInfo
 from planner_app.core.data.repeats import Repeats
 from planner_app.core.data.tables import describe_columns, open_table
 from planner_app.core.dp.accounting import Total
-from planner_app.core.model import PrivacyUnit, max_rows_problem, plan_from_dict
+from planner_app.core.model import PrivacyUnit, max_rows_problem
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.planning.readiness import readiness, unit_unanswered
 from planner_app.core.planning.starters import default_column, empty_plan
 from planner_app.core.support.errors import InputError

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from planner_app.core.dp.accuracy import NEEDS_PERSON_ROWS, accuracy_for, format_half_width
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 
 
 def plan(max_rows: int | None, query: dict[str, Any]) -> Any:

@@ -17,7 +17,7 @@ from planner_app.core.dp import accounting
 from planner_app.core.dp.accuracy import DEFAULT_CONFIDENCE
 from planner_app.core.dp.measure import measurement_to_dict, measurements_for
 from planner_app.core.model import Plan
-from planner_app.core.model.serialisation import load_plan
+from planner_app.core.planfile.serialisation import load_plan
 from planner_app.core.planning.check import check_plan
 from planner_app.core.release import verify_release
 from planner_app.core.support.resources import demo_plan_path

@@ -16,7 +16,7 @@ import pytest
 
 from planner_app.core.data.tables import load_table
 from planner_app.core.dp.measure import measurements_for
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.bundle import (
     MANIFEST,
     NOISED_DIR,

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from pypdf import PdfReader
 
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.planning.check import check_plan
 from planner_app.core.release.report import (
     format_interval,

@@ -16,7 +16,7 @@ from planner_app.core.dp.accuracy import (
     quantile_words,
     useless_warning,
 )
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.planning.check import check_plan
 from planner_app.core.planning.editing import solve_goal
 from planner_app.core.support.resources import demo_plan_path

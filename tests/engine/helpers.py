@@ -8,11 +8,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from planner_app.core.data.aggregate import Aggregate, PandasEngine
+from planner_app.core.data.aggregate import PandasEngine
 from planner_app.core.data.sql_plan import DuckDBRunner, SqlEngine
 from planner_app.core.data.tables import load_table, open_table
 from planner_app.core.dp.mechanisms import SeededRandomSource
-from planner_app.core.model import Plan, plan_from_dict
+from planner_app.core.kinds.results import Aggregate
+from planner_app.core.model import Plan
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.support.errors import InputError
 from tests.conftest import plan_dict
 

@@ -14,7 +14,7 @@ from planner_app.core.data.engines import open_engine
 from planner_app.core.data.tables import load_table, open_table
 from planner_app.core.dp.mechanisms import SeededRandomSource
 from planner_app.core.dp.sensitivity import components_for
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.publish import publish
 from planner_app.core.release.verify_release import verify_bundle
 from planner_app.core.support.errors import InputError

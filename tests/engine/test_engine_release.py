@@ -9,7 +9,7 @@ from pathlib import Path
 from planner_app.core.data.sql_plan import salt_from
 from planner_app.core.data.tables import load_table, open_table
 from planner_app.core.dp.mechanisms import SeededRandomSource
-from planner_app.core.model import load_plan
+from planner_app.core.planfile import load_plan
 from planner_app.core.release.bundle import read_bundle
 from planner_app.core.release.publish import publish
 from planner_app.core.support.home import app_home

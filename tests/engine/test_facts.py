@@ -18,7 +18,8 @@ from planner_app.core.data.fit import ABSENT, NEITHER, distinct_values, yes_no_c
 from planner_app.core.data.source import TableSource
 from planner_app.core.data.tables import load_table, numeric_values, open_table, source_of
 from planner_app.core.dp.mechanisms import SeededRandomSource
-from planner_app.core.model import canonical_key, plan_from_dict, text_number
+from planner_app.core.model import canonical_key, text_number
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.planning.check import check_plan
 from tests.conftest import plan_dict
 

@@ -16,7 +16,7 @@ from planner_app.core.data.source import TableSource
 from planner_app.core.data.sql_plan import SqlEngine
 from planner_app.core.data.tables import load_table, open_table
 from planner_app.core.dp.mechanisms import SeededRandomSource
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.planning.check import check_plan
 from tests.conftest import ROWS_ARE_PEOPLE, plan_dict
 from tests.engine.test_facts import pandas_facts, sources, tricky_frame

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from planner_app.core.data.tables import open_table
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.records.ledger import Ledger
 from planner_app.core.release.publish import publish
 from planner_app.core.support.errors import InputError

@@ -13,7 +13,7 @@ from planner_app.core.data.engines import PandasEngine
 from planner_app.core.data.sql_plan import DuckDBRunner, SqlEngine
 from planner_app.core.data.tables import load_table, open_table
 from planner_app.core.dp.mechanisms import SeededRandomSource
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from tests.conftest import plan_dict
 from tests.engine.helpers import SALT, summary
 

@@ -15,7 +15,7 @@ from planner_app.core.data.sql_plan import frame_source
 from planner_app.core.data.synthetic_marginals import derived_queries, expanded_plan
 from planner_app.core.data.tables import Table
 from planner_app.core.dp.mechanisms import SeededRandomSource
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from tests.conftest import plan_dict
 
 K = 2

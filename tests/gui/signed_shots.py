@@ -24,7 +24,7 @@ def make_bundles(folder: Path) -> dict[str, Any]:
     """A home with the owner's key, a bundle signed by it and one unsigned, the owner's and
     another public key."""
     from planner_app.core.data.tables import load_table
-    from planner_app.core.model import plan_from_dict
+    from planner_app.core.planfile import plan_from_dict
     from planner_app.core.records.keys import KeyStore
     from planner_app.core.release.publish import publish
     from planner_app.core.support.home import app_home

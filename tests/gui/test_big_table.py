@@ -132,7 +132,7 @@ def test_a_statistics_checks_reuse_the_opening_pass(window, qtbot, big_csv: Path
     """Selecting a numeric statistic (its fit, its bounds-look-copied warning) reads nothing
     from the file again: the pass that opened it counted what they need."""
     from planner_app.core.data import facts
-    from planner_app.core.model import plan_from_dict
+    from planner_app.core.planfile import plan_from_dict
     from tests.conftest import plan_dict
 
     open_and_wait(window, qtbot, big_csv)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QTimer
 
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from tests.conftest import plan_dict, with_reasons
 from tests.gui import test_big_table
 from tests.gui.conftest import SHOTS

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from planner_app.core.model import load_plan
+from planner_app.core.planfile import load_plan
 from planner_app.core.release.opened_bundle import open_bundle
 from planner_app.core.support.resources import demo_plan_path
 

@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox
 
-from planner_app.core.model import plan_to_dict
+from planner_app.core.planfile import plan_to_dict
 from planner_app.gui.dialogs.query_dialog import QueryDialog
 
 # (field, statistic, typed, the control's name, words of the allowed range)

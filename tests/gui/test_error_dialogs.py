@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from planner_app.core.model import load_plan
+from planner_app.core.planfile import load_plan
 from planner_app.core.support.errors import InputError
 from planner_app.gui.errors import install_error_dialogs
 

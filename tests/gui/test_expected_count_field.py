@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox
 
-from planner_app.core.model import plan_to_dict
+from planner_app.core.planfile import plan_to_dict
 from planner_app.core.planning.check import check_plan
 from planner_app.core.support.words import (
     EXPECTED_COUNT_GROUP_LABEL,

@@ -14,7 +14,7 @@ import pytest
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QFileDialog
 
-from planner_app.core.model import load_plan
+from planner_app.core.planfile import load_plan
 from planner_app.gui.app import build_window
 from planner_app.gui.main_window import MainWindow
 from tests.conftest import DEMO_PLAN, DEMO_TABLE

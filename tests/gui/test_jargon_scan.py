@@ -131,7 +131,7 @@ def test_the_wizard_and_the_viewer_speak_plainly(demo, qtbot, released) -> None:
 def test_the_viewer_of_a_synthetic_bundle_speaks_plainly(  # type: ignore[no-untyped-def]
         window, qtbot, tmp_path: Path) -> None:
     from planner_app.core.data.tables import load_table
-    from planner_app.core.model import load_plan
+    from planner_app.core.planfile import load_plan
     from planner_app.core.release.publish import publish
     from planner_app.core.support.home import app_home
     from planner_app.core.support.resources import demo_table_path

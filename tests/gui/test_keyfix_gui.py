@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from planner_app.core.model import load_plan, plan_to_json
+from planner_app.core.planfile import load_plan, plan_to_json
 from planner_app.core.records.keys import KeyStore
 from planner_app.core.records.review import review
 from planner_app.core.support.home import app_home

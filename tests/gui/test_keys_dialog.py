@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from planner_app.cli import main as cli_main
-from planner_app.core.model import load_plan, plan_to_json
+from planner_app.core.planfile import load_plan, plan_to_json
 from planner_app.core.planning.changes import OpChanges
 from planner_app.core.records.keys import KeyStore
 from planner_app.core.records.review import approval_status, review

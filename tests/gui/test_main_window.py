@@ -9,7 +9,7 @@ from PySide6.QtCore import QMimeData, QPoint, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QMessageBox
 
-from planner_app.core.model import load_plan
+from planner_app.core.planfile import load_plan
 from planner_app.core.planning.editing import add_query
 from planner_app.core.planning.settings import load_settings
 from planner_app.core.support.resources import demo_plan_path

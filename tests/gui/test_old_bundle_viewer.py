@@ -37,7 +37,7 @@ def test_an_old_bundle_s_report_tab_says_it_was_not_rebuilt(qtbot) -> None:  # t
 
 def test_a_bundle_of_this_version_has_no_such_note(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from planner_app.core.data.tables import load_table
-    from planner_app.core.model import plan_from_dict
+    from planner_app.core.planfile import plan_from_dict
     from planner_app.core.release.publish import publish
     from planner_app.core.support.home import app_home
     from planner_app.gui.dialogs.review_bundle import BundleDialog

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 
-from planner_app.core.model import save_plan
+from planner_app.core.planfile import save_plan
 from planner_app.gui.main_window import MainWindow
 from tests.panel import write_panel
 

@@ -242,7 +242,7 @@ def test_a_reason_for_epsilon_reaches_review_and_report(demo, qtbot, tmp_path) -
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QLabel
 
-    from planner_app.core.model import load_plan
+    from planner_app.core.planfile import load_plan
     from planner_app.core.release.report import transparency
     from planner_app.gui.dialogs.review_bundle import ReviewDialog
 
@@ -266,7 +266,7 @@ def test_a_reason_for_epsilon_reaches_review_and_report(demo, qtbot, tmp_path) -
     qtbot.addWidget(review)
     text = " ".join(label.text() for label in review.findChildren(QLabel))
     assert f"Reason for ε:</i> {reason}" in text and "none given" not in text
-    from planner_app.core.model import plan_to_dict
+    from planner_app.core.planfile import plan_to_dict
 
     record = {"plan": plan_to_dict(saved), "privacy_unit": plan_to_dict(saved)["privacy_unit"],
               "neighbouring": saved.neighbouring, "queries": [], "post_processing": {},

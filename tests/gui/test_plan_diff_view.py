@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from planner_app.core.model import load_plan
+from planner_app.core.planfile import load_plan
 from planner_app.core.planning.plan_diff import diff_plans
 from tests.conftest import DEMO_PLAN, ROOT
 from tests.gui.conftest import SHOTS
@@ -118,7 +118,7 @@ def test_compare_unclipped_at_1x_and_2x(scale: str, tmp_path: Path) -> None:
 
 
 def test_plan_text_in_the_view_is_text_not_markup(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from planner_app.core.model import plan_from_dict
+    from planner_app.core.planfile import plan_from_dict
     from planner_app.gui.dialogs.plan_diff_view import PlanDiffDialog
     from tests.conftest import plan_dict
 

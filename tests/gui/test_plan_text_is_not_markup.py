@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from planner_app.core.model import load_plan, save_plan
+from planner_app.core.planfile import load_plan, save_plan
 from planner_app.core.support.resources import demo_plan_path
 
 REASON = "age<18 excluded; approved by officer"

@@ -141,7 +141,7 @@ def test_the_review_window_counts_the_policys_officers_not_the_homes_trusted_key
         qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """Under a policy that names its officers, the review window says whether an approval
     counts by the same core rule as the release (policy.approval_rule)."""
-    from planner_app.core.model import load_plan
+    from planner_app.core.planfile import load_plan
     from planner_app.core.records.audit import AuditLog
     from planner_app.core.records.review import approval_status, record_review
     from planner_app.core.support.resources import demo_plan_path

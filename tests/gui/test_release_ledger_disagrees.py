@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 from planner_app.core.data.tables import load_table
-from planner_app.core.model import load_plan
+from planner_app.core.planfile import load_plan
 from planner_app.core.records.crosscheck import DISAGREE_ADVICE, DISAGREE_TITLE
 from planner_app.core.records.ledger import Ledger
 from planner_app.core.release.publish import publish

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from planner_app.core.model import load_plan
+from planner_app.core.planfile import load_plan
 from planner_app.core.planning.check import check_plan
 from planner_app.core.records.audit import AuditLog
 from planner_app.core.records.ledger import Ledger

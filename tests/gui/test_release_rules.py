@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.planning.settings import Settings, save_settings
 from planner_app.core.records.ledger import Ledger
 from planner_app.core.records.review import review

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from planner_app.core.model import load_plan
+from planner_app.core.planfile import load_plan
 from planner_app.core.release.bundle import REPORT_HTML, read_bundle
 from planner_app.core.support.resources import demo_plan_path
 

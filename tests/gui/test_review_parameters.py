@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from planner_app.core.model import load_plan
+from planner_app.core.planfile import load_plan
 from planner_app.core.support.resources import demo_plan_path
 
 SYNTH: dict[str, Any] = {

@@ -34,7 +34,7 @@ def test_a_review_from_the_file_menu_of_the_open_plan_comes_back(window, qtbot, 
                                                                  tmp_path: Path) -> None:
     """File → Review on the open plan's own file: the approval is in the app afterwards, so
     the owner's next save keeps it (it used to write the file without it)."""
-    from planner_app.core.model import load_plan
+    from planner_app.core.planfile import load_plan
     from planner_app.core.records.review import approval_status
 
     path = tmp_path / "plan.json"

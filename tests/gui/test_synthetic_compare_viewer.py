@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.support.resources import demo_table_path
 from planner_app.gui.main_window import MainWindow
 from tests.cli.test_synthetic_cli import PLAN

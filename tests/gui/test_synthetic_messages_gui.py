@@ -102,7 +102,7 @@ def test_the_unit_cannot_become_a_column_of_a_synthetic_table(  # type: ignore[n
     be saved, nor its recovery copy opened, is never made)."""
     from PySide6.QtWidgets import QMessageBox
 
-    from planner_app.core.model import plan_from_dict, plan_to_dict
+    from planner_app.core.planfile import plan_from_dict, plan_to_dict
 
     open_synthetic_plan(window, tmp_path)
     shown: list[str] = []

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.gui.main_window import MainWindow
 from tests.cli.test_synthetic_cli import PLAN
 from tests.gui.test_synthetic_compare_viewer import bundle, open_viewer  # noqa: F401

@@ -90,7 +90,7 @@ def test_the_plans_own_table_is_not_asked_about(demo, monkeypatch) -> None:  # t
 
 
 def test_the_question_reads_well(window, qtbot) -> None:  # type: ignore[no-untyped-def]
-    from planner_app.core.model import load_plan
+    from planner_app.core.planfile import load_plan
 
     box = new_or_attach_box(window, "chile.csv", load_plan(demo_plan_path()))
     qtbot.addWidget(box)

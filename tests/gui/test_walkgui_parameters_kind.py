@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from planner_app.core.data.tables import load_table
-from planner_app.core.model import load_plan
+from planner_app.core.planfile import load_plan
 from planner_app.core.release.publish import publish
 from planner_app.core.support.home import app_home
 from planner_app.core.support.resources import demo_plan_path, demo_table_path

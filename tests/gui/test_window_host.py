@@ -51,7 +51,7 @@ def test_the_view_menu_and_a_recent_file_open_what_they_name(window: MainWindow,
 
 
 def test_the_new_or_attach_question_defaults_to_a_new_plan(window: MainWindow) -> None:
-    from planner_app.core.model import load_plan
+    from planner_app.core.planfile import load_plan
     from planner_app.core.support.resources import demo_plan_path
     from planner_app.gui.table_link import new_or_attach_box
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.records.audit import canonical, entry_hash
 from planner_app.core.records.keys import SecretKey
 from planner_app.core.release.bundle import (

@@ -13,7 +13,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from planner_app.core.model import load_plan, plan_digest, plan_from_dict, plan_to_dict
+from planner_app.core.planfile import load_plan, plan_digest, plan_from_dict, plan_to_dict
 from planner_app.core.records.keys import KeyStore, PublicKey
 from planner_app.core.records.review import (
     ApprovalRequired,
@@ -196,7 +196,7 @@ def test_a_key_id_with_leading_zeros_signs_a_valid_plan(tmp_path: Path) -> None:
 
     import jsonschema
 
-    from planner_app.core.model import load_plan, plan_to_json
+    from planner_app.core.planfile import load_plan, plan_to_json
     from planner_app.core.records.keys import KeyStore
     from planner_app.core.records.review import review
     from planner_app.core.support.home import app_home

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from planner_app.cli import main
-from planner_app.core.model import load_plan, plan_from_dict, plan_to_dict
+from planner_app.core.planfile import load_plan, plan_from_dict, plan_to_dict
 from planner_app.core.records.keys import KeyStore, PublicKey, verify_signature
 from planner_app.core.records.review import ApprovalStatus, approval_status, review
 from planner_app.core.release.signing import approval_words
@@ -290,7 +290,7 @@ def _plans(tmp_path: Path, approvals_by: KeyStore | None = None) -> tuple[Path, 
     new = replace(old, queries=old.queries[:-1])
     key = approvals_by.secret("ada") if approvals_by is not None else None
     new = review(new, "Ada", "approved", key=key)
-    from planner_app.core.model import plan_to_json
+    from planner_app.core.planfile import plan_to_json
 
     (tmp_path / "old.json").write_text(plan_to_json(old))
     (tmp_path / "new.json").write_text(plan_to_json(new))

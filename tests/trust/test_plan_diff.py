@@ -12,7 +12,7 @@ import pytest
 
 from planner_app.cli import main
 from planner_app.core.dp.accuracy import shown_half_width
-from planner_app.core.model import plan_digest, plan_from_dict
+from planner_app.core.planfile import plan_digest, plan_from_dict
 from planner_app.core.planning.plan_diff import diff_plans
 from tests.conftest import plan_dict, write_json
 

@@ -319,7 +319,7 @@ def test_the_app_checklist_names_a_new_spelling(world: World,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     """The wizard's checklist comes from Session.release_rules: it shows the dataset-name
     rule too, not only the release (one rule, policy_rules.py)."""
-    from planner_app.core.model import load_plan
+    from planner_app.core.planfile import load_plan
     from planner_app.core.planning.settings import load_settings
     from planner_app.gui.session import Session
 

@@ -16,7 +16,7 @@ import pytest
 import planner_app.core.release.publish as publish_module
 from planner_app.cli import main
 from planner_app.core.data.tables import load_table
-from planner_app.core.model import plan_from_dict
+from planner_app.core.planfile import plan_from_dict
 from planner_app.core.records.keys import KeyStore
 from planner_app.core.records.ledger import Ledger
 from planner_app.core.release.bundle import MANIFEST, RECORD, SIGNATURE, read_bundle

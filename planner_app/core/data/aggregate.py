@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..dp.mechanisms import RandomSource
 from ..dp.sensitivity import cell_count, grid_for
+from ..kinds.results import Aggregate, AggregateFacts
 from ..model import Condition, Plan, Query, answer_reader, canonical_key
 from ..support.errors import InputError
 from .fit import NEITHER, nested_problem, require_fit, yes_no_codes
@@ -29,35 +29,6 @@ from .tables import numeric_values
 
 MISSING = -2
 UNDECLARED = -1
-
-
-@dataclass
-class AggregateFacts:
-    """Owner-only facts about one query's aggregation (shown on screen, never exported)."""
-
-    rows_considered: int = 0
-    missing_dropped: int = 0
-    missing_imputed: int = 0
-    outside_declared: int = 0
-    not_yes_no: int = 0  # present cells in neither the yes nor the no values (yes/no kinds)
-
-
-@dataclass
-class Aggregate:
-    """True integer aggregates of one query, one entry per declared cell."""
-
-    query_id: str
-    cells: list[tuple[Any, ...]]
-    parts: dict[str, np.ndarray] = field(default_factory=dict)
-    sorted_values: list[np.ndarray] | None = None
-    # quantiles from an engine: per cell, the distinct grid steps (ascending) and their counts
-    step_counts: list[tuple[np.ndarray, np.ndarray]] | None = None
-    answers: np.ndarray | None = None
-    facts: AggregateFacts = field(default_factory=AggregateFacts)
-
-
-class AggregateEngine(Protocol):
-    def aggregate(self, query: Query) -> Aggregate: ...
 
 
 def cell_labels(query: Query) -> list[tuple[Any, ...]]:

@@ -11,9 +11,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 from ..dp.mechanisms import RandomSource
+from ..kinds.results import Aggregate
 from ..model import Plan, Query
 from ..support.errors import InputError
-from .aggregate import Aggregate, PandasEngine
+from .aggregate import PandasEngine
 from .sql_plan import ENGINES, SqlEngine, frame_source, make_engine, salt_from
 from .tables import Table
 

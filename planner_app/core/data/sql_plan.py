@@ -50,6 +50,7 @@ import numpy as np
 import pandas as pd
 
 from ..dp.sensitivity import cell_count, grid_for
+from ..kinds.results import Aggregate, AggregateFacts
 from ..model import (
     Plan,
     Query,
@@ -62,8 +63,6 @@ from .aggregate import (
     KEY_HEX_CHARS,
     MISSING,
     UNDECLARED,
-    Aggregate,
-    AggregateFacts,
     cell_labels,
 )
 from .facts import plan_columns

@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from ..kinds.results import Aggregate, AggregateFacts
 from ..model import Condition, GroupBy, Plan, Query, SynthColumn
-from .aggregate import Aggregate, AggregateFacts
 
 
 def in_domain(c: SynthColumn) -> tuple[Condition, ...]:

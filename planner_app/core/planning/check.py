@@ -37,8 +37,8 @@ from ..dp.measure import Measurement, measurements_for, rr_refusal
 from ..dp.mechanisms import SystemRandomSource
 from ..dp.risk import explain
 from ..dp.sensitivity import headline_index
+from ..kinds.synthetic import id_column_problem, stated_epsilon
 from ..model import Plan, Query, canonical_keys
-from ..model.synthetic_plan import id_column_problem, stated_epsilon
 from ..records.keys import PublicKey
 from ..records.ledger import LedgerState
 from ..records.policy import Policy, PolicyError

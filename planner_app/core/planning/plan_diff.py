@@ -25,7 +25,8 @@ from ..dp.accuracy import (
     shown_half_width,
     shown_unit,
 )
-from ..model import Plan, Query, canonical_key, plan_digest
+from ..model import Plan, Query, canonical_key
+from ..planfile import plan_digest
 from ..records.keys import PublicKey
 from ..records.policy import approval_rule, policy_or_error
 from ..records.review import approval_keys, approval_status

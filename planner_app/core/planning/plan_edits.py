@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..dp.accounting import accountant_delta_problem
+from ..kinds.synthetic import id_column_problem
 from ..model import Budget, Plan, PrivacyUnit, delta_problem
 from ..model.reader import name_problem, visible_text
-from ..model.synthetic_plan import id_column_problem
 from ..support.errors import InputError
 from .editing import HARM_PRESETS, HarmPreset
 

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..data.repeats import id_like_columns
-from ..model import Budget, Dataset, Plan, PrivacyUnit, plan_to_dict
+from ..model import Budget, Dataset, Plan, PrivacyUnit
 from ..model.reader import usable_name
+from ..planfile import plan_to_dict
 
 if TYPE_CHECKING:  # a type only: the tables module imports pandas
     from ..data.tables import ColumnInfo

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from ..dp.accounting import Total, compose
 from ..dp.measure import measurements_for
-from ..model import Plan, plan_digest
+from ..model import Plan
+from ..planfile import plan_digest
 from ..support.errors import PlannerError
 from ..support.home import AppHome
 from .audit import AuditLog

@@ -30,7 +30,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from ..model import Plan, plan_digest, plan_to_json
+from ..model import Plan
+from ..planfile import plan_digest, plan_to_json
 from ..support.errors import InputError, PlannerError
 from ..support.files import atomic_write_text, refuse_unless_replaceable
 from ..support.home import AppHome

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
-from ..model.synthetic_plan import MAX_SYNTH_CSV_BYTES
+from ..kinds.synthetic import MAX_SYNTH_CSV_BYTES
 from ..support.cells import FORMULA_START, formula_escaped
 from ..support.errors import PlannerError
 from ..support.json_keys import refusing_duplicate_keys

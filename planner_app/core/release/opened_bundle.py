@@ -18,8 +18,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..model import Plan, parse_plan_text
-from ..model.synthetic_plan import stated_epsilon
+from ..kinds.synthetic import stated_epsilon
+from ..model import Plan
+from ..planfile import parse_plan_text
 from ..records.keys import PublicKey
 from ..support.errors import InputError
 from ..support.progress import Progress, part

@@ -35,7 +35,9 @@ from ..data.tables import Table
 from ..dp.accuracy import DEFAULT_CONFIDENCE, quantile_refusal
 from ..dp.measure import measurement_to_dict
 from ..dp.mechanisms import RandomSource, SeededRandomSource, SystemRandomSource
-from ..model import Plan, plan_digest, plan_to_dict
+from ..kinds.results import QueryRelease, ReleasedValue, result_dicts
+from ..model import Plan
+from ..planfile import plan_digest, plan_to_dict
 from ..planning.charts import trial_charts
 from ..planning.check import CheckReport, all_measurements, check_plan
 from ..planning.readiness import lifetime_rule, require_ready
@@ -77,7 +79,7 @@ from .bundle import (
 )
 from .commitment import SCHEME, file_commitment
 from .memory import require_memory
-from .noise import QueryRelease, ReleasedValue, privatize, result_dicts
+from .noise import privatize
 from .pending import list_pending, remove_pending, save_pending
 from .report import report_html, report_pdf
 from .report_format import REPORT_FORMAT

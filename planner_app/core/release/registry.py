@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from ..model.synthetic_plan import stated_epsilon
+from ..kinds.synthetic import stated_epsilon
 from ..support.words import KIND_NAMES, unit_words
 from .report import data_file_sentence, listing, transparency
 from .signing import signature_words

@@ -19,8 +19,8 @@ from typing import Any
 
 from ..dp import risk
 from ..dp.accuracy import ROWS_KINDS, format_half_width, quantile_words, useless_warning
+from ..kinds.synthetic import stated_epsilon
 from ..model.plan import Plan
-from ..model.synthetic_plan import stated_epsilon
 from ..planning.preview import Chart
 from ..support.fonts import REPORT_FONTS, drawable_text
 from ..support.numbers import (
@@ -205,7 +205,7 @@ def transparency(record: dict[str, Any], declared: Plan | None = None) -> list[t
 def _declared_plan(record: dict[str, Any]) -> Plan | None:
     """The record's plan as a Plan, or None when it does not read (the report still
     renders)."""
-    from ..model import plan_from_dict
+    from ..planfile import plan_from_dict
 
     try:
         return plan_from_dict(record["plan"])

@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from ..model import plan_from_dict
+from ..kinds.results import QueryRelease, ReleasedValue
+from ..planfile import plan_from_dict
 from ..planning.check import check_plan
 from ..records.audit import AuditLog
 from ..records.keys import KeyStore, Passphrase, SecretKey
@@ -22,7 +23,6 @@ from ..support.errors import InputError, PlannerError
 from ..support.files import OutputLock, check_output, existing_kind
 from ..support.home import AppHome
 from .bundle import RECORD, bundle_json, read_bundle, sha256_file
-from .noise import QueryRelease, ReleasedValue
 from .pending import list_pending, load_pending, pending_path, remove_pending
 from .publish import Progress, PublishResult, complete_release, finish_release
 from .signing import recorded_signer

@@ -23,13 +23,13 @@ from typing import Any
 
 import numpy as np
 
-from ..data.aggregate import Aggregate
 from ..dp.accuracy import measurement_half_width
 from ..dp.measure import Measurement
 from ..dp.mechanisms import RandomSource, discrete_gaussian
 from ..dp.synthetic import SCORE_UNITS, exponential_select
+from ..kinds.results import Aggregate
+from ..kinds.synthetic import cell_text, row_cap, written_texts
 from ..model import Query, SynthColumn
-from ..model.synthetic_plan import cell_text, row_cap, written_texts
 from ..support.errors import InputError
 from ..support.optional import mbi_problem
 from ..support.words import SYNTH_CLAMPED, SYNTH_REPORT_ABOUT, synth_table_words

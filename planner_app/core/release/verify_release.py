@@ -36,7 +36,8 @@ from ..dp.accounting import compose, pld_as_chain
 from ..dp.accuracy import MAX_CONFIDENCE, MIN_CONFIDENCE
 from ..dp.measure import measurement_from_dict, measurement_to_dict, measurements_for
 from ..dp.sensitivity import grid_for
-from ..model import Plan, parse_plan_text, plan_digest, plan_to_dict
+from ..model import Plan
+from ..planfile import parse_plan_text, plan_digest, plan_to_dict
 from ..planning.check import check_plan
 from ..records.audit import entry_hash
 from ..records.keys import PublicKey

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...core.kinds.synthetic import synthetic_to_dict
 from ...core.model import (
     EXPECTED_COUNT_KINDS,
     FIXED_YES_NO,
@@ -40,10 +41,8 @@ from ...core.model import (
     Plan,
     Query,
     kind_takes,
-    plan_from_dict,
-    plan_to_dict,
 )
-from ...core.model.synthetic_plan import synthetic_to_dict
+from ...core.planfile import plan_from_dict, plan_to_dict
 from ...core.support.errors import InputError
 from ...core.support.field_words import on_screen
 from ...core.support.words import (

@@ -34,7 +34,8 @@ from PySide6.QtWidgets import (
 
 from ...core.dp.accuracy import DEFAULT_CONFIDENCE
 from ...core.dp.risk import explain
-from ...core.model import Plan, PrivacyUnit, Query, load_plan, plan_digest
+from ...core.model import Plan, PrivacyUnit, Query
+from ...core.planfile import load_plan, plan_digest
 from ...core.planning.check import check_plan
 from ...core.planning.parameters import MISSING_LABEL, parameter_lines
 from ...core.planning.plan_diff import diff_keys, diff_plans

@@ -33,7 +33,7 @@ from ...core.data.repeats import (
     repeat_note,
 )
 from ...core.model import PrivacyUnit, expected_rows_problem, max_rows_problem
-from ...core.model.validation import MAX_ROWS_ASK
+from ...core.model.rules import MAX_ROWS_ASK
 from ...core.planning.changes import OpChanges
 from ...core.support.errors import InputError
 from ...core.support.field_words import on_screen

@@ -9,10 +9,10 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..model.plan import FORMAT, MAX_PLAN_BYTES, Plan, Query
 from ..support.errors import InputError
 from ..support.files import atomic_write_text, input_file_size
 from ..support.json_keys import refusing_duplicate_keys
-from .plan import FORMAT, MAX_PLAN_BYTES, Plan, Query
 from .validation import plan_from_dict
 
 
@@ -63,7 +63,7 @@ def load_plan(path: str | os.PathLike[str], *, draft: bool = False) -> Plan:
 
 def _query_to_dict(q: Query) -> dict[str, Any]:
     if q.kind == "synthetic":
-        from .synthetic_plan import synthetic_to_dict
+        from ..kinds.synthetic import synthetic_to_dict
 
         return synthetic_to_dict(q)
     out: dict[str, Any] = {"id": q.id, "label": q.label or q.id, "kind": q.kind}

@@ -11,21 +11,17 @@ import math
 import re
 from typing import Any
 
-from ..support.errors import InputError
-from .grid import grid_problem
-from .plan import (
+from ..model.grid import grid_problem
+from ..model.plan import (
     _ID_RE,
     ACCOUNTANTS,
     COUNT_OF,
     FORMAT,
     KINDS,
     MAX_ABS_BOUND,
-    MAX_EPSILON,
-    MAX_EXPECTED_ROWS,
     MAX_LIST,
     MAX_QUERIES,
     MECHANISMS_BY_KIND,
-    MIN_DELTA,
     NEEDS_BOUNDS,
     NEEDS_COLUMN,
     OPS,
@@ -42,89 +38,25 @@ from .plan import (
     Scalar,
     kind_takes,
 )
-from .reader import FieldReader, as_number, json_type, name_problem, text_problem, visible_text
-from .values import canonical_key, declared_answer, yes_no
-
-
-def delta_problem(delta: float) -> str | None:
-    """Why ``delta`` cannot be used as a δ (one phrase), or None: δ is 0 or in
-    [MIN_DELTA, 1)."""
-    if not isinstance(delta, (int, float)) or not math.isfinite(delta):
-        return "must be a finite number"
-    if not 0 <= delta < 1:
-        return f"must lie in [0, 1), not {delta:g}"
-    if 0 < delta < MIN_DELTA:
-        return (f"{delta:g} is too small for any accountant to handle: use 0 (no δ) or at "
-                f"least {MIN_DELTA:g}")
-    return None
-
-
-# the numeric fields' allowed ranges, one rule each: the plan's validation and every form ask
-# these (a form shows the phrase beside the field's name and keeps what was typed)
-def epsilon_problem(epsilon: float) -> str | None:
-    """Why ``epsilon`` cannot be an ε (one phrase), or None: ε is in (0, MAX_EPSILON]."""
-    if not isinstance(epsilon, (int, float)) or not math.isfinite(epsilon):
-        return "must be a finite number"
-    if not 0 < epsilon <= MAX_EPSILON:
-        return f"must be above 0 and at most {MAX_EPSILON:g}, not {epsilon:g}"
-    return None
-
-
-def quantile_problem(level: float) -> str | None:
-    """Why ``level`` cannot be a quantile level, or None: it lies in [0, 1]."""
-    if not isinstance(level, (int, float)) or not math.isfinite(level):
-        return "must be a finite number"
-    if not 0.0 <= level <= 1.0:
-        return f"must lie in [0, 1], not {level:g}"
-    return None
-
-
-def expected_rows_problem(rows: float) -> str | None:
-    """Why ``rows`` cannot be the dataset's public approximate row count, or None."""
-    if not isinstance(rows, (int, float)) or not math.isfinite(rows) or rows != int(rows):
-        return "must be a whole number"
-    if not 1 <= rows <= MAX_EXPECTED_ROWS:
-        return f"must be between 1 and {MAX_EXPECTED_ROWS:,}"
-    return None
-
-
-# the kinds whose ± before release is computed from a row count, and so read a statistic's
-# expected_count (dp/accuracy.py): the statistic editor shows its field for these only
-EXPECTED_COUNT_KINDS = ("mean", "variance", "quantile", "randomized_response")
-
-
-def expected_count_problem(count: float) -> str | None:
-    """Why ``count`` cannot be a statistic's expected_count (a public guess of the rows it uses;
-    with a group-by, its smallest group's), or None: a number above 0."""
-    if not isinstance(count, (int, float)) or not math.isfinite(count):
-        return "must be a finite number"
-    if count <= 0:
-        return f"must be above 0, not {count:g}"
-    return None
-
-
-MAX_ROWS_PER_PERSON = 1_000_000
-
-
-#: What the rows per person need while unstated (None): the owner's number, never the table's
-#: (``MAX_ROWS_ASK``: the app's line under the field, whose hint says the rest).
-MAX_ROWS_ASK = "is required: the most rows one person may have"
-MAX_ROWS_REQUIRED = (f"{MAX_ROWS_ASK}, from how the data was collected (never read from the "
-                     "table: it is published with the plan)")
-
-
-def max_rows_problem(rows: float | None) -> str | None:
-    """Why ``rows`` cannot be the most rows one person has, or None. None (not stated yet: a
-    new person unit, ``"max_rows": null`` in the file) is refused: a default of 1 would drop
-    a person's other rows without a word, and the number must come from the owner."""
-    if rows is None:
-        return MAX_ROWS_REQUIRED
-    if not isinstance(rows, (int, float)) or not math.isfinite(rows) or rows != int(rows):
-        return "must be a whole number"
-    if not 1 <= rows <= MAX_ROWS_PER_PERSON:
-        return f"must be between 1 and {MAX_ROWS_PER_PERSON:,}, not {int(rows)}"
-    return None
-
+from ..model.reader import (
+    FieldReader,
+    as_number,
+    json_type,
+    name_problem,
+    text_problem,
+    visible_text,
+)
+from ..model.rules import (
+    delta_problem,
+    epsilon_problem,
+    expected_count_problem,
+    expected_rows_problem,
+    max_rows_problem,
+    quantile_problem,
+    read_justification,
+)
+from ..model.values import canonical_key, declared_answer, yes_no
+from ..support.errors import InputError
 
 
 def _is_power_of_two(x: float) -> bool:
@@ -169,7 +101,7 @@ def _read_query(source: str, obj: Any, path: str) -> Query:
     kind = r.choice("kind", KINDS)
     label = r.text("label", required=False, default="") or ""
     if kind == "synthetic":
-        from .synthetic_plan import read_synthetic
+        from ..kinds.synthetic import read_synthetic
 
         return read_synthetic(r, qid, label)
     _not_used(r, kind, "columns", "rows", "method")
@@ -189,7 +121,7 @@ def _read_query(source: str, obj: Any, path: str) -> Query:
     expected_count = r.number("expected_count", required=False)
     if expected_count is not None and expected_count_problem(expected_count):
         r.fail("expected_count", expected_count_problem(expected_count) or "")
-    justification = _read_justification(r)
+    justification = read_justification(r)
     if kind != "count":
         _not_used(r, kind, "of")
     of = r.choice("of", COUNT_OF, default="rows") if kind == "count" else "rows"
@@ -370,15 +302,6 @@ def _read_grid_step(r: FieldReader, kind: str, lower: float | None,
     return grid_step
 
 
-def _read_justification(r: FieldReader) -> dict[str, str] | None:
-    """The statistic's reasons (where its bounds, categories, ε, keys, values come from)."""
-    if not r.has("justification"):
-        return None
-    j = FieldReader(r.source, r.obj["justification"], r.where("justification"),
-                ("bounds", "categories", "epsilon", "keys", "values"))
-    return {k: j.text(k) or "" for k in j.obj}
-
-
 def _read_yes_no(r: FieldReader, kind: str) -> tuple[tuple[Scalar, ...] | None,
                                                    tuple[Scalar, ...] | None]:
     """The declared yes and no values: both or neither, disjoint, only where yes/no is read."""
@@ -423,10 +346,10 @@ def plan_from_dict(obj: Any, source: str = "plan", *, draft: bool = False) -> Pl
     queries = _read_queries(r)
     approvals = _read_approvals(r)
     if budget.accountant == "basic" and any(q.kind == "synthetic" for q in queries):
-        from .synthetic_plan import BASIC_REFUSAL
+        from ..kinds.synthetic import BASIC_REFUSAL
 
         r.fail("budget.accountant", BASIC_REFUSAL)
-    from .synthetic_plan import id_column_problem
+    from ..kinds.synthetic import id_column_problem
 
     for q in queries:
         problem = id_column_problem(unit, q)

@@ -1,5 +1,5 @@
-"""Reading a statistic of kind ``synthetic`` (a differentially private synthetic table):
-its columns with their public domains, the rows to generate, its ε and δ, and the method.
+"""The statistic kind ``synthetic`` (a differentially private synthetic table): reading its
+columns with their public domains, the rows to generate, its ε and δ, and the method.
 
     {"id": "synth", "kind": "synthetic", "epsilon": 1.0, "delta": 1e-6, "method": "mst",
      "columns": [{"column": "region", "categories": ["north", "south"]},
@@ -17,9 +17,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..model.plan import MAX_EPSILON, MECHANISMS_BY_KIND, PrivacyUnit, Query, SynthColumn
+from ..model.reader import FieldReader, as_number
 from ..support.cells import formula_escaped
-from .plan import MAX_EPSILON, MECHANISMS_BY_KIND, PrivacyUnit, Query, SynthColumn
-from .reader import FieldReader, as_number
+from .base import StatisticKind
 
 MAX_SYNTH_COLUMNS = 32
 MAX_SYNTH_VALUES = 1_000  # categories or bins of one column
@@ -70,7 +71,7 @@ def read_synthetic(r: FieldReader, qid: str, label: str) -> Query:
     assert epsilon is not None
     if not 0 < epsilon <= MAX_EPSILON:
         r.fail("epsilon", f"must be above 0 and at most {MAX_EPSILON:g}, not {epsilon:g}")
-    from .validation import _read_justification, delta_problem
+    from ..model.rules import delta_problem, read_justification
 
     if not r.has("delta"):
         r.fail("delta", "is required: a synthetic table's Gaussian measurements need a delta "
@@ -82,7 +83,7 @@ def read_synthetic(r: FieldReader, qid: str, label: str) -> Query:
         r.fail("delta", problem)
     if delta <= 0:
         r.fail("delta", "a synthetic table's Gaussian measurements need a delta above 0")
-    justification = _read_justification(r)
+    justification = read_justification(r)
     return Query(id=qid, kind="synthetic", epsilon=epsilon, label=label, mechanism=method,
                  delta=delta, justification=justification, synth_columns=columns, rows=rows)
 
@@ -228,3 +229,18 @@ def stated_epsilon(q: dict[str, Any]) -> float:
     if q.get("kind") == "synthetic" and isinstance(q.get("epsilon"), int | float):
         return float(q["epsilon"])
     return float(q["epsilon_spent"])
+
+
+class Synthetic(StatisticKind):
+    name = "synthetic"
+    title = "Synthetic table"
+
+    # --- plan fields -----------------------------------------------------------------------
+
+    # --- DP ----------------------------------------------------------------------------------
+
+    # --- data ----------------------------------------------------------------------------------
+
+    # --- planning and release ----------------------------------------------------------------
+
+    # --- the app's form ------------------------------------------------------------------------

@@ -1,0 +1,21 @@
+"""The statistic kind ``randomized_response``: the share of yes answers, each answer noised on
+its own (the local model)."""
+
+from __future__ import annotations
+
+from .base import StatisticKind
+
+
+class RandomizedResponse(StatisticKind):
+    name = "randomized_response"
+    title = "Randomized response"
+
+    # --- plan fields -----------------------------------------------------------------------
+
+    # --- DP ----------------------------------------------------------------------------------
+
+    # --- data ----------------------------------------------------------------------------------
+
+    # --- planning and release ----------------------------------------------------------------
+
+    # --- the app's form ------------------------------------------------------------------------
