@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from planner_app.core.dp.accuracy import ROWS_KINDS
 from planner_app.core.kinds import KINDS, kind_of
 from planner_app.core.kinds.shared_dp import (
     accuracy_for,
@@ -20,6 +21,7 @@ from planner_app.core.kinds.shared_dp import (
     rr_refusal,
     sensitivity_for,
 )
+from planner_app.core.model.grid import DEFAULT_GRID_BITS, QUANTILE_GRID_BITS
 from planner_app.core.planfile import plan_from_dict
 from tests.conftest import plan_dict
 
@@ -92,3 +94,19 @@ def test_unstated_rows_per_person_give_the_kinds_unit() -> None:
                   "epsilon": 1.0}]), draft=True)
     acc = accuracy_for(plan.queries[0], plan)
     assert acc.half_width is None and acc.unit == "squared"
+
+
+#: the unit of each kind's ± before the code moved into the kinds (dp/accuracy.py's table)
+UNITS_BEFORE = {"count": "count", "histogram": "count", "synthetic": "count", "sum": "value",
+                "mean": "value", "variance": "squared", "quantile": "rank",
+                "randomized_response": "share"}
+
+
+@pytest.mark.parametrize("name", sorted(KINDS))
+def test_dp_attributes_agree_with_the_tables_still_read(name: str) -> None:
+    """ROWS_KINDS stays importable this wave (the report and the command line read it):
+    a kind's accuracy_needs_rows says the same; its accuracy_unit is the old table's."""
+    kind = KINDS[name]
+    assert kind.accuracy_needs_rows == (name in ROWS_KINDS)
+    assert kind.accuracy_unit == UNITS_BEFORE[name]
+    assert kind.grid_bits == (QUANTILE_GRID_BITS if name == "quantile" else DEFAULT_GRID_BITS)
