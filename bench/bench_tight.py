@@ -23,15 +23,18 @@ from _results import write_section  # noqa: E402
 
 from planner_app.core.data.aggregate import PandasEngine  # noqa: E402
 from planner_app.core.dp import accounting  # noqa: E402
-from planner_app.core.dp.accuracy import accuracy_for, measurement_half_width, ratio_error  # noqa: E402
+from planner_app.core.dp.accuracy import measurement_half_width, ratio_error  # noqa: E402
 from planner_app.core.dp.measure import (
     exact_gaussian_sigma_sq,
     gaussian_sigma_sq,
-    measurements_for,
     multi_cell_gaussian_sigma_sq,
 )
 from planner_app.core.dp.mechanisms import SeededRandomSource  # noqa: E402
-from planner_app.core.dp.sensitivity import grid_for  # noqa: E402
+from planner_app.core.kinds.shared_dp import (
+    accuracy_for,
+    grid_for,  # noqa: E402
+    measurements_for,
+)
 from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.noise import privatize  # noqa: E402
 

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 
-from ..core.dp.accuracy import format_half_width, useless_warning
+from ..core.dp.accuracy import format_half_width
+from ..core.kinds.shared_dp import useless_warning
 from ..core.planning.changes import OpChanges
 from ..core.support.words import KIND_NAMES, confidence_percent, statistic_words
 from .session import Session

@@ -20,8 +20,9 @@ from PySide6.QtCore import QObject, Signal
 
 from ..core.data.repeats import Repeats, id_like_columns
 from ..core.dp.accounting import Total, compose
-from ..core.dp.accuracy import Accuracy, accuracy_for, check_confidence
-from ..core.dp.measure import Measurement, measurements_for
+from ..core.dp.accuracy import Accuracy, check_confidence
+from ..core.dp.measure import Measurement
+from ..core.kinds.shared_dp import accuracy_for, measurements_for
 from ..core.model import YES_NO_KINDS, Plan, PrivacyUnit, Query
 from ..core.planning import plan_edits
 from ..core.planning.changes import OpChanges, plan_changes

@@ -33,6 +33,7 @@ from scipy.stats import beta
 from planner_app.core.data.aggregate import PandasEngine
 from planner_app.core.dp import measure
 from planner_app.core.dp.mechanisms import SeededRandomSource
+from planner_app.core.kinds.shared_dp import measurements_for
 from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.noise import privatize
 from tests.conftest import plan_dict
@@ -185,7 +186,7 @@ def epsilon_lower_bound(a: np.ndarray, b: np.ndarray, delta: float) -> float:
 
 def audit(case: Case) -> tuple[float, float]:
     plan = case_plan(case)
-    claimed = sum(m.epsilon for m in measure.measurements_for(plan.queries[0], plan))
+    claimed = sum(m.epsilon for m in measurements_for(plan.queries[0], plan))
     delta = float(case.query.get("delta", 0.0))
     a = releases(case, case.d, case.runs, seed=11)
     b = releases(case, case.d_prime, case.runs, seed=29)

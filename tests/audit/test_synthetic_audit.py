@@ -22,8 +22,8 @@ import pytest
 from planner_app.core.data.aggregate import PandasEngine
 from planner_app.core.data.synthetic_marginals import SyntheticEngine, expanded_plan
 from planner_app.core.dp import synthetic as dp_synthetic
-from planner_app.core.dp.measure import measurements_for
 from planner_app.core.dp.mechanisms import SeededRandomSource
+from planner_app.core.kinds.shared_dp import measurements_for
 from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.noise import privatize
 from tests.audit.test_privacy_audit import RUNS, epsilon_lower_bound

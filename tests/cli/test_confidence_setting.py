@@ -6,7 +6,7 @@ import json
 import zipfile
 from pathlib import Path
 
-from planner_app.core.dp.accuracy import accuracy_for
+from planner_app.core.kinds.shared_dp import accuracy_for
 from planner_app.core.planfile import load_plan
 from planner_app.core.planning.settings import Settings, save_settings
 from planner_app.core.support.home import app_home

@@ -14,11 +14,9 @@ from hypothesis import strategies as st
 
 from planner_app.core.dp import accounting
 from planner_app.core.dp.accuracy import (
-    accuracy_for,
     discrete_gaussian_half_width,
     discrete_laplace_half_width,
     discrete_laplace_tail,
-    epsilon_for_half_width,
 )
 from planner_app.core.dp.measure import (
     Measurement,
@@ -30,6 +28,7 @@ from planner_app.core.dp.measure import (
 from planner_app.core.dp.mechanisms import SeededRandomSource, discrete_gaussian, discrete_laplace
 from planner_app.core.dp.risk import explain, out_of_100, posterior_max, posterior_min
 from planner_app.core.dp.sensitivity import Component
+from planner_app.core.kinds.shared_dp import accuracy_for, epsilon_for_half_width
 from planner_app.core.planfile import plan_from_dict
 from tests.conftest import plan_dict
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from planner_app.core.dp.accounting import compose, zcdp
-from planner_app.core.dp.measure import epsilon_from_rho, measurements_for, rho_for
+from planner_app.core.dp.measure import epsilon_from_rho, rho_for
+from planner_app.core.kinds.shared_dp import measurements_for
 from planner_app.core.model import MIN_DELTA
 from planner_app.core.planfile import plan_from_dict
 from planner_app.core.records.ledger import Ledger, lifetime_total

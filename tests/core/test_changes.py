@@ -66,7 +66,7 @@ def test_a_budget_edit_keeps_the_delta_the_accountant_needs() -> None:
     from dataclasses import replace
 
     from planner_app.core.dp.accounting import compose
-    from planner_app.core.dp.measure import measurements_for
+    from planner_app.core.kinds.shared_dp import measurements_for
     from planner_app.core.planfile import load_plan
     from planner_app.core.planning.plan_edits import set_budget
     from planner_app.core.support.resources import demo_plan_path

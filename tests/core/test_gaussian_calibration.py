@@ -13,7 +13,8 @@ from fractions import Fraction
 import pytest
 
 from planner_app.core.dp import gaussian
-from planner_app.core.dp.measure import exact_gaussian_sigma_sq, gaussian_sigma_sq, measurements_for
+from planner_app.core.dp.measure import exact_gaussian_sigma_sq, gaussian_sigma_sq
+from planner_app.core.kinds.shared_dp import measurements_for
 from planner_app.core.planfile import plan_from_dict
 from tests.conftest import plan_dict
 

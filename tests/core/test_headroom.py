@@ -12,7 +12,7 @@ import pytest
 
 from planner_app.core.data.tables import load_table
 from planner_app.core.dp.accounting import compose
-from planner_app.core.dp.measure import measurements_for
+from planner_app.core.kinds.shared_dp import measurements_for
 from planner_app.core.model import Plan
 from planner_app.core.planfile import load_plan
 from planner_app.core.planning.editing import set_query_epsilon

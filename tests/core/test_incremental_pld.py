@@ -22,8 +22,9 @@ from dp_accounting.pld import privacy_loss_distribution as dp_pld
 
 from planner_app.core.dp import accounting, pld_ops
 from planner_app.core.dp.accounting import PldTree
-from planner_app.core.dp.measure import Measurement, laplace_scale, measurements_for
+from planner_app.core.dp.measure import Measurement, laplace_scale
 from planner_app.core.dp.sensitivity import Component
+from planner_app.core.kinds.shared_dp import measurements_for
 from planner_app.core.model import Plan
 from planner_app.core.planfile.serialisation import load_plan, save_plan
 from planner_app.core.support.resources import demo_plan_path
@@ -142,7 +143,7 @@ def test_the_total_does_not_depend_on_what_was_composed_before_in_the_process(
     path = tmp_path / "plan.json"
     save_plan(plan, path)
     code = ("import sys; from planner_app.core.planfile.serialisation import load_plan\n"
-            "from planner_app.core.dp.measure import measurements_for\n"
+            "from planner_app.core.kinds.shared_dp import measurements_for\n"
             "from planner_app.core.dp.accounting import pld\n"
             "p = load_plan(sys.argv[1])\n"
             "print(repr(pld([m for q in p.queries for m in measurements_for(q, p)], "

@@ -15,9 +15,8 @@ import pytest
 
 from planner_app.core.data.aggregate import PandasEngine
 from planner_app.core.dp import intervals
-from planner_app.core.dp.accuracy import accuracy_for
-from planner_app.core.dp.measure import measurements_for
 from planner_app.core.dp.mechanisms import SeededRandomSource, discrete_laplace
+from planner_app.core.kinds.shared_dp import accuracy_for, mean_parts, measurements_for
 from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.noise import privatize
 from tests.conftest import plan_dict
@@ -98,7 +97,7 @@ def test_the_preview_is_the_worst_case_and_is_reached() -> None:
     values = releases(plan, agg, 300, seed=6)
     assert max((v.high - v.low) / 2 for v in values) <= stated * 1.2
     ms = {m.component.name: m for m in measurements_for(plan.queries[0], plan)}
-    parts = intervals.mean_parts(plan.queries[0], list(ms.values()))
+    parts = mean_parts(plan.queries[0], list(ms.values()))
     src = SeededRandomSource(9)
     sx = discrete_laplace(src, ms["sum"].scale, 40_000)  # type: ignore[arg-type]
     sy = discrete_laplace(src, ms["count"].scale, 40_000)  # type: ignore[arg-type]

@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 
 from planner_app.core.dp import accounting
-from planner_app.core.dp.measure import Measurement, measurements_for
+from planner_app.core.dp.measure import Measurement
 from planner_app.core.dp.sensitivity import Component
+from planner_app.core.kinds.shared_dp import measurements_for
 from planner_app.core.planfile import plan_from_dict
 from tests.conftest import plan_dict
 

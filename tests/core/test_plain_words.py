@@ -164,7 +164,8 @@ def test_check_output_has_no_long_floats(tmp_path: Path) -> None:
 
 
 def test_a_variance_accuracy_is_in_squared_units() -> None:
-    from planner_app.core.dp.accuracy import UNIT_WORDS, accuracy_for, format_half_width, shown_unit
+    from planner_app.core.dp.accuracy import UNIT_WORDS, format_half_width, shown_unit
+    from planner_app.core.kinds.shared_dp import accuracy_for
 
     plan = load_plan(demo_plan_path())
     acc = accuracy_for(plan.query("age_variance"), plan)
@@ -176,7 +177,7 @@ def test_a_variance_accuracy_is_in_squared_units() -> None:
 
 def test_derivations_round_sensitivity_and_midpoint() -> None:
 
-    from planner_app.core.dp.measure import measurements_for
+    from planner_app.core.kinds.shared_dp import measurements_for
 
     plan = _odd_plan()
     for q in plan.queries:

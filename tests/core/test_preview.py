@@ -8,7 +8,8 @@ from dataclasses import replace
 
 import pytest
 
-from planner_app.core.dp.accuracy import accuracy_for, shown_half_width
+from planner_app.core.dp.accuracy import shown_half_width
+from planner_app.core.kinds.shared_dp import accuracy_for
 from planner_app.core.model import GroupBy
 from planner_app.core.planfile import load_plan
 from planner_app.core.planning.preview import (

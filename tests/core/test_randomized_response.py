@@ -19,12 +19,12 @@ import pytest
 
 from planner_app.core.data.aggregate import PandasEngine
 from planner_app.core.data.tables import load_table
-from planner_app.core.dp.measure import measurements_for
 from planner_app.core.dp.mechanisms import (
     SeededRandomSource,
     randomized_answer_file,
     uniform_permutation,
 )
+from planner_app.core.kinds.shared_dp import measurements_for
 from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.bundle import NOISED_DIR
 from planner_app.core.release.noise import release_with_engine
@@ -163,7 +163,7 @@ def test_the_interval_includes_the_count_noise_and_holds() -> None:
 
 def test_planned_accuracy_adds_the_count_error() -> None:
     plan = plan_of(RR, dataset={"name": "t", "expected_rows": 1000})
-    from planner_app.core.dp.accuracy import accuracy_for
+    from planner_app.core.kinds.shared_dp import accuracy_for
 
     hw = accuracy_for(plan.queries[0], plan).half_width
     t = math.tanh(0.9 / 2)
@@ -198,7 +198,7 @@ def test_an_editor_can_still_show_a_refused_epsilon() -> None:
     """The GUI recomputes at every ε its spin box allows (down to 0.0001, with k rows): the
     measurements, the total and the accuracy exist; the accuracy says why it is refused."""
     from planner_app.core.dp.accounting import compose
-    from planner_app.core.dp.accuracy import accuracy_for
+    from planner_app.core.kinds.shared_dp import accuracy_for
 
     plan = plan_of({**RR, "epsilon": 0.0001},
                    privacy_unit={"kind": "person", "id_column": "pid", "max_rows": 1000})
@@ -209,7 +209,7 @@ def test_an_editor_can_still_show_a_refused_epsilon() -> None:
 
 
 def test_the_solver_treats_a_refused_epsilon_as_unreachable() -> None:
-    from planner_app.core.dp.accuracy import epsilon_for_half_width
+    from planner_app.core.kinds.shared_dp import epsilon_for_half_width
 
     plan = plan_of(RR, dataset={"name": "t", "expected_rows": 100_000})
     eps = epsilon_for_half_width(plan.queries[0], plan, 0.05)

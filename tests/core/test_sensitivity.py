@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from planner_app.core.data.aggregate import PandasEngine
 from planner_app.core.dp.mechanisms import SeededRandomSource
-from planner_app.core.dp.sensitivity import components_for, grid_for, sensitivity_for
+from planner_app.core.kinds.shared_dp import components_for, grid_for, sensitivity_for
 from planner_app.core.planfile import plan_from_dict
 from tests.conftest import plan_dict
 
@@ -228,7 +228,7 @@ def test_no_neighbour_moves_further_than_the_sensitivity(table, other, kind, rel
 def test_an_imputed_mean_says_its_count_includes_imputed_rows() -> None:
     """Found by the adversarial pass: an imputed mean's count was described as "rows with the
     column present" although imputed rows are counted too."""
-    from planner_app.core.dp.sensitivity import components_for
+    from planner_app.core.kinds.shared_dp import components_for
     from planner_app.core.planfile import plan_from_dict
     from tests.conftest import plan_dict
 

@@ -4,7 +4,8 @@ possible share."""
 
 from __future__ import annotations
 
-from planner_app.core.dp.accuracy import accuracy_for, format_half_width, shown_half_width
+from planner_app.core.dp.accuracy import format_half_width, shown_half_width
+from planner_app.core.kinds.shared_dp import accuracy_for
 from planner_app.core.planfile import plan_from_dict
 from tests.conftest import plan_dict
 

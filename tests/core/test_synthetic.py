@@ -23,9 +23,10 @@ import pytest
 from planner_app.core.data.engines import open_engine
 from planner_app.core.data.tables import load_table
 from planner_app.core.dp.accounting import compose
-from planner_app.core.dp.measure import epsilon_from_rho, measurements_for, rho_for
+from planner_app.core.dp.measure import epsilon_from_rho, rho_for
 from planner_app.core.dp.mechanisms import SeededRandomSource
 from planner_app.core.dp.synthetic import exponential_select, preview
+from planner_app.core.kinds.shared_dp import measurements_for
 from planner_app.core.planfile import plan_from_dict, plan_to_dict
 from planner_app.core.records.ledger import Ledger
 from planner_app.core.release.publish import publish

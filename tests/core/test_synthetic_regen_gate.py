@@ -140,7 +140,7 @@ def _wide_table() -> tuple[Any, Any]:
 def test_clamped_counts_give_the_same_number_of_rows_as_unclamped() -> None:
     """The rows come from the noised totals as drawn: clamping (post-processing) shows the
     counts differently but never adds rows (before, each near-empty cell added ~0.4 σ)."""
-    from planner_app.core.dp.measure import measurements_for
+    from planner_app.core.kinds.shared_dp import measurements_for
     from planner_app.core.release.synthetic import measure_synthetic
 
     plan, aggregate = _wide_table()

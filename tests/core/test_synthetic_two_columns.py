@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from planner_app.core.dp import synthetic as dp_synthetic
-from planner_app.core.dp.measure import measurements_for, rho_for
+from planner_app.core.dp.measure import rho_for
+from planner_app.core.kinds.shared_dp import measurements_for
 from planner_app.core.planfile import plan_from_dict
 from tests.cli.test_release_cli import run
 from tests.cli.test_synthetic_cli import PLAN

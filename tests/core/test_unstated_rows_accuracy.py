@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from planner_app.core.dp.accuracy import NEEDS_PERSON_ROWS, accuracy_for, format_half_width
+from planner_app.core.dp.accuracy import NEEDS_PERSON_ROWS, format_half_width
+from planner_app.core.kinds.shared_dp import accuracy_for
 from planner_app.core.planfile import plan_from_dict
 
 

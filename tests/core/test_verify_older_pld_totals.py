@@ -15,7 +15,8 @@ from dataclasses import replace
 
 from planner_app.core.dp import accounting
 from planner_app.core.dp.accuracy import DEFAULT_CONFIDENCE
-from planner_app.core.dp.measure import measurement_to_dict, measurements_for
+from planner_app.core.dp.measure import measurement_to_dict
+from planner_app.core.kinds.shared_dp import measurements_for
 from planner_app.core.model import Plan
 from planner_app.core.planfile.serialisation import load_plan
 from planner_app.core.planning.check import check_plan

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from planner_app.core.data.tables import load_table
-from planner_app.core.dp.measure import measurements_for
+from planner_app.core.kinds.shared_dp import measurements_for
 from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.bundle import (
     MANIFEST,

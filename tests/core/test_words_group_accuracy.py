@@ -15,8 +15,8 @@ import pytest
 
 from planner_app.cli import main
 from planner_app.core.data.aggregate import PandasEngine
-from planner_app.core.dp.accuracy import accuracy_for
 from planner_app.core.dp.mechanisms import SeededRandomSource
+from planner_app.core.kinds.shared_dp import accuracy_for
 from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.noise import privatize
 from tests.conftest import plan_dict

@@ -9,13 +9,8 @@ from dataclasses import replace
 
 import pytest
 
-from planner_app.core.dp.accuracy import (
-    accuracy_for,
-    format_half_width,
-    quantile_refusal,
-    quantile_words,
-    useless_warning,
-)
+from planner_app.core.dp.accuracy import format_half_width, quantile_words
+from planner_app.core.kinds.shared_dp import accuracy_for, quantile_refusal, useless_warning
 from planner_app.core.planfile import plan_from_dict
 from planner_app.core.planning.check import check_plan
 from planner_app.core.planning.editing import solve_goal
@@ -65,7 +60,7 @@ def test_quantile_accuracy_in_percentiles() -> None:
     acc = accuracy_for(q, plan)
     text = quantile_words(acc, 0.5)
     # independent: the exponential mechanism's rank bound (2Δ/ε)(ln G + ln 1/α) + 1, over n
-    from planner_app.core.dp.sensitivity import grid_for
+    from planner_app.core.kinds.shared_dp import grid_for
     g = grid_for(q).points
     delta = plan.privacy_unit.rows_per_unit
     ranks = 2 * delta / q.epsilon * (math.log(g) + math.log(20)) + 1

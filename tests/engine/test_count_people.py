@@ -13,7 +13,7 @@ import pytest
 from planner_app.core.data.engines import open_engine
 from planner_app.core.data.tables import load_table, open_table
 from planner_app.core.dp.mechanisms import SeededRandomSource
-from planner_app.core.dp.sensitivity import components_for
+from planner_app.core.kinds.shared_dp import components_for
 from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.publish import publish
 from planner_app.core.release.verify_release import verify_bundle

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from planner_app.core.dp.accuracy import accuracy_for, epsilon_for_half_width
 from planner_app.core.dp.risk import explain
+from planner_app.core.kinds.shared_dp import accuracy_for, epsilon_for_half_width
 from planner_app.core.planning.editing import HARM_PRESETS
 from planner_app.gui.dialogs.query_dialog import QueryDialog
 from planner_app.gui.widgets.statistic_pane import epsilon_to_slider, slider_to_epsilon

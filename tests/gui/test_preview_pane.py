@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from planner_app.core.dp.accuracy import accuracy_for, shown_half_width
+from planner_app.core.dp.accuracy import shown_half_width
+from planner_app.core.kinds.shared_dp import accuracy_for
 from planner_app.core.support.resources import demo_plan_path
 from planner_app.gui.app import build_window
 from tests.gui.conftest import SHOTS

@@ -7,9 +7,8 @@ import shutil
 from pathlib import Path
 
 from planner_app.core.dp.accounting import compose
-from planner_app.core.dp.accuracy import accuracy_for
-from planner_app.core.dp.measure import measurements_for
 from planner_app.core.dp.risk import upper_percent
+from planner_app.core.kinds.shared_dp import accuracy_for, measurements_for
 from planner_app.core.planfile import load_plan
 from planner_app.core.support.resources import demo_plan_path
 from planner_app.gui.models import format_accuracy

@@ -10,8 +10,8 @@ import math
 import pytest
 from PySide6.QtWidgets import QTableWidgetItem
 
-from planner_app.core.dp.accuracy import accuracy_for, shown_half_width
-from planner_app.core.dp.measure import measurements_for
+from planner_app.core.dp.accuracy import shown_half_width
+from planner_app.core.kinds.shared_dp import accuracy_for, measurements_for
 from planner_app.core.planning.starters import empty_plan
 
 STATISTIC_TAB, BUDGET_TAB = 1, 2

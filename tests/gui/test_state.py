@@ -9,8 +9,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTableWidgetItem
 
-from planner_app.core.dp.accuracy import accuracy_for
 from planner_app.core.dp.risk import posterior_max, posterior_min
+from planner_app.core.kinds.shared_dp import accuracy_for
 from planner_app.core.planning.editing import HARM_PRESETS
 
 BUDGET_TAB, RISK_TAB, STAT_TAB = 2, 3, 1

@@ -7,7 +7,7 @@ import math
 
 from PySide6.QtWidgets import QTableWidgetItem
 
-from planner_app.core.dp.accuracy import accuracy_for
+from planner_app.core.kinds.shared_dp import accuracy_for
 
 from .conftest import SHOTS
 

@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 
 from ..dp.mechanisms import RandomSource
-from ..dp.sensitivity import cell_count, grid_for
 from ..kinds.results import Aggregate, AggregateFacts
+from ..kinds.shared_dp import cell_count, grid_for
 from ..model import Condition, Plan, Query, answer_reader, canonical_key
 from ..support.errors import InputError
 from .fit import NEITHER, nested_problem, require_fit, yes_no_codes

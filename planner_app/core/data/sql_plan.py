@@ -49,8 +49,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 import pandas as pd
 
-from ..dp.sensitivity import cell_count, grid_for
 from ..kinds.results import Aggregate, AggregateFacts
+from ..kinds.shared_dp import cell_count, grid_for
 from ..model import (
     Plan,
     Query,

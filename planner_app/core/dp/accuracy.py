@@ -12,16 +12,19 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass
 from fractions import Fraction
+from statistics import NormalDist
 from typing import Any
+
+import numpy as np
 
 from ..model import Plan, Query
 from ..support.errors import InputError
-from ..support.words import CENTRAL_SHARE_ACCURACY, format_number
-from .intervals import mean_half_width, mean_parts, variance_half_width
-from .measure import Measurement, measurements_for, rr_refusal
-from .sensitivity import grid_for
+from ..support.words import format_number
+from . import mechanisms
+from .measure import Measurement
 
 DEFAULT_CONFIDENCE = 0.95
 # The confidences the half-widths are computed for: closer to 1, 1 - confidence loses its
@@ -68,8 +71,6 @@ def discrete_gaussian_half_width(sigma_sq: float, confidence: float = DEFAULT_CO
     if sigma > 20_000:  # the rounded normal is then exact to far below a unit
         z = _normal_quantile(1 - alpha / 2)
         return math.ceil(z * sigma)
-    import numpy as np
-
     top = int(math.ceil(sigma * 14)) + 2
     x = np.arange(0, top + 1, dtype=np.float64)
     w = np.exp(-(x * x) / (2 * sigma_sq))
@@ -81,8 +82,6 @@ def discrete_gaussian_half_width(sigma_sq: float, confidence: float = DEFAULT_CO
 
 
 def _normal_quantile(p: float) -> float:
-    from statistics import NormalDist
-
     return NormalDist().inv_cdf(p)
 
 
@@ -191,85 +190,13 @@ NEEDS_ROWS = "state dataset.expected_rows (a public approximate row count) to se
 # per person would show an accuracy up to k times too good (the ``rows`` readiness rule asks)
 NEEDS_PERSON_ROWS = ("say at most how many rows one person may have (“A person has up to” on "
                      "the Data tab) to see this accuracy")
-_UNITS = {"count": "count", "histogram": "count", "synthetic": "count", "sum": "value",
-          "mean": "value", "variance": "squared", "quantile": "rank",
-          "randomized_response": "share"}
 
 
-def accuracy_for(query: Query, plan: Plan, confidence: float = DEFAULT_CONFIDENCE,
-                 measurements: list[Measurement] | None = None) -> Accuracy:
-    if not plan.privacy_unit.rows_stated:
-        return Accuracy(confidence, None, _UNITS.get(query.kind, "value"), NEEDS_PERSON_ROWS)
-    ms = measurements if measurements is not None else measurements_for(query, plan)
-    alpha = 1 - confidence
-    if query.kind in ("count", "histogram"):
-        hw: float = measurement_half_width(ms[0], confidence)
-        note = "per cell" if query.kind == "histogram" or query.group_by else ""
-        return Accuracy(confidence, float(hw), "count", note)
-    if query.kind == "sum":
-        m = ms[0]
-        hw = measurement_half_width(m, confidence) * m.component.step
-        return Accuracy(confidence, hw, "value", "per group" if query.group_by else "")
-    n = expected_count(query, plan)
-    if query.kind in ("mean", "variance"):
-        grid = grid_for(query)
-        if n is None:
-            return Accuracy(confidence, None, "value", NEEDS_ROWS)
-        parts = mean_parts(query, ms)
-        if query.kind == "mean":
-            cap = (grid.hi - grid.lo) * grid.step
-            return Accuracy(confidence, min(mean_half_width(parts, n, alpha), cap), "value",
-                            f"guaranteed bound for {rows_basis(query, plan, n)}")
-        radius = grid.radius * grid.step
-        return Accuracy(confidence, min(variance_half_width(parts, n, alpha), radius * radius),
-                        "squared", f"guaranteed bound for {rows_basis(query, plan, n)}")
-    if query.kind == "quantile":
-        m = ms[0]
-        points = grid_for(query).points
-        ranks = (2 * m.component.l1 / m.epsilon) * (math.log(points) + math.log(1 / alpha)) + 1
-        # percentiles need this statistic's own row count: the table's (or an even share of it
-        # per group) says nothing about how many rows a filter or a group keeps
-        if query.expected_count is None and (query.where or query.group_by is not None):
-            n = None
-        note = "rank error"
-        if n is not None:
-            note += f" (about {format_number(100 * ranks / n)}% of {format_number(n)} rows)"
-        return Accuracy(confidence, ranks, "rank", note, rows=n)
-    if query.kind == "randomized_response":
-        m = next(m for m in ms if m.component.name == "answers")
-        count = next((m for m in ms if m.component.name == "count"), None)
-        assert m.truth is not None
-        refused = rr_refusal(query, ms)
-        if refused is not None:
-            return Accuracy(confidence, math.inf, "share", refused)
-        if n is None:
-            return Accuracy(confidence, None, "share", NEEDS_ROWS)
-        hw = rr_half_width(n, m.truth, count, confidence)
-        what = ("" if count is None or count.mechanism == "none"
-                else ", with the error of the noised number of answers,")
-        return Accuracy(confidence, hw, "share",
-                        f"Hoeffding bound{what} for {rows_basis(query, plan, n, 'answers')}")
-    if query.kind == "synthetic":  # the noise of one cell of a one-way marginal
-        hw = measurement_half_width(ms[0], confidence)
-        return Accuracy(confidence, float(hw), "count",
-                        "per cell of one column's counts (one-way marginal)")
-    raise ValueError(query.kind)
+def smallest_epsilon(width: Callable[[float], float], target: float) -> float | None:
+    """Smallest ε (rounded up to 3 significant digits) whose ``width(ε)`` is at most
+    ``target``, for a width that falls as ε grows (inf where there is no accuracy).
 
-
-def epsilon_for_half_width(query: Query, plan: Plan, target: float,
-                           confidence: float = DEFAULT_CONFIDENCE) -> float | None:
-    """Smallest ε (rounded up to 3 significant digits) whose half-width is at most ``target``.
-
-    None when no ε up to 1000 reaches the target (or accuracy needs a row count)."""
-
-    def width(eps: float) -> float:
-        q = replace(query, epsilon=eps)
-        try:
-            hw = accuracy_for(q, plan, confidence).half_width
-        except InputError:  # an ε the mechanism refuses (too small): no accuracy at all
-            return math.inf
-        return math.inf if hw is None else hw
-
+    None when no ε up to 1000 reaches the target."""
     hi = 1000.0
     if width(hi) > target:
         return None
@@ -307,7 +234,7 @@ def _field(acc: Accuracy | dict[str, Any], name: str) -> object:
     return acc.get(name) if isinstance(acc, dict) else getattr(acc, name)
 
 
-def _number(acc: Accuracy | dict[str, Any], name: str) -> float | None:
+def number_field(acc: Accuracy | dict[str, Any], name: str) -> float | None:
     """A numeric field of an accuracy (an Accuracy, or its to_dict() read back from JSON)."""
     value = _field(acc, name)
     if value is None:
@@ -318,7 +245,7 @@ def _number(acc: Accuracy | dict[str, Any], name: str) -> float | None:
 
 
 def _confidence(acc: Accuracy | dict[str, Any]) -> float:
-    confidence = _number(acc, "confidence")
+    confidence = number_field(acc, "confidence")
     if confidence is None:
         raise TypeError("accuracy has no confidence")
     return confidence
@@ -338,14 +265,14 @@ def shown_scale(acc: Accuracy | dict[str, Any]) -> float:
     if unit == "share":
         return 100.0
     if unit == "percentile":
-        rows = _number(acc, "rows")
+        rows = number_field(acc, "rows")
         assert rows  # shown_unit says "percentile" only with a row count
         return 100.0 / rows
     return 1.0
 
 
 def shown_half_width(acc: Accuracy | dict[str, Any]) -> float | None:
-    hw = _number(acc, "half_width")
+    hw = number_field(acc, "half_width")
     return None if hw is None else hw * shown_scale(acc)
 
 
@@ -375,13 +302,6 @@ def format_half_width(acc: Accuracy | dict[str, Any]) -> str:
 def half_width_from_shown(acc: Accuracy | dict[str, Any], shown: float) -> float:
     """A target typed in the shown unit, in the statistic's own scale."""
     return shown / shown_scale(acc)
-
-
-def epsilon_for_shown_target(query: Query, plan: Plan, shown: float,
-                             confidence: float = DEFAULT_CONFIDENCE) -> float | None:
-    """The smallest ε whose ± (in the shown unit) is at most ``shown``."""
-    acc = accuracy_for(query, plan, confidence)
-    return epsilon_for_half_width(query, plan, half_width_from_shown(acc, shown), confidence)
 
 
 # ----------------------------------------------------------------------------- quantiles in words
@@ -426,40 +346,14 @@ def quantile_words(acc: Accuracy | dict[str, Any], quantile: float) -> str:
 USELESS_SHARE = 0.5  # the ± reaches half the range: the interval from the middle covers it all
 
 
-def possible_range(query: Query, acc: Accuracy | dict[str, Any]) -> tuple[float, str] | None:
-    """The width of the values a statistic can take, and how to say it (None: unbounded)."""
-    if query.kind == "randomized_response":
-        return 1.0, "0 to 100%"
-    if query.kind == "mean" and query.lower is not None and query.upper is not None:
-        return query.upper - query.lower, f"{query.lower:g} to {query.upper:g}"
-    if query.kind == "variance" and query.lower is not None and query.upper is not None:
-        top = (query.upper - query.lower) ** 2 / 4
-        return top, f"0 to {top:g}, the largest variance its bounds allow"
-    if query.kind == "quantile":
-        rows = _number(acc, "rows")
-        if rows:
-            return rows, "the whole data"
-    return None
-
-
 CENTRAL_HINT_POINTS = 5.0  # a randomized-response ± wider than this points to the central share
 
 
-def central_share_hint(query: Query, acc: Accuracy | dict[str, Any]) -> str | None:
-    """The note beside a randomized-response share's ± when it is wider than
-    CENTRAL_HINT_POINTS points: the central share (a Mean of a 1/0 column) costs far less."""
-    if query.kind != "randomized_response":
-        return None
-    hw = shown_half_width(acc)
-    return CENTRAL_SHARE_ACCURACY if hw is not None and hw > CENTRAL_HINT_POINTS else None
-
-
-def useless_warning(query: Query, acc: Accuracy | dict[str, Any]) -> str | None:
-    """A plain sentence when the ± covers most of what the statistic could be, else None.
-
-    The one rule for `check`, the statistics list, the wizard and the report."""
-    hw = _number(acc, "half_width")
-    span = possible_range(query, acc)
+def useless_words(span: tuple[float, str] | None, acc: Accuracy | dict[str, Any]) -> str | None:
+    """A plain sentence when the ± covers most of ``span`` (the width of the values a
+    statistic can take, and how to say it; None: unbounded), else None. The rule behind
+    ``kinds.shared_dp.useless_warning``."""
+    hw = number_field(acc, "half_width")
     if hw is None or span is None:
         return None
     width, words = span
@@ -474,18 +368,15 @@ def useless_warning(query: Query, acc: Accuracy | dict[str, Any]) -> str | None:
 # ----------------------------------------------------------------------------- quantile cost
 
 
-def quantile_refusal(query: Query, rows: int | None) -> str | None:
-    """Why the quantile sampler would not finish in reasonable time, from public parameters
-    only: the grid's size and a bound on the rows (the table's row count at release; None for
-    "unknown", when only the grid counts). None when it will finish."""
-    if query.kind != "quantile":
+def quantile_work_refusal(points: int, rows: int | None) -> str | None:
+    """Why the quantile sampler would not finish in reasonable time over a grid of
+    ``points`` points, from public parameters only: the grid's size and a bound on the rows
+    (the table's row count at release; None for "unknown", when only the grid counts). None
+    when it will finish."""
+    most = mechanisms.MAX_QUANTILE_WORK  # read when called: a test lowers it
+    if mechanisms.quantile_work(points, rows) <= most:
         return None
-    from .mechanisms import MAX_QUANTILE_WORK, quantile_work
-
-    points = grid_for(query).points
-    if quantile_work(points, rows) <= MAX_QUANTILE_WORK:
-        return None
-    limit = (MAX_QUANTILE_WORK - 1) // 2
+    limit = (most - 1) // 2
     if rows is None:
         return (f"the quantile grid has {points:,} points; the release can only "
                 f"run on a table of at most {limit:,} rows (a coarser grid_step removes the "

@@ -32,9 +32,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model import Query
 from .measure import Measurement
-from .sensitivity import grid_for
+from .sensitivity import Grid
 
 _SLACK = 1e-9
 _GRID_CELLS = 32
@@ -226,9 +225,10 @@ class MeanParts:
     step: float
 
 
-def mean_parts(query: Query, ms: list[Measurement]) -> MeanParts:
+def mean_parts_on(grid: Grid, ms: list[Measurement]) -> MeanParts:
+    """The parts of a mean or variance from its measurements, on its grid
+    (``kinds.shared_dp.mean_parts`` finds the grid of a statistic)."""
     by_name = {m.component.name: m for m in ms}
-    grid = grid_for(query)
     squares = by_name.get("sumsq")
     return MeanParts(count=law_of(by_name["count"]), total=law_of(by_name["sum"]),
                      squares=None if squares is None else law_of(squares),

@@ -14,7 +14,19 @@ from fractions import Fraction
 
 from ..model import MIN_DELTA, Plan, Query, delta_problem  # noqa: F401 (re-exported)
 from ..support.errors import InputError
-from .sensitivity import Component, components_for
+from .gaussian import (
+    delta_upper,
+    multi_cell_sigma_sq_for,
+    patterns_delta_upper,
+    shift_patterns,
+    sigma_sq_for,
+)
+from .mechanisms import (
+    MAX_QUANTILE_SCALE,
+    quantile_proposal_scale,
+    truth_probability,
+)
+from .sensitivity import Component
 
 MAX_SCALE_BITS = 48
 
@@ -166,8 +178,6 @@ def exact_gaussian_sigma_sq(sensitivity: int, epsilon: float, delta: float) -> F
     (ε, δ) curve (gaussian.py): about 5-9% less noise than going through zCDP. Falls back to
     the zCDP σ² where the curve cannot be certified; never above it."""
     via_zcdp = gaussian_sigma_sq(sensitivity * sensitivity, epsilon, delta)
-    from .gaussian import delta_upper, sigma_sq_for
-
     found = sigma_sq_for(sensitivity, epsilon, delta, float(via_zcdp))
     if found is None:
         return via_zcdp
@@ -187,8 +197,6 @@ def multi_cell_gaussian_sigma_sq(l1: int, l2_sq: int, cells: int, epsilon: float
     (exact for independent discrete Gaussians, whose Rényi divergences add up). Never above
     the zCDP σ²."""
     via_zcdp = gaussian_sigma_sq(l2_sq, epsilon, delta)
-    from .gaussian import multi_cell_sigma_sq_for, patterns_delta_upper, shift_patterns
-
     patterns = shift_patterns(l1, l2_sq, cells)
     if patterns is None:
         return via_zcdp
@@ -215,37 +223,23 @@ RR_COUNT_SHARE = 0.1
 RR_MAX_COUNT_SCALE = 100_000
 
 
-def _split(query: Query, parts: list[Component]) -> list[tuple[Component, float, float]]:
-    """Even split of the query's ε and δ over the components that need noise (randomized
-    response: RR_COUNT_SHARE of ε to its noised count)."""
+Share = tuple[Component, float, float]  # a component, its ε, its δ
+
+
+def even_shares(query: Query, parts: list[Component]) -> list[Share]:
+    """Even split of the query's ε and δ over the components that need noise."""
     noisy = [c for c in parts if c.l1 > 0]
     n = max(1, len(noisy))
-    if query.kind == "randomized_response" and len(noisy) == 2:
-        count_eps = query.epsilon * RR_COUNT_SHARE
-        return [(c, count_eps if c.name == "count" else query.epsilon - count_eps, 0.0)
-                for c in parts]
     return [(c, query.epsilon / n if c.l1 > 0 else 0.0, query.delta / n if c.l1 > 0 else 0.0)
             for c in parts]
 
 
-def measurements_for(query: Query, plan: Plan) -> list[Measurement]:
-    try:
-        return _measurements_for(query, plan)
-    except InputError as exc:
-        if exc.where is not None:
-            raise
-        # a noise parameter no sampler can draw: name the field to change
-        raise InputError(exc.source, f"queries[{query.id}].epsilon", exc.problem) from None
-
-
-def _measurements_for(query: Query, plan: Plan) -> list[Measurement]:
-    if query.kind == "synthetic":
-        from .synthetic import synthetic_measurements
-
-        return synthetic_measurements(query, plan)
-    parts = components_for(query, plan.privacy_unit, plan.neighbouring)
+def calibrate(query: Query, plan: Plan, shares: list[Share]) -> list[Measurement]:
+    """The measurements of components at their shares of ε and δ, by the query's mechanism
+    (InputError without a field when no sampler can draw a noise parameter: the caller,
+    ``kinds.shared_dp.measurements_for``, names the statistic's epsilon)."""
     out = []
-    for comp, eps, delta in _split(query, parts):
+    for comp, eps, delta in shares:
         if comp.l1 == 0:
             out.append(Measurement(query.id, comp, "none", 0.0, 0.0))
             continue
@@ -267,13 +261,9 @@ def _measurements_for(query: Query, plan: Plan) -> list[Measurement]:
                                                           delta))
             out.append(Measurement(query.id, comp, "gaussian", eps, delta, sigma_sq=sigma_sq))
         elif query.mechanism == "exponential":
-            from .mechanisms import quantile_proposal_scale
-
             try:  # refused here, before any charge, not in the sampler after it
                 quantile_proposal_scale(eps, comp.l1)
             except ValueError:
-                from .mechanisms import MAX_QUANTILE_SCALE
-
                 raise InputError("plan", None, f"ε = {eps:g} is too small for the quantile "
                                                "sampler: raise it to at least "
                                                f"{4 * comp.l1 / MAX_QUANTILE_SCALE:.2g}") \
@@ -282,15 +272,13 @@ def _measurements_for(query: Query, plan: Plan) -> list[Measurement]:
         elif query.mechanism == "randomized_response" and comp.name == "count":
             if eps <= 0 or Fraction(comp.l1) / exact_epsilon(eps) >= 1 << 40:
                 # far below what rr_refusal allows, and no sampler scale exists
-                raise InputError("plan", f"queries[{query.id}].epsilon", _rr_too_small(
+                raise InputError("plan", f"queries[{query.id}].epsilon", rr_too_small(
                     query, "its noised number of answers would need a noise scale above "
                            f"{RR_MAX_COUNT_SCALE:,} answers", plan.privacy_unit.rows_per_unit))
             scale = laplace_scale(comp.l1, eps)
             out.append(Measurement(query.id, comp, "laplace", laplace_epsilon(comp.l1, scale),
                                    0.0, scale=scale))
         elif query.mechanism == "randomized_response":
-            from .mechanisms import truth_probability
-
             k = comp.l1
             truth = truth_probability(eps / k)  # 0 when it underflows: see rr_refusal
             row_eps = math.log((1 + truth) / (1 - truth))
@@ -311,26 +299,8 @@ def gaussian_too_small(epsilon: float, floor: float) -> str:
             f"{floor * 1.0001:.2g} (nothing was charged)")
 
 
-def rr_refusal(query: Query, measurements: list[Measurement]) -> str | None:
-    """Why a randomized-response statistic cannot be released at its ε (None when it can):
-    the chance of a truthful answer rounds to 0 (the share would divide by 0), or the noised
-    number of answers needs a scale above RR_MAX_COUNT_SCALE. The one rule: check_plan
-    refuses such a plan before any charge, and accuracy_for shows the reason."""
-    if query.kind != "randomized_response":
-        return None
-    rows = max((m.component.l1 for m in measurements if m.component.name == "answers"),
-               default=1)  # k: each person's answers
-    for m in measurements:
-        if m.mechanism == "randomized_response" and (m.truth is None or m.truth <= 0):
-            return _rr_too_small(query, "the chance of a truthful answer rounds to 0", rows)
-        if m.component.name == "count" and m.scale is not None \
-                and m.scale > RR_MAX_COUNT_SCALE:
-            return _rr_too_small(query, "its noised number of answers would need a noise "
-                                        f"scale above {RR_MAX_COUNT_SCALE:,} answers", rows)
-    return None
-
-
-def _rr_too_small(query: Query, why: str, rows: int = 1) -> str:
+def rr_too_small(query: Query, why: str, rows: int = 1) -> str:
+    """Why a randomized-response statistic's ε is refused, ``why`` being the cause."""
     return (f"ε = {query.epsilon:g} is too small for randomized response ({why}); raise ε"
             + (f" (or lower max_rows from {rows})" if rows > 1 else ""))
 

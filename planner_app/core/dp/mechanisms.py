@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import random
 import secrets
+from decimal import ROUND_CEILING, ROUND_FLOOR, Context, Decimal
 from fractions import Fraction
 from typing import Protocol
 
@@ -448,8 +449,6 @@ def _quantile_run_exact(source: RandomSource, u: int, keys: np.ndarray, sizes: n
                         m2: int, epsilon: float, sensitivity: int) -> int:
     """The run holding U, decided with rigorous decimal bounds on every cumulative weight and
     as many further random bits of U as it takes (rarely reached; slow but exact)."""
-    from decimal import ROUND_CEILING, ROUND_FLOOR, Context, Decimal
-
     live = np.flatnonzero(sizes > 0)
     dist = [int(x) for x in np.abs(keys[live] - m2)]
     size = [int(x) for x in sizes[live]]

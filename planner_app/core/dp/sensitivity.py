@@ -22,7 +22,6 @@ from dataclasses import dataclass
 
 from ..model import PrivacyUnit, Query
 from ..model.grid import grid_step_for
-from ..support.errors import InputError
 from ..support.words import format_number, present_words, rows_per_person
 
 
@@ -72,45 +71,41 @@ class Grid:
         return self.hi - self.lo + 1
 
 
-def grid_for(query: Query) -> Grid:
-    """Grid step: the plan's ``grid_step``, else 2^(floor(log2(U-L)) - 16) (- 12 for quantiles):
-    depends on the public bounds only, never on the data."""
+def bounds_grid(query: Query, bits: int) -> Grid:
+    """Grid step: the plan's ``grid_step``, else 2^(floor(log2(U-L)) - bits) (the kind's
+    ``grid_bits``: 16, 12 for quantiles): depends on the public bounds only, never on the
+    data."""
     assert query.lower is not None and query.upper is not None
-    step = grid_step_for(query.kind, query.lower, query.upper, query.grid_step)
+    step = grid_step_for(bits, query.lower, query.upper, query.grid_step)
     return Grid(step=step, lo=round(query.lower / step), hi=round(query.upper / step))
 
 
-def cell_count(query: Query) -> int:
-    """How many disjoint cells a query releases (groups times categories or bins)."""
-    cells = 1
-    if query.kind == "histogram":
-        cells = len(query.categories) if query.categories is not None else len(query.bins or ()) - 1
-    if query.group_by is not None:
-        cells *= len(query.group_by.keys)
-    return cells
+def groups_of(query: Query) -> int:
+    """How many declared groups a query's group-by has (1 without one)."""
+    return len(query.group_by.keys) if query.group_by is not None else 1
 
 
-def _fmt(x: float) -> str:
+def fmt(x: float) -> str:
     return f"{x:.10g}"
 
 
-def _unit_text(unit: PrivacyUnit) -> str:
+def bounds_text(query: Query) -> str:
+    """"<column> clamped to [lower, upper]"."""
+    return f"{query.column} clamped to [{fmt(query.lower or 0)}, {fmt(query.upper or 0)}]"
+
+
+def unit_text(unit: PrivacyUnit) -> str:
     return rows_per_person(unit.max_rows if unit.kind == "person" else None)
 
 
-def _row_sets(query: Query) -> bool:
-    """Can a single row contribute nothing (filtered, dropped, outside declared cells)?"""
-    return query.is_filtered or query.group_by is not None or query.kind == "histogram"
-
-
-def _component(
-    name: str, a: int, b: int, step: float, query: Query, unit: PrivacyUnit, relation: str,
-    what: str,
+def row_component(
+    name: str, a: int, b: int, step: float, unit: PrivacyUnit, relation: str, what: str,
+    *, cells: int, can_be_empty: bool,
 ) -> Component:
-    """Sensitivity of a component whose rows add a value in [a, b] steps to one cell."""
+    """Sensitivity of a component whose rows add a value in [a, b] steps to one of ``cells``
+    cells (``can_be_empty``: a row may contribute nothing -- filtered, dropped, outside the
+    declared cells)."""
     k = unit.rows_per_unit
-    can_be_empty = _row_sets(query)
-    cells = cell_count(query) if name in ("cells", "count", "sum", "sumsq") else 1
     row_lo = min(a, 0) if can_be_empty else a
     row_hi = max(b, 0) if can_be_empty else b
     lo = min(row_lo, k * row_lo)  # the smallest total of 1..k rows
@@ -137,12 +132,13 @@ def _component(
     if cells == 1:
         single = True
     sens = l1 * step
-    derivation = f"{what}, {_unit_text(unit)}, {rule}: sensitivity {format_number(sens)}"
+    derivation = f"{what}, {unit_text(unit)}, {rule}: sensitivity {format_number(sens)}"
     return Component(name=name, step=step, l1=l1, l2_sq=l2_sq, cells=cells, single_cell=single,
                      derivation=derivation)
 
 
-def _describe(query: Query) -> str:
+def describe_rows(query: Query) -> str:
+    """Which rows a statistic keeps, in words, in brackets ("" when every row)."""
     parts = []
     if query.where:
         parts.append("rows filtered by " + ", ".join(
@@ -157,12 +153,17 @@ def _describe(query: Query) -> str:
     return (" (" + "; ".join(parts) + ")") if parts else ""
 
 
-def _people_component(query: Query, unit: PrivacyUnit, relation: str, present: str,
-                      extra: str) -> Component:
+def present_text(query: Query) -> str:
+    """" where <column> is present" for a statistic of a column whose missing cells are left
+    out; with imputation every row counts, a missing cell included."""
+    return (f" {present_words(query.column)}"
+            if query.column and query.missing.policy != "impute" else "")
+
+
+def people_component(query: Query, unit: PrivacyUnit, relation: str, cells: int) -> Component:
     """A count of people (distinct ids): a person adds 1 to each cell that any of their kept
     rows falls in, so to at most m = min(max_rows, cells) cells, 1 each. Add-remove: L1 = m,
     L2² = m. Replace-one: their cells may all move, L1 = L2² = 2m (1 with a single cell)."""
-    cells = cell_count(query)
     m = min(unit.rows_per_unit, cells)
     if relation == "add-remove":
         l1 = l2_sq = m
@@ -172,76 +173,28 @@ def _people_component(query: Query, unit: PrivacyUnit, relation: str, present: s
         l1 = l2_sq = 2 * m if cells > 1 else 1
         rule = ("replace-one: a person's cells may all move" if cells > 1
                 else "replace-one: a person counts once")
-    rows = present.replace("where", "with a row where")
-    what = f"count of people (distinct {unit.id_column}){rows}{extra}"
-    derivation = f"{what}, {_unit_text(unit)}, {rule}: sensitivity {format_number(l1)}"
+    rows = present_text(query).replace("where", "with a row where")
+    what = f"count of people (distinct {unit.id_column}){rows}{describe_rows(query)}"
+    derivation = f"{what}, {unit_text(unit)}, {rule}: sensitivity {format_number(l1)}"
     return Component(name="count", step=1.0, l1=l1, l2_sq=l2_sq, cells=cells,
                      single_cell=m == 1 and (cells == 1 or relation == "add-remove"),
                      derivation=derivation)
 
 
-def components_for(query: Query, unit: PrivacyUnit, relation: str) -> list[Component]:
-    """The integer components of ``query`` with their exact sensitivities."""
+def rank_component(query: Query, unit: PrivacyUnit, relation: str, cells: int) -> Component:
+    """The rank of a candidate among a clamped column's values (the exponential mechanism's
+    score): one row moves it by at most 1, k rows by k; under replace-one a row may also
+    leave one group and join another."""
     k = unit.rows_per_unit
-    extra = _describe(query)
-    # with imputation every row counts, a missing cell included
-    present = (f" {present_words(query.column)}"
-               if query.column and query.missing.policy != "impute" else "")
-    if query.kind == "count" and query.of == "people":
-        return [_people_component(query, unit, relation, present, extra)]
-    if query.kind == "count":
-        what = f"count of rows{present}{extra}"
-        return [_component("count", 1, 1, 1.0, query, unit, relation, what)]
-    if query.kind == "histogram":
-        if query.categories is not None:
-            what = f"counts of {query.column} over {len(query.categories)} declared categories"
-        else:
-            what = f"counts of {query.column} over {len(query.bins or ()) - 1} bins"
-        return [_component("cells", 1, 1, 1.0, query, unit, relation, what + extra)]
-    if query.kind in ("sum", "mean", "variance"):
-        grid = grid_for(query)
-        bounds = f"{query.column} clamped to [{_fmt(query.lower or 0)}, {_fmt(query.upper or 0)}]"
-        if query.kind == "sum":
-            what = f"sum of {bounds}{extra}"
-            return [_component("sum", grid.lo, grid.hi, grid.step, query, unit, relation, what)]
-        c, r = grid.centre, grid.radius
-        centred = (f"sum of {bounds}, minus the midpoint {format_number(c * grid.step)}{extra}")
-        count = _component("count", 1, 1, 1.0, query, unit, relation,
-                           f"count of rows{present}{extra}")
-        parts = [count,
-                 _component("sum", grid.lo - c, grid.hi - c, grid.step, query, unit, relation,
-                            centred)]
-        if query.kind == "variance":
-            sq_step = grid.step * grid.step
-            parts.append(_component("sumsq", 0, r * r, sq_step, query, unit, relation,
-                                    f"sum of squared distances to the midpoint{extra}"))
-        return parts
-    if query.kind == "quantile":
-        cells = cell_count(query)
-        moves = relation == "replace-one" and cells > 1
-        rank = 2 * k if moves else k
-        why = ("a replaced row may leave one group and join another, moving a rank in each"
-               if moves else "one row moves a rank by at most 1")
-        derivation = (f"rank of a candidate among {query.column} clamped to "
-                      f"[{_fmt(query.lower or 0)}, {_fmt(query.upper or 0)}]{extra}, "
-                      f"{_unit_text(unit)}, {relation}: {why}, so sensitivity {rank}")
-        return [Component(name="rank", step=1.0, l1=rank, l2_sq=rank * rank, cells=cells,
-                          single_cell=cells == 1, derivation=derivation)]
-    if query.kind == "randomized_response":
-        # the number of answers is the length of the published answer file: a count with its
-        # own sensitivity (none under replace-one when every row answers, after imputation)
-        count = _component("count", 1, 1, 1.0, query, unit, relation,
-                           f"number of answers of {query.column} (the length of the published "
-                           f"answer file){extra}")
-        derivation = (f"each answer of {query.column} is randomized on its own (local model); "
-                      f"{_unit_text(unit)}, so a person's answers share the ε")
-        return [count, Component(name="answers", step=1.0, l1=k, l2_sq=k * k, cells=1,
-                                 single_cell=True, derivation=derivation)]
-    if query.kind == "synthetic":
-        from .synthetic_sensitivity import synthetic_components
-
-        return synthetic_components(query, unit, relation)
-    raise InputError("plan", f"queries[{query.id}].kind", f"unknown kind {query.kind!r}")
+    moves = relation == "replace-one" and cells > 1
+    rank = 2 * k if moves else k
+    why = ("a replaced row may leave one group and join another, moving a rank in each"
+           if moves else "one row moves a rank by at most 1")
+    derivation = (f"rank of a candidate among {query.column} clamped to "
+                  f"[{fmt(query.lower or 0)}, {fmt(query.upper or 0)}]{describe_rows(query)}, "
+                  f"{unit_text(unit)}, {relation}: {why}, so sensitivity {rank}")
+    return Component(name="rank", step=1.0, l1=rank, l2_sq=rank * rank, cells=cells,
+                     single_cell=cells == 1, derivation=derivation)
 
 
 HEADLINE_ORDER = ("sum", "cells", "answers", "count", "rank")  # synthetic: its first
@@ -254,9 +207,3 @@ def headline_index(names: list[str]) -> int:
         if name in names:
             return names.index(name)
     return 0
-
-
-def sensitivity_for(query: Query, unit: PrivacyUnit, relation: str) -> Component:
-    """The headline component of a query."""
-    parts = components_for(query, unit, relation)
-    return parts[headline_index([p.name for p in parts])]

@@ -14,8 +14,28 @@ lists its methods; a kind's module follows the same sections.
 
 from __future__ import annotations
 
+import abc
 from abc import ABC
-from typing import ClassVar
+from typing import Any, ClassVar
+
+from ..dp.accuracy import Accuracy
+from ..dp.measure import Measurement, Share, calibrate, even_shares
+from ..dp.sensitivity import (
+    Component,
+    Grid,
+    bounds_grid,
+    bounds_text,
+    describe_rows,
+    groups_of,
+    present_text,
+    row_component,
+)
+from ..model import Plan, PrivacyUnit, Query
+from ..model.grid import DEFAULT_GRID_BITS
+from ..model.plan import MECHANISMS_BY_KIND, NEEDS_COLUMN, Scalar, kind_takes
+from ..model.reader import FieldReader, as_number
+from ..support.words import format_number
+from .shared_plan import in_key_order, not_used, read_bounds
 
 
 class StatisticKind(ABC):
@@ -27,8 +47,173 @@ class StatisticKind(ABC):
     title: ClassVar[str]
 
     # --- plan fields: read, validate and write the kind's own fields ---------------------
+    # (planfile/validation.py reads the fields every statistic has and calls these in a fixed
+    # order, the order the messages of a plan's first problem depend on)
+
+    #: it clamps a column to declared bounds (lower, upper; a grid_step may be given)
+    bounded: ClassVar[bool] = False
+    #: the plan-level refusal of the "basic" accountant for it (None: basic composes it)
+    basic_accountant_refusal: ClassVar[str | None] = None
+
+    @property
+    def mechanisms(self) -> tuple[str, ...]:
+        """Its mechanisms, the default first (model.plan.MECHANISMS_BY_KIND)."""
+        return MECHANISMS_BY_KIND[self.name]
+
+    @property
+    def needs_column(self) -> bool:
+        """It reads a column (model.plan.NEEDS_COLUMN)."""
+        return self.name in NEEDS_COLUMN
+
+    def takes(self, field: str) -> bool:
+        """Whether it takes the row-selecting plan field ``field`` (group_by, where)."""
+        return kind_takes(self.name, field)
+
+    def read_query(self, r: FieldReader, qid: str, label: str) -> Query | None:
+        """The whole statistic, for a kind whose fields share nothing with the others
+        (a synthetic table); None: planfile/validation.py reads the common fields and calls
+        the readers below."""
+        return None
+
+    def read_bounds(self, r: FieldReader) -> tuple[float | None, float | None]:
+        """Its declared lower and upper bounds (None, None: it has none)."""
+        if not self.bounded:
+            not_used(r, self.name, "lower", "upper")
+            return None, None
+        return read_bounds(r)
+
+    def read_cells(self, r: FieldReader) -> tuple[tuple[Scalar, ...] | None,
+                                                  tuple[float, ...] | None]:
+        """Its declared categories or bin edges (a histogram), else None, None."""
+        not_used(r, self.name, "categories", "bins")
+        return None, None
+
+    def read_quantile(self, r: FieldReader) -> float | None:
+        """Its quantile level (a quantile), else None."""
+        not_used(r, self.name, "quantile")
+        return None
+
+    def read_yes_no(self, r: FieldReader) -> tuple[tuple[Scalar, ...] | None,
+                                                   tuple[Scalar, ...] | None]:
+        """The cell values it reads as yes and as no (randomized response), else None, None."""
+        if r.has("yes") or r.has("no"):
+            r.fail("yes" if r.has("yes") else "no", f"is not used by kind {self.name}")
+        return None, None
+
+    def read_impute(self, r: FieldReader, value: Scalar, *,
+                    categories: tuple[Scalar, ...] | None, bins: tuple[float, ...] | None,
+                    yes: tuple[Scalar, ...] | None, no: tuple[Scalar, ...] | None) -> Scalar:
+        """The value imputed for a missing cell, checked against its fields read before it:
+        a number for a bounded column."""
+        if self.bounded:
+            return as_number(value, lambda p: r.fail("missing.impute", p))
+        return value
+
+    def read_of(self, r: FieldReader) -> str:
+        """What it counts: "rows", or "people" (a count)."""
+        not_used(r, self.name, "of")
+        return "rows"
+
+    def unit_problem(self, unit: PrivacyUnit, query: Query) -> tuple[str, str] | None:
+        """(field, problem) when it cannot be computed for this privacy unit, else None."""
+        return None
+
+    def fields_to_dict(self, query: Query) -> dict[str, Any]:
+        """Its own fields as the plan file writes them (bounds, categories, ...)."""
+        return {}
+
+    def query_to_dict(self, query: Query, common: dict[str, Any]) -> dict[str, Any]:
+        """The statistic's plan JSON from the fields every statistic has (``common``) and its
+        own, in the plan file's canonical order."""
+        return in_key_order({**common, **self.fields_to_dict(query)})
 
     # --- DP: sensitivity components, measurements, accuracy and its words -----------------
+    # (the dispatchers callers use -- components_for, measurements_for, accuracy_for, ... --
+    # are in shared_dp.py; the kind-neutral mathematics is in core/dp)
+
+    #: about 2^grid_bits grid points between a bounded column's bounds (model/grid.py)
+    grid_bits: ClassVar[int] = DEFAULT_GRID_BITS
+    #: a row may fall outside every declared cell (a histogram's categories or bins)
+    rows_outside_cells: ClassVar[bool] = False
+    #: the unit of its ± (Accuracy.unit) when it cannot be computed yet
+    accuracy_unit: ClassVar[str] = "value"
+    #: its ± is for a stated public row count (dp.accuracy.rows_basis says which)
+    accuracy_needs_rows: ClassVar[bool] = False
+
+    def grid(self, query: Query) -> Grid:
+        """The power-of-two grid its bounded column is rounded to (public bounds only)."""
+        return bounds_grid(query, self.grid_bits)
+
+    def value_cells(self, query: Query) -> int:
+        """How many disjoint cells one group of it releases (a histogram: its categories or
+        bins)."""
+        return 1
+
+    def cell_count(self, query: Query) -> int:
+        """How many disjoint cells it releases (groups times categories or bins)."""
+        return self.value_cells(query) * groups_of(query)
+
+    def row_component(self, name: str, a: int, b: int, step: float, query: Query,
+                      unit: PrivacyUnit, relation: str, what: str) -> Component:
+        """A component whose rows add a value in [a, b] steps to one cell: its cells and
+        whether a row may add nothing (filtered, grouped, dropped, outside the cells)."""
+        cells = self.cell_count(query) if name in ("cells", "count", "sum", "sumsq") else 1
+        can_be_empty = (query.is_filtered or query.group_by is not None
+                        or self.rows_outside_cells)
+        return row_component(name, a, b, step, unit, relation, what, cells=cells,
+                             can_be_empty=can_be_empty)
+
+    def centred_components(self, query: Query, unit: PrivacyUnit,
+                           relation: str) -> list[Component]:
+        """The count of rows and the sum of a bounded column minus its grid's midpoint: the
+        first components of a mean and a variance."""
+        grid = self.grid(query)
+        extra = describe_rows(query)
+        c = grid.centre
+        centred = (f"sum of {bounds_text(query)}, minus the midpoint "
+                   f"{format_number(c * grid.step)}{extra}")
+        count = self.row_component("count", 1, 1, 1.0, query, unit, relation,
+                                   f"count of rows{present_text(query)}{extra}")
+        return [count, self.row_component("sum", grid.lo - c, grid.hi - c, grid.step, query,
+                                          unit, relation, centred)]
+
+    @abc.abstractmethod
+    def components(self, query: Query, unit: PrivacyUnit, relation: str) -> list[Component]:
+        """Its integer components with their exact sensitivities (dp/sensitivity.py)."""
+
+    def shares(self, query: Query, parts: list[Component]) -> list[Share]:
+        """Its ε and δ split over its components (evenly over those that need noise)."""
+        return even_shares(query, parts)
+
+    def measurements(self, query: Query, plan: Plan) -> list[Measurement]:
+        """Its noisy measurements: each component calibrated at its share, by the query's
+        mechanism."""
+        parts = self.components(query, plan.privacy_unit, plan.neighbouring)
+        return calibrate(query, plan, self.shares(query, parts))
+
+    def refusal(self, query: Query, measurements: list[Measurement]) -> str | None:
+        """Why it cannot be released at its ε although its measurements exist (None: it
+        can). check_plan refuses such a plan before any charge; its accuracy shows why."""
+        return None
+
+    def sampler_refusal(self, query: Query, rows: int | None) -> str | None:
+        """Why its sampler would not finish in reasonable time on a table of at most
+        ``rows`` rows (None: unknown), from public parameters only; None when it will."""
+        return None
+
+    @abc.abstractmethod
+    def accuracy(self, query: Query, plan: Plan, measurements: list[Measurement],
+                 confidence: float) -> Accuracy:
+        """Its ± at ``confidence`` from its measurements (the rows per person are stated)."""
+
+    def possible_range(self, query: Query,
+                       acc: Accuracy | dict[str, Any]) -> tuple[float, str] | None:
+        """The width of the values it can take, and how to say it (None: unbounded)."""
+        return None
+
+    def central_share_hint(self, query: Query, acc: Accuracy | dict[str, Any]) -> str | None:
+        """A note beside its ± pointing to a cheaper statistic (None: none)."""
+        return None
 
     # --- data: the engine's aggregate, the cells it reads --------------------------------
 

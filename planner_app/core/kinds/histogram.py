@@ -2,6 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from ..dp.accuracy import Accuracy, measurement_half_width
+from ..dp.measure import Measurement
+from ..dp.sensitivity import Component, describe_rows
+from ..model import Plan, PrivacyUnit, Query
+from ..model.plan import MAX_LIST, Scalar
+from ..model.reader import FieldReader, as_number
+from ..model.values import canonical_key
 from .base import StatisticKind
 
 
@@ -11,7 +20,64 @@ class Histogram(StatisticKind):
 
     # --- plan fields -----------------------------------------------------------------------
 
+    def read_cells(self, r: FieldReader) -> tuple[tuple[Scalar, ...] | None,
+                                                  tuple[float, ...] | None]:
+        """Its public categories or its bin edges (exactly one of them)."""
+        if r.has("categories") == r.has("bins"):
+            r.fail(None, "a histogram needs exactly one of categories (a public list) or bins")
+        if r.has("categories"):
+            return r.scalars("categories", "categories"), None
+        raw = r.obj["bins"]
+        if not isinstance(raw, list) or len(raw) < 2:
+            r.fail("bins", "must be a list of at least two bin edges")
+        if len(raw) > MAX_LIST:
+            r.fail("bins", f"has {len(raw)} edges; at most {MAX_LIST:,} are allowed")
+        edges = [as_number(v, lambda p, i=i: r.fail(f"bins[{i}]", p))
+                 for i, v in enumerate(raw)]
+        for i in range(1, len(edges)):
+            if not edges[i] > edges[i - 1]:
+                r.fail(f"bins[{i}]", "bin edges must increase strictly")
+        return None, tuple(edges)
+
+    def read_impute(self, r: FieldReader, value: Scalar, *,
+                    categories: tuple[Scalar, ...] | None, bins: tuple[float, ...] | None,
+                    yes: tuple[Scalar, ...] | None, no: tuple[Scalar, ...] | None) -> Scalar:
+        """A bin's number, or one of the declared categories."""
+        if bins is not None:
+            value = as_number(value, lambda p: r.fail("missing.impute", p))
+        if categories is not None:
+            if canonical_key(value) not in {canonical_key(c) for c in categories}:
+                r.fail("missing.impute", "must be one of the declared categories")
+        return value
+
+    def fields_to_dict(self, query: Query) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if query.categories is not None:
+            out["categories"] = list(query.categories)
+        if query.bins is not None:
+            out["bins"] = list(query.bins)
+        return out
+
     # --- DP ----------------------------------------------------------------------------------
+
+    accuracy_unit = "count"
+    rows_outside_cells = True
+
+    def value_cells(self, query: Query) -> int:
+        return len(query.categories) if query.categories is not None else len(query.bins or ()) - 1
+
+    def components(self, query: Query, unit: PrivacyUnit, relation: str) -> list[Component]:
+        if query.categories is not None:
+            what = f"counts of {query.column} over {len(query.categories)} declared categories"
+        else:
+            what = f"counts of {query.column} over {len(query.bins or ()) - 1} bins"
+        return [self.row_component("cells", 1, 1, 1.0, query, unit, relation,
+                                   what + describe_rows(query))]
+
+    def accuracy(self, query: Query, plan: Plan, measurements: list[Measurement],
+                 confidence: float) -> Accuracy:
+        hw = measurement_half_width(measurements[0], confidence)
+        return Accuracy(confidence, float(hw), "count", "per cell")
 
     # --- data ----------------------------------------------------------------------------------
 

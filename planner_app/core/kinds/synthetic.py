@@ -17,8 +17,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..dp.accuracy import Accuracy, measurement_half_width
+from ..dp.measure import Measurement
+from ..dp.sensitivity import Component
+from ..dp.synthetic import synthetic_measurements
+from ..dp.synthetic_sensitivity import synthetic_components
+from ..model import Plan
 from ..model.plan import MAX_EPSILON, MECHANISMS_BY_KIND, PrivacyUnit, Query, SynthColumn
 from ..model.reader import FieldReader, as_number
+from ..model.rules import delta_problem, read_justification
 from ..support.cells import formula_escaped
 from .base import StatisticKind
 
@@ -71,8 +78,6 @@ def read_synthetic(r: FieldReader, qid: str, label: str) -> Query:
     assert epsilon is not None
     if not 0 < epsilon <= MAX_EPSILON:
         r.fail("epsilon", f"must be above 0 and at most {MAX_EPSILON:g}, not {epsilon:g}")
-    from ..model.rules import delta_problem, read_justification
-
     if not r.has("delta"):
         r.fail("delta", "is required: a synthetic table's Gaussian measurements need a delta "
                         "above 0 (for example 1e-6)")
@@ -237,7 +242,35 @@ class Synthetic(StatisticKind):
 
     # --- plan fields -----------------------------------------------------------------------
 
+    basic_accountant_refusal = BASIC_REFUSAL
+
+    def read_query(self, r: FieldReader, qid: str, label: str) -> Query | None:
+        return read_synthetic(r, qid, label)
+
+    def unit_problem(self, unit: PrivacyUnit, query: Query) -> tuple[str, str] | None:
+        return id_column_problem(unit, query)
+
+    def query_to_dict(self, query: Query, common: dict[str, Any]) -> dict[str, Any]:
+        """Its own JSON (its columns, rows and method), not the common fields."""
+        return synthetic_to_dict(query)
+
     # --- DP ----------------------------------------------------------------------------------
+
+    accuracy_unit = "count"
+
+    def components(self, query: Query, unit: PrivacyUnit, relation: str) -> list[Component]:
+        return synthetic_components(query, unit, relation)
+
+    def measurements(self, query: Query, plan: Plan) -> list[Measurement]:
+        """MST's measurements (dp/synthetic.py): zCDP shares of its (ε, δ)."""
+        return synthetic_measurements(query, plan)
+
+    def accuracy(self, query: Query, plan: Plan, measurements: list[Measurement],
+                 confidence: float) -> Accuracy:
+        # the noise of one cell of a one-way marginal
+        hw = measurement_half_width(measurements[0], confidence)
+        return Accuracy(confidence, float(hw), "count",
+                        "per cell of one column's counts (one-way marginal)")
 
     # --- data ----------------------------------------------------------------------------------
 

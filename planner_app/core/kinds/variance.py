@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from ..dp.accuracy import NEEDS_ROWS, Accuracy, expected_count, rows_basis
+from ..dp.intervals import mean_parts_on, variance_half_width
+from ..dp.measure import Measurement
+from ..dp.sensitivity import Component, describe_rows
+from ..model import Plan, PrivacyUnit, Query
 from .base import StatisticKind
+from .shared_plan import bounds_to_dict
 
 
 class Variance(StatisticKind):
@@ -11,7 +19,42 @@ class Variance(StatisticKind):
 
     # --- plan fields -----------------------------------------------------------------------
 
+    bounded = True
+
+    def fields_to_dict(self, query: Query) -> dict[str, Any]:
+        return bounds_to_dict(query)
+
     # --- DP ----------------------------------------------------------------------------------
+
+    accuracy_unit = "squared"
+    accuracy_needs_rows = True
+
+    def components(self, query: Query, unit: PrivacyUnit, relation: str) -> list[Component]:
+        grid = self.grid(query)
+        r = grid.radius
+        return [*self.centred_components(query, unit, relation),
+                self.row_component("sumsq", 0, r * r, grid.step * grid.step, query, unit,
+                                   relation, "sum of squared distances to the midpoint"
+                                             f"{describe_rows(query)}")]
+
+    def accuracy(self, query: Query, plan: Plan, measurements: list[Measurement],
+                 confidence: float) -> Accuracy:
+        n = expected_count(query, plan)
+        grid = self.grid(query)
+        if n is None:
+            return Accuracy(confidence, None, "value", NEEDS_ROWS)
+        parts = mean_parts_on(grid, measurements)
+        radius = grid.radius * grid.step
+        return Accuracy(confidence,
+                        min(variance_half_width(parts, n, 1 - confidence), radius * radius),
+                        "squared", f"guaranteed bound for {rows_basis(query, plan, n)}")
+
+    def possible_range(self, query: Query,
+                       acc: Accuracy | dict[str, Any]) -> tuple[float, str] | None:
+        if query.lower is None or query.upper is None:
+            return None
+        top = (query.upper - query.lower) ** 2 / 4
+        return top, f"0 to {top:g}, the largest variance its bounds allow"
 
     # --- data ----------------------------------------------------------------------------------
 

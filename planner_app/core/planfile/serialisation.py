@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..kinds.registry import kind_of
 from ..model.plan import FORMAT, MAX_PLAN_BYTES, Plan, Query
 from ..support.errors import InputError
 from ..support.files import atomic_write_text, input_file_size
@@ -62,46 +63,29 @@ def load_plan(path: str | os.PathLike[str], *, draft: bool = False) -> Plan:
 
 
 def _query_to_dict(q: Query) -> dict[str, Any]:
-    if q.kind == "synthetic":
-        from ..kinds.synthetic import synthetic_to_dict
-
-        return synthetic_to_dict(q)
-    out: dict[str, Any] = {"id": q.id, "label": q.label or q.id, "kind": q.kind}
+    """A statistic's plan JSON: the fields every statistic has, and its kind's own."""
+    common: dict[str, Any] = {"id": q.id, "label": q.label or q.id, "kind": q.kind}
     if q.column is not None:
-        out["column"] = q.column
-    if q.lower is not None:
-        out["lower"] = q.lower
-        out["upper"] = q.upper
-    if q.categories is not None:
-        out["categories"] = list(q.categories)
-    if q.bins is not None:
-        out["bins"] = list(q.bins)
-    if q.quantile is not None:
-        out["quantile"] = q.quantile
-    if q.of != "rows":
-        out["of"] = q.of
+        common["column"] = q.column
     if q.group_by is not None:
-        out["group_by"] = {"column": q.group_by.column, "keys": list(q.group_by.keys)}
+        common["group_by"] = {"column": q.group_by.column, "keys": list(q.group_by.keys)}
     if q.where:
-        out["where"] = [
+        common["where"] = [
             {"column": c.column, "op": c.op, "value": list(c.value) if c.op == "in" else c.value}
             for c in q.where
         ]
-    out["missing"] = "drop" if q.missing.policy == "drop" else {"impute": q.missing.value}
-    out["mechanism"] = q.mechanism
-    out["epsilon"] = q.epsilon
+    common["missing"] = "drop" if q.missing.policy == "drop" else {"impute": q.missing.value}
+    common["mechanism"] = q.mechanism
+    common["epsilon"] = q.epsilon
     if q.delta:
-        out["delta"] = q.delta
+        common["delta"] = q.delta
     if q.grid_step is not None:
-        out["grid_step"] = q.grid_step
+        common["grid_step"] = q.grid_step
     if q.expected_count is not None:
-        out["expected_count"] = q.expected_count
+        common["expected_count"] = q.expected_count
     if q.justification:
-        out["justification"] = dict(q.justification)
-    if q.yes is not None:
-        out["yes"] = list(q.yes)
-        out["no"] = list(q.no or ())
-    return out
+        common["justification"] = dict(q.justification)
+    return kind_of(q).query_to_dict(q, common)
 
 
 def plan_to_dict(plan: Plan) -> dict[str, Any]:

@@ -11,22 +11,19 @@ import math
 import re
 from typing import Any
 
+from ..kinds.base import StatisticKind
+from ..kinds.registry import KINDS as STATISTIC_KINDS
+from ..kinds.registry import kind_of
+from ..kinds.shared_plan import not_used
 from ..model.grid import grid_problem
 from ..model.plan import (
     _ID_RE,
     ACCOUNTANTS,
-    COUNT_OF,
     FORMAT,
     KINDS,
-    MAX_ABS_BOUND,
-    MAX_LIST,
     MAX_QUERIES,
-    MECHANISMS_BY_KIND,
-    NEEDS_BOUNDS,
-    NEEDS_COLUMN,
     OPS,
     RELATIONS,
-    YES_NO_KINDS,
     Budget,
     Condition,
     Dataset,
@@ -36,7 +33,6 @@ from ..model.plan import (
     PrivacyUnit,
     Query,
     Scalar,
-    kind_takes,
 )
 from ..model.reader import (
     FieldReader,
@@ -52,10 +48,8 @@ from ..model.rules import (
     expected_count_problem,
     expected_rows_problem,
     max_rows_problem,
-    quantile_problem,
     read_justification,
 )
-from ..model.values import canonical_key, declared_answer, yes_no
 from ..support.errors import InputError
 
 
@@ -98,22 +92,23 @@ def _read_query(source: str, obj: Any, path: str) -> Query:
     """One statistic, its fields read (and checked) in a fixed order."""
     r = FieldReader(source, obj, path, QUERY_FIELDS)
     qid = _read_id(r)
-    kind = r.choice("kind", KINDS)
+    name = r.choice("kind", KINDS)
+    assert name is not None
+    kind = STATISTIC_KINDS[name]
     label = r.text("label", required=False, default="") or ""
-    if kind == "synthetic":
-        from ..kinds.synthetic import read_synthetic
-
-        return read_synthetic(r, qid, label)
-    _not_used(r, kind, "columns", "rows", "method")
-    mechanisms = MECHANISMS_BY_KIND[kind]
+    whole = kind.read_query(r, qid, label)
+    if whole is not None:
+        return whole
+    not_used(r, name, "columns", "rows", "method")
+    mechanisms = kind.mechanisms
     mechanism = r.choice("mechanism", mechanisms, default=mechanisms[0])
-    column = r.text("column", required=kind in NEEDS_COLUMN)
-    lower, upper = _read_bounds(r, kind)
-    categories, bins = _read_histogram(r, kind)
-    quantile = _read_quantile(r, kind)
+    column = r.text("column", required=kind.needs_column)
+    lower, upper = kind.read_bounds(r)
+    categories, bins = kind.read_cells(r)
+    quantile = kind.read_quantile(r)
     group_by = _read_group_by(r, kind)
     where = _read_where(r, kind)
-    yes_values, no_values = _read_yes_no(r, kind)
+    yes_values, no_values = kind.read_yes_no(r)
     missing = _read_missing(r, kind, categories, bins, yes_values, no_values)
     epsilon = _read_epsilon(r)
     delta = _read_delta(r, mechanism)
@@ -122,11 +117,9 @@ def _read_query(source: str, obj: Any, path: str) -> Query:
     if expected_count is not None and expected_count_problem(expected_count):
         r.fail("expected_count", expected_count_problem(expected_count) or "")
     justification = read_justification(r)
-    if kind != "count":
-        _not_used(r, kind, "of")
-    of = r.choice("of", COUNT_OF, default="rows") if kind == "count" else "rows"
+    of = kind.read_of(r)
     return Query(
-        id=qid, kind=kind, epsilon=epsilon, label=label, column=column, lower=lower,
+        id=qid, kind=name, epsilon=epsilon, label=label, column=column, lower=lower,
         upper=upper, categories=categories, bins=bins, quantile=quantile, group_by=group_by,
         where=where, missing=missing, mechanism=mechanism, delta=delta, grid_step=grid_step,
         expected_count=expected_count, justification=justification, yes=yes_values,
@@ -150,67 +143,12 @@ def _read_id(r: FieldReader) -> str:
     return qid
 
 
-def _not_used(r: FieldReader, kind: str, *keys: str) -> None:
-    for key in keys:
-        if r.has(key):
-            r.fail(key, f"is not used by kind {kind}")
-
-
-def _read_bounds(r: FieldReader, kind: str) -> tuple[float | None, float | None]:
-    """The declared lower and upper bounds (kinds that clamp a column), else None, None."""
-    if kind not in NEEDS_BOUNDS:
-        _not_used(r, kind, "lower", "upper")
-        return None, None
-    lower = r.number("lower")
-    upper = r.number("upper")
-    assert lower is not None and upper is not None
-    if abs(lower) > MAX_ABS_BOUND or abs(upper) > MAX_ABS_BOUND:
-        r.fail("upper", f"bounds must lie within ±{MAX_ABS_BOUND:g}")
-    if not lower < upper:
-        r.fail("lower", f"lower ({lower:g}) must be below upper ({upper:g})")
-    return lower, upper
-
-
-def _read_histogram(r: FieldReader, kind: str) -> tuple[tuple[Scalar, ...] | None,
-                                                     tuple[float, ...] | None]:
-    """A histogram's public categories or its bin edges (exactly one of them)."""
-    if kind != "histogram":
-        _not_used(r, kind, "categories", "bins")
-        return None, None
-    if r.has("categories") == r.has("bins"):
-        r.fail(None, "a histogram needs exactly one of categories (a public list) or bins")
-    if r.has("categories"):
-        return r.scalars("categories", "categories"), None
-    raw = r.obj["bins"]
-    if not isinstance(raw, list) or len(raw) < 2:
-        r.fail("bins", "must be a list of at least two bin edges")
-    if len(raw) > MAX_LIST:
-        r.fail("bins", f"has {len(raw)} edges; at most {MAX_LIST:,} are allowed")
-    edges = [as_number(v, lambda p, i=i: r.fail(f"bins[{i}]", p)) for i, v in enumerate(raw)]
-    for i in range(1, len(edges)):
-        if not edges[i] > edges[i - 1]:
-            r.fail(f"bins[{i}]", "bin edges must increase strictly")
-    return None, tuple(edges)
-
-
-def _read_quantile(r: FieldReader, kind: str) -> float | None:
-    if kind != "quantile":
-        _not_used(r, kind, "quantile")
-        return None
-    quantile = r.number("quantile")
-    assert quantile is not None
-    problem = quantile_problem(quantile)
-    if problem:
-        r.fail("quantile", problem)
-    return quantile
-
-
-def _read_group_by(r: FieldReader, kind: str) -> GroupBy | None:
+def _read_group_by(r: FieldReader, kind: StatisticKind) -> GroupBy | None:
     """The group-by column and its declared, public list of keys."""
     if not r.has("group_by"):
         return None
-    if not kind_takes(kind, "group_by"):
-        r.fail("group_by", f"{kind} takes no group_by")
+    if not kind.takes("group_by"):
+        r.fail("group_by", f"{kind.name} takes no group_by")
     g = FieldReader(r.source, r.obj["group_by"], r.where("group_by"), ("column", "keys"))
     gcol = g.text("column")
     if not g.has("keys"):
@@ -220,11 +158,11 @@ def _read_group_by(r: FieldReader, kind: str) -> GroupBy | None:
     return GroupBy(column=gcol, keys=keys)
 
 
-def _read_where(r: FieldReader, kind: str) -> tuple[Condition, ...]:
+def _read_where(r: FieldReader, kind: StatisticKind) -> tuple[Condition, ...]:
     if not r.has("where"):
         return ()
-    if not kind_takes(kind, "where"):
-        r.fail("where", f"{kind} takes no where conditions")
+    if not kind.takes("where"):
+        r.fail("where", f"{kind.name} takes no where conditions")
     raw_where = r.obj["where"]
     if not isinstance(raw_where, list):
         r.fail("where", "must be a list of {column, op, value} conditions")
@@ -233,7 +171,7 @@ def _read_where(r: FieldReader, kind: str) -> tuple[Condition, ...]:
     )
 
 
-def _read_missing(r: FieldReader, kind: str, categories: tuple[Scalar, ...] | None,
+def _read_missing(r: FieldReader, kind: StatisticKind, categories: tuple[Scalar, ...] | None,
                   bins: tuple[float, ...] | None, yes_values: tuple[Scalar, ...] | None,
                   no_values: tuple[Scalar, ...] | None) -> Missing:
     """Drop the rows with a missing cell, or impute a value the statistic can read."""
@@ -247,16 +185,8 @@ def _read_missing(r: FieldReader, kind: str, categories: tuple[Scalar, ...] | No
     value = raw_missing["impute"]
     if isinstance(value, (dict, list)) or value is None:
         r.fail("missing.impute", "must be a string or number")
-    if kind in NEEDS_BOUNDS or (kind == "histogram" and bins is not None):
-        value = as_number(value, lambda p: r.fail("missing.impute", p))
-    if kind == "histogram" and categories is not None:
-        if canonical_key(value) not in {canonical_key(c) for c in categories}:
-            r.fail("missing.impute", "must be one of the declared categories")
-    if kind == "randomized_response" and yes_values is not None:
-        if declared_answer(yes_values, no_values, value) is None:
-            r.fail("missing.impute", "must be one of the declared yes or no values")
-    elif kind == "randomized_response" and yes_no(value) is None:
-        r.fail("missing.impute", "must be a yes/no value (yes, no, true, false, 1, 0)")
+    value = kind.read_impute(r, value, categories=categories, bins=bins, yes=yes_values,
+                             no=no_values)
     return Missing(policy="impute", value=value)
 
 
@@ -283,43 +213,23 @@ def _read_delta(r: FieldReader, mechanism: str) -> float:
     return delta
 
 
-def _read_grid_step(r: FieldReader, kind: str, lower: float | None,
+def _read_grid_step(r: FieldReader, kind: StatisticKind, lower: float | None,
                     upper: float | None) -> float | None:
     """The plan's grid step (a power of two), and a check that the grid of the bounds can be
     computed with, so it never fails after the charge."""
     grid_step = r.number("grid_step", required=False)
     if grid_step is not None:
-        if kind not in NEEDS_BOUNDS:
-            r.fail("grid_step", f"is not used by kind {kind}")
+        if not kind.bounded:
+            r.fail("grid_step", f"is not used by kind {kind.name}")
         if not _is_power_of_two(grid_step) or not 2.0**-40 <= grid_step <= 2.0**40:
             r.fail("grid_step", "must be a power of two (for example 0.25, 1 or 1024)")
         if lower is not None and upper is not None and (upper - lower) / grid_step > 2**40:
             r.fail("grid_step", "is too fine for these bounds (more than 2^40 steps)")
-    if kind in NEEDS_BOUNDS and lower is not None and upper is not None and lower < upper:
-        grid_error = grid_problem(kind, lower, upper, grid_step)
+    if kind.bounded and lower is not None and upper is not None and lower < upper:
+        grid_error = grid_problem(kind.grid_bits, lower, upper, grid_step)
         if grid_error is not None:
             r.fail(*grid_error)
     return grid_step
-
-
-def _read_yes_no(r: FieldReader, kind: str) -> tuple[tuple[Scalar, ...] | None,
-                                                   tuple[Scalar, ...] | None]:
-    """The declared yes and no values: both or neither, disjoint, only where yes/no is read."""
-    if not (r.has("yes") or r.has("no")):
-        return None, None
-    if kind not in YES_NO_KINDS:
-        r.fail("yes" if r.has("yes") else "no", f"is not used by kind {kind}")
-    for key, other in (("yes", "no"), ("no", "yes")):
-        if not r.has(key):
-            r.fail(key, f"is required with {other!r}: declare which cell values mean yes "
-                        "and which mean no")
-    yes_values = r.scalars("yes", "values that mean yes")
-    no_values = r.scalars("no", "values that mean no")
-    yes_keys = {canonical_key(v) for v in yes_values}
-    for i, v in enumerate(no_values):
-        if canonical_key(v) in yes_keys:
-            r.fail(f"no[{i}]", f"{canonical_key(v)!r} is also declared as a yes value")
-    return yes_values, no_values
 
 
 PLAN_FIELDS = ("format", "dataset", "privacy_unit", "neighbouring", "budget", "queries",
@@ -345,14 +255,13 @@ def plan_from_dict(obj: Any, source: str = "plan", *, draft: bool = False) -> Pl
     budget = _read_budget(r)
     queries = _read_queries(r)
     approvals = _read_approvals(r)
-    if budget.accountant == "basic" and any(q.kind == "synthetic" for q in queries):
-        from ..kinds.synthetic import BASIC_REFUSAL
-
-        r.fail("budget.accountant", BASIC_REFUSAL)
-    from ..kinds.synthetic import id_column_problem
-
+    if budget.accountant == "basic":
+        refusal = next((kind_of(q).basic_accountant_refusal for q in queries
+                        if kind_of(q).basic_accountant_refusal is not None), None)
+        if refusal is not None:
+            r.fail("budget.accountant", refusal)
     for q in queries:
-        problem = id_column_problem(unit, q)
+        problem = kind_of(q).unit_problem(unit, q)
         if problem is not None:
             r.fail(*problem)
         if q.of == "people" and unit.kind != "person":

@@ -25,18 +25,18 @@ from ..data.source import TableSource
 from ..data.sql_plan import SqlEngine
 from ..data.tables import Table, source_of
 from ..dp.accounting import Total, basic, compose, pld, pld_supported, within, zcdp
-from ..dp.accuracy import (
-    DEFAULT_CONFIDENCE,
-    Accuracy,
-    accuracy_for,
-    check_confidence,
-    quantile_refusal,
-    useless_warning,
-)
-from ..dp.measure import Measurement, measurements_for, rr_refusal
+from ..dp.accuracy import DEFAULT_CONFIDENCE, Accuracy, check_confidence
+from ..dp.measure import Measurement
 from ..dp.mechanisms import SystemRandomSource
 from ..dp.risk import explain
 from ..dp.sensitivity import headline_index
+from ..kinds.shared_dp import (
+    accuracy_for,
+    measurements_for,
+    quantile_refusal,
+    rr_refusal,
+    useless_warning,
+)
 from ..kinds.synthetic import id_column_problem, stated_epsilon
 from ..model import Plan, Query, canonical_keys
 from ..records.keys import PublicKey

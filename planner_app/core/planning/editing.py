@@ -15,8 +15,8 @@ from fractions import Fraction
 from pathlib import Path
 
 from ..dp.accounting import Total, compose
-from ..dp.accuracy import DEFAULT_CONFIDENCE, epsilon_for_shown_target
-from ..dp.measure import measurements_for
+from ..dp.accuracy import DEFAULT_CONFIDENCE
+from ..kinds.shared_dp import epsilon_for_shown_target, measurements_for
 from ..model import Plan, Query
 
 EPSILON_DIGITS = 6  # per-statistic ε shares are multiples of 10^-6

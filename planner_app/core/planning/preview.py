@@ -19,12 +19,12 @@ from typing import Any
 
 from ..dp.accuracy import (
     Accuracy,
-    accuracy_for,
     format_number_short,
     quantile_name,
     shown_half_width,
     shown_unit,
 )
+from ..kinds.shared_dp import accuracy_for
 from ..model import Plan, Query
 from ..support.numbers import shown_point
 from ..support.words import confidence_percent

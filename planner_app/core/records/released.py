@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..dp.accounting import Total, compose
-from ..dp.measure import measurements_for
+from ..kinds.shared_dp import measurements_for
 from ..model import Plan
 from ..planfile import plan_digest
 from ..support.errors import PlannerError

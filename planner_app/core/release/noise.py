@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 
 from ..dp.accuracy import DEFAULT_CONFIDENCE, measurement_half_width, rr_half_width
-from ..dp.intervals import mean_interval, mean_parts, variance_interval
-from ..dp.measure import Measurement, measurements_for
+from ..dp.intervals import mean_interval, variance_interval
+from ..dp.measure import Measurement
 from ..dp.mechanisms import (
     RandomSource,
     SystemRandomSource,
@@ -29,7 +29,6 @@ from ..dp.mechanisms import (
     exponential_quantile,
     randomized_answer_file,
 )
-from ..dp.sensitivity import grid_for
 from ..kinds.results import (
     Aggregate,
     AggregateEngine,
@@ -37,6 +36,7 @@ from ..kinds.results import (
     ReleasedValue,
     ReleasedValues,
 )
+from ..kinds.shared_dp import grid_for, mean_parts, measurements_for
 from ..model import Plan, Query
 
 

@@ -32,10 +32,11 @@ from ... import __version__
 from ..data.aggregate import cell_labels
 from ..data.engines import DEFAULT_ENGINE, open_engine
 from ..data.tables import Table
-from ..dp.accuracy import DEFAULT_CONFIDENCE, quantile_refusal
+from ..dp.accuracy import DEFAULT_CONFIDENCE
 from ..dp.measure import measurement_to_dict
 from ..dp.mechanisms import RandomSource, SeededRandomSource, SystemRandomSource
 from ..kinds.results import QueryRelease, ReleasedValue, result_dicts
+from ..kinds.shared_dp import quantile_refusal
 from ..model import Plan
 from ..planfile import plan_digest, plan_to_dict
 from ..planning.charts import trial_charts

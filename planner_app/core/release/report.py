@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from ..dp import risk
-from ..dp.accuracy import ROWS_KINDS, format_half_width, quantile_words, useless_warning
+from ..dp.accuracy import ROWS_KINDS, format_half_width, quantile_words
+from ..kinds.shared_dp import useless_warning
 from ..kinds.synthetic import stated_epsilon
 from ..model.plan import Plan
 from ..planning.preview import Chart

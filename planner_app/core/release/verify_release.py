@@ -34,8 +34,8 @@ from typing import Any
 from ..data.aggregate import cell_labels
 from ..dp.accounting import compose, pld_as_chain
 from ..dp.accuracy import MAX_CONFIDENCE, MIN_CONFIDENCE
-from ..dp.measure import measurement_from_dict, measurement_to_dict, measurements_for
-from ..dp.sensitivity import grid_for
+from ..dp.measure import measurement_from_dict, measurement_to_dict
+from ..kinds.shared_dp import grid_for, measurements_for
 from ..model import Plan
 from ..planfile import parse_plan_text, plan_digest, plan_to_dict
 from ..planning.check import check_plan

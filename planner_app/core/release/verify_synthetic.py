@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from ..dp.accuracy import measurement_half_width
-from ..dp.measure import measurements_for
+from ..kinds.shared_dp import measurements_for
 from ..model import Plan, Query
 from ..support.progress import Progress
 from ..support.progress import report as report_progress

@@ -24,16 +24,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.dp.accuracy import (
-    UNIT_WORDS,
-    central_share_hint,
-    epsilon_for_shown_target,
-    quantile_words,
-    shown_half_width,
-    shown_unit,
-    useless_warning,
-)
+from ...core.dp.accuracy import UNIT_WORDS, quantile_words, shown_half_width, shown_unit
 from ...core.dp.risk import explain
+from ...core.kinds.shared_dp import central_share_hint, epsilon_for_shown_target, useless_warning
 from ...core.model import epsilon_problem
 from ...core.planning.changes import OpChanges
 from ...core.planning.preview import preview_for
