@@ -51,7 +51,7 @@ def plan_dict(**changes: Any) -> dict[str, Any]:
 
 def with_reasons(doc: dict[str, Any]) -> dict[str, Any]:
     """The plan with a reason for every bound, bin list, category list and group-key list
-    that has none: a release refuses a plan without them (core/readiness.py)."""
+    that has none: a release refuses a plan without them (core/planning/readiness.py)."""
     doc = copy.deepcopy(doc)
     for q in doc.get("queries", []):
         j = q.setdefault("justification", {})
