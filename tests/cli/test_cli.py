@@ -1,7 +1,7 @@
 """The command line: its commands, their output and exit codes. The entry point itself runs as
 a user runs it, in a subprocess with PySide6 unimportable; the other tests read only a
 command's exit code and output, so they call the CLI's main() in this process (issue 23:
-about 4 s of CPU saved per command, tests.conftest.run_in_process)."""
+about 1 s of CPU saved per command, tests.conftest.run_in_process)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ Each case is the demo plan with one thing wrong (or nothing), in its own app hom
 ledger and settings). Which cases must be refused is written down here from how each case is
 built, not computed by the code under test. The CLI's main() runs in this process with the
 case's app home (tests.conftest.run_in_process: its exit code, output and stderr are a
-process's; a process of its own cost about 4 s of CPU, twice per case, issue 23); the wizard
+process's; a process of its own cost 1 to 2.3 s of CPU, twice per case, issue 23); the wizard
 runs offscreen with the unit of privacy ticked, as a user would tick it.
 """
 
