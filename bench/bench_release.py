@@ -67,7 +67,8 @@ PLAN = {
         {"id": "smokers", "kind": "randomized_response", "column": "smoker", "epsilon": 1},
     ],
 }
-# a release needs a reason for every bound and list (core/readiness.py); the table is synthetic
+# a release needs a reason for every bound and list (core/planning/readiness.py); the table is
+# synthetic
 for _q in PLAN["queries"]:
     _why = {key: "the synthetic table's public design" for key, present in (
         ("bounds", "lower" in _q or "bins" in _q), ("categories", "categories" in _q),

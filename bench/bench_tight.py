@@ -164,7 +164,7 @@ def main() -> None:
              "= now.", "",
              "### σ of one discrete Gaussian cell", "",
              "zCDP calibration against the exact (ε, δ) curve of CKS 2020 Thm 7, certified "
-             "from above (planner_app/core/gaussian.py); for a histogram, the exact curve of "
+             "from above (planner_app/core/dp/gaussian.py); for a histogram, the exact curve of "
              "its maximal shift.", "", *sigma_table(), "",
              "### Totals of plans with Gaussian histograms (δ = 1e-5)", "",
              "Before, a Gaussian over cells one person can touch several of had no PLD (zCDP "
@@ -175,7 +175,7 @@ def main() -> None:
              f"### ± of means and variances ({RUNS} releases each, 95%)", "",
              "Before: union bound over sum, count (and sum of squares) at 97.5%/98.3% each, "
              "worst case over the mean. After: the exact pivot S~ − μN~ = X − μY "
-             "(planner_app/core/intervals.py). Preview = the ± `check` shows (worst case "
+             "(planner_app/core/dp/intervals.py). Preview = the ± `check` shows (worst case "
              "over where the statistic lies); released = the mean half-width of the "
              "released intervals; before's released ± is computed at the expected count. "
              "The before columns apply the old formula to today's noise (for the Gaussian "

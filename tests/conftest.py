@@ -51,7 +51,7 @@ def plan_dict(**changes: Any) -> dict[str, Any]:
 
 def with_reasons(doc: dict[str, Any]) -> dict[str, Any]:
     """The plan with a reason for every bound, bin list, category list and group-key list
-    that has none: a release refuses a plan without them (core/readiness.py)."""
+    that has none: a release refuses a plan without them (core/planning/readiness.py)."""
     doc = copy.deepcopy(doc)
     for q in doc.get("queries", []):
         j = q.setdefault("justification", {})
@@ -170,3 +170,20 @@ def demo_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = folder / "demo.zip"
     publish(load_plan(DEMO_PLAN), load_table(DEMO_TABLE), out, home_at(folder / "home"))
     return out
+
+
+@pytest.fixture(scope="session")
+def spark_session() -> Any:
+    """The test process's Spark session (one per xdist worker: a JVM start costs 10 to 30 s),
+    started on first use and shared by every Spark test in the process (the engine's
+    ``session()`` reuses it). Stopped when the test session ends; its private spill folder must
+    then be gone (spark_engine.stop_session)."""
+    pytest.importorskip("pyspark")
+    pytest.importorskip("sqlglot")
+    from planner_app.core.data import spark_engine
+
+    yield spark_engine.session()
+    folder = spark_engine._folder
+    spark_engine.stop_session()
+    assert folder is None or not os.path.exists(folder), folder
+

@@ -4,7 +4,7 @@ selection, the held statistics and cached engine results.
 The session is the only thing that changes this state. Views read it through properties that
 return immutable values, change it through the methods below (each one a core edit, undoable
 where it edits the plan), and learn what changed from ``changed``, which carries an
-``OpChanges`` (core/changes.py) after every edit, undo, redo, load and settings change."""
+``OpChanges`` (core/planning/changes.py) after every edit, undo, redo, load and settings change."""
 
 from __future__ import annotations
 

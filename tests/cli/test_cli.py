@@ -1,4 +1,7 @@
-"""The command line, run as a user runs it: in a subprocess, with PySide6 unimportable."""
+"""The command line: its commands, their output and exit codes. The entry point itself runs as
+a user runs it, in a subprocess with PySide6 unimportable; the other tests read only a
+command's exit code and output, so they call the CLI's main() in this process (issue 23:
+about 1 s of CPU saved per command, tests.conftest.run_in_process)."""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
 
-from tests.conftest import DEMO_PLAN, DEMO_TABLE, ROOT, plan_dict, write_json
+from tests.conftest import DEMO_PLAN, DEMO_TABLE, ROOT, plan_dict, run_in_process, write_json
 
 
 @pytest.fixture(scope="module")
@@ -56,9 +59,8 @@ def test_help_and_every_command_work_without_qt(no_qt: Path, tmp_path: Path) -> 
     assert len(done.stderr.strip().splitlines()) == 1
 
 
-@pytest.mark.subprocess
 def test_explain_json() -> None:
-    done = run(["explain", "--epsilon", "1.0986122886681098", "--json"])
+    done = run_in_process(["explain", "--epsilon", "1.0986122886681098", "--json"])
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     for key in ("epsilon", "delta", "prior", "group_size", "posterior_max", "posterior_min",
@@ -67,7 +69,7 @@ def test_explain_json() -> None:
     assert data["posterior_max"] == pytest.approx(0.75)
     assert data["sentence"] == ("An attacker who was 50% sure that a person is in the data "
                                 "can be at most 75% sure after this release.")
-    done = run(["explain", "--epsilon", "0.5", "--delta", "1e-6", "--prior", "0.1",
+    done = run_in_process(["explain", "--epsilon", "0.5", "--delta", "1e-6", "--prior", "0.1",
                 "--group-size", "3", "--json"])
     data = json.loads(done.stdout)
     e = math.exp(1.5)
@@ -125,9 +127,8 @@ def discrete_gaussian_delta(sigma: float, shift: int, epsilon: float) -> float:
     return float(np.maximum(0.0, p - math.exp(epsilon) * q).sum() / w.sum())
 
 
-@pytest.mark.subprocess
 def test_check_gives_the_numbers_an_independent_computation_gives() -> None:
-    done = run(["check", str(DEMO_PLAN), "--json"])
+    done = run_in_process(["check", str(DEMO_PLAN), "--json"])
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert set(data) >= {"queries", "total", "fits_budget", "warnings"}
@@ -195,7 +196,6 @@ def test_check_gives_the_numbers_an_independent_computation_gives() -> None:
     assert data["total"]["epsilon"] <= 4.0 and data["fits_budget"] is True
 
 
-@pytest.mark.subprocess
 def test_check_with_data_warns_about_bounds_from_the_data(tmp_path: Path) -> None:
     table = tmp_path / "t.csv"
     table.write_text("x,g\n3,a\n9,b\n5,a\n")
@@ -203,7 +203,7 @@ def test_check_with_data_warns_about_bounds_from_the_data(tmp_path: Path) -> Non
         {"id": "s", "kind": "sum", "column": "x", "lower": 3, "upper": 9, "epsilon": 1},
         {"id": "h", "kind": "histogram", "column": "g", "categories": ["a", "b"],
          "epsilon": 1}]))
-    done = run(["check", str(plan), "--data", str(table), "--json"])
+    done = run_in_process(["check", str(plan), "--data", str(table), "--json"])
     assert done.returncode == 0, done.stderr
     warnings = " ".join(json.loads(done.stdout)["warnings"])
     assert "equal the data's own minimum and maximum" in warnings
@@ -211,17 +211,15 @@ def test_check_with_data_warns_about_bounds_from_the_data(tmp_path: Path) -> Non
     assert json.loads(done.stdout)["fits_budget"] is False  # 2 > 1
 
 
-@pytest.mark.subprocess
 def test_text_output_is_readable() -> None:
-    done = run(["check", str(DEMO_PLAN)])
+    done = run_in_process(["check", str(DEMO_PLAN)])
     assert done.returncode == 0
     assert "Composed total" in done.stdout and "at most" in done.stdout
 
 
-@pytest.mark.subprocess
 def test_plan_new_fills_nothing_from_the_data(tmp_path: Path) -> None:
     out = tmp_path / "starter.json"
-    done = run(["plan", "new", "--data", str(DEMO_TABLE), "--out", str(out), "--json"])
+    done = run_in_process(["plan", "new", "--data", str(DEMO_TABLE), "--out", str(out), "--json"])
     assert done.returncode == 0, done.stderr
     doc = json.loads(out.read_text())
     assert doc["format"] == "planner-app/plan@1"
@@ -233,16 +231,16 @@ def test_plan_new_fills_nothing_from_the_data(tmp_path: Path) -> None:
     text = out.read_text()
     assert "North" not in text and "200000" not in text  # no category or bound from the data
     assert doc["privacy_unit"] == {"kind": "person", "id_column": "person_id", "max_rows": None}
-    done = run(["check", str(out)])
+    done = run_in_process(["check", str(out)])
     assert done.returncode == 2
     assert "starter.json: privacy_unit.max_rows: is required" in done.stderr
     doc["privacy_unit"]["max_rows"] = 3
     write_json(out, doc)
-    done = run(["check", str(out)])
+    done = run_in_process(["check", str(out)])
     assert done.returncode == 2 and "starter.json: queries[" in done.stderr
     assert "is required" in done.stderr or "must not be empty" in done.stderr
     assert not any(q.get("column") == "person_id" for q in doc["queries"])
-    again = run(["plan", "new", "--data", str(DEMO_TABLE), "--out", str(out)])
+    again = run_in_process(["plan", "new", "--data", str(DEMO_TABLE), "--out", str(out)])
     assert again.returncode == 2 and "already exists" in again.stderr
 
 
@@ -267,19 +265,17 @@ BAD = [
 ]
 
 
-@pytest.mark.subprocess
 @pytest.mark.parametrize("name,doc,words", BAD, ids=[b[0] for b in BAD])
 def test_invalid_plans_exit_2_with_one_line(tmp_path: Path, name: str, doc: dict[str, Any],
                                             words: str) -> None:
     path = write_json(tmp_path / "bad.json", doc)
-    done = run(["check", str(path)])
+    done = run_in_process(["check", str(path)])
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in done.stderr
     assert lines[0].startswith("planner-app: error: bad.json: ") and words in lines[0]
 
 
-@pytest.mark.subprocess
 def test_other_bad_inputs_exit_2(tmp_path: Path) -> None:
     bad_json = tmp_path / "broken.json"
     bad_json.write_text('{"format": ')
@@ -301,7 +297,7 @@ def test_other_bad_inputs_exit_2(tmp_path: Path) -> None:
     cases.append((["check", str(DEMO_PLAN), "--data", str(wrong_cols)],
                   "privacy_unit.id_column: no column 'person_id' in w.csv"))
     for args, words in cases:
-        done = run(args)
+        done = run_in_process(args)
         assert done.returncode == 2, (args, done.stderr)
         assert "Traceback" not in done.stderr
         assert len(done.stderr.strip().splitlines()) == 1, done.stderr

@@ -1,4 +1,4 @@
-"""OpChanges: what differs between two plans (core/changes.py)."""
+"""OpChanges: what differs between two plans (core/planning/changes.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The release rules (core/readiness.py): each rule on its own, the one budget comparison, the
-lifetime rule against the ledger's own charge, and `check`'s report of them."""
+"""The release rules (core/planning/readiness.py): each rule on its own, the one budget
+comparison, the lifetime rule against the ledger's own charge, and `check`'s report of them."""
 
 from __future__ import annotations
 

@@ -466,25 +466,18 @@ def test_the_readiness_rules_say_when_mbi_is_missing(monkeypatch: pytest.MonkeyP
     assert "synthesis" not in {r.rule for r in check_plan(plain).readiness.results}
 
 
-def test_spark_gives_the_same_true_marginals() -> None:
-    """The third engine (CI installs pyspark): the same counts as the pandas answer above."""
-    pytest.importorskip("pyspark")
-    pytest.importorskip("sqlglot")
-    from planner_app.core.data import spark_engine
+def test_spark_gives_the_same_true_marginals(spark_session: Any) -> None:
+    """The third engine (CI installs pyspark): the same counts as the pandas answer above. On
+    the process's one Spark session (tests/conftest.spark_session), which the engine uses."""
     from planner_app.core.data.tables import open_table
 
     plan = plan_from_dict(synth_plan())
     want = _independent_marginals(pd.read_csv(DEMO_TABLE, dtype={"person_id": str}))
-    started = spark_engine._session is None  # stop only a session this test started
+    eng = open_engine("spark", plan, open_table(DEMO_TABLE), SeededRandomSource(1))
     try:
-        eng = open_engine("spark", plan, open_table(DEMO_TABLE), SeededRandomSource(1))
-        try:
-            agg = eng.aggregate(plan.queries[0])
-        finally:
-            eng.close()
+        agg = eng.aggregate(plan.queries[0])
     finally:
-        if started:
-            spark_engine.stop_session()
+        eng.close()
     for name, counts in want.items():
         assert agg.parts[name].tolist() == counts.tolist(), name
 

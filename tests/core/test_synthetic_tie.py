@@ -5,6 +5,7 @@ the CSV from the released marginals and seed."""
 
 from __future__ import annotations
 
+import copy
 import csv
 import io
 import json
@@ -104,6 +105,14 @@ def _clamped_release(tmp_path: Path, clamp: bool) -> dict[str, Any]:
             "record": json.loads(files["release.json"])}
 
 
+@pytest.fixture(scope="module")
+def clamped_pair(tmp_path_factory: pytest.TempPathFactory) -> dict[bool, dict[str, Any]]:
+    """The release above without and with --clamp-counts, made once for this module (each fits
+    a synthetic table); a test that changes one works on a copy."""
+    folder = tmp_path_factory.mktemp("clamped")
+    return {clamp: _clamped_release(folder, clamp) for clamp in (False, True)}
+
+
 def _published_counts(record: dict[str, Any]) -> list[int]:
     marginals = [v for t in record["synthetic"].values() for m in t["marginals"]
                  for v in m["values"]]
@@ -111,12 +120,13 @@ def _published_counts(record: dict[str, Any]) -> list[int]:
     return marginals + results
 
 
-def test_clamp_counts_clamps_a_synthetic_tables_published_marginals(tmp_path: Path) -> None:
+def test_clamp_counts_clamps_a_synthetic_tables_published_marginals(
+        clamped_pair: dict[bool, dict[str, Any]]) -> None:
     from planner_app.core.release.verify_release import verify_bundle
 
-    unclamped = _clamped_release(tmp_path, clamp=False)
+    unclamped = clamped_pair[False]
     assert min(_published_counts(unclamped["record"])) < 0  # the case the clamp is for
-    clamped = _clamped_release(tmp_path, clamp=True)
+    clamped = clamped_pair[True]
     record = clamped["record"]
     assert record["post_processing"]["clamp_counts_at_zero"] is True
     assert min(_published_counts(record)) == 0
@@ -139,11 +149,12 @@ def test_clamp_counts_clamps_a_synthetic_tables_published_marginals(tmp_path: Pa
     assert "noised counts too (clamped at 0" in report
 
 
-def test_verify_refuses_a_negative_marginal_when_counts_were_clamped(tmp_path: Path) -> None:
+def test_verify_refuses_a_negative_marginal_when_counts_were_clamped(
+        clamped_pair: dict[bool, dict[str, Any]]) -> None:
     from planner_app.core.release.verify_synthetic import synthetic_problems
 
-    clamped = _clamped_release(tmp_path, clamp=True)
-    record = clamped["record"]
+    clamped = clamped_pair[True]
+    record = copy.deepcopy(clamped["record"])  # the shared release stays as it was written
     record["synthetic"]["synth"]["marginals"][0]["values"][0] = -1
     problems = synthetic_problems(clamped["files"], clamped["plan"], record)
     assert any("below 0" in p for p in problems), problems

@@ -27,12 +27,12 @@ pytest.importorskip("sqlglot")
 
 
 @pytest.fixture(scope="module")
-def spark() -> Iterator[Any]:
-    yield spark_engine.session()  # the process's session (another test file may have started it)
-    folder = spark_engine._folder  # Spark's private spill and cache folder
+def spark(spark_session: Any) -> Iterator[Any]:
+    """The process's session (tests/conftest.spark_session: started once, and stopped at the
+    end of the test session, where its folder must be gone)."""
+    yield spark_session
+    folder = spark_engine._folder  # Spark's private spill and cache folder: the owner's only
     assert folder is not None and (os.stat(folder).st_mode & 0o077) == 0
-    spark_engine.stop_session()
-    assert not os.path.exists(folder)
 
 
 def _cell(value: Any) -> Any:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -74,8 +75,9 @@ def main() -> None:
     publish(window.session.plan, window.session.table, bundle, app_home(folder / "home2"))
     window.open_path(bundle)
     viewer = window.bundle_dialog
-    while viewer.opened is None:
-        app.processEvents()
+    while viewer.opened is None:  # the viewer checks the bundle on a worker: sleep, do not
+        app.processEvents()      # spin (a spinning loop holds the GIL the worker needs)
+        time.sleep(0.01)
     viewer.resize(1200, 780)  # as on a screen the size of the 1280x820 window
     titles = [viewer.tabs.tabText(i) for i in range(viewer.tabs.count())]
     viewer.tabs.setCurrentIndex(titles.index("Synthetic tables"))
@@ -88,6 +90,7 @@ def main() -> None:
     compare.resize(760, 560)
     while compare.distances is None:
         app.processEvents()
+        time.sleep(0.01)
     settle(app)
     compare.canvas.draw()
     compare.grab().save(str(shots / f"synthetic-compare-{scale}x.png"))

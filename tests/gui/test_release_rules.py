@@ -3,17 +3,17 @@ exactly the same plans (issue 10 §4).
 
 Each case is the demo plan with one thing wrong (or nothing), in its own app home (its own
 ledger and settings). Which cases must be refused is written down here from how each case is
-built, not computed by the code under test. The CLI runs as a user runs it (a subprocess);
-the wizard runs offscreen with the unit of privacy ticked, as a user would tick it.
+built, not computed by the code under test. The CLI's main() runs in this process with the
+case's app home (tests.conftest.run_in_process: its exit code, output and stderr are a
+process's; a process of its own cost 1 to 2.3 s of CPU, twice per case, issue 23); the wizard
+runs offscreen with the unit of privacy ticked, as a user would tick it.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-import os
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,7 @@ from planner_app.core.records.ledger import Ledger
 from planner_app.core.records.review import review
 from planner_app.core.support.field_words import on_screen
 from planner_app.core.support.home import app_home
-from tests.conftest import DEMO_PLAN, DEMO_TABLE, ROOT
+from tests.conftest import DEMO_PLAN, DEMO_TABLE, run_in_process
 from tests.gui.conftest import SHOTS
 
 DEMO: dict[str, Any] = json.loads(DEMO_PLAN.read_text(encoding="utf-8"))
@@ -107,10 +107,7 @@ def _prepare(tmp_path: Path, case: tuple[Any, ...]) -> tuple[Path, Path]:
 
 
 def _cli(args: list[str], home: Path) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT), PLANNER_APP_HOME=str(home))
-    env.pop("PLANNER_APP_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "planner_app", *args], capture_output=True,
-                          text=True, env=env, cwd=ROOT, timeout=300)
+    return run_in_process(args, home)
 
 
 def _wizard_refuses(qtbot: Any, plan_file: Path, home: Path, shot: str | None) -> bool:
@@ -144,7 +141,6 @@ def test_the_caps_bracket_the_demo_total() -> None:
     assert 3.0 < total.epsilon < 3.5 and total.delta <= 1e-5, total
 
 
-@pytest.mark.subprocess
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_cli_and_wizard_refuse_the_same_plans(case: tuple[Any, ...], qtbot: Any,
                                               tmp_path: Path) -> None:
@@ -177,7 +173,6 @@ def test_cli_and_wizard_refuse_the_same_plans(case: tuple[Any, ...], qtbot: Any,
     assert _wizard_refuses(qtbot, plan_file, home, shot) is refused
 
 
-@pytest.mark.subprocess
 def test_a_missing_reason_exits_2_naming_the_plan_file_and_field(tmp_path: Path) -> None:
     plan_file, home = _prepare(tmp_path, CASES[3])  # the binned histogram
     done = _cli(["release", str(plan_file), "--data", str(DEMO_TABLE), "--out",

@@ -27,11 +27,22 @@ SCREENS = {1: (1920, 1080), 2: (2560, 1600)}
 
 
 def settle(ms: int = 30) -> None:
-    from PySide6.QtTest import QTest
+    """Let the app handle its events for about 3 x ``ms``. It sleeps between rounds rather than
+    calling QTest.qWait, which holds Python's GIL while it waits: the release wizard's and the
+    viewer's workers then crawl (a walk took 2 minutes of wall time for 15 s of CPU)."""
+    import time
+
+    from PySide6.QtCore import QCoreApplication, QEvent
 
     for _ in range(3):
-        QApplication.processEvents()
-        QTest.qWait(ms)
+        end = time.monotonic() + ms / 1000
+        while True:
+            QApplication.processEvents()
+            QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+            left = end - time.monotonic()
+            if left <= 0:
+                break
+            time.sleep(min(0.005, left))
 
 
 def wait_for(condition, timeout_s: float = 300) -> None:  # type: ignore[no-untyped-def]

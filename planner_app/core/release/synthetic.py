@@ -54,7 +54,7 @@ def csv_texts(c: SynthColumn) -> list[str]:
     texts with the formula escaping of results.csv (``bundle.safe_cell``: a text a
     spreadsheet would run as a formula, such as "=HYPERLINK(...)" or "@x", gets a leading
     quote; a number such as "+1" is kept). Verify accepts exactly these texts. The plan's
-    validation keeps them distinct (synthetic_plan._escape_problem)."""
+    validation keeps them distinct (kinds/synthetic.py, _escape_problem)."""
     return written_texts(c)
 
 
@@ -66,7 +66,7 @@ def csv_header(query: Query) -> list[str]:
 def require_synthesis(plan_queries: Any) -> None:
     """Refuse, before any charge, a plan with a synthetic table when mbi is missing (two
     declared values or column names written as one text are refused by the plan itself:
-    synthetic_plan._escape_problem)."""
+    kinds/synthetic.py, _escape_problem)."""
     for q in plan_queries:
         if q.kind == "synthetic":
             problem = mbi_problem()
@@ -98,7 +98,7 @@ def _independent_estimate(noisy_one: list[np.ndarray]) -> tuple[list[np.ndarray]
 
 def noised_rows(query: Query, one_way_totals: list[int]) -> int:
     """Rows of a table without ``rows``: the rounded mean of its noised one-way totals, at
-    least 1 and at most the columns' row cap (synthetic_plan.row_cap). Verify recomputes it."""
+    least 1 and at most the columns' row cap (kinds/synthetic.py, row_cap). Verify recomputes it."""
     mean = sum(one_way_totals) / max(1, len(one_way_totals))
     return min(row_cap(query.synth_columns or ()), max(1, round(max(1.0, mean))))
 

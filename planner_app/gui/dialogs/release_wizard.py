@@ -55,13 +55,13 @@ from ..workers import Worker, WorkerSlot
 
 
 def checklist(session: Session) -> list[tuple[bool, str]]:
-    """(ok, text) for every release rule of the core (core/readiness.py) except the unit of
+    """(ok, text) for every release rule of the core (core/planning/readiness.py) except the unit of
     privacy, which the page asks as a tick box; a warning is (True, "⚠ …")."""
     if session.plan is None:
         return [(False, "Open or make a plan first.")]
     items = [(not r.failed, ("⚠ " if r.status == WARN else "") + r.line)
              for r in session.release_rules().results if r.rule != "unit"]
-    if session.table is not None:  # the plan against the table (core/fit.py)
+    if session.table is not None:  # the plan against the table (core/data/fit.py)
         items.insert(1, fit_item(session))
     return items
 
