@@ -25,9 +25,7 @@ CORE = PACKAGE / "core"
 #: where a relative path may start: the repository, the package, the core
 BASES = (ROOT, PACKAGE, CORE)
 #: named in planner_app before the file lands from another branch; remove at that merge
-ELSEWHERE = {
-    "tests/core/test_kinds_registry.py",  # the kinds branch (commit 80cd602)
-}
+ELSEWHERE: set[str] = set()
 #: files that do not exist in a checkout but are made by a command the text names
 MADE = {
     "tests/_screenshots/",  # the GUI walks' screenshots (git-ignored)
