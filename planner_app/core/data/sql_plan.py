@@ -49,8 +49,18 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 import pandas as pd
 
-from ..dp.sensitivity import cell_count, grid_for
+from ..dp.sensitivity import cell_count
+from ..kinds.registry import kind_of
 from ..kinds.results import Aggregate, AggregateFacts
+from ..kinds.shared_data import (
+    BinCounts,
+    CategoryCounts,
+    GridStepCounts,
+    GridSums,
+    Marginals,
+    RowCounts,
+    YesNoAnswers,
+)
 from ..model import (
     Plan,
     Query,
@@ -466,7 +476,8 @@ class SqlEngine:
                 self.number(c.column)
             else:
                 self.index_in(c.column, list(c.value) if c.op == "in" else [c.value])
-        if q.kind == "randomized_response":
+        what = kind_of(q).aggregate_of(q)
+        if isinstance(what, YesNoAnswers):
             self.answer_code(q)
             return
         if q.group_by is not None:
@@ -474,15 +485,15 @@ class SqlEngine:
                 self.number(q.group_by.column)
             else:
                 self.index_in(q.group_by.column, q.group_by.keys)
-        if q.kind == "count":
-            if q.column is not None:
-                self.present(q.column)
-        elif q.kind == "histogram" and q.categories is not None:
-            assert q.column is not None
-            self.index_in(q.column, q.categories)
+        if isinstance(what, RowCounts):
+            if what.present_in is not None:
+                self.present(what.present_in)
+        elif isinstance(what, CategoryCounts):
+            self.index_in(what.column, what.categories)
+        elif isinstance(what, (BinCounts, GridSums, GridStepCounts)):
+            self.number(what.column)
         else:
-            assert q.column is not None
-            self.number(q.column)
+            raise AssertionError(f"{q.id}: {what!r} is not run by a SQL engine")
 
     # -- fit (the rules of fit.plan_problems, as engine queries) ------------------------------
 
@@ -550,7 +561,7 @@ class SqlEngine:
         names = ", ".join(self._d.exprs) or "_one"
         joins = " ".join(dict.fromkeys(j for js in self._d.joins.values() for j in js))
         if unit.kind == "person":
-            if any(q.kind == "count" and q.of == "people" for q in self.plan.queries):
+            if any(_counts_people(q) for q in self.plan.queries):
                 names += ", __id"  # counts of people count distinct ids
             derived = (f"SELECT {exprs}, r.{ident(str(unit.id_column))} AS __id, "
                        f"r.{ROW} AS {ROW} FROM src r {joins}")
@@ -652,7 +663,9 @@ class SqlEngine:
         agg = Aggregate(query_id=q.id, cells=cells, facts=facts)
         where = self._where_sql(q)
 
-        if q.kind == "randomized_response":
+        what = kind_of(q).aggregate_of(q)
+
+        if isinstance(what, YesNoAnswers):
             code = self.answer_code(q)
             considered = self._grouped({}, {}, where)
             facts.rows_considered = int(considered["n"].sum()) if len(considered) else 0
@@ -669,6 +682,9 @@ class SqlEngine:
                 facts.missing_dropped = unknown
             agg.answers = np.concatenate([np.ones(yes, dtype=bool), np.zeros(no, dtype=bool)])
             return agg
+        if isinstance(what, Marginals):
+            raise AssertionError(f"{q.id}: marginals are computed as histograms "
+                                 "(synthetic_marginals.SyntheticEngine)")
 
         keys: dict[str, str] = {}
         keys["g"] = self.index_in(q.group_by.column, q.group_by.keys) \
@@ -677,83 +693,95 @@ class SqlEngine:
             keys["g"] = _bin_case(self.number(q.group_by.column),
                                   [float(e) for e in q.group_by.bins])
 
-        if q.kind == "count":
-            keys["p"] = f"CASE WHEN {self.present(q.column)} THEN 1 ELSE 0 END" \
-                if q.column is not None else "1"
-            t = self._grouped(keys, {}, where)
-            g, p, n = (np.asarray(t[c], dtype=np.int64) for c in ("g", "p", "n"))
-            facts.rows_considered = int(n.sum())
-            facts.outside_declared = int(n[g < 0].sum())
-            inside = g >= 0
-            if q.missing.policy == "drop":
-                facts.missing_dropped = int(n[inside & (p == 0)].sum())
-                use = inside & (p == 1)
-            else:
-                facts.missing_imputed = int(n[inside & (p == 0)].sum())
-                use = inside
-            agg.parts["count"] = _exact_bincount(g[use], n[use], n_cells)
-            if q.of == "people":  # each person once a cell: any of their kept rows in it
-                kept = where if q.column is None or q.missing.policy != "drop" \
-                    else f"({where}) AND {self.present(q.column)}"
-                t = self.runner.query(
-                    f"SELECT {keys['g']} AS g, count(DISTINCT __id) AS n FROM b "
-                    f"WHERE {kept} GROUP BY ALL")
-                g, n = (np.asarray(t[c], dtype=np.int64) for c in ("g", "n"))
-                agg.parts["count"] = _exact_bincount(g[g >= 0], n[g >= 0], n_cells)
-            return agg
+        if isinstance(what, RowCounts):
+            return self._row_counts(q, what, agg, keys, where, n_cells)
+        if isinstance(what, (CategoryCounts, BinCounts)):
+            return self._cell_counts(q, what, agg, keys, where, n_cells)
+        return self._grid(q, what, agg, keys, where, n_cells)
 
-        if q.kind == "histogram":
-            assert q.column is not None
-            impute = q.missing.policy == "impute"
-            if q.categories is not None:
-                inner_n = len(q.categories)
-                code = self.index_in(q.column, q.categories)
-                if impute:
-                    declared = canonical_keys(q.categories)
-                    lookup = dict(zip(declared, range(len(declared)), strict=True))
-                    fill_code = lookup.get(canonical_key(q.missing.value), UNDECLARED)
-                    keys["i"] = f"CASE WHEN {code} = {MISSING} THEN {fill_code} ELSE {code} END"
-                else:
-                    keys["i"] = code
-                imputed_sql = "0"
-            else:
-                edges = [float(e) for e in (q.bins or ())]
-                inner_n = len(edges) - 1
-                v = self.number(q.column)
-                if impute:
-                    assert q.missing.value is not None
-                    v = f"COALESCE({v}, {_double(float(q.missing.value))})"
-                # grouped by the number itself and binned here: a SQL expression over the
-                # edges grows with them (200,001 edges took 3.9 GB in the engine's planner)
-                keys["i"] = v
-                imputed_sql = f"CASE WHEN {self.number(q.column)} IS NULL THEN 1 ELSE 0 END"
-            keys["m"] = imputed_sql
-            t = self._grouped(keys, {}, where)
-            if q.categories is None:
-                t = t.assign(i=bin_of(np.asarray(t["i"], dtype=np.float64),
-                                      np.asarray(edges, dtype=np.float64)))
-            g, i, m, n = (np.asarray(t[c], dtype=np.int64) for c in ("g", "i", "m", "n"))
-            facts.rows_considered = int(n.sum())
-            facts.outside_declared = int(n[g < 0].sum())
-            inside = g >= 0
-            if not impute:  # (imputed cells are counted after the filling, as none: pandas path)
-                facts.missing_dropped = int(n[inside & (i == MISSING)].sum())
-            facts.outside_declared += int(n[inside & (i == UNDECLARED)].sum())
-            use = inside & (i >= 0)
-            agg.parts["cells"] = _exact_bincount(g[use] * inner_n + i[use], n[use], n_cells)
-            return agg
+    def _row_counts(self, q: Query, what: RowCounts, agg: Aggregate, keys: dict[str, str],
+                    where: str, n_cells: int) -> Aggregate:
+        facts = agg.facts
+        present = what.present_in
+        keys["p"] = f"CASE WHEN {self.present(present)} THEN 1 ELSE 0 END" \
+            if present is not None else "1"
+        t = self._grouped(keys, {}, where)
+        g, p, n = (np.asarray(t[c], dtype=np.int64) for c in ("g", "p", "n"))
+        facts.rows_considered = int(n.sum())
+        facts.outside_declared = int(n[g < 0].sum())
+        inside = g >= 0
+        if q.missing.policy == "drop":
+            facts.missing_dropped = int(n[inside & (p == 0)].sum())
+            use = inside & (p == 1)
+        else:
+            facts.missing_imputed = int(n[inside & (p == 0)].sum())
+            use = inside
+        agg.parts["count"] = _exact_bincount(g[use], n[use], n_cells)
+        if what.people:  # each person once a cell: any of their kept rows in it
+            kept = where if present is None or q.missing.policy != "drop" \
+                else f"({where}) AND {self.present(present)}"
+            t = self.runner.query(
+                f"SELECT {keys['g']} AS g, count(DISTINCT __id) AS n FROM b "
+                f"WHERE {kept} GROUP BY ALL")
+            g, n = (np.asarray(t[c], dtype=np.int64) for c in ("g", "n"))
+            agg.parts["count"] = _exact_bincount(g[g >= 0], n[g >= 0], n_cells)
+        return agg
 
-        # sum, mean, variance, quantile: the cell's number on the grid, in steps
-        assert q.column is not None and q.lower is not None and q.upper is not None
-        v = self.number(q.column)
+    def _cell_counts(self, q: Query, what: CategoryCounts | BinCounts, agg: Aggregate,
+                     keys: dict[str, str], where: str, n_cells: int) -> Aggregate:
+        facts = agg.facts
+        impute = q.missing.policy == "impute"
+        if isinstance(what, CategoryCounts):
+            inner_n = len(what.categories)
+            code = self.index_in(what.column, what.categories)
+            if impute:
+                declared = canonical_keys(what.categories)
+                lookup = dict(zip(declared, range(len(declared)), strict=True))
+                fill_code = lookup.get(canonical_key(q.missing.value), UNDECLARED)
+                keys["i"] = f"CASE WHEN {code} = {MISSING} THEN {fill_code} ELSE {code} END"
+            else:
+                keys["i"] = code
+            imputed_sql = "0"
+        else:
+            edges = [float(e) for e in what.edges]
+            inner_n = len(edges) - 1
+            v = self.number(what.column)
+            if impute:
+                assert q.missing.value is not None
+                v = f"COALESCE({v}, {_double(float(q.missing.value))})"
+            # grouped by the number itself and binned here: a SQL expression over the
+            # edges grows with them (200,001 edges took 3.9 GB in the engine's planner)
+            keys["i"] = v
+            imputed_sql = f"CASE WHEN {self.number(what.column)} IS NULL THEN 1 ELSE 0 END"
+        keys["m"] = imputed_sql
+        t = self._grouped(keys, {}, where)
+        if isinstance(what, BinCounts):
+            t = t.assign(i=bin_of(np.asarray(t["i"], dtype=np.float64),
+                                  np.asarray(edges, dtype=np.float64)))
+        g, i, m, n = (np.asarray(t[c], dtype=np.int64) for c in ("g", "i", "m", "n"))
+        facts.rows_considered = int(n.sum())
+        facts.outside_declared = int(n[g < 0].sum())
+        inside = g >= 0
+        if not impute:  # (imputed cells are counted after the filling, as none: pandas path)
+            facts.missing_dropped = int(n[inside & (i == MISSING)].sum())
+        facts.outside_declared += int(n[inside & (i == UNDECLARED)].sum())
+        use = inside & (i >= 0)
+        agg.parts["cells"] = _exact_bincount(g[use] * inner_n + i[use], n[use], n_cells)
+        return agg
+
+    def _grid(self, q: Query, what: GridSums | GridStepCounts, agg: Aggregate,
+              keys: dict[str, str], where: str, n_cells: int) -> Aggregate:
+        """A bounded number's aggregate: the cell's number on the grid, in steps."""
+        facts = agg.facts
+        v = self.number(what.column)
         impute = q.missing.policy == "impute"
         keys["m"] = f"CASE WHEN {v} IS NULL THEN 1 ELSE 0 END"
         value = v
         if impute:
             assert q.missing.value is not None
             value = f"COALESCE({v}, {_double(float(q.missing.value))})"
-        grid = grid_for(q)
-        step = _grid_step_sql(value, float(q.lower), float(q.upper), float(grid.step),
+        grid = what.grid
+        step = _grid_step_sql(value, what.lower, what.upper, float(grid.step),
                               grid.lo, grid.hi)
         inside_sql = f"{keys['g']} >= 0" + ("" if impute else f" AND {v} IS NOT NULL")
         # facts: rows per group and missing flag
@@ -769,7 +797,7 @@ class SqlEngine:
         rows = int(n[g >= 0].sum()) - (0 if impute else missing_here)
         cell_where = f"({where}) AND {inside_sql}"
 
-        if q.kind == "quantile":
+        if isinstance(what, GridStepCounts):
             t = self._grouped({"g": keys["g"], "s": step}, {}, cell_where)
             g, s, n = (np.asarray(t[c], dtype=np.int64) for c in ("g", "s", "n"))
             agg.step_counts = []
@@ -784,22 +812,28 @@ class SqlEngine:
             raise InputError("plan", f"queries[{q.id}].grid_step",
                              "the grid is too fine for this many rows; choose a coarser "
                              "grid_step")
-        if q.kind == "sum":
-            t = self._grouped({"g": keys["g"]}, {"s1": step}, cell_where)
-            gg = np.asarray(t["g"], dtype=np.int64)
-            agg.parts["sum"] = _exact_bincount(gg, _ints(t["s1"]), n_cells)
-            return agg
-        centred = f"({step} - {grid.centre})"
-        sums = {"s1": centred}
-        if q.kind == "variance":
+        centred = f"({step} - {grid.centre})" if what.centred else step
+        sums: dict[str, str] = {}
+        if "sum" in what.parts:
+            sums["s1"] = centred
+        if "sumsq" in what.parts:
             sums["s2"] = f"CAST({centred} AS DECIMAL(38,0)) * CAST({centred} AS DECIMAL(38,0))"
         t = self._grouped({"g": keys["g"]}, sums, cell_where)
         gg = np.asarray(t["g"], dtype=np.int64)
-        agg.parts["count"] = _exact_bincount(gg, np.asarray(t["n"], dtype=np.int64), n_cells)
-        agg.parts["sum"] = _exact_bincount(gg, _ints(t["s1"]), n_cells)
-        if q.kind == "variance":
+        if "count" in what.parts:
+            agg.parts["count"] = _exact_bincount(gg, np.asarray(t["n"], dtype=np.int64),
+                                                 n_cells)
+        if "sum" in what.parts:
+            agg.parts["sum"] = _exact_bincount(gg, _ints(t["s1"]), n_cells)
+        if "sumsq" in what.parts:
             agg.parts["sumsq"] = _exact_bincount(gg, _ints(t["s2"]), n_cells)
         return agg
+
+
+def _counts_people(q: Query) -> bool:
+    """The statistic counts distinct people (the bounded table keeps the id for it)."""
+    what = kind_of(q).aggregate_of(q)
+    return isinstance(what, RowCounts) and what.people
 
 
 def _ints(column: pd.Series) -> np.ndarray:

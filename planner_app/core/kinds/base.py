@@ -14,8 +14,11 @@ lists its methods; a kind's module follows the same sections.
 
 from __future__ import annotations
 
-from abc import ABC
+from abc import ABC, abstractmethod
 from typing import ClassVar
+
+from ..model import Query
+from .shared_data import AggregateDescription
 
 
 class StatisticKind(ABC):
@@ -31,6 +34,11 @@ class StatisticKind(ABC):
     # --- DP: sensitivity components, measurements, accuracy and its words -----------------
 
     # --- data: the engine's aggregate, the cells it reads --------------------------------
+
+    @abstractmethod
+    def aggregate_of(self, query: Query) -> AggregateDescription:
+        """What the engines compute for this statistic (shared_data.py's vocabulary): the
+        parts, the column and how it is read, the inner cells, the bounding of a number."""
 
     # --- planning and release: preview, readiness, post-processing, verify, report words --
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from ..model import Query
 from .base import StatisticKind
+from .shared_data import AggregateDescription, RowCounts
 
 
 class Count(StatisticKind):
@@ -14,6 +16,9 @@ class Count(StatisticKind):
     # --- DP ----------------------------------------------------------------------------------
 
     # --- data ----------------------------------------------------------------------------------
+
+    def aggregate_of(self, query: Query) -> AggregateDescription:
+        return RowCounts(present_in=query.column, people=query.of == "people")
 
     # --- planning and release ----------------------------------------------------------------
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from ..model import Query
 from .base import StatisticKind
+from .shared_data import AggregateDescription, BinCounts, CategoryCounts
 
 
 class Histogram(StatisticKind):
@@ -14,6 +16,12 @@ class Histogram(StatisticKind):
     # --- DP ----------------------------------------------------------------------------------
 
     # --- data ----------------------------------------------------------------------------------
+
+    def aggregate_of(self, query: Query) -> AggregateDescription:
+        assert query.column is not None
+        if query.categories is not None:
+            return CategoryCounts(query.column, query.categories)
+        return BinCounts(query.column, tuple(float(e) for e in query.bins or ()))
 
     # --- planning and release ----------------------------------------------------------------
 

@@ -3,7 +3,9 @@ its own (the local model)."""
 
 from __future__ import annotations
 
+from ..model import Query
 from .base import StatisticKind
+from .shared_data import AggregateDescription, YesNoAnswers
 
 
 class RandomizedResponse(StatisticKind):
@@ -15,6 +17,10 @@ class RandomizedResponse(StatisticKind):
     # --- DP ----------------------------------------------------------------------------------
 
     # --- data ----------------------------------------------------------------------------------
+
+    def aggregate_of(self, query: Query) -> AggregateDescription:
+        assert query.column is not None
+        return YesNoAnswers(query.column)
 
     # --- planning and release ----------------------------------------------------------------
 

@@ -21,6 +21,7 @@ from ..model.plan import MAX_EPSILON, MECHANISMS_BY_KIND, PrivacyUnit, Query, Sy
 from ..model.reader import FieldReader, as_number
 from ..support.cells import formula_escaped
 from .base import StatisticKind
+from .shared_data import AggregateDescription, Marginals
 
 MAX_SYNTH_COLUMNS = 32
 MAX_SYNTH_VALUES = 1_000  # categories or bins of one column
@@ -240,6 +241,9 @@ class Synthetic(StatisticKind):
     # --- DP ----------------------------------------------------------------------------------
 
     # --- data ----------------------------------------------------------------------------------
+
+    def aggregate_of(self, query: Query) -> AggregateDescription:
+        return Marginals(tuple(query.synth_columns or ()))
 
     # --- planning and release ----------------------------------------------------------------
 

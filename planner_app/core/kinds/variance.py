@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from ..dp.sensitivity import grid_for
+from ..model import Query
 from .base import StatisticKind
+from .shared_data import AggregateDescription, GridSums
 
 
 class Variance(StatisticKind):
@@ -14,6 +17,12 @@ class Variance(StatisticKind):
     # --- DP ----------------------------------------------------------------------------------
 
     # --- data ----------------------------------------------------------------------------------
+
+    def aggregate_of(self, query: Query) -> AggregateDescription:
+        assert query.column is not None and query.lower is not None \
+            and query.upper is not None
+        return GridSums(query.column, float(query.lower), float(query.upper),
+                        grid_for(query), parts=("count", "sum", "sumsq"), centred=True)
 
     # --- planning and release ----------------------------------------------------------------
 
