@@ -16,6 +16,7 @@ from ..model import Plan, Query
 from ..support.errors import InputError
 from .aggregate import PandasEngine
 from .sql_plan import ENGINES, SqlEngine, frame_source, make_engine, salt_from
+from .synthetic_marginals import SyntheticEngine, expanded_plan, is_marginals
 from .tables import Table
 
 if TYPE_CHECKING:
@@ -45,9 +46,7 @@ def open_engine(name: str, plan: Plan, table: Table, source: RandomSource, *,
     is checked on it, so messages name the owner's fields, each problem once."""
     if name not in ENGINES:
         raise InputError("engine", None, f"{name!r} is not one of: {', '.join(ENGINES)}")
-    if any(q.kind == "synthetic" for q in plan.queries):  # its marginals as histograms
-        from .synthetic_marginals import SyntheticEngine, expanded_plan
-
+    if any(is_marginals(q) for q in plan.queries):  # its marginals as histograms
         return SyntheticEngine(open_engine(name, expanded_plan(plan), table, source,
                                            shown=plan))
     salt = salt_from(source)

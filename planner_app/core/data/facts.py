@@ -27,7 +27,16 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ..model import YES_NO_KINDS, Condition, Plan, Query, canonical_key, text_number
+from ..kinds.registry import kind_of
+from ..kinds.shared_data import (
+    BinCounts,
+    CategoryCounts,
+    GridStepCounts,
+    GridSums,
+    RowCounts,
+    YesNoAnswers,
+)
+from ..model import Condition, Plan, Query, canonical_key, text_number
 from ..support.errors import Cancelled
 from .repeats import MAX_CANDIDATES, Repeats, id_name, may_be_id, repeat_counts
 from .source import TableSource, engine_problem, ident, literal
@@ -629,9 +638,9 @@ def cell_facts(source: TableSource, plan: Plan,
             name = _safe(q.id)
             mask = _where(q, r)
             add(q.id, "rows_considered", mask)
-            if q.kind == "randomized_response":
-                assert q.column is not None
-                code = yes_no_code(q, r.cell(q.column), r.con, name)
+            what = kind_of(q).aggregate_of(q)
+            if isinstance(what, YesNoAnswers):
+                code = yes_no_code(q, r.cell(what.column), r.con, name)
                 add(q.id, "not_yes_no", f"{code} = {NEITHER}")
                 policy = "missing_imputed" if q.missing.policy == "impute" else "missing_dropped"
                 add(q.id, policy, f"{code} < 0")
@@ -647,13 +656,13 @@ def cell_facts(source: TableSource, plan: Plan,
                 mask = f"({mask}) AND ({in_group})"
             drop = q.missing.policy != "impute"
             policy = "missing_dropped" if drop else "missing_imputed"
-            if q.column is None:
-                continue
-            c = r.cell(q.column)
-            if q.kind == "count":
-                add(q.id, policy, f"({mask}) AND {c.missing}")
-            elif q.kind == "histogram" and q.categories is not None:
-                inside = Declared.of(q.categories).member(c, r.con, f"{name}_c")
+            if isinstance(what, RowCounts):
+                if what.present_in is not None:
+                    c = r.cell(what.present_in)
+                    add(q.id, policy, f"({mask}) AND {c.missing}")
+            elif isinstance(what, CategoryCounts):
+                c = r.cell(what.column)
+                inside = Declared.of(what.categories).member(c, r.con, f"{name}_c")
                 if drop:
                     add(q.id, policy, f"({mask}) AND {c.missing}")
                     add(q.id, "outside_declared", f"({mask}) AND NOT {c.missing} "
@@ -661,12 +670,13 @@ def cell_facts(source: TableSource, plan: Plan,
                 else:  # the pandas engine counted none here; the owner sees how many
                     add(q.id, policy, f"({mask}) AND {c.missing}")
                     fill_in = canonical_key(q.missing.value) in \
-                        {canonical_key(v) for v in q.categories}
+                        {canonical_key(v) for v in what.categories}
                     missing_out = "FALSE" if fill_in else c.missing
                     add(q.id, "outside_declared", f"({mask}) AND ({missing_out} OR "
                                                   f"(NOT {c.missing} AND NOT ({inside})))")
-            elif q.kind == "histogram":
-                edges = [float(e) for e in q.bins or ()]
+            elif isinstance(what, BinCounts):
+                c = r.cell(what.column)
+                edges = [float(e) for e in what.edges]
                 lo, hi = _double(edges[0]), _double(edges[-1])
                 bad = f"({c.number} IS NULL)"
                 add(q.id, policy, f"({mask}) AND {bad}")
@@ -679,7 +689,8 @@ def cell_facts(source: TableSource, plan: Plan,
                     fill_out = "TRUE" if not edges[0] <= fill <= edges[-1] else "FALSE"
                     add(q.id, "outside_declared", f"({mask}) AND ((NOT {bad} AND {outside}) OR "
                                                   f"({bad} AND {fill_out}))")
-            else:
+            elif isinstance(what, (GridSums, GridStepCounts)):
+                c = r.cell(what.column)
                 add(q.id, policy, f"({mask}) AND {c.number} IS NULL")
         unit = plan.privacy_unit
         bound = "0"
@@ -690,8 +701,8 @@ def cell_facts(source: TableSource, plan: Plan,
         row = r.run(f"SELECT {select} FROM {r.src}")[0] if exprs else \
             r.run(f"SELECT {bound}")[0]
     out = {q.id: CellFacts() for q in plan.queries}
-    for (qid, what), value in zip(slots, row[1:], strict=True):
-        setattr(out[qid], what, getattr(out[qid], what) + int(value))
+    for (qid, fact), value in zip(slots, row[1:], strict=True):
+        setattr(out[qid], fact, getattr(out[qid], fact) + int(value))
     return int(row[0]), out
 
 
@@ -753,4 +764,5 @@ def missing_ids(r: Reader, column: str) -> int:
 def yes_no_queries(plan_or_queries: Iterable[Query], columns: Iterable[str]) -> list[Query]:
     have = set(columns)
     return [q for q in plan_or_queries
-            if q.kind in YES_NO_KINDS and q.column is not None and q.column in have]
+            if kind_of(q).aggregate_of(q).reads_answers and q.column is not None
+            and q.column in have]
