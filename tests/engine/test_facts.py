@@ -86,7 +86,7 @@ def test_column_facts_match_the_pandas_reading(tmp_path: Path, kind: str) -> Non
 
 
 def test_the_number_rule_cell_by_cell() -> None:
-    """Each tricky cell alone: the engine's number is tables._cell_number's."""
+    """Each tricky cell alone: the engine's number is cells.cell_number's."""
     frame = pd.DataFrame({"x": TRICKY})
     source = TableSource(name="t", format="frame", columns=("x",), frame=frame)
     with facts.Reader(source, ["x"]) as r:

@@ -33,8 +33,8 @@ from ..kinds.shared_data import (
 )
 from ..model import Condition, Plan, Query, answer_reader, canonical_key
 from ..support.errors import InputError
+from .cells import numeric_values
 from .fit import NEITHER, nested_problem, require_fit, yes_no_codes
-from .tables import numeric_values
 
 MISSING = -2
 UNDECLARED = -1

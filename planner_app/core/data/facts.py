@@ -1,10 +1,10 @@
 """What the data shows about the columns a plan names, as engine (DuckDB) queries.
 
-Every rule here is the per-cell rule of ``model.values`` and ``tables.numeric_values`` written
+Every rule here is the per-cell rule of ``model.values`` and ``cells.numeric_values`` written
 as SQL over the view ``src`` of a ``TableSource`` (a file in place or a registered frame), so
 a 100-million-row file is never held in memory:
 
-- a cell's *number* (``_cell_number``): a number, a bool (1/0), or text that spells a number
+- a cell's *number* (``cells.cell_number``): a number, a bool (1/0), or text that spells a number
   (ASCII decimal or exponent notation, ``inf``; no ``_``) or ``true``/``false`` after trimming
   white space; a non-finite number counts as missing;
 - a cell's *key* (``canonical_key``): a number (text that spells one is the number) or a text
@@ -38,6 +38,7 @@ from ..kinds.shared_data import (
 )
 from ..model import Condition, Plan, Query, canonical_key, text_number
 from ..support.errors import Cancelled
+from .cells import detect_type
 from .repeats import MAX_CANDIDATES, Repeats, id_name, may_be_id, repeat_counts
 from .source import TableSource, engine_problem, ident, literal
 
@@ -148,7 +149,7 @@ class Cell:
     """SQL expressions reading one column's cells by the rules of ``model.values``."""
 
     missing: str  # the cell is empty (SQL NULL, or NaN in a float column)
-    number: str  # the cell's finite number, or NULL (tables._cell_number)
+    number: str  # the cell's finite number, or NULL (cells.cell_number)
     key_num: str  # the cell's key when it is a number (DOUBLE), else NULL
     key_txt: str  # the cell's key when it is a text, else NULL
     is_number: str  # the cell spells a number (for "a column of numbers": fit.py)
@@ -478,9 +479,7 @@ def _part_of(progress: Callable[[float, str], None], start: float,
 def table_facts(source: TableSource, progress: Progress = None,
                 cancel: Cancel = None) -> tuple[int, list[ColumnInfo]]:
     """The number of rows and each column's type (from a sample of its first filled cells,
-    ``tables.detect_type``) and missing cells, in one pass over the file."""
-    from .tables import detect_type
-
+    ``cells.detect_type``) and missing cells, in one pass over the file."""
     with Reader(source, source.columns) as r:
         detected: dict[str, str] = {}
         for col in source.columns:  # the type from a sample of the first filled cells

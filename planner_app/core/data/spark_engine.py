@@ -33,7 +33,7 @@ import pandas as pd
 from ..model import Plan
 from ..support.errors import InputError
 from .source import PANDAS_NA_TEXTS, TableSource
-from .sql_plan import ROW, SqlEngine, register_runner
+from .sql_plan import ROW, SqlEngine
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -626,6 +626,3 @@ def spark_problem(source: TableSource, exc: Exception) -> InputError:
     condition = getattr(exc, "getCondition", None) or getattr(exc, "getErrorClass", None)
     name = (condition() if callable(condition) else None) or type(exc).__name__
     return InputError(source.name, None, f"Spark could not compute the aggregates ({name})")
-
-
-register_runner("spark", SparkRunner)

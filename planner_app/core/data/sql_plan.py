@@ -1,6 +1,7 @@
 """The plan's aggregates as SQL: one engine-neutral description, run by DuckDB or by Spark.
 
-Contract for a runner (``SqlRunner``; ``DuckDBRunner`` here, ``SparkRunner`` elsewhere):
+Contract for a runner (``SqlRunner``; ``DuckDBRunner`` here, ``SparkRunner`` in spark_engine.py;
+engines.py, the composition root, names them):
 
 - Every SQL text ``SqlEngine`` hands a runner is in DuckDB's dialect and uses only constructs
   that ``sqlglot.transpile(sql, read="duckdb", write="spark")`` turns into valid Spark SQL
@@ -32,7 +33,7 @@ What SqlEngine computes (docs/engine.md has the privacy argument):
 - Cells: how a cell's value matches a declared category, group key, where-value or yes/no
   value follows ``model.canonical_key``: the engine fetches the column's distinct values,
   maps them in Python, and joins the mapping (registered as a small table). Numbers follow
-  ``tables._cell_number``: text of plain decimal notation is cast by the engine (correctly
+  ``cells.cell_number``: text of plain decimal notation is cast by the engine (correctly
   rounded in both), any other text (spaces, ``inf``, ``true``) is mapped in Python.
 - One scan of the file makes the bounded table of derived columns (codes and numbers only);
   each statistic is then one GROUP BY over it returning integer counts and DECIMAL(38,0)
@@ -75,10 +76,10 @@ from .aggregate import (
     UNDECLARED,
     cell_labels,
 )
+from .cells import cell_number
 from .facts import plan_columns
 from .fit import ABSENT, NEITHER, NUMERIC_SHARE, fit_rule, nested_problem
-from .source import TableSource, engine_problem, ident, literal
-from .tables import _cell_number
+from .source import TableSource, engine_problem, ident, literal, memory_problem
 
 if TYPE_CHECKING:
     import duckdb
@@ -108,17 +109,6 @@ class SqlRunner(Protocol):
     def query(self, sql: str) -> pd.DataFrame: ...
 
     def close(self) -> None: ...
-
-
-#: Runners by engine name ("spark" is added by the Spark module when it is importable).
-RUNNERS: dict[str, Callable[[], SqlRunner]] = {}
-
-
-def register_runner(name: str, make: Callable[[], SqlRunner]) -> None:
-    RUNNERS[name] = make
-
-
-ENGINES = ("duckdb", "pandas", "spark")
 
 
 class DuckDBRunner:
@@ -175,7 +165,7 @@ class DuckDBRunner:
 
     def _frame_column(self, name: str, column: pd.Series) -> Any:
         """A frame's column as DuckDB reads it: numbers and bools keep their type; any other
-        column becomes text, each cell its ``str`` (the text canonical_key and _cell_number
+        column becomes text, each cell its ``str`` (the text canonical_key and cell_number
         read it as, so nothing changes how a cell matches or reads as a number)."""
         dtype = column.dtype
         if (pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)) \
@@ -217,9 +207,6 @@ class DuckDBRunner:
 
             shutil.rmtree(self._spill, ignore_errors=True)
             self._spill = None
-
-
-register_runner("duckdb", DuckDBRunner)
 
 
 def new_salt() -> bytes:
@@ -381,7 +368,7 @@ class SqlEngine:
             odd = self._odd(column)
             expr, joins = f"TRY_CAST({c} AS DOUBLE)", []
             if len(odd):
-                nums = [_cell_number(v) for v in odd["v"]]
+                nums = [cell_number(v) for v in odd["v"]]
                 m = self._new_map(pd.DataFrame({
                     "t": [str(t) for t in odd["t"]],
                     "x": np.array([x if math.isfinite(x) else np.nan for x in nums],
@@ -900,8 +887,6 @@ def _is_engine_error(exc: Exception) -> bool:
     if not mod.startswith(("duckdb", "_duckdb", "pyspark", "py4j")):
         return False
     if name == "OutOfMemoryException":
-        from .source import memory_problem
-
         # before the charge: bad input as the memory check of release/memory.py (exit 2),
         # never exit 1, which says "charged but not written"
         raise InputError("", None, memory_problem()) from exc
@@ -912,20 +897,3 @@ def frame_source(name: str, frame: pd.DataFrame) -> TableSource:
     """A source over a frame held in memory (an Excel sheet, a table already loaded)."""
     return TableSource(name=name, format="frame", columns=tuple(str(c) for c in frame.columns),
                        frame=frame)
-
-
-def make_engine(name: str, plan: Plan, source: TableSource, salt: bytes,
-                table_name: str | None = None, *, shown: Plan | None = None) -> SqlEngine:
-    """A SQL engine by name ("duckdb", or "spark" when the Spark module registered it)."""
-    if name not in RUNNERS and name == "spark":
-        try:
-            import importlib
-
-            importlib.import_module("planner_app.core.data.spark_engine")
-        except ImportError:
-            pass
-    if name not in RUNNERS:
-        raise InputError("engine", None, f"the {name} engine is not available"
-                         + (" (install the spark extra: pip install 'planner-app[spark]')"
-                            if name == "spark" else ""))
-    return SqlEngine(plan, source, RUNNERS[name](), salt, table_name, shown=shown)
