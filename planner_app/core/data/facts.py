@@ -39,6 +39,15 @@ from ..kinds.shared_data import (
 from ..model import Condition, Plan, Query, canonical_key, text_number
 from ..support.errors import Cancelled
 from .cells import detect_type
+from .cells_sql import (
+    is_nested,
+    missing_sql,
+    reads_as_text,
+    text_number_sql,
+    trimmed_text_sql,
+    type_class,
+    typed_number_sql,
+)
 from .repeats import MAX_CANDIDATES, Repeats, id_name, may_be_id, repeat_counts
 from .source import TableSource, engine_problem, ident, literal
 
@@ -48,15 +57,6 @@ if TYPE_CHECKING:
 Progress = Callable[[float, str], None] | None
 Cancel = Callable[[], bool] | None
 
-#: The characters Python's ``str.strip()`` removes (all of them lie below U+3001).
-WHITESPACE = "".join(ch for ch in map(chr, range(0x3001)) if ch.isspace())
-
-#: Python's float() syntax, less "_" and non-ASCII digits (``model.values.text_number``).
-NUMBER_RE = (r"[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?"
-             r"|[iI][nN][fF]([iI][nN][iI][tT][yY])?|[nN][aA][nN])")
-
-NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
-                 "UINTEGER", "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "REAL")
 NESTED_MARKS = ("[]", "STRUCT(", "MAP(", "UNION(", "[")
 
 PRESENT_LIMIT = 10_001  # distinct keys kept for "the declared list equals the values present"
@@ -137,10 +137,6 @@ def column_types(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     return {str(r[0]): str(r[1]) for r in con.execute("DESCRIBE SELECT * FROM src").fetchall()}
 
 
-def is_nested(kind: str) -> bool:
-    return kind.endswith("]") or kind.startswith(("STRUCT", "MAP", "UNION"))
-
-
 # ----------------------------------------------------------------------------- cell rules
 
 
@@ -156,18 +152,17 @@ class Cell:
 
 
 def cell(column: str, kind: str, prepared: tuple[str, str] | None = None) -> Cell:
-    """The reading of a column of DuckDB type ``kind``. ``prepared``: the names of the
-    trimmed text and its number, computed once per cell in an inner query (``Reader.src``)."""
+    """The reading of a column of DuckDB type ``kind`` (cells_sql.py's rules). ``prepared``:
+    the names of the trimmed text and its number, computed once per cell in an inner query
+    (``Reader.src``)."""
     x = ident(column)
-    if kind == "BOOLEAN":
-        return Cell(f"({x} IS NULL)", f"CAST({x} AS DOUBLE)", "CAST(NULL AS DOUBLE)",
+    cls = type_class(kind)
+    if cls == "bool":
+        return Cell(missing_sql(x, cls), typed_number_sql(x), "CAST(NULL AS DOUBLE)",
                     f"CASE WHEN {x} THEN 'true' ELSE 'false' END", "TRUE")
-    if kind in NUMERIC_TYPES or kind.startswith("DECIMAL"):
-        as_double = f"CAST({x} AS DOUBLE)"
-        missing = f"({x} IS NULL OR isnan({as_double}))" \
-            if kind in ("FLOAT", "DOUBLE", "REAL") else f"({x} IS NULL)"
-        return Cell(missing, f"CASE WHEN isfinite({as_double}) THEN {as_double} END",
-                    f"({as_double} + 0.0)", "CAST(NULL AS VARCHAR)", "TRUE")
+    if not reads_as_text(kind):
+        return Cell(missing_sql(x, cls), typed_number_sql(x),
+                    f"(CAST({x} AS DOUBLE) + 0.0)", "CAST(NULL AS VARCHAR)", "TRUE")
     if prepared is not None:
         t, n = prepared
     else:
@@ -180,26 +175,14 @@ def cell(column: str, kind: str, prepared: tuple[str, str] | None = None) -> Cel
     key_num = f"(CASE WHEN {truth} THEN NULL ELSE {n} + 0.0 END)"
     key_txt = f"(CASE WHEN {truth} THEN {low} WHEN {n} IS NULL THEN {t} END)"
     is_number = f"({n} IS NOT NULL AND NOT isnan({n}))"
-    return Cell(f"({x} IS NULL)", number, key_num, key_txt, is_number)
+    return Cell(missing_sql(x, cls), number, key_num, key_txt, is_number)
 
 
 def text_expressions(column: str, kind: str) -> tuple[str, str]:
     """SQL for a text cell trimmed as ``str.strip()`` trims, and the number it spells
-    (``text_number``: DuckDB's cast is correctly rounded like Python's, but also takes
-    "1_000", "+-1" and "nan(1)", so the text must have Python's number syntax too)."""
-    x = ident(column)
-    text = x if kind == "VARCHAR" else f"CAST({x} AS VARCHAR)"
-    # trimming with a set of non-ASCII characters is slow in DuckDB: only when an end needs it
-    codes = ", ".join(str(ord(ch)) for ch in WHITESPACE)
-    t = (f"(CASE WHEN ord({text}) IN ({codes}) OR ord(right({text}, 1)) IN ({codes}) "
-         f"THEN trim({text}, {literal(WHITESPACE)}) ELSE {text} END)")
-    n = (f"(CASE WHEN TRY_CAST({t} AS DOUBLE) IS NOT NULL AND "
-         f"regexp_full_match({t}, {literal(NUMBER_RE)}) THEN TRY_CAST({t} AS DOUBLE) END)")
-    return t, n
-
-
-def is_text_kind(kind: str) -> bool:
-    return not (kind == "BOOLEAN" or kind in NUMERIC_TYPES or kind.startswith("DECIMAL"))
+    (cells_sql.py)."""
+    t = trimmed_text_sql(ident(column), kind == "VARCHAR")
+    return t, text_number_sql(t)
 
 
 @dataclass(frozen=True)
@@ -302,7 +285,7 @@ class Reader:
         if column not in self._cells:
             kind = self.types[column]
             prepared = None
-            if is_text_kind(kind) and not is_nested(kind):
+            if reads_as_text(kind) and not is_nested(kind):
                 i = list(self.types).index(column)
                 prepared = (f"__planner_t{i}", f"__planner_n{i}")
             self._cells[column] = cell(column, kind, prepared)
@@ -324,13 +307,12 @@ class Reader:
         outer = ["*"]
         for i, (column, kind) in enumerate(self.types.items()):
             # only the columns whose cells were asked for (DuckDB computes what it is given)
-            if column in wanted and column in self._cells and is_text_kind(kind) \
+            if column in wanted and column in self._cells and reads_as_text(kind) \
                     and not is_nested(kind):
                 t, _ = text_expressions(column, kind)
                 inner.append(f"{t} AS __planner_t{i}")
                 inner.append(f"TRY_CAST({t} AS DOUBLE) AS __planner_c{i}")
-                outer.append(f"(CASE WHEN __planner_c{i} IS NOT NULL AND regexp_full_match("
-                             f"__planner_t{i}, {literal(NUMBER_RE)}) THEN __planner_c{i} END) "
+                outer.append(f"{text_number_sql(f'__planner_t{i}', f'__planner_c{i}')} "
                              f"AS __planner_n{i}")
         return f"(SELECT {', '.join(outer)} FROM (SELECT {', '.join(inner)} FROM {base})) AS cells"
 

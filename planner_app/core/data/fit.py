@@ -29,10 +29,10 @@ from ..model import (
     canonical_key,
 )
 from ..support.errors import InputError
+from .cells_sql import is_nested
 from .facts import (
     Reader,
     YesNoTally,
-    is_nested,
     missing_ids,
     numeric_columns,
     plan_columns,

@@ -77,6 +77,14 @@ from .aggregate import (
     cell_labels,
 )
 from .cells import cell_number
+from .cells_sql import (
+    NUMBER_CLASSES,
+    finite_sql,
+    missing_sql,
+    not_plain_sql,
+    plain_number_sql,
+    type_class,
+)
 from .facts import plan_columns
 from .fit import ABSENT, NEITHER, NUMERIC_SHARE, fit_rule, nested_problem
 from .source import TableSource, engine_problem, ident, literal, memory_problem
@@ -87,12 +95,8 @@ if TYPE_CHECKING:
 ROW = "__row"  # the row's 0-based position in the file, a column of ``src``
 KEY_CHARS = KEY_HEX_CHARS  # the bounding key: this many hex digits of the row's sha256
 
-#: Text the engine casts to a number itself: plain decimal or exponent notation, no spaces.
-#: Python's float() reads each such text as the correctly rounded double, as DuckDB and Java do.
-PLAIN_NUMBER = r"^[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?$"
 #: The texts pandas' CSV reader reads as bools (a column of only these is a bool column).
 _PANDAS_BOOL_TEXTS = frozenset({"True", "TRUE", "true", "False", "FALSE", "false"})
-_MAX_DOUBLE = "CAST('1.7976931348623157e308' AS DOUBLE)"
 
 
 class SqlRunner(Protocol):
@@ -227,24 +231,6 @@ def _double(x: float) -> str:
     return f"CAST({literal(repr(float(x)))} AS DOUBLE)"
 
 
-def _kind(sql_type: str) -> str:
-    t = sql_type.upper()
-    if "[" in t or t.startswith(("STRUCT", "MAP", "UNION", "LIST", "ARRAY")):
-        return "nested"
-    if t in ("VARCHAR", "STRING", "TEXT") or t.startswith("VARCHAR"):
-        return "text"
-    if t in ("BOOLEAN", "BOOL"):
-        return "bool"
-    if t in ("FLOAT", "DOUBLE", "REAL", "FLOAT4", "FLOAT8"):
-        return "float"
-    if t.startswith("DECIMAL") or t.startswith("NUMERIC"):
-        return "decimal"
-    if t in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
-             "UINTEGER", "UBIGINT", "UHUGEINT", "INT", "LONG", "SHORT", "BYTE"):
-        return "int"
-    return "other"
-
-
 @dataclass
 class _Derived:
     """The derived columns of the bounded table, the joins they need, and their names."""
@@ -293,7 +279,7 @@ class SqlEngine:
     def _start(self) -> None:
         present = [c for c in plan_columns(self.plan) if c in self.source.columns]
         self.runner.open(self.source, present)
-        self.types = {c: _kind(t) for c, t in self.runner.column_types().items()}
+        self.types = {c: type_class(t) for c, t in self.runner.column_types().items()}
         total = self.runner.query("SELECT count(*) AS n FROM src")
         self.n_rows = int(total["n"].iloc[0])
         if self.n_rows == 0:
@@ -322,10 +308,7 @@ class SqlEngine:
         return f"r.{ident(column)}"
 
     def _is_missing(self, column: str) -> str:
-        c = self._col(column)
-        if self.types.get(column) == "float":
-            return f"({c} IS NULL OR isnan({c}))"
-        return f"({c} IS NULL)"
+        return missing_sql(self._col(column), self.types.get(column, "other"))
 
     def _signless(self, c: str, column: str) -> str:
         """A float cell with -0.0 read as 0.0 (``-0.0 + 0.0`` is ``0.0``): GROUP BY merges the
@@ -352,7 +335,7 @@ class SqlEngine:
         """A text column's distinct filled values that are not in plain number notation."""
         if column not in self._odd_cache:
             self._odd_cache[column] = self._distinct(
-                column, f"AND NOT regexp_matches({ident(column)}, {literal(PLAIN_NUMBER)})")
+                column, f"AND {not_plain_sql(ident(column))}")
         return self._odd_cache[column]
 
     def number(self, column: str) -> str:
@@ -366,7 +349,7 @@ class SqlEngine:
             # plain notation is cast by the engine; every other text is in the mapping (its
             # number, or NULL), so no row is matched against a pattern in the big scan
             odd = self._odd(column)
-            expr, joins = f"TRY_CAST({c} AS DOUBLE)", []
+            expr, joins = plain_number_sql(c), []
             if len(odd):
                 nums = [cell_number(v) for v in odd["v"]]
                 m = self._new_map(pd.DataFrame({
@@ -375,14 +358,13 @@ class SqlEngine:
                                   dtype=np.float64)}))
                 joins = [f"LEFT JOIN {m} ON {c} = {m}.t"]
                 expr = f"CASE WHEN {m}.t IS NULL THEN {expr} ELSE {m}.x END"
-        elif kind in ("int", "float", "bool", "decimal"):
+        elif kind in NUMBER_CLASSES:
             expr, joins = f"CAST({c} AS DOUBLE)", []
         else:
             expr, joins = "CAST(NULL AS DOUBLE)", []
         v = f"({expr})"
         name = f"n{len(self._d.exprs)}"
-        self._d.exprs[name] = (f"CASE WHEN {v} IS NULL OR isnan({v}) OR abs({v}) > "
-                               f"{_MAX_DOUBLE} THEN NULL ELSE {v} END")
+        self._d.exprs[name] = finite_sql(v)
         self._d.joins[name] = joins
         self._d.keys[key] = name
         return name
@@ -486,7 +468,7 @@ class SqlEngine:
 
     def _numeric_column(self, column: str) -> bool:
         kind = self.types.get(column)
-        if kind in ("int", "float", "bool", "decimal"):
+        if kind in NUMBER_CLASSES:
             return True
         if kind != "text":
             return False
