@@ -178,10 +178,10 @@ def cell(column: str, kind: str, prepared: tuple[str, str] | None = None) -> Cel
     return Cell(missing_sql(x, cls), number, key_num, key_txt, is_number)
 
 
-def text_expressions(column: str, kind: str) -> tuple[str, str]:
+def text_expressions(column: str, sql_type: str) -> tuple[str, str]:
     """SQL for a text cell trimmed as ``str.strip()`` trims, and the number it spells
     (cells_sql.py)."""
-    t = trimmed_text_sql(ident(column), kind == "VARCHAR")
+    t = trimmed_text_sql(ident(column), sql_type == "VARCHAR")
     return t, text_number_sql(t)
 
 

@@ -344,8 +344,8 @@ class SqlEngine:
         if key in self._d.keys:
             return self._d.keys[key]
         c = self._col(column)
-        kind = self.types.get(column)
-        if kind == "text":
+        cls = self.types.get(column)
+        if cls == "text":
             # plain notation is cast by the engine; every other text is in the mapping (its
             # number, or NULL), so no row is matched against a pattern in the big scan
             odd = self._odd(column)
@@ -358,7 +358,7 @@ class SqlEngine:
                                   dtype=np.float64)}))
                 joins = [f"LEFT JOIN {m} ON {c} = {m}.t"]
                 expr = f"CASE WHEN {m}.t IS NULL THEN {expr} ELSE {m}.x END"
-        elif kind in NUMBER_CLASSES:
+        elif cls in NUMBER_CLASSES:
             expr, joins = f"CAST({c} AS DOUBLE)", []
         else:
             expr, joins = "CAST(NULL AS DOUBLE)", []
@@ -467,10 +467,10 @@ class SqlEngine:
     # -- fit (the rules of fit.plan_problems, as engine queries) ------------------------------
 
     def _numeric_column(self, column: str) -> bool:
-        kind = self.types.get(column)
-        if kind in NUMBER_CLASSES:
+        cls = self.types.get(column)
+        if cls in NUMBER_CLASSES:
             return True
-        if kind != "text":
+        if cls != "text":
             return False
         if column in self._numeric_cache:
             return self._numeric_cache[column]

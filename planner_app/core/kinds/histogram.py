@@ -21,7 +21,7 @@ class Histogram(StatisticKind):
         assert query.column is not None
         if query.categories is not None:
             return CategoryCounts(query.column, query.categories)
-        return BinCounts(query.column, tuple(float(e) for e in query.bins or ()))
+        return BinCounts(query.column, tuple(query.bins or ()))
 
     # --- planning and release ----------------------------------------------------------------
 
