@@ -22,7 +22,8 @@ from planner_app.core.data.cells_sql import (
     is_nested,
     type_class,
 )
-from planner_app.core.data.sql_plan import DuckDBRunner, SqlEngine
+from planner_app.core.data.sql_plan import SqlEngine
+from planner_app.core.data.sql_runner import DuckDBRunner
 from planner_app.core.data.tables import load_table, open_table, source_of
 from planner_app.core.model import canonical_key, text_number, yes_no
 from tests.engine.helpers import SALT, plan_of

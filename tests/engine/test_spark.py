@@ -18,7 +18,7 @@ import pytest
 
 from planner_app.core.data import spark_engine
 from planner_app.core.data.source import PANDAS_NA_TEXTS, TableSource
-from planner_app.core.data.sql_plan import ROW, DuckDBRunner
+from planner_app.core.data.sql_runner import ROW, DuckDBRunner
 from planner_app.core.data.tables import open_table
 from planner_app.core.support.errors import InputError
 

@@ -18,7 +18,8 @@ from ..support.errors import InputError
 from .aggregate import PandasEngine
 from .source import TableSource
 from .spark_engine import SparkRunner
-from .sql_plan import DuckDBRunner, SqlEngine, SqlRunner, frame_source, salt_from
+from .sql_plan import SqlEngine, salt_from
+from .sql_runner import DuckDBRunner, SqlRunner, frame_source
 from .synthetic_marginals import SyntheticEngine, expanded_plan, is_marginals
 from .tables import Table
 

@@ -1,27 +1,7 @@
 """The plan's aggregates as SQL: one engine-neutral description, run by DuckDB or by Spark.
 
-Contract for a runner (``SqlRunner``; ``DuckDBRunner`` here, ``SparkRunner`` in spark_engine.py;
-engines.py, the composition root, names them):
-
-- Every SQL text ``SqlEngine`` hands a runner is in DuckDB's dialect and uses only constructs
-  that ``sqlglot.transpile(sql, read="duckdb", write="spark")`` turns into valid Spark SQL
-  (DECIMAL(38,0) sums, CASE, LEAST/GREATEST, FLOOR, TRY_CAST, regexp_matches -> RLIKE,
-  sha256 -> SHA2(..., 256), row_number() OVER (...) with QUALIFY, LEFT JOINs on small tables).
-  A Spark runner transpiles each text and runs it; it never writes SQL of its own.
-- ``open(source, columns)`` makes the view ``src``: the named columns under their header names,
-  plus ``__row`` (BIGINT), the 0-based position of the data row in the file (the header is not
-  a row). CSV cells are text (VARCHAR/string), the texts in ``source.PANDAS_NA_TEXTS`` are NULL;
-  Parquet columns keep their types. Rows are never reordered or dropped.
-- ``column_types()`` gives each ``src`` column's type as a DuckDB type name (VARCHAR, BIGINT,
-  INTEGER, DOUBLE, FLOAT, BOOLEAN, DECIMAL(p,s), ...; a nested column's name holds ``[]``,
-  ``STRUCT`` or ``MAP``).
-- ``register(name, frame)`` makes a small pandas frame (a value mapping) a table ``name``.
-- ``materialize(name, sql)`` computes ``sql`` once into a table ``name`` that later queries
-  read (DuckDB: a temporary table, spilling to disk; Spark: a cached temporary view).
-- ``query(sql)`` returns the (small) result as a pandas frame; DECIMAL columns may come back as
-  ``decimal.Decimal`` or int (the engine converts them with ``int``).
-- ``close()`` frees everything. Any error reading the table is raised as it is; the engine
-  turns it into a one-line ``InputError`` (``source.engine_problem``).
+The runners (``SqlRunner``; ``DuckDBRunner``, ``SparkRunner``) and their contract:
+sql_runner.py; engines.py, the composition root, names them.
 
 What SqlEngine computes (docs/engine.md has the privacy argument):
 
@@ -45,7 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -86,131 +66,25 @@ from .cells_sql import (
     type_class,
 )
 from .facts import plan_columns
-from .fit import ABSENT, NEITHER, NUMERIC_SHARE, fit_rule, nested_problem
+from .fit import NEITHER, NUMERIC_SHARE, fit_rule, nested_problem
 from .source import TableSource, engine_problem, ident, literal, memory_problem
+from .sql_aggregates import (
+    bin_case,
+    cell_counts,
+    double_literal,
+    grid_aggregate,
+    row_counts,
+    yes_no_answers,
+)
+from .sql_runner import ROW, DuckDBRunner, SqlRunner
 
 if TYPE_CHECKING:
     import duckdb
 
-ROW = "__row"  # the row's 0-based position in the file, a column of ``src``
 KEY_CHARS = KEY_HEX_CHARS  # the bounding key: this many hex digits of the row's sha256
 
 #: The texts pandas' CSV reader reads as bools (a column of only these is a bool column).
 _PANDAS_BOOL_TEXTS = frozenset({"True", "TRUE", "true", "False", "FALSE", "false"})
-
-
-class SqlRunner(Protocol):
-    """Runs the engine's SQL (DuckDB dialect) on one engine. See the module docstring."""
-
-    def open(self, source: TableSource, columns: Sequence[str]) -> None: ...
-
-    def column_types(self) -> dict[str, str]: ...
-
-    def register(self, name: str, frame: pd.DataFrame) -> None: ...
-
-    def materialize(self, name: str, sql: str) -> None: ...
-
-    def query(self, sql: str) -> pd.DataFrame: ...
-
-    def close(self) -> None: ...
-
-
-class DuckDBRunner:
-    """The embedded columnar engine: reads CSV and Parquet in place, spills to disk."""
-
-    def __init__(self) -> None:
-        self.con: duckdb.DuckDBPyConnection | None = None
-        self._source: TableSource | None = None
-        self._nested: set[str] = set()
-        self._spill: str | None = None
-
-    def open(self, source: TableSource, columns: Sequence[str]) -> None:
-        wanted = list(dict.fromkeys(columns))
-        self._source = source
-        if source.format == "parquet":
-            con = self._settings(source.connect([]))
-            select = ", ".join([ident(c) for c in wanted] + [f"file_row_number AS {ROW}"])
-            scan = source.scan_sql()[:-1] + ", file_row_number = true)"
-            con.execute("DROP VIEW src")
-            con.execute(f"CREATE VIEW src AS SELECT {select} FROM {scan}")
-            con.execute("SET preserve_insertion_order = false")  # positions: file_row_number
-        elif source.format == "csv":
-            # a table in file order (insertion order is kept), so rowid is the row's position
-            con = self._settings(source.connect(wanted))
-            con.execute("CREATE TEMP TABLE src_rows AS SELECT * FROM src")
-            con.execute("DROP VIEW src")
-            cols = ", ".join([ident(c) for c in wanted] + [f"rowid AS {ROW}"])
-            con.execute(f"CREATE VIEW src AS SELECT {cols} FROM src_rows")
-            # from here on no result needs the file's order (positions are in __row): DuckDB
-            # may reorder, which keeps big materializations within its memory
-            con.execute("SET preserve_insertion_order = false")
-        else:
-            assert source.frame is not None
-            con = self._settings(source.connect([]))
-            by_name = {str(c): c for c in source.frame.columns}
-            frame = pd.DataFrame({c: self._frame_column(c, source.frame[by_name[c]])
-                                  for c in wanted},
-                                 index=pd.RangeIndex(len(source.frame)))
-            frame[ROW] = np.arange(len(frame), dtype=np.int64)
-            con.register("src_frame_rows", frame)
-            con.execute("DROP VIEW src")
-            con.execute("CREATE VIEW src AS SELECT * FROM src_frame_rows")
-        self.con = con
-
-    def _settings(self, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
-        """No progress bar (never on the command line's output); spills (private: derived
-        cells) go to a folder only this user can read, removed when the engine closes."""
-        import tempfile
-
-        con.execute("SET enable_progress_bar = false")
-        self._spill = tempfile.mkdtemp(prefix="planner-app-engine-")
-        con.execute(f"SET temp_directory = {literal(self._spill)}")
-        return con
-
-    def _frame_column(self, name: str, column: pd.Series) -> Any:
-        """A frame's column as DuckDB reads it: numbers and bools keep their type; any other
-        column becomes text, each cell its ``str`` (the text canonical_key and cell_number
-        read it as, so nothing changes how a cell matches or reads as a number)."""
-        dtype = column.dtype
-        if (pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)) \
-                and not isinstance(dtype, pd.CategoricalDtype):
-            return column.to_numpy() if dtype.kind in "biuf" else column
-        present = column.dropna()
-        if len(present) and isinstance(present.iloc[0], (list, tuple, dict, set, np.ndarray)):
-            self._nested.add(name)
-            return np.full(len(column), None, dtype=object)
-        codes, uniques = pd.factorize(column, use_na_sentinel=True)
-        texts = np.array([str(u) for u in uniques] + [None], dtype=object)
-        return texts[codes]
-
-    def column_types(self) -> dict[str, str]:
-        assert self.con is not None
-        rows = self.con.execute("DESCRIBE SELECT * FROM src").fetchall()
-        return {str(r[0]): "VARCHAR[]" if str(r[0]) in self._nested else str(r[1])
-                for r in rows}
-
-    def register(self, name: str, frame: pd.DataFrame) -> None:
-        assert self.con is not None
-        self.con.register(name, frame)
-
-    def materialize(self, name: str, sql: str) -> None:
-        assert self.con is not None
-        self.con.execute(f"CREATE TEMP TABLE {name} AS {sql}")
-
-    def query(self, sql: str) -> pd.DataFrame:
-        assert self.con is not None
-        out: pd.DataFrame = self.con.execute(sql).df()
-        return out
-
-    def close(self) -> None:
-        if self.con is not None:
-            self.con.close()
-            self.con = None
-        if self._spill is not None:
-            import shutil
-
-            shutil.rmtree(self._spill, ignore_errors=True)
-            self._spill = None
 
 
 def new_salt() -> bytes:
@@ -224,11 +98,6 @@ def salt_from(source: Any) -> bytes:
     """32 bytes from a release's RandomSource (a seeded source makes them reproducible)."""
     words = source.words(4)
     return b"".join(int(w).to_bytes(8, "little") for w in words)
-
-
-def _double(x: float) -> str:
-    """An exact double literal."""
-    return f"CAST({literal(repr(float(x)))} AS DOUBLE)"
 
 
 @dataclass
@@ -601,13 +470,13 @@ class SqlEngine:
         for c in q.where:
             if c.op in ("<", "<=", ">", ">="):
                 n = self.number(c.column)
-                parts.append(f"COALESCE({n} {c.op} {_double(float(c.value))}, FALSE)")
+                parts.append(f"COALESCE({n} {c.op} {double_literal(float(c.value))}, FALSE)")
             else:
                 k = self.index_in(c.column, list(c.value) if c.op == "in" else [c.value])
                 parts.append(f"{k} = {UNDECLARED}" if c.op == "!=" else f"{k} >= 0")
         return " AND ".join(parts) if parts else "TRUE"
 
-    def _grouped(self, keys: dict[str, str], sums: dict[str, str], where: str
+    def grouped(self, keys: dict[str, str], sums: dict[str, str], where: str
                  ) -> pd.DataFrame:
         """One GROUP BY over ``b``: integer keys, row counts ``n`` and DECIMAL sums."""
         cols = [f"{e} AS {n}" for n, e in keys.items()] + ["count(*) AS n"]
@@ -635,22 +504,7 @@ class SqlEngine:
         what = kind_of(q).aggregate_of(q)
 
         if isinstance(what, YesNoAnswers):
-            code = self.answer_code(q)
-            considered = self._grouped({}, {}, where)
-            facts.rows_considered = int(considered["n"].sum()) if len(considered) else 0
-            t = self._grouped({"a": code}, {}, "TRUE")
-            counts = {int(a): int(n) for a, n in zip(t["a"], t["n"], strict=True)}
-            yes, no = counts.get(1, 0), counts.get(0, 0)
-            unknown = counts.get(NEITHER, 0) + counts.get(ABSENT, 0)
-            facts.not_yes_no = counts.get(NEITHER, 0)
-            if q.missing.policy == "impute":
-                facts.missing_imputed = unknown
-                fill = bool(answer_reader(q)(q.missing.value))
-                yes, no = (yes + unknown, no) if fill else (yes, no + unknown)
-            else:
-                facts.missing_dropped = unknown
-            agg.answers = np.concatenate([np.ones(yes, dtype=bool), np.zeros(no, dtype=bool)])
-            return agg
+            return yes_no_answers(self, q, agg, where)
         if isinstance(what, Marginals):
             raise AssertionError(f"{q.id}: marginals are computed as histograms "
                                  "(synthetic_marginals.SyntheticEngine)")
@@ -659,200 +513,20 @@ class SqlEngine:
         keys["g"] = self.index_in(q.group_by.column, q.group_by.keys) \
             if q.group_by is not None and q.group_by.bins is None else "0"
         if q.group_by is not None and q.group_by.bins is not None:  # synthetic pairs
-            keys["g"] = _bin_case(self.number(q.group_by.column),
+            keys["g"] = bin_case(self.number(q.group_by.column),
                                   [float(e) for e in q.group_by.bins])
 
         if isinstance(what, RowCounts):
-            return self._row_counts(q, what, agg, keys, where, n_cells)
+            return row_counts(self, q, what, agg, keys, where, n_cells)
         if isinstance(what, (CategoryCounts, BinCounts)):
-            return self._cell_counts(q, what, agg, keys, where, n_cells)
-        return self._grid(q, what, agg, keys, where, n_cells)
-
-    def _row_counts(self, q: Query, what: RowCounts, agg: Aggregate, keys: dict[str, str],
-                    where: str, n_cells: int) -> Aggregate:
-        facts = agg.facts
-        present = what.present_in
-        keys["p"] = f"CASE WHEN {self.present(present)} THEN 1 ELSE 0 END" \
-            if present is not None else "1"
-        t = self._grouped(keys, {}, where)
-        g, p, n = (np.asarray(t[c], dtype=np.int64) for c in ("g", "p", "n"))
-        facts.rows_considered = int(n.sum())
-        facts.outside_declared = int(n[g < 0].sum())
-        inside = g >= 0
-        if q.missing.policy == "drop":
-            facts.missing_dropped = int(n[inside & (p == 0)].sum())
-            use = inside & (p == 1)
-        else:
-            facts.missing_imputed = int(n[inside & (p == 0)].sum())
-            use = inside
-        agg.parts["count"] = _exact_bincount(g[use], n[use], n_cells)
-        if what.people:  # each person once a cell: any of their kept rows in it
-            kept = where if present is None or q.missing.policy != "drop" \
-                else f"({where}) AND {self.present(present)}"
-            t = self.runner.query(
-                f"SELECT {keys['g']} AS g, count(DISTINCT __id) AS n FROM b "
-                f"WHERE {kept} GROUP BY ALL")
-            g, n = (np.asarray(t[c], dtype=np.int64) for c in ("g", "n"))
-            agg.parts["count"] = _exact_bincount(g[g >= 0], n[g >= 0], n_cells)
-        return agg
-
-    def _cell_counts(self, q: Query, what: CategoryCounts | BinCounts, agg: Aggregate,
-                     keys: dict[str, str], where: str, n_cells: int) -> Aggregate:
-        facts = agg.facts
-        impute = q.missing.policy == "impute"
-        if isinstance(what, CategoryCounts):
-            inner_n = len(what.categories)
-            code = self.index_in(what.column, what.categories)
-            if impute:
-                declared = canonical_keys(what.categories)
-                lookup = dict(zip(declared, range(len(declared)), strict=True))
-                fill_code = lookup.get(canonical_key(q.missing.value), UNDECLARED)
-                keys["i"] = f"CASE WHEN {code} = {MISSING} THEN {fill_code} ELSE {code} END"
-            else:
-                keys["i"] = code
-            imputed_sql = "0"
-        else:
-            edges = [float(e) for e in what.edges]
-            inner_n = len(edges) - 1
-            v = self.number(what.column)
-            if impute:
-                assert q.missing.value is not None
-                v = f"COALESCE({v}, {_double(float(q.missing.value))})"
-            # grouped by the number itself and binned here: a SQL expression over the
-            # edges grows with them (200,001 edges took 3.9 GB in the engine's planner)
-            keys["i"] = v
-            imputed_sql = f"CASE WHEN {self.number(what.column)} IS NULL THEN 1 ELSE 0 END"
-        keys["m"] = imputed_sql
-        t = self._grouped(keys, {}, where)
-        if isinstance(what, BinCounts):
-            t = t.assign(i=bin_of(np.asarray(t["i"], dtype=np.float64),
-                                  np.asarray(edges, dtype=np.float64)))
-        g, i, m, n = (np.asarray(t[c], dtype=np.int64) for c in ("g", "i", "m", "n"))
-        facts.rows_considered = int(n.sum())
-        facts.outside_declared = int(n[g < 0].sum())
-        inside = g >= 0
-        if not impute:  # (imputed cells are counted after the filling, as none: pandas path)
-            facts.missing_dropped = int(n[inside & (i == MISSING)].sum())
-        facts.outside_declared += int(n[inside & (i == UNDECLARED)].sum())
-        use = inside & (i >= 0)
-        agg.parts["cells"] = _exact_bincount(g[use] * inner_n + i[use], n[use], n_cells)
-        return agg
-
-    def _grid(self, q: Query, what: GridSums | GridStepCounts, agg: Aggregate,
-              keys: dict[str, str], where: str, n_cells: int) -> Aggregate:
-        """A bounded number's aggregate: the cell's number on the grid, in steps."""
-        facts = agg.facts
-        v = self.number(what.column)
-        impute = q.missing.policy == "impute"
-        keys["m"] = f"CASE WHEN {v} IS NULL THEN 1 ELSE 0 END"
-        value = v
-        if impute:
-            assert q.missing.value is not None
-            value = f"COALESCE({v}, {_double(float(q.missing.value))})"
-        grid = what.grid
-        step = _grid_step_sql(value, what.lower, what.upper, float(grid.step),
-                              grid.lo, grid.hi)
-        inside_sql = f"{keys['g']} >= 0" + ("" if impute else f" AND {v} IS NOT NULL")
-        # facts: rows per group and missing flag
-        t = self._grouped(dict(keys), {}, where)
-        g, m, n = (np.asarray(t[c], dtype=np.int64) for c in ("g", "m", "n"))
-        facts.rows_considered = int(n.sum())
-        facts.outside_declared = int(n[g < 0].sum())
-        missing_here = int(n[(g >= 0) & (m == 1)].sum())
-        if impute:
-            facts.missing_imputed = missing_here
-        else:
-            facts.missing_dropped = missing_here
-        rows = int(n[g >= 0].sum()) - (0 if impute else missing_here)
-        cell_where = f"({where}) AND {inside_sql}"
-
-        if isinstance(what, GridStepCounts):
-            t = self._grouped({"g": keys["g"], "s": step}, {}, cell_where)
-            g, s, n = (np.asarray(t[c], dtype=np.int64) for c in ("g", "s", "n"))
-            agg.step_counts = []
-            for cell in range(n_cells):
-                here = g == cell
-                order = np.argsort(s[here], kind="stable")
-                agg.step_counts.append((s[here][order], n[here][order]))
-            return agg
-
-        biggest = max(abs(grid.lo), abs(grid.hi)) + grid.radius
-        if biggest * biggest * max(1, rows) >= 2**62:
-            raise InputError("plan", f"queries[{q.id}].grid_step",
-                             "the grid is too fine for this many rows; choose a coarser "
-                             "grid_step")
-        centred = f"({step} - {grid.centre})" if what.centred else step
-        sums: dict[str, str] = {}
-        if "sum" in what.parts:
-            sums["s1"] = centred
-        if "sumsq" in what.parts:
-            sums["s2"] = f"CAST({centred} AS DECIMAL(38,0)) * CAST({centred} AS DECIMAL(38,0))"
-        t = self._grouped({"g": keys["g"]}, sums, cell_where)
-        gg = np.asarray(t["g"], dtype=np.int64)
-        if "count" in what.parts:
-            agg.parts["count"] = _exact_bincount(gg, np.asarray(t["n"], dtype=np.int64),
-                                                 n_cells)
-        if "sum" in what.parts:
-            agg.parts["sum"] = _exact_bincount(gg, _ints(t["s1"]), n_cells)
-        if "sumsq" in what.parts:
-            agg.parts["sumsq"] = _exact_bincount(gg, _ints(t["s2"]), n_cells)
-        return agg
+            return cell_counts(self, q, what, agg, keys, where, n_cells)
+        return grid_aggregate(self, q, what, agg, keys, where, n_cells)
 
 
 def _counts_people(q: Query) -> bool:
     """The statistic counts distinct people (the bounded table keeps the id for it)."""
     what = kind_of(q).aggregate_of(q)
     return isinstance(what, RowCounts) and what.people
-
-
-def _ints(column: pd.Series) -> np.ndarray:
-    return np.array([int(x) for x in column], dtype=np.int64)
-
-
-def _exact_bincount(cells: np.ndarray, weights: np.ndarray, n: int) -> np.ndarray:
-    out = np.zeros(n, dtype=np.int64)
-    np.add.at(out, cells.astype(np.int64), weights.astype(np.int64))
-    return out
-
-
-def bin_of(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
-    """The bin of each number as _bin_case says it in SQL: numpy's searchsorted(edges, v,
-    'right') - 1, the last bin closed, UNDECLARED outside, MISSING for NaN (an empty cell)."""
-    out = np.searchsorted(edges, values, side="right").astype(np.int64) - 1
-    last = len(edges) - 2
-    with np.errstate(invalid="ignore"):
-        out[values == edges[-1]] = last
-        out[(values < edges[0]) | (values > edges[-1])] = UNDECLARED
-    out[np.isnan(values)] = MISSING
-    return out
-
-
-def _bin_case(v: str, edges: list[float]) -> str:
-    """The bin of ``v`` as numpy's searchsorted(edges, v, 'right') - 1, the last bin closed
-    (UNDECLARED outside, MISSING when empty): a balanced CASE tree over the edges."""
-    last = len(edges) - 2
-
-    def tree(lo: int, hi: int) -> str:  # bins lo..hi; v in [edges[lo], edges[hi + 1])
-        if lo == hi:
-            return str(lo)
-        mid = (lo + hi + 1) // 2
-        return f"CASE WHEN {v} < {_double(edges[mid])} THEN {tree(lo, mid - 1)} " \
-               f"ELSE {tree(mid, hi)} END"
-
-    return (f"CASE WHEN {v} IS NULL THEN {MISSING} "
-            f"WHEN {v} = {_double(edges[-1])} THEN {last} "
-            f"WHEN {v} < {_double(edges[0])} OR {v} >= {_double(edges[-1])} THEN {UNDECLARED} "
-            f"ELSE {tree(0, last)} END")
-
-
-def _grid_step_sql(v: str, lower: float, upper: float, step: float, lo: int, hi: int) -> str:
-    """numpy's clip(rint(clip(v, lower, upper) / step), lo, hi) as BIGINT: round half to even
-    written out (t - floor(t) is exact in binary floating point)."""
-    t = f"(LEAST(GREATEST({v}, {_double(lower)}), {_double(upper)}) / {_double(step)})"
-    f = f"FLOOR({t})"
-    rounded = (f"({f} + CASE WHEN {t} - {f} > 0.5 THEN 1 WHEN {t} - {f} < 0.5 THEN 0 "
-               f"WHEN FLOOR({f} / 2) * 2 = {f} THEN 0 ELSE 1 END)")
-    return f"LEAST(GREATEST(CAST({rounded} AS BIGINT), {int(lo)}), {int(hi)})"
 
 
 #: DuckDB errors that are the SQL's own fault (a defect: raised as they are, never blamed on
@@ -873,9 +547,3 @@ def _is_engine_error(exc: Exception) -> bool:
         # never exit 1, which says "charged but not written"
         raise InputError("", None, memory_problem()) from exc
     return name not in _DEFECTS
-
-
-def frame_source(name: str, frame: pd.DataFrame) -> TableSource:
-    """A source over a frame held in memory (an Excel sheet, a table already loaded)."""
-    return TableSource(name=name, format="frame", columns=tuple(str(c) for c in frame.columns),
-                       frame=frame)
