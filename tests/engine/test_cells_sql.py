@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from planner_app.core.data import facts
+from planner_app.core.data import cells_sql, facts
 from planner_app.core.data.aggregate import MISSING, UNDECLARED
 from planner_app.core.data.cells import cell_number
 from planner_app.core.data.cells_sql import (
@@ -98,7 +98,7 @@ def test_facts_and_the_engine_read_every_cell_as_the_specification(tmp_path: Pat
                          f"FROM {r.src}")
         assert [bool(m) for m, *_ in rows] == [v is None for v in values], column
         assert [n for _, n, _, _ in rows] == want_number, column
-        got_keys = [None if m else facts.cell_key(kn, kt) for m, _, kn, kt in rows]
+        got_keys = [None if m else cells_sql.cell_key(kn, kt) for m, _, kn, kt in rows]
         assert got_keys == want_key, column
         # the release engine: numbers, presence, and the index of each key in a declared list
         declared = sorted({k for k in want_key if k is not None})

@@ -1,8 +1,9 @@
 """What the data shows about the columns a plan names, as engine (DuckDB) queries.
 
 Every rule here is the per-cell rule of ``model.values`` and ``cells.numeric_values`` written
-as SQL over the view ``src`` of a ``TableSource`` (a file in place or a registered frame), so
-a 100-million-row file is never held in memory:
+as SQL (cells_sql.py, shared with the release engine) over the view ``src`` of a
+``TableSource`` (a file in place or a registered frame), so a 100-million-row file is never
+held in memory:
 
 - a cell's *number* (``cells.cell_number``): a number, a bool (1/0), or text that spells a number
   (ASCII decimal or exponent notation, ``inf``; no ``_``) or ``true``/``false`` after trimming
@@ -36,20 +37,25 @@ from ..kinds.shared_data import (
     RowCounts,
     YesNoAnswers,
 )
-from ..model import Condition, Plan, Query, canonical_key, text_number
+from ..model import Condition, Plan, Query, canonical_key
 from ..support.errors import Cancelled
 from .cells import detect_type
 from .cells_sql import (
+    ABSENT,
+    NEITHER,
+    Cell,
+    Declared,
+    cell,
+    cell_key,
+    double_sql,
     is_nested,
-    missing_sql,
     reads_as_text,
+    text_expressions,
     text_number_sql,
-    trimmed_text_sql,
-    type_class,
-    typed_number_sql,
+    yes_no_code,
 )
 from .repeats import MAX_CANDIDATES, Repeats, id_name, may_be_id, repeat_counts
-from .source import TableSource, engine_problem, ident, literal
+from .source import TableSource, engine_problem, ident
 
 if TYPE_CHECKING:
     import duckdb
@@ -61,8 +67,6 @@ NESTED_MARKS = ("[]", "STRUCT(", "MAP(", "UNION(", "[")
 
 PRESENT_LIMIT = 10_001  # distinct keys kept for "the declared list equals the values present"
 
-NEITHER = -1  # a filled cell that is neither a yes nor a no value (as fit.NEITHER)
-ABSENT = -2  # an empty cell (as fit.ABSENT)
 
 
 # ----------------------------------------------------------------------------- running
@@ -135,130 +139,6 @@ def run(con: duckdb.DuckDBPyConnection, sql: str, source: TableSource | None = N
 def column_types(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     """Each column of ``src`` and its DuckDB type."""
     return {str(r[0]): str(r[1]) for r in con.execute("DESCRIBE SELECT * FROM src").fetchall()}
-
-
-# ----------------------------------------------------------------------------- cell rules
-
-
-@dataclass(frozen=True)
-class Cell:
-    """SQL expressions reading one column's cells by the rules of ``model.values``."""
-
-    missing: str  # the cell is empty (SQL NULL, or NaN in a float column)
-    number: str  # the cell's finite number, or NULL (cells.cell_number)
-    key_num: str  # the cell's key when it is a number (DOUBLE), else NULL
-    key_txt: str  # the cell's key when it is a text, else NULL
-    is_number: str  # the cell spells a number (for "a column of numbers": fit.py)
-
-
-def cell(column: str, kind: str, prepared: tuple[str, str] | None = None) -> Cell:
-    """The reading of a column of DuckDB type ``kind`` (cells_sql.py's rules). ``prepared``:
-    the names of the trimmed text and its number, computed once per cell in an inner query
-    (``Reader.src``)."""
-    x = ident(column)
-    cls = type_class(kind)
-    if cls == "bool":
-        return Cell(missing_sql(x, cls), typed_number_sql(x), "CAST(NULL AS DOUBLE)",
-                    f"CASE WHEN {x} THEN 'true' ELSE 'false' END", "TRUE")
-    if not reads_as_text(kind):
-        return Cell(missing_sql(x, cls), typed_number_sql(x),
-                    f"(CAST({x} AS DOUBLE) + 0.0)", "CAST(NULL AS VARCHAR)", "TRUE")
-    if prepared is not None:
-        t, n = prepared
-    else:
-        t, n = text_expressions(column, kind)
-    low = f"lower({t})"
-    truth = f"{low} IN ('true', 'false')"
-    # a cell that spells a number is not true/false: lower() only for the others
-    number = (f"(CASE WHEN {n} IS NOT NULL THEN (CASE WHEN isfinite({n}) THEN {n} END) "
-              f"WHEN {low} = 'true' THEN 1.0 WHEN {low} = 'false' THEN 0.0 END)")
-    key_num = f"(CASE WHEN {truth} THEN NULL ELSE {n} + 0.0 END)"
-    key_txt = f"(CASE WHEN {truth} THEN {low} WHEN {n} IS NULL THEN {t} END)"
-    is_number = f"({n} IS NOT NULL AND NOT isnan({n}))"
-    return Cell(missing_sql(x, cls), number, key_num, key_txt, is_number)
-
-
-def text_expressions(column: str, sql_type: str) -> tuple[str, str]:
-    """SQL for a text cell trimmed as ``str.strip()`` trims, and the number it spells
-    (cells_sql.py)."""
-    t = trimmed_text_sql(ident(column), sql_type == "VARCHAR")
-    return t, text_number_sql(t)
-
-
-@dataclass(frozen=True)
-class Declared:
-    """A declared list of values (categories, group keys, yes/no values) as keys."""
-
-    numbers: tuple[float, ...]
-    texts: tuple[str, ...]
-
-    @classmethod
-    def of(cls, values: Iterable[Any]) -> Declared:
-        numbers: list[float] = []
-        texts: list[str] = []
-        for v in values:
-            key = canonical_key(v)
-            if isinstance(v, bool) or key in ("true", "false"):
-                texts.append(key)
-            elif isinstance(v, (int, float)):
-                try:
-                    numbers.append(float(v))
-                except OverflowError:
-                    numbers.append(float("inf") if v > 0 else float("-inf"))
-            else:
-                number = text_number(str(v).strip())
-                if number is None:
-                    texts.append(key)
-                else:
-                    numbers.append(number)
-        return cls(tuple(dict.fromkeys(numbers)), tuple(dict.fromkeys(texts)))
-
-    def member(self, c: Cell, con: duckdb.DuckDBPyConnection, name: str) -> str:
-        """SQL: the cell's key is one of these values. Long lists go into a temporary table
-        (a semi-join), short ones inline."""
-        parts = []
-        kinds: list[tuple[Sequence[Any], str, str, str, Callable[[Any], str]]] = [
-            (self.numbers, c.key_num, "n", "v + 0.0", _double),
-            (self.texts, c.key_txt, "t", "CAST(v AS VARCHAR)", literal)]
-        for values, key, suffix, cast, show in kinds:
-            if len(values) > 200:
-                table = f"decl_{name}_{suffix}"
-                con.register(f"{table}_f", pd.DataFrame({"v": list(values)}))
-                con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS "
-                            f"SELECT {cast} AS v FROM {table}_f")
-                parts.append(f"{key} IN (SELECT v FROM {table})")
-            elif values:
-                parts.append(f"{key} IN ({', '.join(show(v) for v in values)})")
-        return "(" + " OR ".join(f"COALESCE({p}, FALSE)" for p in parts) + ")" if parts \
-            else "FALSE"
-
-
-def _double(v: float) -> str:
-    if v != v:
-        return "CAST('nan' AS DOUBLE)"
-    if v in (float("inf"), float("-inf")):
-        return f"CAST('{'-' if v < 0 else ''}inf' AS DOUBLE)"
-    return f"CAST({v!r} AS DOUBLE)"
-
-
-def cell_key(key_num: float | None, key_txt: str | None) -> str:
-    """The canonical key (``model.canonical_key``) of a cell read as ``key_num``/``key_txt``."""
-    return canonical_key(key_num) if key_num is not None else str(key_txt)
-
-
-def yes_no_code(query: Query, c: Cell, con: duckdb.DuckDBPyConnection, name: str) -> str:
-    """SQL: each cell read as the query reads it: 1 yes, 0 no, NEITHER or ABSENT
-    (``model.answer_reader``)."""
-    if query.yes is None:
-        yes = (f"(COALESCE({c.key_num} = 1, FALSE) OR "
-               f"COALESCE(lower({c.key_txt}) IN ('yes', 'true'), FALSE))")
-        no = (f"(COALESCE({c.key_num} = 0, FALSE) OR "
-              f"COALESCE(lower({c.key_txt}) IN ('no', 'false'), FALSE))")
-    else:
-        yes = Declared.of(query.yes).member(c, con, f"{name}_yes")
-        no = Declared.of(query.no or ()).member(c, con, f"{name}_no")
-    return (f"(CASE WHEN {c.missing} THEN {ABSENT} WHEN {yes} THEN 1 WHEN {no} THEN 0 "
-            f"ELSE {NEITHER} END)")
 
 
 def _count(condition: str) -> str:
@@ -584,7 +464,7 @@ def _where(q: Query, r: Reader) -> str:
 def _condition(cond: Condition, r: Reader, name: str) -> str:
     c = r.cell(cond.column)
     if cond.op in ("<", "<=", ">", ">="):
-        return f"COALESCE({c.number} {cond.op} {_double(float(cond.value))}, FALSE)"
+        return f"COALESCE({c.number} {cond.op} {double_sql(float(cond.value))}, FALSE)"
     declared = list(cond.value) if cond.op == "in" else [cond.value]
     hit = Declared.of(declared).member(c, r.con, name)
     if cond.op == "!=":
@@ -630,8 +510,8 @@ def cell_facts(source: TableSource, plan: Plan,
                 g = r.cell(q.group_by.column)
                 g_bins = q.group_by.bins
                 in_group = Declared.of(q.group_by.keys).member(g, r.con, f"{name}_g") \
-                    if g_bins is None else (f"COALESCE({g.number} >= {_double(g_bins[0])}"
-                                            f" AND {g.number} <= {_double(g_bins[-1])}"
+                    if g_bins is None else (f"COALESCE({g.number} >= {double_sql(g_bins[0])}"
+                                            f" AND {g.number} <= {double_sql(g_bins[-1])}"
                                             ", FALSE)")
                 add(q.id, "outside_declared", f"({mask}) AND NOT ({in_group})")
                 mask = f"({mask}) AND ({in_group})"
@@ -658,7 +538,7 @@ def cell_facts(source: TableSource, plan: Plan,
             elif isinstance(what, BinCounts):
                 c = r.cell(what.column)
                 edges = [float(e) for e in what.edges]
-                lo, hi = _double(edges[0]), _double(edges[-1])
+                lo, hi = double_sql(edges[0]), double_sql(edges[-1])
                 bad = f"({c.number} IS NULL)"
                 add(q.id, policy, f"({mask}) AND {bad}")
                 outside = f"({c.number} < {lo} OR {c.number} > {hi})"
