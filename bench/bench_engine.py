@@ -447,7 +447,7 @@ def aggregate_only(plan_path: str, table_path: str, engine: str = "duckdb") -> d
     every statistic's integer aggregates), without the check, the noise or the bundle."""
     import secrets
 
-    from planner_app.core.data.sql_plan import make_engine
+    from planner_app.core.data.engines import make_engine
     from planner_app.core.data.tables import open_table
     from planner_app.core.planfile import load_plan
 
@@ -464,7 +464,7 @@ def aggregate_only(plan_path: str, table_path: str, engine: str = "duckdb") -> d
 def compare_engines(plan_path: str, table_path: str, names: tuple[str, ...] = (
         "duckdb", "spark")) -> dict[str, Any]:
     """Every query's true aggregates from each engine, same salt; are they equal?"""
-    from planner_app.core.data.sql_plan import make_engine
+    from planner_app.core.data.engines import make_engine
     from planner_app.core.data.tables import open_table
     from planner_app.core.planfile import load_plan
 

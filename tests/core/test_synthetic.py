@@ -260,7 +260,7 @@ def test_rows_outside_a_domain_count_in_no_marginal() -> None:
                                           {"column": "b", "bins": [0, 1.5, 3]}]}],
                     budget={"epsilon": 1, "delta": 1e-5})
     plan = plan_from_dict(doc)
-    from planner_app.core.data.sql_plan import frame_source
+    from planner_app.core.data.sql_runner import frame_source
     from planner_app.core.data.tables import Table
 
     table = Table(name="t.csv", frame=frame, source=frame_source("t.csv", frame))

@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 
 from planner_app.core.data.aggregate import PandasEngine
-from planner_app.core.data.sql_plan import DuckDBRunner, SqlEngine
+from planner_app.core.data.sql_plan import SqlEngine
+from planner_app.core.data.sql_runner import DuckDBRunner
 from planner_app.core.data.tables import load_table, open_table
 from planner_app.core.dp.mechanisms import SeededRandomSource
 from planner_app.core.kinds.results import Aggregate

@@ -16,7 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from planner_app.core.data.aggregate import PandasEngine
-from planner_app.core.data.sql_plan import DuckDBRunner, SqlEngine, frame_source
+from planner_app.core.data.sql_plan import SqlEngine
+from planner_app.core.data.sql_runner import DuckDBRunner, frame_source
 from planner_app.core.dp.mechanisms import SeededRandomSource, exponential_quantile
 from tests.engine.helpers import SALT, both, plan_of, summary
 

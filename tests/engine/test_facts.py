@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from planner_app.core.data import facts
+from planner_app.core.data import cells_sql, facts
 from planner_app.core.data.aggregate import PandasEngine
 from planner_app.core.data.fit import ABSENT, NEITHER, distinct_values, yes_no_codes
 from planner_app.core.data.source import TableSource
@@ -86,7 +86,7 @@ def test_column_facts_match_the_pandas_reading(tmp_path: Path, kind: str) -> Non
 
 
 def test_the_number_rule_cell_by_cell() -> None:
-    """Each tricky cell alone: the engine's number is tables._cell_number's."""
+    """Each tricky cell alone: the engine's number is cells.cell_number's."""
     frame = pd.DataFrame({"x": TRICKY})
     source = TableSource(name="t", format="frame", columns=("x",), frame=frame)
     with facts.Reader(source, ["x"]) as r:
@@ -98,7 +98,7 @@ def test_the_number_rule_cell_by_cell() -> None:
         assert (number is None) == bool(b), repr(cell)
         if number is not None:
             assert number == value, repr(cell)
-        assert facts.cell_key(key_num, key_txt) == canonical_key(cell), repr(cell)
+        assert cells_sql.cell_key(key_num, key_txt) == canonical_key(cell), repr(cell)
 
 
 @pytest.mark.parametrize("kind", ["csv", "parquet", "frame"])

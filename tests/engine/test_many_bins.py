@@ -10,7 +10,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from planner_app.core.data.sql_plan import DuckDBRunner, SqlEngine, bin_of
+from planner_app.core.data.sql_aggregates import bin_of
+from planner_app.core.data.sql_plan import SqlEngine
+from planner_app.core.data.sql_runner import DuckDBRunner
 from planner_app.core.data.tables import open_table
 from tests.engine.helpers import SALT, both, plan_of, write_csv
 

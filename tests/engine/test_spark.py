@@ -18,7 +18,7 @@ import pytest
 
 from planner_app.core.data import spark_engine
 from planner_app.core.data.source import PANDAS_NA_TEXTS, TableSource
-from planner_app.core.data.sql_plan import ROW, DuckDBRunner
+from planner_app.core.data.sql_runner import ROW, DuckDBRunner
 from planner_app.core.data.tables import open_table
 from planner_app.core.support.errors import InputError
 
@@ -323,7 +323,8 @@ def test_spark_duckdb_and_pandas_agree(spark: Any, tmp_path: Path, fmt: str,
     outside the declared lists: Spark, DuckDB and the pandas path give identical parts, owner
     facts, yes/no answers and quantile buckets, with the same salt (the same bounded rows)."""
     from planner_app.core.data.aggregate import PandasEngine
-    from planner_app.core.data.sql_plan import SqlEngine, make_engine
+    from planner_app.core.data.engines import make_engine
+    from planner_app.core.data.sql_plan import SqlEngine
     from planner_app.core.data.tables import load_table
     from planner_app.core.dp.mechanisms import SeededRandomSource
     from tests.engine.helpers import SALT, plan_of, summary
@@ -424,7 +425,7 @@ def test_one_column_csv_blank_lines_and_signed_zero_edge(spark: Any, tmp_path: P
     """A blank line of a one-column CSV is skipped by all three readers (pandas the
     independent answer), and -0.0 is the category 0 in Spark as in the pandas path."""
     from planner_app.core.data.aggregate import PandasEngine
-    from planner_app.core.data.sql_plan import make_engine
+    from planner_app.core.data.engines import make_engine
     from planner_app.core.data.tables import load_table
     from planner_app.core.dp.mechanisms import SeededRandomSource
     from tests.engine.helpers import SALT, plan_of, summary

@@ -11,7 +11,8 @@ import sqlglot
 from sqlglot.errors import ErrorLevel
 
 from planner_app.core.data.source import TableSource
-from planner_app.core.data.sql_plan import DuckDBRunner, SqlEngine
+from planner_app.core.data.sql_plan import SqlEngine
+from planner_app.core.data.sql_runner import DuckDBRunner
 from planner_app.core.data.tables import open_table
 from tests.engine.helpers import SALT, plan_of, write_csv
 from tests.engine.test_duckdb_equals_pandas import FRAME, QUERIES

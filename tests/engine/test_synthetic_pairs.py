@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from planner_app.core.data.engines import open_engine
-from planner_app.core.data.sql_plan import frame_source
+from planner_app.core.data.sql_runner import frame_source
 from planner_app.core.data.synthetic_marginals import derived_queries, expanded_plan
 from planner_app.core.data.tables import Table
 from planner_app.core.dp.mechanisms import SeededRandomSource

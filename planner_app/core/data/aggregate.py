@@ -20,12 +20,21 @@ import numpy as np
 import pandas as pd
 
 from ..dp.mechanisms import RandomSource
+from ..kinds.registry import kind_of
 from ..kinds.results import Aggregate, AggregateFacts
-from ..kinds.shared_dp import cell_count, grid_for
+from ..kinds.shared_data import (
+    BinCounts,
+    CategoryCounts,
+    GridStepCounts,
+    Marginals,
+    RowCounts,
+    YesNoAnswers,
+)
+from ..kinds.shared_dp import cell_count
 from ..model import Condition, Plan, Query, answer_reader, canonical_key
 from ..support.errors import InputError
+from .cells import numeric_values
 from .fit import NEITHER, nested_problem, require_fit, yes_no_codes
-from .tables import numeric_values
 
 MISSING = -2
 UNDECLARED = -1
@@ -33,16 +42,7 @@ UNDECLARED = -1
 
 def cell_labels(query: Query) -> list[tuple[Any, ...]]:
     """Declared cells in release order: (group key, category or bin label) tuples."""
-    inner: list[Any]
-    if query.kind == "histogram":
-        if query.categories is not None:
-            inner = list(query.categories)
-        else:
-            edges = list(query.bins or ())
-            inner = [f"[{edges[i]:g}, {edges[i + 1]:g}{']' if i == len(edges) - 2 else ')'}"
-                     for i in range(len(edges) - 1)]
-    else:
-        inner = [None]
+    inner = kind_of(query).aggregate_of(query).inner_labels()
     groups: list[Any] = list(query.group_by.keys) if query.group_by is not None else [None]
     return [(g, c) for g in groups for c in inner]
 
@@ -165,12 +165,11 @@ class PandasEngine:
                 mask &= hit
         return mask
 
-    def _numeric_column(self, q: Query, mask: np.ndarray,
+    def _numeric_column(self, q: Query, column: str, mask: np.ndarray,
                         facts: AggregateFacts) -> tuple[np.ndarray, np.ndarray]:
-        """Values of the query's column for masked rows, with missing handled; returns the
-        values and the (possibly narrowed) row mask."""
-        assert q.column is not None
-        values, bad = numeric_values(self.frame[q.column])
+        """Values of the column for masked rows, with the query's missing policy; returns
+        the values and the (possibly narrowed) row mask."""
+        values, bad = numeric_values(self.frame[column])
         bad_here = bad & mask
         if q.missing.policy == "impute":
             facts.missing_imputed = int(bad_here.sum())
@@ -215,9 +214,10 @@ class PandasEngine:
         n_cells = cell_count(q)
         agg = Aggregate(query_id=q.id, cells=cells, facts=facts)
 
-        if q.kind == "randomized_response":
-            assert q.column is not None
-            answer = yes_no_codes(q, self.frame[q.column])
+        what = kind_of(q).aggregate_of(q)
+
+        if isinstance(what, YesNoAnswers):
+            answer = yes_no_codes(q, self.frame[what.column])
             known = answer >= 0
             facts.not_yes_no = int((answer == NEITHER).sum())
             if q.missing.policy == "impute":
@@ -229,18 +229,21 @@ class PandasEngine:
                 answers = answer[known] == 1
             agg.answers = np.asarray(answers, dtype=bool)
             return agg
+        if isinstance(what, Marginals):
+            raise AssertionError(f"{q.id}: marginals are computed as histograms "
+                                 "(synthetic_marginals.SyntheticEngine)")
 
         group, mask = self._group_index(q, mask, facts)
 
-        if q.kind == "count":
-            if q.column is not None:
-                present = ~self.frame[q.column].isna().to_numpy()
+        if isinstance(what, RowCounts):
+            if what.present_in is not None:
+                present = ~self.frame[what.present_in].isna().to_numpy()
                 if q.missing.policy == "drop":
                     facts.missing_dropped = int((mask & ~present).sum())
                     mask = mask & present
                 else:
                     facts.missing_imputed = int((mask & ~present).sum())
-            if q.of == "people":  # each person once a cell: any of their kept rows in it
+            if what.people:  # each person once a cell: any of their kept rows in it
                 unit = self.plan.privacy_unit
                 pairs = pd.DataFrame({"g": group[mask],
                                       "id": self.frame[unit.id_column].to_numpy()[mask]})
@@ -250,19 +253,18 @@ class PandasEngine:
             agg.parts["count"] = np.bincount(group[mask], minlength=n_cells).astype(np.int64)
             return agg
 
-        if q.kind == "histogram":
-            assert q.column is not None
-            if q.categories is not None:
-                inner_n = len(q.categories)
-                series = self.frame[q.column]
+        if isinstance(what, (CategoryCounts, BinCounts)):
+            if isinstance(what, CategoryCounts):
+                inner_n = len(what.categories)
+                series = self.frame[what.column]
                 if q.missing.policy == "impute":
                     series = series.where(series.notna(), q.missing.value)
-                idx = _index_of(series, q.categories)
+                idx = _index_of(series, what.categories)
                 missing = idx == MISSING
             else:
-                edges = np.asarray(q.bins, dtype=np.float64)
+                edges = np.asarray(what.edges, dtype=np.float64)
                 inner_n = len(edges) - 1
-                values, bad = numeric_values(self.frame[q.column])
+                values, bad = numeric_values(self.frame[what.column])
                 if q.missing.policy == "impute":
                     fill = q.missing.value
                     assert fill is not None  # the plan's validation: "impute" has a value
@@ -280,14 +282,14 @@ class PandasEngine:
             agg.parts["cells"] = np.bincount(flat, minlength=n_cells).astype(np.int64)
             return agg
 
-        values, mask = self._numeric_column(q, mask, facts)
-        grid = grid_for(q)
-        assert q.lower is not None and q.upper is not None
-        steps = np.rint(np.clip(values[mask], q.lower, q.upper) / grid.step).astype(np.int64)
+        values, mask = self._numeric_column(q, what.column, mask, facts)
+        grid = what.grid
+        steps = np.rint(np.clip(values[mask], what.lower, what.upper) / grid.step
+                        ).astype(np.int64)
         steps = np.clip(steps, grid.lo, grid.hi)
         where = group[mask]
 
-        if q.kind == "quantile":
+        if isinstance(what, GridStepCounts):
             order = np.lexsort((steps, where))
             steps, where = steps[order], where[order]
             bounds = np.searchsorted(where, np.arange(n_cells + 1))
@@ -299,12 +301,11 @@ class PandasEngine:
             raise InputError("plan", f"queries[{q.id}].grid_step",
                              "the grid is too fine for this many rows; choose a coarser "
                              "grid_step")
-        if q.kind == "sum":
-            agg.parts["sum"] = _int_sum(where, steps, n_cells)
-            return agg
-        centred = steps - grid.centre
-        agg.parts["count"] = np.bincount(where, minlength=n_cells).astype(np.int64)
-        agg.parts["sum"] = _int_sum(where, centred, n_cells)
-        if q.kind == "variance":
+        centred = steps - grid.centre if what.centred else steps
+        if "count" in what.parts:
+            agg.parts["count"] = np.bincount(where, minlength=n_cells).astype(np.int64)
+        if "sum" in what.parts:
+            agg.parts["sum"] = _int_sum(where, centred, n_cells)
+        if "sumsq" in what.parts:
             agg.parts["sumsq"] = _int_sum(where, centred * centred, n_cells)
         return agg

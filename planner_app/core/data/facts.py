@@ -1,10 +1,11 @@
 """What the data shows about the columns a plan names, as engine (DuckDB) queries.
 
-Every rule here is the per-cell rule of ``model.values`` and ``tables.numeric_values`` written
-as SQL over the view ``src`` of a ``TableSource`` (a file in place or a registered frame), so
-a 100-million-row file is never held in memory:
+Every rule here is the per-cell rule of ``model.values`` and ``cells.numeric_values`` written
+as SQL (cells_sql.py, shared with the release engine) over the view ``src`` of a
+``TableSource`` (a file in place or a registered frame), so a 100-million-row file is never
+held in memory:
 
-- a cell's *number* (``_cell_number``): a number, a bool (1/0), or text that spells a number
+- a cell's *number* (``cells.cell_number``): a number, a bool (1/0), or text that spells a number
   (ASCII decimal or exponent notation, ``inf``; no ``_``) or ``true``/``false`` after trimming
   white space; a non-finite number counts as missing;
 - a cell's *key* (``canonical_key``): a number (text that spells one is the number) or a text
@@ -27,10 +28,34 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ..model import YES_NO_KINDS, Condition, Plan, Query, canonical_key, text_number
+from ..kinds.registry import kind_of
+from ..kinds.shared_data import (
+    BinCounts,
+    CategoryCounts,
+    GridStepCounts,
+    GridSums,
+    RowCounts,
+    YesNoAnswers,
+)
+from ..model import Condition, Plan, Query, canonical_key
 from ..support.errors import Cancelled
+from .cells import detect_type
+from .cells_sql import (
+    ABSENT,
+    NEITHER,
+    Cell,
+    Declared,
+    cell,
+    cell_key,
+    double_sql,
+    is_nested,
+    reads_as_text,
+    text_expressions,
+    text_number_sql,
+    yes_no_code,
+)
 from .repeats import MAX_CANDIDATES, Repeats, id_name, may_be_id, repeat_counts
-from .source import TableSource, engine_problem, ident, literal
+from .source import TableSource, engine_problem, ident
 
 if TYPE_CHECKING:
     import duckdb
@@ -38,21 +63,10 @@ if TYPE_CHECKING:
 Progress = Callable[[float, str], None] | None
 Cancel = Callable[[], bool] | None
 
-#: The characters Python's ``str.strip()`` removes (all of them lie below U+3001).
-WHITESPACE = "".join(ch for ch in map(chr, range(0x3001)) if ch.isspace())
-
-#: Python's float() syntax, less "_" and non-ASCII digits (``model.values.text_number``).
-NUMBER_RE = (r"[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?"
-             r"|[iI][nN][fF]([iI][nN][iI][tT][yY])?|[nN][aA][nN])")
-
-NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
-                 "UINTEGER", "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "REAL")
 NESTED_MARKS = ("[]", "STRUCT(", "MAP(", "UNION(", "[")
 
 PRESENT_LIMIT = 10_001  # distinct keys kept for "the declared list equals the values present"
 
-NEITHER = -1  # a filled cell that is neither a yes nor a no value (as fit.NEITHER)
-ABSENT = -2  # an empty cell (as fit.ABSENT)
 
 
 # ----------------------------------------------------------------------------- running
@@ -127,147 +141,6 @@ def column_types(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     return {str(r[0]): str(r[1]) for r in con.execute("DESCRIBE SELECT * FROM src").fetchall()}
 
 
-def is_nested(kind: str) -> bool:
-    return kind.endswith("]") or kind.startswith(("STRUCT", "MAP", "UNION"))
-
-
-# ----------------------------------------------------------------------------- cell rules
-
-
-@dataclass(frozen=True)
-class Cell:
-    """SQL expressions reading one column's cells by the rules of ``model.values``."""
-
-    missing: str  # the cell is empty (SQL NULL, or NaN in a float column)
-    number: str  # the cell's finite number, or NULL (tables._cell_number)
-    key_num: str  # the cell's key when it is a number (DOUBLE), else NULL
-    key_txt: str  # the cell's key when it is a text, else NULL
-    is_number: str  # the cell spells a number (for "a column of numbers": fit.py)
-
-
-def cell(column: str, kind: str, prepared: tuple[str, str] | None = None) -> Cell:
-    """The reading of a column of DuckDB type ``kind``. ``prepared``: the names of the
-    trimmed text and its number, computed once per cell in an inner query (``Reader.src``)."""
-    x = ident(column)
-    if kind == "BOOLEAN":
-        return Cell(f"({x} IS NULL)", f"CAST({x} AS DOUBLE)", "CAST(NULL AS DOUBLE)",
-                    f"CASE WHEN {x} THEN 'true' ELSE 'false' END", "TRUE")
-    if kind in NUMERIC_TYPES or kind.startswith("DECIMAL"):
-        as_double = f"CAST({x} AS DOUBLE)"
-        missing = f"({x} IS NULL OR isnan({as_double}))" \
-            if kind in ("FLOAT", "DOUBLE", "REAL") else f"({x} IS NULL)"
-        return Cell(missing, f"CASE WHEN isfinite({as_double}) THEN {as_double} END",
-                    f"({as_double} + 0.0)", "CAST(NULL AS VARCHAR)", "TRUE")
-    if prepared is not None:
-        t, n = prepared
-    else:
-        t, n = text_expressions(column, kind)
-    low = f"lower({t})"
-    truth = f"{low} IN ('true', 'false')"
-    # a cell that spells a number is not true/false: lower() only for the others
-    number = (f"(CASE WHEN {n} IS NOT NULL THEN (CASE WHEN isfinite({n}) THEN {n} END) "
-              f"WHEN {low} = 'true' THEN 1.0 WHEN {low} = 'false' THEN 0.0 END)")
-    key_num = f"(CASE WHEN {truth} THEN NULL ELSE {n} + 0.0 END)"
-    key_txt = f"(CASE WHEN {truth} THEN {low} WHEN {n} IS NULL THEN {t} END)"
-    is_number = f"({n} IS NOT NULL AND NOT isnan({n}))"
-    return Cell(f"({x} IS NULL)", number, key_num, key_txt, is_number)
-
-
-def text_expressions(column: str, kind: str) -> tuple[str, str]:
-    """SQL for a text cell trimmed as ``str.strip()`` trims, and the number it spells
-    (``text_number``: DuckDB's cast is correctly rounded like Python's, but also takes
-    "1_000", "+-1" and "nan(1)", so the text must have Python's number syntax too)."""
-    x = ident(column)
-    text = x if kind == "VARCHAR" else f"CAST({x} AS VARCHAR)"
-    # trimming with a set of non-ASCII characters is slow in DuckDB: only when an end needs it
-    codes = ", ".join(str(ord(ch)) for ch in WHITESPACE)
-    t = (f"(CASE WHEN ord({text}) IN ({codes}) OR ord(right({text}, 1)) IN ({codes}) "
-         f"THEN trim({text}, {literal(WHITESPACE)}) ELSE {text} END)")
-    n = (f"(CASE WHEN TRY_CAST({t} AS DOUBLE) IS NOT NULL AND "
-         f"regexp_full_match({t}, {literal(NUMBER_RE)}) THEN TRY_CAST({t} AS DOUBLE) END)")
-    return t, n
-
-
-def is_text_kind(kind: str) -> bool:
-    return not (kind == "BOOLEAN" or kind in NUMERIC_TYPES or kind.startswith("DECIMAL"))
-
-
-@dataclass(frozen=True)
-class Declared:
-    """A declared list of values (categories, group keys, yes/no values) as keys."""
-
-    numbers: tuple[float, ...]
-    texts: tuple[str, ...]
-
-    @classmethod
-    def of(cls, values: Iterable[Any]) -> Declared:
-        numbers: list[float] = []
-        texts: list[str] = []
-        for v in values:
-            key = canonical_key(v)
-            if isinstance(v, bool) or key in ("true", "false"):
-                texts.append(key)
-            elif isinstance(v, (int, float)):
-                try:
-                    numbers.append(float(v))
-                except OverflowError:
-                    numbers.append(float("inf") if v > 0 else float("-inf"))
-            else:
-                number = text_number(str(v).strip())
-                if number is None:
-                    texts.append(key)
-                else:
-                    numbers.append(number)
-        return cls(tuple(dict.fromkeys(numbers)), tuple(dict.fromkeys(texts)))
-
-    def member(self, c: Cell, con: duckdb.DuckDBPyConnection, name: str) -> str:
-        """SQL: the cell's key is one of these values. Long lists go into a temporary table
-        (a semi-join), short ones inline."""
-        parts = []
-        kinds: list[tuple[Sequence[Any], str, str, str, Callable[[Any], str]]] = [
-            (self.numbers, c.key_num, "n", "v + 0.0", _double),
-            (self.texts, c.key_txt, "t", "CAST(v AS VARCHAR)", literal)]
-        for values, key, suffix, cast, show in kinds:
-            if len(values) > 200:
-                table = f"decl_{name}_{suffix}"
-                con.register(f"{table}_f", pd.DataFrame({"v": list(values)}))
-                con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS "
-                            f"SELECT {cast} AS v FROM {table}_f")
-                parts.append(f"{key} IN (SELECT v FROM {table})")
-            elif values:
-                parts.append(f"{key} IN ({', '.join(show(v) for v in values)})")
-        return "(" + " OR ".join(f"COALESCE({p}, FALSE)" for p in parts) + ")" if parts \
-            else "FALSE"
-
-
-def _double(v: float) -> str:
-    if v != v:
-        return "CAST('nan' AS DOUBLE)"
-    if v in (float("inf"), float("-inf")):
-        return f"CAST('{'-' if v < 0 else ''}inf' AS DOUBLE)"
-    return f"CAST({v!r} AS DOUBLE)"
-
-
-def cell_key(key_num: float | None, key_txt: str | None) -> str:
-    """The canonical key (``model.canonical_key``) of a cell read as ``key_num``/``key_txt``."""
-    return canonical_key(key_num) if key_num is not None else str(key_txt)
-
-
-def yes_no_code(query: Query, c: Cell, con: duckdb.DuckDBPyConnection, name: str) -> str:
-    """SQL: each cell read as the query reads it: 1 yes, 0 no, NEITHER or ABSENT
-    (``model.answer_reader``)."""
-    if query.yes is None:
-        yes = (f"(COALESCE({c.key_num} = 1, FALSE) OR "
-               f"COALESCE(lower({c.key_txt}) IN ('yes', 'true'), FALSE))")
-        no = (f"(COALESCE({c.key_num} = 0, FALSE) OR "
-              f"COALESCE(lower({c.key_txt}) IN ('no', 'false'), FALSE))")
-    else:
-        yes = Declared.of(query.yes).member(c, con, f"{name}_yes")
-        no = Declared.of(query.no or ()).member(c, con, f"{name}_no")
-    return (f"(CASE WHEN {c.missing} THEN {ABSENT} WHEN {yes} THEN 1 WHEN {no} THEN 0 "
-            f"ELSE {NEITHER} END)")
-
-
 def _count(condition: str) -> str:
     return f"count(*) FILTER (WHERE {condition})"
 
@@ -292,7 +165,7 @@ class Reader:
         if column not in self._cells:
             kind = self.types[column]
             prepared = None
-            if is_text_kind(kind) and not is_nested(kind):
+            if reads_as_text(kind) and not is_nested(kind):
                 i = list(self.types).index(column)
                 prepared = (f"__planner_t{i}", f"__planner_n{i}")
             self._cells[column] = cell(column, kind, prepared)
@@ -314,13 +187,12 @@ class Reader:
         outer = ["*"]
         for i, (column, kind) in enumerate(self.types.items()):
             # only the columns whose cells were asked for (DuckDB computes what it is given)
-            if column in wanted and column in self._cells and is_text_kind(kind) \
+            if column in wanted and column in self._cells and reads_as_text(kind) \
                     and not is_nested(kind):
                 t, _ = text_expressions(column, kind)
                 inner.append(f"{t} AS __planner_t{i}")
                 inner.append(f"TRY_CAST({t} AS DOUBLE) AS __planner_c{i}")
-                outer.append(f"(CASE WHEN __planner_c{i} IS NOT NULL AND regexp_full_match("
-                             f"__planner_t{i}, {literal(NUMBER_RE)}) THEN __planner_c{i} END) "
+                outer.append(f"{text_number_sql(f'__planner_t{i}', f'__planner_c{i}')} "
                              f"AS __planner_n{i}")
         return f"(SELECT {', '.join(outer)} FROM (SELECT {', '.join(inner)} FROM {base})) AS cells"
 
@@ -469,9 +341,7 @@ def _part_of(progress: Callable[[float, str], None], start: float,
 def table_facts(source: TableSource, progress: Progress = None,
                 cancel: Cancel = None) -> tuple[int, list[ColumnInfo]]:
     """The number of rows and each column's type (from a sample of its first filled cells,
-    ``tables.detect_type``) and missing cells, in one pass over the file."""
-    from .tables import detect_type
-
+    ``cells.detect_type``) and missing cells, in one pass over the file."""
     with Reader(source, source.columns) as r:
         detected: dict[str, str] = {}
         for col in source.columns:  # the type from a sample of the first filled cells
@@ -594,7 +464,7 @@ def _where(q: Query, r: Reader) -> str:
 def _condition(cond: Condition, r: Reader, name: str) -> str:
     c = r.cell(cond.column)
     if cond.op in ("<", "<=", ">", ">="):
-        return f"COALESCE({c.number} {cond.op} {_double(float(cond.value))}, FALSE)"
+        return f"COALESCE({c.number} {cond.op} {double_sql(float(cond.value))}, FALSE)"
     declared = list(cond.value) if cond.op == "in" else [cond.value]
     hit = Declared.of(declared).member(c, r.con, name)
     if cond.op == "!=":
@@ -629,9 +499,9 @@ def cell_facts(source: TableSource, plan: Plan,
             name = _safe(q.id)
             mask = _where(q, r)
             add(q.id, "rows_considered", mask)
-            if q.kind == "randomized_response":
-                assert q.column is not None
-                code = yes_no_code(q, r.cell(q.column), r.con, name)
+            what = kind_of(q).aggregate_of(q)
+            if isinstance(what, YesNoAnswers):
+                code = yes_no_code(q, r.cell(what.column), r.con, name)
                 add(q.id, "not_yes_no", f"{code} = {NEITHER}")
                 policy = "missing_imputed" if q.missing.policy == "impute" else "missing_dropped"
                 add(q.id, policy, f"{code} < 0")
@@ -640,20 +510,20 @@ def cell_facts(source: TableSource, plan: Plan,
                 g = r.cell(q.group_by.column)
                 g_bins = q.group_by.bins
                 in_group = Declared.of(q.group_by.keys).member(g, r.con, f"{name}_g") \
-                    if g_bins is None else (f"COALESCE({g.number} >= {_double(g_bins[0])}"
-                                            f" AND {g.number} <= {_double(g_bins[-1])}"
+                    if g_bins is None else (f"COALESCE({g.number} >= {double_sql(g_bins[0])}"
+                                            f" AND {g.number} <= {double_sql(g_bins[-1])}"
                                             ", FALSE)")
                 add(q.id, "outside_declared", f"({mask}) AND NOT ({in_group})")
                 mask = f"({mask}) AND ({in_group})"
             drop = q.missing.policy != "impute"
             policy = "missing_dropped" if drop else "missing_imputed"
-            if q.column is None:
-                continue
-            c = r.cell(q.column)
-            if q.kind == "count":
-                add(q.id, policy, f"({mask}) AND {c.missing}")
-            elif q.kind == "histogram" and q.categories is not None:
-                inside = Declared.of(q.categories).member(c, r.con, f"{name}_c")
+            if isinstance(what, RowCounts):
+                if what.present_in is not None:
+                    c = r.cell(what.present_in)
+                    add(q.id, policy, f"({mask}) AND {c.missing}")
+            elif isinstance(what, CategoryCounts):
+                c = r.cell(what.column)
+                inside = Declared.of(what.categories).member(c, r.con, f"{name}_c")
                 if drop:
                     add(q.id, policy, f"({mask}) AND {c.missing}")
                     add(q.id, "outside_declared", f"({mask}) AND NOT {c.missing} "
@@ -661,13 +531,14 @@ def cell_facts(source: TableSource, plan: Plan,
                 else:  # the pandas engine counted none here; the owner sees how many
                     add(q.id, policy, f"({mask}) AND {c.missing}")
                     fill_in = canonical_key(q.missing.value) in \
-                        {canonical_key(v) for v in q.categories}
+                        {canonical_key(v) for v in what.categories}
                     missing_out = "FALSE" if fill_in else c.missing
                     add(q.id, "outside_declared", f"({mask}) AND ({missing_out} OR "
                                                   f"(NOT {c.missing} AND NOT ({inside})))")
-            elif q.kind == "histogram":
-                edges = [float(e) for e in q.bins or ()]
-                lo, hi = _double(edges[0]), _double(edges[-1])
+            elif isinstance(what, BinCounts):
+                c = r.cell(what.column)
+                edges = [float(e) for e in what.edges]
+                lo, hi = double_sql(edges[0]), double_sql(edges[-1])
                 bad = f"({c.number} IS NULL)"
                 add(q.id, policy, f"({mask}) AND {bad}")
                 outside = f"({c.number} < {lo} OR {c.number} > {hi})"
@@ -679,7 +550,8 @@ def cell_facts(source: TableSource, plan: Plan,
                     fill_out = "TRUE" if not edges[0] <= fill <= edges[-1] else "FALSE"
                     add(q.id, "outside_declared", f"({mask}) AND ((NOT {bad} AND {outside}) OR "
                                                   f"({bad} AND {fill_out}))")
-            else:
+            elif isinstance(what, (GridSums, GridStepCounts)):
+                c = r.cell(what.column)
                 add(q.id, policy, f"({mask}) AND {c.number} IS NULL")
         unit = plan.privacy_unit
         bound = "0"
@@ -690,8 +562,8 @@ def cell_facts(source: TableSource, plan: Plan,
         row = r.run(f"SELECT {select} FROM {r.src}")[0] if exprs else \
             r.run(f"SELECT {bound}")[0]
     out = {q.id: CellFacts() for q in plan.queries}
-    for (qid, what), value in zip(slots, row[1:], strict=True):
-        setattr(out[qid], what, getattr(out[qid], what) + int(value))
+    for (qid, fact), value in zip(slots, row[1:], strict=True):
+        setattr(out[qid], fact, getattr(out[qid], fact) + int(value))
     return int(row[0]), out
 
 
@@ -753,4 +625,5 @@ def missing_ids(r: Reader, column: str) -> int:
 def yes_no_queries(plan_or_queries: Iterable[Query], columns: Iterable[str]) -> list[Query]:
     have = set(columns)
     return [q for q in plan_or_queries
-            if q.kind in YES_NO_KINDS and q.column is not None and q.column in have]
+            if kind_of(q).aggregate_of(q).reads_answers and q.column is not None
+            and q.column in have]

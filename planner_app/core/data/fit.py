@@ -19,20 +19,20 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..kinds.registry import kind_of
+from ..kinds.shared_data import BinCounts
 from ..model import (
     FIXED_YES_NO,
-    NEEDS_BOUNDS,
-    YES_NO_KINDS,
     Plan,
     Query,
     answer_reader,
     canonical_key,
 )
 from ..support.errors import InputError
+from .cells_sql import is_nested
 from .facts import (
     Reader,
     YesNoTally,
-    is_nested,
     missing_ids,
     numeric_columns,
     plan_columns,
@@ -70,7 +70,7 @@ def is_numeric_column(series: pd.Series) -> bool:
 
 def needs_numbers(query: Query) -> bool:
     """The statistic reads its column as numbers (bounds or numeric bins)."""
-    return query.kind in NEEDS_BOUNDS or (query.kind == "histogram" and query.bins is not None)
+    return kind_of(query).aggregate_of(query).reads_numbers
 
 
 def _as_source(data: pd.DataFrame | TableSource, table_name: str) -> TableSource:
@@ -138,12 +138,13 @@ def fit_rule(queries: Sequence[Query], columns: Collection[str], table_name: str
 
         if query.column is not None and exists("column", query.column):
             if needs_numbers(query) and not numeric(query.column):
-                what = "numeric bins need" if query.kind == "histogram" \
+                what = "numeric bins need" \
+                    if isinstance(kind_of(query).aggregate_of(query), BinCounts) \
                     else f"a {query.kind} needs"
                 out.append(_problem(f"{where}.column", f"{query.column!r} in {table_name} holds "
                                     f"text, not numbers: {what} a column of numbers (choose "
                                     "another column, or a histogram with categories)"))
-            if query.kind in YES_NO_KINDS:
+            if kind_of(query).aggregate_of(query).reads_answers:
                 out.extend(_yes_no_problems(query, *yes_no(query), table_name))
         for i, sc in enumerate(query.synth_columns or ()):  # each column once, as written
             if exists(f"columns[{i}].column", sc.column) and sc.bins is not None \
@@ -249,7 +250,7 @@ def distinct_values(series: pd.Series, limit: int = 50) -> list[Any]:
 
 def plan_only_notes(query: Query) -> list[str]:
     """What the check without data says about how a yes/no column will be read."""
-    if query.kind in YES_NO_KINDS and query.yes is None:
+    if kind_of(query).aggregate_of(query).reads_answers and query.yes is None:
         return [f"{query.id}: no \"yes\"/\"no\" values are declared, so {query.column} is read "
                 f"as {FIXED_YES_NO}; any other value in it stops the release (check with the "
                 "data to see)"]

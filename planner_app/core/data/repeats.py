@@ -14,10 +14,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
-if TYPE_CHECKING:  # a type only: facts.py imports this module
-    from .facts import Reader
+
+class Reader(Protocol):
+    """What this module needs of ``facts.Reader`` (which calls it: no import back)."""
+
+    def run(self, sql: str, progress: Callable[[float, str], None] | None = None,
+            cancel: Callable[[], bool] | None = None,
+            message: str = "Reading") -> list[tuple[Any, ...]]: ...
 
 #: Fewer distinct values than this is a category (a region, a wave), never an id.
 ID_MIN_VALUES = 20

@@ -332,10 +332,10 @@ def engine_problem(source: TableSource, exc: Exception) -> InputError:
     text = _without_quoted_line(full)
     line = re.search(r"[Ll]ine:? (\d+)", text)
     where = f"line {line.group(1)}" if line else None
-    kind = type(exc).__name__
-    if kind == "OutOfMemoryException":
+    error = type(exc).__name__
+    if error == "OutOfMemoryException":
         return InputError(source.name, None, memory_problem())
-    if kind == "InterruptException":
+    if error == "InterruptException":
         return InputError(source.name, None, "reading it was interrupted; nothing was charged")
     if source.format == "parquet":
         # what is left is DuckDB failing on the file's bytes (bad magic, a damaged footer or

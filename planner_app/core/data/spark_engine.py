@@ -33,7 +33,8 @@ import pandas as pd
 from ..model import Plan
 from ..support.errors import InputError
 from .source import PANDAS_NA_TEXTS, TableSource
-from .sql_plan import ROW, SqlEngine, register_runner
+from .sql_plan import SqlEngine
+from .sql_runner import ROW
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -320,7 +321,7 @@ def _sql_text(text: str) -> str:
 
 
 class SparkRunner:
-    """Runs the engine's SQL (DuckDB dialect) on Spark: ``sql_plan.SqlRunner``.
+    """Runs the engine's SQL (DuckDB dialect) on Spark: ``sql_runner.SqlRunner``.
 
     ``open`` makes the view ``src`` with the columns named under their header names, read as
     ``TableSource.connect`` reads them for DuckDB: a CSV file with every column as text, the
@@ -626,6 +627,3 @@ def spark_problem(source: TableSource, exc: Exception) -> InputError:
     condition = getattr(exc, "getCondition", None) or getattr(exc, "getErrorClass", None)
     name = (condition() if callable(condition) else None) or type(exc).__name__
     return InputError(source.name, None, f"Spark could not compute the aggregates ({name})")
-
-
-register_runner("spark", SparkRunner)

@@ -1,26 +1,7 @@
 """The plan's aggregates as SQL: one engine-neutral description, run by DuckDB or by Spark.
 
-Contract for a runner (``SqlRunner``; ``DuckDBRunner`` here, ``SparkRunner`` elsewhere):
-
-- Every SQL text ``SqlEngine`` hands a runner is in DuckDB's dialect and uses only constructs
-  that ``sqlglot.transpile(sql, read="duckdb", write="spark")`` turns into valid Spark SQL
-  (DECIMAL(38,0) sums, CASE, LEAST/GREATEST, FLOOR, TRY_CAST, regexp_matches -> RLIKE,
-  sha256 -> SHA2(..., 256), row_number() OVER (...) with QUALIFY, LEFT JOINs on small tables).
-  A Spark runner transpiles each text and runs it; it never writes SQL of its own.
-- ``open(source, columns)`` makes the view ``src``: the named columns under their header names,
-  plus ``__row`` (BIGINT), the 0-based position of the data row in the file (the header is not
-  a row). CSV cells are text (VARCHAR/string), the texts in ``source.PANDAS_NA_TEXTS`` are NULL;
-  Parquet columns keep their types. Rows are never reordered or dropped.
-- ``column_types()`` gives each ``src`` column's type as a DuckDB type name (VARCHAR, BIGINT,
-  INTEGER, DOUBLE, FLOAT, BOOLEAN, DECIMAL(p,s), ...; a nested column's name holds ``[]``,
-  ``STRUCT`` or ``MAP``).
-- ``register(name, frame)`` makes a small pandas frame (a value mapping) a table ``name``.
-- ``materialize(name, sql)`` computes ``sql`` once into a table ``name`` that later queries
-  read (DuckDB: a temporary table, spilling to disk; Spark: a cached temporary view).
-- ``query(sql)`` returns the (small) result as a pandas frame; DECIMAL columns may come back as
-  ``decimal.Decimal`` or int (the engine converts them with ``int``).
-- ``close()`` frees everything. Any error reading the table is raised as it is; the engine
-  turns it into a one-line ``InputError`` (``source.engine_problem``).
+The runners (``SqlRunner``; ``DuckDBRunner``, ``SparkRunner``) and their contract:
+sql_runner.py; engines.py, the composition root, names them.
 
 What SqlEngine computes (docs/engine.md has the privacy argument):
 
@@ -32,7 +13,7 @@ What SqlEngine computes (docs/engine.md has the privacy argument):
 - Cells: how a cell's value matches a declared category, group key, where-value or yes/no
   value follows ``model.canonical_key``: the engine fetches the column's distinct values,
   maps them in Python, and joins the mapping (registered as a small table). Numbers follow
-  ``tables._cell_number``: text of plain decimal notation is cast by the engine (correctly
+  ``cells.cell_number``: text of plain decimal notation is cast by the engine (correctly
   rounded in both), any other text (spaces, ``inf``, ``true``) is mapped in Python.
 - One scan of the file makes the bounded table of derived columns (codes and numbers only);
   each statistic is then one GROUP BY over it returning integer counts and DECIMAL(38,0)
@@ -44,13 +25,23 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from ..kinds.registry import kind_of
 from ..kinds.results import Aggregate, AggregateFacts
-from ..kinds.shared_dp import cell_count, grid_for
+from ..kinds.shared_data import (
+    BinCounts,
+    CategoryCounts,
+    GridStepCounts,
+    GridSums,
+    Marginals,
+    RowCounts,
+    YesNoAnswers,
+)
+from ..kinds.shared_dp import cell_count
 from ..model import (
     Plan,
     Query,
@@ -65,151 +56,35 @@ from .aggregate import (
     UNDECLARED,
     cell_labels,
 )
+from .cells import cell_number
+from .cells_sql import (
+    NUMBER_CLASSES,
+    finite_sql,
+    missing_sql,
+    not_plain_sql,
+    plain_number_sql,
+    type_class,
+)
 from .facts import plan_columns
-from .fit import ABSENT, NEITHER, NUMERIC_SHARE, fit_rule, nested_problem
-from .source import TableSource, engine_problem, ident, literal
-from .tables import _cell_number
+from .fit import NEITHER, NUMERIC_SHARE, fit_rule, nested_problem
+from .source import TableSource, engine_problem, ident, literal, memory_problem
+from .sql_aggregates import (
+    bin_case,
+    cell_counts,
+    double_literal,
+    grid_aggregate,
+    row_counts,
+    yes_no_answers,
+)
+from .sql_runner import ROW, DuckDBRunner, SqlRunner
 
 if TYPE_CHECKING:
     import duckdb
 
-ROW = "__row"  # the row's 0-based position in the file, a column of ``src``
 KEY_CHARS = KEY_HEX_CHARS  # the bounding key: this many hex digits of the row's sha256
 
-#: Text the engine casts to a number itself: plain decimal or exponent notation, no spaces.
-#: Python's float() reads each such text as the correctly rounded double, as DuckDB and Java do.
-PLAIN_NUMBER = r"^[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?$"
 #: The texts pandas' CSV reader reads as bools (a column of only these is a bool column).
 _PANDAS_BOOL_TEXTS = frozenset({"True", "TRUE", "true", "False", "FALSE", "false"})
-_MAX_DOUBLE = "CAST('1.7976931348623157e308' AS DOUBLE)"
-
-
-class SqlRunner(Protocol):
-    """Runs the engine's SQL (DuckDB dialect) on one engine. See the module docstring."""
-
-    def open(self, source: TableSource, columns: Sequence[str]) -> None: ...
-
-    def column_types(self) -> dict[str, str]: ...
-
-    def register(self, name: str, frame: pd.DataFrame) -> None: ...
-
-    def materialize(self, name: str, sql: str) -> None: ...
-
-    def query(self, sql: str) -> pd.DataFrame: ...
-
-    def close(self) -> None: ...
-
-
-#: Runners by engine name ("spark" is added by the Spark module when it is importable).
-RUNNERS: dict[str, Callable[[], SqlRunner]] = {}
-
-
-def register_runner(name: str, make: Callable[[], SqlRunner]) -> None:
-    RUNNERS[name] = make
-
-
-ENGINES = ("duckdb", "pandas", "spark")
-
-
-class DuckDBRunner:
-    """The embedded columnar engine: reads CSV and Parquet in place, spills to disk."""
-
-    def __init__(self) -> None:
-        self.con: duckdb.DuckDBPyConnection | None = None
-        self._source: TableSource | None = None
-        self._nested: set[str] = set()
-        self._spill: str | None = None
-
-    def open(self, source: TableSource, columns: Sequence[str]) -> None:
-        wanted = list(dict.fromkeys(columns))
-        self._source = source
-        if source.format == "parquet":
-            con = self._settings(source.connect([]))
-            select = ", ".join([ident(c) for c in wanted] + [f"file_row_number AS {ROW}"])
-            scan = source.scan_sql()[:-1] + ", file_row_number = true)"
-            con.execute("DROP VIEW src")
-            con.execute(f"CREATE VIEW src AS SELECT {select} FROM {scan}")
-            con.execute("SET preserve_insertion_order = false")  # positions: file_row_number
-        elif source.format == "csv":
-            # a table in file order (insertion order is kept), so rowid is the row's position
-            con = self._settings(source.connect(wanted))
-            con.execute("CREATE TEMP TABLE src_rows AS SELECT * FROM src")
-            con.execute("DROP VIEW src")
-            cols = ", ".join([ident(c) for c in wanted] + [f"rowid AS {ROW}"])
-            con.execute(f"CREATE VIEW src AS SELECT {cols} FROM src_rows")
-            # from here on no result needs the file's order (positions are in __row): DuckDB
-            # may reorder, which keeps big materializations within its memory
-            con.execute("SET preserve_insertion_order = false")
-        else:
-            assert source.frame is not None
-            con = self._settings(source.connect([]))
-            by_name = {str(c): c for c in source.frame.columns}
-            frame = pd.DataFrame({c: self._frame_column(c, source.frame[by_name[c]])
-                                  for c in wanted},
-                                 index=pd.RangeIndex(len(source.frame)))
-            frame[ROW] = np.arange(len(frame), dtype=np.int64)
-            con.register("src_frame_rows", frame)
-            con.execute("DROP VIEW src")
-            con.execute("CREATE VIEW src AS SELECT * FROM src_frame_rows")
-        self.con = con
-
-    def _settings(self, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
-        """No progress bar (never on the command line's output); spills (private: derived
-        cells) go to a folder only this user can read, removed when the engine closes."""
-        import tempfile
-
-        con.execute("SET enable_progress_bar = false")
-        self._spill = tempfile.mkdtemp(prefix="planner-app-engine-")
-        con.execute(f"SET temp_directory = {literal(self._spill)}")
-        return con
-
-    def _frame_column(self, name: str, column: pd.Series) -> Any:
-        """A frame's column as DuckDB reads it: numbers and bools keep their type; any other
-        column becomes text, each cell its ``str`` (the text canonical_key and _cell_number
-        read it as, so nothing changes how a cell matches or reads as a number)."""
-        dtype = column.dtype
-        if (pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)) \
-                and not isinstance(dtype, pd.CategoricalDtype):
-            return column.to_numpy() if dtype.kind in "biuf" else column
-        present = column.dropna()
-        if len(present) and isinstance(present.iloc[0], (list, tuple, dict, set, np.ndarray)):
-            self._nested.add(name)
-            return np.full(len(column), None, dtype=object)
-        codes, uniques = pd.factorize(column, use_na_sentinel=True)
-        texts = np.array([str(u) for u in uniques] + [None], dtype=object)
-        return texts[codes]
-
-    def column_types(self) -> dict[str, str]:
-        assert self.con is not None
-        rows = self.con.execute("DESCRIBE SELECT * FROM src").fetchall()
-        return {str(r[0]): "VARCHAR[]" if str(r[0]) in self._nested else str(r[1])
-                for r in rows}
-
-    def register(self, name: str, frame: pd.DataFrame) -> None:
-        assert self.con is not None
-        self.con.register(name, frame)
-
-    def materialize(self, name: str, sql: str) -> None:
-        assert self.con is not None
-        self.con.execute(f"CREATE TEMP TABLE {name} AS {sql}")
-
-    def query(self, sql: str) -> pd.DataFrame:
-        assert self.con is not None
-        out: pd.DataFrame = self.con.execute(sql).df()
-        return out
-
-    def close(self) -> None:
-        if self.con is not None:
-            self.con.close()
-            self.con = None
-        if self._spill is not None:
-            import shutil
-
-            shutil.rmtree(self._spill, ignore_errors=True)
-            self._spill = None
-
-
-register_runner("duckdb", DuckDBRunner)
 
 
 def new_salt() -> bytes:
@@ -223,29 +98,6 @@ def salt_from(source: Any) -> bytes:
     """32 bytes from a release's RandomSource (a seeded source makes them reproducible)."""
     words = source.words(4)
     return b"".join(int(w).to_bytes(8, "little") for w in words)
-
-
-def _double(x: float) -> str:
-    """An exact double literal."""
-    return f"CAST({literal(repr(float(x)))} AS DOUBLE)"
-
-
-def _kind(sql_type: str) -> str:
-    t = sql_type.upper()
-    if "[" in t or t.startswith(("STRUCT", "MAP", "UNION", "LIST", "ARRAY")):
-        return "nested"
-    if t in ("VARCHAR", "STRING", "TEXT") or t.startswith("VARCHAR"):
-        return "text"
-    if t in ("BOOLEAN", "BOOL"):
-        return "bool"
-    if t in ("FLOAT", "DOUBLE", "REAL", "FLOAT4", "FLOAT8"):
-        return "float"
-    if t.startswith("DECIMAL") or t.startswith("NUMERIC"):
-        return "decimal"
-    if t in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
-             "UINTEGER", "UBIGINT", "UHUGEINT", "INT", "LONG", "SHORT", "BYTE"):
-        return "int"
-    return "other"
 
 
 @dataclass
@@ -296,7 +148,7 @@ class SqlEngine:
     def _start(self) -> None:
         present = [c for c in plan_columns(self.plan) if c in self.source.columns]
         self.runner.open(self.source, present)
-        self.types = {c: _kind(t) for c, t in self.runner.column_types().items()}
+        self.types = {c: type_class(t) for c, t in self.runner.column_types().items()}
         total = self.runner.query("SELECT count(*) AS n FROM src")
         self.n_rows = int(total["n"].iloc[0])
         if self.n_rows == 0:
@@ -325,10 +177,7 @@ class SqlEngine:
         return f"r.{ident(column)}"
 
     def _is_missing(self, column: str) -> str:
-        c = self._col(column)
-        if self.types.get(column) == "float":
-            return f"({c} IS NULL OR isnan({c}))"
-        return f"({c} IS NULL)"
+        return missing_sql(self._col(column), self.types.get(column, "other"))
 
     def _signless(self, c: str, column: str) -> str:
         """A float cell with -0.0 read as 0.0 (``-0.0 + 0.0`` is ``0.0``): GROUP BY merges the
@@ -355,7 +204,7 @@ class SqlEngine:
         """A text column's distinct filled values that are not in plain number notation."""
         if column not in self._odd_cache:
             self._odd_cache[column] = self._distinct(
-                column, f"AND NOT regexp_matches({ident(column)}, {literal(PLAIN_NUMBER)})")
+                column, f"AND {not_plain_sql(ident(column))}")
         return self._odd_cache[column]
 
     def number(self, column: str) -> str:
@@ -364,28 +213,27 @@ class SqlEngine:
         if key in self._d.keys:
             return self._d.keys[key]
         c = self._col(column)
-        kind = self.types.get(column)
-        if kind == "text":
+        cls = self.types.get(column)
+        if cls == "text":
             # plain notation is cast by the engine; every other text is in the mapping (its
             # number, or NULL), so no row is matched against a pattern in the big scan
             odd = self._odd(column)
-            expr, joins = f"TRY_CAST({c} AS DOUBLE)", []
+            expr, joins = plain_number_sql(c), []
             if len(odd):
-                nums = [_cell_number(v) for v in odd["v"]]
+                nums = [cell_number(v) for v in odd["v"]]
                 m = self._new_map(pd.DataFrame({
                     "t": [str(t) for t in odd["t"]],
                     "x": np.array([x if math.isfinite(x) else np.nan for x in nums],
                                   dtype=np.float64)}))
                 joins = [f"LEFT JOIN {m} ON {c} = {m}.t"]
                 expr = f"CASE WHEN {m}.t IS NULL THEN {expr} ELSE {m}.x END"
-        elif kind in ("int", "float", "bool", "decimal"):
+        elif cls in NUMBER_CLASSES:
             expr, joins = f"CAST({c} AS DOUBLE)", []
         else:
             expr, joins = "CAST(NULL AS DOUBLE)", []
         v = f"({expr})"
         name = f"n{len(self._d.exprs)}"
-        self._d.exprs[name] = (f"CASE WHEN {v} IS NULL OR isnan({v}) OR abs({v}) > "
-                               f"{_MAX_DOUBLE} THEN NULL ELSE {v} END")
+        self._d.exprs[name] = finite_sql(v)
         self._d.joins[name] = joins
         self._d.keys[key] = name
         return name
@@ -466,7 +314,8 @@ class SqlEngine:
                 self.number(c.column)
             else:
                 self.index_in(c.column, list(c.value) if c.op == "in" else [c.value])
-        if q.kind == "randomized_response":
+        what = kind_of(q).aggregate_of(q)
+        if isinstance(what, YesNoAnswers):
             self.answer_code(q)
             return
         if q.group_by is not None:
@@ -474,23 +323,23 @@ class SqlEngine:
                 self.number(q.group_by.column)
             else:
                 self.index_in(q.group_by.column, q.group_by.keys)
-        if q.kind == "count":
-            if q.column is not None:
-                self.present(q.column)
-        elif q.kind == "histogram" and q.categories is not None:
-            assert q.column is not None
-            self.index_in(q.column, q.categories)
+        if isinstance(what, RowCounts):
+            if what.present_in is not None:
+                self.present(what.present_in)
+        elif isinstance(what, CategoryCounts):
+            self.index_in(what.column, what.categories)
+        elif isinstance(what, (BinCounts, GridSums, GridStepCounts)):
+            self.number(what.column)
         else:
-            assert q.column is not None
-            self.number(q.column)
+            raise AssertionError(f"{q.id}: {what!r} is not run by a SQL engine")
 
     # -- fit (the rules of fit.plan_problems, as engine queries) ------------------------------
 
     def _numeric_column(self, column: str) -> bool:
-        kind = self.types.get(column)
-        if kind in ("int", "float", "bool", "decimal"):
+        cls = self.types.get(column)
+        if cls in NUMBER_CLASSES:
             return True
-        if kind != "text":
+        if cls != "text":
             return False
         if column in self._numeric_cache:
             return self._numeric_cache[column]
@@ -550,7 +399,7 @@ class SqlEngine:
         names = ", ".join(self._d.exprs) or "_one"
         joins = " ".join(dict.fromkeys(j for js in self._d.joins.values() for j in js))
         if unit.kind == "person":
-            if any(q.kind == "count" and q.of == "people" for q in self.plan.queries):
+            if any(_counts_people(q) for q in self.plan.queries):
                 names += ", __id"  # counts of people count distinct ids
             derived = (f"SELECT {exprs}, r.{ident(str(unit.id_column))} AS __id, "
                        f"r.{ROW} AS {ROW} FROM src r {joins}")
@@ -621,13 +470,13 @@ class SqlEngine:
         for c in q.where:
             if c.op in ("<", "<=", ">", ">="):
                 n = self.number(c.column)
-                parts.append(f"COALESCE({n} {c.op} {_double(float(c.value))}, FALSE)")
+                parts.append(f"COALESCE({n} {c.op} {double_literal(float(c.value))}, FALSE)")
             else:
                 k = self.index_in(c.column, list(c.value) if c.op == "in" else [c.value])
                 parts.append(f"{k} = {UNDECLARED}" if c.op == "!=" else f"{k} >= 0")
         return " AND ".join(parts) if parts else "TRUE"
 
-    def _grouped(self, keys: dict[str, str], sums: dict[str, str], where: str
+    def grouped(self, keys: dict[str, str], sums: dict[str, str], where: str
                  ) -> pd.DataFrame:
         """One GROUP BY over ``b``: integer keys, row counts ``n`` and DECIMAL sums."""
         cols = [f"{e} AS {n}" for n, e in keys.items()] + ["count(*) AS n"]
@@ -652,204 +501,32 @@ class SqlEngine:
         agg = Aggregate(query_id=q.id, cells=cells, facts=facts)
         where = self._where_sql(q)
 
-        if q.kind == "randomized_response":
-            code = self.answer_code(q)
-            considered = self._grouped({}, {}, where)
-            facts.rows_considered = int(considered["n"].sum()) if len(considered) else 0
-            t = self._grouped({"a": code}, {}, "TRUE")
-            counts = {int(a): int(n) for a, n in zip(t["a"], t["n"], strict=True)}
-            yes, no = counts.get(1, 0), counts.get(0, 0)
-            unknown = counts.get(NEITHER, 0) + counts.get(ABSENT, 0)
-            facts.not_yes_no = counts.get(NEITHER, 0)
-            if q.missing.policy == "impute":
-                facts.missing_imputed = unknown
-                fill = bool(answer_reader(q)(q.missing.value))
-                yes, no = (yes + unknown, no) if fill else (yes, no + unknown)
-            else:
-                facts.missing_dropped = unknown
-            agg.answers = np.concatenate([np.ones(yes, dtype=bool), np.zeros(no, dtype=bool)])
-            return agg
+        what = kind_of(q).aggregate_of(q)
+
+        if isinstance(what, YesNoAnswers):
+            return yes_no_answers(self, q, agg, where)
+        if isinstance(what, Marginals):
+            raise AssertionError(f"{q.id}: marginals are computed as histograms "
+                                 "(synthetic_marginals.SyntheticEngine)")
 
         keys: dict[str, str] = {}
         keys["g"] = self.index_in(q.group_by.column, q.group_by.keys) \
             if q.group_by is not None and q.group_by.bins is None else "0"
         if q.group_by is not None and q.group_by.bins is not None:  # synthetic pairs
-            keys["g"] = _bin_case(self.number(q.group_by.column),
+            keys["g"] = bin_case(self.number(q.group_by.column),
                                   [float(e) for e in q.group_by.bins])
 
-        if q.kind == "count":
-            keys["p"] = f"CASE WHEN {self.present(q.column)} THEN 1 ELSE 0 END" \
-                if q.column is not None else "1"
-            t = self._grouped(keys, {}, where)
-            g, p, n = (np.asarray(t[c], dtype=np.int64) for c in ("g", "p", "n"))
-            facts.rows_considered = int(n.sum())
-            facts.outside_declared = int(n[g < 0].sum())
-            inside = g >= 0
-            if q.missing.policy == "drop":
-                facts.missing_dropped = int(n[inside & (p == 0)].sum())
-                use = inside & (p == 1)
-            else:
-                facts.missing_imputed = int(n[inside & (p == 0)].sum())
-                use = inside
-            agg.parts["count"] = _exact_bincount(g[use], n[use], n_cells)
-            if q.of == "people":  # each person once a cell: any of their kept rows in it
-                kept = where if q.column is None or q.missing.policy != "drop" \
-                    else f"({where}) AND {self.present(q.column)}"
-                t = self.runner.query(
-                    f"SELECT {keys['g']} AS g, count(DISTINCT __id) AS n FROM b "
-                    f"WHERE {kept} GROUP BY ALL")
-                g, n = (np.asarray(t[c], dtype=np.int64) for c in ("g", "n"))
-                agg.parts["count"] = _exact_bincount(g[g >= 0], n[g >= 0], n_cells)
-            return agg
-
-        if q.kind == "histogram":
-            assert q.column is not None
-            impute = q.missing.policy == "impute"
-            if q.categories is not None:
-                inner_n = len(q.categories)
-                code = self.index_in(q.column, q.categories)
-                if impute:
-                    declared = canonical_keys(q.categories)
-                    lookup = dict(zip(declared, range(len(declared)), strict=True))
-                    fill_code = lookup.get(canonical_key(q.missing.value), UNDECLARED)
-                    keys["i"] = f"CASE WHEN {code} = {MISSING} THEN {fill_code} ELSE {code} END"
-                else:
-                    keys["i"] = code
-                imputed_sql = "0"
-            else:
-                edges = [float(e) for e in (q.bins or ())]
-                inner_n = len(edges) - 1
-                v = self.number(q.column)
-                if impute:
-                    assert q.missing.value is not None
-                    v = f"COALESCE({v}, {_double(float(q.missing.value))})"
-                # grouped by the number itself and binned here: a SQL expression over the
-                # edges grows with them (200,001 edges took 3.9 GB in the engine's planner)
-                keys["i"] = v
-                imputed_sql = f"CASE WHEN {self.number(q.column)} IS NULL THEN 1 ELSE 0 END"
-            keys["m"] = imputed_sql
-            t = self._grouped(keys, {}, where)
-            if q.categories is None:
-                t = t.assign(i=bin_of(np.asarray(t["i"], dtype=np.float64),
-                                      np.asarray(edges, dtype=np.float64)))
-            g, i, m, n = (np.asarray(t[c], dtype=np.int64) for c in ("g", "i", "m", "n"))
-            facts.rows_considered = int(n.sum())
-            facts.outside_declared = int(n[g < 0].sum())
-            inside = g >= 0
-            if not impute:  # (imputed cells are counted after the filling, as none: pandas path)
-                facts.missing_dropped = int(n[inside & (i == MISSING)].sum())
-            facts.outside_declared += int(n[inside & (i == UNDECLARED)].sum())
-            use = inside & (i >= 0)
-            agg.parts["cells"] = _exact_bincount(g[use] * inner_n + i[use], n[use], n_cells)
-            return agg
-
-        # sum, mean, variance, quantile: the cell's number on the grid, in steps
-        assert q.column is not None and q.lower is not None and q.upper is not None
-        v = self.number(q.column)
-        impute = q.missing.policy == "impute"
-        keys["m"] = f"CASE WHEN {v} IS NULL THEN 1 ELSE 0 END"
-        value = v
-        if impute:
-            assert q.missing.value is not None
-            value = f"COALESCE({v}, {_double(float(q.missing.value))})"
-        grid = grid_for(q)
-        step = _grid_step_sql(value, float(q.lower), float(q.upper), float(grid.step),
-                              grid.lo, grid.hi)
-        inside_sql = f"{keys['g']} >= 0" + ("" if impute else f" AND {v} IS NOT NULL")
-        # facts: rows per group and missing flag
-        t = self._grouped(dict(keys), {}, where)
-        g, m, n = (np.asarray(t[c], dtype=np.int64) for c in ("g", "m", "n"))
-        facts.rows_considered = int(n.sum())
-        facts.outside_declared = int(n[g < 0].sum())
-        missing_here = int(n[(g >= 0) & (m == 1)].sum())
-        if impute:
-            facts.missing_imputed = missing_here
-        else:
-            facts.missing_dropped = missing_here
-        rows = int(n[g >= 0].sum()) - (0 if impute else missing_here)
-        cell_where = f"({where}) AND {inside_sql}"
-
-        if q.kind == "quantile":
-            t = self._grouped({"g": keys["g"], "s": step}, {}, cell_where)
-            g, s, n = (np.asarray(t[c], dtype=np.int64) for c in ("g", "s", "n"))
-            agg.step_counts = []
-            for cell in range(n_cells):
-                here = g == cell
-                order = np.argsort(s[here], kind="stable")
-                agg.step_counts.append((s[here][order], n[here][order]))
-            return agg
-
-        biggest = max(abs(grid.lo), abs(grid.hi)) + grid.radius
-        if biggest * biggest * max(1, rows) >= 2**62:
-            raise InputError("plan", f"queries[{q.id}].grid_step",
-                             "the grid is too fine for this many rows; choose a coarser "
-                             "grid_step")
-        if q.kind == "sum":
-            t = self._grouped({"g": keys["g"]}, {"s1": step}, cell_where)
-            gg = np.asarray(t["g"], dtype=np.int64)
-            agg.parts["sum"] = _exact_bincount(gg, _ints(t["s1"]), n_cells)
-            return agg
-        centred = f"({step} - {grid.centre})"
-        sums = {"s1": centred}
-        if q.kind == "variance":
-            sums["s2"] = f"CAST({centred} AS DECIMAL(38,0)) * CAST({centred} AS DECIMAL(38,0))"
-        t = self._grouped({"g": keys["g"]}, sums, cell_where)
-        gg = np.asarray(t["g"], dtype=np.int64)
-        agg.parts["count"] = _exact_bincount(gg, np.asarray(t["n"], dtype=np.int64), n_cells)
-        agg.parts["sum"] = _exact_bincount(gg, _ints(t["s1"]), n_cells)
-        if q.kind == "variance":
-            agg.parts["sumsq"] = _exact_bincount(gg, _ints(t["s2"]), n_cells)
-        return agg
+        if isinstance(what, RowCounts):
+            return row_counts(self, q, what, agg, keys, where, n_cells)
+        if isinstance(what, (CategoryCounts, BinCounts)):
+            return cell_counts(self, q, what, agg, keys, where, n_cells)
+        return grid_aggregate(self, q, what, agg, keys, where, n_cells)
 
 
-def _ints(column: pd.Series) -> np.ndarray:
-    return np.array([int(x) for x in column], dtype=np.int64)
-
-
-def _exact_bincount(cells: np.ndarray, weights: np.ndarray, n: int) -> np.ndarray:
-    out = np.zeros(n, dtype=np.int64)
-    np.add.at(out, cells.astype(np.int64), weights.astype(np.int64))
-    return out
-
-
-def bin_of(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
-    """The bin of each number as _bin_case says it in SQL: numpy's searchsorted(edges, v,
-    'right') - 1, the last bin closed, UNDECLARED outside, MISSING for NaN (an empty cell)."""
-    out = np.searchsorted(edges, values, side="right").astype(np.int64) - 1
-    last = len(edges) - 2
-    with np.errstate(invalid="ignore"):
-        out[values == edges[-1]] = last
-        out[(values < edges[0]) | (values > edges[-1])] = UNDECLARED
-    out[np.isnan(values)] = MISSING
-    return out
-
-
-def _bin_case(v: str, edges: list[float]) -> str:
-    """The bin of ``v`` as numpy's searchsorted(edges, v, 'right') - 1, the last bin closed
-    (UNDECLARED outside, MISSING when empty): a balanced CASE tree over the edges."""
-    last = len(edges) - 2
-
-    def tree(lo: int, hi: int) -> str:  # bins lo..hi; v in [edges[lo], edges[hi + 1])
-        if lo == hi:
-            return str(lo)
-        mid = (lo + hi + 1) // 2
-        return f"CASE WHEN {v} < {_double(edges[mid])} THEN {tree(lo, mid - 1)} " \
-               f"ELSE {tree(mid, hi)} END"
-
-    return (f"CASE WHEN {v} IS NULL THEN {MISSING} "
-            f"WHEN {v} = {_double(edges[-1])} THEN {last} "
-            f"WHEN {v} < {_double(edges[0])} OR {v} >= {_double(edges[-1])} THEN {UNDECLARED} "
-            f"ELSE {tree(0, last)} END")
-
-
-def _grid_step_sql(v: str, lower: float, upper: float, step: float, lo: int, hi: int) -> str:
-    """numpy's clip(rint(clip(v, lower, upper) / step), lo, hi) as BIGINT: round half to even
-    written out (t - floor(t) is exact in binary floating point)."""
-    t = f"(LEAST(GREATEST({v}, {_double(lower)}), {_double(upper)}) / {_double(step)})"
-    f = f"FLOOR({t})"
-    rounded = (f"({f} + CASE WHEN {t} - {f} > 0.5 THEN 1 WHEN {t} - {f} < 0.5 THEN 0 "
-               f"WHEN FLOOR({f} / 2) * 2 = {f} THEN 0 ELSE 1 END)")
-    return f"LEAST(GREATEST(CAST({rounded} AS BIGINT), {int(lo)}), {int(hi)})"
+def _counts_people(q: Query) -> bool:
+    """The statistic counts distinct people (the bounded table keeps the id for it)."""
+    what = kind_of(q).aggregate_of(q)
+    return isinstance(what, RowCounts) and what.people
 
 
 #: DuckDB errors that are the SQL's own fault (a defect: raised as they are, never blamed on
@@ -866,32 +543,7 @@ def _is_engine_error(exc: Exception) -> bool:
     if not mod.startswith(("duckdb", "_duckdb", "pyspark", "py4j")):
         return False
     if name == "OutOfMemoryException":
-        from .source import memory_problem
-
         # before the charge: bad input as the memory check of release/memory.py (exit 2),
         # never exit 1, which says "charged but not written"
         raise InputError("", None, memory_problem()) from exc
     return name not in _DEFECTS
-
-
-def frame_source(name: str, frame: pd.DataFrame) -> TableSource:
-    """A source over a frame held in memory (an Excel sheet, a table already loaded)."""
-    return TableSource(name=name, format="frame", columns=tuple(str(c) for c in frame.columns),
-                       frame=frame)
-
-
-def make_engine(name: str, plan: Plan, source: TableSource, salt: bytes,
-                table_name: str | None = None, *, shown: Plan | None = None) -> SqlEngine:
-    """A SQL engine by name ("duckdb", or "spark" when the Spark module registered it)."""
-    if name not in RUNNERS and name == "spark":
-        try:
-            import importlib
-
-            importlib.import_module("planner_app.core.data.spark_engine")
-        except ImportError:
-            pass
-    if name not in RUNNERS:
-        raise InputError("engine", None, f"the {name} engine is not available"
-                         + (" (install the spark extra: pip install 'planner-app[spark]')"
-                            if name == "spark" else ""))
-    return SqlEngine(plan, source, RUNNERS[name](), salt, table_name, shown=shown)

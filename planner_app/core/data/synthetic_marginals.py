@@ -26,8 +26,15 @@ from typing import Any
 
 import numpy as np
 
+from ..kinds.registry import kind_of
 from ..kinds.results import Aggregate, AggregateFacts
+from ..kinds.shared_data import Marginals
 from ..model import Condition, GroupBy, Plan, Query, SynthColumn
+
+
+def is_marginals(q: Query) -> bool:
+    """The statistic's aggregate is marginals, computed as histograms (a synthetic table)."""
+    return isinstance(kind_of(q).aggregate_of(q), Marginals)
 
 
 def in_domain(c: SynthColumn) -> tuple[Condition, ...]:
@@ -77,7 +84,7 @@ def expanded_plan(plan: Plan) -> Plan:
     histograms of its marginals."""
     out: list[Query] = []
     for q in plan.queries:
-        if q.kind == "synthetic":
+        if is_marginals(q):
             out.extend(d for _, d in derived_queries(q))
         else:
             out.append(q)
@@ -122,7 +129,7 @@ class SyntheticEngine:
         return int(self._inner.n_rows)
 
     def aggregate(self, query: Query) -> Aggregate:
-        if query.kind == "synthetic":
+        if is_marginals(query):
             return synthetic_aggregate(query, self._inner.aggregate)
         result: Aggregate = self._inner.aggregate(query)
         return result

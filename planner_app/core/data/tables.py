@@ -11,7 +11,6 @@ import codecs
 import csv
 import hashlib
 import io
-import math
 import os
 import queue
 import re
@@ -19,18 +18,18 @@ import threading
 import unicodedata
 import warnings
 from collections.abc import Callable, Iterator
-from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import pandas as pd
 
-from ..model import text_number, yes_no
 from ..support.errors import Cancelled, InputError
 from ..support.files import input_file_size
 from ..support.words import TABLE_FORMATS_HINT
+from .cells import detect_type as detect_type
+from .cells import numeric_values as numeric_values
 from .facts import ColumnInfo as ColumnInfo
+from .facts import table_facts
 from .source import DUCKDB_ENCODINGS, FileHash, TableSource, TextGuard
 
 if TYPE_CHECKING:
@@ -587,58 +586,8 @@ def load_table(path: str | os.PathLike[str], progress: Progress = None,
 # ----------------------------------------------------------------------------- column facts
 
 
-def _cell_number(value: object) -> float:
-    """One cell as a number (NaN when it is not one), from the cell alone: a number, a bool
-    (1/0), or text that spells a number or true/false, whatever type its column was read as."""
-    if isinstance(value, (bool, np.bool_)):
-        return float(value)
-    if isinstance(value, (int, float, np.integer, np.floating, Decimal)):
-        try:
-            return float(value)
-        except (OverflowError, ValueError):  # a huge integer, a signalling Decimal NaN
-            return math.nan
-    if not isinstance(value, str):
-        return math.nan
-    text = value.strip()
-    low = text.lower()
-    if low in ("true", "false"):
-        return 1.0 if low == "true" else 0.0
-    number = text_number(text)
-    return math.nan if number is None else number
-
-
-def numeric_values(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """Float values and a mask of cells that are missing or not numbers. Each cell is read by
-    itself, so a text cell elsewhere in the column never changes how a number reads."""
-    numeric = pd.api.types.is_numeric_dtype(series) \
-        and not isinstance(series.dtype, pd.CategoricalDtype)
-    if pd.api.types.is_bool_dtype(series) or numeric:
-        arr = series.to_numpy(dtype="float64", na_value=np.nan)
-    else:
-        codes, uniques = pd.factorize(series, use_na_sentinel=True)
-        table = np.array([_cell_number(u) for u in uniques] + [math.nan], dtype="float64")
-        arr = table[codes]  # code -1 (missing) picks the trailing NaN
-    bad = ~np.isfinite(arr)
-    return arr, bad
-
-
-def detect_type(series: pd.Series) -> str:
-    present = series.dropna()
-    if present.empty:
-        return "text"
-    sample = present.iloc[:10_000]
-    if all(yes_no(v) is not None for v in sample.unique()[:50]) and sample.nunique() <= 2:
-        return "yes/no"
-    _, bad = numeric_values(sample)
-    if (~bad).mean() >= 0.95:
-        return "number"
-    return "text"
-
-
 def describe_columns(table: Table, progress: Progress = None,
                      cancel: Cancel = None) -> list[ColumnInfo]:
     """Each column's type and missing cells, from the engine (one pass over the file; the
     rows of a table opened in place are never loaded)."""
-    from .facts import table_facts
-
     return table_facts(source_of(table), progress, cancel)[1]

@@ -15,7 +15,7 @@ lists its methods; a kind's module follows the same sections.
 from __future__ import annotations
 
 import abc
-from abc import ABC
+from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
 from ..dp.accuracy import Accuracy
@@ -35,6 +35,7 @@ from ..model.grid import DEFAULT_GRID_BITS
 from ..model.plan import MECHANISMS_BY_KIND, NEEDS_COLUMN, Scalar, kind_takes
 from ..model.reader import FieldReader, as_number
 from ..support.words import format_number
+from .shared_data import AggregateDescription
 from .shared_plan import in_key_order, not_used, read_bounds
 
 
@@ -216,6 +217,11 @@ class StatisticKind(ABC):
         return None
 
     # --- data: the engine's aggregate, the cells it reads --------------------------------
+
+    @abstractmethod
+    def aggregate_of(self, query: Query) -> AggregateDescription:
+        """What the engines compute for this statistic (shared_data.py's vocabulary): the
+        parts, the column and how it is read, the inner cells, the bounding of a number."""
 
     # --- planning and release: preview, readiness, post-processing, verify, report words --
 

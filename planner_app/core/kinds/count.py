@@ -11,6 +11,7 @@ from ..model import Plan, PrivacyUnit, Query
 from ..model.plan import COUNT_OF
 from ..model.reader import FieldReader
 from .base import StatisticKind
+from .shared_data import AggregateDescription, RowCounts
 
 
 class Count(StatisticKind):
@@ -43,6 +44,9 @@ class Count(StatisticKind):
         return Accuracy(confidence, float(hw), "count", "per cell" if query.group_by else "")
 
     # --- data ----------------------------------------------------------------------------------
+
+    def aggregate_of(self, query: Query) -> AggregateDescription:
+        return RowCounts(present_in=query.column, people=query.of == "people")
 
     # --- planning and release ----------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from ..model.plan import MAX_LIST, Scalar
 from ..model.reader import FieldReader, as_number
 from ..model.values import canonical_key
 from .base import StatisticKind
+from .shared_data import AggregateDescription, BinCounts, CategoryCounts
 
 
 class Histogram(StatisticKind):
@@ -80,6 +81,12 @@ class Histogram(StatisticKind):
         return Accuracy(confidence, float(hw), "count", "per cell")
 
     # --- data ----------------------------------------------------------------------------------
+
+    def aggregate_of(self, query: Query) -> AggregateDescription:
+        assert query.column is not None
+        if query.categories is not None:
+            return CategoryCounts(query.column, query.categories)
+        return BinCounts(query.column, tuple(query.bins or ()))
 
     # --- planning and release ----------------------------------------------------------------
 

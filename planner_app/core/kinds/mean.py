@@ -10,6 +10,7 @@ from ..dp.measure import Measurement
 from ..dp.sensitivity import Component
 from ..model import Plan, PrivacyUnit, Query
 from .base import StatisticKind
+from .shared_data import AggregateDescription, GridSums
 from .shared_plan import bounds_to_dict
 
 
@@ -49,6 +50,12 @@ class Mean(StatisticKind):
         return query.upper - query.lower, f"{query.lower:g} to {query.upper:g}"
 
     # --- data ----------------------------------------------------------------------------------
+
+    def aggregate_of(self, query: Query) -> AggregateDescription:
+        assert query.column is not None and query.lower is not None \
+            and query.upper is not None
+        return GridSums(query.column, float(query.lower), float(query.upper),
+                        self.grid(query), parts=("count", "sum"), centred=True)
 
     # --- planning and release ----------------------------------------------------------------
 

@@ -15,6 +15,7 @@ from ..model.reader import FieldReader
 from ..model.rules import quantile_problem
 from ..support.words import format_number
 from .base import StatisticKind
+from .shared_data import AggregateDescription, GridStepCounts
 from .shared_plan import bounds_to_dict
 
 
@@ -73,6 +74,12 @@ class Quantile(StatisticKind):
         return (rows, "the whole data") if rows else None
 
     # --- data ----------------------------------------------------------------------------------
+
+    def aggregate_of(self, query: Query) -> AggregateDescription:
+        assert query.column is not None and query.lower is not None \
+            and query.upper is not None
+        return GridStepCounts(query.column, float(query.lower), float(query.upper),
+                              self.grid(query))
 
     # --- planning and release ----------------------------------------------------------------
 

@@ -30,6 +30,7 @@ from ..model.reader import FieldReader
 from ..model.values import canonical_key, declared_answer, yes_no
 from ..support.words import CENTRAL_SHARE_ACCURACY
 from .base import StatisticKind
+from .shared_data import AggregateDescription, YesNoAnswers
 
 
 class RandomizedResponse(StatisticKind):
@@ -138,6 +139,10 @@ class RandomizedResponse(StatisticKind):
         return CENTRAL_SHARE_ACCURACY if hw is not None and hw > CENTRAL_HINT_POINTS else None
 
     # --- data ----------------------------------------------------------------------------------
+
+    def aggregate_of(self, query: Query) -> AggregateDescription:
+        assert query.column is not None
+        return YesNoAnswers(query.column)
 
     # --- planning and release ----------------------------------------------------------------
 

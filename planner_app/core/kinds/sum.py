@@ -9,6 +9,7 @@ from ..dp.measure import Measurement
 from ..dp.sensitivity import Component, bounds_text, describe_rows
 from ..model import Plan, PrivacyUnit, Query
 from .base import StatisticKind
+from .shared_data import AggregateDescription, GridSums
 from .shared_plan import bounds_to_dict
 
 
@@ -38,6 +39,12 @@ class Sum(StatisticKind):
         return Accuracy(confidence, hw, "value", "per group" if query.group_by else "")
 
     # --- data ----------------------------------------------------------------------------------
+
+    def aggregate_of(self, query: Query) -> AggregateDescription:
+        assert query.column is not None and query.lower is not None \
+            and query.upper is not None
+        return GridSums(query.column, float(query.lower), float(query.upper),
+                        self.grid(query), parts=("sum",), centred=False)
 
     # --- planning and release ----------------------------------------------------------------
 

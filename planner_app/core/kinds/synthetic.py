@@ -28,6 +28,7 @@ from ..model.reader import FieldReader, as_number
 from ..model.rules import delta_problem, read_justification
 from ..support.cells import formula_escaped
 from .base import StatisticKind
+from .shared_data import AggregateDescription, Marginals
 
 MAX_SYNTH_COLUMNS = 32
 MAX_SYNTH_VALUES = 1_000  # categories or bins of one column
@@ -273,6 +274,9 @@ class Synthetic(StatisticKind):
                         "per cell of one column's counts (one-way marginal)")
 
     # --- data ----------------------------------------------------------------------------------
+
+    def aggregate_of(self, query: Query) -> AggregateDescription:
+        return Marginals(tuple(query.synth_columns or ()))
 
     # --- planning and release ----------------------------------------------------------------
 

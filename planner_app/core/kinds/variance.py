@@ -10,6 +10,7 @@ from ..dp.measure import Measurement
 from ..dp.sensitivity import Component, describe_rows
 from ..model import Plan, PrivacyUnit, Query
 from .base import StatisticKind
+from .shared_data import AggregateDescription, GridSums
 from .shared_plan import bounds_to_dict
 
 
@@ -57,6 +58,12 @@ class Variance(StatisticKind):
         return top, f"0 to {top:g}, the largest variance its bounds allow"
 
     # --- data ----------------------------------------------------------------------------------
+
+    def aggregate_of(self, query: Query) -> AggregateDescription:
+        assert query.column is not None and query.lower is not None \
+            and query.upper is not None
+        return GridSums(query.column, float(query.lower), float(query.upper),
+                        self.grid(query), parts=("count", "sum", "sumsq"), centred=True)
 
     # --- planning and release ----------------------------------------------------------------
 

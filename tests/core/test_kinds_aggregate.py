@@ -1,0 +1,108 @@
+"""The kinds' "data" section: every kind describes its aggregate (``aggregate_of``), and every
+engine computes exactly the parts a description names.
+
+The independent answers are the plan model's own tables (``NEEDS_BOUNDS``, ``YES_NO_KINDS``),
+the DP layer's ``cell_count`` and the release's reading of ``Aggregate.parts``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from planner_app.core.data.aggregate import PandasEngine, cell_labels
+from planner_app.core.data.engines import make_engine
+from planner_app.core.data.synthetic_marginals import SyntheticEngine, expanded_plan
+from planner_app.core.data.tables import load_table, open_table
+from planner_app.core.dp.mechanisms import SeededRandomSource
+from planner_app.core.dp.sensitivity import cell_count
+from planner_app.core.kinds import KINDS, kind_of
+from planner_app.core.kinds.shared_data import (
+    GRID_PARTS,
+    BinCounts,
+    CategoryCounts,
+    GridStepCounts,
+    GridSums,
+    Marginals,
+    RowCounts,
+    YesNoAnswers,
+)
+from planner_app.core.model import NEEDS_BOUNDS, YES_NO_KINDS, Query
+from tests.engine.helpers import SALT, plan_of, write_csv
+from tests.engine.test_duckdb_equals_pandas import FRAME, QUERIES
+
+SYNTHETIC: dict[str, Any] = {
+    "id": "syn", "kind": "synthetic", "epsilon": 1.0, "delta": 1e-6, "method": "mst",
+    "columns": [{"column": "g", "categories": ["a", "b"]},
+                {"column": "n", "bins": [0, 5, 16]}]}
+PEOPLE: dict[str, Any] = {"id": "cp", "kind": "count", "of": "people", "epsilon": 1}
+PERSON = {"kind": "person", "id_column": "pid", "max_rows": 2}
+ALL = QUERIES + [PEOPLE, SYNTHETIC]
+
+
+def _queries() -> list[Query]:
+    return list(plan_of(ALL, privacy_unit=PERSON).queries)
+
+
+def test_the_samples_cover_every_kind() -> None:
+    assert {q.kind for q in _queries()} == set(KINDS)
+
+
+@pytest.mark.parametrize("query", _queries(), ids=lambda q: q.id)
+def test_every_kind_describes_its_aggregate_as_the_model_tables_say(query: Query) -> None:
+    what = kind_of(query).aggregate_of(query)
+    assert what.reads_answers == (query.kind in YES_NO_KINDS)
+    assert what.reads_numbers == (query.kind in NEEDS_BOUNDS
+                                  or (query.kind == "histogram" and query.bins is not None))
+    assert len(cell_labels(query)) == cell_count(query)
+    if isinstance(what, (GridSums, GridStepCounts)):
+        assert (what.column, what.lower, what.upper) == (query.column, query.lower,
+                                                         query.upper)
+    if isinstance(what, GridSums):
+        assert set(what.parts) <= set(GRID_PARTS)
+    if isinstance(what, Marginals):
+        assert [c.column for c in what.columns] == ["g", "n"]
+
+
+def _expected_parts(query: Query) -> set[str]:
+    """The parts the release reads of each description (independently of the engines)."""
+    what = kind_of(query).aggregate_of(query)
+    if isinstance(what, RowCounts):
+        return {"count"}
+    if isinstance(what, (CategoryCounts, BinCounts)):
+        return {"cells"}
+    if isinstance(what, GridSums):
+        return set(what.parts)
+    if isinstance(what, Marginals):
+        return {"oneway:g", "oneway:n", "pair:0:1"}
+    assert isinstance(what, (YesNoAnswers, GridStepCounts))
+    return set()
+
+
+def test_every_engine_computes_exactly_the_described_parts(tmp_path: Path) -> None:
+    plan = plan_of(ALL, privacy_unit=PERSON)
+    path = write_csv(FRAME, tmp_path / "t.csv")
+    loaded, opened = load_table(path), open_table(path)
+    assert opened.source is not None
+    wide = expanded_plan(plan)
+    engines = [
+        SyntheticEngine(PandasEngine(wide, loaded.frame, SeededRandomSource(0), loaded.name,
+                                     salt=SALT)),
+        SyntheticEngine(make_engine("duckdb", wide, opened.source, SALT, opened.name)),
+    ]
+    try:
+        for q in plan.queries:
+            what = kind_of(q).aggregate_of(q)
+            got = [engine.aggregate(q) for engine in engines]
+            for agg in got:
+                assert set(agg.parts) == _expected_parts(q), q.id
+                assert (agg.answers is not None) == isinstance(what, YesNoAnswers)
+                assert (agg.sorted_values is not None or agg.step_counts is not None) == \
+                    isinstance(what, GridStepCounts)
+            left, right = ({k: v.tolist() for k, v in a.parts.items()} for a in got)
+            assert left == right, q.id
+    finally:
+        for engine in engines:
+            engine.close()
