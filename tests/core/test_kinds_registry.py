@@ -23,12 +23,6 @@ TABLES = {"KINDS", "NEEDS_BOUNDS", "NEEDS_COLUMN", "YES_NO_KINDS", "NOT_TAKEN",
 #: file -> how many kind-name tests it still holds (only shrinks; 0 files is the goal)
 STILL_TESTING: dict[str, int] = {
     "planner_app/cli/plans.py": 2,
-    "planner_app/core/data/aggregate.py": 7,
-    "planner_app/core/data/engines.py": 1,
-    "planner_app/core/data/facts.py": 5,
-    "planner_app/core/data/fit.py": 5,
-    "planner_app/core/data/sql_plan.py": 11,
-    "planner_app/core/data/synthetic_marginals.py": 2,
     "planner_app/core/planning/check.py": 3,
     "planner_app/core/planning/parameters.py": 6,
     "planner_app/core/planning/preview.py": 16,
