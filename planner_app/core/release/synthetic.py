@@ -27,6 +27,7 @@ from ..dp.accuracy import measurement_half_width
 from ..dp.measure import Measurement
 from ..dp.mechanisms import RandomSource, discrete_gaussian
 from ..dp.synthetic import SCORE_UNITS, exponential_select
+from ..kinds import kind_of
 from ..kinds.results import Aggregate
 from ..kinds.synthetic import cell_text, row_cap, written_texts
 from ..model import Query, SynthColumn
@@ -68,7 +69,7 @@ def require_synthesis(plan_queries: Any) -> None:
     declared values or column names written as one text are refused by the plan itself:
     synthetic_plan._escape_problem)."""
     for q in plan_queries:
-        if q.kind == "synthetic":
+        if kind_of(q).makes_table:
             problem = mbi_problem()
             if problem is not None:
                 raise InputError("plan", f"queries[{q.id}].kind", problem)
