@@ -27,7 +27,7 @@ from ..kinds.shared_release import (  # noqa: F401  (re-exported: verify, tests,
     snap_up,
 )
 from ..model import Plan
-from .synthetic import measure_synthetic
+from . import synthetic
 
 
 def privatize(plan: Plan, aggregates: dict[str, Aggregate], *,
@@ -35,7 +35,7 @@ def privatize(plan: Plan, aggregates: dict[str, Aggregate], *,
               clamp_counts: bool = False) -> list[QueryRelease]:
     """Draw the noise, once, for every query. ``source`` defaults to the OS CSPRNG."""
     src = source if source is not None else SystemRandomSource()
-    draw = NoiseDraw(src, confidence, clamp_counts, measure_synthetic)
+    draw = NoiseDraw(src, confidence, clamp_counts, synthetic.measure_synthetic)
     out = []
     for query in plan.queries:
         ms = measurements_for(query, plan)
