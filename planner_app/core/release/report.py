@@ -8,21 +8,33 @@ Everything in it is public: noised values and the plan's parameters. Text from t
 
 from __future__ import annotations
 
+import base64
 import functools
 import html
 import io
 import itertools
 from collections.abc import Sequence
 from datetime import datetime
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from ..dp import risk
-from ..dp.accuracy import ROWS_KINDS, format_half_width, quantile_words, useless_warning
+from ..dp.accuracy import (
+    ROWS_KINDS,
+    discrete_gaussian_half_width,
+    format_half_width,
+    quantile_words,
+    useless_warning,
+)
+from ..kinds import KINDS
 from ..kinds.synthetic import stated_epsilon
 from ..model.plan import Plan
-from ..planning.preview import Chart
-from ..support.fonts import REPORT_FONTS, drawable_text
+from ..planfile import plan_from_dict
+from ..planning.charts import report_chart_png
+from ..planning.parameters import missing_values_words
+from ..planning.preview import Chart, release_chart
+from ..support.fonts import REPORT_FONTS, drawable_text, report_font_dir
 from ..support.numbers import (
     shown,
     shown_percent_range,
@@ -36,7 +48,6 @@ from ..support.words import (
     relation_words,
     rows_reason_of,
     squared_unit_words,
-    statistic_words,
     unit_words,
 )
 from ..support.words import format_number as rounded
@@ -205,8 +216,6 @@ def transparency(record: dict[str, Any], declared: Plan | None = None) -> list[t
 def _declared_plan(record: dict[str, Any]) -> Plan | None:
     """The record's plan as a Plan, or None when it does not read (the report still
     renders)."""
-    from ..planfile import plan_from_dict
-
     try:
         return plan_from_dict(record["plan"])
     except Exception:  # a report never fails on this: it only adds words
@@ -217,8 +226,6 @@ def _missing_words(plan: Any, q: dict[str, Any]) -> str:
     """How a statistic handles missing values and which rows it leaves out: the core's one
     describer (planning.parameters, as the review window and `check`); the plan's own words
     when the record's plan does not read."""
-    from ..planning.parameters import missing_values_words
-
     query = next((d for d in plan.queries if d.id == q.get("id")), None) if plan else None
     if query is not None:
         return missing_values_words(query, plan.privacy_unit)
@@ -414,8 +421,6 @@ def _synthetic_parts(components: list[dict[str, Any]]) -> list[str]:
 def synthetic_noise_words(q: dict[str, Any], confidence: float) -> str:
     """What the noise of a synthetic table's counts is at most, for its one-way cells and for
     its measured pairs' cells, each from its own σ (the larger σ of each kind)."""
-    from ..dp.accuracy import discrete_gaussian_half_width
-
     level = confidence_percent(confidence)
     bounds = []
     for kind, words in (("oneway", "each cell of a one-way count"),
@@ -433,8 +438,6 @@ def synthetic_noise_words(q: dict[str, Any], confidence: float) -> str:
 
 
 def _sigma_sq(c: dict[str, Any]) -> float | None:
-    from fractions import Fraction
-
     steps, step = c.get("sigma_sq_steps"), c.get("step") or 1
     if isinstance(steps, str):
         try:
@@ -452,10 +455,10 @@ def _what(s: dict[str, Any]) -> str:
     imputed = isinstance(declared.get("missing"), dict)
     unit = s["unit"]
     max_rows = unit.get("max_rows") if unit.get("kind") == "person" else 1
-    return statistic_words(q["kind"], q.get("column"), KIND_WORDS.get(q["kind"], q["kind"]),
-                           imputed, unit.get("id_column"),
-                           max_rows if isinstance(max_rows, int) else 1,
-                           declared.get("of") == "people")
+    return KINDS[q["kind"]].describe(q.get("column"), KIND_WORDS.get(q["kind"], q["kind"]),
+                                     imputed, unit.get("id_column"),
+                                     max_rows if isinstance(max_rows, int) else 1,
+                                     declared.get("of") == "people")
 
 
 def largest(rows: list[dict[str, Any]], limit: int | None = None,
@@ -638,9 +641,7 @@ def keep_together(pdf: Any, draw: Any, scratch: Any) -> None:
 
 
 def _font_dir() -> Path:
-    from ..support.fonts import report_font_dir  # one font, whose characters plans are held to
-
-    return report_font_dir()
+    return report_font_dir()  # one font, whose characters plans are held to
 
 
 def report_pdf(record: dict[str, Any], plan: Plan | None = None) -> bytes:
@@ -772,8 +773,6 @@ MAX_REPORT_CHARTS = 60  # statistics drawn as a chart; the tables and results.cs
 def result_chart(record: dict[str, Any], s: dict[str, Any]) -> Chart | None:
     """One statistic's released values with their intervals as a chart (preview.py), from the
     record alone; None past the first MAX_REPORT_CHARTS statistics or without values."""
-    from ..planning.preview import release_chart
-
     q = s["query"]
     if not s["rows"] or q["id"] not in {x["id"] for x in
                                         record["queries"][:MAX_REPORT_CHARTS]}:
@@ -799,10 +798,6 @@ def charts_left_out(record: dict[str, Any]) -> str:
 
 def result_chart_html(record: dict[str, Any], s: dict[str, Any]) -> str:
     """The chart as an embedded PNG with its caption (like the belief chart), or ""."""
-    import base64
-
-    from ..planning.charts import report_chart_png
-
     chart = result_chart(record, s)
     if chart is None:
         return ""
@@ -821,8 +816,6 @@ def result_chart_pdf(pdf: Any, record: dict[str, Any], s: dict[str, Any], width:
                      drawn: dict[str, bytes] | None = None) -> None:
     """The chart as an image in the PDF, with its caption, on one page. ``drawn`` keeps the
     PNG once made (a block kept together is laid out twice: tried, then drawn)."""
-    from ..planning.charts import report_chart_png
-
     chart = result_chart(record, s)
     if chart is None:
         return

@@ -19,6 +19,8 @@ from __future__ import annotations
 import csv
 import io
 import math
+from fractions import Fraction
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import numpy as np
@@ -260,8 +262,6 @@ def dry_run_payload(query: Query, aggregate: Aggregate, payload: dict[str, Any],
     twos = [mg for mg in payload["marginals"] if len(mg["columns"]) == 2]
     if not twos:
         return payload
-    from fractions import Fraction
-
     marginals = list(ones)
     for (i, j), old in zip(likely_tree(query, aggregate), twos, strict=True):
         true = np.asarray(aggregate.parts[f"pair:{i}:{j}"], dtype=np.int64)
@@ -331,8 +331,6 @@ def synthesis_versions() -> dict[str, str]:
     """The installed versions of mbi, jax and numpy ("not installed" when one is missing: the
     dry run before the charge then refuses the synthesis anyway) and of this app's synthesis
     code (SYNTHESIS_CODE): what the CSV made from a payload depends on."""
-    from importlib.metadata import PackageNotFoundError, version
-
     out = {}
     for name in SYNTHESIS_PACKAGES:
         try:
@@ -464,8 +462,6 @@ def tree_sample(names: list[str], sizes: list[int], pairs: list[tuple[str, str]]
 
 
 def _fraction(text: str) -> float:
-    from fractions import Fraction
-
     return float(Fraction(text))
 
 

@@ -30,6 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ... import __version__
 from ..data.aggregate import cell_labels
 from ..dp.accounting import compose, pld_as_chain
 from ..dp.accuracy import MAX_CONFIDENCE, MIN_CONFIDENCE
@@ -49,8 +50,11 @@ from .bundle import (
     MANIFEST,
     NOISED_DIR,
     PLAN,
+    README,
     RECORD,
     RELEASE_FORMAT,
+    REPORT_HTML,
+    REPORT_PDF,
     RESULT_COLUMNS,
     RESULTS,
     SIGNATURE,
@@ -59,8 +63,11 @@ from .bundle import (
     Verdict,
     bundle_json,
     open_bundle,
+    results_csv,
     sha256_bytes,
 )
+from .publish import readme_text
+from .report import report_html, report_pdf
 from .report_format import (
     REPORT_FORMAT,
     not_rebuilt_line,
@@ -69,6 +76,7 @@ from .report_format import (
     stated_report_format,
 )
 from .signing import check_approval, check_origin
+from .verify_synthetic import check_synthetic, regenerate_synthetic
 
 _close = close_enough
 
@@ -199,8 +207,6 @@ def verify_contents(files: dict[str, bytes], verdict: Verdict,
     if len(problems) == n:
         verdict.checks.append("every result is a declared cell with its stated interval")
     if any(kind_of(q).makes_table for q in plan.queries) or "synthetic" in record:
-        from .verify_synthetic import check_synthetic, regenerate_synthetic
-
         n = len(problems)
         fit = check_synthetic(files, plan, record, part(progress, 0.52, 0.57))
         problems.extend(fit.problems)
@@ -556,9 +562,6 @@ def _agreement(files: dict[str, bytes], scans: dict[str, AnswerScan], plan: Plan
     this plan writes are present. README.txt and the reports are rebuilt only when they are
     in this version's report format (report_format.py says why); ``signer``: the trusted key
     that proved origin, if any, named in the line saying they were not rebuilt."""
-    from ... import __version__
-    from .bundle import README, REPORT_HTML, REPORT_PDF, results_csv
-
     rr = {f"{NOISED_DIR}/{q.id}.csv" for q in plan.queries if kind_of(q).publishes_answers}
     for name in sorted(scans):
         if name not in rr:
@@ -576,9 +579,6 @@ def _agreement(files: dict[str, bytes], scans: dict[str, AnswerScan], plan: Plan
     if not rebuilds(record):
         return ["results.csv is exactly what release.json gives",
                 not_rebuilt_line(record, bundle, signer)]
-    from .publish import readme_text
-    from .report import report_html, report_pdf
-
     builders: tuple[tuple[str, float, Callable[[], bytes]], ...] = (
         (README, 0.0, lambda: readme_text(plan, record).encode("utf-8")),
         (REPORT_HTML, 0.05, lambda: report_html(record).encode("utf-8")),

@@ -59,6 +59,8 @@ from .synthetic import (
     marginal_cells,
     noised_rows,
     rows_from,
+    synthesis_versions,
+    synthetic_csv,
     total_variation,
 )
 
@@ -399,8 +401,6 @@ def regenerate_synthetic(files: dict[str, bytes], plan: Plan, record: dict[str, 
     was not checked against its marginals and seed, and ``verify --regenerate`` says so and
     exits 5). Call it on a bundle whose synthetic tables passed ``check_synthetic``.
     ``progress(fraction, message)``: one step a table."""
-    from .synthetic import synthesis_versions, synthetic_csv
-
     checks: list[str] = []
     problems: list[str] = []
     outcome: dict[str, dict[str, Any]] = {}
