@@ -139,7 +139,7 @@ def transparency(record: dict[str, Any], declared: Plan | None = None) -> list[t
                          "dp-accounting)"}.get(total["accountant"], total["accountant"])
     mechanisms = sorted({m["mechanism"] for q in record["queries"] for m in q["measurements"]
                          if m["mechanism"] != "none"})
-    local = any(q["kind"] == "randomized_response" for q in record["queries"])
+    local = any(KINDS[q["kind"]].publishes_answers for q in record["queries"])
     bounds, lists, missing = [], [], []
     if declared is None:
         declared = _declared_plan(record)
@@ -167,7 +167,7 @@ def transparency(record: dict[str, Any], declared: Plan | None = None) -> list[t
         missing.append(f"{q.get('label', q['id'])}: {words}{'' if words.endswith('.') else '.'}")
     unnoised = [f"{q['label']}: " + (
         "the number of answers (every row answers, so it is public under replace-one)"
-        if q["kind"] == "randomized_response" else "used without noise (public under "
+        if KINDS[q["kind"]].publishes_answers else "used without noise (public under "
                                                    "replace-one)")
                 for q in record["queries"]
                 if any(m["mechanism"] == "none" for m in q["measurements"])]
@@ -321,13 +321,13 @@ def _statistics(record: dict[str, Any], plan: Plan | None = None) -> list[dict[s
             if q["kind"] == "variance":  # its accuracy too is in the column's unit squared
                 meaning += (f" A variance is in {squared_unit_words(q.get('column'))}: "
                             f"so is its interval, {format_half_width(acc)}.")
-        elif q["kind"] == "synthetic":
+        elif KINDS[q["kind"]].makes_table:
             meaning = synthetic_noise_words(q, confidence)
         else:
             meaning = (f"With {level} confidence the noise added is at most "
                        f"± {rounded(hw)}, so the true value lies in the interval.")
         planned = planned_words(q, level)
-        if q["kind"] == "randomized_response" and hw is not None and not planned:
+        if KINDS[q["kind"]].publishes_answers and hw is not None and not planned:
             meaning += f" That is {format_half_width(acc)}."
         meaning += planned
         useless = useless_warning(query, acc) if query is not None else None
@@ -353,7 +353,7 @@ def planned_words(q: dict[str, Any], level: str) -> str:
     if q["kind"] not in ROWS_KINDS or acc.get("half_width") is None or not acc.get("note"):
         return ""
     own = (" Each group's interval above comes from its own noised count, so a smaller "
-           "group's is wider." if q.get("cells", 1) > 1 and q["kind"] != "randomized_response"
+           "group's is wider." if q.get("cells", 1) > 1 and not KINDS[q["kind"]].publishes_answers
            else "")
     return (f" Planned before the release: {format_half_width(acc)} at {level}, a "
             f"{acc['note']}.{own}")
@@ -378,13 +378,13 @@ def parameter_words(q: dict[str, Any]) -> str:
     head = (f"{q['mechanism'].replace('_', ' ')} mechanism, ε = {shown(stated_epsilon(q))}"
             + (f", δ = {q['delta']:g}" if q.get("delta") else ""))
     components = [c for c in q.get("components") or () if isinstance(c, dict)]
-    if q["kind"] == "synthetic":
+    if KINDS[q["kind"]].makes_table:
         return head + "; " + "; ".join(_synthetic_parts(components))
     noised = [c for c in components if _noised(c)]
     if len(noised) < 2:
         other = ""
         if noised and not (q.get("scale") or q.get("sigma")):
-            name = ("the number of answers" if q["kind"] == "randomized_response"
+            name = ("the number of answers" if KINDS[q["kind"]].publishes_answers
                     else COMPONENT_WORDS.get(noised[0]["name"], noised[0]["name"]))
             other = f", {name}: {_noise_words(noised[0])}"
         return (head + (f", noise scale {rounded(q['scale'])}" if q.get("scale") else "")
@@ -782,7 +782,7 @@ def result_chart(record: dict[str, Any], s: dict[str, Any]) -> Chart | None:
     bounds = ((float(lower), float(upper)) if isinstance(lower, (int, float))
               and isinstance(upper, (int, float)) else None)
     rows = s["rows"]
-    if q["kind"] == "synthetic":  # each column's counts, in release order (not the largest)
+    if KINDS[q["kind"]].makes_table:  # each column's counts, in release order (not the largest)
         rows = [r for r in record["results"] if r.get("query_id") == q["id"]]
     return release_chart(q, rows, bounds)
 
