@@ -59,6 +59,10 @@ def test_every_kind_answers_its_planning_words(plan: Plan) -> None:
         lines = kind.check_lines(q, plan, qc.accuracy.to_dict())
         assert all(isinstance(line, str) and line for line in lines), q.id
         assert kind.describe(q.column, kind.title)
+        entry = {"id": q.id, "kind": q.kind, "column": q.column, "measurements": [],
+                 "components": [], "accuracy": qc.accuracy.to_dict()}
+        meaning = kind.report_meaning(entry, q, DEFAULT_CONFIDENCE)
+        assert meaning.endswith(".") and "95%" in meaning or kind.makes_table, (q.id, meaning)
 
 
 def test_what_a_kind_releases_passes_its_own_verify_check(plan: Plan) -> None:

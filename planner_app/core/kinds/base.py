@@ -22,7 +22,13 @@ from ..model import Plan, Query
 from ..model.plan import NEEDS_BOUNDS
 from ..support.words import statistic_of_words
 from .results import Aggregate, QueryRelease
-from .shared_release import AT_ZERO, Illustration, NoiseDraw, statistic_parameters
+from .shared_release import (
+    AT_ZERO,
+    Illustration,
+    NoiseDraw,
+    noise_meaning,
+    statistic_parameters,
+)
 
 
 class StatisticKind(ABC):
@@ -109,6 +115,12 @@ class StatisticKind(ABC):
     def check_lines(self, query: Query, plan: Plan, accuracy: dict[str, Any]) -> list[str]:
         """Lines ``planner-app check`` adds under the statistic (its accuracy in words)."""
         return []
+
+    def report_meaning(self, record_query: dict[str, Any], query: Query | None,
+                       confidence: float) -> str:
+        """What a released value of this statistic means, in the report (``record_query``:
+        its entry in release.json; ``query``: the plan's, when the record's plan reads)."""
+        return noise_meaning(record_query["accuracy"], confidence)
 
     def describe(self, column: str | None, kind_name: str, imputed: bool = False,
                  id_column: str | None = None, max_rows: int = 1, people: bool = False) -> str:

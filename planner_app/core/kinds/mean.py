@@ -18,6 +18,7 @@ from .shared_release import (
     bounded_missing_words,
     inside_problem,
     moment_cells,
+    moments_meaning,
     range_problem,
     row_count_lines,
     snap,
@@ -80,5 +81,9 @@ class Mean(StatisticKind):
     def check_lines(self, query: Query, plan: Plan, accuracy: dict[str, Any]) -> list[str]:
         return row_count_lines(accuracy)
 
+
+    def report_meaning(self, record_query: dict[str, Any], query: Query | None,
+                       confidence: float) -> str:
+        return moments_meaning(confidence)
 
     # --- the app's form ------------------------------------------------------------------------

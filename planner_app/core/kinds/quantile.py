@@ -12,6 +12,7 @@ from ..dp.measure import Measurement
 from ..dp.mechanisms import exponential_quantile
 from ..dp.sensitivity import grid_for
 from ..model import Plan, Query
+from ..support.words import confidence_percent, format_number
 from .base import StatisticKind
 from .results import Aggregate, QueryRelease
 from .shared_release import (
@@ -74,5 +75,15 @@ class Quantile(StatisticKind):
     def check_lines(self, query: Query, plan: Plan, accuracy: dict[str, Any]) -> list[str]:
         return [quantile_words(accuracy, query.quantile)] if query.quantile is not None else []
 
+
+    def report_meaning(self, record_query: dict[str, Any], query: Query | None,
+                       confidence: float) -> str:
+        acc = record_query["accuracy"]
+        hw: Any = acc.get("half_width")
+        return ("The value is a grid point chosen by the exponential mechanism. "
+                + (quantile_words(acc, query.quantile) if query is not None and
+                   query.quantile is not None else
+                   f"With {confidence_percent(confidence)} confidence its rank is within "
+                   f"about {format_number(hw)} of the target rank."))
 
     # --- the app's form ------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..dp.measure import Measurement
 from ..model import Plan, Query
+from ..support.words import confidence_percent
 from .base import StatisticKind
 from .results import Aggregate, QueryRelease
 from .shared_release import (
@@ -17,6 +18,7 @@ from .shared_release import (
     randomized_response_estimate,
     row_count_lines,
     rr_answer_file,
+    rr_file_sentence,
 )
 
 
@@ -75,5 +77,11 @@ class RandomizedResponse(StatisticKind):
     def check_lines(self, query: Query, plan: Plan, accuracy: dict[str, Any]) -> list[str]:
         return row_count_lines(accuracy)
 
+
+    def report_meaning(self, record_query: dict[str, Any], query: Query | None,
+                       confidence: float) -> str:
+        return (f"Each answer was randomized on its own; the share is corrected for the "
+                f"randomization and the interval holds it with {confidence_percent(confidence)} "
+                "confidence. " + rr_file_sentence(record_query))
 
     # --- the app's form ------------------------------------------------------------------------

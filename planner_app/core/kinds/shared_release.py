@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..dp.accuracy import measurement_half_width, rr_half_width
+from ..dp.accuracy import discrete_gaussian_half_width, measurement_half_width, rr_half_width
 from ..dp.measure import Measurement
 from ..dp.mechanisms import (
     RandomSource,
@@ -27,7 +27,7 @@ from ..dp.mechanisms import (
 )
 from ..dp.sensitivity import grid_for
 from ..model import Query, Scalar, SynthColumn
-from ..support.words import format_number
+from ..support.words import confidence_percent, format_number
 from .results import Aggregate, QueryRelease, ReleasedValue, ReleasedValues
 
 # ----------------------------------------------------------------------------- the noise
@@ -395,3 +395,65 @@ def row_count_lines(accuracy: dict[str, Any]) -> list[str]:
     if accuracy.get("half_width") is None:
         return []
     return [f"the ± is a {accuracy['note']}"]
+
+
+# ----------------------------------------------------------------------------- report words
+
+
+def noise_meaning(accuracy: dict[str, Any], confidence: float) -> str:
+    """The report's words for a released value with a ± of noise (a count, a sum, cells)."""
+    hw: Any = accuracy.get("half_width")
+    return (f"With {confidence_percent(confidence)} confidence the noise added is at most "
+            f"± {format_number(hw)}, so the true value lies in the interval.")
+
+
+def moments_meaning(confidence: float) -> str:
+    """The report's words for a mean's or a variance's interval."""
+    return (f"Computed from a noisy sum and a noisy count; the interval is a guaranteed bound "
+            f"with at least {confidence_percent(confidence)} confidence.")
+
+
+def synthetic_noise_words(q: dict[str, Any], confidence: float) -> str:
+    """What the noise of a synthetic table's counts is at most, for its one-way cells and for
+    its measured pairs' cells, each from its own σ (the larger σ of each kind)."""
+    level = confidence_percent(confidence)
+    bounds = []
+    for kind, words in (("oneway", "each cell of a one-way count"),
+                        ("twoway", "each cell of a measured pair's two-way count")):
+        found = [_sigma_sq(c) for c in q.get("components") or ()
+                 if isinstance(c, dict) and str(c.get("name", "")).startswith(kind + ":")]
+        sq = [v for v in found if v is not None]
+        if sq:
+            bounds.append(f"± {format_number(discrete_gaussian_half_width(max(sq), confidence))} "
+                          f"on {words}")
+    if not bounds:
+        return "The counts it was fitted to are noised; see its parameters below."
+    return (f"With {level} confidence the noise added to the counts it was fitted to is at "
+            f"most {' and '.join(bounds)}.")
+
+
+def _sigma_sq(c: dict[str, Any]) -> float | None:
+    steps, step = c.get("sigma_sq_steps"), c.get("step") or 1
+    if isinstance(steps, str):
+        try:
+            return float(Fraction(steps)) * float(step) ** 2
+        except (ValueError, ZeroDivisionError):
+            return None
+    sigma = c.get("sigma")
+    return float(sigma) ** 2 if isinstance(sigma, (int, float)) else None
+
+
+
+
+def rr_file_sentence(query: dict[str, Any]) -> str:
+    """What randomized response's published answer file holds (from the record's public
+    measurements)."""
+    exact = any(m["name"] == "count" and m["mechanism"] == "none"
+                for m in query.get("measurements", []))
+    if exact:
+        return ("The answer file holds every answer: every row answers, so their number is "
+                "public under replace-one.")
+    return ("The number of answers in the answer file is noised: fair coins fill the extra "
+            "places, or a random subset of the answers is left out, and the interval includes "
+            "that error. The true number of answers, of missing answers and of rows dropped to "
+            "bound each person's contribution is not published.")

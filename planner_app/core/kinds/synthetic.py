@@ -25,7 +25,7 @@ from ..model.reader import FieldReader, as_number
 from ..support.cells import formula_escaped
 from .base import StatisticKind
 from .results import Aggregate, QueryRelease, ReleasedValue
-from .shared_release import NoiseDraw, column_domain
+from .shared_release import NoiseDraw, column_domain, synthetic_noise_words
 
 MAX_SYNTH_COLUMNS = 32
 MAX_SYNTH_VALUES = 1_000  # categories or bins of one column
@@ -287,5 +287,9 @@ class Synthetic(StatisticKind):
     def check_lines(self, query: Query, plan: Plan, accuracy: dict[str, Any]) -> list[str]:
         return preview_lines(preview(query, plan))  # what its budget buys (dp/synthetic.py)
 
+
+    def report_meaning(self, record_query: dict[str, Any], query: Query | None,
+                       confidence: float) -> str:
+        return synthetic_noise_words(record_query, confidence)
 
     # --- the app's form ------------------------------------------------------------------------

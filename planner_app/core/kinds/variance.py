@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..dp.accuracy import format_half_width
 from ..dp.intervals import mean_parts, variance_interval
 from ..dp.measure import Measurement
 from ..dp.sensitivity import grid_for
 from ..model import Plan, Query
+from ..support.words import squared_unit_words
 from .base import StatisticKind
 from .results import Aggregate, QueryRelease
 from .shared_release import (
@@ -18,6 +20,7 @@ from .shared_release import (
     bounded_missing_words,
     inside_problem,
     moment_cells,
+    moments_meaning,
     range_problem,
     row_count_lines,
     snap,
@@ -90,5 +93,12 @@ class Variance(StatisticKind):
     def check_lines(self, query: Query, plan: Plan, accuracy: dict[str, Any]) -> list[str]:
         return row_count_lines(accuracy)
 
+
+    def report_meaning(self, record_query: dict[str, Any], query: Query | None,
+                       confidence: float) -> str:
+        # its accuracy too is in the column's unit squared
+        return (moments_meaning(confidence)
+                + f" A variance is in {squared_unit_words(record_query.get('column'))}: "
+                  f"so is its interval, {format_half_width(record_query['accuracy'])}.")
 
     # --- the app's form ------------------------------------------------------------------------

@@ -15,19 +15,17 @@ import io
 import itertools
 from collections.abc import Sequence
 from datetime import datetime
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from ..dp import risk
 from ..dp.accuracy import (
     ROWS_KINDS,
-    discrete_gaussian_half_width,
     format_half_width,
-    quantile_words,
     useless_warning,
 )
 from ..kinds import KINDS
+from ..kinds.shared_release import synthetic_noise_words as synthetic_noise_words
 from ..kinds.synthetic import stated_epsilon
 from ..model.plan import Plan
 from ..planfile import plan_from_dict
@@ -47,7 +45,6 @@ from ..support.words import (
     confidence_percent,
     relation_words,
     rows_reason_of,
-    squared_unit_words,
     unit_words,
 )
 from ..support.words import format_number as rounded
@@ -305,27 +302,7 @@ def _statistics(record: dict[str, Any], plan: Plan | None = None) -> list[dict[s
         acc = q["accuracy"]
         hw = acc.get("half_width")
         query = declared.get(q["id"])
-        if q["kind"] == "quantile":
-            meaning = ("The value is a grid point chosen by the exponential mechanism. "
-                       + (quantile_words(acc, query.quantile) if query is not None and
-                          query.quantile is not None else
-                          f"With {level} confidence its rank is within about "
-                          f"{rounded(hw)} of the target rank."))
-        elif q["kind"] == "randomized_response":
-            meaning = (f"Each answer was randomized on its own; the share is corrected for the "
-                       f"randomization and the interval holds it with {level} "
-                       "confidence. " + rr_file_sentence(q))
-        elif q["kind"] in ("mean", "variance"):
-            meaning = (f"Computed from a noisy sum and a noisy count; the interval is a "
-                       f"guaranteed bound with at least {level} confidence.")
-            if q["kind"] == "variance":  # its accuracy too is in the column's unit squared
-                meaning += (f" A variance is in {squared_unit_words(q.get('column'))}: "
-                            f"so is its interval, {format_half_width(acc)}.")
-        elif KINDS[q["kind"]].makes_table:
-            meaning = synthetic_noise_words(q, confidence)
-        else:
-            meaning = (f"With {level} confidence the noise added is at most "
-                       f"± {rounded(hw)}, so the true value lies in the interval.")
+        meaning = KINDS[q["kind"]].report_meaning(q, query, confidence)
         planned = planned_words(q, level)
         if KINDS[q["kind"]].publishes_answers and hw is not None and not planned:
             meaning += f" That is {format_half_width(acc)}."
@@ -416,36 +393,6 @@ def _synthetic_parts(components: list[dict[str, Any]]) -> list[str]:
         out.append(f"choosing the pairs ({len(rounds)} rounds, exponential mechanism): "
                    f"ε = {shown(float(rounds[0].get('epsilon') or 0))} a round")
     return out
-
-
-def synthetic_noise_words(q: dict[str, Any], confidence: float) -> str:
-    """What the noise of a synthetic table's counts is at most, for its one-way cells and for
-    its measured pairs' cells, each from its own σ (the larger σ of each kind)."""
-    level = confidence_percent(confidence)
-    bounds = []
-    for kind, words in (("oneway", "each cell of a one-way count"),
-                        ("twoway", "each cell of a measured pair's two-way count")):
-        found = [_sigma_sq(c) for c in q.get("components") or ()
-                 if isinstance(c, dict) and str(c.get("name", "")).startswith(kind + ":")]
-        sq = [v for v in found if v is not None]
-        if sq:
-            bounds.append(f"± {rounded(discrete_gaussian_half_width(max(sq), confidence))} "
-                          f"on {words}")
-    if not bounds:
-        return "The counts it was fitted to are noised; see its parameters below."
-    return (f"With {level} confidence the noise added to the counts it was fitted to is at "
-            f"most {' and '.join(bounds)}.")
-
-
-def _sigma_sq(c: dict[str, Any]) -> float | None:
-    steps, step = c.get("sigma_sq_steps"), c.get("step") or 1
-    if isinstance(steps, str):
-        try:
-            return float(Fraction(steps)) * float(step) ** 2
-        except (ValueError, ZeroDivisionError):
-            return None
-    sigma = c.get("sigma")
-    return float(sigma) ** 2 if isinstance(sigma, (int, float)) else None
 
 
 def _what(s: dict[str, Any]) -> str:
@@ -834,15 +781,3 @@ def result_chart_pdf(pdf: Any, record: dict[str, Any], s: dict[str, Any], width:
     pdf.ln(2)
 
 
-def rr_file_sentence(query: dict[str, Any]) -> str:
-    """What randomized response's published answer file holds (from the record's public
-    measurements)."""
-    exact = any(m["name"] == "count" and m["mechanism"] == "none"
-                for m in query.get("measurements", []))
-    if exact:
-        return ("The answer file holds every answer: every row answers, so their number is "
-                "public under replace-one.")
-    return ("The number of answers in the answer file is noised: fair coins fill the extra "
-            "places, or a random subset of the answers is left out, and the interval includes "
-            "that error. The true number of answers, of missing answers and of rows dropped to "
-            "bound each person's contribution is not published.")
