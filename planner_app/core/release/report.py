@@ -481,8 +481,6 @@ def report_html(record: dict[str, Any], plan: Plan | None = None) -> str:
     """The report as HTML. ``plan``: the record's plan as a Plan when the caller has it (a
     release does; read once from the record otherwise: a plan of 10^6 categories takes
     seconds to read)."""
-    import base64
-
     if plan is None:
         plan = _declared_plan(record)
     e = html.escape

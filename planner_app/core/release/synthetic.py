@@ -19,6 +19,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import warnings
 from fractions import Fraction
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
@@ -356,8 +357,6 @@ def total_variation(true: np.ndarray, synthetic: np.ndarray) -> float:
 
 
 def _import_mbi() -> Any:
-    import warnings
-
     with warnings.catch_warnings():  # mbi warns about JAX settings at import: set here
         warnings.simplefilter("ignore")
         import jax
@@ -391,8 +390,6 @@ def synthetic_codes(query: Query, payload: dict[str, Any]) -> np.ndarray:
     # a table of 3,800 drew every row from one value); tree_sample takes its shares
     totals = [float(t) for t in payload["one_way_totals"]]
     scale = max(1.0, sum(totals) / max(1, len(totals)))
-    import warnings
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model = mbi.estimation.MirrorDescent().estimate(
