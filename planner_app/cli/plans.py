@@ -85,7 +85,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     header = f"{'statistic':<26} {'kind':<19} {'ε':>8} {at:>14}  noise"
     print(header)
     print("-" * len(header))
-    from ..core.dp.accuracy import ROWS_KINDS, format_half_width, quantile_words
+    from ..core.dp.accuracy import format_half_width
+    from ..core.kinds import kind_of
 
     for q, qc in zip(data["queries"], report.queries, strict=True):
         acc = q["accuracy"]
@@ -100,15 +101,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         for name, value in parameter_lines(qc.query, plan.privacy_unit):
             if name not in ("Kind", "ε", "δ"):  # the table has ε; δ: the budget line
                 print(f"    {name}: {value}")
-        if qc.query.kind == "quantile" and qc.query.quantile is not None:
-            print(f"    {quantile_words(acc, qc.query.quantile)}")
-        elif qc.query.kind in ROWS_KINDS and acc.get("half_width") is not None:
-            print(f"    the ± is a {acc['note']}")  # what its row count is of
-        if qc.query.kind == "synthetic":  # what its budget buys (dp/synthetic.py)
-            from ..core.dp.synthetic import preview, preview_lines
-
-            for line in preview_lines(preview(qc.query, plan)):
-                print(f"    {line}")
+        # its accuracy in words: a quantile's ranks, what a row count is of, what a
+        # synthetic table's budget buys
+        for line in kind_of(qc.query).check_lines(qc.query, plan, acc):
+            print(f"    {line}")
     t = data["total"]
     print()
     print(f"Composed total: ε = {shown(t['epsilon'])}, δ = {t['delta']:.3g} ({t['accountant']} "

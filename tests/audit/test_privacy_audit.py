@@ -219,7 +219,7 @@ def test_the_audit_catches_an_exact_number_of_answers(case: Case,
     audit on that behaviour reports far more than the claimed ε."""
     from dataclasses import replace
 
-    from planner_app.core.release import noise as release
+    from planner_app.core.kinds import randomized_response as release
 
     real = release.rr_answer_file
     monkeypatch.setattr(release, "rr_answer_file", lambda source, answers, truth, count: real(

@@ -38,7 +38,7 @@ def test_a_fine_quantile_grid_is_released_quickly(tmp_path: Path,
     # counted, not timed (issue 23): the sampler's runs are sized by the rows, never the grid,
     # and it draws one uniform word per release (no proposals, no rejections)
     from planner_app.core.dp import mechanisms
-    from planner_app.core.release import noise
+    from planner_app.core.kinds import quantile as noise  # the quantile kind draws it
 
     runs: list[int] = []
     words: list[int] = []

@@ -17,7 +17,6 @@ from planner_app.core.data.engines import make_engine
 from planner_app.core.data.synthetic_marginals import SyntheticEngine, expanded_plan
 from planner_app.core.data.tables import load_table, open_table
 from planner_app.core.dp.mechanisms import SeededRandomSource
-from planner_app.core.kinds.shared_dp import cell_count
 from planner_app.core.kinds import KINDS, kind_of
 from planner_app.core.kinds.shared_data import (
     GRID_PARTS,
@@ -29,6 +28,7 @@ from planner_app.core.kinds.shared_data import (
     RowCounts,
     YesNoAnswers,
 )
+from planner_app.core.kinds.shared_dp import cell_count
 from planner_app.core.model import NEEDS_BOUNDS, YES_NO_KINDS, Query
 from tests.engine.helpers import SALT, plan_of, write_csv
 from tests.engine.test_duckdb_equals_pandas import FRAME, QUERIES

@@ -375,7 +375,7 @@ def test_a_post_processing_failure_is_found_before_the_charge(
     """Whatever fails in the noise step without depending on the noise (intervals, the
     quantile sampler, the answer file) fails in a dry run before the charge: before, such a
     failure came after the charge, before the saved record, so nothing could be resumed."""
-    import planner_app.core.release.noise as release_module
+    import planner_app.core.kinds.mean as release_module
     from planner_app.core.release.publish import publish
 
     def broken(*args: Any, **kwargs: Any) -> Any:

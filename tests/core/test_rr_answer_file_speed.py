@@ -17,9 +17,9 @@ import pytest
 
 from planner_app.core.dp.mechanisms import U64, SeededRandomSource, randomized_answer_file
 from planner_app.core.dp.mechanisms import randomized_response as rr_noise
+from planner_app.core.kinds import shared_release as noise  # the answer file is drawn there
 from planner_app.core.kinds.results import Aggregate
 from planner_app.core.planfile import plan_from_dict
-from planner_app.core.release import noise
 from planner_app.core.release.bundle import noised_csv
 from planner_app.core.release.publish import DRY_RUN_ANSWERS, dry_run
 from planner_app.core.support.errors import InputError

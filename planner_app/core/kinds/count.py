@@ -10,8 +10,16 @@ from ..dp.sensitivity import Component, describe_rows, people_component, present
 from ..model import Plan, PrivacyUnit, Query
 from ..model.plan import COUNT_OF
 from ..model.reader import FieldReader
+from ..support.words import count_words
 from .base import StatisticKind
+from .results import Aggregate, QueryRelease
 from .shared_data import AggregateDescription, RowCounts
+from .shared_release import (
+    Illustration,
+    NoiseDraw,
+    count_release,
+    interval_problem,
+)
 
 
 class Count(StatisticKind):
@@ -49,5 +57,39 @@ class Count(StatisticKind):
         return RowCounts(present_in=query.column, people=query.of == "people")
 
     # --- planning and release ----------------------------------------------------------------
+    illustrated_by_rows = True
+    line_from_zero = True
+
+    def release(self, query: Query, aggregate: Aggregate, ms: list[Measurement],
+                draw: NoiseDraw) -> QueryRelease:
+        return count_release(query, aggregate, ms, draw, "count")
+
+    def released_value_problem(self, query: Query, value: float, low: float | None,
+                               high: float | None, half: float | None) -> str | None:
+        problem = interval_problem(value, low, high, half)
+        if problem is None and not float(value).is_integer():
+            return "a count is not a whole number"
+        return problem
+
+    def missing_words(self, query: Query) -> list[str]:
+        if query.column is None:
+            return ["no column's value is read, so no cell can be missing"]
+        if query.missing.policy == "impute":
+            return [f"a row with an empty {query.column} cell is counted too"]
+        return [f"a row with an empty {query.column} cell (or NA, NULL…) is not counted"]
+
+    def illustration(self, query: Query, rows: float) -> Illustration:
+        return rows, None, (0.0, 2 * rows), f"at {rows:,.0f} rows"
+
+    def released_value_words(self, column: str) -> str:
+        return "people or rows"
+
+    def check_lines(self, query: Query, plan: Plan, accuracy: dict[str, Any]) -> list[str]:
+        return []
+
+    def describe(self, column: str | None, kind_name: str, imputed: bool = False,
+                 id_column: str | None = None, max_rows: int = 1, people: bool = False) -> str:
+        return count_words(column, imputed, id_column, max_rows, people)
+
 
     # --- the app's form ------------------------------------------------------------------------

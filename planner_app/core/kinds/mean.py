@@ -5,13 +5,29 @@ from __future__ import annotations
 from typing import Any
 
 from ..dp.accuracy import NEEDS_ROWS, Accuracy, expected_count, rows_basis
-from ..dp.intervals import mean_half_width, mean_parts_on
+from ..dp.intervals import mean_half_width, mean_interval, mean_parts_on
 from ..dp.measure import Measurement
 from ..dp.sensitivity import Component
 from ..model import Plan, PrivacyUnit, Query
 from .base import StatisticKind
+from .results import Aggregate, QueryRelease
 from .shared_data import AggregateDescription, GridSums
 from .shared_plan import bounds_to_dict
+from .shared_release import (
+    AT_ZERO,
+    Illustration,
+    NoiseDraw,
+    ValueRows,
+    bounded_missing_words,
+    inside_problem,
+    moment_cells,
+    moments_meaning,
+    range_problem,
+    row_count_lines,
+    snap,
+    snap_down,
+    snap_up,
+)
 
 
 class Mean(StatisticKind):
@@ -58,5 +74,52 @@ class Mean(StatisticKind):
                         self.grid(query), parts=("count", "sum"), centred=True)
 
     # --- planning and release ----------------------------------------------------------------
+    def release(self, query: Query, aggregate: Aggregate, ms: list[Measurement],
+                draw: NoiseDraw) -> QueryRelease:
+        # post-processing of a noisy (centred) sum and a noisy count; the interval comes
+        # from the exact pivot of intervals.py
+        noisy, cells = moment_cells(self.grid(query), query, aggregate, ms, draw)
+        grid = self.grid(query)
+        assert query.lower is not None and query.upper is not None
+        centre = grid.centre * grid.step
+        alpha = 1 - draw.confidence
+        parts = mean_parts_on(self.grid(query), ms)
+        mechanism = next(m.mechanism for m in ms if m.mechanism != "none")
+        rows = ValueRows(query, aggregate, draw.confidence)
+        for c in cells:
+            value = snap(min(query.upper, max(query.lower, centre + c.mean_c)), grid.step)
+            a, b = mean_interval(parts, float(noisy["sum"][c.i]), c.n_noisy, alpha)
+            low = min(value, max(query.lower, snap_down(centre + a, grid.step)))
+            high = max(value, min(query.upper, snap_up(centre + b, grid.step)))
+            rows.add(c.i, value, low, high, mechanism,
+                     c.note or "kept within the declared bounds (post-processing)")
+        return QueryRelease(query.id, rows.values)
+
+    def released_value_problem(self, query: Query, value: float, low: float | None,
+                               high: float | None, half: float | None) -> str | None:
+        assert query.lower is not None and query.upper is not None
+        return (range_problem(value, query.lower, query.upper)
+                or inside_problem(value, low, high))
+
+    def missing_words(self, query: Query) -> list[str]:
+        return bounded_missing_words(query)
+
+    def illustration(self, query: Query, rows: float) -> Illustration:
+        lo, hi = query.lower, query.upper
+        if lo is None or hi is None:  # not a valid plan; draw around 0
+            return AT_ZERO
+        return (lo + hi) / 2, (lo, hi), (lo, hi), "at the middle of the bounds"
+
+    def released_span(self, lower: float | None, upper: float | None
+                      ) -> tuple[float, float] | None:
+        return (lower, upper) if lower is not None and upper is not None else None
+
+    def check_lines(self, query: Query, plan: Plan, accuracy: dict[str, Any]) -> list[str]:
+        return row_count_lines(accuracy)
+
+
+    def report_meaning(self, record_query: dict[str, Any], query: Query | None,
+                       confidence: float) -> str:
+        return moments_meaning(confidence)
 
     # --- the app's form ------------------------------------------------------------------------

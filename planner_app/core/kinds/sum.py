@@ -9,8 +9,20 @@ from ..dp.measure import Measurement
 from ..dp.sensitivity import Component, bounds_text, describe_rows
 from ..model import Plan, PrivacyUnit, Query
 from .base import StatisticKind
+from .results import Aggregate, QueryRelease, ReleasedValues
 from .shared_data import AggregateDescription, GridSums
 from .shared_plan import bounds_to_dict
+from .shared_release import (
+    AT_ZERO,
+    Illustration,
+    NoiseDraw,
+    ValueRows,
+    bounded_missing_words,
+    interval_problem,
+    noisy_parts,
+    on_grid,
+    sum_columns,
+)
 
 
 class Sum(StatisticKind):
@@ -47,5 +59,43 @@ class Sum(StatisticKind):
                         self.grid(query), parts=("sum",), centred=False)
 
     # --- planning and release ----------------------------------------------------------------
+    illustrated_by_rows = True
+    line_from_zero = True
+
+    def release(self, query: Query, aggregate: Aggregate, ms: list[Measurement],
+                draw: NoiseDraw) -> QueryRelease:
+        noisy = noisy_parts(aggregate, ms, draw.source)
+        hws = {m.component.name: measurement_half_width(m, draw.confidence) for m in ms}
+        m = ms[0]
+        step = m.component.step
+        hw = hws["sum"]
+        sums = sum_columns(noisy["sum"], hw, step)
+        if sums is not None:
+            return QueryRelease(query.id, ReleasedValues(query.id, query.title, aggregate.cells,
+                                                         *sums, draw.confidence, m.mechanism,
+                                                         ""))
+        rows = ValueRows(query, aggregate, draw.confidence)
+        for i, v in enumerate(noisy["sum"].tolist()):
+            rows.add(i, float(v * step), float((v - hw) * step), float((v + hw) * step),
+                     m.mechanism)
+        return QueryRelease(query.id, rows.values)
+
+    def released_value_problem(self, query: Query, value: float, low: float | None,
+                               high: float | None, half: float | None) -> str | None:
+        problem = interval_problem(value, low, high, half)
+        if problem is None and not on_grid(value, self.grid(query).step):
+            return "the value is not on the query's grid"
+        return problem
+
+    def missing_words(self, query: Query) -> list[str]:
+        return bounded_missing_words(query)
+
+    def illustration(self, query: Query, rows: float) -> Illustration:
+        lo, hi = query.lower, query.upper
+        if lo is None or hi is None:  # not a valid plan; draw around 0
+            return AT_ZERO
+        return (rows * (lo + hi) / 2, None, (rows * lo, rows * hi),
+                f"as {rows:,.0f} rows at the middle of the bounds")
+
 
     # --- the app's form ------------------------------------------------------------------------

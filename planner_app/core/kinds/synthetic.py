@@ -20,7 +20,7 @@ from typing import Any
 from ..dp.accuracy import Accuracy, measurement_half_width
 from ..dp.measure import Measurement
 from ..dp.sensitivity import Component
-from ..dp.synthetic import synthetic_measurements
+from ..dp.synthetic import preview, preview_lines, synthetic_measurements
 from ..dp.synthetic_sensitivity import synthetic_components
 from ..model import Plan
 from ..model.plan import MAX_EPSILON, MECHANISMS_BY_KIND, PrivacyUnit, Query, SynthColumn
@@ -28,7 +28,9 @@ from ..model.reader import FieldReader, as_number
 from ..model.rules import delta_problem, read_justification
 from ..support.cells import formula_escaped
 from .base import StatisticKind
+from .results import Aggregate, QueryRelease, ReleasedValue
 from .shared_data import AggregateDescription, Marginals
+from .shared_release import NoiseDraw, column_domain, synthetic_noise_words
 
 MAX_SYNTH_COLUMNS = 32
 MAX_SYNTH_VALUES = 1_000  # categories or bins of one column
@@ -279,5 +281,49 @@ class Synthetic(StatisticKind):
         return Marginals(tuple(query.synth_columns or ()))
 
     # --- planning and release ----------------------------------------------------------------
+    makes_table = True
+    always_shows_delta = True
+
+    def release(self, query: Query, aggregate: Aggregate, ms: list[Measurement],
+                draw: NoiseDraw) -> QueryRelease:
+        cells, payload = draw.synthesise(query, aggregate, ms, draw.source, draw.confidence,
+                                         draw.clamp_counts)
+        values = [ReleasedValue(query.id, query.title, marginal, cell, v, v - hw, v + hw,
+                                draw.confidence, "gaussian", note)
+                  for marginal, cell, v, hw, note in cells]
+        return QueryRelease(query.id, values, synthetic=payload)
+
+    def released_value_problem(self, query: Query, value: float, low: float | None,
+                               high: float | None, half: float | None) -> str | None:
+        return None  # its rows are its noised marginals: release/verify_synthetic.py
+
+    def public_parameters(self, query: Query) -> list[tuple[str, str]]:
+        columns = query.synth_columns or ()
+        out = [("Columns", ", ".join(c.column for c in columns))]
+        out += [("Values of " + c.column, column_domain(c).split(": ", 1)[1]) for c in columns]
+        out.append(("Rows", f"{query.rows:,} made-up rows" if query.rows is not None else
+                    "as many as the noised counts say"))
+        out.append(("Method", query.mechanism.upper() if query.mechanism == "mst"
+                    else query.mechanism))
+        return out
+
+    def missing_words(self, query: Query) -> list[str]:
+        parts = ["a row with an empty cell in any of its columns, a value not among a "
+                 "column's categories, or a number outside a column's bin edges (or not a "
+                 "number) is left out of every count the table is made from"]
+        if any(c.bins is not None for c in query.synth_columns or ()):
+            parts.append("no value is clamped")
+        return parts
+
+    def released_value_words(self, column: str) -> str:
+        return "noised count"
+
+    def check_lines(self, query: Query, plan: Plan, accuracy: dict[str, Any]) -> list[str]:
+        return preview_lines(preview(query, plan))  # what its budget buys (dp/synthetic.py)
+
+
+    def report_meaning(self, record_query: dict[str, Any], query: Query | None,
+                       confidence: float) -> str:
+        return synthetic_noise_words(record_query, confidence)
 
     # --- the app's form ------------------------------------------------------------------------

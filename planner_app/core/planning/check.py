@@ -30,6 +30,7 @@ from ..dp.measure import Measurement
 from ..dp.mechanisms import SystemRandomSource
 from ..dp.risk import explain
 from ..dp.sensitivity import headline_index
+from ..kinds import kind_of
 from ..kinds.shared_dp import (
     accuracy_for,
     measurements_for,
@@ -214,7 +215,7 @@ def check_plan(plan: Plan, table: Table | None = None,
             raise InputError("plan", f"queries[{q.id}].epsilon", refused)
         acc = accuracy_for(q, plan, confidence, ms)
         eps = math.fsum(m.epsilon for m in ms)
-        if q.kind == "synthetic":  # its measurements compose in zCDP to its stated ε
+        if kind_of(q).makes_table:  # its measurements compose in zCDP to its stated ε
             eps = q.epsilon
         sentence = explain(eps, q.delta, relation=plan.neighbouring,
                            what=f"the release of {q.title!r}").sentence
@@ -287,7 +288,7 @@ def statistic_warnings(q: Query, acc: Accuracy, rows: int | None = None) -> list
 def _query_warnings(q: Query, plan: Plan, ms: list[Measurement], acc: Accuracy) -> list[str]:
     out = []
     name = f"{q.id}:"
-    if any(m.mechanism == "none" for m in ms) and q.kind == "randomized_response":
+    if any(m.mechanism == "none" for m in ms) and kind_of(q).publishes_answers:
         out.append(f"{name} every row answers (missing answers are imputed), so under "
                    "replace-one the number of answers is public and is not noised")
     elif any(m.mechanism == "none" for m in ms):
@@ -380,7 +381,7 @@ def _check_against_table(report: CheckReport, table: Table,
                      f"{plan.privacy_unit.max_rows} per person will be dropped at random")
     for q in plan.queries:
         f = counts[q.id]
-        if q.kind == "synthetic":  # its facts column by column (its marginals' are partial)
+        if kind_of(q).makes_table:  # its facts column by column (its marginals' are partial)
             owner.extend(synthetic_cell_notes(q, plan, source, con))
             warn.extend(f"{q.id}: {w}" for w in copied_from_data(q, facts))
             continue

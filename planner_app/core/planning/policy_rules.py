@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from ..dp.accounting import Total
 from ..model import Plan
 from ..records.policy import Policy, PolicyError
-from .readiness import FAIL, NOTHING_SPENT, PASS, RuleResult, is_reason, missing_reasons
+from .rule_results import FAIL, NOTHING_SPENT, PASS, RuleResult, is_reason, missing_reasons
 
 POLICY_RULES = ("policy", "policy-release", "policy-columns", "policy-reasons",
                 "policy-same-file")

@@ -17,13 +17,16 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..data.aggregate import cell_labels
 from ..dp.accuracy import (
+    DEFAULT_CONFIDENCE,
     Accuracy,
     format_number_short,
     quantile_name,
     shown_half_width,
     shown_unit,
 )
+from ..kinds import KINDS, kind_of
 from ..kinds.shared_dp import accuracy_for
 from ..model import Plan, Query
 from ..support.numbers import shown_point
@@ -71,8 +74,6 @@ class Chart:
 
 def cell_names(query: Query) -> list[str]:
     """The declared cells in release order, named as the report names them."""
-    from ..data.aggregate import cell_labels
-
     return [" / ".join(str(p) for p in cell if p is not None) or "all"
             for cell in cell_labels(query)]
 
@@ -82,8 +83,7 @@ def illustrative_rows(query: Query, plan: Plan, cells: int) -> tuple[float, bool
     it was stated (False: ILLUSTRATIVE_ROWS, for scale)."""
     if query.expected_count is not None:
         per_group = float(query.expected_count)
-        inner = len(query.categories or ()) or max(len(query.bins or ()) - 1, 1)
-        return (per_group / inner if query.kind == "histogram" else per_group), True
+        return kind_of(query).illustrative_per_cell(query, per_group), True
     if plan.dataset.expected_rows is not None:
         return plan.dataset.expected_rows / max(cells, 1), True
     return float(ILLUSTRATIVE_ROWS), False
@@ -99,16 +99,13 @@ def _value_words(query: Query, unit: str) -> str:
         return "percentile of the data"
     if unit == "rank":
         return f"rows from the true {quantile_name(query.quantile or 0.5)}"
-    if query.kind == "variance":
-        return f"variance of {column} (squared units)"
-    return f"{query.kind} of {column}"
+    return kind_of(query).value_words(column)
 
 
 def _centre_and_span(query: Query, unit: str, rows: float
                      ) -> tuple[float, tuple[float, float] | None, tuple[float, float], str]:
     """Where a mark is drawn, the values it can take (None: unbounded), the range a number
     line shows around it, and the words for where it is."""
-    lo, hi = query.lower, query.upper
     if unit == "share":
         return 50.0, (0.0, 100.0), (0.0, 100.0), "at 50%"
     if unit == "percentile":
@@ -116,19 +113,7 @@ def _centre_and_span(query: Query, unit: str, rows: float
         return q, (0.0, 100.0), (0.0, 100.0), f"at the {quantile_name(query.quantile or 0.5)}"
     if unit == "rank":
         return 0.0, None, (0.0, 0.0), f"at the true {quantile_name(query.quantile or 0.5)}"
-    if query.kind in ("count", "histogram"):
-        return rows, None, (0.0, 2 * rows), f"at {rows:,.0f} rows"
-    if lo is None or hi is None:  # not a valid plan; draw around 0
-        return 0.0, None, (0.0, 0.0), "at 0"
-    if query.kind == "mean":
-        return (lo + hi) / 2, (lo, hi), (lo, hi), "at the middle of the bounds"
-    if query.kind == "variance":
-        top = (hi - lo) ** 2 / 4
-        return top / 2, (0.0, top), (0.0, top), "at half the largest variance the bounds allow"
-    if query.kind == "sum":
-        return (rows * (lo + hi) / 2, None, (rows * lo, rows * hi),
-                f"as {rows:,.0f} rows at the middle of the bounds")
-    return 0.0, None, (0.0, 0.0), "at 0"
+    return kind_of(query).illustration(query, rows)
 
 
 def _limits(marks: tuple[Mark, ...], span: tuple[float, float] | None,
@@ -155,8 +140,6 @@ def preview_for(query: Query, plan: Plan, accuracy: Accuracy | None = None,
     ``accuracy`` is the one the caller shows in words (the statistic pane passes its own), so
     text and picture share one number; without it, accuracy_for at ``confidence``."""
     if accuracy is None:
-        from ..dp.accuracy import DEFAULT_CONFIDENCE
-
         accuracy = accuracy_for(query, plan, confidence or DEFAULT_CONFIDENCE)
     names = cell_names(query)
     unit = shown_unit(accuracy)
@@ -175,7 +158,7 @@ def preview_for(query: Query, plan: Plan, accuracy: Accuracy | None = None,
             low, high = max(low, clip[0]), min(high, clip[1])
         return low, high
 
-    bars = len(names) > 1 or query.kind == "histogram"
+    bars = len(names) > 1 or kind_of(query).always_bars
     marks = tuple(Mark(name, centre, *interval()) for name in names[:limit])
     more = (f"The first {limit} of {len(names):,} cells are drawn; every cell has the same ±."
             if len(names) > limit else "")
@@ -184,7 +167,7 @@ def preview_for(query: Query, plan: Plan, accuracy: Accuracy | None = None,
             "the ± is unbounded" if not finite else
             f"the {'error bar' if bars else 'line'} is the planned ± "
             f"{format_number_short(hw)} at {pct}")
-    if query.kind in ("count", "histogram", "sum"):
+    if kind_of(query).illustrated_by_rows:
         scale = (" (the plan's approximate row count, split evenly)" if stated else
                  f" ({ILLUSTRATIVE_ROWS} rows per cell for scale: the plan states no row count)")
         drawn = f"{'each bar' if bars else 'the point'} is drawn {where}{scale}"
@@ -208,14 +191,14 @@ def release_chart(query: dict[str, Any], rows: list[dict[str, Any]],
                   limit: int = MAX_PREVIEW_CELLS) -> Chart:
     """The released values of one statistic with their intervals, from release.json's public
     record (``bounds``: the plan's declared lower and upper, when it has them)."""
-    kind = query["kind"]
-    share = kind == "randomized_response"
+    kind = KINDS[query["kind"]]
+    share = kind.shown_in_percent
     factor = 100.0 if share else 1.0
 
     def scaled(x: Any) -> float | None:
         return None if not isinstance(x, (int, float)) else float(x) * factor
 
-    synth = kind == "synthetic"  # its cells are its marginals' (the caption names them)
+    synth = kind.makes_table  # its cells are its marginals' (the caption names them)
     groups: tuple[tuple[str, int, int], ...] = ()
     if synth:  # each column's counts, grouped under the column's name (synthetic_groups)
         rows, groups = synthetic_groups(rows, limit)
@@ -230,20 +213,9 @@ def release_chart(query: dict[str, Any], rows: list[dict[str, Any]],
                        scaled(r.get("high")))
                   for r in rows[:limit])
     lo, hi = bounds if bounds is not None else (None, None)
-    span: tuple[float, float] | None = None
-    if share:
-        span = (0.0, 100.0)
-    elif kind in ("mean", "quantile") and lo is not None and hi is not None:
-        span = (lo, hi)
-    elif kind == "variance" and lo is not None and hi is not None:
-        span = (0.0, (hi - lo) ** 2 / 4)
-    column = query.get("column") or "value"
-    label = ("people or rows" if kind in ("count", "histogram") else
-             "noised count" if synth else
-             f"share of yes in {column} (%)" if share else
-             f"variance of {column} (squared units)" if kind == "variance" else
-             f"{kind} of {column}")
-    bars = len(rows) > 1 or kind == "histogram"
+    span = kind.released_span(lo, hi)
+    label = kind.released_value_words(query.get("column") or "value")
+    bars = len(rows) > 1 or kind.always_bars
     conf = rows[0].get("confidence") if rows else None
     pct = (confidence_percent(conf) if isinstance(conf, (int, float))
            else "the stated confidence")
@@ -265,7 +237,7 @@ def release_chart(query: dict[str, Any], rows: list[dict[str, Any]],
         unit = "%" if share else ""
         point = shown_point(m.centre, m.low, m.high, unit)
     # a count or a sum on a line that starts at 0 shows how large its interval is
-    extent = span if span is not None or bars or kind not in ("count", "sum") else (0.0, 0.0)
+    extent = span if span is not None or bars or not kind.line_from_zero else (0.0, 0.0)
     return Chart("bars" if bars else "line", marks, label, span, _limits(marks, extent, bars),
                  caption, more, None, point, groups)
 

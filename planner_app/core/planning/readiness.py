@@ -36,16 +36,14 @@ A rule whose input is not given (no ledger, no table, approval not required) is 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from ..data.repeats import Repeats
 from ..dp.accounting import Total, within
 from ..dp.measure import Measurement
-from ..model import NEEDS_BOUNDS, Plan, PrivacyUnit, Query, max_rows_problem
-from ..model.reader import visible_text
+from ..kinds import kind_of
+from ..model import Plan, PrivacyUnit, max_rows_problem
 from ..records.headroom import headroom, headroom_sentence
 from ..records.keys import PublicKey
 from ..records.ledger import (
@@ -59,74 +57,27 @@ from ..records.review import ApprovalRequired, approval_status
 from ..support.errors import InputError, PlannerError
 from ..support.optional import mbi_problem
 from ..support.words import unit_of
+from .policy_rules import policy_rules
 
-PASS, FAIL, WARN = "pass", "fail", "warn"
+# their home was this module: callers still import them from here
+from .rule_results import FAIL as FAIL
+from .rule_results import NOTHING_SPENT as NOTHING_SPENT
+from .rule_results import PASS as PASS
+from .rule_results import PLACEHOLDER
+from .rule_results import WARN as WARN
+from .rule_results import Readiness as Readiness
+from .rule_results import RuleResult as RuleResult
+from .rule_results import has_reason as has_reason
+from .rule_results import is_reason as is_reason
+from .rule_results import missing_reasons as missing_reasons
+
 RULES = ("table", "statistics", "reasons", "budget", "lifetime", "ledger", "approval", "people",
          "rows", "unit")
-NOTHING_SPENT = "Nothing was charged or written."
-_PLACEHOLDER = re.compile(r"^\s*(todo|tbd|fixme|xxx|\?+)(\b|$)", re.IGNORECASE)
 
 
 class NotReady(InputError):
     """A plan that is not complete enough to release (a missing reason, no statistic, no
     table, an unconfirmed unit): exit 2, nothing charged or written."""
-
-
-@dataclass(frozen=True)
-class RuleResult:
-    rule: str  # one of RULES (or another branch's warning rule)
-    status: str  # pass | fail | warn
-    message: str  # what holds or what is wrong, in plain words
-    action: str = ""  # what to do about it (empty when it passed)
-    where: str | None = None  # the plan field to fix, e.g. "queries[s].justification.bounds"
-    refusal: str = ""  # the one-line refusal (CLI stderr, the wizard's dialog)
-    in_file: str = ""  # where the plan file holds it, for `check` (the app names controls)
-
-    @property
-    def passed(self) -> bool:
-        return self.status == PASS
-
-    @property
-    def failed(self) -> bool:
-        return self.status == FAIL
-
-    @property
-    def line(self) -> str:
-        """The message, and what to do when it did not pass."""
-        return self.message if self.passed or not self.action else \
-            f"{self.message} {self.action}"
-
-    @property
-    def file_line(self) -> str:
-        """``line`` with where the plan file holds the answer (the command line's words)."""
-        return f"{self.line} {self.in_file}" if self.in_file and not self.passed else self.line
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"rule": self.rule, "status": self.status, "message": self.message,
-                "action": self.action, "where": self.where}
-
-
-@dataclass(frozen=True)
-class Readiness:
-    results: tuple[RuleResult, ...]
-
-    @property
-    def ready(self) -> bool:
-        return not any(r.failed for r in self.results)
-
-    @property
-    def failures(self) -> list[RuleResult]:
-        return [r for r in self.results if r.failed]
-
-    @property
-    def warnings(self) -> list[RuleResult]:
-        return [r for r in self.results if r.status == WARN]
-
-    def get(self, rule: str) -> RuleResult | None:
-        return next((r for r in self.results if r.rule == rule), None)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"ready": self.ready, "rules": [r.to_dict() for r in self.results]}
 
 
 # ----------------------------------------------------------------------------- the rules
@@ -135,40 +86,6 @@ class Readiness:
 def unit_sentence(unit: PrivacyUnit) -> str:
     """Who one person is, in words (the wizard's tick box, `check`)."""
     return unit_of(unit)
-
-
-def has_reason(query: Query, key: str) -> bool:
-    """True when the query's justification gives a real reason under ``key`` (a blank or a
-    placeholder such as the "TODO: …" of `plan new` is not one)."""
-    return is_reason(str((query.justification or {}).get(key) or ""))
-
-
-def is_reason(text: str | None) -> bool:
-    """The one test of a written reason (every reason rule, and the policy's
-    require_reasons): some visible character (a zero-width space alone is no reason), and not
-    a placeholder such as "TODO"."""
-    shown = visible_text(text or "")
-    return bool(shown) and not _PLACEHOLDER.match(shown)
-
-
-def missing_reasons(query: Query) -> list[tuple[str, str]]:
-    """(justification key, what needs it) for each public parameter of ``query`` that has no
-    reason: bounds (sum, mean, variance, quantile), bin edges, categories, group keys."""
-    out = []
-    if query.kind in NEEDS_BOUNDS and not has_reason(query, "bounds"):
-        out.append(("bounds", "bounds"))
-    if query.bins is not None and not has_reason(query, "bounds"):
-        out.append(("bounds", "bin edges"))
-    if query.categories is not None and not has_reason(query, "categories"):
-        out.append(("categories", "categories"))
-    if query.group_by is not None and not has_reason(query, "keys"):
-        out.append(("keys", "group keys"))
-    columns = query.synth_columns or ()  # a synthetic table's declared domains
-    if any(c.bins is not None for c in columns) and not has_reason(query, "bounds"):
-        out.append(("bounds", "bin edges"))
-    if any(c.categories is not None for c in columns) and not has_reason(query, "categories"):
-        out.append(("categories", "categories"))
-    return out
 
 
 def reasons_rule(plan: Plan) -> RuleResult:
@@ -192,7 +109,7 @@ def reasons_rule(plan: Plan) -> RuleResult:
 def synthesis_rule(plan: Plan) -> RuleResult | None:
     """A synthetic table needs mbi installed (support/optional.py); None: no synthetic
     table in the plan."""
-    tables = [q for q in plan.queries if q.kind == "synthetic"]
+    tables = [q for q in plan.queries if kind_of(q).makes_table]
     if not tables:
         return None
     problem = mbi_problem()
@@ -315,7 +232,7 @@ def unit_rule(plan: Plan, confirmed: bool) -> RuleResult:
 def rows_are_people_recorded(unit: PrivacyUnit) -> bool:
     """The row unit with a real reason recorded for it (a "TODO…" is none)."""
     text = (unit.rows_reason or "").strip()
-    return unit.kind == "row" and bool(text) and not _PLACEHOLDER.match(text)
+    return unit.kind == "row" and bool(text) and not PLACEHOLDER.match(text)
 
 
 def people_rule(plan: Plan, repeating: Sequence[Repeats]) -> RuleResult:
@@ -430,8 +347,6 @@ def readiness(plan: Plan, total: Total, measurements: Sequence[Measurement], *,
     ``repeating``: the table's id-like repeating columns (the ``people`` rule); None: no
     table was read, the rule is left out.
     """
-    from .policy_rules import policy_rules
-
     if isinstance(ledger, LedgerState):
         ledger = effective_state(ledger, policy)
     out: list[RuleResult] = []

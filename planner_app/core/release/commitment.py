@@ -29,11 +29,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..data.tables import file_sha256
 from ..records.audit import utc_now
 from ..records.ledger import Ledger, LedgerError
 from ..support.errors import InputError
 from ..support.home import AppHome
 from ..support.private import private_folder
+from .bundle import RECORD, NotABundle, bundle_json, read_bundle
 
 SCHEME = "hmac-sha256(release key, sha256 hex of the file)/v1"
 KEY_DOMAIN = b"planner-app file commitment v1\x00"
@@ -161,8 +163,6 @@ class Proof:
 
 
 def _hash_data(data: Path) -> str:
-    from ..data.tables import file_sha256
-
     if not data.exists():
         raise InputError(data.name, None, "no such file")
     if not data.is_file():
@@ -174,8 +174,6 @@ def _hash_data(data: Path) -> str:
 
 
 def _bundle_commitment(bundle: Path) -> tuple[str, str, Any]:
-    from .bundle import RECORD, NotABundle, bundle_json, read_bundle
-
     try:
         files = read_bundle(bundle)
         record = bundle_json(files[RECORD])

@@ -35,6 +35,7 @@ from ..data.tables import Table
 from ..dp.accuracy import DEFAULT_CONFIDENCE
 from ..dp.measure import measurement_to_dict
 from ..dp.mechanisms import RandomSource, SeededRandomSource, SystemRandomSource
+from ..kinds import kind_of
 from ..kinds.results import QueryRelease, ReleasedValue, result_dicts
 from ..kinds.shared_dp import quantile_refusal
 from ..model import Plan
@@ -234,7 +235,7 @@ def readme_text(plan: Plan, record: dict[str, Any]) -> str:
         "                answer was randomized on its own, and how many answers a file holds",
         "                is noised too (fair coins fill extra places, or a random subset of",
         "                answers is left out), unless that number is public under replace-one",
-        *(line for q in plan.queries if q.kind == "synthetic" for line in (
+        *(line for q in plan.queries if kind_of(q).makes_table for line in (
             f"{SYNTH_DIR}/{q.id}.csv  the synthetic table {q.title!r}: made-up rows, not people,",
             "                sampled from a model fitted to its noised counts in release.json",
             "                (post-processing: no further privacy cost)")),
@@ -322,11 +323,11 @@ def _placeholder_releases(plan: Plan, confidence: float) -> list[QueryRelease]:
     out = []
     for q in plan.queries:
         values = [ReleasedValue(q.id, q.title, group, cell, wide,
-                                None if q.kind == "quantile" else wide,
-                                None if q.kind == "quantile" else wide, confidence,
+                                wide if kind_of(q).gives_interval else None,
+                                wide if kind_of(q).gives_interval else None, confidence,
                                 "laplace", note) for group, cell in cell_labels(q)]
         out.append(QueryRelease(q.id, values, synthetic=placeholder_payload(q)
-                                if q.kind == "synthetic" else None))
+                                if kind_of(q).makes_table else None))
     return out
 
 
@@ -442,7 +443,7 @@ def preflight_bundle(p: Prepared, prior: LedgerState) -> None:
             + 4 * answers + (1 << 16))
     # synthetic/<id>.csv (up to 512 MiB each): the public worst case, in the bundle only (the
     # saved record holds the payload, already in ``data``, never the CSV)
-    tables = sum(csv_size_bound(q) for q in p.plan.queries if q.kind == "synthetic")
+    tables = sum(csv_size_bound(q) for q in p.plan.queries if kind_of(q).makes_table)
     from . import bundle as bundle_format
 
     if tables + size > bundle_format.MAX_TOTAL_BYTES:  # verify would refuse the whole bundle

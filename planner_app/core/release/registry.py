@@ -21,6 +21,7 @@ from typing import Any
 
 import yaml
 
+from ..kinds import KINDS
 from ..kinds.synthetic import stated_epsilon
 from ..support.words import KIND_NAMES, unit_words
 from .report import data_file_sentence, listing, transparency
@@ -33,7 +34,6 @@ TO_FILL_REGION = "to fill in: the region the data describes"
 TO_FILL_AUTHOR = "to fill in: who wrote this record"
 TO_FILL = (TO_FILL_CURATOR, TO_FILL_USE, TO_FILL_REGION, TO_FILL_AUTHOR)
 
-LOCAL_KINDS = ("randomized_response",)  # statistics whose answers are randomized one by one
 
 
 def _slug(text: str) -> str:
@@ -80,18 +80,25 @@ def variant_name(total: dict[str, Any]) -> str:
     return "Pure DP" if float(total["delta"]) == 0 else "Approximate DP"
 
 
+def _local(q: dict[str, Any]) -> bool:
+    """A statistic whose answers are randomized one by one (the local model): the kind that
+    publishes its noised answers."""
+    kind = KINDS.get(str(q.get("kind")))
+    return kind is not None and kind.publishes_answers
+
+
 def model_name(record: dict[str, Any]) -> str:
     """"Central", "Local" (every statistic randomizes each answer on its own) or "Varies"
     (some do)."""
-    local = [q for q in record["queries"] if q.get("kind") in LOCAL_KINDS]
+    local = [q for q in record["queries"] if _local(q)]
     if not local:
         return "Central"
     return "Local" if len(local) == len(record["queries"]) else "Varies"
 
 
 def _model_details(record: dict[str, Any]) -> str:
-    local = [_label(q) for q in record["queries"] if q.get("kind") in LOCAL_KINDS]
-    central = [_label(q) for q in record["queries"] if q.get("kind") not in LOCAL_KINDS]
+    local = [_label(q) for q in record["queries"] if _local(q)]
+    central = [_label(q) for q in record["queries"] if not _local(q)]
     parts = []
     if central:
         parts.append("Central: the data owner's computer adds the noise to "

@@ -8,6 +8,7 @@ Everything in it is public: noised values and the plan's parameters. Text from t
 
 from __future__ import annotations
 
+import base64
 import functools
 import html
 import io
@@ -18,12 +19,17 @@ from pathlib import Path
 from typing import Any
 
 from ..dp import risk
-from ..dp.accuracy import ROWS_KINDS, format_half_width, quantile_words
+from ..dp.accuracy import ROWS_KINDS, format_half_width
+from ..kinds import KINDS
 from ..kinds.shared_dp import useless_warning
+from ..kinds.shared_release import synthetic_noise_words as synthetic_noise_words
 from ..kinds.synthetic import stated_epsilon
 from ..model.plan import Plan
-from ..planning.preview import Chart
-from ..support.fonts import REPORT_FONTS, drawable_text
+from ..planfile import plan_from_dict
+from ..planning.charts import report_chart_png
+from ..planning.parameters import missing_values_words
+from ..planning.preview import Chart, release_chart
+from ..support.fonts import REPORT_FONTS, drawable_text, report_font_dir
 from ..support.numbers import (
     shown,
     shown_percent_range,
@@ -36,8 +42,6 @@ from ..support.words import (
     confidence_percent,
     relation_words,
     rows_reason_of,
-    squared_unit_words,
-    statistic_words,
     unit_words,
 )
 from ..support.words import format_number as rounded
@@ -129,7 +133,7 @@ def transparency(record: dict[str, Any], declared: Plan | None = None) -> list[t
                          "dp-accounting)"}.get(total["accountant"], total["accountant"])
     mechanisms = sorted({m["mechanism"] for q in record["queries"] for m in q["measurements"]
                          if m["mechanism"] != "none"})
-    local = any(q["kind"] == "randomized_response" for q in record["queries"])
+    local = any(KINDS[q["kind"]].publishes_answers for q in record["queries"])
     bounds, lists, missing = [], [], []
     if declared is None:
         declared = _declared_plan(record)
@@ -157,7 +161,7 @@ def transparency(record: dict[str, Any], declared: Plan | None = None) -> list[t
         missing.append(f"{q.get('label', q['id'])}: {words}{'' if words.endswith('.') else '.'}")
     unnoised = [f"{q['label']}: " + (
         "the number of answers (every row answers, so it is public under replace-one)"
-        if q["kind"] == "randomized_response" else "used without noise (public under "
+        if KINDS[q["kind"]].publishes_answers else "used without noise (public under "
                                                    "replace-one)")
                 for q in record["queries"]
                 if any(m["mechanism"] == "none" for m in q["measurements"])]
@@ -206,8 +210,6 @@ def transparency(record: dict[str, Any], declared: Plan | None = None) -> list[t
 def _declared_plan(record: dict[str, Any]) -> Plan | None:
     """The record's plan as a Plan, or None when it does not read (the report still
     renders)."""
-    from ..planfile import plan_from_dict
-
     try:
         return plan_from_dict(record["plan"])
     except Exception:  # a report never fails on this: it only adds words
@@ -218,8 +220,6 @@ def _missing_words(plan: Any, q: dict[str, Any]) -> str:
     """How a statistic handles missing values and which rows it leaves out: the core's one
     describer (planning.parameters, as the review window and `check`); the plan's own words
     when the record's plan does not read."""
-    from ..planning.parameters import missing_values_words
-
     query = next((d for d in plan.queries if d.id == q.get("id")), None) if plan else None
     if query is not None:
         return missing_values_words(query, plan.privacy_unit)
@@ -299,29 +299,9 @@ def _statistics(record: dict[str, Any], plan: Plan | None = None) -> list[dict[s
         acc = q["accuracy"]
         hw = acc.get("half_width")
         query = declared.get(q["id"])
-        if q["kind"] == "quantile":
-            meaning = ("The value is a grid point chosen by the exponential mechanism. "
-                       + (quantile_words(acc, query.quantile) if query is not None and
-                          query.quantile is not None else
-                          f"With {level} confidence its rank is within about "
-                          f"{rounded(hw)} of the target rank."))
-        elif q["kind"] == "randomized_response":
-            meaning = (f"Each answer was randomized on its own; the share is corrected for the "
-                       f"randomization and the interval holds it with {level} "
-                       "confidence. " + rr_file_sentence(q))
-        elif q["kind"] in ("mean", "variance"):
-            meaning = (f"Computed from a noisy sum and a noisy count; the interval is a "
-                       f"guaranteed bound with at least {level} confidence.")
-            if q["kind"] == "variance":  # its accuracy too is in the column's unit squared
-                meaning += (f" A variance is in {squared_unit_words(q.get('column'))}: "
-                            f"so is its interval, {format_half_width(acc)}.")
-        elif q["kind"] == "synthetic":
-            meaning = synthetic_noise_words(q, confidence)
-        else:
-            meaning = (f"With {level} confidence the noise added is at most "
-                       f"± {rounded(hw)}, so the true value lies in the interval.")
+        meaning = KINDS[q["kind"]].report_meaning(q, query, confidence)
         planned = planned_words(q, level)
-        if q["kind"] == "randomized_response" and hw is not None and not planned:
+        if KINDS[q["kind"]].publishes_answers and hw is not None and not planned:
             meaning += f" That is {format_half_width(acc)}."
         meaning += planned
         useless = useless_warning(query, acc) if query is not None else None
@@ -347,7 +327,7 @@ def planned_words(q: dict[str, Any], level: str) -> str:
     if q["kind"] not in ROWS_KINDS or acc.get("half_width") is None or not acc.get("note"):
         return ""
     own = (" Each group's interval above comes from its own noised count, so a smaller "
-           "group's is wider." if q.get("cells", 1) > 1 and q["kind"] != "randomized_response"
+           "group's is wider." if q.get("cells", 1) > 1 and not KINDS[q["kind"]].publishes_answers
            else "")
     return (f" Planned before the release: {format_half_width(acc)} at {level}, a "
             f"{acc['note']}.{own}")
@@ -372,13 +352,13 @@ def parameter_words(q: dict[str, Any]) -> str:
     head = (f"{q['mechanism'].replace('_', ' ')} mechanism, ε = {shown(stated_epsilon(q))}"
             + (f", δ = {q['delta']:g}" if q.get("delta") else ""))
     components = [c for c in q.get("components") or () if isinstance(c, dict)]
-    if q["kind"] == "synthetic":
+    if KINDS[q["kind"]].makes_table:
         return head + "; " + "; ".join(_synthetic_parts(components))
     noised = [c for c in components if _noised(c)]
     if len(noised) < 2:
         other = ""
         if noised and not (q.get("scale") or q.get("sigma")):
-            name = ("the number of answers" if q["kind"] == "randomized_response"
+            name = ("the number of answers" if KINDS[q["kind"]].publishes_answers
                     else COMPONENT_WORDS.get(noised[0]["name"], noised[0]["name"]))
             other = f", {name}: {_noise_words(noised[0])}"
         return (head + (f", noise scale {rounded(q['scale'])}" if q.get("scale") else "")
@@ -412,40 +392,6 @@ def _synthetic_parts(components: list[dict[str, Any]]) -> list[str]:
     return out
 
 
-def synthetic_noise_words(q: dict[str, Any], confidence: float) -> str:
-    """What the noise of a synthetic table's counts is at most, for its one-way cells and for
-    its measured pairs' cells, each from its own σ (the larger σ of each kind)."""
-    from ..dp.accuracy import discrete_gaussian_half_width
-
-    level = confidence_percent(confidence)
-    bounds = []
-    for kind, words in (("oneway", "each cell of a one-way count"),
-                        ("twoway", "each cell of a measured pair's two-way count")):
-        found = [_sigma_sq(c) for c in q.get("components") or ()
-                 if isinstance(c, dict) and str(c.get("name", "")).startswith(kind + ":")]
-        sq = [v for v in found if v is not None]
-        if sq:
-            bounds.append(f"± {rounded(discrete_gaussian_half_width(max(sq), confidence))} "
-                          f"on {words}")
-    if not bounds:
-        return "The counts it was fitted to are noised; see its parameters below."
-    return (f"With {level} confidence the noise added to the counts it was fitted to is at "
-            f"most {' and '.join(bounds)}.")
-
-
-def _sigma_sq(c: dict[str, Any]) -> float | None:
-    from fractions import Fraction
-
-    steps, step = c.get("sigma_sq_steps"), c.get("step") or 1
-    if isinstance(steps, str):
-        try:
-            return float(Fraction(steps)) * float(step) ** 2
-        except (ValueError, ZeroDivisionError):
-            return None
-    sigma = c.get("sigma")
-    return float(sigma) ** 2 if isinstance(sigma, (int, float)) else None
-
-
 def _what(s: dict[str, Any]) -> str:
     """What a statistic (an entry of _statistics) is: "Count of rows", "Count of rows where
     income is present", "mean of hours"."""
@@ -453,10 +399,10 @@ def _what(s: dict[str, Any]) -> str:
     imputed = isinstance(declared.get("missing"), dict)
     unit = s["unit"]
     max_rows = unit.get("max_rows") if unit.get("kind") == "person" else 1
-    return statistic_words(q["kind"], q.get("column"), KIND_WORDS.get(q["kind"], q["kind"]),
-                           imputed, unit.get("id_column"),
-                           max_rows if isinstance(max_rows, int) else 1,
-                           declared.get("of") == "people")
+    return KINDS[q["kind"]].describe(q.get("column"), KIND_WORDS.get(q["kind"], q["kind"]),
+                                     imputed, unit.get("id_column"),
+                                     max_rows if isinstance(max_rows, int) else 1,
+                                     declared.get("of") == "people")
 
 
 def largest(rows: list[dict[str, Any]], limit: int | None = None,
@@ -532,8 +478,6 @@ def report_html(record: dict[str, Any], plan: Plan | None = None) -> str:
     """The report as HTML. ``plan``: the record's plan as a Plan when the caller has it (a
     release does; read once from the record otherwise: a plan of 10^6 categories takes
     seconds to read)."""
-    import base64
-
     if plan is None:
         plan = _declared_plan(record)
     e = html.escape
@@ -639,9 +583,7 @@ def keep_together(pdf: Any, draw: Any, scratch: Any) -> None:
 
 
 def _font_dir() -> Path:
-    from ..support.fonts import report_font_dir  # one font, whose characters plans are held to
-
-    return report_font_dir()
+    return report_font_dir()  # one font, whose characters plans are held to
 
 
 def report_pdf(record: dict[str, Any], plan: Plan | None = None) -> bytes:
@@ -773,8 +715,6 @@ MAX_REPORT_CHARTS = 60  # statistics drawn as a chart; the tables and results.cs
 def result_chart(record: dict[str, Any], s: dict[str, Any]) -> Chart | None:
     """One statistic's released values with their intervals as a chart (preview.py), from the
     record alone; None past the first MAX_REPORT_CHARTS statistics or without values."""
-    from ..planning.preview import release_chart
-
     q = s["query"]
     if not s["rows"] or q["id"] not in {x["id"] for x in
                                         record["queries"][:MAX_REPORT_CHARTS]}:
@@ -784,7 +724,7 @@ def result_chart(record: dict[str, Any], s: dict[str, Any]) -> Chart | None:
     bounds = ((float(lower), float(upper)) if isinstance(lower, (int, float))
               and isinstance(upper, (int, float)) else None)
     rows = s["rows"]
-    if q["kind"] == "synthetic":  # each column's counts, in release order (not the largest)
+    if KINDS[q["kind"]].makes_table:  # each column's counts, in release order (not the largest)
         rows = [r for r in record["results"] if r.get("query_id") == q["id"]]
     return release_chart(q, rows, bounds)
 
@@ -800,10 +740,6 @@ def charts_left_out(record: dict[str, Any]) -> str:
 
 def result_chart_html(record: dict[str, Any], s: dict[str, Any]) -> str:
     """The chart as an embedded PNG with its caption (like the belief chart), or ""."""
-    import base64
-
-    from ..planning.charts import report_chart_png
-
     chart = result_chart(record, s)
     if chart is None:
         return ""
@@ -822,8 +758,6 @@ def result_chart_pdf(pdf: Any, record: dict[str, Any], s: dict[str, Any], width:
                      drawn: dict[str, bytes] | None = None) -> None:
     """The chart as an image in the PDF, with its caption, on one page. ``drawn`` keeps the
     PNG once made (a block kept together is laid out twice: tried, then drawn)."""
-    from ..planning.charts import report_chart_png
-
     chart = result_chart(record, s)
     if chart is None:
         return
@@ -842,15 +776,3 @@ def result_chart_pdf(pdf: Any, record: dict[str, Any], s: dict[str, Any], width:
     pdf.ln(2)
 
 
-def rr_file_sentence(query: dict[str, Any]) -> str:
-    """What randomized response's published answer file holds (from the record's public
-    measurements)."""
-    exact = any(m["name"] == "count" and m["mechanism"] == "none"
-                for m in query.get("measurements", []))
-    if exact:
-        return ("The answer file holds every answer: every row answers, so their number is "
-                "public under replace-one.")
-    return ("The number of answers in the answer file is noised: fair coins fill the extra "
-            "places, or a random subset of the answers is left out, and the interval includes "
-            "that error. The true number of answers, of missing answers and of rows dropped to "
-            "bound each person's contribution is not published.")

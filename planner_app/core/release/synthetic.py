@@ -19,6 +19,9 @@ from __future__ import annotations
 import csv
 import io
 import math
+import warnings
+from fractions import Fraction
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import numpy as np
@@ -27,6 +30,7 @@ from ..dp.accuracy import measurement_half_width
 from ..dp.measure import Measurement
 from ..dp.mechanisms import RandomSource, discrete_gaussian
 from ..dp.synthetic import SCORE_UNITS, exponential_select
+from ..kinds import kind_of
 from ..kinds.results import Aggregate
 from ..kinds.synthetic import cell_text, row_cap, written_texts
 from ..model import Query, SynthColumn
@@ -68,7 +72,7 @@ def require_synthesis(plan_queries: Any) -> None:
     declared values or column names written as one text are refused by the plan itself:
     kinds/synthetic.py, _escape_problem)."""
     for q in plan_queries:
-        if q.kind == "synthetic":
+        if kind_of(q).makes_table:
             problem = mbi_problem()
             if problem is not None:
                 raise InputError("plan", f"queries[{q.id}].kind", problem)
@@ -259,8 +263,6 @@ def dry_run_payload(query: Query, aggregate: Aggregate, payload: dict[str, Any],
     twos = [mg for mg in payload["marginals"] if len(mg["columns"]) == 2]
     if not twos:
         return payload
-    from fractions import Fraction
-
     marginals = list(ones)
     for (i, j), old in zip(likely_tree(query, aggregate), twos, strict=True):
         true = np.asarray(aggregate.parts[f"pair:{i}:{j}"], dtype=np.int64)
@@ -330,8 +332,6 @@ def synthesis_versions() -> dict[str, str]:
     """The installed versions of mbi, jax and numpy ("not installed" when one is missing: the
     dry run before the charge then refuses the synthesis anyway) and of this app's synthesis
     code (SYNTHESIS_CODE): what the CSV made from a payload depends on."""
-    from importlib.metadata import PackageNotFoundError, version
-
     out = {}
     for name in SYNTHESIS_PACKAGES:
         try:
@@ -357,8 +357,6 @@ def total_variation(true: np.ndarray, synthetic: np.ndarray) -> float:
 
 
 def _import_mbi() -> Any:
-    import warnings
-
     with warnings.catch_warnings():  # mbi warns about JAX settings at import: set here
         warnings.simplefilter("ignore")
         import jax
@@ -392,8 +390,6 @@ def synthetic_codes(query: Query, payload: dict[str, Any]) -> np.ndarray:
     # a table of 3,800 drew every row from one value); tree_sample takes its shares
     totals = [float(t) for t in payload["one_way_totals"]]
     scale = max(1.0, sum(totals) / max(1, len(totals)))
-    import warnings
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model = mbi.estimation.MirrorDescent().estimate(
@@ -463,8 +459,6 @@ def tree_sample(names: list[str], sizes: list[int], pairs: list[tuple[str, str]]
 
 
 def _fraction(text: str) -> float:
-    from fractions import Fraction
-
     return float(Fraction(text))
 
 

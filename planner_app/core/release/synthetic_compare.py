@@ -23,6 +23,7 @@ import numpy as np
 from ..data.engines import DEFAULT_ENGINE, open_engine
 from ..data.tables import Table
 from ..dp.mechanisms import SystemRandomSource
+from ..kinds import kind_of
 from ..model import Plan, Query
 from ..support.errors import InputError
 from .bundle import RECORD, bundle_json
@@ -89,7 +90,7 @@ def compare_bundle_with_table(plan: Plan, table: Table, bundle: Path,
     """The owner's comparison for one synthetic table of a bundle released from ``plan``
     over ``table`` (for the screen only: it reads the private table)."""
     query = plan.query(query_id)
-    if query.kind != "synthetic":
+    if not kind_of(query).makes_table:
         raise InputError("plan", f"queries[{query_id}].kind", "is not a synthetic table")
     name = f"{SYNTH_DIR}/{query_id}.csv"
     try:

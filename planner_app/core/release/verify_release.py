@@ -27,15 +27,17 @@ import io
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from ... import __version__
 from ..data.aggregate import cell_labels
 from ..dp.accounting import compose, pld_as_chain
 from ..dp.accuracy import MAX_CONFIDENCE, MIN_CONFIDENCE
 from ..dp.measure import measurement_from_dict, measurement_to_dict
-from ..kinds.shared_dp import grid_for, measurements_for
+from ..kinds import kind_of
+from ..kinds.shared_dp import measurements_for
+from ..kinds.shared_release import close_enough, randomized_response_estimate
 from ..model import Plan
 from ..planfile import parse_plan_text, plan_digest, plan_to_dict
 from ..planning.check import check_plan
@@ -49,8 +51,11 @@ from .bundle import (
     MANIFEST,
     NOISED_DIR,
     PLAN,
+    README,
     RECORD,
     RELEASE_FORMAT,
+    REPORT_HTML,
+    REPORT_PDF,
     RESULT_COLUMNS,
     RESULTS,
     SIGNATURE,
@@ -59,9 +64,11 @@ from .bundle import (
     Verdict,
     bundle_json,
     open_bundle,
+    results_csv,
     sha256_bytes,
 )
-from .noise import randomized_response_estimate
+from .publish import readme_text
+from .report import report_html, report_pdf
 from .report_format import (
     REPORT_FORMAT,
     not_rebuilt_line,
@@ -70,14 +77,9 @@ from .report_format import (
     stated_report_format,
 )
 from .signing import check_approval, check_origin
+from .verify_synthetic import check_synthetic, regenerate_synthetic
 
-REL = 1e-9
-
-
-def _close(a: Any, b: Any) -> bool:
-    if a is None or b is None:
-        return a is b
-    return math.isclose(float(a), float(b), rel_tol=REL, abs_tol=1e-12)
+_close = close_enough
 
 
 # ----------------------------------------------------------------------------- answer files
@@ -205,9 +207,7 @@ def verify_contents(files: dict[str, bytes], verdict: Verdict,
     _results(files, answer_files, plan, record, problems, part(progress, 0.47, 0.52))
     if len(problems) == n:
         verdict.checks.append("every result is a declared cell with its stated interval")
-    if any(q.kind == "synthetic" for q in plan.queries) or "synthetic" in record:
-        from .verify_synthetic import check_synthetic, regenerate_synthetic
-
+    if any(kind_of(q).makes_table for q in plan.queries) or "synthetic" in record:
         n = len(problems)
         fit = check_synthetic(files, plan, record, part(progress, 0.52, 0.57))
         problems.extend(fit.problems)
@@ -502,7 +502,7 @@ def _results(files: dict[str, bytes], scans: dict[str, AnswerScan], plan: Plan,
     for i, q in enumerate(plan.queries):
         report_progress(progress, i / len(plan.queries), f"Checking the results of statistic "
                                                          f"{i + 1} of {len(plan.queries)}…")
-        if q.kind == "synthetic":  # its rows are its noised marginals: verify_synthetic.py
+        if kind_of(q).makes_table:  # its rows are its noised marginals: verify_synthetic.py
             continue
         got = by_query.get(q.id, [])
         if len(got) != len(cell_labels(q)):
@@ -521,37 +521,15 @@ def _results(files: dict[str, bytes], scans: dict[str, AnswerScan], plan: Plan,
                 problems.append(f"{RESULTS}: line {n} ({q.id}): {problem}")
 
 
-def _on_grid(value: float, step: float) -> bool:
-    return float(Fraction(value) / Fraction(step)).is_integer()
-
-
 def _row_problem(q: Any, plan: Plan, value: float | None, low: float | None,
                  high: float | None, half: float | None, scans: dict[str, AnswerScan],
                  confidence: float) -> str | None:
-    if q.kind == "randomized_response":
+    kind = kind_of(q)
+    if kind.publishes_answers:
         return _rr_problem(q, plan, value, low, high, scans, confidence)
     if value is None:
         return "has no value"
-    if q.kind in ("count", "histogram", "sum"):
-        if low is None or high is None or half is None:
-            return "has no interval"
-        if not (_close(value - low, half) and _close(high - value, half)):
-            return (f"the interval is {value - low:g} below and {high - value:g} above the "
-                    f"value, but the stated accuracy is ±{half:g}")
-        if q.kind != "sum" and not float(value).is_integer():
-            return "a count is not a whole number"
-        if q.kind == "sum" and not _on_grid(value, grid_for(q).step):
-            return "the value is not on the query's grid"
-        return None
-    lo_b, hi_b = (q.lower, q.upper) if q.kind in ("mean", "quantile") else (
-        0.0, ((q.upper - q.lower) / 2) ** 2)
-    if not lo_b - 1e-12 <= value <= hi_b + 1e-12:
-        return f"the value lies outside [{lo_b:g}, {hi_b:g}]"
-    if q.kind == "quantile":
-        return None if _on_grid(value, grid_for(q).step) else "the value is not on the grid"
-    if low is None or high is None or not low <= value <= high:
-        return "the value is not inside its interval"
-    return None
+    return kind.released_value_problem(q, value, low, high, half)
 
 
 def _rr_problem(q: Any, plan: Plan, value: float | None, low: float | None,
@@ -585,10 +563,7 @@ def _agreement(files: dict[str, bytes], scans: dict[str, AnswerScan], plan: Plan
     this plan writes are present. README.txt and the reports are rebuilt only when they are
     in this version's report format (report_format.py says why); ``signer``: the trusted key
     that proved origin, if any, named in the line saying they were not rebuilt."""
-    from ... import __version__
-    from .bundle import README, REPORT_HTML, REPORT_PDF, results_csv
-
-    rr = {f"{NOISED_DIR}/{q.id}.csv" for q in plan.queries if q.kind == "randomized_response"}
+    rr = {f"{NOISED_DIR}/{q.id}.csv" for q in plan.queries if kind_of(q).publishes_answers}
     for name in sorted(scans):
         if name not in rr:
             problems.append(f"{name}: a release of this plan never contains this file")
@@ -605,9 +580,6 @@ def _agreement(files: dict[str, bytes], scans: dict[str, AnswerScan], plan: Plan
     if not rebuilds(record):
         return ["results.csv is exactly what release.json gives",
                 not_rebuilt_line(record, bundle, signer)]
-    from .publish import readme_text
-    from .report import report_html, report_pdf
-
     builders: tuple[tuple[str, float, Callable[[], bytes]], ...] = (
         (README, 0.0, lambda: readme_text(plan, record).encode("utf-8")),
         (REPORT_HTML, 0.05, lambda: report_html(record).encode("utf-8")),

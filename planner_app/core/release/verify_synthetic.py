@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from ..dp.accuracy import measurement_half_width
+from ..kinds import kind_of
 from ..kinds.shared_dp import measurements_for
 from ..model import Plan, Query
 from ..support.progress import Progress
@@ -58,6 +59,8 @@ from .synthetic import (
     marginal_cells,
     noised_rows,
     rows_from,
+    synthesis_versions,
+    synthetic_csv,
     total_variation,
 )
 
@@ -101,15 +104,15 @@ def check_synthetic(files: dict[str, bytes], plan: Plan, record: dict[str, Any],
     if not isinstance(tables, dict):
         problems.append("release.json: its synthetic entry is not an object")
         return fit
-    ids = {q.id for q in plan.queries if q.kind == "synthetic"}
+    ids = {q.id for q in plan.queries if kind_of(q).makes_table}
     if set(tables) != ids:
         problems.append("release.json: its synthetic tables are not the plan's")
     for name in sorted(files):
         if name.startswith(f"{SYNTH_DIR}/") and name[len(SYNTH_DIR) + 1:-4] not in ids:
             problems.append(f"{name}: a release of this plan never contains this file")
-    synthetic = [q for q in plan.queries if q.kind == "synthetic"]
+    synthetic = [q for q in plan.queries if kind_of(q).makes_table]
     for q in plan.queries:
-        if q.kind == "synthetic" and isinstance(tables.get(q.id), dict):
+        if kind_of(q).makes_table and isinstance(tables.get(q.id), dict):
             i = synthetic.index(q)
             report_progress(progress, i / len(synthetic),
                             f"Checking synthetic table {i + 1} of {len(synthetic)} "
@@ -398,16 +401,14 @@ def regenerate_synthetic(files: dict[str, bytes], plan: Plan, record: dict[str, 
     was not checked against its marginals and seed, and ``verify --regenerate`` says so and
     exits 5). Call it on a bundle whose synthetic tables passed ``check_synthetic``.
     ``progress(fraction, message)``: one step a table."""
-    from .synthetic import synthesis_versions, synthetic_csv
-
     checks: list[str] = []
     problems: list[str] = []
     outcome: dict[str, dict[str, Any]] = {}
     here = synthesis_versions()
     tables = record.get("synthetic") or {}
-    synthetic = [q for q in plan.queries if q.kind == "synthetic"]
+    synthetic = [q for q in plan.queries if kind_of(q).makes_table]
     for q in plan.queries:
-        if q.kind != "synthetic" or not isinstance(tables.get(q.id), dict):
+        if not kind_of(q).makes_table or not isinstance(tables.get(q.id), dict):
             continue
         name = f"{SYNTH_DIR}/{q.id}.csv"
         i = synthetic.index(q)

@@ -184,8 +184,13 @@ def statistic_words(kind: str, column: str | None, kind_name: str,
     """What a statistic is, in a few words: "Count of rows", "Count of rows where income is
     present", "Mean of hours" (``kind_name`` is the kind as the caller shows it; the unit's
     id column and rows a person, for a count: count_words)."""
-    if kind == "count":
+    if kind == "count":  # the app's views still call this; the core asks kind.describe
         return count_words(column, imputed, id_column, max_rows, people)
+    return statistic_of_words(column, kind_name)
+
+
+def statistic_of_words(column: str | None, kind_name: str) -> str:
+    """A statistic over a column in a few words: "Mean of hours" (no column: the kind)."""
     return f"{kind_name} of {column}" if column else kind_name
 
 
