@@ -22,17 +22,6 @@ TABLES = {"KINDS", "NEEDS_BOUNDS", "NEEDS_COLUMN", "YES_NO_KINDS", "NOT_TAKEN",
 
 #: file -> how many kind-name tests it still holds (only shrinks; 0 files is the goal)
 STILL_TESTING: dict[str, int] = {
-    "planner_app/cli/plans.py": 2,
-    "planner_app/core/planning/check.py": 3,
-    "planner_app/core/planning/parameters.py": 6,
-    "planner_app/core/planning/preview.py": 16,
-    "planner_app/core/planning/readiness.py": 2,
-    "planner_app/core/release/noise.py": 7,
-    "planner_app/core/release/publish.py": 5,
-    "planner_app/core/release/synthetic.py": 1,
-    "planner_app/core/release/synthetic_compare.py": 1,
-    "planner_app/core/release/verify_release.py": 9,
-    "planner_app/core/release/verify_synthetic.py": 5,
     "planner_app/core/support/words.py": 1,
     "planner_app/gui/dialogs/query_dialog.py": 16,
     "planner_app/gui/dialogs/review_bundle.py": 1,

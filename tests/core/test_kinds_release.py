@@ -12,10 +12,11 @@ import pytest
 
 from planner_app.core.data.engines import open_engine
 from planner_app.core.data.tables import load_table
-from planner_app.core.dp.accuracy import DEFAULT_CONFIDENCE, accuracy_for
+from planner_app.core.dp.accuracy import DEFAULT_CONFIDENCE
 from planner_app.core.dp.mechanisms import SeededRandomSource
 from planner_app.core.kinds import KINDS, kind_of
 from planner_app.core.kinds.results import QueryRelease
+from planner_app.core.kinds.shared_dp import accuracy_for
 from planner_app.core.model import Plan
 from planner_app.core.planfile import plan_from_dict
 from planner_app.core.planning.check import check_plan
