@@ -14,8 +14,15 @@ lists its methods; a kind's module follows the same sections.
 
 from __future__ import annotations
 
-from abc import ABC
-from typing import ClassVar
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, ClassVar
+
+from ..support.words import KIND_NAMES
+from .shared_form import NOISE_TIP, ONE_STATISTIC, FormWords, MechanismOption, mechanism_options
+
+if TYPE_CHECKING:
+    from ..dp.accuracy import Accuracy
+    from ..model.plan import Query
 
 
 class StatisticKind(ABC):
@@ -35,3 +42,41 @@ class StatisticKind(ABC):
     # --- planning and release: preview, readiness, post-processing, verify, report words --
 
     # --- the app's form: fields, mechanisms, labels ----------------------------------------
+    # (the app builds one panel per group of fields: gui/dialogs/kind_panels; shared_form.py
+    # names the groups and holds the words the kinds share)
+
+    @abstractmethod
+    def form_fields(self) -> frozenset[str]:
+        """The groups of fields the statistic form shows for this kind (shared_form names
+        them: ``column``, ``bounds``, ``domain``, ...)."""
+
+    def form_mechanisms(self) -> tuple[MechanismOption, ...]:
+        """The noise mechanisms the form offers, in the plan's order (MECHANISMS_BY_KIND)."""
+        return mechanism_options(self.name)
+
+    def form_noise_tip(self) -> str:
+        """The tooltip of the form's noise list."""
+        return NOISE_TIP
+
+    def form_words(self) -> FormWords:
+        """The form's words that change with the kind (column label, reasons, declaration)."""
+        return ONE_STATISTIC
+
+    def releases_table(self) -> bool:
+        """Whether the release is a table of made-up rows (its own preview, accuracy words and
+        CSV file in the bundle), not numbers."""
+        return False
+
+    def list_name(self, query: Query) -> str:
+        """The statistic's kind in the app's list of statistics (a count says which rows)."""
+        return KIND_NAMES.get(self.name, self.name)
+
+    def pane_heading(self, query: Query, id_column: str | None,
+                     rows_per_unit: int) -> tuple[str, str | None]:
+        """The statistic pane's heading: words, then the column to show in bold (or None)."""
+        name = KIND_NAMES.get(self.name, self.name)
+        return (f"{name} of ", query.column) if query.column else (name, None)
+
+    def pane_accuracy_note(self, query: Query, acc: Accuracy) -> str:
+        """The note under the statistic pane's ± (a quantile says it in percentiles)."""
+        return acc.note

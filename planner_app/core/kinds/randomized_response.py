@@ -4,6 +4,7 @@ its own (the local model)."""
 from __future__ import annotations
 
 from .base import StatisticKind
+from .shared_form import SHARE_HINT, YES_NO, rows_fields
 
 
 class RandomizedResponse(StatisticKind):
@@ -19,3 +20,5 @@ class RandomizedResponse(StatisticKind):
     # --- planning and release ----------------------------------------------------------------
 
     # --- the app's form ------------------------------------------------------------------------
+    def form_fields(self) -> frozenset[str]:
+        return rows_fields(self.name) | {YES_NO, SHARE_HINT}

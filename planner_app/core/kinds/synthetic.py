@@ -21,6 +21,16 @@ from ..model.plan import MAX_EPSILON, MECHANISMS_BY_KIND, PrivacyUnit, Query, Sy
 from ..model.reader import FieldReader, as_number
 from ..support.cells import formula_escaped
 from .base import StatisticKind
+from .shared_form import (
+    COLUMN,
+    DELTA,
+    DOMAIN,
+    MST_CITATION,
+    SYNTH_COLUMNS,
+    SYNTH_ROWS,
+    WHOLE_TABLE,
+    FormWords,
+)
 
 MAX_SYNTH_COLUMNS = 32
 MAX_SYNTH_VALUES = 1_000  # categories or bins of one column
@@ -244,3 +254,15 @@ class Synthetic(StatisticKind):
     # --- planning and release ----------------------------------------------------------------
 
     # --- the app's form ------------------------------------------------------------------------
+    def form_fields(self) -> frozenset[str]:
+        """Its columns, each one's domain edited in the selected column's fields."""
+        return frozenset({COLUMN, DOMAIN, SYNTH_COLUMNS, SYNTH_ROWS, DELTA})
+
+    def form_noise_tip(self) -> str:
+        return MST_CITATION
+
+    def form_words(self) -> FormWords:
+        return WHOLE_TABLE
+
+    def releases_table(self) -> bool:
+        return True

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .base import StatisticKind
+from .shared_form import BOUNDS, rows_fields
 
 
 class Variance(StatisticKind):
@@ -18,3 +19,5 @@ class Variance(StatisticKind):
     # --- planning and release ----------------------------------------------------------------
 
     # --- the app's form ------------------------------------------------------------------------
+    def form_fields(self) -> frozenset[str]:
+        return rows_fields(self.name) | {BOUNDS}
