@@ -77,6 +77,7 @@ class FormWords:
     column_label: str
     bounds_reason_label: str
     bins_reason_label: str
+    bounds_reason_placeholder: str
     bins_reason_placeholder: str
     bounds_reason_tip: str
     list_reason_label: str
@@ -95,6 +96,7 @@ ONE_STATISTIC: Final = FormWords(
     column_label="Column",
     bounds_reason_label="Why these bounds",
     bins_reason_label="Why these bin edges",
+    bounds_reason_placeholder=BOUNDS_REASON_PLACEHOLDER,
     bins_reason_placeholder=BINS_REASON_PLACEHOLDER,
     bounds_reason_tip="Where the bounds come from",
     list_reason_label="Why this list",
@@ -108,6 +110,7 @@ WHOLE_TABLE: Final = FormWords(
     column_label="Selected column",
     bounds_reason_label="Why the bin edges",
     bins_reason_label="Why the bin edges",
+    bounds_reason_placeholder=BINS_REASON_PLACEHOLDER,
     bins_reason_placeholder=BINS_REASON_PLACEHOLDER,
     bounds_reason_tip="One reason for the bin edges of every column of the table",
     list_reason_label="Why the lists",
