@@ -85,7 +85,7 @@ class QueryChecks(QDialog):
         return self.synth_panel.columns
 
     def _kind_now(self) -> StatisticKind:
-        return KINDS[self.kind.currentData() or "count"]
+        return KINDS[self.kind.currentData() or next(iter(KINDS))]
 
     def _fields_now(self) -> frozenset[str]:
         return self._kind_now().form_fields()
