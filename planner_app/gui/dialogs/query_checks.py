@@ -79,6 +79,26 @@ class QueryChecks(QDialog):
     def to_dict(self) -> dict[str, Any]:
         raise NotImplementedError  # the shell builds the statistic's plan JSON
 
+    def _made_id(self, label: str, kind: str) -> str:
+        """An id made from the label, unique in the plan (a second "Mean income" gets
+        mean_income_2: the person never typed an id, so a clash is not theirs to fix)."""
+        base = re.sub(r"[^A-Za-z0-9_.-]+", "_", label.lower()).strip("_")[:60] or kind
+        plan = self.session.plan
+        taken = {q.id for q in plan.queries} if plan is not None else set()
+        if self.original is not None:
+            taken.discard(self.original.id)
+        ident, n = base, 1
+        while ident in taken:
+            n += 1
+            ident = f"{base}_{n}"
+        return ident
+
+    def _kept_justification(self, edited: tuple[str, ...]) -> dict[str, Any]:
+        """The reasons this form does not edit (such as one for ε), kept as they were."""
+        return {k: v for k, v in dict(
+            (self.original.justification or {}) if self.original else {}).items()
+            if k not in edited}
+
     @property
     def _synth(self) -> list[dict[str, Any]]:
         """A synthetic table's columns, as typed (the plan JSON of each)."""

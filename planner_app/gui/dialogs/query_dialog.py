@@ -6,14 +6,12 @@ statistic from them, and the core validates it."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QDialog,
     QDialogButtonBox,
     QFormLayout,
     QFrame,
@@ -54,6 +52,7 @@ from .kind_panels.common import name_controls, number, show_row
 from .kind_panels.domain import DomainPanel
 from .kind_panels.expected import ExpectedCountPanel
 from .kind_panels.quantile import QuantilePanel
+from .kind_panels.reasons import ReasonsPanel
 from .kind_panels.rows import RowsPanel
 from .kind_panels.scalar import BoundsPanel
 from .kind_panels.synthetic import SyntheticPanel
@@ -66,9 +65,9 @@ GUIDE = ("Bounds, categories and group keys must come from knowledge of the doma
          "the list are left out.")
 
 
-class QueryDialog(QueryChecks, QDialog):
+class QueryDialog(QueryChecks):
     # the lower-bound field shadows QWidget.lower() (the stacking order), which nothing here
-    # calls; declared so mypy types it as the field (a rename waits for the form's rework)
+    # calls; declared so mypy types it as the field (tests and scripts drive it by this name)
     lower: QLineEdit  # type: ignore[assignment]
 
     def __init__(self, session: Session, query: Query | None = None,
@@ -111,6 +110,7 @@ class QueryDialog(QueryChecks, QDialog):
         self.rows_panel = RowsPanel(lambda: [c.name for c in self.session.columns],
                                     self._refusal_stale)
         self.synth_panel = SyntheticPanel(self.domain_panel, self.column_panel.column)
+        self.reasons_panel = ReasonsPanel()
         c, y, r, sp = self.column_panel, self.yes_no_panel, self.rows_panel, self.synth_panel
         # the form's controls, by their names (tests, scripts and _show_refused find them so)
         self.column, self.column_row, self.count_present, self.count_people = (
@@ -132,6 +132,9 @@ class QueryDialog(QueryChecks, QDialog):
         self.synth_list, self.synth_add, self.synth_remove = (
             sp.synth_list, sp.synth_add, sp.synth_remove)
         self.synth_row, self.synth_rows = sp.synth_row, sp.synth_rows
+        self.bounds_reason, self.list_reason, self.declare = (
+            self.reasons_panel.bounds_reason, self.reasons_panel.list_reason,
+            self.reasons_panel.declare)
 
         self.label = QLineEdit()
         self.label.setPlaceholderText("What readers will see, e.g. Mean hours worked")
@@ -149,15 +152,9 @@ class QueryDialog(QueryChecks, QDialog):
         self.column_panel.add_rows(form)
         self.bounds_panel.add_rows(form)
         self.domain_panel.add_rows(form)
-        # the reason sits under what it explains: the bounds (the rows between are hidden
-        # then) or the bin edges
-        self.bounds_reason = QLineEdit()
-        form.addRow("Why these bounds", self.bounds_reason)
+        self.reasons_panel.add_bounds_row(form)
         self.yes_no_panel.add_rows(form)
-        self.list_reason = QLineEdit()
-        self.declare = QCheckBox()
-        form.addRow("Why this list", self.list_reason)
-        form.addRow("", self.declare)
+        self.reasons_panel.add_list_rows(form)
         self.quantile_panel.add_rows(form)
         self.rows_panel.add_group_rows(form)
         self.expected_panel.add_rows(form)
@@ -240,9 +237,8 @@ class QueryDialog(QueryChecks, QDialog):
 
     def _form_state(self) -> object:
         self._store_synth()  # a synthetic table's fields, into its selected column
-        return (self.to_dict(), self.label.text(), self.ident.text(), self.bounds_reason.text(),
-                self.list_reason.text(), self.declare.isChecked(), self.impute.text(),
-                self.delta.text())
+        return (self.to_dict(), self.label.text(), self.ident.text(), *self.reasons_panel.state(),
+                self.impute.text(), self.delta.text())
 
     def reject(self) -> None:
         """Escape, Cancel or the close button: a changed form is never thrown away unasked."""
@@ -277,10 +273,6 @@ class QueryDialog(QueryChecks, QDialog):
             self.ident: ("Id", "A short unique name: letters, digits, _ . -"),
             self.kind: ("Kind of statistic", "Count, sum, mean, variance, histogram, quantile or "
                                              "share of yes"),
-            self.bounds_reason: ("Reason for the bounds", "Where the bounds come from"),
-            self.list_reason: ("Reason for the list", "Where the list comes from"),
-            self.declare: ("Declare the list public", "Confirm the list comes from knowledge "
-                                                      "of the domain, not from this data"),
             self.mechanism: ("Noise mechanism", "Discrete Laplace (pure ε) or Gaussian "
                                                 "(needs δ)"),
             self.epsilon: ("Epsilon", "This statistic's share of the privacy budget"),
@@ -308,12 +300,7 @@ class QueryDialog(QueryChecks, QDialog):
         self.epsilon.setValue(q.epsilon)
         if q.delta:
             self.delta.setText(f"{q.delta:g}")
-        j = q.justification or {}
-        self.bounds_reason.setText(j.get("bounds", ""))
-        self.list_reason.setText(j.get("categories", "") or j.get("keys", "")
-                                 or j.get("values", ""))
-        self.declare.setChecked(bool(j.get("categories") or j.get("keys") or j.get("values")
-                                     or q.yes is not None))
+        self.reasons_panel.load(q)
         self._mechanism_wanted = q.mechanism
         self.synth_panel.loading = False
         if SYNTH_COLUMNS in fields:
@@ -362,17 +349,7 @@ class QueryDialog(QueryChecks, QDialog):
         groups = GROUP_BY in fields
         domain = DOMAIN in fields
         bins = domain and self.use_bins.isChecked()
-        reason_label = self._form.labelForField(self.bounds_reason)
-        if isinstance(reason_label, QLabel):  # bin edges need a reason too (core.readiness)
-            reason_label.setText(words.bins_reason_label if bins else words.bounds_reason_label)
-        self.bounds_reason.setPlaceholderText(words.bins_reason_placeholder if bins
-                                              else words.bounds_reason_placeholder)
-        list_label = self._form.labelForField(self.list_reason)
-        if isinstance(list_label, QLabel):  # a table's one reason for the lists of every column
-            list_label.setText(words.list_reason_label)
-        self.declare.setText(words.declare)
-        self.list_reason.setToolTip(words.list_reason_tip)
-        self.bounds_reason.setToolTip(words.bounds_reason_tip)
+        self.reasons_panel.show_words(self._form, words, bins)
         forms = (self._form, self._more)
         for widget, show in ((self.bounds_row, bounded),
                              # a synthetic table's reasons are the whole table's, shown
@@ -400,11 +377,7 @@ class QueryDialog(QueryChecks, QDialog):
                 label.setVisible(show)
         self._conditions_box.setVisible(WHERE in fields)
         has_list = not bins if synth else self._has_list()
-        self.list_reason.setEnabled(has_list)
-        self.declare.setEnabled(has_list)
-        self.list_reason.setPlaceholderText(
-            "Where does the list come from? e.g. the official list of regions" if has_list
-            else "Only for a list: categories, group keys or yes / no values")
+        self.reasons_panel.enable_list(has_list)
         self.expected_panel.show_label(self._form, self._has_groups())
         self.column_panel.show(self._form, fields, self._id_column(), words.column_label)
         self._update_warning()
@@ -444,26 +417,6 @@ class QueryDialog(QueryChecks, QDialog):
                                    and wanted else text)
         self.column.blockSignals(False)
 
-    def _made_id(self, label: str, kind: str) -> str:
-        """An id made from the label, unique in the plan (a second "Mean income" gets
-        mean_income_2: the person never typed an id, so a clash is not theirs to fix)."""
-        base = re.sub(r"[^A-Za-z0-9_.-]+", "_", label.lower()).strip("_")[:60] or kind
-        plan = self.session.plan
-        taken = {q.id for q in plan.queries} if plan is not None else set()
-        if self.original is not None:
-            taken.discard(self.original.id)
-        ident, n = base, 1
-        while ident in taken:
-            n += 1
-            ident = f"{base}_{n}"
-        return ident
-
-    def _kept_justification(self, edited: tuple[str, ...]) -> dict[str, Any]:
-        """The reasons this form does not edit (such as one for ε), kept as they were."""
-        return {k: v for k, v in dict(
-            (self.original.justification or {}) if self.original else {}).items()
-            if k not in edited}
-
     def to_dict(self) -> dict[str, Any]:
         kind = self._kind_now()
         fields = kind.form_fields()
@@ -499,10 +452,10 @@ class QueryDialog(QueryChecks, QDialog):
         if doc["mechanism"] == "gaussian":
             doc["delta"] = number(self.delta.text())
         justification = self._kept_justification(("bounds", "categories", "keys", "values"))
-        if self._needs_bounds_reason() and self.bounds_reason.text().strip():
-            justification["bounds"] = self.bounds_reason.text().strip()
-        reason = self.list_reason.text().strip()
-        if self.declare.isChecked() and reason:
+        if self._needs_bounds_reason() and self.reasons_panel.bounds():
+            justification["bounds"] = self.reasons_panel.bounds()
+        reason = self.reasons_panel.declared_list()
+        if reason:
             if self._has_categories():
                 justification["categories"] = reason
             if self._has_groups():
@@ -524,10 +477,10 @@ class QueryDialog(QueryChecks, QDialog):
             doc["label"] = label
         self.synth_panel.write_rows(doc)
         justification = self._kept_justification(("bounds", "categories"))
-        if self._synth_has("bins") and self.bounds_reason.text().strip():
-            justification["bounds"] = self.bounds_reason.text().strip()
-        reason = self.list_reason.text().strip()
-        if self._synth_has("categories") and self.declare.isChecked() and reason:
+        if self._synth_has("bins") and self.reasons_panel.bounds():
+            justification["bounds"] = self.reasons_panel.bounds()
+        reason = self.reasons_panel.declared_list()
+        if self._synth_has("categories") and reason:
             justification["categories"] = reason
         if justification:
             doc["justification"] = justification
