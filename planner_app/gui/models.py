@@ -14,6 +14,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QBrush, QColor
 
 from ..core.dp.accuracy import format_half_width
+from ..core.kinds import kind_of
 from ..core.kinds.shared_dp import useless_warning
 from ..core.planning.changes import OpChanges
 from ..core.support.words import KIND_NAMES, confidence_percent, statistic_words
@@ -460,12 +461,8 @@ class StatisticsModel(HeaderedModel):
             if col == 0:
                 return q.title
             if col == 1:
-                if q.kind == "count":  # which rows it counts (the tooltip says it in full)
-                    if q.of == "people":
-                        return "Count of people"
-                    return "Count of rows" if q.column is None or q.missing.policy == "impute" \
-                        else f"Count, {q.column} present"
-                return KIND_NAMES.get(q.kind, q.kind)
+                # a count says which rows it counts (the tooltip says it in full)
+                return kind_of(q).list_name(q)
             if col == 2:
                 return f"{q.epsilon:.4g}"
             if col == 3:

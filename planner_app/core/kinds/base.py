@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import abc
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..dp.accuracy import Accuracy
 from ..dp.measure import Measurement, Share, calibrate, even_shares
@@ -34,9 +34,10 @@ from ..model import Plan, PrivacyUnit, Query
 from ..model.grid import DEFAULT_GRID_BITS
 from ..model.plan import MECHANISMS_BY_KIND, NEEDS_BOUNDS, NEEDS_COLUMN, Scalar, kind_takes
 from ..model.reader import FieldReader, as_number
-from ..support.words import format_number, statistic_of_words
+from ..support.words import KIND_NAMES, format_number, statistic_of_words
 from .results import Aggregate, QueryRelease
 from .shared_data import AggregateDescription
+from .shared_form import NOISE_TIP, ONE_STATISTIC, FormWords, MechanismOption, mechanism_options
 from .shared_plan import in_key_order, not_used, read_bounds
 from .shared_release import (
     AT_ZERO,
@@ -45,6 +46,10 @@ from .shared_release import (
     noise_meaning,
     statistic_parameters,
 )
+
+if TYPE_CHECKING:
+    from ..dp.accuracy import Accuracy
+    from ..model.plan import Query
 
 
 class StatisticKind(ABC):
@@ -314,3 +319,41 @@ class StatisticKind(ABC):
         return statistic_of_words(column, kind_name)
 
     # --- the app's form: fields, mechanisms, labels ----------------------------------------
+    # (the app builds one panel per group of fields: gui/dialogs/kind_panels; shared_form.py
+    # names the groups and holds the words the kinds share)
+
+    @abstractmethod
+    def form_fields(self) -> frozenset[str]:
+        """The groups of fields the statistic form shows for this kind (shared_form names
+        them: ``column``, ``bounds``, ``domain``, ...)."""
+
+    def form_mechanisms(self) -> tuple[MechanismOption, ...]:
+        """The noise mechanisms the form offers, in the plan's order (MECHANISMS_BY_KIND)."""
+        return mechanism_options(self.name)
+
+    def form_noise_tip(self) -> str:
+        """The tooltip of the form's noise list."""
+        return NOISE_TIP
+
+    def form_words(self) -> FormWords:
+        """The form's words that change with the kind (column label, reasons, declaration)."""
+        return ONE_STATISTIC
+
+    def releases_table(self) -> bool:
+        """Whether the release is a table of made-up rows (its own preview, accuracy words and
+        CSV file in the bundle), not numbers."""
+        return False
+
+    def list_name(self, query: Query) -> str:
+        """The statistic's kind in the app's list of statistics (a count says which rows)."""
+        return KIND_NAMES.get(self.name, self.name)
+
+    def pane_heading(self, query: Query, id_column: str | None,
+                     rows_per_unit: int) -> tuple[str, str | None]:
+        """The statistic pane's heading: words, then the column to show in bold (or None)."""
+        name = KIND_NAMES.get(self.name, self.name)
+        return (f"{name} of ", query.column) if query.column else (name, None)
+
+    def pane_accuracy_note(self, query: Query, acc: Accuracy) -> str:
+        """The note under the statistic pane's ± (a quantile says it in percentiles)."""
+        return acc.note

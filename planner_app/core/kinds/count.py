@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ..dp.accuracy import Accuracy, measurement_half_width
@@ -11,9 +12,11 @@ from ..model import Plan, PrivacyUnit, Query
 from ..model.plan import COUNT_OF
 from ..model.reader import FieldReader
 from ..support.words import count_words
+from . import shared_form as form
 from .base import StatisticKind
 from .results import Aggregate, QueryRelease
 from .shared_data import AggregateDescription, RowCounts
+from .shared_form import COUNT_COLUMN_LABEL, ONE_STATISTIC, FormWords, rows_fields
 from .shared_release import (
     Illustration,
     NoiseDraw,
@@ -93,3 +96,20 @@ class Count(StatisticKind):
 
 
     # --- the app's form ------------------------------------------------------------------------
+    def form_fields(self) -> frozenset[str]:
+        return rows_fields(self.name) | {form.COUNT_OF}
+
+    def form_words(self) -> FormWords:
+        return replace(ONE_STATISTIC, column_label=COUNT_COLUMN_LABEL)
+
+    def list_name(self, query: Query) -> str:
+        """Which rows it counts (the list's tooltip says it in full)."""
+        if query.of == "people":
+            return "Count of people"
+        return "Count of rows" if query.column is None or query.missing.policy == "impute" \
+            else f"Count, {query.column} present"
+
+    def pane_heading(self, query: Query, id_column: str | None,
+                     rows_per_unit: int) -> tuple[str, str | None]:
+        return (count_words(query.column, query.missing.policy == "impute", id_column,
+                            rows_per_unit, query.of == "people"), None)

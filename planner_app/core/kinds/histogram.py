@@ -14,6 +14,7 @@ from ..model.values import canonical_key
 from .base import StatisticKind
 from .results import Aggregate, QueryRelease
 from .shared_data import AggregateDescription, BinCounts, CategoryCounts
+from .shared_form import DOMAIN, rows_fields
 from .shared_release import (
     Illustration,
     NoiseDraw,
@@ -135,3 +136,5 @@ class Histogram(StatisticKind):
 
 
     # --- the app's form ------------------------------------------------------------------------
+    def form_fields(self) -> frozenset[str]:
+        return rows_fields(self.name) | {DOMAIN}

@@ -12,6 +12,7 @@ from ..model import Plan, PrivacyUnit, Query
 from .base import StatisticKind
 from .results import Aggregate, QueryRelease
 from .shared_data import AggregateDescription, GridSums
+from .shared_form import BOUNDS, rows_fields
 from .shared_plan import bounds_to_dict
 from .shared_release import (
     AT_ZERO,
@@ -123,3 +124,5 @@ class Mean(StatisticKind):
         return moments_meaning(confidence)
 
     # --- the app's form ------------------------------------------------------------------------
+    def form_fields(self) -> frozenset[str]:
+        return rows_fields(self.name) | {BOUNDS}

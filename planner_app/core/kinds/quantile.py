@@ -26,6 +26,7 @@ from ..support.words import confidence_percent, format_number
 from .base import StatisticKind
 from .results import Aggregate, QueryRelease
 from .shared_data import AggregateDescription, GridStepCounts
+from .shared_form import BOUNDS, QUANTILE, rows_fields
 from .shared_plan import bounds_to_dict
 from .shared_release import (
     NoiseDraw,
@@ -151,3 +152,9 @@ class Quantile(StatisticKind):
                    f"about {format_number(hw)} of the target rank."))
 
     # --- the app's form ------------------------------------------------------------------------
+    def form_fields(self) -> frozenset[str]:
+        return rows_fields(self.name) | {BOUNDS, QUANTILE}
+
+    def pane_accuracy_note(self, query: Query, acc: Accuracy) -> str:
+        """In percentiles of the data: "the released median lies between the 45th and …"."""
+        return acc.note if query.quantile is None else quantile_words(acc, query.quantile)

@@ -32,6 +32,7 @@ from ..support.words import CENTRAL_SHARE_ACCURACY, confidence_percent
 from .base import StatisticKind
 from .results import Aggregate, QueryRelease
 from .shared_data import AggregateDescription, YesNoAnswers
+from .shared_form import SHARE_HINT, YES_NO, rows_fields
 from .shared_release import (
     NoiseDraw,
     ValueRows,
@@ -208,3 +209,5 @@ class RandomizedResponse(StatisticKind):
                 "confidence. " + rr_file_sentence(record_query))
 
     # --- the app's form ------------------------------------------------------------------------
+    def form_fields(self) -> frozenset[str]:
+        return rows_fields(self.name) | {YES_NO, SHARE_HINT}

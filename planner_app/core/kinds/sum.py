@@ -11,6 +11,7 @@ from ..model import Plan, PrivacyUnit, Query
 from .base import StatisticKind
 from .results import Aggregate, QueryRelease, ReleasedValues
 from .shared_data import AggregateDescription, GridSums
+from .shared_form import BOUNDS, rows_fields
 from .shared_plan import bounds_to_dict
 from .shared_release import (
     AT_ZERO,
@@ -99,3 +100,5 @@ class Sum(StatisticKind):
 
 
     # --- the app's form ------------------------------------------------------------------------
+    def form_fields(self) -> frozenset[str]:
+        return rows_fields(self.name) | {BOUNDS}

@@ -30,6 +30,16 @@ from ..support.cells import formula_escaped
 from .base import StatisticKind
 from .results import Aggregate, QueryRelease, ReleasedValue
 from .shared_data import AggregateDescription, Marginals
+from .shared_form import (
+    COLUMN,
+    DELTA,
+    DOMAIN,
+    MST_CITATION,
+    SYNTH_COLUMNS,
+    SYNTH_ROWS,
+    WHOLE_TABLE,
+    FormWords,
+)
 from .shared_release import NoiseDraw, column_domain, synthetic_noise_words
 
 MAX_SYNTH_COLUMNS = 32
@@ -327,3 +337,15 @@ class Synthetic(StatisticKind):
         return synthetic_noise_words(record_query, confidence)
 
     # --- the app's form ------------------------------------------------------------------------
+    def form_fields(self) -> frozenset[str]:
+        """Its columns, each one's domain edited in the selected column's fields."""
+        return frozenset({COLUMN, DOMAIN, SYNTH_COLUMNS, SYNTH_ROWS, DELTA})
+
+    def form_noise_tip(self) -> str:
+        return MST_CITATION
+
+    def form_words(self) -> FormWords:
+        return WHOLE_TABLE
+
+    def releases_table(self) -> bool:
+        return True

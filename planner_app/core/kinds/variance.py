@@ -13,6 +13,7 @@ from ..support.words import squared_unit_words
 from .base import StatisticKind
 from .results import Aggregate, QueryRelease
 from .shared_data import AggregateDescription, GridSums
+from .shared_form import BOUNDS, rows_fields
 from .shared_plan import bounds_to_dict
 from .shared_release import (
     AT_ZERO,
@@ -145,3 +146,5 @@ class Variance(StatisticKind):
                   f"so is its interval, {format_half_width(record_query['accuracy'])}.")
 
     # --- the app's form ------------------------------------------------------------------------
+    def form_fields(self) -> frozenset[str]:
+        return rows_fields(self.name) | {BOUNDS}

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from ...core.dp.accuracy import DEFAULT_CONFIDENCE
 from ...core.dp.risk import explain
+from ...core.kinds import kind_of
 from ...core.model import Plan, PrivacyUnit, Query
 from ...core.planfile import load_plan, plan_digest
 from ...core.planning.check import check_plan
@@ -554,7 +555,7 @@ class BundleDialog(QDialog):
             return []
         present = {t.name for t in opened.synthetic}
         return [q.id for q in opened.plan.queries
-                if q.kind == "synthetic" and f"synthetic/{q.id}.csv" in present]
+                if kind_of(q).releases_table() and f"synthetic/{q.id}.csv" in present]
 
     def compare_synthetic(self, data: str | Path | None = None) -> QWidget | None:
         """The owner's comparison (core release.synthetic_compare, on screen only) with the

@@ -24,17 +24,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.dp.accuracy import UNIT_WORDS, quantile_words, shown_half_width, shown_unit
+from ...core.dp.accuracy import UNIT_WORDS, shown_half_width, shown_unit
 from ...core.dp.risk import explain
+from ...core.kinds import kind_of
 from ...core.kinds.shared_dp import central_share_hint, epsilon_for_shown_target, useless_warning
 from ...core.model import epsilon_problem
 from ...core.planning.changes import OpChanges
 from ...core.planning.preview import preview_for
 from ...core.support.field_words import on_screen
 from ...core.support.words import (
-    KIND_NAMES,
     confidence_percent,
-    count_words,
     format_number,
     plain_terms,
     squared_unit_words,
@@ -285,10 +284,9 @@ class StatisticPane(QWidget):
         unit = shown_unit(acc)
         self.accuracy_unit.setText(squared_unit_words(q.column) if unit == "squared"
                                    else UNIT_WORDS.get(unit, unit))
-        if q.kind == "synthetic":  # which count the ± is of (one-way; a pair's beside it)
+        if kind_of(q).releases_table():  # which count the ± is of (one-way; pairs beside it)
             self.accuracy_unit.setText(plain_terms(self._synth_accuracy_words(q, shown)))
-        notes = [quantile_words(acc, q.quantile) if q.kind == "quantile" and
-                 q.quantile is not None else acc.note]
+        notes = [kind_of(q).pane_accuracy_note(q, acc)]
         useless = useless_warning(q, acc)
         if useless is not None:
             notes.append(f"⚠ {useless[0].upper()}{useless[1:]}")
@@ -298,11 +296,9 @@ class StatisticPane(QWidget):
         self.accuracy_note.setText(on_screen(plain_terms("\n".join(n for n in notes if n))))
         self.refresh_preview(q, acc)
         # the plan is text from other people: escaped, never read as markup
-        self.title.setText(f"<h3>{escape(q.title)}</h3>"
-                           + (escape(count_words(q.column, q.missing.policy == "impute",
-                                                 *self._unit_rows(), q.of == "people"))
-                              if q.kind == "count" else KIND_NAMES.get(q.kind, q.kind)
-                              + (f" of <b>{escape(q.column)}</b>" if q.column else ""))
+        heading, column = kind_of(q).pane_heading(q, *self._unit_rows())
+        self.title.setText(f"<h3>{escape(q.title)}</h3>" + escape(heading)
+                           + (f"<b>{escape(column)}</b>" if column else "")
                            + (f", grouped by {escape(q.group_by.column)}" if q.group_by
                               else ""))
         ms = self.session.measurements(q)
@@ -338,7 +334,7 @@ class StatisticPane(QWidget):
         """A synthetic table's preview from the core: each measurement with its noise at the
         planned ε, and the expected error of its marginals (public parameters only)."""
         plan = self.session.plan
-        if q is None or plan is None or q.kind != "synthetic":
+        if q is None or plan is None or not kind_of(q).releases_table():
             self.synthetic_box.setVisible(False)
             return
         from ...core.dp.synthetic import preview, preview_lines
@@ -370,7 +366,7 @@ class StatisticPane(QWidget):
         the accuracy the text shows (``acc``; the session's when None) — never from the
         table."""
         plan = self.session.plan
-        if q is None or plan is None or q.kind == "synthetic":  # its own preview, below
+        if q is None or plan is None or kind_of(q).releases_table():  # its own preview, below
             self.preview_box.setVisible(False)
             return
         self.preview_box.setVisible(True)

@@ -1,0 +1,42 @@
+"""A bounded scalar's public bounds (sum, mean, variance, quantile)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QLineEdit, QWidget
+
+from ....core.model import Query
+from .common import name_controls, number
+
+
+class BoundsPanel:
+    def __init__(self) -> None:
+        bounds = QHBoxLayout()
+        bounds.setContentsMargins(0, 0, 0, 0)  # the row's own margins squeezed the fields
+        self.lower = QLineEdit()
+        self.upper = QLineEdit()
+        self.lower.setPlaceholderText("lowest possible value")
+        self.upper.setPlaceholderText("highest possible value")
+        bounds.addWidget(self.lower)
+        bounds.addWidget(QLabel("to"))
+        bounds.addWidget(self.upper)
+        self.bounds_row = QWidget()
+        self.bounds_row.setLayout(bounds)
+        name_controls({
+            self.lower: ("Lower bound", "The lowest value possible, from knowledge of the data"),
+            self.upper: ("Upper bound", "The highest value possible, from knowledge of the "
+                                        "data"),
+        })
+
+    def add_rows(self, form: QFormLayout) -> None:
+        form.addRow("Bounds", self.bounds_row)
+
+    def load(self, q: Query) -> None:
+        if q.lower is not None:
+            self.lower.setText(f"{q.lower:g}")
+            self.upper.setText(f"{q.upper:g}")
+
+    def write(self, doc: dict[str, Any]) -> None:
+        doc["lower"] = number(self.lower.text())
+        doc["upper"] = number(self.upper.text())
