@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # the table's types: pandas is imported when a table is opene
     from ..core.data.facts import YesNoTally
     from ..core.data.source import TableSource
     from ..core.data.tables import ColumnInfo, Table
+    from ..core.release.publish import PublishResult
 
 __all__ = ["Answered", "QueryChecks", "Session"]
 
@@ -437,6 +438,22 @@ class Session(QObject):
     def note_bundle(self, release_id: str, path: Path) -> None:
         """A release this session made wrote ``path``: its banner names the full path."""
         self.trust.note_bundle(release_id, path)
+
+    def released(self, result: PublishResult) -> OpChanges:
+        """What a release (or a completed one) changed, for the runner to emit: the ledger,
+        and the bundle this session wrote (its banner names the full path)."""
+        self.trust.note_bundle(result.release_id, result.bundle_path)
+        return OpChanges(ledger=True)
+
+    def reviewed(self, path: Path, plan: Plan) -> OpChanges:
+        """A decision was recorded in the plan file ``path`` (now ``plan``): when it is the
+        open plan's own saved file, the open plan takes it (else the owner's next save wrote
+        the file without it); the document announces that itself."""
+        own = self.path
+        if own is not None and not self.dirty and own.resolve() == path.resolve() and \
+                self.plan is not None and plan.approvals != self.plan.approvals:
+            self.load_plan(plan, own)
+        return OpChanges()
 
     def file_datasets(self) -> tuple[str, ...] | None:
         return self.trust.file_datasets()
