@@ -26,7 +26,7 @@ from ..core.dp.measure import Measurement
 from ..core.model import Plan, PrivacyUnit, Query
 from ..core.planning.changes import OpChanges
 from ..core.planning.editing import GoalResult, HarmPreset
-from ..core.planning.readiness import Readiness, RuleResult, again_blocked, readiness
+from ..core.planning.readiness import Readiness, RuleResult
 from ..core.planning.settings import Settings, save_settings
 from ..core.planning.starters import empty_plan
 from ..core.records.keys import KeyInfo, KeyStore, Passphrase, PublicKey, SecretKey, check_name
@@ -37,9 +37,9 @@ from ..core.support.errors import InputError
 from ..core.support.home import AppHome
 from ..core.support.private import private_folder
 from .data_model import Answered, DataModel, QueryChecks
-from .memo import Memo
 from .operations import Changes, Operation, OperationRunner, Work
 from .plan_model import PlanModel
+from .rules import SessionRules
 from .trust_model import TrustModel
 
 if TYPE_CHECKING:  # the table's types: pandas is imported when a table is opened
@@ -74,7 +74,7 @@ class Session(QObject):
                               lambda: self.ASYNC_ROWS)
         self.trust = TrustModel(home, settings, self.data, self._emit)
         self.ops = OperationRunner(self._commit)
-        self._rules: Memo[Readiness] = Memo()
+        self.rules = SessionRules(self.plans, self.data, self.trust, settings)
 
     # -- notifications ------------------------------------------------------------------------
 
@@ -258,7 +258,7 @@ class Session(QObject):
     def total(self) -> Total:
         return self.plans.total()
 
-    # -- the people rule (the plan against the table) -----------------------------------------
+    # -- the people rule (rules.py) -----------------------------------------------------------
 
     @property
     def repeating(self) -> list[Repeats]:
@@ -267,31 +267,13 @@ class Session(QObject):
         return self.data.repeating
 
     def people_question(self) -> Repeats | None:
-        """The repeating column the owner has not answered for yet: each row is taken as a
-        person, no reason is recorded, and a column repeats like an id (the people rule)."""
-        from ..core.planning.readiness import rows_are_people_recorded
-
-        plan = self.plan
-        if plan is None or plan.privacy_unit.kind == "person" or \
-                rows_are_people_recorded(plan.privacy_unit) or not self.repeating:
-            return None
-        return self.repeating[0]
+        return self.rules.people_question()
 
     def unit_unanswered(self) -> str | None:
-        """Why statistics wait for who one person is (readiness.unit_unanswered), or None."""
-        from ..core.planning.readiness import unit_unanswered
-
-        plan = self.plan
-        return None if plan is None else unit_unanswered(plan, self.repeating)
+        return self.rules.unit_unanswered()
 
     def default_column(self, kind: str) -> str | None:
-        """The column a new statistic of ``kind`` starts on (never one that identifies a
-        person)."""
-        from ..core.planning.starters import default_column
-
-        plan = self.plan
-        return default_column(kind, self.columns, dict(self.column_types),
-                              plan.privacy_unit.id_column if plan is not None else None)
+        return self.rules.default_column(kind)
 
     # -- settings -----------------------------------------------------------------------------
 
@@ -374,8 +356,6 @@ class Session(QObject):
 
     @property
     def approval_locked_by(self) -> str | None:
-        """The policy that requires approval (its title), when the owner cannot switch it
-        off; else None."""
         return self.trust.approval_locked_by
 
     @property
@@ -398,8 +378,6 @@ class Session(QObject):
         return self.trust.signing_keys()
 
     def load_signing_key(self, name: str, passphrase: Passphrase | None) -> SecretKey:
-        """The secret key ``name`` (``passphrase(name)`` asked when it is protected); raises
-        InputError with a one-line reason. Loaded before anything is charged."""
         return self.trust.load_signing_key(name, passphrase)
 
     def key_is_protected(self, name: str) -> bool:
@@ -428,15 +406,12 @@ class Session(QObject):
         self.ops.call(lambda: KeyStore(self.home).untrust(name), OpChanges(settings=True))
 
     def lifetime(self) -> LedgerState | None:
-        """The dataset's ledger state (None when the ledger cannot be read)."""
         return self.trust.lifetime(self.plan)
 
     def earlier_releases(self) -> list[EarlierRelease]:
-        """The releases of this exact plan in the ledger (records/released.py), oldest first."""
         return self.trust.earlier_releases(self.plan)
 
     def note_bundle(self, release_id: str, path: Path) -> None:
-        """A release this session made wrote ``path``: its banner names the full path."""
         self.trust.note_bundle(release_id, path)
 
     def released(self, result: PublishResult) -> OpChanges:
@@ -464,39 +439,10 @@ class Session(QObject):
     # -- the release rules --------------------------------------------------------------------
 
     def again_blocked(self) -> RuleResult | None:
-        """The lifetime rule when this plan's release cannot happen (core: again_blocked)."""
-        plan = self.plan
-        if plan is None:
-            return None
-        state = self.lifetime()
-        return again_blocked(plan, self.total(), self.plans.all_measurements(plan),
-                             state if state is not None else self.trust.ledger_unreadable(),
-                             self.policy)
+        return self.rules.again_blocked()
 
     def release_rules(self, unit_confirmed: bool | None = None) -> Readiness:
-        """The core's release rules (readiness.py) for the plan as it stands: what the
-        wizard's checklist, the meter and `planner-app check` / `release` all decide by."""
-        plan = self.plan
-        assert plan is not None
-        state, table = self.lifetime(), self.table
-        key = (plan, state, table, self.approval_required, self.confidence, unit_confirmed,
-               self.policy, self.file_datasets(), self.known_datasets(),
-               self.approval_keys_in_force)
-
-        def decide() -> Readiness:
-            return readiness(
-                plan, self.total(), self.plans.all_measurements(plan),
-                ledger=state if state is not None else self.trust.ledger_unreadable(),
-                require_approval=self.approval_required, unit_confirmed=unit_confirmed,
-                trusted=self.approval_keys_in_force,
-                policy=self.policy, file_datasets=self.file_datasets(),
-                known_datasets=self.known_datasets(),
-                table_loaded=table is not None,
-                table_name=table.name if table is not None else "",
-                accuracies=self.plans.all_accuracies(plan),
-                repeating=self.repeating if table is not None else None)
-
-        return self._rules.get(key, decide)  # the meter asks on every slider step
+        return self.rules.release_rules(unit_confirmed)
 
     # -- the table (data_model.py) ------------------------------------------------------------
 
@@ -529,7 +475,6 @@ class Session(QObject):
             self._emit(OpChanges(column_types=True))
 
     def table_source(self) -> TableSource:
-        """How the engine reads the open table (its file in place, or its frame)."""
         return self.data.table_source()
 
     def fit_problems(self) -> list[InputError]:
@@ -537,20 +482,15 @@ class Session(QObject):
         return self.data.fit_problems(self.plan)
 
     def query_fit(self, query: Query) -> tuple[list[InputError], YesNoTally | None]:
-        """One statistic against the open table: its problems, and for a yes/no statistic
-        how its column reads (owner-only, never exported)."""
         return self.data.query_fit(query)
 
     def column_facts(self, column: str) -> Any:
-        """What the data shows about a column (owner-only warnings), cached per table."""
         return self.data.column_facts(column)
 
     def column_values(self, column: str, limit: int = 50) -> list[str] | None:
-        """Up to ``limit`` distinct values of a column, for the owner to sort into lists."""
         return self.data.column_values(column, limit)
 
     def asks_on_worker(self) -> bool:
-        """True when the open table is large enough that its questions run on a worker."""
         return self.data.asks_on_worker()
 
     def ask_fit_problems(self) -> list[InputError] | None:

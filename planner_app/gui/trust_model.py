@@ -82,6 +82,8 @@ class TrustModel:
 
     @property
     def approval_locked_by(self) -> str | None:
+        """The policy that requires approval (its title), when the owner cannot switch it
+        off; else None."""
         policy = self.policy
         if isinstance(policy, Policy) and approval_rule(policy, False)[0]:
             return policy.title
@@ -108,6 +110,8 @@ class TrustModel:
         return KeyStore(self.home).key_infos()
 
     def load_signing_key(self, name: str, passphrase: Passphrase | None) -> SecretKey:
+        """The secret key ``name`` (``passphrase(name)`` asked when it is protected); raises
+        InputError with a one-line reason. Loaded before anything is charged."""
         return KeyStore(self.home).secret(name, passphrase, None)  # no option in the app
 
     def key_is_protected(self, name: str) -> bool:
@@ -122,6 +126,7 @@ class TrustModel:
         return LedgerError(f"the budget ledger {self.home.ledger_path} cannot be read")
 
     def lifetime(self, plan: Plan | None) -> LedgerState | None:
+        """The dataset's ledger state (None when the ledger cannot be read)."""
         if plan is None:
             return None
         name = plan.dataset.name
@@ -135,6 +140,8 @@ class TrustModel:
         return self._lifetime.get((name, self._ledger_read), read)
 
     def earlier_releases(self, plan: Plan | None) -> list[EarlierRelease]:
+        """The releases of this exact plan in the ledger (records/released.py), oldest
+        first."""
         if plan is None:
             return []
         state = self.lifetime(plan)
@@ -149,6 +156,7 @@ class TrustModel:
         return self._released.get((plan, state, written), find)
 
     def note_bundle(self, release_id: str, path: Path) -> None:
+        """A release this session made wrote ``path``: its banner names the full path."""
         self._bundle_paths[release_id] = path
 
     def known_datasets(self) -> tuple[str, ...] | None:
