@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 from ..core.planning.changes import OpChanges
 from ..core.support.errors import PlannerError
 from ..core.support.field_words import on_screen
+from ..core.support.words import OPERATION_DEFECT, OPERATION_FAILED_TITLE
 from .workers import Worker, WorkerSlot
 
 T = TypeVar("T")
@@ -46,8 +47,7 @@ def failure_text(exc: BaseException) -> str:
     if isinstance(exc, PlannerError):
         text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         return on_screen(text)
-    return (f"planner_app hit an unexpected problem ({type(exc).__name__}) and stopped what "
-            "it was doing. This is a bug.")
+    return OPERATION_DEFECT.format(name=type(exc).__name__)
 
 
 class OperationRunner:
@@ -57,7 +57,7 @@ class OperationRunner:
         self._commit = commit
 
     def op(self, parent: QWidget | None, work: Work[T], changes: Changes[T],
-           failed: str = "This could not be done") -> Operation[T]:
+           failed: str = OPERATION_FAILED_TITLE) -> Operation[T]:
         return Operation(self, parent, work, changes, failed)
 
     def call(self, work: Callable[[], T], changes: Changes[T]) -> T:

@@ -36,6 +36,7 @@ from ..core.records.released import EarlierRelease
 from ..core.support.errors import InputError
 from ..core.support.home import AppHome
 from ..core.support.private import private_folder
+from ..core.support.words import OPERATION_FAILED_TITLE
 from .data_model import Answered, DataModel, QueryChecks
 from .operations import Changes, Operation, OperationRunner, Work
 from .plan_model import PlanModel
@@ -88,7 +89,7 @@ class Session(QObject):
         self._emit(changes)
 
     def op(self, parent: QWidget | None, work: Work[T], changes: Changes[T],
-           failed: str = "This could not be done") -> Operation[T]:
+           failed: str = OPERATION_FAILED_TITLE) -> Operation[T]:
         """A persistent change (operations.py): ``.success(fn).run()`` or
         ``.run_in_background()``."""
         return self.ops.op(parent, work, changes, failed)

@@ -626,3 +626,9 @@ EXPECTED_COUNT_HELP = (
 
 # below a table's refusal when its file is in no format the app reads (support/errors.with_hint)
 TABLE_FORMATS_HINT = "Check that the file is a CSV, TSV, .xlsx or Parquet table."
+
+# s: the desktop app's operation runner (gui/operations.py): a failed persistent change
+OPERATION_FAILED_TITLE = "This could not be done"
+OPERATION_DEFECT = ("planner_app hit an unexpected problem ({name}) and stopped what it was "
+                    "doing. This is a bug.")
+REVIEW_NOT_RECORDED_TITLE = "The decision was not recorded"

@@ -51,6 +51,7 @@ from ...core.support.errors import InputError, PlannerError
 from ...core.support.home import AppHome
 from ...core.support.words import (
     KIND_NAMES,
+    REVIEW_NOT_RECORDED_TITLE,
     confidence_percent,
     format_number,
     plain_terms,
@@ -322,7 +323,7 @@ class ReviewDialog(QDialog):
             self, lambda _p, _c: record_review(path, plan, name, decision, comment,
                                                AuditLog(home.ensure().audit_path), key=key),
             (lambda new: session.reviewed(path, new)) if session is not None else OpChanges(),
-            "The decision was not recorded").run()
+            REVIEW_NOT_RECORDED_TITLE).run()
         if recorded is None:
             return False
         self.plan = recorded
