@@ -48,7 +48,7 @@ from ...core.support.field_words import on_screen
 from ...core.support.numbers import shown
 from ...core.support.words import confidence_percent
 from ..file_dialogs import ask_save_file
-from ..session import Session
+from ..session import Answered, Session
 from ..signing import ask_signing_key
 from ..table_link import problem_line
 from ..widgets.screen_fit import fit_to_screen
@@ -134,9 +134,9 @@ class ChecklistPage(QWizardPage):
         layout.addStretch(1)
         session.dataAnswered.connect(self._data_answered)
 
-    def _data_answered(self, kind: str) -> None:
+    def _data_answered(self, answer: Answered) -> None:
         """A large table's fit arrived from its worker: the checklist as it now stands."""
-        if kind in ("fit", "file") and self.wizard() is not None and \
+        if answer in (Answered.FIT, Answered.FILE) and self.wizard() is not None and \
                 self.wizard().currentPage() is self:
             self._show_items()
             self.completeChanged.emit()
