@@ -13,6 +13,7 @@ from ..core.planfile import load_plan, plan_from_dict, plan_to_dict, save_plan
 from ..core.support.errors import InputError, PlannerError, with_hint
 from ..core.support.field_words import on_screen
 from ..core.support.resources import demo_plan_path, demo_table_path
+from .data_model import Answered
 from .file_dialogs import ask_open_file, ask_save_file
 from .table_link import ATTACH, NEW, ask_new_or_attach, plans_table, problems_text, table_path_text
 from .workers import Worker
@@ -202,9 +203,9 @@ class FileOps(_Base):
                        problems_text(self.session.table.name, problems))
         return not problems
 
-    def _fit_answered(self, kind: str) -> None:
+    def _fit_answered(self, answer: Answered) -> None:
         """A large table's fit arrived from its worker: say what does not fit, if asked."""
-        if kind == "fit" and getattr(self, "_fit_wanted", False):
+        if answer is Answered.FIT and getattr(self, "_fit_wanted", False):
             self.show_fit_problems()
 
     def _find_plans_table(self, plan_path: Path) -> None:

@@ -45,13 +45,12 @@ class DialogLaunchers(_Base):
         try:
             plan = load_plan(path)
             dialog = ReviewDialog(plan, path, self.session.home, self,
-                                  confidence=self.session.confidence)
+                                  confidence=self.session.confidence, session=self.session)
         except InputError as exc:
             self.error("This plan cannot be opened", str(exc))
             return None
-        # a decision on the open plan's own file comes back into the app, whichever menu
-        # opened the review (else the owner's next save wrote the file without it)
-        dialog.finished.connect(lambda _r: self._reload_reviewed(path))
+        # a decision on the open plan's own file comes back into the app at once, whichever
+        # menu opened the review: the session's runner records it (Session.reviewed)
         dialog.show()
         return dialog
 
@@ -66,17 +65,6 @@ class DialogLaunchers(_Base):
         path = self.session.path
         assert path is not None
         self.review_plan_file(path)
-
-    def _reload_reviewed(self, path: Path) -> None:
-        own = self.session.path
-        if own is None or self.session.dirty or own.resolve() != path.resolve():
-            return
-        try:
-            reviewed = load_plan(path)
-        except InputError:
-            return
-        if self.session.plan is not None and reviewed.approvals != self.session.plan.approvals:
-            self.session.load_plan(reviewed, own)
 
     def open_keys_dialog(self) -> KeysDialog:
         """File → Keys…: your keys and the public keys you trust."""

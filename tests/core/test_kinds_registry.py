@@ -22,8 +22,6 @@ TABLES = {"KINDS", "NEEDS_BOUNDS", "NEEDS_COLUMN", "YES_NO_KINDS", "NOT_TAKEN",
 
 #: file -> how many kind-name tests it still holds (only shrinks; 0 files is the goal)
 STILL_TESTING: dict[str, int] = {
-    "planner_app/core/support/words.py": 1,
-    "planner_app/gui/session.py": 2,
 }
 
 

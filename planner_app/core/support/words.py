@@ -178,17 +178,6 @@ DISCARD_STATISTIC = ("The changes you made in this form will be lost. Discard th
                      "cancel to keep editing?")
 
 
-def statistic_words(kind: str, column: str | None, kind_name: str,
-                    imputed: bool = False, id_column: str | None = None,
-                    max_rows: int = 1, people: bool = False) -> str:
-    """What a statistic is, in a few words: "Count of rows", "Count of rows where income is
-    present", "Mean of hours" (``kind_name`` is the kind as the caller shows it; the unit's
-    id column and rows a person, for a count: count_words)."""
-    if kind == "count":  # the app's views still call this; the core asks kind.describe
-        return count_words(column, imputed, id_column, max_rows, people)
-    return statistic_of_words(column, kind_name)
-
-
 def statistic_of_words(column: str | None, kind_name: str) -> str:
     """A statistic over a column in a few words: "Mean of hours" (no column: the kind)."""
     return f"{kind_name} of {column}" if column else kind_name
@@ -631,3 +620,9 @@ EXPECTED_COUNT_HELP = (
 
 # below a table's refusal when its file is in no format the app reads (support/errors.with_hint)
 TABLE_FORMATS_HINT = "Check that the file is a CSV, TSV, .xlsx or Parquet table."
+
+# s: the desktop app's operation runner (gui/operations.py): a failed persistent change
+OPERATION_FAILED_TITLE = "This could not be done"
+OPERATION_DEFECT = ("planner_app hit an unexpected problem ({name}) and stopped what it was "
+                    "doing. This is a bug.")
+REVIEW_NOT_RECORDED_TITLE = "The decision was not recorded"

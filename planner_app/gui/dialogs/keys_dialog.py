@@ -1,6 +1,7 @@
 """File → Keys…: your signing keys (new, export the public key) and the public keys you trust
-(import, remove). Every key operation is the core's KeyStore; trusting and untrusting go
-through the session, because they change which approvals a release accepts."""
+(import, remove). Every key operation is the core's KeyStore, run through the session's
+operation runner (operations.py), which reads the keys again and tells the views: trusting
+and untrusting change which approvals a release accepts."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...core.planning.changes import OpChanges
 from ...core.records.keys import KeyStore, check_name
 from ...core.support.errors import PlannerError
 from ..file_dialogs import ask_open_file, ask_save_file
@@ -184,16 +186,12 @@ class KeysDialog(QDialog):
         item = table.item(rows[0].row(), 0)
         return item.text() if item is not None else None
 
-    def _fail(self, title: str, exc: PlannerError) -> None:
-        QMessageBox.warning(self, title, str(exc))
-
     # -- the actions, each callable without its file dialog (tests, scripts) -------------------
 
     def create_key(self, name: str, passphrase: str = "") -> bool:
-        try:
-            key = self.store.create(name, passphrase)
-        except PlannerError as exc:
-            self._fail("The key was not made", exc)
+        key = self.session.op(self, lambda _p, _c: self.store.create(name, passphrase),
+                              OpChanges(settings=True), "The key was not made").run()
+        if key is None:
             return False
         self.refresh()
         QMessageBox.information(self, "Key made", f"Made key {name}, fingerprint "
@@ -202,18 +200,15 @@ class KeysDialog(QDialog):
         return True
 
     def export_key(self, name: str, path: Path) -> bool:
-        try:
-            self.store.export(name, path, overwrite=True)  # the save dialog asked already
-        except PlannerError as exc:
-            self._fail("The public key was not written", exc)
-            return False
-        return True
+        # the save dialog asked already before overwriting; nothing in the app home changes
+        return self.session.op(
+            self, lambda _p, _c: self.store.export(name, path, overwrite=True),
+            OpChanges(), "The public key was not written").run() is not None
 
     def import_key(self, path: Path) -> bool:
-        try:
-            key = self.session.trust_key(path)
-        except PlannerError as exc:
-            self._fail("This key was not trusted", exc)
+        key = self.session.op(self, lambda _p, _c: self.store.trust(path, None),
+                              OpChanges(settings=True), "This key was not trusted").run()
+        if key is None:
             return False
         self.refresh()
         QMessageBox.information(self, "Key trusted", f"Trusted {key.name}, fingerprint "
@@ -224,10 +219,13 @@ class KeysDialog(QDialog):
         return True
 
     def remove_trusted(self, name: str) -> bool:
-        try:
-            self.session.untrust_key(name)
-        except PlannerError as exc:
-            self._fail("The key was not removed", exc)
+        def untrust(_p: object, _c: object) -> bool:
+            self.store.untrust(name)
+            return True
+
+        done = self.session.op(self, untrust, OpChanges(settings=True),
+                               "The key was not removed").run()
+        if done is None:
             return False
         self.refresh()
         return True

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.model import Plan
+from ...core.planning.changes import OpChanges
 from ...core.planning.charts import ChartDrawing
 from ...core.planning.preview import Chart, release_chart
 from ...core.planning.readiness import WARN, NotReady, unit_sentence
@@ -47,11 +48,11 @@ from ...core.support.field_words import on_screen
 from ...core.support.numbers import shown
 from ...core.support.words import confidence_percent
 from ..file_dialogs import ask_save_file
-from ..session import Session
+from ..session import Answered, Session
 from ..signing import ask_signing_key
 from ..table_link import problem_line
 from ..widgets.screen_fit import fit_to_screen
-from ..workers import Worker, WorkerSlot
+from ..workers import WorkerSlot
 
 
 def checklist(session: Session) -> list[tuple[bool, str]]:
@@ -133,9 +134,9 @@ class ChecklistPage(QWizardPage):
         layout.addStretch(1)
         session.dataAnswered.connect(self._data_answered)
 
-    def _data_answered(self, kind: str) -> None:
+    def _data_answered(self, answer: Answered) -> None:
         """A large table's fit arrived from its worker: the checklist as it now stands."""
-        if kind in ("fit", "file") and self.wizard() is not None and \
+        if answer in (Answered.FIT, Answered.FILE) and self.wizard() is not None and \
                 self.wizard().currentPage() is self:
             self._show_items()
             self.completeChanged.emit()
@@ -315,11 +316,12 @@ class ProgressPage(QWizardPage):
                            confidence=confidence, progress=progress, inputs=inputs,
                            trusted=trusted, sign_with=sign_key)
 
-        worker = Worker(work)
-        worker.signals.progress.connect(self._progress)
-        worker.signals.finished.connect(self._finished)
-        worker.signals.failed.connect(self._failed)
-        self.slot.start(worker)
+        # the runner (operations.py) emits what a release changed: the ledger, and the
+        # bundle this session wrote; a failure after the charge still changed the ledger
+        self.session.op(self, work, self.session.released, "The release did not happen") \
+            .progress(self._progress).success(self._finished).failure(self._failed) \
+            .still_changed(lambda exc: OpChanges(ledger=isinstance(exc, ReleaseUnfinished))) \
+            .run_in_background(self.slot)
 
     def _progress(self, fraction: float, message: str) -> None:
         self.bar.setValue(int(fraction * 1000))
@@ -330,8 +332,6 @@ class ProgressPage(QWizardPage):
         self.wizard_.result = result
         self.bar.setValue(1000)
         self.status.setText(f"Released to {result.bundle_path}.")
-        self.session.note_bundle(result.release_id, result.bundle_path)
-        self.session.refresh_lifetime()  # the window marks the plan released
         self.completeChanged.emit()
         self.wizard_.next()
 
@@ -364,8 +364,6 @@ class ProgressPage(QWizardPage):
                              ("The release did not happen", "Fix what the message names and "
                               "try again."))
         text = on_screen(str(exc)) if isinstance(exc, PlannerError) else type(exc).__name__
-        if isinstance(exc, ReleaseUnfinished):
-            self.session.refresh_lifetime()  # the charge stands: the meter shows it
         self.status.setText(f"{title}. {text}")
         QMessageBox.warning(self, title, f"{text}\n\n{advice}")
         self.wizard_.reject()

@@ -37,6 +37,7 @@ from ...core.dp.risk import explain
 from ...core.kinds import kind_of
 from ...core.model import Plan, PrivacyUnit, Query
 from ...core.planfile import load_plan, plan_digest
+from ...core.planning.changes import OpChanges
 from ...core.planning.check import check_plan
 from ...core.planning.parameters import MISSING_LABEL, parameter_lines
 from ...core.planning.plan_diff import diff_keys, diff_plans
@@ -51,15 +52,16 @@ from ...core.support.errors import InputError, PlannerError
 from ...core.support.home import AppHome
 from ...core.support.words import (
     KIND_NAMES,
+    REVIEW_NOT_RECORDED_TITLE,
     confidence_percent,
     format_number,
     plain_terms,
     relation_words,
-    statistic_words,
     unit_of,
 )
 from ..file_dialogs import ask_open_file
 from ..models import format_accuracy
+from ..operations import OperationRunner
 from ..session import Session
 from ..widgets.canvases import RiskChart
 from ..widgets.screen_fit import fit_to_screen
@@ -132,11 +134,16 @@ class ReviewDialog(QDialog):
 
     def __init__(self, plan: Plan, path: Path, home: AppHome,
                  parent: QWidget | None = None,
-                 confidence: float = DEFAULT_CONFIDENCE) -> None:
+                 confidence: float = DEFAULT_CONFIDENCE,
+                 session: Session | None = None) -> None:
+        """``session``: the app's, whose runner records the decision (and brings it into
+        the open plan when this is its file); without one, a runner of its own."""
         super().__init__(parent)
         self.plan = plan
         self.path = path
         self.home = home
+        self.session = session
+        self.ops = session.ops if session is not None else OperationRunner(lambda _c: None)
         self.setWindowTitle(f"Review {path.name}")
         fit_to_screen(self, 1400, 900)
         layout = QVBoxLayout(self)
@@ -166,7 +173,7 @@ class ReviewDialog(QDialog):
             if lacking:
                 reasons = "; ".join(filter(None, [reasons, "NO REASON for the "
                                                   + " and ".join(lacking)]))
-            rows.append([q.title, statistic_words(q.kind, q.column, KIND_NAMES.get(q.kind, q.kind),
+            rows.append([q.title, kind_of(q).describe(q.column, KIND_NAMES.get(q.kind, q.kind),
                                                   q.missing.policy == "impute", unit.id_column,
                                                   unit.rows_per_unit, q.of == "people"),
                          q.column or ", ".join(c.column for c in q.synth_columns or ()) or "—",
@@ -310,8 +317,16 @@ class ReviewDialog(QDialog):
                                         f"{exc}. "
                                         "Nothing was written.")
                 return False
-        self.plan = record_review(self.path, self.plan, name, decision, self.comment.text(),
-                                  AuditLog(self.home.ensure().audit_path), key=key)
+        plan, path, comment, home = self.plan, self.path, self.comment.text(), self.home
+        session = self.session
+        recorded = self.ops.op(
+            self, lambda _p, _c: record_review(path, plan, name, decision, comment,
+                                               AuditLog(home.ensure().audit_path), key=key),
+            (lambda new: session.reviewed(path, new)) if session is not None else OpChanges(),
+            REVIEW_NOT_RECORDED_TITLE).run()
+        if recorded is None:
+            return False
+        self.plan = recorded
         self.status.setText(self.status_text() + f" Saved in {self.path.name}.")
         return True
 
