@@ -1,0 +1,143 @@
+"""A release hands its results on instead of computing them again (issue 23, "a compiled
+plan"): each statistic's measurements are built once, the plan is serialised once, the
+ledger's charge composes the lifetime total once and returns it, and nothing the check
+computed is computed again after the charge. These tests count the work, never the time."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from planner_app.core.data.tables import Table, load_table
+from planner_app.core.dp import accounting, accuracy, measure
+from planner_app.core.dp.mechanisms import SeededRandomSource
+from planner_app.core.planfile import load_plan, serialisation
+from planner_app.core.planfile import validation as planfile_validation
+from planner_app.core.planning import check
+from planner_app.core.records.ledger import Ledger
+from planner_app.core.release.publish import publish
+from planner_app.core.release.verify_release import verify_bundle
+from planner_app.core.support.home import AppHome, app_home
+from planner_app.core.support.resources import demo_plan_path
+from tests.conftest import DEMO_TABLE
+
+
+class Counter:
+    """Counts the calls of functions, wherever a module of the package imported them."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.monkeypatch = monkeypatch
+        self.calls: dict[str, list[str]] = {}
+        self.phase = "before the charge"
+
+    def count(self, function: Callable[..., Any], name: str | None = None) -> None:
+        key = name or function.__name__
+        self.calls.setdefault(key, [])
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            self.calls[key].append(self.phase)
+            return function(*args, **kwargs)
+
+        for module in list(sys.modules.values()):
+            if not getattr(module, "__name__", "").startswith("planner_app"):
+                continue
+            for attr, value in list(vars(module).items()):
+                if value is function:
+                    self.monkeypatch.setattr(module, attr, counted)
+
+    def total(self, name: str) -> int:
+        return len(self.calls[name])
+
+    def after_charge(self, name: str) -> int:
+        return self.calls[name].count("after the charge")
+
+
+@contextmanager
+def counting(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter]:
+    counter = Counter(monkeypatch)
+    for f in (measure.measurements_for, accuracy.accuracy_for, accounting.compose,
+              serialisation.plan_to_dict, planfile_validation.plan_from_dict,
+              check.check_plan):
+        counter.count(f)
+    real_charge = Ledger.charge
+
+    def charge(self: Ledger, **kwargs: Any) -> Any:
+        state = real_charge(self, **kwargs)
+        counter.phase = "after the charge"
+        return state
+
+    monkeypatch.setattr(Ledger, "charge", charge)
+    yield counter
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> AppHome:
+    return app_home(tmp_path / "home").ensure()
+
+
+@pytest.fixture(scope="module")
+def demo() -> tuple[Any, Table]:
+    return load_plan(demo_plan_path()), load_table(DEMO_TABLE)
+
+
+def test_a_release_builds_each_statistics_measurements_once(
+        tmp_path: Path, home: AppHome, demo: tuple[Any, Table],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    plan, table = demo
+    with counting(monkeypatch) as counter:
+        publish(plan, table, tmp_path / "b.zip", home, source=SeededRandomSource(3))
+    n = len(plan.queries)
+    # before: 3 per statistic (the check, the dry run's noise, the real noise)
+    assert counter.total("measurements_for") == n
+    assert counter.total("accuracy_for") == n
+    assert counter.total("check_plan") == 1
+    # the plan's total once (the check), the lifetime total once (the charge)
+    assert counter.total("compose") == 2
+    assert verify_bundle(tmp_path / "b.zip").valid
+
+
+def test_a_release_serialises_its_plan_once(tmp_path: Path, home: AppHome,
+                                           demo: tuple[Any, Table],
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    plan, table = demo
+    with counting(monkeypatch) as counter:
+        publish(plan, table, tmp_path / "b.zip", home, source=SeededRandomSource(3))
+    # before: 7 (its digest for the approval status, the rehearsal's record and the real
+    # one, the ledger's row, and the record's plan.json twice)
+    assert counter.total("plan_to_dict") == 1
+    assert counter.total("plan_from_dict") == 0
+
+
+def test_nothing_the_check_computed_is_computed_again_after_the_charge(
+        tmp_path: Path, home: AppHome, demo: tuple[Any, Table],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    plan, table = demo
+    publish(plan, table, tmp_path / "first.zip", home, source=SeededRandomSource(1))
+    with counting(monkeypatch) as counter:
+        publish(plan, table, tmp_path / "b.zip", home, source=SeededRandomSource(3))
+    assert counter.phase == "after the charge"
+    for name in ("measurements_for", "accuracy_for", "compose", "plan_to_dict",
+                 "plan_from_dict", "check_plan"):
+        assert counter.after_charge(name) == 0, name
+
+
+def test_the_charge_composes_the_lifetime_total_once_and_returns_it(
+        tmp_path: Path, home: AppHome, demo: tuple[Any, Table],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    plan, table = demo
+    for seed in (1, 2):  # two releases before: the lifetime total composes three
+        publish(plan, table, tmp_path / f"r{seed}.zip", home, source=SeededRandomSource(seed))
+    with counting(monkeypatch) as counter:
+        result = publish(plan, table, tmp_path / "b.zip", home, source=SeededRandomSource(3))
+    # before: the charge composed the total before, after, and again reading its own row
+    assert counter.after_charge("compose") == 0
+    assert counter.total("compose") == 2  # the check's plan total, the charge's lifetime
+    again = Ledger(home.ledger_path).state(plan.dataset.name)  # an independent reading
+    assert result.ledger.spent == again.spent
+    assert [r.id for r in result.ledger.releases] == [r.id for r in again.releases]
+    assert len(again.releases) == 3
