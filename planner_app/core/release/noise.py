@@ -13,6 +13,7 @@ and bundle code; this module never writes anything.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -279,12 +280,16 @@ def _release_query(query: Query, plan: Plan, aggregate: Aggregate, ms: list[Meas
 
 def privatize(plan: Plan, aggregates: dict[str, Aggregate], *,
               source: RandomSource | None = None, confidence: float = DEFAULT_CONFIDENCE,
-              clamp_counts: bool = False) -> list[QueryRelease]:
-    """Draw the noise, once, for every query. ``source`` defaults to the OS CSPRNG."""
+              clamp_counts: bool = False,
+              measurements: Mapping[str, Sequence[Measurement]] | None = None
+              ) -> list[QueryRelease]:
+    """Draw the noise, once, for every query. ``source`` defaults to the OS CSPRNG.
+    ``measurements``: each query's, as the check built them (a compiled plan's)."""
     src = source if source is not None else SystemRandomSource()
     out = []
     for query in plan.queries:
-        ms = measurements_for(query, plan)
+        ms = measurements_for(query, plan) if measurements is None \
+            else list(measurements[query.id])
         out.append(_release_query(query, plan, aggregates[query.id], ms, src, confidence,
                                   clamp_counts))
     return out

@@ -21,7 +21,7 @@ import shutil
 import sys
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -33,20 +33,19 @@ from ..data.aggregate import cell_labels
 from ..data.engines import DEFAULT_ENGINE, open_engine
 from ..data.tables import Table
 from ..dp.accuracy import DEFAULT_CONFIDENCE, quantile_refusal
-from ..dp.measure import measurement_to_dict
+from ..dp.measure import Measurement
 from ..dp.mechanisms import RandomSource, SeededRandomSource, SystemRandomSource
 from ..kinds.results import QueryRelease, ReleasedValue, result_dicts
 from ..model import Plan
-from ..planfile import plan_digest, plan_to_dict
+from ..planfile.compiled import CompiledPlan
 from ..planning.charts import trial_charts
-from ..planning.check import CheckReport, all_measurements, check_plan
+from ..planning.check import CheckReport, check_plan
 from ..planning.readiness import lifetime_rule, require_ready
 from ..records.audit import AuditLog, canonical, utc_now
 from ..records.crosscheck import measurements_digest
 from ..records.keys import PublicKey, SecretKey
 from ..records.ledger import BudgetExceeded, Ledger, LedgerDisagrees, LedgerState
 from ..records.policy import (
-    Policy,
     approval_rule,
     effective_cap,
     effective_state,
@@ -84,6 +83,7 @@ from .pending import list_pending, remove_pending, save_pending
 from .report import report_html, report_pdf
 from .report_format import REPORT_FORMAT
 from .signing import recorded_signer, sign_manifest, signed_by_entry
+from .stages import Books, Checked, Prepared, Rehearsal, Request, Trust, public_check
 from .synthetic import (
     SYNTH_DIR,
     csv_size_bound,
@@ -120,16 +120,17 @@ class PublishResult:
 # ----------------------------------------------------------------------------- the record
 
 
-def release_record(plan: Plan, report: CheckReport, releases: list[QueryRelease],
-                   table: Table, ledger: LedgerState, release_id: str, created: str,
-                   confidence: float, clamp_counts: bool,
+def release_record(compiled: CompiledPlan, public: dict[str, Any],
+                   releases: list[QueryRelease], table: Table, ledger: LedgerState,
+                   release_id: str, created: str, clamp_counts: bool,
                    file_commitment: dict[str, str]) -> dict[str, Any]:
     """release.json: public parameters and noised values only. The data file appears by its
-    name and a keyed commitment (see commitment.py), never by its plain hash."""
-    data = report.to_dict()
-    queries = []
-    for qc, qd in zip(report.queries, data["queries"], strict=True):
-        queries.append({**qd, "measurements": [measurement_to_dict(m) for m in qc.measurements]})
+    name and a keyed commitment (see commitment.py), never by its plain hash. ``public``:
+    the check report's ``public_check`` (made once, before the charge); the plan, its digest
+    and its measurements come from the compiled plan, as the check made them."""
+    plan, confidence, data = compiled.plan, compiled.confidence, public
+    by_query = compiled.measurement_dicts_by_query
+    queries = [{**qd, "measurements": by_query[qd["id"]]} for qd in data["queries"]]
     return {
         "format": RELEASE_FORMAT,
         "release_id": release_id,
@@ -141,8 +142,8 @@ def release_record(plan: Plan, report: CheckReport, releases: list[QueryRelease]
         "privacy_unit": data["plan"]["privacy_unit"],
         "neighbouring": plan.neighbouring,
         "model": "central (randomized_response statistics are local)",
-        "plan_sha256": plan_digest(plan),
-        "plan": plan_to_dict(plan),
+        "plan_sha256": compiled.digest,
+        "plan": compiled.document,
         "confidence": confidence,
         "post_processing": {
             "clamp_counts_at_zero": clamp_counts,
@@ -152,9 +153,9 @@ def release_record(plan: Plan, report: CheckReport, releases: list[QueryRelease]
             "grid": "non-integer results are multiples of their query's power-of-two grid step",
         },
         "queries": queries,
-        "total": report.total.to_dict(),
-        "alternatives": [t.to_dict() for t in report.alternatives],
-        "fits_budget": report.fits_budget,
+        "total": data["total"],
+        "alternatives": data["alternatives"],
+        "fits_budget": data["fits_budget"],
         "risk": data["risk"],
         "ledger": {"cap": ledger.cap.to_dict(), "spent": ledger.spent.to_dict(),
                    "remaining": {"epsilon": ledger.remaining_epsilon,
@@ -274,29 +275,6 @@ class ReleaseUnfinished(PlannerError):
         super().__init__(text)
 
 
-@dataclass
-class Prepared:
-    """Everything checked before the charge: what ``publish`` needs after it."""
-
-    plan: Plan
-    table: Table
-    out: Path
-    home: AppHome
-    report: CheckReport
-    aggregates: dict[str, Any]
-    status: Any
-    audit: AuditLog
-    ledger: Ledger
-    notes: list[str]
-    confidence: float
-    clamp_counts: bool
-    overwrite: bool
-    progress: Progress
-    rng: RandomSource
-    policy: Policy | None = None  # the installed policy: its cap lowers the ledger's
-    sign_with: SecretKey | None = None  # loaded (passphrase asked) before the charge
-
-
 def file_datasets(home: AppHome, table: Table) -> list[str]:
     """The datasets the ledger has released this exact file as (its private record of file
     hashes); reading creates no ledger."""
@@ -356,16 +334,19 @@ def _dry_run_stand_in(aggregate: Any) -> Any:
 
 
 def dry_run(plan: Plan, aggregates: dict[str, Any], confidence: float,
-            clamp_counts: bool) -> None:
+            clamp_counts: bool,
+            measurements: Mapping[str, Sequence[Measurement]] | None = None) -> None:
     """Run the whole noise and post-processing step once with a stand-in source before the
     charge, and throw its output away: a statistic whose intervals, sampler or answer file
     cannot be computed for this plan and table then fails while nothing is spent, instead of
     after the charge with nothing to resume. Its values never leave this function.
-    Randomized response runs on a small stand-in answer file (``_dry_run_stand_in``)."""
+    Randomized response runs on a small stand-in answer file (``_dry_run_stand_in``).
+    ``measurements``: each statistic's, as the check built them (else built here)."""
     aggregates = {qid: _dry_run_stand_in(a) for qid, a in aggregates.items()}
     try:
         stand_in = privatize(plan, aggregates, source=SeededRandomSource(0),
-                             confidence=confidence, clamp_counts=clamp_counts)
+                             confidence=confidence, clamp_counts=clamp_counts,
+                             measurements=measurements)
         for r in stand_in:  # the synthesis (mbi) too: it runs after the charge. The payload
             if r.synthetic is None:  # as drawn is checked as verify checks it; the synthesis
                 continue  # runs on the likeliest pairs (JAX's compilation is then reused)
@@ -393,7 +374,7 @@ def _require_verifiable(p: Prepared) -> None:
     owner's screen only; nothing of it is published."""
     from . import bundle as bundle_format
 
-    for q in p.plan.queries:
+    for q in p.request.plan.queries:
         answers = getattr(p.aggregates.get(q.id), "answers", None)
         if answers is None:
             continue
@@ -407,26 +388,42 @@ def _require_verifiable(p: Prepared) -> None:
                              "charged")
 
 
-def preflight_bundle(p: Prepared, prior: LedgerState) -> None:
+def rehearse(p: Prepared) -> Rehearsal:
+    """The rehearsal before the charge, a stage of its own: the whole noise step on a
+    stand-in source (``dry_run``), then the report and the bundle's files from placeholder
+    values and the room they need (``preflight_bundle``). Whatever fails here fails before
+    the charge; nothing of it is kept but what the noise cannot change (plan.json)."""
+    r = p.request
+    dry_run(r.plan, p.aggregates, r.confidence, r.clamp_counts,
+            p.checked.compiled.measurements)
+    require_memory(p.aggregates)  # the answer files after the charge fit in memory
+    if r.progress is not None:
+        r.progress(0.25, "Checking the report and the room for the bundle")
+    return preflight_bundle(p)
+
+
+def preflight_bundle(p: Prepared) -> Rehearsal:
     """Build the report (HTML and PDF) and the bundle's files from a record with placeholder
     values, and check the room they need beside the bundle and in the app home. Whatever
-    fails here fails before the charge; nothing of it is kept."""
-    placeholder = _placeholder_releases(p.plan, p.confidence)
-    record = release_record(p.plan, p.report, placeholder, p.table, prior, "0" * 32,
-                            utc_now(), p.confidence, p.clamp_counts,
+    fails here fails before the charge; nothing of it is kept but plan.json."""
+    r, trust = p.request, p.trust
+    placeholder = _placeholder_releases(r.plan, r.confidence)
+    record = release_record(p.checked.compiled, p.checked.public, placeholder, r.table,
+                            p.books.prior, "0" * 32, utc_now(), r.clamp_counts,
                             {"scheme": SCHEME, "value": "0" * 64})
-    record["review"] = p.status.state
-    record["approval"] = p.status.to_record()
-    if p.sign_with is not None:
-        record["signed_by"] = signed_by_entry(p.sign_with)
+    record["review"] = trust.status.state
+    record["approval"] = trust.status.to_record()
+    if trust.sign_with is not None:
+        record["signed_by"] = signed_by_entry(trust.sign_with)
     try:
         # the report's text in full; each kind of chart drawn once, every chart's texts drawn
         # (charts.TrialCharts): the placeholder pictures are thrown away with the rest
         with trial_charts() as trial:
-            reports = _report_files(p.plan, record)
+            reports = _report_files(r.plan, record)
         # the JSON and CSV files cannot fail on these values: only their size is estimated
         # (compact JSON, at most half the size of the indented files the bundle holds)
         data = 2 * len(json.dumps(record, ensure_ascii=False, allow_nan=False).encode())
+        plan_json = json_bytes(record["plan"])  # the bundle's plan.json: the noise leaves it
     except Exception as exc:  # a report that cannot be built: refuse while nothing is spent
         why = " ".join(str(exc).split())[:200]  # one line (matplotlib's errors are several)
         raise InputError("plan", None, f"the release report cannot be written for this "
@@ -441,7 +438,7 @@ def preflight_bundle(p: Prepared, prior: LedgerState) -> None:
             + 4 * answers + (1 << 16))
     # synthetic/<id>.csv (up to 512 MiB each): the public worst case, in the bundle only (the
     # saved record holds the payload, already in ``data``, never the CSV)
-    tables = sum(csv_size_bound(q) for q in p.plan.queries if q.kind == "synthetic")
+    tables = sum(csv_size_bound(q) for q in r.plan.queries if q.kind == "synthetic")
     from . import bundle as bundle_format
 
     if tables + size > bundle_format.MAX_TOTAL_BYTES:  # verify would refuse the whole bundle
@@ -449,12 +446,13 @@ def preflight_bundle(p: Prepared, prior: LedgerState) -> None:
                          f"({bundle_format.MAX_TOTAL_BYTES // 2**20:,} MiB in all, its "
                          "synthetic tables at their most rows); give them fewer rows or "
                          "release them separately; nothing was charged")
-    check_output(p.out, p.overwrite, size=size + tables)  # the bundle's temporary file
-    home_free = shutil.disk_usage(p.home.data_dir).free
+    check_output(r.out, r.overwrite, size=size + tables)  # the bundle's temporary file
+    home_free = shutil.disk_usage(r.home.data_dir).free
     if home_free < size + (1 << 20):
-        raise HomeUnusable(f"the app folder {p.home.data_dir} has {home_free / 1e6:,.1f} MB "
+        raise HomeUnusable(f"the app folder {r.home.data_dir} has {home_free / 1e6:,.1f} MB "
                            f"free; this release needs about {size / 1e6:,.1f} MB there for its "
                            "saved record; nothing was charged")
+    return Rehearsal(bundle_bytes=size + tables, plan_json=plan_json)
 
 
 def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
@@ -499,7 +497,6 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
     nothing charged."""
     policy = load_policy(home)  # verified again; PolicyError (fail closed) when it cannot be
     require_approval, trusted = approval_rule(policy, require_approval, trusted)
-    status = approval_status(plan, trusted)
 
     def step(fraction: float, message: str) -> None:
         if progress is not None:
@@ -523,7 +520,7 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
                             trust_ignored=trust_ignored)
         # the release rules of readiness.py (the wizard's checklist and `check` show the
         # same); the lifetime cap is the ledger's, checked by its charge under the lock
-        assert report.readiness is not None
+        assert report.readiness is not None and report.compiled is not None
         require_ready(report.readiness)
         for q in plan.queries:  # a quantile the sampler cannot finish: refuse before charge
             why = quantile_refusal(q, aggregator.n_rows)
@@ -534,8 +531,8 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
         aggregates = {q.id: aggregator.aggregate(q) for q in plan.queries}
     finally:
         aggregator.close()
-    dry_run(plan, aggregates, confidence, clamp_counts)
-    require_memory(aggregates)  # the answer files after the charge fit in memory
+    compiled = report.compiled
+    status = approval_status(plan, trusted, digest=compiled.digest)
 
     home.ensure()
     audit = AuditLog(home.audit_path).require_intact()
@@ -544,14 +541,13 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
     if disagreements:
         raise LedgerDisagrees(disagreements[0])
     notes = list(report.warnings) + list(report.owner_facts)
+    prior = ledger.state(plan.dataset.name)
     if policy is not None:  # the policy's cap, before anything is written (the charge
         # tests it again under its lock)
-        rule = lifetime_rule(plan, report.total, all_measurements(report.queries),
-                             effective_state(ledger.state(plan.dataset.name), policy),
-                             policy)
+        rule = lifetime_rule(plan, compiled.total, compiled.all_measurements,
+                             effective_state(prior, policy), policy)
         if rule.failed:
             raise BudgetExceeded(rule.refusal)
-    prior = ledger.state(plan.dataset.name)
     hashes = {r.file_sha256 for r in prior.releases}
     if hashes and table.sha256 not in hashes:
         notes.append(f"{table.name} differs from the file of earlier releases of "
@@ -566,28 +562,34 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
         notes.append(f"{len(unfinished)} earlier release(s) of {plan.dataset.name!r} were "
                      "charged but not written; complete them without new noise: planner-app "
                      f"release --resume {unfinished[0].release_id}")
-    prepared = Prepared(plan, table, out, home, report, aggregates, status, audit, ledger,
-                        notes, confidence, clamp_counts, overwrite, progress, rng,
-                        policy, sign_with)
-    step(0.25, "Checking the report and the room for the bundle")
-    preflight_bundle(prepared, prior)
+    prepared = Prepared(
+        request=Request(plan=plan, table=table, out=out, home=home, confidence=confidence,
+                        clamp_counts=clamp_counts, overwrite=overwrite, progress=progress),
+        checked=Checked(report=report, compiled=compiled, public=public_check(report)),
+        aggregates=aggregates,
+        trust=Trust(status=status, policy=policy, sign_with=sign_with),
+        books=Books(audit=audit, ledger=ledger, prior=prior),
+        rng=rng, notes=notes)
+    prepared.rehearsal = rehearse(prepared)
     return prepared
 
 
 def charge_and_release(p: Prepared) -> PublishResult:
-    """Charge the ledger, draw the noise once, save the noised record, write the bundle."""
-    plan, table, report, home, audit, ledger = p.plan, p.table, p.report, p.home, p.audit, \
-        p.ledger
-    confidence, clamp_counts, status, aggregates = p.confidence, p.clamp_counts, p.status, \
-        p.aggregates
+    """Charge the ledger, draw the noise once, save the noised record, write the bundle.
+    Takes what ``prepare`` and its rehearsal made; computes none of it again."""
+    r, trust, books = p.request, p.trust, p.books
+    plan, table, home = r.plan, r.table, r.home
+    report, compiled = p.checked.report, p.checked.compiled
+    audit, ledger = books.audit, books.ledger
+    assert p.rehearsal is not None  # prepare rehearses: nothing is charged without it
 
     def step(fraction: float, message: str) -> None:
-        if p.progress is not None:
-            p.progress(fraction, message)
+        if r.progress is not None:
+            r.progress(fraction, message)
 
     release_id = uuid.uuid4().hex
-    plan_sha = plan_digest(plan)
-    measurements = all_measurements(report.queries)
+    plan_sha = compiled.digest
+    total = compiled.total
     # the file's plain SHA-256 goes to the private ledger only: audit entries travel in bundles
     commitment = file_commitment(home, plan.dataset.name, release_id, table.sha256)
     params = {"release_id": release_id, "dataset": plan.dataset.name, "plan_sha256": plan_sha,
@@ -598,52 +600,53 @@ def charge_and_release(p: Prepared) -> PublishResult:
     # what the ledger row will hold, for the ledger's cross-check (records/crosscheck.py):
     # public parameters only (release.json lists the same measurements)
     first = audit.append("release requested", {
-        **params, "release_prev": None, "epsilon": report.total.epsilon,
-        "delta": report.total.delta, "accountant": report.total.accountant,
-        "measurements_sha256": measurements_digest(
-            [measurement_to_dict(m) for m in measurements])}, time=created)
+        **params, "release_prev": None, "epsilon": total.epsilon,
+        "delta": total.delta, "accountant": total.accountant,
+        "measurements_sha256": measurements_digest(compiled.measurement_dicts)},
+        time=created)
     segment = [first]
     _checkpoint("requested")
     step(0.3, "Charging the budget ledger")
-    policy = p.policy
+    policy = trust.policy
+    # the state after the charge: its lifetime total is the one the charge composed
     state = ledger.charge(release_id=release_id, dataset=plan.dataset.name,
                           file_name=table.name, file_sha256=table.sha256, plan_sha256=plan_sha,
-                          total=report.total, measurements=measurements, audit_entry=first,
+                          compiled=compiled, audit_entry=first,
                           cap_limit=None if policy is None else
                           (lambda cap: effective_cap(cap, policy, plan.dataset.name)))
     charged = state = effective_state(state, policy)
     segment.append(audit.append("release charged", {
         "release_id": release_id, "release_prev": segment[-1]["hash"],
-        "dataset": plan.dataset.name, "epsilon": report.total.epsilon,
-        "delta": report.total.delta, "rho": report.total.rho,
-        "accountant": report.total.accountant, "lifetime": state.to_dict()["spent"],
+        "dataset": plan.dataset.name, "epsilon": total.epsilon,
+        "delta": total.delta, "rho": total.rho,
+        "accountant": total.accountant, "lifetime": state.to_dict()["spent"],
         "cap": state.cap.to_dict(), "ledger_releases_charged": ledger.releases_charged()},
         time=created))
     _checkpoint("charged")
 
     step(0.45, "Drawing the noise")
     try:
-        releases = privatize(plan, aggregates, source=p.rng, confidence=confidence,
-                             clamp_counts=clamp_counts)
-        del aggregates, p.aggregates
+        releases = privatize(plan, p.aggregates, source=p.rng, confidence=r.confidence,
+                             clamp_counts=r.clamp_counts, measurements=compiled.measurements)
+        p.aggregates = {}  # the true values go as soon as the noise is drawn
         _checkpoint("noised")
 
-        record = release_record(plan, report, releases, table, state, release_id, created,
-                                confidence, clamp_counts, commitment)
+        record = release_record(compiled, p.checked.public, releases, table, state,
+                                release_id, created, r.clamp_counts, commitment)
     except Exception as exc:  # out of memory after the charge: say so, never "internal error"
         if out_of_memory(exc):
             raise ReleaseUnfinished(release_id, NO_MEMORY, saved=False) from exc
         raise
-    record["review"] = status.state
-    record["approval"] = status.to_record()
-    if p.sign_with is not None:  # public facts of the key: the same for any data
-        record["signed_by"] = signed_by_entry(p.sign_with)
+    record["review"] = trust.status.state
+    record["approval"] = trust.status.to_record()
+    if trust.sign_with is not None:  # public facts of the key: the same for any data
+        record["signed_by"] = signed_by_entry(trust.sign_with)
     # the noised record first, before anything that could fail: then a failure below costs
     # no budget, `release --resume` writes the bundle from it
-    doc = {"release_id": release_id, "dataset": plan.dataset.name, "out": str(p.out.absolute()),
-           "overwrite": p.overwrite, "record": record, "segment": segment,
-           "noised": {r.query_id: r.noised_answers.astype(np.int64).tolist()
-                      for r in releases if r.noised_answers is not None}}
+    doc = {"release_id": release_id, "dataset": plan.dataset.name, "out": str(r.out.absolute()),
+           "overwrite": r.overwrite, "record": record, "segment": segment,
+           "noised": {q.query_id: q.noised_answers.astype(np.int64).tolist()
+                      for q in releases if q.noised_answers is not None}}
     saved = True
     try:
         save_pending(home, doc)
@@ -653,8 +656,9 @@ def charge_and_release(p: Prepared) -> PublishResult:
                        + (str(exc) if isinstance(exc, PlannerError) else type(exc).__name__))
     _checkpoint("saved")
     try:
-        bundle_sha = complete_release(home, doc, plan, p.out, p.overwrite, step, resumed=False,
-                                      sign_with=p.sign_with)
+        bundle_sha = complete_release(home, doc, plan, r.out, r.overwrite, step, resumed=False,
+                                      sign_with=trust.sign_with,
+                                      plan_json=p.rehearsal.plan_json)
     except ReleaseUnfinished:
         raise
     except Exception as exc:
@@ -662,19 +666,21 @@ def charge_and_release(p: Prepared) -> PublishResult:
             if out_of_memory(exc) else f"{type(exc).__name__}: {str(exc)[:200]}"
         raise ReleaseUnfinished(release_id, problem, saved) from exc
     step(1.0, "Released")
-    return PublishResult(release_id, p.out, bundle_sha, charged, report, releases, p.notes,
+    return PublishResult(release_id, r.out, bundle_sha, charged, report, releases, p.notes,
                          record.get("signed_by"))
 
 
-def _bundle_files(plan: Plan, doc: dict[str, Any]) -> dict[str, bytes]:
+def _bundle_files(plan: Plan, doc: dict[str, Any],
+                  plan_json: bytes | None = None) -> dict[str, bytes]:
     """The bundle's files (all but the audit segment and the manifest), from the saved
-    record alone: a resumed release writes exactly what the first attempt would have."""
+    record alone: a resumed release writes exactly what the first attempt would have.
+    ``plan_json``: plan.json as the rehearsal made it (the same bytes from the record)."""
     record = doc["record"]
     files: dict[str, bytes] = {
         **_report_files(plan, record),
         RESULTS: results_csv(record["results"]),
         RECORD: json_bytes(record),
-        PLAN: json_bytes(record["plan"]),
+        PLAN: json_bytes(record["plan"]) if plan_json is None else plan_json,
     }
     for query_id, answers in doc["noised"].items():
         files[f"{NOISED_DIR}/{query_id}.csv"] = noised_csv(answers)
@@ -694,7 +700,8 @@ def _report_files(plan: Plan, record: dict[str, Any]) -> dict[str, bytes]:
 
 def complete_release(home: AppHome, doc: dict[str, Any], plan: Plan, out: Path,
                      overwrite: bool, step: Callable[[float, str], None], *,
-                     resumed: bool, sign_with: SecretKey | None = None) -> str:
+                     resumed: bool, sign_with: SecretKey | None = None,
+                     plan_json: bytes | None = None) -> str:
     """Seal and write the bundle of a charged release from its saved record; mark the ledger
     row completed and remove the saved record. Draws no noise. Returns the bundle's SHA-256.
     A record with ``signed_by`` is signed with ``sign_with``, which must be that key."""
@@ -705,7 +712,7 @@ def complete_release(home: AppHome, doc: dict[str, Any], plan: Plan, out: Path,
     audit = AuditLog(home.audit_path)
     ledger = Ledger(home.ledger_path)
     step(0.7, "Writing the bundle")
-    files = _bundle_files(plan, doc)
+    files = _bundle_files(plan, doc, plan_json)
     segment = list(doc["segment"])
     created = doc["record"]["created_utc"]  # every time the bundle shows is this one
     if resumed:
