@@ -146,3 +146,75 @@ def test_the_charge_composes_the_lifetime_total_once_and_returns_it(
     assert result.ledger.spent == again.spent
     assert [r.id for r in result.ledger.releases] == [r.id for r in again.releases]
     assert len(again.releases) == 3
+
+
+def _is_plan(obj: Any) -> bool:
+    return type(obj) is dict and str(obj.get("format", "")).startswith("planner-app/plan@")
+
+
+def test_the_plan_is_written_before_the_charge_not_after(
+        tmp_path: Path, home: AppHome, demo: tuple[Any, Table],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 22: a plan of 10^6 categories took seconds to write into plan.json, release.json
+    and the pending record after the charge. The noise does not change it: it is written in
+    the rehearsal, and after the charge only put in place (the same bytes)."""
+    import json as json_module
+    import types
+
+    from planner_app.core.release import bundle, pending
+
+    plan, table = demo
+    written: list[str] = []
+    with counting(monkeypatch) as counter:
+        real_indented = bundle._indented
+
+        def indented(obj: Any, level: int) -> str:
+            if _is_plan(obj):
+                written.append(counter.phase)
+            return real_indented(obj, level)
+
+        def dumps(obj: Any, **kwargs: Any) -> str:
+            record = obj.get("record") if isinstance(obj, dict) else None
+            if isinstance(record, dict) and _is_plan(record.get("plan")):
+                written.append(counter.phase)
+            return json_module.dumps(obj, **kwargs)
+
+        monkeypatch.setattr(bundle, "_indented", indented)
+        monkeypatch.setattr(pending, "json", types.SimpleNamespace(
+            dumps=dumps, loads=json_module.loads, JSONDecodeError=json_module.JSONDecodeError))
+        publish(plan, table, tmp_path / "b.zip", home, source=SeededRandomSource(3))
+    assert "after the charge" not in written
+    assert "before the charge" in written  # the rehearsal wrote it
+    assert verify_bundle(tmp_path / "b.zip").valid
+
+
+def test_a_member_written_before_gives_the_same_json_bytes() -> None:
+    from planner_app.core.release.bundle import json_bytes, json_bytes_made
+
+    plan = {"format": "planner-app/plan@1", "dataset": {"name": "a\nb \u00e9 \u200b"},
+            "queries": [{"id": "h", "categories": ["x", "y\n", "\"z\""], "epsilon": 0.5},
+                        {"id": "k", "bins": [0, 1.5, 2], "nested": {"a": [1, {"b": None}]}}],
+            "empty": {}, "none": []}
+    record = {"format": "r", "plan": plan, "results": [{"v": 1.25, "s": "t"}], "n": 3,
+              "ledger": {"cap": {"epsilon": 1.0}}}
+    made = json_bytes_made(record, {"plan": json_bytes(plan)})
+    assert made == json_bytes(record)
+    assert json_module_loads(made) == record
+
+
+def json_module_loads(data: bytes) -> Any:
+    import json
+
+    return json.loads(data)
+
+
+def test_the_pending_record_with_its_plan_written_before_is_the_same_text() -> None:
+    import json
+
+    from planner_app.core.release.pending import pending_text
+
+    plan = {"format": "planner-app/plan@1", "title": "\u0000 a \"quoted\" é", "q": [1, 2.5]}
+    doc = {"release_id": "ab", "record": {"a": 1, "plan": plan, "z": [None]}, "segment": []}
+    made = pending_text(doc, json.dumps(plan, ensure_ascii=False, allow_nan=False))
+    assert made == pending_text(doc)
+    assert json.loads(made)["record"]["plan"] == plan

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,13 +50,27 @@ def pending_path(home: AppHome, release_id: str) -> Path:
     return _path(home, release_id)
 
 
-def save_pending(home: AppHome, doc: dict[str, Any]) -> Path:
+def pending_text(doc: dict[str, Any], plan_text: str | None = None) -> str:
+    """The pending record's JSON text (without its newline). ``plan_text``: the record's
+    plan as ``json.dumps(plan, ensure_ascii=False, allow_nan=False)`` writes it, made before
+    the charge; it is put in place of the plan, the same text as writing it here."""
+    if plan_text is None:
+        return json.dumps({"format": PENDING_FORMAT, **doc}, ensure_ascii=False,
+                          allow_nan=False)
+    mark = f"\x00the plan {uuid.uuid4().hex}"  # written \u0000…: no other text is it
+    record = {**doc["record"], "plan": mark}
+    text = json.dumps({"format": PENDING_FORMAT, **doc, "record": record}, ensure_ascii=False,
+                      allow_nan=False)
+    return text.replace(json.dumps(mark, ensure_ascii=False), plan_text, 1)
+
+
+def save_pending(home: AppHome, doc: dict[str, Any], plan_text: str | None = None) -> Path:
     """Write the pending record atomically and privately (before anything else after the
-    noise). Raises PlannerError when it cannot be written."""
+    noise). Raises PlannerError when it cannot be written. ``plan_text``: see
+    ``pending_text``."""
     folder = pending_dir(home)
     path = _path(home, doc["release_id"])
-    data = (json.dumps({"format": PENDING_FORMAT, **doc}, ensure_ascii=False,
-                       allow_nan=False) + "\n").encode("utf-8")
+    data = (pending_text(doc, plan_text) + "\n").encode("utf-8")
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         atomic_write_bytes(path, data, private=True)

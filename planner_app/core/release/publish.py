@@ -69,6 +69,7 @@ from .bundle import (
     RESULTS,
     SIGNATURE,
     json_bytes,
+    json_bytes_made,
     manifest_bytes,
     noised_csv,
     results_csv,
@@ -423,7 +424,10 @@ def preflight_bundle(p: Prepared) -> Rehearsal:
         # the JSON and CSV files cannot fail on these values: only their size is estimated
         # (compact JSON, at most half the size of the indented files the bundle holds)
         data = 2 * len(json.dumps(record, ensure_ascii=False, allow_nan=False).encode())
-        plan_json = json_bytes(record["plan"])  # the bundle's plan.json: the noise leaves it
+        # what the noise leaves as it is, made now: the bundle's plan.json and the pending
+        # record's plan (json.dumps as pending.py writes it)
+        plan_json = json_bytes(record["plan"])
+        plan_text = json.dumps(record["plan"], ensure_ascii=False, allow_nan=False)
     except Exception as exc:  # a report that cannot be built: refuse while nothing is spent
         why = " ".join(str(exc).split())[:200]  # one line (matplotlib's errors are several)
         raise InputError("plan", None, f"the release report cannot be written for this "
@@ -452,7 +456,7 @@ def preflight_bundle(p: Prepared) -> Rehearsal:
         raise HomeUnusable(f"the app folder {r.home.data_dir} has {home_free / 1e6:,.1f} MB "
                            f"free; this release needs about {size / 1e6:,.1f} MB there for its "
                            "saved record; nothing was charged")
-    return Rehearsal(bundle_bytes=size + tables, plan_json=plan_json)
+    return Rehearsal(bundle_bytes=size + tables, plan_json=plan_json, plan_text=plan_text)
 
 
 def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
@@ -649,7 +653,7 @@ def charge_and_release(p: Prepared) -> PublishResult:
                       for q in releases if q.noised_answers is not None}}
     saved = True
     try:
-        save_pending(home, doc)
+        save_pending(home, doc, p.rehearsal.plan_text)
     except Exception as exc:  # go on: the bundle may still be written
         saved = False
         p.notes.append("the noised record could not be saved before writing the bundle: "
@@ -679,7 +683,8 @@ def _bundle_files(plan: Plan, doc: dict[str, Any],
     files: dict[str, bytes] = {
         **_report_files(plan, record),
         RESULTS: results_csv(record["results"]),
-        RECORD: json_bytes(record),
+        RECORD: json_bytes(record) if plan_json is None else
+        json_bytes_made(record, {"plan": plan_json}),
         PLAN: json_bytes(record["plan"]) if plan_json is None else plan_json,
     }
     for query_id, answers in doc["noised"].items():
