@@ -5,11 +5,13 @@ The work is counted (passes over the file), never timed."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import planner_app.core.planning.check  # noqa: F401  (imported before counting)
 from planner_app.core.data import facts
 from planner_app.core.data.tables import describe_columns, open_table
 from planner_app.core.planfile import plan_from_dict
@@ -34,7 +36,10 @@ def passes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         seen.append(source.name)
         return real(source, *args, **kwargs)
 
-    monkeypatch.setattr(facts, "table_facts", counted)
+    for module in list(sys.modules.values()):  # wherever a module imported it by name
+        if getattr(module, "__name__", "").startswith("planner_app") and \
+                getattr(module, "table_facts", None) is real:
+            monkeypatch.setattr(module, "table_facts", counted)
     return seen
 
 
