@@ -208,13 +208,15 @@ def json_module_loads(data: bytes) -> Any:
     return json.loads(data)
 
 
-def test_the_pending_record_with_its_plan_written_before_is_the_same_text() -> None:
+def test_the_pending_record_holding_release_json_reads_back_the_same() -> None:
     import json
 
-    from planner_app.core.release.pending import pending_text
+    from planner_app.core.release.bundle import json_bytes
+    from planner_app.core.release.pending import pending_bytes
 
-    plan = {"format": "planner-app/plan@1", "title": "\u0000 a \"quoted\" é", "q": [1, 2.5]}
-    doc = {"release_id": "ab", "record": {"a": 1, "plan": plan, "z": [None]}, "segment": []}
-    made = pending_text(doc, json.dumps(plan, ensure_ascii=False, allow_nan=False))
-    assert made == pending_text(doc)
-    assert json.loads(made)["record"]["plan"] == plan
+    record = {"a": 1, "plan": {"format": "planner-app/plan@1", "title": "\u0000 \"q\" é"},
+              "results": [{"value": 0.1, "cell": "x\ny"}], "z": [None]}
+    doc = {"release_id": "ab", "record": record, "segment": [{"seq": 1}], "noised": {}}
+    made = pending_bytes(doc, json_bytes(record))
+    assert json.loads(made) == json.loads(pending_bytes(doc))
+    assert list(json.loads(made)) == ["format", "release_id", "record", "segment", "noised"]

@@ -50,27 +50,28 @@ def pending_path(home: AppHome, release_id: str) -> Path:
     return _path(home, release_id)
 
 
-def pending_text(doc: dict[str, Any], plan_text: str | None = None) -> str:
-    """The pending record's JSON text (without its newline). ``plan_text``: the record's
-    plan as ``json.dumps(plan, ensure_ascii=False, allow_nan=False)`` writes it, made before
-    the charge; it is put in place of the plan, the same text as writing it here."""
-    if plan_text is None:
-        return json.dumps({"format": PENDING_FORMAT, **doc}, ensure_ascii=False,
-                          allow_nan=False)
-    mark = f"\x00the plan {uuid.uuid4().hex}"  # written \u0000…: no other text is it
-    record = {**doc["record"], "plan": mark}
-    text = json.dumps({"format": PENDING_FORMAT, **doc, "record": record}, ensure_ascii=False,
-                      allow_nan=False)
-    return text.replace(json.dumps(mark, ensure_ascii=False), plan_text, 1)
+def pending_bytes(doc: dict[str, Any], record_json: bytes | None = None) -> bytes:
+    """The pending record's file. ``record_json``: the record as release.json holds it
+    (``bundle.json_bytes``), already written for the bundle: it is put in place of the
+    record, so the noised values are written once (indented JSON reads back the same)."""
+    if record_json is None:
+        return (json.dumps({"format": PENDING_FORMAT, **doc}, ensure_ascii=False,
+                           allow_nan=False) + "\n").encode("utf-8")
+    mark = json.dumps(f"\x00the record {uuid.uuid4().hex}")  # "\u0000…": no other text is it
+    text = json.dumps({"format": PENDING_FORMAT, **doc, "record": json.loads(mark)},
+                      ensure_ascii=False, allow_nan=False)
+    head, tail = text.split(mark, 1)
+    return b"".join((head.encode("utf-8"), record_json.rstrip(b"\n"), tail.encode("utf-8"),
+                     b"\n"))
 
 
-def save_pending(home: AppHome, doc: dict[str, Any], plan_text: str | None = None) -> Path:
+def save_pending(home: AppHome, doc: dict[str, Any], record_json: bytes | None = None) -> Path:
     """Write the pending record atomically and privately (before anything else after the
-    noise). Raises PlannerError when it cannot be written. ``plan_text``: see
-    ``pending_text``."""
+    noise). Raises PlannerError when it cannot be written. ``record_json``: see
+    ``pending_bytes``."""
     folder = pending_dir(home)
     path = _path(home, doc["release_id"])
-    data = (pending_text(doc, plan_text) + "\n").encode("utf-8")
+    data = pending_bytes(doc, record_json)
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         atomic_write_bytes(path, data, private=True)

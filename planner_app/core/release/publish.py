@@ -424,10 +424,7 @@ def preflight_bundle(p: Prepared) -> Rehearsal:
         # the JSON and CSV files cannot fail on these values: only their size is estimated
         # (compact JSON, at most half the size of the indented files the bundle holds)
         data = 2 * len(json.dumps(record, ensure_ascii=False, allow_nan=False).encode())
-        # what the noise leaves as it is, made now: the bundle's plan.json and the pending
-        # record's plan (json.dumps as pending.py writes it)
-        plan_json = json_bytes(record["plan"])
-        plan_text = json.dumps(record["plan"], ensure_ascii=False, allow_nan=False)
+        plan_json = json_bytes(record["plan"])  # the noise leaves it as it is: made now
     except Exception as exc:  # a report that cannot be built: refuse while nothing is spent
         why = " ".join(str(exc).split())[:200]  # one line (matplotlib's errors are several)
         raise InputError("plan", None, f"the release report cannot be written for this "
@@ -456,7 +453,7 @@ def preflight_bundle(p: Prepared) -> Rehearsal:
         raise HomeUnusable(f"the app folder {r.home.data_dir} has {home_free / 1e6:,.1f} MB "
                            f"free; this release needs about {size / 1e6:,.1f} MB there for its "
                            "saved record; nothing was charged")
-    return Rehearsal(bundle_bytes=size + tables, plan_json=plan_json, plan_text=plan_text)
+    return Rehearsal(bundle_bytes=size + tables, plan_json=plan_json)
 
 
 def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
@@ -652,8 +649,10 @@ def charge_and_release(p: Prepared) -> PublishResult:
            "noised": {q.query_id: q.noised_answers.astype(np.int64).tolist()
                       for q in releases if q.noised_answers is not None}}
     saved = True
+    record_json = None  # release.json, written once: the pending record holds the same text
     try:
-        save_pending(home, doc, p.rehearsal.plan_text)
+        record_json = json_bytes_made(record, {"plan": p.rehearsal.plan_json})
+        save_pending(home, doc, record_json)
     except Exception as exc:  # go on: the bundle may still be written
         saved = False
         p.notes.append("the noised record could not be saved before writing the bundle: "
@@ -662,7 +661,7 @@ def charge_and_release(p: Prepared) -> PublishResult:
     try:
         bundle_sha = complete_release(home, doc, plan, r.out, r.overwrite, step, resumed=False,
                                       sign_with=trust.sign_with,
-                                      plan_json=p.rehearsal.plan_json)
+                                      plan_json=p.rehearsal.plan_json, record_json=record_json)
     except ReleaseUnfinished:
         raise
     except Exception as exc:
@@ -674,17 +673,20 @@ def charge_and_release(p: Prepared) -> PublishResult:
                          record.get("signed_by"))
 
 
-def _bundle_files(plan: Plan, doc: dict[str, Any],
-                  plan_json: bytes | None = None) -> dict[str, bytes]:
+def _bundle_files(plan: Plan, doc: dict[str, Any], plan_json: bytes | None = None,
+                  record_json: bytes | None = None) -> dict[str, bytes]:
     """The bundle's files (all but the audit segment and the manifest), from the saved
     record alone: a resumed release writes exactly what the first attempt would have.
-    ``plan_json``: plan.json as the rehearsal made it (the same bytes from the record)."""
+    ``plan_json`` and ``record_json``: plan.json as the rehearsal made it and release.json
+    as the release made it for its pending record (the same bytes as from the record)."""
     record = doc["record"]
+    if record_json is None:
+        record_json = json_bytes(record) if plan_json is None else \
+            json_bytes_made(record, {"plan": plan_json})
     files: dict[str, bytes] = {
         **_report_files(plan, record),
         RESULTS: results_csv(record["results"]),
-        RECORD: json_bytes(record) if plan_json is None else
-        json_bytes_made(record, {"plan": plan_json}),
+        RECORD: record_json,
         PLAN: json_bytes(record["plan"]) if plan_json is None else plan_json,
     }
     for query_id, answers in doc["noised"].items():
@@ -706,7 +708,8 @@ def _report_files(plan: Plan, record: dict[str, Any]) -> dict[str, bytes]:
 def complete_release(home: AppHome, doc: dict[str, Any], plan: Plan, out: Path,
                      overwrite: bool, step: Callable[[float, str], None], *,
                      resumed: bool, sign_with: SecretKey | None = None,
-                     plan_json: bytes | None = None) -> str:
+                     plan_json: bytes | None = None,
+                     record_json: bytes | None = None) -> str:
     """Seal and write the bundle of a charged release from its saved record; mark the ledger
     row completed and remove the saved record. Draws no noise. Returns the bundle's SHA-256.
     A record with ``signed_by`` is signed with ``sign_with``, which must be that key."""
@@ -717,7 +720,7 @@ def complete_release(home: AppHome, doc: dict[str, Any], plan: Plan, out: Path,
     audit = AuditLog(home.audit_path)
     ledger = Ledger(home.ledger_path)
     step(0.7, "Writing the bundle")
-    files = _bundle_files(plan, doc, plan_json)
+    files = _bundle_files(plan, doc, plan_json, record_json)
     segment = list(doc["segment"])
     created = doc["record"]["created_utc"]  # every time the bundle shows is this one
     if resumed:

@@ -76,12 +76,10 @@ class Rehearsal:
     """What the rehearsal before the charge proved and made: the whole noise step ran on a
     stand-in source (dry run), the report and the bundle's files were built from placeholder
     values, the room they need was found. ``plan_json``: the bundle's plan.json, which the
-    noise does not change, made here rather than after the charge; ``plan_text``: the same
-    plan as the pending record writes it (pending.pending_text)."""
+    noise does not change, made here rather than after the charge."""
 
     bundle_bytes: int
     plan_json: bytes
-    plan_text: str
 
 
 @dataclass(kw_only=True)
