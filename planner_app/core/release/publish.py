@@ -21,23 +21,19 @@ import shutil
 import sys
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ... import __version__
-from ..data.aggregate import cell_labels
 from ..data.engines import DEFAULT_ENGINE, open_engine
 from ..data.tables import Table
 from ..dp.accuracy import DEFAULT_CONFIDENCE, quantile_refusal
-from ..dp.measure import Measurement
-from ..dp.mechanisms import RandomSource, SeededRandomSource, SystemRandomSource
-from ..kinds.results import QueryRelease, ReleasedValue, result_dicts
+from ..dp.mechanisms import RandomSource, SystemRandomSource
+from ..kinds.results import QueryRelease
 from ..model import Plan
-from ..planfile.compiled import CompiledPlan
 from ..planning.charts import trial_charts
 from ..planning.check import CheckReport, check_plan
 from ..planning.readiness import lifetime_rule, require_ready
@@ -55,19 +51,15 @@ from ..records.review import approval_status
 from ..support.errors import NO_MEMORY, InputError, PlannerError, out_of_memory
 from ..support.files import OutputLock, atomic_write_bytes, check_output
 from ..support.home import AppHome, HomeUnusable
-from ..support.numbers import shown
-from ..support.words import relation_words, synth_released_line, unit_words
 from .bundle import (
     AUDIT,
     NOISED_DIR,
     PLAN,
     README,
     RECORD,
-    RELEASE_FORMAT,
     REPORT_HTML,
     REPORT_PDF,
     RESULTS,
-    SIGNATURE,
     json_bytes,
     json_bytes_made,
     manifest_bytes,
@@ -81,19 +73,26 @@ from .commitment import SCHEME, file_commitment
 from .memory import require_memory
 from .noise import privatize
 from .pending import list_pending, remove_pending, save_pending
+from .record import readme_text, release_record, synthetic_release_lines
+from .rehearsal import (
+    DRY_RUN_ANSWERS,
+    dry_run,
+    placeholder_releases,
+    require_verifiable,
+)
 from .report import report_html, report_pdf
-from .report_format import REPORT_FORMAT
-from .signing import recorded_signer, sign_manifest, signed_by_entry
+from .signing import sign_manifest, signed_by_entry
 from .stages import Books, Checked, Prepared, Rehearsal, Request, Trust, public_check
 from .synthetic import (
     SYNTH_DIR,
     csv_size_bound,
-    dry_run_payload,
-    placeholder_payload,
     require_synthesis,
     synthetic_csv,
 )
-from .verify_synthetic import payload_problems
+
+__all__ = ["DRY_RUN_ANSWERS", "PublishResult", "ReleaseUnfinished", "complete_release",
+           "dry_run", "file_datasets", "finish_release", "known_datasets", "publish",
+           "readme_text", "release_record", "synthetic_release_lines"]  # some from record.py
 
 Progress = Callable[[float, str], None] | None
 FAULT_ENV = "PLANNER_APP_FAULT_PAUSE"  # test hook: pause at a named stage (see _checkpoint)
@@ -116,144 +115,6 @@ class PublishResult:
     releases: list[QueryRelease]
     notes: list[str] = field(default_factory=list)
     signed_by: dict[str, str] | None = None  # release.json's signed_by (signing.py)
-
-
-# ----------------------------------------------------------------------------- the record
-
-
-def release_record(compiled: CompiledPlan, public: dict[str, Any],
-                   releases: list[QueryRelease], table: Table, ledger: LedgerState,
-                   release_id: str, created: str, clamp_counts: bool,
-                   file_commitment: dict[str, str]) -> dict[str, Any]:
-    """release.json: public parameters and noised values only. The data file appears by its
-    name and a keyed commitment (see commitment.py), never by its plain hash. ``public``:
-    the check report's ``public_check`` (made once, before the charge); the plan, its digest
-    and its measurements come from the compiled plan, as the check made them."""
-    plan, confidence, data = compiled.plan, compiled.confidence, public
-    by_query = compiled.measurement_dicts_by_query
-    queries = [{**qd, "measurements": by_query[qd["id"]]} for qd in data["queries"]]
-    return {
-        "format": RELEASE_FORMAT,
-        "release_id": release_id,
-        "created_utc": created,
-        "software": {"name": "planner-app", "version": __version__,
-                     "report_format": REPORT_FORMAT},  # what verify rebuilds: report_format.py
-        "dataset": {"name": plan.dataset.name, "file_name": table.name,
-                    "file_commitment": file_commitment},
-        "privacy_unit": data["plan"]["privacy_unit"],
-        "neighbouring": plan.neighbouring,
-        "model": "central (randomized_response statistics are local)",
-        "plan_sha256": compiled.digest,
-        "plan": compiled.document,
-        "confidence": confidence,
-        "post_processing": {
-            "clamp_counts_at_zero": clamp_counts,
-            "means_and_variances_within_bounds": True,
-            "quantiles_within_bounds": True,
-            "randomized_response_share_within_0_1": True,
-            "grid": "non-integer results are multiples of their query's power-of-two grid step",
-        },
-        "queries": queries,
-        "total": data["total"],
-        "alternatives": data["alternatives"],
-        "fits_budget": data["fits_budget"],
-        "risk": data["risk"],
-        "ledger": {"cap": ledger.cap.to_dict(), "spent": ledger.spent.to_dict(),
-                   "remaining": {"epsilon": ledger.remaining_epsilon,
-                                 "delta": ledger.remaining_delta},
-                   "releases_of_dataset": len(ledger.releases)},
-        "results": result_dicts(releases),
-        **_synthetic_record(releases),
-    }
-
-
-def _synthetic_record(releases: list[QueryRelease]) -> dict[str, Any]:
-    """release.json's ``synthetic``: each synthetic table's noised marginals, selected
-    pairs, rows and sampling seed (release/synthetic.py); nothing when the plan has none."""
-    tables = {r.query_id: r.synthetic for r in releases if r.synthetic is not None}
-    return {"synthetic": tables} if tables else {}
-
-
-def synthetic_release_lines(releases: list[QueryRelease]) -> list[str]:
-    """One line a released synthetic table: its CSV and its rows (published in the bundle:
-    the plan's, or from the noised totals). What the command line prints after a release."""
-    return [synth_released_line(r.query_id, f"{SYNTH_DIR}/{r.query_id}.csv",
-                                int(r.synthetic["rows"]))
-            for r in releases if r.synthetic is not None]
-
-
-def readme_text(plan: Plan, record: dict[str, Any]) -> str:
-    total = record["total"]
-    unit = plan.privacy_unit
-    who = unit_words(unit.kind, unit.id_column, unit.max_rows, detail=True,
-                     rows_reason=unit.rows_reason)
-    relation = relation_words(plan.neighbouring)
-    signer = recorded_signer(record)  # signed bundles: how a recipient proves who released it
-    software = record.get("software")  # the version that made it, not the one reading it
-    made_by = software.get("version", __version__) if isinstance(software, dict) else __version__
-    lines = [
-        f"Release of {plan.dataset.name!r} made with planner-app {made_by}",
-        f"Release id {record['release_id']}, created {record['created_utc']} (UTC).",
-        "",
-        "WHAT THESE NUMBERS ARE",
-        "The numbers in results.csv are statistics about people, published under differential",
-        "privacy: random noise was added to each of them, once, so that what they reveal about",
-        "any one person is limited by epsilon (see below). Each value comes with an interval",
-        "(low, high) that holds the",
-        f"noise with {record['confidence']:.0%} confidence: read a value as 'about this much, "
-        "give",
-        "or take the interval'. Quantiles have no interval in value units; release.json gives",
-        "their accuracy in ranks, and the report reads it in percentiles of the data when the",
-        "plan states a public approximate row count.",
-        "",
-        "Why can a count be negative or a number look odd? The noise is symmetric: a small true",
-        "count plus noise can come out below zero. That is expected and honest; treat it as",
-        "'close to zero'. Means and quantiles were kept within their declared bounds, and",
-        "non-integer numbers sit on a fixed grid of binary fractions (so they may show many",
-        "digits); both are post-processing, which costs no privacy.",
-        "",
-        "WHO IS PROTECTED",
-        f"The unit of privacy: {who}. {relation[0].upper() + relation[1:]}.",
-        "",
-        "WHAT THE PRIVACY BUDGET MEANS",
-        f"This release spent epsilon = {shown(total['epsilon'])} and delta = "
-        f"{total['delta']:.3g} ({total['accountant']} accounting).",
-        record["risk"]["sentence"],
-        record["risk"]["out_of_100"],
-        record["risk"]["delta"],
-        "",
-        "FILES",
-        "results.csv     one row per released number, with its interval: exact, unrounded",
-        "                values (the report and the app round them to 4 significant digits)",
-        "release.json    the full record: plan, sensitivities, noise, epsilon and delta, accuracy,",
-        "                totals, the dataset's lifetime budget after this release",
-        "plan.json       the plan as released",
-        "report.html     this release explained, with the transparency questions answered",
-        "report.pdf      the same report as PDF",
-        "audit.jsonl     the audit log entries of this release (a hash chain)",
-        "noised/         randomized-response answers as published (if any), shuffled; each",
-        "                answer was randomized on its own, and how many answers a file holds",
-        "                is noised too (fair coins fill extra places, or a random subset of",
-        "                answers is left out), unless that number is public under replace-one",
-        *(line for q in plan.queries if q.kind == "synthetic" for line in (
-            f"{SYNTH_DIR}/{q.id}.csv  the synthetic table {q.title!r}: made-up rows, not people,",
-            "                sampled from a model fitted to its noised counts in release.json",
-            "                (post-processing: no further privacy cost)")),
-        "MANIFEST.sha256 the SHA-256 of every file",
-        *([f"{SIGNATURE} the owner's signature of MANIFEST.sha256 (minisign)"]
-          if signer else []),
-        "",
-        "HOW TO CHECK IT",
-        "planner-app verify BUNDLE.zip   (checks every hash, the audit chain, recomputes the "
-        "totals",
-        "                                 from the plan and checks every interval)",
-        *([f"planner-app verify BUNDLE.zip --trust {signer}.pub   (also proves who released "
-           "it: the",
-           f"    signature must be by the key in {signer}'s public key file; or, with minisign,",
-           f"    unzip the two MANIFEST files and run: minisign -Vm MANIFEST.sha256 -p "
-           f"{signer}.pub)"] if signer else []),
-    ]
-    return "\n".join(lines) + "\n"
 
 
 # ----------------------------------------------------------------------------- publish
@@ -292,103 +153,6 @@ def known_datasets(home: AppHome) -> list[str]:
     return Ledger(home.ledger_path).datasets()
 
 
-def _placeholder_releases(plan: Plan, confidence: float) -> list[QueryRelease]:
-    """Every declared cell with a wide made-up number: the report and the bundle are built
-    from these before the charge, so a report that cannot be written fails then."""
-    wide = -888_888_888_888.125
-    note = "a note as long as the longest a release writes beside a released value (words)"
-    out = []
-    for q in plan.queries:
-        values = [ReleasedValue(q.id, q.title, group, cell, wide,
-                                None if q.kind == "quantile" else wide,
-                                None if q.kind == "quantile" else wide, confidence,
-                                "laplace", note) for group, cell in cell_labels(q)]
-        out.append(QueryRelease(q.id, values, synthetic=placeholder_payload(q)
-                                if q.kind == "synthetic" else None))
-    return out
-
-
-DRY_RUN_ANSWERS = 1024  # randomized response's stand-in answers in the dry run, at most
-
-
-def _dry_run_stand_in(aggregate: Any) -> Any:
-    """For the dry run: randomized response's aggregate with at most DRY_RUN_ANSWERS answers
-    (all no) in place of the real ones, every other aggregate as it is.
-
-    Why the dry run loses no check by it: the answer file's work (randomize each answer, a
-    uniform subset, the fair coins, the shuffle) grows with the number of answers, but no step
-    of it can fail because of that number or the answers' values once their type converts to
-    yes/no (a bool or integer array, kept here; any other type runs in full): the count's noise
-    and the length use the measurement only, the samplers and the permutation work on any size,
-    and the estimate and its interval (randomized_response_estimate, rr_half_width) are closed
-    formulas good for every positive number of published answers, with an empty file its own
-    branch. So a failure the real answer file could meet, the stand-in meets too, and the work
-    before the charge no longer scales with the rows. Memory is the one need that grows with
-    the answers (about 40 bytes an answer at the peak: the sort keys, their order, the
-    gathered file); the full-size dry run touched it once but could not promise it for the
-    real run either. The stand-in's values are thrown away with the rest of the dry run; what
-    is published comes from the real answers only."""
-    answers = getattr(aggregate, "answers", None)
-    if answers is None or answers.dtype.kind not in "biu" or answers.size <= DRY_RUN_ANSWERS:
-        return aggregate
-    return replace(aggregate, answers=np.zeros(DRY_RUN_ANSWERS, dtype=answers.dtype))
-
-
-def dry_run(plan: Plan, aggregates: dict[str, Any], confidence: float,
-            clamp_counts: bool,
-            measurements: Mapping[str, Sequence[Measurement]] | None = None) -> None:
-    """Run the whole noise and post-processing step once with a stand-in source before the
-    charge, and throw its output away: a statistic whose intervals, sampler or answer file
-    cannot be computed for this plan and table then fails while nothing is spent, instead of
-    after the charge with nothing to resume. Its values never leave this function.
-    Randomized response runs on a small stand-in answer file (``_dry_run_stand_in``).
-    ``measurements``: each statistic's, as the check built them (else built here)."""
-    aggregates = {qid: _dry_run_stand_in(a) for qid, a in aggregates.items()}
-    try:
-        stand_in = privatize(plan, aggregates, source=SeededRandomSource(0),
-                             confidence=confidence, clamp_counts=clamp_counts,
-                             measurements=measurements)
-        for r in stand_in:  # the synthesis (mbi) too: it runs after the charge. The payload
-            if r.synthetic is None:  # as drawn is checked as verify checks it; the synthesis
-                continue  # runs on the likeliest pairs (JAX's compilation is then reused)
-            q = plan.query(r.query_id)
-            found = payload_problems(plan, q, r.synthetic, clamp_counts)
-            if found if isinstance(found, list) else found[0]:  # a defect: refuse now, while
-                raise InputError(  # nothing is charged (not quoting it: the stand-in's counts
-                    "plan", None,  # are the true ones plus a fixed seed's noise)
-                    f"this plan's release cannot be computed (its synthetic table {q.id!r} "
-                    "fails the checks verify makes); nothing was charged")
-            synthetic_csv(q, dry_run_payload(q, aggregates[q.id], r.synthetic,
-                                             SeededRandomSource(1), clamp_counts))
-    except PlannerError:
-        raise
-    except Exception as exc:  # a defect: refuse now, while nothing is charged
-        raise InputError("plan", None, f"this plan's release cannot be computed "
-                                       f"({type(exc).__name__}); nothing was charged") from None
-
-
-def _require_verifiable(p: Prepared) -> None:
-    """Refuse, before the charge, a randomized-response answer file larger than verify reads
-    (bundle.MAX_MEMBER_BYTES): the bundle would be written and charged, then refused by every
-    recipient's verify. Its length is the answers plus the count's noise, so the bound leaves
-    room for that noise (4 bytes an answer: "yes" or "no" and a line end). A refusal on the
-    owner's screen only; nothing of it is published."""
-    from . import bundle as bundle_format
-
-    for q in p.request.plan.queries:
-        answers = getattr(p.aggregates.get(q.id), "answers", None)
-        if answers is None:
-            continue
-        size = 4 * (int(answers.size) + (1 << 20)) + 64
-        if size > bundle_format.MAX_MEMBER_BYTES:
-            most = bundle_format.MAX_MEMBER_BYTES // 4 - (1 << 20)
-            raise InputError("plan", f"query {q.id}",
-                             f"randomized response's answer file would be larger than a "
-                             f"bundle may hold (about {max(most, 0):,} answers); release it "
-                             "on a sample of the table or as a yes/no count; nothing was "
-                             "charged")
-
-
 def rehearse(p: Prepared) -> Rehearsal:
     """The rehearsal before the charge, a stage of its own: the whole noise step on a
     stand-in source (``dry_run``), then the report and the bundle's files from placeholder
@@ -408,7 +172,7 @@ def preflight_bundle(p: Prepared) -> Rehearsal:
     values, and check the room they need beside the bundle and in the app home. Whatever
     fails here fails before the charge; nothing of it is kept but plan.json."""
     r, trust = p.request, p.trust
-    placeholder = _placeholder_releases(r.plan, r.confidence)
+    placeholder = placeholder_releases(r.plan, r.confidence)
     record = release_record(p.checked.compiled, p.checked.public, placeholder, r.table,
                             p.books.prior, "0" * 32, utc_now(), r.clamp_counts,
                             {"scheme": SCHEME, "value": "0" * 64})
@@ -431,7 +195,7 @@ def preflight_bundle(p: Prepared) -> Rehearsal:
                          f"plan ({type(exc).__name__}: {why}); nothing was charged") from exc
     answers = sum(int(a.answers.size) for a in p.aggregates.values()
                   if getattr(a, "answers", None) is not None)
-    _require_verifiable(p)
+    require_verifiable(r.plan, p.aggregates)
     # release.json (data), plan.json and results.csv (each within the compact record)
     # (the trial PDF holds each kind of chart once, the real one every chart: its images are
     # counted again, as many as the trial handed out)
