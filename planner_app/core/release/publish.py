@@ -1,8 +1,12 @@
 """The release: check, charge the ledger, draw the noise once, write the bundle.
 
 Order matters, and a bug never burns budget. ``prepare`` does everything that can fail
-without the noise (plan, table, columns, budget, audit log, the output path, the report built
-from placeholder values, the disk space) before the ledger is touched. ``charge_and_release``
+without the noise (plan, table, columns, budget, audit log, the output path) before the ledger
+is touched, ending with ``rehearse``, a stage of its own: the dry run of the noise and the
+report built from placeholder values, the disk space. The stages hand on what they computed
+(stages.py): the check's compiled plan (measurements, total, the plan's document and digest)
+is what the charge, the noise and the record take; nothing of it is computed again after the
+charge. ``charge_and_release``
 commits the charge before any noise is drawn, then saves the noised record (pending.py) before
 anything else; ``complete_release`` writes the bundle from that record, to a temporary file
 renamed into place. If it fails, ``resume_release`` (``planner-app release --resume``) writes
