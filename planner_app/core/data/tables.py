@@ -68,6 +68,7 @@ class Table:
         self.delimiter = delimiter
         self.source = source
         self._hashing = hashing
+        self._described: list[Any] | None = None  # describe_columns' answer, read once
 
     @property
     def loaded(self) -> bool:
@@ -589,5 +590,8 @@ def load_table(path: str | os.PathLike[str], progress: Progress = None,
 def describe_columns(table: Table, progress: Progress = None,
                      cancel: Cancel = None) -> list[ColumnInfo]:
     """Each column's type and missing cells, from the engine (one pass over the file; the
-    rows of a table opened in place are never loaded)."""
-    return table_facts(source_of(table), progress, cancel)[1]
+    rows of a table opened in place are never loaded). Read once per table: the app's
+    Data tab, the check's ``people`` rule and the release share the one pass."""
+    if table._described is None:
+        table._described = table_facts(source_of(table), progress, cancel)[1]
+    return list(table._described)

@@ -124,8 +124,13 @@ def plan_to_json(plan: Plan) -> str:
 
 def plan_digest(plan: Plan) -> str:
     """SHA-256 of the plan's canonical JSON, approvals left out (they are about the plan)."""
-    doc = plan_to_dict(plan)
-    doc.pop("approvals", None)
+    return document_digest(plan_to_dict(plan))
+
+
+def document_digest(doc: dict[str, Any]) -> str:
+    """``plan_digest`` of the plan whose ``plan_to_dict`` is ``doc`` (not changed): for a
+    caller that holds the document already (compiled.CompiledPlan)."""
+    doc = {k: v for k, v in doc.items() if k != "approvals"}
     text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

@@ -17,13 +17,13 @@ from typing import Any
 import pandas as pd
 
 from ..data.engines import DEFAULT_ENGINE, ReleaseEngine, open_engine
-from ..data.facts import ColumnFacts, cell_facts, table_facts
+from ..data.facts import ColumnFacts, ColumnInfo, cell_facts
 from ..data.facts import column_facts as source_column_facts
 from ..data.fit import plan_only_notes, require_fit
 from ..data.repeats import Repeats, id_like_columns
 from ..data.source import TableSource
 from ..data.sql_plan import SqlEngine
-from ..data.tables import Table, source_of
+from ..data.tables import Table, describe_columns, source_of
 from ..dp.accounting import Total, basic, compose, pld, pld_supported, within, zcdp
 from ..dp.accuracy import DEFAULT_CONFIDENCE, Accuracy, check_confidence
 from ..dp.measure import Measurement
@@ -40,13 +40,14 @@ from ..kinds.shared_dp import (
 )
 from ..kinds.synthetic import id_column_problem, stated_epsilon
 from ..model import Plan, Query, canonical_keys
+from ..planfile.compiled import CompiledPlan
 from ..records.keys import PublicKey
 from ..records.ledger import LedgerState
 from ..records.policy import Policy, PolicyError
 from ..support.errors import InputError, PlannerError
 from ..support.progress import Progress
 from ..support.progress import report as report_progress
-from .readiness import Readiness, readiness, rows_are_people_recorded
+from .readiness import Readiness, readiness_of, rows_are_people_recorded
 
 HIGH_EPSILON = 10.0
 
@@ -135,6 +136,8 @@ class CheckReport:
     warnings: list[str] = field(default_factory=list)
     owner_facts: list[str] = field(default_factory=list)
     readiness: Readiness | None = None  # the release rules (readiness.py)
+    # what every later stage takes instead of computing it again (compiled.py)
+    compiled: CompiledPlan | None = None
 
     @property
     def fits_budget(self) -> bool:
@@ -192,13 +195,16 @@ def check_plan(plan: Plan, table: Table | None = None,
                known_datasets: Sequence[str] | None = None,
                trust_ignored: str = "",
                engine_name: str = DEFAULT_ENGINE,
-               progress: Progress = None) -> CheckReport:
+               progress: Progress = None,
+               columns: Sequence[ColumnInfo] | None = None) -> CheckReport:
     """The report; with a table, also its fit to the data (pass ``engine`` to reuse one, or
     ``engine_name`` to choose which engine reads the table: duckdb, pandas or spark).
     Its ``readiness`` holds the release rules (with the lifetime rule when ``ledger`` is
     given, the approval rule when ``require_approval``: signed by one of ``trusted`` when
     any are given; the organisation's rules when ``policy``; see readiness()).
-    ``progress(fraction, message)``: one step per statistic, then the composed total."""
+    ``progress(fraction, message)``: one step per statistic, then the composed total.
+    ``columns``: the table's column facts when the caller read them already
+    (``tables.describe_columns``): the ``people`` rule then reads the table no more."""
     check_confidence(confidence)  # before any work: every caller (release too) comes here
     checks = []
     warnings: list[str] = []
@@ -228,7 +234,8 @@ def check_plan(plan: Plan, table: Table | None = None,
         return _finish_check(plan, table, confidence, engine, checks, warnings,
                              ledger=ledger, require_approval=require_approval,
                              trusted=trusted, policy=policy, file_datasets=file_datasets,
-                             known_datasets=known_datasets, trust_ignored=trust_ignored)
+                             known_datasets=known_datasets, trust_ignored=trust_ignored,
+                             columns=columns)
     finally:
         if own and engine is not None:
             engine.close()
@@ -239,7 +246,7 @@ def _finish_check(plan: Plan, table: Table | None, confidence: float,
                   *, ledger: LedgerState | PlannerError | None, require_approval: bool,
                   trusted: Sequence[PublicKey], policy: Policy | PolicyError | None,
                   file_datasets: Sequence[str] | None, known_datasets: Sequence[str] | None,
-                  trust_ignored: str) -> CheckReport:
+                  trust_ignored: str, columns: Sequence[ColumnInfo] | None) -> CheckReport:
     rows = engine.n_rows if engine is not None else None
     for c in checks:
         q, ms, acc = c.query, c.measurements, c.accuracy
@@ -249,14 +256,18 @@ def _finish_check(plan: Plan, table: Table | None, confidence: float,
         warnings.extend(f"{q.id}: {w}" for w in statistic_warnings(q, acc, rows))
     measurements = all_measurements(checks)
     total = compose(measurements, plan.budget.delta, plan.budget.accountant)
-    report = CheckReport(plan, checks, total, alternatives_for(measurements, plan.budget.delta))
+    alternatives = alternatives_for(measurements, plan.budget.delta)
+    compiled = CompiledPlan(plan=plan, confidence=confidence,
+                            measurements={c.query.id: tuple(c.measurements) for c in checks},
+                            accuracies={c.query.id: c.accuracy for c in checks},
+                            total=total, alternatives=tuple(alternatives))
+    report = CheckReport(plan, checks, total, alternatives, compiled=compiled)
     # over budget and missing reasons are release rules: report.readiness, not warnings
-    report.readiness = readiness(plan, total, measurements, ledger=ledger,
-                                 require_approval=require_approval, trusted=trusted,
-                                 policy=policy, file_datasets=file_datasets,
-                                 known_datasets=known_datasets, trust_ignored=trust_ignored,
-                                 accuracies={c.query.id: c.accuracy for c in checks},
-                                 repeating=None if table is None else unit_repeats(plan, table))
+    report.readiness = readiness_of(
+        compiled, ledger=ledger, require_approval=require_approval, trusted=trusted,
+        policy=policy, file_datasets=file_datasets, known_datasets=known_datasets,
+        trust_ignored=trust_ignored,
+        repeating=None if table is None else unit_repeats(plan, table, columns))
     report.warnings = warnings
     if table is not None:
         assert engine is not None
@@ -264,12 +275,17 @@ def _finish_check(plan: Plan, table: Table | None, confidence: float,
     return report
 
 
-def unit_repeats(plan: Plan, table: Table) -> list[Repeats]:
+def unit_repeats(plan: Plan, table: Table,
+                 columns: Sequence[ColumnInfo] | None = None) -> list[Repeats]:
     """The table's id-like repeating columns (the ``people`` rule), read only when each row is
-    taken as a person with no recorded reason; else [] (the rule passes without them)."""
+    taken as a person with no recorded reason; else [] (the rule passes without them).
+    ``columns``: the table's facts already read (``describe_columns``), else they are read
+    here, once per table (``tables.described``)."""
     if plan.privacy_unit.kind == "person" or rows_are_people_recorded(plan.privacy_unit):
         return []
-    return id_like_columns(c.repeats for c in table_facts(source_of(table))[1])
+    if columns is None:
+        columns = describe_columns(table)
+    return id_like_columns(c.repeats for c in columns)
 
 
 def statistic_warnings(q: Query, acc: Accuracy, rows: int | None = None) -> list[str]:

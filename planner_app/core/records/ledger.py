@@ -19,6 +19,7 @@ from typing import Any
 from ..dp.accounting import Total, within
 from ..dp.measure import Measurement, measurement_from_dict, measurement_to_dict
 from ..model import delta_problem
+from ..planfile.compiled import CompiledPlan
 from ..support.errors import InputError, PlannerError
 from ..support.home import AUDIT_NAME
 from ..support.private import create_private_file, private_folder, tighten
@@ -315,12 +316,23 @@ class Ledger:
             con.close()
 
     def charge(self, *, release_id: str, dataset: str, file_name: str, file_sha256: str,
-               plan_sha256: str, total: Total, measurements: Sequence[Measurement],
+               plan_sha256: str, compiled: CompiledPlan | None = None,
+               total: Total | None = None, measurements: Sequence[Measurement] | None = None,
                audit_entry: dict[str, Any] | None = None,
                cap_limit: Callable[[Cap], Cap] | None = None) -> LedgerState:
         """Charge a release, or raise BudgetExceeded with nothing charged. Returns the state
-        after the charge. ``cap_limit`` lowers the dataset's cap (the policy's cap) for this
-        decision, under the same lock."""
+        after the charge, whose ``spent`` is the lifetime total this charge composed (once).
+        What is charged: ``compiled``'s total and measurements (the check's), or ``total``
+        and ``measurements``. ``cap_limit`` lowers the dataset's cap (the policy's cap) for
+        this decision, under the same lock."""
+        if compiled is not None:
+            total, measurements = compiled.total, compiled.all_measurements
+            dicts = compiled.measurement_dicts
+        elif total is None or measurements is None:
+            raise TypeError("charge() needs compiled, or total and measurements")
+        else:
+            dicts = [measurement_to_dict(m) for m in measurements]
+        stored = json.dumps(dicts)
         con = self._connect()
         try:
             con.execute("BEGIN IMMEDIATE")  # one writer at a time decides
@@ -329,14 +341,14 @@ class Ledger:
             disagree = self._audit_problems(con, None)
             if disagree:
                 raise LedgerDisagrees(disagree[0])
-            cap = self._cap(con, dataset)
+            own = cap = self._cap(con, dataset)
             if cap_limit is not None:
                 cap = cap_limit(cap)
             records = self._records(con, dataset)
-            before = lifetime_total(records, [], None, cap.delta)
             after = lifetime_total(records, measurements, total, cap.delta)
             if not within(after, cap.epsilon, cap.delta):  # the rule of readiness.py
                 con.execute("ROLLBACK")
+                before = lifetime_total(records, [], None, cap.delta)
                 left = LedgerState(dataset, cap, before, records)
                 raise BudgetExceeded(
                     f"dataset {dataset!r} has ε = {left.remaining_epsilon:.4g} "
@@ -347,20 +359,32 @@ class Ledger:
                     f"; this release would bring the total to ε = {after.epsilon:.4g}, "
                     f"δ = {after.delta:.3g}. Nothing was charged or written.")
             rho = total.rho
+            now = utc_now_private()
             con.execute(
                 "INSERT INTO releases(id, dataset, time, file_name, file_sha256, plan_sha256,"
                 " epsilon, delta, rho, accountant, status, bundle_sha256, measurements,"
                 " audit_seq, audit_hash)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'charged', NULL, ?, ?, ?)",
-                (release_id, dataset, utc_now_private(), file_name, file_sha256, plan_sha256,
-                 total.epsilon, total.delta, rho, total.accountant,
-                 json.dumps([measurement_to_dict(m) for m in measurements]),
+                (release_id, dataset, now, file_name, file_sha256, plan_sha256,
+                 total.epsilon, total.delta, rho, total.accountant, stored,
                  None if audit_entry is None else audit_entry["seq"],
                  None if audit_entry is None else audit_entry["hash"]))
             con.execute("INSERT INTO counters(name, value) VALUES ('releases_charged', 1) "
                         "ON CONFLICT(name) DO UPDATE SET value = value + 1")
             con.execute("COMMIT")
-            return self._state(con, dataset)
+            row = ReleaseRecord(
+                id=release_id, dataset=dataset, time=now, file_name=file_name,
+                file_sha256=file_sha256, plan_sha256=plan_sha256,
+                epsilon=_number(total.epsilon), delta=_number(total.delta),
+                rho=None if rho is None else _number(rho), accountant=total.accountant,
+                status="charged", bundle_sha256=None, measurements=json.loads(stored))
+            if cap != own or (records and (records[-1].time, records[-1].id) > (now, release_id)):
+                # the state holds the ledger's own cap (the policy's is applied by the
+                # caller), the rows in their own order (a clock set back): read it back
+                return self._state(con, dataset)
+            # what _state would read back, with the total composed above (the same records
+            # in the same order, the same measurements, the same cap), not composed again
+            return LedgerState(dataset, own, after, [*records, row])
         except (BudgetExceeded, LedgerError):
             _rollback(con)
             raise

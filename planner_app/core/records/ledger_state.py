@@ -84,8 +84,11 @@ def lifetime_total(records: Sequence[ReleaseRecord], extra: Sequence[Measurement
     when tighter, all their measurements composed together at the same total δ."""
     if not records and not extra:
         return Total(0.0, 0.0, "basic")
-    eps = math.fsum(r.epsilon for r in records) + (extra_total.epsilon if extra_total else 0.0)
-    dlt = math.fsum(r.delta for r in records) + (extra_total.delta if extra_total else 0.0)
+    # one exactly rounded sum over every release, the new one among them: the charge's total
+    # is then the very number the ledger reads back once the new row is in it
+    new = [extra_total] if extra_total is not None else []
+    eps = math.fsum([*(r.epsilon for r in records), *(t.epsilon for t in new)])
+    dlt = math.fsum([*(r.delta for r in records), *(t.delta for t in new)])
     candidates = [Total(eps, dlt, "basic")]
     measurements = [measurement_from_dict(m) for r in records for m in r.measurements]
     measurements += list(extra)

@@ -222,11 +222,12 @@ def in_time_order(approvals: Sequence[Mapping[str, Any]]) -> list[Mapping[str, A
     return [approvals[i] for i in order]
 
 
-def approval_status(plan: Plan, trusted: Sequence[PublicKey] | None = None) -> ApprovalStatus:
+def approval_status(plan: Plan, trusted: Sequence[PublicKey] | None = None, *,
+                    digest: str | None = None) -> ApprovalStatus:
     """What the plan's decisions say; with ``trusted`` keys, only decisions signed by one of
     them count, and the latest of those by their own time decides (see the module
-    docstring)."""
-    digest = plan_digest(plan)
+    docstring). ``digest``: the plan's ``plan_digest`` when the caller holds it already."""
+    digest = plan_digest(plan) if digest is None else digest
     if not plan.approvals:
         return ApprovalStatus("none", None, digest, checked=bool(trusted))
     ordered = in_time_order(plan.approvals)

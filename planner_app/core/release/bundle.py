@@ -155,6 +155,23 @@ def json_bytes(obj: Any) -> bytes:
     return "".join((_indented(obj, 0), "\n")).encode("utf-8")
 
 
+def json_bytes_made(obj: dict[str, Any], made: dict[str, bytes]) -> bytes:
+    """``json_bytes(obj)`` where some of its members are already written: ``made[key]`` is
+    ``json_bytes(obj[key])`` (a release's plan.json, made before the charge). The same
+    bytes: a member of a dict that holds more than plain values is written at the next
+    indent, which only adds two spaces after each of its newlines (json text never holds a
+    raw newline)."""
+    if not obj or set(map(type, obj.values())) <= _SCALARS:
+        return json_bytes(obj)
+    inner = "  "
+    parts = []
+    for k, v in obj.items():
+        text = made[k].decode("utf-8")[:-1].replace("\n", "\n" + inner) if k in made \
+            else _indented(v, 1)
+        parts.append(inner + _key_text(k) + ": " + text)
+    return "".join(("{\n", ",\n".join(parts), "\n}\n")).encode("utf-8")
+
+
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 

@@ -12,7 +12,10 @@ and bundle code; this module never writes anything.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from ..dp.accuracy import DEFAULT_CONFIDENCE
+from ..dp.measure import Measurement
 from ..dp.mechanisms import RandomSource, SystemRandomSource
 from ..kinds import kind_of
 from ..kinds.results import Aggregate, AggregateEngine, QueryRelease
@@ -32,13 +35,17 @@ from . import synthetic
 
 def privatize(plan: Plan, aggregates: dict[str, Aggregate], *,
               source: RandomSource | None = None, confidence: float = DEFAULT_CONFIDENCE,
-              clamp_counts: bool = False) -> list[QueryRelease]:
-    """Draw the noise, once, for every query. ``source`` defaults to the OS CSPRNG."""
+              clamp_counts: bool = False,
+              measurements: Mapping[str, Sequence[Measurement]] | None = None
+              ) -> list[QueryRelease]:
+    """Draw the noise, once, for every query. ``source`` defaults to the OS CSPRNG.
+    ``measurements``: each query's, as the check built them (a compiled plan's)."""
     src = source if source is not None else SystemRandomSource()
     draw = NoiseDraw(src, confidence, clamp_counts, synthetic.measure_synthetic)
     out = []
     for query in plan.queries:
-        ms = measurements_for(query, plan)
+        ms = measurements_for(query, plan) if measurements is None \
+            else list(measurements[query.id])
         out.append(kind_of(query).release(query, aggregates[query.id], ms, draw))
     return out
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,13 +50,28 @@ def pending_path(home: AppHome, release_id: str) -> Path:
     return _path(home, release_id)
 
 
-def save_pending(home: AppHome, doc: dict[str, Any]) -> Path:
+def pending_bytes(doc: dict[str, Any], record_json: bytes | None = None) -> bytes:
+    """The pending record's file. ``record_json``: the record as release.json holds it
+    (``bundle.json_bytes``), already written for the bundle: it is put in place of the
+    record, so the noised values are written once (indented JSON reads back the same)."""
+    if record_json is None:
+        return (json.dumps({"format": PENDING_FORMAT, **doc}, ensure_ascii=False,
+                           allow_nan=False) + "\n").encode("utf-8")
+    mark = json.dumps(f"\x00the record {uuid.uuid4().hex}")  # "\u0000…": no other text is it
+    text = json.dumps({"format": PENDING_FORMAT, **doc, "record": json.loads(mark)},
+                      ensure_ascii=False, allow_nan=False)
+    head, tail = text.split(mark, 1)
+    return b"".join((head.encode("utf-8"), record_json.rstrip(b"\n"), tail.encode("utf-8"),
+                     b"\n"))
+
+
+def save_pending(home: AppHome, doc: dict[str, Any], record_json: bytes | None = None) -> Path:
     """Write the pending record atomically and privately (before anything else after the
-    noise). Raises PlannerError when it cannot be written."""
+    noise). Raises PlannerError when it cannot be written. ``record_json``: see
+    ``pending_bytes``."""
     folder = pending_dir(home)
     path = _path(home, doc["release_id"])
-    data = (json.dumps({"format": PENDING_FORMAT, **doc}, ensure_ascii=False,
-                       allow_nan=False) + "\n").encode("utf-8")
+    data = pending_bytes(doc, record_json)
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         atomic_write_bytes(path, data, private=True)

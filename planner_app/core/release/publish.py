@@ -1,8 +1,12 @@
 """The release: check, charge the ledger, draw the noise once, write the bundle.
 
 Order matters, and a bug never burns budget. ``prepare`` does everything that can fail
-without the noise (plan, table, columns, budget, audit log, the output path, the report built
-from placeholder values, the disk space) before the ledger is touched. ``charge_and_release``
+without the noise (plan, table, columns, budget, audit log, the output path) before the ledger
+is touched, ending with ``rehearse``, a stage of its own: the dry run of the noise and the
+report built from placeholder values, the disk space. The stages hand on what they computed
+(stages.py): the check's compiled plan (measurements, total, the plan's document and digest)
+is what the charge, the noise and the record take; nothing of it is computed again after the
+charge. ``charge_and_release``
 commits the charge before any noise is drawn, then saves the noised record (pending.py) before
 anything else; ``complete_release`` writes the bundle from that record, to a temporary file
 renamed into place. If it fails, ``resume_release`` (``planner-app release --resume``) writes
@@ -22,33 +26,28 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ... import __version__
-from ..data.aggregate import cell_labels
 from ..data.engines import DEFAULT_ENGINE, open_engine
 from ..data.tables import Table
 from ..dp.accuracy import DEFAULT_CONFIDENCE
-from ..dp.measure import measurement_to_dict
-from ..dp.mechanisms import RandomSource, SeededRandomSource, SystemRandomSource
+from ..dp.mechanisms import RandomSource, SystemRandomSource
 from ..kinds import kind_of
-from ..kinds.results import QueryRelease, ReleasedValue, result_dicts
+from ..kinds.results import QueryRelease
 from ..kinds.shared_dp import quantile_refusal
 from ..model import Plan
-from ..planfile import plan_digest, plan_to_dict
 from ..planning.charts import trial_charts
-from ..planning.check import CheckReport, all_measurements, check_plan
+from ..planning.check import CheckReport, check_plan
 from ..planning.readiness import lifetime_rule, require_ready
 from ..records.audit import AuditLog, canonical, utc_now
 from ..records.crosscheck import measurements_digest
 from ..records.keys import PublicKey, SecretKey
 from ..records.ledger import BudgetExceeded, Ledger, LedgerDisagrees, LedgerState
 from ..records.policy import (
-    Policy,
     approval_rule,
     effective_cap,
     effective_state,
@@ -58,20 +57,17 @@ from ..records.review import approval_status
 from ..support.errors import NO_MEMORY, InputError, PlannerError, out_of_memory
 from ..support.files import OutputLock, atomic_write_bytes, check_output
 from ..support.home import AppHome, HomeUnusable
-from ..support.numbers import shown
-from ..support.words import relation_words, synth_released_line, unit_words
 from .bundle import (
     AUDIT,
     NOISED_DIR,
     PLAN,
     README,
     RECORD,
-    RELEASE_FORMAT,
     REPORT_HTML,
     REPORT_PDF,
     RESULTS,
-    SIGNATURE,
     json_bytes,
+    json_bytes_made,
     manifest_bytes,
     noised_csv,
     results_csv,
@@ -83,18 +79,26 @@ from .commitment import SCHEME, file_commitment
 from .memory import require_memory
 from .noise import privatize
 from .pending import list_pending, remove_pending, save_pending
+from .record import readme_text, release_record, synthetic_release_lines
+from .rehearsal import (
+    DRY_RUN_ANSWERS,
+    dry_run,
+    placeholder_releases,
+    require_verifiable,
+)
 from .report import report_html, report_pdf
-from .report_format import REPORT_FORMAT
-from .signing import recorded_signer, sign_manifest, signed_by_entry
+from .signing import sign_manifest, signed_by_entry
+from .stages import Books, Checked, Prepared, Rehearsal, Request, Trust, public_check
 from .synthetic import (
     SYNTH_DIR,
     csv_size_bound,
-    dry_run_payload,
-    placeholder_payload,
     require_synthesis,
     synthetic_csv,
 )
-from .verify_synthetic import payload_problems
+
+__all__ = ["DRY_RUN_ANSWERS", "PublishResult", "ReleaseUnfinished", "complete_release",
+           "dry_run", "file_datasets", "finish_release", "known_datasets", "publish",
+           "readme_text", "release_record", "synthetic_release_lines"]  # some from record.py
 
 Progress = Callable[[float, str], None] | None
 FAULT_ENV = "PLANNER_APP_FAULT_PAUSE"  # test hook: pause at a named stage (see _checkpoint)
@@ -119,143 +123,6 @@ class PublishResult:
     signed_by: dict[str, str] | None = None  # release.json's signed_by (signing.py)
 
 
-# ----------------------------------------------------------------------------- the record
-
-
-def release_record(plan: Plan, report: CheckReport, releases: list[QueryRelease],
-                   table: Table, ledger: LedgerState, release_id: str, created: str,
-                   confidence: float, clamp_counts: bool,
-                   file_commitment: dict[str, str]) -> dict[str, Any]:
-    """release.json: public parameters and noised values only. The data file appears by its
-    name and a keyed commitment (see commitment.py), never by its plain hash."""
-    data = report.to_dict()
-    queries = []
-    for qc, qd in zip(report.queries, data["queries"], strict=True):
-        queries.append({**qd, "measurements": [measurement_to_dict(m) for m in qc.measurements]})
-    return {
-        "format": RELEASE_FORMAT,
-        "release_id": release_id,
-        "created_utc": created,
-        "software": {"name": "planner-app", "version": __version__,
-                     "report_format": REPORT_FORMAT},  # what verify rebuilds: report_format.py
-        "dataset": {"name": plan.dataset.name, "file_name": table.name,
-                    "file_commitment": file_commitment},
-        "privacy_unit": data["plan"]["privacy_unit"],
-        "neighbouring": plan.neighbouring,
-        "model": "central (randomized_response statistics are local)",
-        "plan_sha256": plan_digest(plan),
-        "plan": plan_to_dict(plan),
-        "confidence": confidence,
-        "post_processing": {
-            "clamp_counts_at_zero": clamp_counts,
-            "means_and_variances_within_bounds": True,
-            "quantiles_within_bounds": True,
-            "randomized_response_share_within_0_1": True,
-            "grid": "non-integer results are multiples of their query's power-of-two grid step",
-        },
-        "queries": queries,
-        "total": report.total.to_dict(),
-        "alternatives": [t.to_dict() for t in report.alternatives],
-        "fits_budget": report.fits_budget,
-        "risk": data["risk"],
-        "ledger": {"cap": ledger.cap.to_dict(), "spent": ledger.spent.to_dict(),
-                   "remaining": {"epsilon": ledger.remaining_epsilon,
-                                 "delta": ledger.remaining_delta},
-                   "releases_of_dataset": len(ledger.releases)},
-        "results": result_dicts(releases),
-        **_synthetic_record(releases),
-    }
-
-
-def _synthetic_record(releases: list[QueryRelease]) -> dict[str, Any]:
-    """release.json's ``synthetic``: each synthetic table's noised marginals, selected
-    pairs, rows and sampling seed (release/synthetic.py); nothing when the plan has none."""
-    tables = {r.query_id: r.synthetic for r in releases if r.synthetic is not None}
-    return {"synthetic": tables} if tables else {}
-
-
-def synthetic_release_lines(releases: list[QueryRelease]) -> list[str]:
-    """One line a released synthetic table: its CSV and its rows (published in the bundle:
-    the plan's, or from the noised totals). What the command line prints after a release."""
-    return [synth_released_line(r.query_id, f"{SYNTH_DIR}/{r.query_id}.csv",
-                                int(r.synthetic["rows"]))
-            for r in releases if r.synthetic is not None]
-
-
-def readme_text(plan: Plan, record: dict[str, Any]) -> str:
-    total = record["total"]
-    unit = plan.privacy_unit
-    who = unit_words(unit.kind, unit.id_column, unit.max_rows, detail=True,
-                     rows_reason=unit.rows_reason)
-    relation = relation_words(plan.neighbouring)
-    signer = recorded_signer(record)  # signed bundles: how a recipient proves who released it
-    software = record.get("software")  # the version that made it, not the one reading it
-    made_by = software.get("version", __version__) if isinstance(software, dict) else __version__
-    lines = [
-        f"Release of {plan.dataset.name!r} made with planner-app {made_by}",
-        f"Release id {record['release_id']}, created {record['created_utc']} (UTC).",
-        "",
-        "WHAT THESE NUMBERS ARE",
-        "The numbers in results.csv are statistics about people, published under differential",
-        "privacy: random noise was added to each of them, once, so that what they reveal about",
-        "any one person is limited by epsilon (see below). Each value comes with an interval",
-        "(low, high) that holds the",
-        f"noise with {record['confidence']:.0%} confidence: read a value as 'about this much, "
-        "give",
-        "or take the interval'. Quantiles have no interval in value units; release.json gives",
-        "their accuracy in ranks, and the report reads it in percentiles of the data when the",
-        "plan states a public approximate row count.",
-        "",
-        "Why can a count be negative or a number look odd? The noise is symmetric: a small true",
-        "count plus noise can come out below zero. That is expected and honest; treat it as",
-        "'close to zero'. Means and quantiles were kept within their declared bounds, and",
-        "non-integer numbers sit on a fixed grid of binary fractions (so they may show many",
-        "digits); both are post-processing, which costs no privacy.",
-        "",
-        "WHO IS PROTECTED",
-        f"The unit of privacy: {who}. {relation[0].upper() + relation[1:]}.",
-        "",
-        "WHAT THE PRIVACY BUDGET MEANS",
-        f"This release spent epsilon = {shown(total['epsilon'])} and delta = "
-        f"{total['delta']:.3g} ({total['accountant']} accounting).",
-        record["risk"]["sentence"],
-        record["risk"]["out_of_100"],
-        record["risk"]["delta"],
-        "",
-        "FILES",
-        "results.csv     one row per released number, with its interval: exact, unrounded",
-        "                values (the report and the app round them to 4 significant digits)",
-        "release.json    the full record: plan, sensitivities, noise, epsilon and delta, accuracy,",
-        "                totals, the dataset's lifetime budget after this release",
-        "plan.json       the plan as released",
-        "report.html     this release explained, with the transparency questions answered",
-        "report.pdf      the same report as PDF",
-        "audit.jsonl     the audit log entries of this release (a hash chain)",
-        "noised/         randomized-response answers as published (if any), shuffled; each",
-        "                answer was randomized on its own, and how many answers a file holds",
-        "                is noised too (fair coins fill extra places, or a random subset of",
-        "                answers is left out), unless that number is public under replace-one",
-        *(line for q in plan.queries if kind_of(q).makes_table for line in (
-            f"{SYNTH_DIR}/{q.id}.csv  the synthetic table {q.title!r}: made-up rows, not people,",
-            "                sampled from a model fitted to its noised counts in release.json",
-            "                (post-processing: no further privacy cost)")),
-        "MANIFEST.sha256 the SHA-256 of every file",
-        *([f"{SIGNATURE} the owner's signature of MANIFEST.sha256 (minisign)"]
-          if signer else []),
-        "",
-        "HOW TO CHECK IT",
-        "planner-app verify BUNDLE.zip   (checks every hash, the audit chain, recomputes the "
-        "totals",
-        "                                 from the plan and checks every interval)",
-        *([f"planner-app verify BUNDLE.zip --trust {signer}.pub   (also proves who released "
-           "it: the",
-           f"    signature must be by the key in {signer}'s public key file; or, with minisign,",
-           f"    unzip the two MANIFEST files and run: minisign -Vm MANIFEST.sha256 -p "
-           f"{signer}.pub)"] if signer else []),
-    ]
-    return "\n".join(lines) + "\n"
-
-
 # ----------------------------------------------------------------------------- publish
 
 
@@ -276,29 +143,6 @@ class ReleaseUnfinished(PlannerError):
         super().__init__(text)
 
 
-@dataclass
-class Prepared:
-    """Everything checked before the charge: what ``publish`` needs after it."""
-
-    plan: Plan
-    table: Table
-    out: Path
-    home: AppHome
-    report: CheckReport
-    aggregates: dict[str, Any]
-    status: Any
-    audit: AuditLog
-    ledger: Ledger
-    notes: list[str]
-    confidence: float
-    clamp_counts: bool
-    overwrite: bool
-    progress: Progress
-    rng: RandomSource
-    policy: Policy | None = None  # the installed policy: its cap lowers the ledger's
-    sign_with: SecretKey | None = None  # loaded (passphrase asked) before the charge
-
-
 def file_datasets(home: AppHome, table: Table) -> list[str]:
     """The datasets the ledger has released this exact file as (its private record of file
     hashes); reading creates no ledger."""
@@ -315,127 +159,49 @@ def known_datasets(home: AppHome) -> list[str]:
     return Ledger(home.ledger_path).datasets()
 
 
-def _placeholder_releases(plan: Plan, confidence: float) -> list[QueryRelease]:
-    """Every declared cell with a wide made-up number: the report and the bundle are built
-    from these before the charge, so a report that cannot be written fails then."""
-    wide = -888_888_888_888.125
-    note = "a note as long as the longest a release writes beside a released value (words)"
-    out = []
-    for q in plan.queries:
-        values = [ReleasedValue(q.id, q.title, group, cell, wide,
-                                wide if kind_of(q).gives_interval else None,
-                                wide if kind_of(q).gives_interval else None, confidence,
-                                "laplace", note) for group, cell in cell_labels(q)]
-        out.append(QueryRelease(q.id, values, synthetic=placeholder_payload(q)
-                                if kind_of(q).makes_table else None))
-    return out
+def rehearse(p: Prepared) -> Rehearsal:
+    """The rehearsal before the charge, a stage of its own: the whole noise step on a
+    stand-in source (``dry_run``), then the report and the bundle's files from placeholder
+    values and the room they need (``preflight_bundle``). Whatever fails here fails before
+    the charge; nothing of it is kept but what the noise cannot change (plan.json)."""
+    r = p.request
+    dry_run(r.plan, p.aggregates, r.confidence, r.clamp_counts,
+            p.checked.compiled.measurements)
+    require_memory(p.aggregates)  # the answer files after the charge fit in memory
+    if r.progress is not None:
+        r.progress(0.25, "Checking the report and the room for the bundle")
+    return preflight_bundle(p)
 
 
-DRY_RUN_ANSWERS = 1024  # randomized response's stand-in answers in the dry run, at most
-
-
-def _dry_run_stand_in(aggregate: Any) -> Any:
-    """For the dry run: randomized response's aggregate with at most DRY_RUN_ANSWERS answers
-    (all no) in place of the real ones, every other aggregate as it is.
-
-    Why the dry run loses no check by it: the answer file's work (randomize each answer, a
-    uniform subset, the fair coins, the shuffle) grows with the number of answers, but no step
-    of it can fail because of that number or the answers' values once their type converts to
-    yes/no (a bool or integer array, kept here; any other type runs in full): the count's noise
-    and the length use the measurement only, the samplers and the permutation work on any size,
-    and the estimate and its interval (randomized_response_estimate, rr_half_width) are closed
-    formulas good for every positive number of published answers, with an empty file its own
-    branch. So a failure the real answer file could meet, the stand-in meets too, and the work
-    before the charge no longer scales with the rows. Memory is the one need that grows with
-    the answers (about 40 bytes an answer at the peak: the sort keys, their order, the
-    gathered file); the full-size dry run touched it once but could not promise it for the
-    real run either. The stand-in's values are thrown away with the rest of the dry run; what
-    is published comes from the real answers only."""
-    answers = getattr(aggregate, "answers", None)
-    if answers is None or answers.dtype.kind not in "biu" or answers.size <= DRY_RUN_ANSWERS:
-        return aggregate
-    return replace(aggregate, answers=np.zeros(DRY_RUN_ANSWERS, dtype=answers.dtype))
-
-
-def dry_run(plan: Plan, aggregates: dict[str, Any], confidence: float,
-            clamp_counts: bool) -> None:
-    """Run the whole noise and post-processing step once with a stand-in source before the
-    charge, and throw its output away: a statistic whose intervals, sampler or answer file
-    cannot be computed for this plan and table then fails while nothing is spent, instead of
-    after the charge with nothing to resume. Its values never leave this function.
-    Randomized response runs on a small stand-in answer file (``_dry_run_stand_in``)."""
-    aggregates = {qid: _dry_run_stand_in(a) for qid, a in aggregates.items()}
-    try:
-        stand_in = privatize(plan, aggregates, source=SeededRandomSource(0),
-                             confidence=confidence, clamp_counts=clamp_counts)
-        for r in stand_in:  # the synthesis (mbi) too: it runs after the charge. The payload
-            if r.synthetic is None:  # as drawn is checked as verify checks it; the synthesis
-                continue  # runs on the likeliest pairs (JAX's compilation is then reused)
-            q = plan.query(r.query_id)
-            found = payload_problems(plan, q, r.synthetic, clamp_counts)
-            if found if isinstance(found, list) else found[0]:  # a defect: refuse now, while
-                raise InputError(  # nothing is charged (not quoting it: the stand-in's counts
-                    "plan", None,  # are the true ones plus a fixed seed's noise)
-                    f"this plan's release cannot be computed (its synthetic table {q.id!r} "
-                    "fails the checks verify makes); nothing was charged")
-            synthetic_csv(q, dry_run_payload(q, aggregates[q.id], r.synthetic,
-                                             SeededRandomSource(1), clamp_counts))
-    except PlannerError:
-        raise
-    except Exception as exc:  # a defect: refuse now, while nothing is charged
-        raise InputError("plan", None, f"this plan's release cannot be computed "
-                                       f"({type(exc).__name__}); nothing was charged") from None
-
-
-def _require_verifiable(p: Prepared) -> None:
-    """Refuse, before the charge, a randomized-response answer file larger than verify reads
-    (bundle.MAX_MEMBER_BYTES): the bundle would be written and charged, then refused by every
-    recipient's verify. Its length is the answers plus the count's noise, so the bound leaves
-    room for that noise (4 bytes an answer: "yes" or "no" and a line end). A refusal on the
-    owner's screen only; nothing of it is published."""
-    from . import bundle as bundle_format
-
-    for q in p.plan.queries:
-        answers = getattr(p.aggregates.get(q.id), "answers", None)
-        if answers is None:
-            continue
-        size = 4 * (int(answers.size) + (1 << 20)) + 64
-        if size > bundle_format.MAX_MEMBER_BYTES:
-            most = bundle_format.MAX_MEMBER_BYTES // 4 - (1 << 20)
-            raise InputError("plan", f"query {q.id}",
-                             f"randomized response's answer file would be larger than a "
-                             f"bundle may hold (about {max(most, 0):,} answers); release it "
-                             "on a sample of the table or as a yes/no count; nothing was "
-                             "charged")
-
-
-def preflight_bundle(p: Prepared, prior: LedgerState) -> None:
+def preflight_bundle(p: Prepared) -> Rehearsal:
     """Build the report (HTML and PDF) and the bundle's files from a record with placeholder
     values, and check the room they need beside the bundle and in the app home. Whatever
-    fails here fails before the charge; nothing of it is kept."""
-    placeholder = _placeholder_releases(p.plan, p.confidence)
-    record = release_record(p.plan, p.report, placeholder, p.table, prior, "0" * 32,
-                            utc_now(), p.confidence, p.clamp_counts,
+    fails here fails before the charge; nothing of it is kept but plan.json."""
+    r, trust = p.request, p.trust
+    placeholder = placeholder_releases(r.plan, r.confidence)
+    record = release_record(p.checked.compiled, p.checked.public, placeholder, r.table,
+                            p.books.prior, "0" * 32, utc_now(), r.clamp_counts,
                             {"scheme": SCHEME, "value": "0" * 64})
-    record["review"] = p.status.state
-    record["approval"] = p.status.to_record()
-    if p.sign_with is not None:
-        record["signed_by"] = signed_by_entry(p.sign_with)
+    record["review"] = trust.status.state
+    record["approval"] = trust.status.to_record()
+    if trust.sign_with is not None:
+        record["signed_by"] = signed_by_entry(trust.sign_with)
     try:
         # the report's text in full; each kind of chart drawn once, every chart's texts drawn
         # (charts.TrialCharts): the placeholder pictures are thrown away with the rest
         with trial_charts() as trial:
-            reports = _report_files(p.plan, record)
+            reports = _report_files(r.plan, record)
         # the JSON and CSV files cannot fail on these values: only their size is estimated
         # (compact JSON, at most half the size of the indented files the bundle holds)
         data = 2 * len(json.dumps(record, ensure_ascii=False, allow_nan=False).encode())
+        plan_json = json_bytes(record["plan"])  # the noise leaves it as it is: made now
     except Exception as exc:  # a report that cannot be built: refuse while nothing is spent
         why = " ".join(str(exc).split())[:200]  # one line (matplotlib's errors are several)
         raise InputError("plan", None, f"the release report cannot be written for this "
                          f"plan ({type(exc).__name__}: {why}); nothing was charged") from exc
     answers = sum(int(a.answers.size) for a in p.aggregates.values()
                   if getattr(a, "answers", None) is not None)
-    _require_verifiable(p)
+    require_verifiable(r.plan, p.aggregates)
     # release.json (data), plan.json and results.csv (each within the compact record)
     # (the trial PDF holds each kind of chart once, the real one every chart: its images are
     # counted again, as many as the trial handed out)
@@ -443,7 +209,7 @@ def preflight_bundle(p: Prepared, prior: LedgerState) -> None:
             + 4 * answers + (1 << 16))
     # synthetic/<id>.csv (up to 512 MiB each): the public worst case, in the bundle only (the
     # saved record holds the payload, already in ``data``, never the CSV)
-    tables = sum(csv_size_bound(q) for q in p.plan.queries if kind_of(q).makes_table)
+    tables = sum(csv_size_bound(q) for q in r.plan.queries if kind_of(q).makes_table)
     from . import bundle as bundle_format
 
     if tables + size > bundle_format.MAX_TOTAL_BYTES:  # verify would refuse the whole bundle
@@ -451,12 +217,13 @@ def preflight_bundle(p: Prepared, prior: LedgerState) -> None:
                          f"({bundle_format.MAX_TOTAL_BYTES // 2**20:,} MiB in all, its "
                          "synthetic tables at their most rows); give them fewer rows or "
                          "release them separately; nothing was charged")
-    check_output(p.out, p.overwrite, size=size + tables)  # the bundle's temporary file
-    home_free = shutil.disk_usage(p.home.data_dir).free
+    check_output(r.out, r.overwrite, size=size + tables)  # the bundle's temporary file
+    home_free = shutil.disk_usage(r.home.data_dir).free
     if home_free < size + (1 << 20):
-        raise HomeUnusable(f"the app folder {p.home.data_dir} has {home_free / 1e6:,.1f} MB "
+        raise HomeUnusable(f"the app folder {r.home.data_dir} has {home_free / 1e6:,.1f} MB "
                            f"free; this release needs about {size / 1e6:,.1f} MB there for its "
                            "saved record; nothing was charged")
+    return Rehearsal(bundle_bytes=size + tables, plan_json=plan_json)
 
 
 def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
@@ -501,7 +268,6 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
     nothing charged."""
     policy = load_policy(home)  # verified again; PolicyError (fail closed) when it cannot be
     require_approval, trusted = approval_rule(policy, require_approval, trusted)
-    status = approval_status(plan, trusted)
 
     def step(fraction: float, message: str) -> None:
         if progress is not None:
@@ -525,7 +291,7 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
                             trust_ignored=trust_ignored)
         # the release rules of readiness.py (the wizard's checklist and `check` show the
         # same); the lifetime cap is the ledger's, checked by its charge under the lock
-        assert report.readiness is not None
+        assert report.readiness is not None and report.compiled is not None
         require_ready(report.readiness)
         for q in plan.queries:  # a quantile the sampler cannot finish: refuse before charge
             why = quantile_refusal(q, aggregator.n_rows)
@@ -536,8 +302,8 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
         aggregates = {q.id: aggregator.aggregate(q) for q in plan.queries}
     finally:
         aggregator.close()
-    dry_run(plan, aggregates, confidence, clamp_counts)
-    require_memory(aggregates)  # the answer files after the charge fit in memory
+    compiled = report.compiled
+    status = approval_status(plan, trusted, digest=compiled.digest)
 
     home.ensure()
     audit = AuditLog(home.audit_path).require_intact()
@@ -546,14 +312,13 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
     if disagreements:
         raise LedgerDisagrees(disagreements[0])
     notes = list(report.warnings) + list(report.owner_facts)
+    prior = ledger.state(plan.dataset.name)
     if policy is not None:  # the policy's cap, before anything is written (the charge
         # tests it again under its lock)
-        rule = lifetime_rule(plan, report.total, all_measurements(report.queries),
-                             effective_state(ledger.state(plan.dataset.name), policy),
-                             policy)
+        rule = lifetime_rule(plan, compiled.total, compiled.all_measurements,
+                             effective_state(prior, policy), policy)
         if rule.failed:
             raise BudgetExceeded(rule.refusal)
-    prior = ledger.state(plan.dataset.name)
     hashes = {r.file_sha256 for r in prior.releases}
     if hashes and table.sha256 not in hashes:
         notes.append(f"{table.name} differs from the file of earlier releases of "
@@ -568,28 +333,34 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
         notes.append(f"{len(unfinished)} earlier release(s) of {plan.dataset.name!r} were "
                      "charged but not written; complete them without new noise: planner-app "
                      f"release --resume {unfinished[0].release_id}")
-    prepared = Prepared(plan, table, out, home, report, aggregates, status, audit, ledger,
-                        notes, confidence, clamp_counts, overwrite, progress, rng,
-                        policy, sign_with)
-    step(0.25, "Checking the report and the room for the bundle")
-    preflight_bundle(prepared, prior)
+    prepared = Prepared(
+        request=Request(plan=plan, table=table, out=out, home=home, confidence=confidence,
+                        clamp_counts=clamp_counts, overwrite=overwrite, progress=progress),
+        checked=Checked(report=report, compiled=compiled, public=public_check(report)),
+        aggregates=aggregates,
+        trust=Trust(status=status, policy=policy, sign_with=sign_with),
+        books=Books(audit=audit, ledger=ledger, prior=prior),
+        rng=rng, notes=notes)
+    prepared.rehearsal = rehearse(prepared)
     return prepared
 
 
 def charge_and_release(p: Prepared) -> PublishResult:
-    """Charge the ledger, draw the noise once, save the noised record, write the bundle."""
-    plan, table, report, home, audit, ledger = p.plan, p.table, p.report, p.home, p.audit, \
-        p.ledger
-    confidence, clamp_counts, status, aggregates = p.confidence, p.clamp_counts, p.status, \
-        p.aggregates
+    """Charge the ledger, draw the noise once, save the noised record, write the bundle.
+    Takes what ``prepare`` and its rehearsal made; computes none of it again."""
+    r, trust, books = p.request, p.trust, p.books
+    plan, table, home = r.plan, r.table, r.home
+    report, compiled = p.checked.report, p.checked.compiled
+    audit, ledger = books.audit, books.ledger
+    assert p.rehearsal is not None  # prepare rehearses: nothing is charged without it
 
     def step(fraction: float, message: str) -> None:
-        if p.progress is not None:
-            p.progress(fraction, message)
+        if r.progress is not None:
+            r.progress(fraction, message)
 
     release_id = uuid.uuid4().hex
-    plan_sha = plan_digest(plan)
-    measurements = all_measurements(report.queries)
+    plan_sha = compiled.digest
+    total = compiled.total
     # the file's plain SHA-256 goes to the private ledger only: audit entries travel in bundles
     commitment = file_commitment(home, plan.dataset.name, release_id, table.sha256)
     params = {"release_id": release_id, "dataset": plan.dataset.name, "plan_sha256": plan_sha,
@@ -600,63 +371,67 @@ def charge_and_release(p: Prepared) -> PublishResult:
     # what the ledger row will hold, for the ledger's cross-check (records/crosscheck.py):
     # public parameters only (release.json lists the same measurements)
     first = audit.append("release requested", {
-        **params, "release_prev": None, "epsilon": report.total.epsilon,
-        "delta": report.total.delta, "accountant": report.total.accountant,
-        "measurements_sha256": measurements_digest(
-            [measurement_to_dict(m) for m in measurements])}, time=created)
+        **params, "release_prev": None, "epsilon": total.epsilon,
+        "delta": total.delta, "accountant": total.accountant,
+        "measurements_sha256": measurements_digest(compiled.measurement_dicts)},
+        time=created)
     segment = [first]
     _checkpoint("requested")
     step(0.3, "Charging the budget ledger")
-    policy = p.policy
+    policy = trust.policy
+    # the state after the charge: its lifetime total is the one the charge composed
     state = ledger.charge(release_id=release_id, dataset=plan.dataset.name,
                           file_name=table.name, file_sha256=table.sha256, plan_sha256=plan_sha,
-                          total=report.total, measurements=measurements, audit_entry=first,
+                          compiled=compiled, audit_entry=first,
                           cap_limit=None if policy is None else
                           (lambda cap: effective_cap(cap, policy, plan.dataset.name)))
     charged = state = effective_state(state, policy)
     segment.append(audit.append("release charged", {
         "release_id": release_id, "release_prev": segment[-1]["hash"],
-        "dataset": plan.dataset.name, "epsilon": report.total.epsilon,
-        "delta": report.total.delta, "rho": report.total.rho,
-        "accountant": report.total.accountant, "lifetime": state.to_dict()["spent"],
+        "dataset": plan.dataset.name, "epsilon": total.epsilon,
+        "delta": total.delta, "rho": total.rho,
+        "accountant": total.accountant, "lifetime": state.to_dict()["spent"],
         "cap": state.cap.to_dict(), "ledger_releases_charged": ledger.releases_charged()},
         time=created))
     _checkpoint("charged")
 
     step(0.45, "Drawing the noise")
     try:
-        releases = privatize(plan, aggregates, source=p.rng, confidence=confidence,
-                             clamp_counts=clamp_counts)
-        del aggregates, p.aggregates
+        releases = privatize(plan, p.aggregates, source=p.rng, confidence=r.confidence,
+                             clamp_counts=r.clamp_counts, measurements=compiled.measurements)
+        p.aggregates = {}  # the true values go as soon as the noise is drawn
         _checkpoint("noised")
 
-        record = release_record(plan, report, releases, table, state, release_id, created,
-                                confidence, clamp_counts, commitment)
+        record = release_record(compiled, p.checked.public, releases, table, state,
+                                release_id, created, r.clamp_counts, commitment)
     except Exception as exc:  # out of memory after the charge: say so, never "internal error"
         if out_of_memory(exc):
             raise ReleaseUnfinished(release_id, NO_MEMORY, saved=False) from exc
         raise
-    record["review"] = status.state
-    record["approval"] = status.to_record()
-    if p.sign_with is not None:  # public facts of the key: the same for any data
-        record["signed_by"] = signed_by_entry(p.sign_with)
+    record["review"] = trust.status.state
+    record["approval"] = trust.status.to_record()
+    if trust.sign_with is not None:  # public facts of the key: the same for any data
+        record["signed_by"] = signed_by_entry(trust.sign_with)
     # the noised record first, before anything that could fail: then a failure below costs
     # no budget, `release --resume` writes the bundle from it
-    doc = {"release_id": release_id, "dataset": plan.dataset.name, "out": str(p.out.absolute()),
-           "overwrite": p.overwrite, "record": record, "segment": segment,
-           "noised": {r.query_id: r.noised_answers.astype(np.int64).tolist()
-                      for r in releases if r.noised_answers is not None}}
+    doc = {"release_id": release_id, "dataset": plan.dataset.name, "out": str(r.out.absolute()),
+           "overwrite": r.overwrite, "record": record, "segment": segment,
+           "noised": {q.query_id: q.noised_answers.astype(np.int64).tolist()
+                      for q in releases if q.noised_answers is not None}}
     saved = True
+    record_json = None  # release.json, written once: the pending record holds the same text
     try:
-        save_pending(home, doc)
+        record_json = json_bytes_made(record, {"plan": p.rehearsal.plan_json})
+        save_pending(home, doc, record_json)
     except Exception as exc:  # go on: the bundle may still be written
         saved = False
         p.notes.append("the noised record could not be saved before writing the bundle: "
                        + (str(exc) if isinstance(exc, PlannerError) else type(exc).__name__))
     _checkpoint("saved")
     try:
-        bundle_sha = complete_release(home, doc, plan, p.out, p.overwrite, step, resumed=False,
-                                      sign_with=p.sign_with)
+        bundle_sha = complete_release(home, doc, plan, r.out, r.overwrite, step, resumed=False,
+                                      sign_with=trust.sign_with,
+                                      plan_json=p.rehearsal.plan_json, record_json=record_json)
     except ReleaseUnfinished:
         raise
     except Exception as exc:
@@ -664,19 +439,25 @@ def charge_and_release(p: Prepared) -> PublishResult:
             if out_of_memory(exc) else f"{type(exc).__name__}: {str(exc)[:200]}"
         raise ReleaseUnfinished(release_id, problem, saved) from exc
     step(1.0, "Released")
-    return PublishResult(release_id, p.out, bundle_sha, charged, report, releases, p.notes,
+    return PublishResult(release_id, r.out, bundle_sha, charged, report, releases, p.notes,
                          record.get("signed_by"))
 
 
-def _bundle_files(plan: Plan, doc: dict[str, Any]) -> dict[str, bytes]:
+def _bundle_files(plan: Plan, doc: dict[str, Any], plan_json: bytes | None = None,
+                  record_json: bytes | None = None) -> dict[str, bytes]:
     """The bundle's files (all but the audit segment and the manifest), from the saved
-    record alone: a resumed release writes exactly what the first attempt would have."""
+    record alone: a resumed release writes exactly what the first attempt would have.
+    ``plan_json`` and ``record_json``: plan.json as the rehearsal made it and release.json
+    as the release made it for its pending record (the same bytes as from the record)."""
     record = doc["record"]
+    if record_json is None:
+        record_json = json_bytes(record) if plan_json is None else \
+            json_bytes_made(record, {"plan": plan_json})
     files: dict[str, bytes] = {
         **_report_files(plan, record),
         RESULTS: results_csv(record["results"]),
-        RECORD: json_bytes(record),
-        PLAN: json_bytes(record["plan"]),
+        RECORD: record_json,
+        PLAN: json_bytes(record["plan"]) if plan_json is None else plan_json,
     }
     for query_id, answers in doc["noised"].items():
         files[f"{NOISED_DIR}/{query_id}.csv"] = noised_csv(answers)
@@ -696,7 +477,9 @@ def _report_files(plan: Plan, record: dict[str, Any]) -> dict[str, bytes]:
 
 def complete_release(home: AppHome, doc: dict[str, Any], plan: Plan, out: Path,
                      overwrite: bool, step: Callable[[float, str], None], *,
-                     resumed: bool, sign_with: SecretKey | None = None) -> str:
+                     resumed: bool, sign_with: SecretKey | None = None,
+                     plan_json: bytes | None = None,
+                     record_json: bytes | None = None) -> str:
     """Seal and write the bundle of a charged release from its saved record; mark the ledger
     row completed and remove the saved record. Draws no noise. Returns the bundle's SHA-256.
     A record with ``signed_by`` is signed with ``sign_with``, which must be that key."""
@@ -707,7 +490,7 @@ def complete_release(home: AppHome, doc: dict[str, Any], plan: Plan, out: Path,
     audit = AuditLog(home.audit_path)
     ledger = Ledger(home.ledger_path)
     step(0.7, "Writing the bundle")
-    files = _bundle_files(plan, doc)
+    files = _bundle_files(plan, doc, plan_json, record_json)
     segment = list(doc["segment"])
     created = doc["record"]["created_utc"]  # every time the bundle shows is this one
     if resumed:
