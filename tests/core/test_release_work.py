@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 
 from planner_app.core.data.tables import Table, load_table
-from planner_app.core.dp import accounting, accuracy, measure
+from planner_app.core.dp import accounting
 from planner_app.core.dp.mechanisms import SeededRandomSource
+from planner_app.core.kinds import shared_dp
 from planner_app.core.planfile import load_plan, serialisation
 from planner_app.core.planfile import validation as planfile_validation
 from planner_app.core.planning import check
@@ -63,7 +64,7 @@ class Counter:
 @contextmanager
 def counting(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter]:
     counter = Counter(monkeypatch)
-    for f in (measure.measurements_for, accuracy.accuracy_for, accounting.compose,
+    for f in (shared_dp.measurements_for, shared_dp.accuracy_for, accounting.compose,
               serialisation.plan_to_dict, planfile_validation.plan_from_dict,
               check.check_plan):
         counter.count(f)
