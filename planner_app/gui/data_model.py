@@ -311,7 +311,7 @@ def _query_fit(query: Query, source: TableSource, name: str,
 
     problems = query_problems(query, source, name, counted)
     tally = None
-    if not problems and kind_of(query).aggregate_of(query).reads_answers \
+    if not problems and kind_of(query).reads_answers \
             and query.column is not None:
         tally = yes_no_tally(source, query)
     return problems, tally

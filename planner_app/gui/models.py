@@ -17,7 +17,7 @@ from ..core.dp.accuracy import format_half_width
 from ..core.kinds import kind_of
 from ..core.kinds.shared_dp import useless_warning
 from ..core.planning.changes import OpChanges
-from ..core.support.words import KIND_NAMES, confidence_percent
+from ..core.support.words import confidence_percent
 from .session import Session
 
 if TYPE_CHECKING:  # pandas is imported when a table is first shown, not at start
@@ -488,7 +488,7 @@ class StatisticsModel(HeaderedModel):
             if col == 1:
                 plan = self.session.plan
                 unit = plan.privacy_unit if plan is not None else None
-                return kind_of(q).describe(q.column, KIND_NAMES.get(q.kind, q.kind),
+                return kind_of(q).describe(q.column, kind_of(q).title,
                                        q.missing.policy == "impute",
                                        unit.id_column if unit else None,
                                        unit.rows_per_unit if unit else 1, q.of == "people")

@@ -29,9 +29,10 @@ from planner_app.core.kinds.shared_data import (
     YesNoAnswers,
 )
 from planner_app.core.kinds.shared_dp import cell_count
-from planner_app.core.model import NEEDS_BOUNDS, YES_NO_KINDS, Query
+from planner_app.core.model import Query
 from tests.engine.helpers import SALT, plan_of, write_csv
 from tests.engine.test_duckdb_equals_pandas import FRAME, QUERIES
+from tests.kind_table import NEEDS_BOUNDS, YES_NO_KINDS
 
 SYNTHETIC: dict[str, Any] = {
     "id": "syn", "kind": "synthetic", "epsilon": 1.0, "delta": 1e-6, "method": "mst",
@@ -106,3 +107,13 @@ def test_every_engine_computes_exactly_the_described_parts(tmp_path: Path) -> No
     finally:
         for engine in engines:
             engine.close()
+
+
+@pytest.mark.parametrize("name", list(KINDS))
+def test_a_kind_says_how_it_reads_its_column_before_its_fields_are_complete(name: str) -> None:
+    """The app's form asks how a statistic reads its column while the owner edits it (no
+    bounds or bins yet); the kind answers as its description would."""
+    draft = Query(id="d", kind=name, epsilon=1.0, column="x")
+    kind = KINDS[name]
+    assert kind.reads_numbers(draft) == (name in NEEDS_BOUNDS or name == "histogram")
+    assert kind.reads_answers == (name in YES_NO_KINDS)

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from planner_app.core.dp.accuracy import ROWS_KINDS
 from planner_app.core.kinds import KINDS, kind_of
 from planner_app.core.kinds.shared_dp import (
     accuracy_for,
@@ -24,6 +23,7 @@ from planner_app.core.kinds.shared_dp import (
 from planner_app.core.model.grid import DEFAULT_GRID_BITS, QUANTILE_GRID_BITS
 from planner_app.core.planfile import plan_from_dict
 from tests.conftest import plan_dict
+from tests.kind_table import ROWS_KINDS
 
 #: one statistic of each kind, with (headline component, its add-remove L1 sensitivity in
 #: value units, the cells it releases), worked out by hand from docs/ formulas
@@ -104,8 +104,8 @@ UNITS_BEFORE = {"count": "count", "histogram": "count", "synthetic": "count", "s
 
 @pytest.mark.parametrize("name", sorted(KINDS))
 def test_dp_attributes_agree_with_the_tables_still_read(name: str) -> None:
-    """ROWS_KINDS stays importable this wave (the report and the command line read it):
-    a kind's accuracy_needs_rows says the same; its accuracy_unit is the old table's."""
+    """A kind's accuracy_needs_rows says what the report and the command line read (the
+    kinds whose ± is for a stated row count); its accuracy_unit is the old table's."""
     kind = KINDS[name]
     assert kind.accuracy_needs_rows == (name in ROWS_KINDS)
     assert kind.accuracy_unit == UNITS_BEFORE[name]

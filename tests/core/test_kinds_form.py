@@ -9,15 +9,15 @@ import pytest
 from planner_app.core.dp.accuracy import Accuracy
 from planner_app.core.kinds import KINDS
 from planner_app.core.kinds import shared_form as sf
-from planner_app.core.model import (
+from planner_app.core.model import Query
+from tests.kind_table import (
     EXPECTED_COUNT_KINDS,
     MECHANISMS_BY_KIND,
     NEEDS_BOUNDS,
     YES_NO_KINDS,
-    Query,
     kind_takes,
 )
-from planner_app.core.model.plan import KINDS as PLAN_KINDS
+from tests.kind_table import KINDS as PLAN_KINDS
 
 
 def test_every_kind_of_the_plan_has_a_form() -> None:

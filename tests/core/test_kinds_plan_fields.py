@@ -11,16 +11,16 @@ from typing import Any
 import pytest
 
 from planner_app.core.kinds import KINDS
-from planner_app.core.model import (
+from planner_app.core.planfile import plan_from_dict, plan_to_dict
+from planner_app.core.support.errors import InputError
+from tests.conftest import plan_dict
+from tests.kind_table import (
     MECHANISMS_BY_KIND,
     NEEDS_BOUNDS,
     NEEDS_COLUMN,
     YES_NO_KINDS,
     kind_takes,
 )
-from planner_app.core.planfile import plan_from_dict, plan_to_dict
-from planner_app.core.support.errors import InputError
-from tests.conftest import plan_dict
 
 #: one statistic of each kind in the plan file's canonical form (the order plan_to_dict
 #: writes: id, label, kind, column, the kind's fields, the row selection, missing, mechanism,

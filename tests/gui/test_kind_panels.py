@@ -8,8 +8,8 @@ import pytest
 
 from planner_app.core.kinds import KINDS
 from planner_app.core.kinds import shared_form as sf
-from planner_app.core.model import MECHANISMS_BY_KIND
 from planner_app.gui.dialogs.query_dialog import QueryDialog
+from tests.kind_table import MECHANISMS_BY_KIND
 
 
 @pytest.mark.parametrize("name", list(KINDS))

@@ -3,9 +3,9 @@ by and then refused it) and points to the central share by group (finding 3)."""
 
 from __future__ import annotations
 
-from planner_app.core.model import kind_takes
 from planner_app.core.support.words import CENTRAL_SHARE_HINT
 from planner_app.gui.dialogs.query_dialog import QueryDialog
+from tests.kind_table import kind_takes
 
 
 def test_the_yes_no_share_form_offers_no_group_by_and_says_how_to_get_one(demo, qtbot) -> None:  # type: ignore[no-untyped-def]

@@ -10,7 +10,7 @@ from planner_app.core.planfile import load_plan
 from planner_app.core.release.publish import publish
 from planner_app.core.support.home import app_home
 from planner_app.core.support.resources import demo_plan_path, demo_table_path
-from planner_app.core.support.words import KIND_NAMES
+from tests.kind_table import KIND_NAMES
 
 
 def test_the_parameters_tab_shows_the_kinds_display_names(  # type: ignore[no-untyped-def]

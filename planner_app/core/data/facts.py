@@ -625,5 +625,5 @@ def missing_ids(r: Reader, column: str) -> int:
 def yes_no_queries(plan_or_queries: Iterable[Query], columns: Iterable[str]) -> list[Query]:
     have = set(columns)
     return [q for q in plan_or_queries
-            if kind_of(q).aggregate_of(q).reads_answers and q.column is not None
+            if kind_of(q).reads_answers and q.column is not None
             and q.column in have]

@@ -70,7 +70,7 @@ def is_numeric_column(series: pd.Series) -> bool:
 
 def needs_numbers(query: Query) -> bool:
     """The statistic reads its column as numbers (bounds or numeric bins)."""
-    return kind_of(query).aggregate_of(query).reads_numbers
+    return kind_of(query).reads_numbers(query)
 
 
 def _as_source(data: pd.DataFrame | TableSource, table_name: str) -> TableSource:
@@ -144,7 +144,7 @@ def fit_rule(queries: Sequence[Query], columns: Collection[str], table_name: str
                 out.append(_problem(f"{where}.column", f"{query.column!r} in {table_name} holds "
                                     f"text, not numbers: {what} a column of numbers (choose "
                                     "another column, or a histogram with categories)"))
-            if kind_of(query).aggregate_of(query).reads_answers:
+            if kind_of(query).reads_answers:
                 out.extend(_yes_no_problems(query, *yes_no(query), table_name))
         for i, sc in enumerate(query.synth_columns or ()):  # each column once, as written
             if exists(f"columns[{i}].column", sc.column) and sc.bins is not None \
@@ -250,7 +250,7 @@ def distinct_values(series: pd.Series, limit: int = 50) -> list[Any]:
 
 def plan_only_notes(query: Query) -> list[str]:
     """What the check without data says about how a yes/no column will be read."""
-    if kind_of(query).aggregate_of(query).reads_answers and query.yes is None:
+    if kind_of(query).reads_answers and query.yes is None:
         return [f"{query.id}: no \"yes\"/\"no\" values are declared, so {query.column} is read "
                 f"as {FIXED_YES_NO}; any other value in it stops the release (check with the "
                 "data to see)"]

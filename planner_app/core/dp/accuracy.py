@@ -127,7 +127,6 @@ def expected_count(query: Query, plan: Plan) -> float | None:
     return plan.dataset.expected_rows / groups
 
 
-ROWS_KINDS = ("mean", "variance", "randomized_response")  # a ± for a stated row count
 
 
 def rows_basis(query: Query, plan: Plan, n: float, noun: str = "rows") -> str:

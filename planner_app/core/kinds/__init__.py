@@ -8,6 +8,6 @@ release, the app) calls a kind through the registry.
 """
 
 from .base import StatisticKind
-from .registry import KINDS, kind_of
+from .registry import KINDS, kind_of, title_of
 
-__all__ = ["KINDS", "StatisticKind", "kind_of"]
+__all__ = ["KINDS", "StatisticKind", "kind_of", "title_of"]

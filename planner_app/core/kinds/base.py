@@ -32,9 +32,9 @@ from ..dp.sensitivity import (
 )
 from ..model import Plan, PrivacyUnit, Query
 from ..model.grid import DEFAULT_GRID_BITS
-from ..model.plan import MECHANISMS_BY_KIND, NEEDS_BOUNDS, NEEDS_COLUMN, Scalar, kind_takes
+from ..model.plan import Scalar
 from ..model.reader import FieldReader, as_number
-from ..support.words import KIND_NAMES, format_number, statistic_of_words
+from ..support.words import format_number, statistic_of_words
 from .results import Aggregate, QueryRelease
 from .shared_data import AggregateDescription
 from .shared_form import NOISE_TIP, ONE_STATISTIC, FormWords, MechanismOption, mechanism_options
@@ -57,8 +57,10 @@ class StatisticKind(ABC):
 
     #: the kind's name in the plan file (``"kind": name``)
     name: ClassVar[str]
-    #: its name in the app's words ("Count", "Sum", ...)
+    #: its name as the app lists it ("Count", "Sum", ... "Yes/no share")
     title: ClassVar[str]
+    #: its name inside a sentence of the report ("count", "share of yes (randomized ...)")
+    words: ClassVar[str]
 
     # --- plan fields: read, validate and write the kind's own fields ---------------------
     # (planfile/validation.py reads the fields every statistic has and calls these in a fixed
@@ -69,19 +71,20 @@ class StatisticKind(ABC):
     #: the plan-level refusal of the "basic" accountant for it (None: basic composes it)
     basic_accountant_refusal: ClassVar[str | None] = None
 
-    @property
-    def mechanisms(self) -> tuple[str, ...]:
-        """Its mechanisms, the default first (model.plan.MECHANISMS_BY_KIND)."""
-        return MECHANISMS_BY_KIND[self.name]
-
-    @property
-    def needs_column(self) -> bool:
-        """It reads a column (model.plan.NEEDS_COLUMN)."""
-        return self.name in NEEDS_COLUMN
+    #: its mechanisms, the default first (a synthetic table's is its "method")
+    mechanisms: ClassVar[tuple[str, ...]] = ("laplace", "gaussian")
+    #: it reads a column
+    needs_column: ClassVar[bool] = True
+    #: the row-selecting plan fields it does not take (validation refuses them, the form
+    #: does not offer them)
+    not_taken: ClassVar[frozenset[str]] = frozenset()
+    #: its ± before release is computed from a row count, so it reads a statistic's
+    #: ``expected_count`` (the form shows that field for it)
+    asks_expected_count: ClassVar[bool] = False
 
     def takes(self, field: str) -> bool:
         """Whether it takes the row-selecting plan field ``field`` (group_by, where)."""
-        return kind_takes(self.name, field)
+        return field not in self.not_taken
 
     def read_query(self, r: FieldReader, qid: str, label: str) -> Query | None:
         """The whole statistic, for a kind whose fields share nothing with the others
@@ -236,6 +239,14 @@ class StatisticKind(ABC):
         """What the engines compute for this statistic (shared_data.py's vocabulary): the
         parts, the column and how it is read, the inner cells, the bounding of a number."""
 
+    #: it reads its column as yes/no answers (its description's ``reads_answers``)
+    reads_answers: ClassVar[bool] = False
+
+    def reads_numbers(self, query: Query) -> bool:
+        """It reads its column as numbers (its description's ``reads_numbers``), asked of a
+        statistic still being edited too, whose bounds or bins may be missing."""
+        return self.bounded
+
     # --- planning and release: preview, readiness, post-processing, verify, report words --
 
     #: a synthetic table: released as noised marginals and made-up rows (its own verify,
@@ -259,7 +270,7 @@ class StatisticKind(ABC):
     @property
     def asks_bounds_reason(self) -> bool:
         """Its bounds are public parameters that need a reason (readiness's ``reasons``)."""
-        return self.name in NEEDS_BOUNDS
+        return self.bounded
 
     @abstractmethod
     def release(self, query: Query, aggregate: Aggregate, ms: list[Measurement],
@@ -329,7 +340,7 @@ class StatisticKind(ABC):
 
     def form_mechanisms(self) -> tuple[MechanismOption, ...]:
         """The noise mechanisms the form offers, in the plan's order (MECHANISMS_BY_KIND)."""
-        return mechanism_options(self.name)
+        return mechanism_options(self.mechanisms)
 
     def form_noise_tip(self) -> str:
         """The tooltip of the form's noise list."""
@@ -346,12 +357,12 @@ class StatisticKind(ABC):
 
     def list_name(self, query: Query) -> str:
         """The statistic's kind in the app's list of statistics (a count says which rows)."""
-        return KIND_NAMES.get(self.name, self.name)
+        return self.title
 
     def pane_heading(self, query: Query, id_column: str | None,
                      rows_per_unit: int) -> tuple[str, str | None]:
         """The statistic pane's heading: words, then the column to show in bold (or None)."""
-        name = KIND_NAMES.get(self.name, self.name)
+        name = self.title
         return (f"{name} of ", query.column) if query.column else (name, None)
 
     def pane_accuracy_note(self, query: Query, acc: Accuracy) -> str:

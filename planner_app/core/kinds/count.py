@@ -9,7 +9,6 @@ from ..dp.accuracy import Accuracy, measurement_half_width
 from ..dp.measure import Measurement
 from ..dp.sensitivity import Component, describe_rows, people_component, present_text
 from ..model import Plan, PrivacyUnit, Query
-from ..model.plan import COUNT_OF
 from ..model.reader import FieldReader
 from ..support.words import count_words
 from . import shared_form as form
@@ -24,10 +23,16 @@ from .shared_release import (
     interval_problem,
 )
 
+# what a count counts: its rows, or its people (the distinct ids of an id unit; a person
+# counts once in a cell if any of their kept rows is in it)
+COUNT_OF = ("rows", "people")
+
 
 class Count(StatisticKind):
     name = "count"
     title = "Count"
+    words = "count"
+    needs_column = False
 
     # --- plan fields -----------------------------------------------------------------------
 
@@ -97,7 +102,7 @@ class Count(StatisticKind):
 
     # --- the app's form ------------------------------------------------------------------------
     def form_fields(self) -> frozenset[str]:
-        return rows_fields(self.name) | {form.COUNT_OF}
+        return rows_fields(self.not_taken, self.asks_expected_count) | {form.COUNT_OF}
 
     def form_words(self) -> FormWords:
         return replace(ONE_STATISTIC, column_label=COUNT_COLUMN_LABEL)

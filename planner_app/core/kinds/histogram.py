@@ -28,6 +28,7 @@ from .shared_release import (
 class Histogram(StatisticKind):
     name = "histogram"
     title = "Histogram"
+    words = "histogram"
 
     # --- plan fields -----------------------------------------------------------------------
 
@@ -92,6 +93,9 @@ class Histogram(StatisticKind):
 
     # --- data ----------------------------------------------------------------------------------
 
+    def reads_numbers(self, query: Query) -> bool:
+        return query.categories is None  # bins of a numeric column
+
     def aggregate_of(self, query: Query) -> AggregateDescription:
         assert query.column is not None
         if query.categories is not None:
@@ -137,4 +141,4 @@ class Histogram(StatisticKind):
 
     # --- the app's form ------------------------------------------------------------------------
     def form_fields(self) -> frozenset[str]:
-        return rows_fields(self.name) | {DOMAIN}
+        return rows_fields(self.not_taken, self.asks_expected_count) | {DOMAIN}

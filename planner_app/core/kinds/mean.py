@@ -34,6 +34,8 @@ from .shared_release import (
 class Mean(StatisticKind):
     name = "mean"
     title = "Mean"
+    words = "mean"
+    asks_expected_count = True
 
     # --- plan fields -----------------------------------------------------------------------
 
@@ -125,4 +127,4 @@ class Mean(StatisticKind):
 
     # --- the app's form ------------------------------------------------------------------------
     def form_fields(self) -> frozenset[str]:
-        return rows_fields(self.name) | {BOUNDS}
+        return rows_fields(self.not_taken, self.asks_expected_count) | {BOUNDS}

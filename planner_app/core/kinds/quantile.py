@@ -40,6 +40,9 @@ from .shared_release import (
 class Quantile(StatisticKind):
     name = "quantile"
     title = "Quantile"
+    words = "quantile"
+    mechanisms = ("exponential",)
+    asks_expected_count = True
 
     # --- plan fields -----------------------------------------------------------------------
 
@@ -153,7 +156,7 @@ class Quantile(StatisticKind):
 
     # --- the app's form ------------------------------------------------------------------------
     def form_fields(self) -> frozenset[str]:
-        return rows_fields(self.name) | {BOUNDS, QUANTILE}
+        return rows_fields(self.not_taken, self.asks_expected_count) | {BOUNDS, QUANTILE}
 
     def pane_accuracy_note(self, query: Query, acc: Accuracy) -> str:
         """In percentiles of the data: "the released median lies between the 45th and …"."""

@@ -47,7 +47,14 @@ from .shared_release import (
 
 class RandomizedResponse(StatisticKind):
     name = "randomized_response"
-    title = "Randomized response"
+    title = "Yes/no share"
+    words = "share of yes (randomized response)"
+    mechanisms = ("randomized_response",)
+    asks_expected_count = True
+    # local: each answer is noised on its own, so its one share has no cells to group or
+    # filter (a share by group is the mean of a 0/1 column)
+    not_taken = frozenset({"group_by", "where"})
+    reads_answers = True
 
     # --- plan fields -----------------------------------------------------------------------
 
@@ -210,4 +217,4 @@ class RandomizedResponse(StatisticKind):
 
     # --- the app's form ------------------------------------------------------------------------
     def form_fields(self) -> frozenset[str]:
-        return rows_fields(self.name) | {YES_NO, SHARE_HINT}
+        return rows_fields(self.not_taken, self.asks_expected_count) | {YES_NO, SHARE_HINT}

@@ -30,6 +30,13 @@ KINDS: Mapping[str, StatisticKind] = {
 }
 
 
+def title_of(name: str) -> str:
+    """A kind's name as the app lists it, from its name in a file (a name this version does
+    not know, e.g. in a record made by a newer one, is shown as written)."""
+    kind = KINDS.get(name)
+    return kind.title if kind is not None else name
+
+
 def kind_of(query: _HasKind) -> StatisticKind:
     """The kind of a statistic (a ``Query``, or anything with a ``kind`` name). The plan's
     reader refuses an unknown name, so a KeyError here is a bug, never a user's input."""

@@ -21,9 +21,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from ..model.plan import MECHANISMS_BY_KIND, kind_takes
-from ..model.rules import EXPECTED_COUNT_KINDS
-
 COLUMN: Final = "column"
 COUNT_OF: Final = "count_of"
 BOUNDS: Final = "bounds"
@@ -124,19 +121,19 @@ WHOLE_TABLE: Final = FormWords(
 COUNT_COLUMN_LABEL: Final = "Rows counted"
 
 
-def mechanism_options(kind: str) -> tuple[MechanismOption, ...]:
-    """The noise mechanisms the form offers a kind, in the plan's order (model's
-    MECHANISMS_BY_KIND)."""
+def mechanism_options(mechanisms: tuple[str, ...]) -> tuple[MechanismOption, ...]:
+    """The noise mechanisms the form offers a kind, in the plan's order (the kind's
+    ``mechanisms``)."""
     return tuple(MechanismOption(m, MECHANISM_LABELS[m], MECHANISM_TIPS.get(m))
-                 for m in MECHANISMS_BY_KIND[kind])
+                 for m in mechanisms)
 
 
-def rows_fields(kind: str) -> frozenset[str]:
+def rows_fields(not_taken: frozenset[str], asks_expected_count: bool) -> frozenset[str]:
     """The groups of a statistic that reads rows of the table: its column, the missing-cell
-    policy, the group-by and conditions the kind takes (model.kind_takes) and, for the kinds
+    policy, the group-by and conditions the kind takes (its ``not_taken``) and, for the kinds
     whose ± depends on how many rows there are, the expected count."""
     fields = {COLUMN, MISSING}
-    fields |= {f for f in (GROUP_BY, WHERE) if kind_takes(kind, f)}
-    if kind in EXPECTED_COUNT_KINDS:
+    fields |= {f for f in (GROUP_BY, WHERE) if f not in not_taken}
+    if asks_expected_count:
         fields.add(EXPECTED_COUNT)
     return frozenset(fields)

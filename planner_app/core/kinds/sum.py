@@ -29,6 +29,7 @@ from .shared_release import (
 class Sum(StatisticKind):
     name = "sum"
     title = "Sum"
+    words = "sum"
 
     # --- plan fields -----------------------------------------------------------------------
 
@@ -101,4 +102,4 @@ class Sum(StatisticKind):
 
     # --- the app's form ------------------------------------------------------------------------
     def form_fields(self) -> frozenset[str]:
-        return rows_fields(self.name) | {BOUNDS}
+        return rows_fields(self.not_taken, self.asks_expected_count) | {BOUNDS}

@@ -23,7 +23,7 @@ from ..dp.sensitivity import Component
 from ..dp.synthetic import preview, preview_lines, synthetic_measurements
 from ..dp.synthetic_sensitivity import synthetic_components
 from ..model import Plan
-from ..model.plan import MAX_EPSILON, MECHANISMS_BY_KIND, PrivacyUnit, Query, SynthColumn
+from ..model.plan import MAX_EPSILON, PrivacyUnit, Query, SynthColumn
 from ..model.reader import FieldReader, as_number
 from ..model.rules import delta_problem, read_justification
 from ..support.cells import formula_escaped
@@ -78,7 +78,7 @@ def read_synthetic(r: FieldReader, qid: str, label: str) -> Query:
                         "columns)")
     if r.has("mechanism"):
         r.fail("mechanism", 'is not used by kind synthetic; write "method": "mst"')
-    method = r.choice("method", MECHANISMS_BY_KIND["synthetic"], default="mst")
+    method = r.choice("method", Synthetic.mechanisms, default="mst")
     columns = _read_columns(r)
     rows = r.integer("rows", required=False)
     if rows is not None and not 1 <= rows <= MAX_SYNTH_ROWS:
@@ -252,6 +252,10 @@ def stated_epsilon(q: dict[str, Any]) -> float:
 class Synthetic(StatisticKind):
     name = "synthetic"
     title = "Synthetic table"
+    words = "synthetic table"
+    mechanisms = ("mst",)  # written "method" in the plan (docs/synthetic.md)
+    needs_column = False
+    not_taken = frozenset({"group_by", "where"})
 
     # --- plan fields -----------------------------------------------------------------------
 

@@ -35,6 +35,8 @@ from .shared_release import (
 class Variance(StatisticKind):
     name = "variance"
     title = "Variance"
+    words = "variance"
+    asks_expected_count = True
 
     # --- plan fields -----------------------------------------------------------------------
 
@@ -147,4 +149,4 @@ class Variance(StatisticKind):
 
     # --- the app's form ------------------------------------------------------------------------
     def form_fields(self) -> frozenset[str]:
-        return rows_fields(self.name) | {BOUNDS}
+        return rows_fields(self.not_taken, self.asks_expected_count) | {BOUNDS}

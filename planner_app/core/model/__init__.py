@@ -9,9 +9,7 @@ Plan, Query``); the modules above are its parts.
 
 from .plan import (
                    ACCOUNTANTS,
-                   COUNT_OF,
                    FORMAT,
-                   KINDS,
                    MAX_ABS_BOUND,
                    MAX_EPSILON,
                    MAX_EXPECTED_ROWS,
@@ -19,14 +17,9 @@ from .plan import (
                    MAX_PLAN_BYTES,
                    MAX_QUERIES,
                    MAX_TEXT,
-                   MECHANISMS_BY_KIND,
                    MIN_DELTA,
-                   NEEDS_BOUNDS,
-                   NEEDS_COLUMN,
-                   NOT_TAKEN,
                    OPS,
                    RELATIONS,
-                   YES_NO_KINDS,
                    Budget,
                    Condition,
                    Dataset,
@@ -37,10 +30,8 @@ from .plan import (
                    Query,
                    Scalar,
                    SynthColumn,
-                   kind_takes,
 )
 from .rules import (
-    EXPECTED_COUNT_KINDS,
     MAX_ROWS_PER_PERSON,
     delta_problem,
     epsilon_problem,
@@ -60,12 +51,12 @@ from .values import (
 )
 
 __all__ = [
-    "ACCOUNTANTS", "COUNT_OF", "EXPECTED_COUNT_KINDS", "FIXED_YES_NO", "FORMAT", "KINDS",
+    "ACCOUNTANTS", "FIXED_YES_NO", "FORMAT",
     "MAX_ABS_BOUND", "MAX_EPSILON", "MAX_EXPECTED_ROWS", "MAX_LIST", "MAX_PLAN_BYTES",
-    "MAX_QUERIES", "MAX_ROWS_PER_PERSON", "MAX_TEXT", "MECHANISMS_BY_KIND", "MIN_DELTA",
-    "NEEDS_BOUNDS", "NEEDS_COLUMN", "NOT_TAKEN", "OPS", "RELATIONS", "YES_NO_KINDS", "Budget",
+    "MAX_QUERIES", "MAX_ROWS_PER_PERSON", "MAX_TEXT", "MIN_DELTA",
+    "OPS", "RELATIONS", "Budget",
     "Condition", "Dataset", "GroupBy", "Missing", "Plan", "PrivacyUnit", "Query", "Scalar",
     "SynthColumn", "answer_reader", "canonical_key", "canonical_keys", "delta_problem",
-    "epsilon_problem", "expected_count_problem", "expected_rows_problem", "kind_takes",
+    "epsilon_problem", "expected_count_problem", "expected_rows_problem",
     "max_rows_problem", "quantile_problem", "read_justification", "text_number", "yes_no",
 ]

@@ -15,42 +15,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 FORMAT = "planner-app/plan@1"
-KINDS = ("count", "sum", "mean", "variance", "histogram", "quantile", "randomized_response",
-         "synthetic")
 OPS = ("==", "!=", "<", "<=", ">", ">=", "in")
 RELATIONS = ("add-remove", "replace-one")
 ACCOUNTANTS = ("basic", "zcdp", "pld")
-MECHANISMS_BY_KIND: dict[str, tuple[str, ...]] = {
-    "count": ("laplace", "gaussian"),
-    "sum": ("laplace", "gaussian"),
-    "mean": ("laplace", "gaussian"),
-    "variance": ("laplace", "gaussian"),
-    "histogram": ("laplace", "gaussian"),
-    "quantile": ("exponential",),
-    "randomized_response": ("randomized_response",),
-    "synthetic": ("mst",),  # written "method" in the plan (docs/synthetic.md)
-}
-NEEDS_COLUMN = ("sum", "mean", "variance", "histogram", "quantile", "randomized_response")
-NEEDS_BOUNDS = ("sum", "mean", "variance", "quantile")
-YES_NO_KINDS = ("randomized_response",)  # kinds that read cells as yes or no
-# the row-selecting fields a kind does not take: validation refuses them, and the form does
-# not offer them (randomized response is local: each answer is noised on its own, so its one
-# share has no cells to group or filter; a share by group is the mean of a 0/1 column)
-NOT_TAKEN: dict[str, tuple[str, ...]] = {
-    "randomized_response": ("group_by", "where"),
-    "synthetic": ("group_by", "where"),
-}
-
-
-# what a count counts: its rows, or its people (the distinct ids of an id unit; a person
-# counts once in a cell if any of their kept rows is in it)
-COUNT_OF = ("rows", "people")
-
-
-def kind_takes(kind: str, field: str) -> bool:
-    """Whether a statistic of ``kind`` takes the plan field ``field`` (group_by, where)."""
-    return field not in NOT_TAKEN.get(kind, ())
-
 MAX_PLAN_BYTES = 50 * 1024 * 1024
 MAX_QUERIES = 10_000
 MAX_LIST = 1_000_000
@@ -153,7 +120,7 @@ class Query:
     no: tuple[Scalar, ...] | None = None  # cell values that mean no
     synth_columns: tuple[SynthColumn, ...] | None = None  # synthetic: "columns" in the plan
     rows: int | None = None  # synthetic: rows to generate (None: from the noised marginals)
-    of: str = "rows"  # count: "rows", or "people" (distinct ids of the unit: COUNT_OF)
+    of: str = "rows"  # count: "rows", or "people" (distinct ids of the unit: kinds/count.py)
 
     @property
     def title(self) -> str:

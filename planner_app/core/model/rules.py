@@ -52,9 +52,6 @@ def expected_rows_problem(rows: float) -> str | None:
     return None
 
 
-# the kinds whose ± before release is computed from a row count, and so read a statistic's
-# expected_count (dp/accuracy.py): the statistic editor shows its field for these only
-EXPECTED_COUNT_KINDS = ("mean", "variance", "quantile", "randomized_response")
 
 
 def expected_count_problem(count: float) -> str | None:

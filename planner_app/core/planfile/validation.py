@@ -12,15 +12,13 @@ import re
 from typing import Any
 
 from ..kinds.base import StatisticKind
-from ..kinds.registry import KINDS as STATISTIC_KINDS
-from ..kinds.registry import kind_of
+from ..kinds.registry import KINDS, kind_of
 from ..kinds.shared_plan import not_used
 from ..model.grid import grid_problem
 from ..model.plan import (
     _ID_RE,
     ACCOUNTANTS,
     FORMAT,
-    KINDS,
     MAX_QUERIES,
     OPS,
     RELATIONS,
@@ -92,9 +90,9 @@ def _read_query(source: str, obj: Any, path: str) -> Query:
     """One statistic, its fields read (and checked) in a fixed order."""
     r = FieldReader(source, obj, path, QUERY_FIELDS)
     qid = _read_id(r)
-    name = r.choice("kind", KINDS)
+    name = r.choice("kind", tuple(KINDS))
     assert name is not None
-    kind = STATISTIC_KINDS[name]
+    kind = KINDS[name]
     label = r.text("label", required=False, default="") or ""
     whole = kind.read_query(r, qid, label)
     if whole is not None:

@@ -20,7 +20,6 @@ from __future__ import annotations
 from ..kinds import kind_of
 from ..kinds.shared_release import plan_number
 from ..model import PrivacyUnit, Query
-from ..support.words import KIND_NAMES
 
 #: What the review window and ``check`` call each line (the labels of parameter_lines).
 MISSING_LABEL = "Missing values and rows left out"
@@ -28,7 +27,7 @@ MISSING_LABEL = "Missing values and rows left out"
 def public_parameters(q: Query) -> list[tuple[str, str]]:
     """(name, value) of every public parameter the statistic has, as a person reads it."""
     kind = kind_of(q)
-    out: list[tuple[str, str]] = [("Kind", KIND_NAMES.get(q.kind, q.kind)),
+    out: list[tuple[str, str]] = [("Kind", kind_of(q).title),
                                   *kind.public_parameters(q)]
     out.append(("ε", plan_number(q.epsilon)))
     if q.delta or kind.always_shows_delta:

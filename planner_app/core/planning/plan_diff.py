@@ -25,6 +25,7 @@ from ..dp.accuracy import (
     shown_half_width,
     shown_unit,
 )
+from ..kinds import title_of
 from ..model import Plan, Query, canonical_key
 from ..planfile import plan_digest
 from ..records.keys import PublicKey
@@ -32,7 +33,7 @@ from ..records.policy import approval_rule, policy_or_error
 from ..records.review import approval_keys, approval_status
 from ..support.errors import InputError
 from ..support.home import AppHome
-from ..support.words import KIND_NAMES, confidence_percent, relation_words, unit_of
+from ..support.words import confidence_percent, relation_words, unit_of
 from .check import CheckReport, check_plan
 
 ADDED, REMOVED, CHANGED = "added", "removed", "changed"
@@ -119,7 +120,7 @@ class StatisticChange:
     @property
     def heading(self) -> str:
         label = f" {self.title!r}" if self.title != self.id else ""
-        return f"{self.id}{label} ({KIND_NAMES.get(self.kind, self.kind)})"
+        return f"{self.id}{label} ({title_of(self.kind)})"
 
     @property
     def lines(self) -> list[str]:

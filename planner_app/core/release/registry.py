@@ -21,9 +21,9 @@ from typing import Any
 
 import yaml
 
-from ..kinds import KINDS
+from ..kinds import KINDS, title_of
 from ..kinds.synthetic import stated_epsilon
-from ..support.words import KIND_NAMES, unit_words
+from ..support.words import unit_words
 from .report import data_file_sentence, listing, transparency
 from .signing import signature_words
 
@@ -167,7 +167,7 @@ def registry_record(record: dict[str, Any]) -> dict[str, Any]:
                 "data_curators": [TO_FILL_CURATOR],
                 "description": (f"{len(queries):,} statistics about {dataset!r} released "
                                 "with planner-app under differential privacy: "
-                                + listing([f"{_label(q)} ({KIND_NAMES.get(q['kind'], q['kind'])})"
+                                + listing([f"{_label(q)} ({title_of(q['kind'])})"
                                            for q in queries]) + "."),
                 "intended_use": TO_FILL_USE,
                 "data_product_type": "Summary statistics",

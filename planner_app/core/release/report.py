@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..dp import risk
-from ..dp.accuracy import ROWS_KINDS, format_half_width
+from ..dp.accuracy import format_half_width
 from ..kinds import KINDS
 from ..kinds.shared_dp import useless_warning
 from ..kinds.shared_release import synthetic_noise_words as synthetic_noise_words
@@ -38,7 +38,6 @@ from ..support.numbers import (
     shown_together,
 )
 from ..support.words import (
-    KIND_WORDS,
     confidence_percent,
     relation_words,
     rows_reason_of,
@@ -324,7 +323,8 @@ def planned_words(q: dict[str, Any], level: str) -> str:
     row count was of (a group-by's assumes groups of equal size unless the plan states the
     smallest group's rows); each released interval comes from its own noised count."""
     acc = q.get("accuracy") or {}
-    if q["kind"] not in ROWS_KINDS or acc.get("half_width") is None or not acc.get("note"):
+    if (not KINDS[q["kind"]].accuracy_needs_rows or acc.get("half_width") is None
+            or not acc.get("note")):
         return ""
     own = (" Each group's interval above comes from its own noised count, so a smaller "
            "group's is wider." if q.get("cells", 1) > 1 and not KINDS[q["kind"]].publishes_answers
@@ -399,7 +399,7 @@ def _what(s: dict[str, Any]) -> str:
     imputed = isinstance(declared.get("missing"), dict)
     unit = s["unit"]
     max_rows = unit.get("max_rows") if unit.get("kind") == "person" else 1
-    return KINDS[q["kind"]].describe(q.get("column"), KIND_WORDS.get(q["kind"], q["kind"]),
+    return KINDS[q["kind"]].describe(q.get("column"), KINDS[q["kind"]].words,
                                      imputed, unit.get("id_column"),
                                      max_rows if isinstance(max_rows, int) else 1,
                                      declared.get("of") == "people")

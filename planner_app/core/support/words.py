@@ -110,18 +110,6 @@ RELATION_HELP = {
 # ----------------------------------------------------------------------------- statistics
 
 
-# each kind of statistic, named once: as a list shows it, and in a sentence of the report
-KIND_NAMES = {
-    "count": "Count", "sum": "Sum", "mean": "Mean", "variance": "Variance",
-    "histogram": "Histogram", "quantile": "Quantile", "randomized_response": "Yes/no share",
-    "synthetic": "Synthetic table",
-}
-KIND_WORDS = {
-    "count": "count", "sum": "sum", "mean": "mean", "variance": "variance",
-    "histogram": "histogram", "quantile": "quantile",
-    "randomized_response": "share of yes (randomized response)",
-    "synthetic": "synthetic table",
-}
 
 
 # the Yes/no share kind's help (walk 2, findings 2 and 3): it is local and takes no groups,

@@ -43,7 +43,7 @@ from ...core.kinds.shared_form import (
 )
 from ...core.model import Plan, Query
 from ...core.planfile import plan_to_dict
-from ...core.support.words import DISCARD_STATISTIC, DISCARD_STATISTIC_TITLE, KIND_NAMES
+from ...core.support.words import DISCARD_STATISTIC, DISCARD_STATISTIC_TITLE
 from ..session import Session
 from ..widgets.form_fields import AMBER, RED, NoteArea, NumberField
 from ..widgets.screen_fit import fit_to_screen
@@ -145,7 +145,7 @@ class QueryDialog(QueryChecks):
         form.addRow("Id", self.ident)
         self.kind = QComboBox()
         for name in KINDS:
-            self.kind.addItem(KIND_NAMES[name], name)
+            self.kind.addItem(KINDS[name].title, name)
         form.addRow("Kind", self.kind)
         self.yes_no_panel.add_help_row(form)  # the central-share hint, under the kind
         self.synth_panel.add_rows(form)

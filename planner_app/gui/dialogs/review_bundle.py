@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 
 from ...core.dp.accuracy import DEFAULT_CONFIDENCE
 from ...core.dp.risk import explain
-from ...core.kinds import kind_of
+from ...core.kinds import kind_of, title_of
 from ...core.model import Plan, PrivacyUnit, Query
 from ...core.planfile import load_plan, plan_digest
 from ...core.planning.changes import OpChanges
@@ -51,7 +51,6 @@ from ...core.release.report import cell_name, format_interval, format_value
 from ...core.support.errors import InputError, PlannerError
 from ...core.support.home import AppHome
 from ...core.support.words import (
-    KIND_NAMES,
     REVIEW_NOT_RECORDED_TITLE,
     confidence_percent,
     format_number,
@@ -173,7 +172,7 @@ class ReviewDialog(QDialog):
             if lacking:
                 reasons = "; ".join(filter(None, [reasons, "NO REASON for the "
                                                   + " and ".join(lacking)]))
-            rows.append([q.title, kind_of(q).describe(q.column, KIND_NAMES.get(q.kind, q.kind),
+            rows.append([q.title, kind_of(q).describe(q.column, kind_of(q).title,
                                                   q.missing.policy == "impute", unit.id_column,
                                                   unit.rows_per_unit, q.of == "people"),
                          q.column or ", ".join(c.column for c in q.synth_columns or ()) or "—",
@@ -512,7 +511,7 @@ class BundleDialog(QDialog):
         if opened.release is None:
             return None
         # the kind's name as the planner shows it, not the plan's key ("randomized_response")
-        params = [[s.label, KIND_NAMES.get(s.kind, s.kind), s.mechanism,
+        params = [[s.label, title_of(s.kind), s.mechanism,
                    format_number(s.sensitivity), f"{s.epsilon:.4g}", f"{s.delta:g}",
                    format_accuracy(s.half_width, s.unit, s.rows), s.derivation]
                   for s in opened.release.statistics]

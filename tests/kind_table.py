@@ -1,0 +1,39 @@
+"""What each statistic kind is, written out by hand as docs/plan-format.md states it: the
+independent answer the kind registry's tests compare each kind module's attributes with.
+
+(Until issue 23 these tables were the plan model's; each kind now states its own, and these
+copies keep the tests honest: a kind that changes what it takes fails them.)
+"""
+
+from __future__ import annotations
+
+KINDS = ("count", "sum", "mean", "variance", "histogram", "quantile", "randomized_response",
+         "synthetic")
+MECHANISMS_BY_KIND: dict[str, tuple[str, ...]] = {
+    "count": ("laplace", "gaussian"),
+    "sum": ("laplace", "gaussian"),
+    "mean": ("laplace", "gaussian"),
+    "variance": ("laplace", "gaussian"),
+    "histogram": ("laplace", "gaussian"),
+    "quantile": ("exponential",),
+    "randomized_response": ("randomized_response",),
+    "synthetic": ("mst",),
+}
+NEEDS_COLUMN = ("sum", "mean", "variance", "histogram", "quantile", "randomized_response")
+NEEDS_BOUNDS = ("sum", "mean", "variance", "quantile")
+YES_NO_KINDS = ("randomized_response",)
+NOT_TAKEN: dict[str, tuple[str, ...]] = {
+    "randomized_response": ("group_by", "where"),
+    "synthetic": ("group_by", "where"),
+}
+EXPECTED_COUNT_KINDS = ("mean", "variance", "quantile", "randomized_response")
+ROWS_KINDS = ("mean", "variance", "randomized_response")  # a ± for a stated row count
+KIND_NAMES = {
+    "count": "Count", "sum": "Sum", "mean": "Mean", "variance": "Variance",
+    "histogram": "Histogram", "quantile": "Quantile", "randomized_response": "Yes/no share",
+    "synthetic": "Synthetic table",
+}
+
+
+def kind_takes(kind: str, field: str) -> bool:
+    return field not in NOT_TAKEN.get(kind, ())
