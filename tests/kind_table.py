@@ -7,29 +7,34 @@ copies keep the tests honest: a kind that changes what it takes fails them.)
 
 from __future__ import annotations
 
-KINDS = ("count", "sum", "mean", "variance", "histogram", "quantile", "randomized_response",
-         "synthetic")
+KINDS = ("count", "sum", "mean", "variance", "standard_deviation", "histogram", "quantile",
+         "randomized_response", "synthetic")
 MECHANISMS_BY_KIND: dict[str, tuple[str, ...]] = {
     "count": ("laplace", "gaussian"),
     "sum": ("laplace", "gaussian"),
     "mean": ("laplace", "gaussian"),
     "variance": ("laplace", "gaussian"),
+    "standard_deviation": ("laplace", "gaussian"),
     "histogram": ("laplace", "gaussian"),
     "quantile": ("exponential",),
     "randomized_response": ("randomized_response",),
     "synthetic": ("mst",),
 }
-NEEDS_COLUMN = ("sum", "mean", "variance", "histogram", "quantile", "randomized_response")
-NEEDS_BOUNDS = ("sum", "mean", "variance", "quantile")
+NEEDS_COLUMN = ("sum", "mean", "variance", "standard_deviation", "histogram", "quantile",
+                "randomized_response")
+NEEDS_BOUNDS = ("sum", "mean", "variance", "standard_deviation", "quantile")
 YES_NO_KINDS = ("randomized_response",)
 NOT_TAKEN: dict[str, tuple[str, ...]] = {
     "randomized_response": ("group_by", "where"),
     "synthetic": ("group_by", "where"),
 }
-EXPECTED_COUNT_KINDS = ("mean", "variance", "quantile", "randomized_response")
-ROWS_KINDS = ("mean", "variance", "randomized_response")  # a ± for a stated row count
+EXPECTED_COUNT_KINDS = ("mean", "variance", "standard_deviation", "quantile",
+                        "randomized_response")
+# a ± for a stated row count
+ROWS_KINDS = ("mean", "variance", "standard_deviation", "randomized_response")
 KIND_NAMES = {
     "count": "Count", "sum": "Sum", "mean": "Mean", "variance": "Variance",
+    "standard_deviation": "Standard deviation",
     "histogram": "Histogram", "quantile": "Quantile", "randomized_response": "Yes/no share",
     "synthetic": "Synthetic table",
 }

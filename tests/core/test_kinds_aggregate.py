@@ -40,7 +40,9 @@ SYNTHETIC: dict[str, Any] = {
                 {"column": "n", "bins": [0, 5, 16]}]}
 PEOPLE: dict[str, Any] = {"id": "cp", "kind": "count", "of": "people", "epsilon": 1}
 PERSON = {"kind": "person", "id_column": "pid", "max_rows": 2}
-ALL = QUERIES + [PEOPLE, SYNTHETIC]
+SD: dict[str, Any] = {"id": "sd", "kind": "standard_deviation", "column": "n", "lower": 0,
+                      "upper": 16, "epsilon": 1}
+ALL = QUERIES + [PEOPLE, SYNTHETIC, SD]
 
 
 def _queries() -> list[Query]:

@@ -32,6 +32,8 @@ EXAMPLES: dict[str, tuple[dict[str, Any], str, float, int]] = {
     "sum": ({"kind": "sum", "column": "x", "lower": 0, "upper": 100}, "sum", 100.0, 1),
     "mean": ({"kind": "mean", "column": "x", "lower": -10, "upper": 10}, "sum", 10.0, 1),
     "variance": ({"kind": "variance", "column": "x", "lower": 0, "upper": 8}, "sum", 4.0, 1),
+    "standard_deviation": ({"kind": "standard_deviation", "column": "x", "lower": 0,
+                            "upper": 8}, "sum", 4.0, 1),
     "histogram": ({"kind": "histogram", "column": "x", "categories": ["a", "b", "c"]},
                   "cells", 1.0, 3),
     "quantile": ({"kind": "quantile", "column": "x", "lower": 0, "upper": 1, "quantile": 0.5,
@@ -82,8 +84,8 @@ def test_each_kind_answers_its_dp_section(name: str) -> None:
     assert rr_refusal(q, ms) is None
     assert quantile_refusal(q, None) is None
     span = possible_range(q, acc)
-    assert (span is not None) == (name in ("mean", "variance", "randomized_response",
-                                           "quantile"))
+    assert (span is not None) == (name in ("mean", "variance", "standard_deviation",
+                                           "randomized_response", "quantile"))
 
 
 def test_unstated_rows_per_person_give_the_kinds_unit() -> None:
@@ -98,7 +100,8 @@ def test_unstated_rows_per_person_give_the_kinds_unit() -> None:
 
 #: the unit of each kind's ± before the code moved into the kinds (dp/accuracy.py's table)
 UNITS_BEFORE = {"count": "count", "histogram": "count", "synthetic": "count", "sum": "value",
-                "mean": "value", "variance": "squared", "quantile": "rank",
+                "mean": "value", "variance": "squared", "standard_deviation": "value",
+                "quantile": "rank",
                 "randomized_response": "share"}
 
 

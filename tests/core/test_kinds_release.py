@@ -36,6 +36,9 @@ SYNTH: dict[str, Any] = {
 def plan() -> Plan:
     doc = json.loads(demo_plan_path().read_text(encoding="utf-8"))
     doc["queries"].append(SYNTH)
+    doc["queries"].append({"id": "age_sd", "label": "SD of age", "kind": "standard_deviation",
+                           "column": "age", "lower": 16, "upper": 100, "epsilon": 0.3,
+                           "justification": {"bounds": "16 or older; 100 a public cap"}})
     doc["budget"] = {"epsilon": 10.0, "delta": 1e-5}
     return plan_from_dict(doc)
 

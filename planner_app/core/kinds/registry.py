@@ -13,6 +13,7 @@ from .histogram import Histogram
 from .mean import Mean
 from .quantile import Quantile
 from .randomized_response import RandomizedResponse
+from .standard_deviation import StandardDeviation
 from .sum import Sum
 from .synthetic import Synthetic
 from .variance import Variance
@@ -25,8 +26,8 @@ class _HasKind(Protocol):
 
 #: every kind, by its name in the plan file, in the order the app offers them
 KINDS: Mapping[str, StatisticKind] = {
-    k.name: k for k in (Count(), Sum(), Mean(), Variance(), Histogram(), Quantile(),
-                        RandomizedResponse(), Synthetic())
+    k.name: k for k in (Count(), Sum(), Mean(), Variance(), StandardDeviation(), Histogram(),
+                        Quantile(), RandomizedResponse(), Synthetic())
 }
 
 
