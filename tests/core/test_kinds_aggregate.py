@@ -119,3 +119,19 @@ def test_a_kind_says_how_it_reads_its_column_before_its_fields_are_complete(name
     kind = KINDS[name]
     assert kind.reads_numbers(draft) == (name in NEEDS_BOUNDS or name == "histogram")
     assert kind.reads_answers == (name in YES_NO_KINDS)
+
+
+@pytest.mark.parametrize("name", [k for k in KINDS if k != "synthetic"])
+def test_the_fit_of_a_statistic_being_edited_is_asked_without_its_bounds(name: str) -> None:
+    """The app's form asks whether a statistic fits the table while the owner types (no
+    bounds yet): the fit rule answers (here: the text column holds no numbers, where the
+    kind needs them) instead of failing on the missing bounds (a merge of issue 23 did)."""
+    import pandas as pd
+
+    from planner_app.core.data.fit import query_problems
+
+    draft = Query(id="d", kind=name, epsilon=1.0, column="t")
+    frame = pd.DataFrame({"t": ["a", "b", "c"]})
+    problems = query_problems(draft, frame, "table.csv", {})
+    words = " ".join(str(p) for p in problems)
+    assert ("holds text, not numbers" in words) == KINDS[name].reads_numbers(draft)

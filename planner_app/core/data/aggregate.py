@@ -42,7 +42,7 @@ UNDECLARED = -1
 
 def cell_labels(query: Query) -> list[tuple[Any, ...]]:
     """Declared cells in release order: (group key, category or bin label) tuples."""
-    inner = kind_of(query).aggregate_of(query).inner_labels()
+    inner = kind_of(query).inner_labels(query)
     groups: list[Any] = list(query.group_by.keys) if query.group_by is not None else [None]
     return [(g, c) for g in groups for c in inner]
 

@@ -20,7 +20,6 @@ import numpy as np
 import pandas as pd
 
 from ..kinds.registry import kind_of
-from ..kinds.shared_data import BinCounts
 from ..model import (
     FIXED_YES_NO,
     Plan,
@@ -138,9 +137,8 @@ def fit_rule(queries: Sequence[Query], columns: Collection[str], table_name: str
 
         if query.column is not None and exists("column", query.column):
             if needs_numbers(query) and not numeric(query.column):
-                what = "numeric bins need" \
-                    if isinstance(kind_of(query).aggregate_of(query), BinCounts) \
-                    else f"a {query.kind} needs"
+                kind = kind_of(query)
+                what = f"a {kind.words} needs" if kind.bounded else "numeric bins need"
                 out.append(_problem(f"{where}.column", f"{query.column!r} in {table_name} holds "
                                     f"text, not numbers: {what} a column of numbers (choose "
                                     "another column, or a histogram with categories)"))

@@ -242,6 +242,11 @@ class StatisticKind(ABC):
     #: it reads its column as yes/no answers (its description's ``reads_answers``)
     reads_answers: ClassVar[bool] = False
 
+    def inner_labels(self, query: Query) -> list[Any]:
+        """The labels of one group's cells in release order (a histogram's categories or
+        bins; ``[None]``: one cell), asked of a statistic still being edited too."""
+        return [None]
+
     def reads_numbers(self, query: Query) -> bool:
         """It reads its column as numbers (its description's ``reads_numbers``), asked of a
         statistic still being edited too, whose bounds or bins may be missing."""

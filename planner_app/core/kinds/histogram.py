@@ -93,6 +93,9 @@ class Histogram(StatisticKind):
 
     # --- data ----------------------------------------------------------------------------------
 
+    def inner_labels(self, query: Query) -> list[Any]:
+        return self.aggregate_of(query).inner_labels()
+
     def reads_numbers(self, query: Query) -> bool:
         return query.categories is None  # bins of a numeric column
 
