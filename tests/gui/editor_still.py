@@ -144,8 +144,15 @@ def main() -> None:
                                   ("bins", "age_bands", None),
                                   ("quantile", "income_median", None),
                                   ("group-by", "satisfaction_by_region", None),
-                                  ("yes-no", "smokers", None), ("synthetic", None, "synthetic")):
+                                  ("yes-no", "smokers", None), ("synthetic", None, "synthetic"),
+                                  ("standard-deviation", None, "standard_deviation")):
             d = editor(ident, kind)
+            if name == "standard-deviation":
+                d.label.setText("Spread of age")
+                d.column.setCurrentText("age")
+                d.lower.setText("16")
+                d.upper.setText("100")
+                d.bounds_reason.setText("Respondents are 16 or older; 100 is a public cap")
             if name == "quantile":
                 d.quantile.selectAll()
                 QTest.keyClicks(d.quantile, "1.5")
