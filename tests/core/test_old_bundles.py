@@ -56,7 +56,15 @@ def test_the_corpus_holds_bundles_of_every_earlier_report_format() -> None:
         "changed (tests/data/old_bundles/README.md says how)")
 
 
-@pytest.mark.parametrize("bundle", BUNDLES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def _format(bundle: Path) -> int:
+    return int(record_of(bundle)["software"].get("report_format", 1))
+
+
+OLDER_FORMAT = [b for b in BUNDLES if _format(b) < REPORT_FORMAT]
+THIS_FORMAT = [b for b in BUNDLES if _format(b) == REPORT_FORMAT]
+
+
+@pytest.mark.parametrize("bundle", OLDER_FORMAT, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_an_old_bundle_verifies_with_this_version(bundle: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     record = record_of(bundle)
@@ -83,6 +91,20 @@ def test_an_old_bundle_verifies_with_this_version(bundle: Path,
     verdict = verify_bundle(bundle)
     assert verdict.valid and verdict.summary["report_format"] == fmt
     assert verdict.summary["reports_rebuilt"] is False
+
+
+@pytest.mark.parametrize("bundle", THIS_FORMAT, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_an_old_bundle_of_this_report_format_verifies_byte_for_byte(
+        bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A bundle the code made before issue 23 rearranged it (6590bb3): its report format is
+    this version's, so verify rebuilds its README and reports from release.json and finds
+    them byte for byte equal."""
+    code = main(["verify", str(bundle), *trust_args(bundle)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert f"  ok: {REBUILT}\n" in out
+    verdict = verify_bundle(bundle)
+    assert verdict.valid and verdict.summary["reports_rebuilt"] is True
 
 
 def test_an_old_bundle_s_report_is_made_again_by_this_version(
