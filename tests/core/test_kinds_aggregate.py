@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from planner_app.core.data.aggregate import PandasEngine, cell_labels
+from planner_app.core.data.aggregate import PandasEngine
 from planner_app.core.data.engines import make_engine
 from planner_app.core.data.synthetic_marginals import SyntheticEngine, expanded_plan
 from planner_app.core.data.tables import load_table, open_table
@@ -28,7 +28,7 @@ from planner_app.core.kinds.shared_data import (
     RowCounts,
     YesNoAnswers,
 )
-from planner_app.core.kinds.shared_dp import cell_count
+from planner_app.core.kinds.shared_dp import cell_count, cell_labels
 from planner_app.core.model import Query
 from tests.engine.helpers import SALT, plan_of, write_csv
 from tests.engine.test_duckdb_equals_pandas import FRAME, QUERIES

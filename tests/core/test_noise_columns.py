@@ -11,11 +11,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from planner_app.core.data.aggregate import cell_labels
 from planner_app.core.dp.accuracy import DEFAULT_CONFIDENCE, measurement_half_width
 from planner_app.core.dp.mechanisms import SeededRandomSource, discrete_gaussian, discrete_laplace
 from planner_app.core.kinds.results import Aggregate, ReleasedValue, ReleasedValues, result_dicts
-from planner_app.core.kinds.shared_dp import measurements_for
+from planner_app.core.kinds.shared_dp import cell_labels, measurements_for
 from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.noise import privatize
 from tests.conftest import plan_dict

@@ -30,7 +30,7 @@ from ..kinds.shared_data import (
     RowCounts,
     YesNoAnswers,
 )
-from ..kinds.shared_dp import cell_count
+from ..kinds.shared_dp import cell_count, cell_labels
 from ..model import Condition, Plan, Query, answer_reader, canonical_key
 from ..support.errors import InputError
 from .cells import numeric_values
@@ -38,13 +38,6 @@ from .fit import NEITHER, nested_problem, require_fit, yes_no_codes
 
 MISSING = -2
 UNDECLARED = -1
-
-
-def cell_labels(query: Query) -> list[tuple[Any, ...]]:
-    """Declared cells in release order: (group key, category or bin label) tuples."""
-    inner = kind_of(query).inner_labels(query)
-    groups: list[Any] = list(query.group_by.keys) if query.group_by is not None else [None]
-    return [(g, c) for g in groups for c in inner]
 
 
 def _index_of(series: pd.Series, declared: Sequence[Any]) -> np.ndarray:

@@ -41,7 +41,7 @@ from ..kinds.shared_data import (
     RowCounts,
     YesNoAnswers,
 )
-from ..kinds.shared_dp import cell_count
+from ..kinds.shared_dp import cell_count, cell_labels
 from ..model import (
     Plan,
     Query,
@@ -54,7 +54,6 @@ from .aggregate import (
     KEY_HEX_CHARS,
     MISSING,
     UNDECLARED,
-    cell_labels,
 )
 from .cells import cell_number
 from .cells_sql import (

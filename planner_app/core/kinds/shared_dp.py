@@ -129,3 +129,10 @@ def useless_warning(query: Query, acc: Accuracy | dict[str, Any]) -> str | None:
 
     The one rule for `check`, the statistics list, the wizard and the report."""
     return useless_words(possible_range(query, acc), acc)
+
+
+def cell_labels(query: Query) -> list[tuple[Any, ...]]:
+    """Declared cells in release order: (group key, category or bin label) tuples."""
+    inner = kind_of(query).inner_labels(query)
+    groups: list[Any] = list(query.group_by.keys) if query.group_by is not None else [None]
+    return [(g, c) for g in groups for c in inner]

@@ -17,7 +17,6 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..data.aggregate import cell_labels
 from ..dp.accuracy import (
     DEFAULT_CONFIDENCE,
     Accuracy,
@@ -27,7 +26,7 @@ from ..dp.accuracy import (
     shown_unit,
 )
 from ..kinds import KINDS, kind_of
-from ..kinds.shared_dp import accuracy_for
+from ..kinds.shared_dp import accuracy_for, cell_labels
 from ..model import Plan, Query
 from ..support.numbers import shown_point
 from ..support.words import confidence_percent

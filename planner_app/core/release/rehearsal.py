@@ -11,11 +11,11 @@ from typing import Any
 
 import numpy as np
 
-from ..data.aggregate import cell_labels
 from ..dp.measure import Measurement
 from ..dp.mechanisms import SeededRandomSource
 from ..kinds import kind_of
 from ..kinds.results import QueryRelease, ReleasedValue
+from ..kinds.shared_dp import cell_labels
 from ..model import Plan
 from ..support.errors import InputError, PlannerError
 from .noise import privatize

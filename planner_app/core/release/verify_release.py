@@ -31,12 +31,11 @@ from pathlib import Path
 from typing import Any
 
 from ... import __version__
-from ..data.aggregate import cell_labels
 from ..dp.accounting import compose, pld_as_chain
 from ..dp.accuracy import MAX_CONFIDENCE, MIN_CONFIDENCE
 from ..dp.measure import measurement_from_dict, measurement_to_dict
 from ..kinds import kind_of
-from ..kinds.shared_dp import measurements_for
+from ..kinds.shared_dp import cell_labels, measurements_for
 from ..kinds.shared_release import close_enough, randomized_response_estimate
 from ..model import Plan
 from ..planfile import parse_plan_text, plan_digest, plan_to_dict
