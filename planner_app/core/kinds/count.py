@@ -20,7 +20,7 @@ from .shared_release import (
     Illustration,
     NoiseDraw,
     count_release,
-    interval_problem,
+    count_value_problem,
 )
 
 # what a count counts: its rows, or its people (the distinct ids of an id unit; a person
@@ -74,10 +74,7 @@ class Count(StatisticKind):
 
     def released_value_problem(self, query: Query, value: float, low: float | None,
                                high: float | None, half: float | None) -> str | None:
-        problem = interval_problem(value, low, high, half)
-        if problem is None and not float(value).is_integer():
-            return "a count is not a whole number"
-        return problem
+        return count_value_problem(value, low, high, half)
 
     def missing_words(self, query: Query) -> list[str]:
         if query.column is None:

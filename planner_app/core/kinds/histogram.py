@@ -19,7 +19,7 @@ from .shared_release import (
     Illustration,
     NoiseDraw,
     count_release,
-    interval_problem,
+    count_value_problem,
     missing_cell_words,
     plan_number,
 )
@@ -115,10 +115,7 @@ class Histogram(StatisticKind):
 
     def released_value_problem(self, query: Query, value: float, low: float | None,
                                high: float | None, half: float | None) -> str | None:
-        problem = interval_problem(value, low, high, half)
-        if problem is None and not float(value).is_integer():
-            return "a count is not a whole number"
-        return problem
+        return count_value_problem(value, low, high, half)
 
     def missing_words(self, query: Query) -> list[str]:
         assert query.column is not None

@@ -361,6 +361,16 @@ def on_grid(value: float, step: float) -> bool:
     return float(Fraction(value) / Fraction(step)).is_integer()
 
 
+def count_value_problem(value: float, low: float | None, high: float | None,
+                        half: float | None) -> str | None:
+    """A released count (or a histogram's cell) is a whole number, its interval its value ±
+    the stated accuracy."""
+    problem = interval_problem(value, low, high, half)
+    if problem is None and not float(value).is_integer():
+        return "a count is not a whole number"
+    return problem
+
+
 def interval_problem(value: float, low: float | None, high: float | None,
                      half: float | None) -> str | None:
     """A count's or sum's released interval is its value ± the stated accuracy."""
