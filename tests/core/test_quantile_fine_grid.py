@@ -13,7 +13,6 @@ import pytest
 import planner_app.core.dp.mechanisms as mech
 from planner_app.core.dp.mechanisms import SeededRandomSource, exponential_quantile
 
-
 # --- the sampler's run layout before issue 24, kept here as the reference ------------------
 
 def old_step_counts(steps: np.ndarray, counts: np.ndarray, lo: int, hi: int) -> np.ndarray:

@@ -20,7 +20,6 @@ from ..kinds.shared_data import (
     RowCounts,
 )
 from ..model import Query, answer_reader, canonical_key, canonical_keys
-from ..support.errors import InputError
 from .aggregate import MISSING, UNDECLARED
 from .fit import ABSENT, NEITHER
 from .source import literal
