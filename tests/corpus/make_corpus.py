@@ -632,6 +632,15 @@ plan("count-of-unknown.json",
               queries=[{**PEOPLE_COUNT, "of": "households"}]),
      "queries[n].of: 'households' is not one of: rows, people")
 
+# engine24: a grid too fine for exact sums is refused from the plan's numbers, by check and
+# by release before any row is read or anything charged
+FINE = with_query(kind="variance", lower=0, upper=2**41, grid_step=1)
+plan("grid-too-fine-variance.json", FINE,
+     "queries[s].grid_step: is too fine for these bounds (more than 2^40 steps)")
+plan("grid-too-fine-variance-release.json", FINE,
+     "queries[s].grid_step: is too fine for these bounds (more than 2^40 steps)")
+cases[-1]["command"] = "release"
+
 (HERE / "cases.json").write_text(json.dumps({"plan": PLAN, "good_table": GOOD,
                                              "synthetic_plan": with_synthetic(),
                                              "cases": cases}, indent=1) + "\n")

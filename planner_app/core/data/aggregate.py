@@ -21,7 +21,7 @@ import pandas as pd
 
 from ..dp.mechanisms import RandomSource
 from ..kinds.registry import kind_of
-from ..kinds.results import Aggregate, AggregateFacts
+from ..kinds.results import Aggregate, AggregateFacts, exact_sums
 from ..kinds.shared_data import (
     BinCounts,
     CategoryCounts,
@@ -60,10 +60,14 @@ def bin_index(values: np.ndarray, bad: np.ndarray, edges: np.ndarray) -> np.ndar
     return idx
 
 
-def _int_sum(cells: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
-    out = np.zeros(n, dtype=np.int64)
-    np.add.at(out, cells, values)
-    return out
+def _int_sum(cells: np.ndarray, values: np.ndarray, n: int, biggest: int,
+             squared: bool = False) -> np.ndarray:
+    """The exact sum per cell of ``values`` (or of their squares), each at most ``biggest``
+    in magnitude: in int64 while no cell's sum can pass 2^63, else in Python ints."""
+    bound = (biggest * biggest if squared else biggest) * max(1, values.size)
+    if bound >= 1 << 63:
+        values = values.astype(object)  # Python ints: exact whatever their size
+    return exact_sums(cells, values * values if squared else values, n, bound)
 
 
 KEY_HEX_CHARS = 12  # 48 bits: a short key the engines compare fast; ties go by position
@@ -289,16 +293,13 @@ class PandasEngine:
             agg.sorted_values = [steps[bounds[i]:bounds[i + 1]] for i in range(n_cells)]
             return agg
 
-        biggest = max(abs(grid.lo), abs(grid.hi)) + grid.radius
-        if biggest * biggest * max(1, len(steps)) >= 2**62:
-            raise InputError("plan", f"queries[{q.id}].grid_step",
-                             "the grid is too fine for this many rows; choose a coarser "
-                             "grid_step")
+        # exact sums of any size: no grid and no row count is refused here (issue 24)
         centred = steps - grid.centre if what.centred else steps
+        biggest = grid.radius if what.centred else max(abs(grid.lo), abs(grid.hi))
         if "count" in what.parts:
             agg.parts["count"] = np.bincount(where, minlength=n_cells).astype(np.int64)
         if "sum" in what.parts:
-            agg.parts["sum"] = _int_sum(where, centred, n_cells)
+            agg.parts["sum"] = _int_sum(where, centred, n_cells, biggest)
         if "sumsq" in what.parts:
-            agg.parts["sumsq"] = _int_sum(where, centred * centred, n_cells)
+            agg.parts["sumsq"] = _int_sum(where, centred, n_cells, biggest, squared=True)
         return agg

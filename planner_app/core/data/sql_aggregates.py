@@ -11,7 +11,7 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
-from ..kinds.results import Aggregate
+from ..kinds.results import Aggregate, exact_integers, exact_sums
 from ..kinds.shared_data import (
     BinCounts,
     CategoryCounts,
@@ -20,7 +20,6 @@ from ..kinds.shared_data import (
     RowCounts,
 )
 from ..model import Query, answer_reader, canonical_key, canonical_keys
-from ..support.errors import InputError
 from .aggregate import MISSING, UNDECLARED
 from .fit import ABSENT, NEITHER
 from .source import literal
@@ -163,7 +162,6 @@ def grid_aggregate(e: DerivedTable, q: Query, what: GridSums | GridStepCounts,
         facts.missing_imputed = missing_here
     else:
         facts.missing_dropped = missing_here
-    rows = int(n[g >= 0].sum()) - (0 if impute else missing_here)
     cell_where = f"({where}) AND {inside_sql}"
 
     if isinstance(what, GridStepCounts):
@@ -176,11 +174,6 @@ def grid_aggregate(e: DerivedTable, q: Query, what: GridSums | GridStepCounts,
             agg.step_counts.append((s[here][order], n[here][order]))
         return agg
 
-    biggest = max(abs(grid.lo), abs(grid.hi)) + grid.radius
-    if biggest * biggest * max(1, rows) >= 2**62:
-        raise InputError("plan", f"queries[{q.id}].grid_step",
-                         "the grid is too fine for this many rows; choose a coarser "
-                         "grid_step")
     centred = f"({step} - {grid.centre})" if what.centred else step
     sums: dict[str, str] = {}
     if "sum" in what.parts:
@@ -192,6 +185,7 @@ def grid_aggregate(e: DerivedTable, q: Query, what: GridSums | GridStepCounts,
     if "count" in what.parts:
         agg.parts["count"] = _exact_bincount(gg, np.asarray(t["n"], dtype=np.int64),
                                              n_cells)
+    # the sums are exact integers of any size (128-bit in the engine, Python ints here)
     if "sum" in what.parts:
         agg.parts["sum"] = _exact_bincount(gg, _ints(t["s1"]), n_cells)
     if "sumsq" in what.parts:
@@ -205,13 +199,17 @@ def double_literal(x: float) -> str:
 
 
 def _ints(column: pd.Series) -> np.ndarray:
-    return np.array([int(x) for x in column], dtype=np.int64)
+    """An engine's exact sums (their digits, ``SqlEngine.grouped``) as exact integers."""
+    return exact_integers([int(x) for x in column])
 
 
 def _exact_bincount(cells: np.ndarray, weights: np.ndarray, n: int) -> np.ndarray:
-    out = np.zeros(n, dtype=np.int64)
-    np.add.at(out, cells.astype(np.int64), weights.astype(np.int64))
-    return out
+    """Per cell, the exact sum of the groups' integers."""
+    if weights.size == 0:
+        return np.zeros(n, dtype=np.int64)
+    biggest = int(np.abs(weights).max()) if weights.dtype != object \
+        else max(abs(int(w)) for w in weights)
+    return exact_sums(cells, weights, n, biggest * weights.size)
 
 
 def bin_of(values: np.ndarray, edges: np.ndarray) -> np.ndarray:

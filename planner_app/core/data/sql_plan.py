@@ -477,10 +477,14 @@ class SqlEngine:
 
     def grouped(self, keys: dict[str, str], sums: dict[str, str], where: str
                  ) -> pd.DataFrame:
-        """One GROUP BY over ``b``: integer keys, row counts ``n`` and DECIMAL sums."""
+        """One GROUP BY over ``b``: integer keys, row counts ``n`` and exact sums as text.
+
+        The sums add 128-bit integers (DECIMAL(38, 0): DuckDB's HUGEINT, Spark's decimal;
+        an overflow is an error, never a wrap) and come back as their decimal digits: DuckDB
+        hands a DECIMAL to pandas as a float64, exact only below 2^53."""
         cols = [f"{e} AS {n}" for n, e in keys.items()] + ["count(*) AS n"]
-        cols += [f"CAST(sum(CAST({e} AS DECIMAL(38,0))) AS DECIMAL(38,0)) AS {n}"
-                 for n, e in sums.items()]
+        cols += [f"CAST(CAST(sum(CAST({e} AS DECIMAL(38,0))) AS DECIMAL(38,0)) AS VARCHAR) "
+                 f"AS {n}" for n, e in sums.items()]
         sql = f"SELECT {', '.join(cols)} FROM b WHERE {where}"
         if keys:
             sql += " GROUP BY ALL"

@@ -307,16 +307,21 @@ def quantile_work(grid_points: int, rows: int | None) -> int:
     return 2 * rows + 1
 
 
-def _step_counts(steps: np.ndarray, counts: np.ndarray, lo: int, hi: int) -> np.ndarray:
-    """How many rows lie on each grid point lo..hi, from distinct steps and their counts."""
-    out = np.zeros(hi - lo + 1, dtype=np.int64)
-    np.add.at(out, np.clip(np.asarray(steps, dtype=np.int64), lo, hi) - lo,
-              np.asarray(counts, dtype=np.int64))
-    return out
+def _merged_steps(steps: np.ndarray, counts: np.ndarray, lo: int, hi: int
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct ascending steps in [lo, hi] with their row counts (> 0), from an engine's
+    ascending steps and counts: arrays as long as the steps given, never the grid."""
+    s = np.clip(np.asarray(steps, dtype=np.int64), lo, hi)  # clamped already; kept ascending
+    c = np.asarray(counts, dtype=np.int64)
+    if s.size == 0:
+        return s, c
+    first = np.flatnonzero(np.concatenate([[True], s[1:] != s[:-1]]))
+    s, c = s[first], np.add.reduceat(c, first)
+    return s[c > 0], c[c > 0]
 
 
 def _quantile_runs(values: np.ndarray | None, lo: int, hi: int, quantile: float,
-                   grid_counts: np.ndarray | None = None
+                   step_counts: tuple[np.ndarray, np.ndarray] | None = None
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """Runs of grid points with the same rank key K = #{v < x} + #{v <= x}, as (keys, starts,
     sizes, 2m), in arrays whose shape and work depend on the grid size and the row count only.
@@ -326,26 +331,29 @@ def _quantile_runs(values: np.ndarray | None, lo: int, hi: int, quantile: float,
     below it and its own point, both empty unless it is the first row with its value, plus the
     gap above the last row.
 
-    ``grid_counts`` (rows per grid point) may stand for the sorted values: the runs are the
-    same, the values are spelled out only when the grid is larger than the rows."""
-    n = int(grid_counts.sum()) if grid_counts is not None else \
+    ``step_counts`` (distinct ascending steps and their rows) may stand for the sorted values:
+    the runs are the same; the rows per grid point are spelled out only when the grid is no
+    larger than the rows, the values only when it is larger, so nothing is as long as a grid
+    larger than the rows (a 2^40-point grid with 300 rows needs arrays of 601 runs)."""
+    n = int(step_counts[1].sum()) if step_counts is not None else \
         int(values.size) if values is not None else 0
     m2 = 2 * int(round(quantile * n))
     points = hi - lo + 1
     # counting and running minima, not binary searches: numpy's searchsorted on sorted keys
     # starts from the previous answer, so its time would depend on the values
     if quantile_work(points, n) == points:
-        if grid_counts is None:
+        if step_counts is None:
             assert values is not None
             counts = np.bincount(values - lo, minlength=points).astype(np.int64)
-        else:
-            counts = grid_counts
+        else:  # the grid is no larger than the rows here
+            counts = np.zeros(points, dtype=np.int64)
+            counts[step_counts[0] - lo] = step_counts[1]
         at_or_below = np.cumsum(counts)
         keys = 2 * at_or_below - counts
         return keys, np.arange(lo, hi + 1, dtype=np.int64), np.ones(points, dtype=np.int64), m2
-    if values is None:
-        assert grid_counts is not None
-        values = np.repeat(np.arange(lo, hi + 1, dtype=np.int64), grid_counts)
+    if values is None:  # the sorted values, as many as the rows (fewer than the points)
+        assert step_counts is not None
+        values = np.repeat(*step_counts)
     index = np.arange(n, dtype=np.int64)
     first = np.ones(n, dtype=bool)
     np.not_equal(values[1:], values[:-1], out=first[1:])
@@ -400,7 +408,7 @@ def exponential_quantile(
     """
     if step_counts is not None:
         keys, starts, sizes, m2 = _quantile_runs(None, lo, hi, quantile,
-                                                 _step_counts(*step_counts, lo, hi))
+                                                 _merged_steps(*step_counts, lo, hi))
     else:
         values = np.clip(np.asarray(sorted_steps, dtype=np.int64), lo, hi)  # clamped already
         keys, starts, sizes, m2 = _quantile_runs(values, lo, hi, quantile)

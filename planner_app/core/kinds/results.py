@@ -34,7 +34,8 @@ class AggregateFacts:
 
 @dataclass
 class Aggregate:
-    """True integer aggregates of one query, one entry per declared cell."""
+    """True integer aggregates of one query, one entry per declared cell (each part int64,
+    or Python ints in an object array where a sum passes 2^63: ``exact_integers``)."""
 
     query_id: str
     cells: list[tuple[Any, ...]]
@@ -44,6 +45,36 @@ class Aggregate:
     step_counts: list[tuple[np.ndarray, np.ndarray]] | None = None
     answers: np.ndarray | None = None
     facts: AggregateFacts = field(default_factory=AggregateFacts)
+
+
+#: the largest magnitude an int64 part holds; a part beyond it is an object array of Python ints
+_INT64_MAX = (1 << 63) - 1
+
+
+def exact_integers(values: Sequence[int]) -> np.ndarray:
+    """Exact integers as an array: int64 while every value fits, else Python ints (an object
+    array) -- a sum of 300M rows, or of squares on a fine grid, may pass 2^63 (issue 24)."""
+    if all(-_INT64_MAX <= v <= _INT64_MAX for v in values):
+        return np.array(values, dtype=np.int64)
+    out = np.empty(len(values), dtype=object)
+    out[:] = [int(v) for v in values]
+    return out
+
+
+def exact_sums(cells: np.ndarray, weights: Sequence[int] | np.ndarray, n: int,
+               bound: int) -> np.ndarray:
+    """The sum of ``weights`` per cell 0..n-1, exactly: in int64 when ``bound`` (a bound on
+    every cell's sum of absolute weights, from public parameters) is below 2^63, else in
+    Python ints (``exact_integers``)."""
+    if bound <= _INT64_MAX:
+        out = np.zeros(n, dtype=np.int64)
+        np.add.at(out, np.asarray(cells, dtype=np.int64), np.asarray(weights, dtype=np.int64))
+        return out
+    totals = [0] * n
+    for c, w in zip(np.asarray(cells).tolist(), np.asarray(weights, dtype=object).tolist(),
+                    strict=True):
+        totals[c] += int(w)
+    return exact_integers(totals)
 
 
 class AggregateEngine(Protocol):

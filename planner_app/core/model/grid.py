@@ -20,6 +20,15 @@ MIN_GRID_STEP = 2.0**-500
 MAX_GRID_STEPS = 2**52
 
 
+# Exact sums (issue 24): the engines add grid steps as 128-bit integers, the narrowest being
+# Spark's DECIMAL(38, 0) (DuckDB's HUGEINT holds 2^127; the pandas path adds Python ints), and
+# an overflow is an error, never a wrap. A grid is accepted when no sum of up to
+# MAX_TABLE_ROWS rows can reach EXACT_SUM_LIMIT: with the grids plan validation allows (at
+# most 2^40 steps wide, 2^52 from 0), every grid passes, at any row count a table has.
+EXACT_SUM_LIMIT = 10**38
+MAX_TABLE_ROWS = 2**48
+
+
 def grid_step_for(bits: int, lower: float, upper: float, grid_step: float | None) -> float:
     """The grid step from the public bounds (and the plan's grid_step): about 2^bits points
     between them (the kind's ``grid_bits``: DEFAULT_GRID_BITS, or QUANTILE_GRID_BITS)."""
@@ -42,4 +51,18 @@ def grid_problem(bits: int, lower: float, upper: float,
         return ("grid_step", f"lower and upper are too far from 0 for the grid step "
                              f"{step:.6g} (more than 2^52 steps); widen lower/upper or set "
                              f"a coarser grid_step")
-    return None
+    return exact_sum_problem(round(lower / step), round(upper / step))
+
+
+def exact_sum_problem(lo: int, hi: int) -> tuple[str, str] | None:
+    """Why sums over the grid lo..hi (in steps) could leave the engines' exact integers, or
+    None: a sum of steps (each at most max(|lo|, |hi|)) or of squared distances to the
+    grid's centre, over MAX_TABLE_ROWS rows, must stay below EXACT_SUM_LIMIT. From the
+    plan's public numbers alone, so it is refused when the plan is read, before any row."""
+    centre = (lo + hi) // 2
+    radius = max(centre - lo, hi - centre)
+    biggest = max(abs(lo), abs(hi), radius * radius)
+    if biggest * MAX_TABLE_ROWS < EXACT_SUM_LIMIT:
+        return None
+    return ("grid_step", f"the grid is too fine for exact sums: {hi - lo:,} steps between "
+                         f"lower and upper; set a coarser grid_step")
