@@ -10,6 +10,7 @@ from pypdf import PdfReader
 
 from planner_app.core.release.report import report_pdf
 from tests.core.test_report_charts import demo_record
+from tests.record_rows import result_rows
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +27,7 @@ def test_pdf_notes_are_wrapped_not_cut(record) -> None:  # type: ignore[no-untyp
     long_note = ("kept within the declared bounds (post-processing); " * 4
                  + "and this is the end of a long note")
     record = json.loads(json.dumps(record))
-    for r in record["results"]:
+    for r in result_rows(record):
         if r["query_id"] == "hours_mean":
             r["note"] = long_note
     reader = PdfReader(io.BytesIO(report_pdf(record)))
@@ -36,7 +37,7 @@ def test_pdf_notes_are_wrapped_not_cut(record) -> None:  # type: ignore[no-untyp
 def test_every_demo_note_appears_whole_in_the_pdf(record) -> None:  # type: ignore[no-untyped-def]
     reader = PdfReader(io.BytesIO(report_pdf(record)))
     text = squeezed(" ".join(p.extract_text() for p in reader.pages))
-    notes = {r["note"] for r in record["results"] if r["note"]}
+    notes = {r["note"] for r in result_rows(record) if r["note"]}
     assert any(len(n) > 60 for n in notes)  # the case that used to be cut
     for note in notes:
         assert squeezed(note) in text, note
