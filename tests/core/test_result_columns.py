@@ -141,9 +141,17 @@ def test_a_malformed_table_is_named(bundle: Path, tmp_path: Path, change: Any,
 
 def test_a_release_makes_no_object_per_cell_on_the_way_to_disk(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The noised histogram goes from its columns to release.json and results.csv: no
-    ReleasedValue rows, no dict per cell (counted); the report makes the rows it shows."""
-    made: dict[str, int] = {"released_rows": 0, "dicts": 0, "table_rows": 0}
+    """The histogram goes from its columns to release.json and results.csv, in the rehearsal
+    before the charge and in the release: no ReleasedValue rows, no dict per cell (counted);
+    the report makes the rows it shows."""
+    made: dict[str, int] = {"released_rows": 0, "dicts": 0, "table_rows": 0, "objects": 0}
+    init = results_module.ReleasedValue.__init__
+
+    def counted_init(self: Any, *args: Any, **kwargs: Any) -> None:
+        made["objects"] += 1
+        init(self, *args, **kwargs)
+
+    monkeypatch.setattr(results_module.ReleasedValue, "__init__", counted_init)
     rows = results_module.ReleasedValues.rows
 
     def counted_rows(self: Any) -> Any:
@@ -181,6 +189,9 @@ def test_a_release_makes_no_object_per_cell_on_the_way_to_disk(
     out = tmp_path / "b.zip"
     publish(_plan(), _table(), out, app_home(tmp_path / "home").ensure())
     assert made["released_rows"] == 0 and made["dicts"] == 0, made
+    # the mean's two groups (made a cell at a time) in the rehearsal and the release; the
+    # histogram's K cells, placeholder or noised, never one object each
+    assert made["objects"] <= 10, made
     assert made["table_rows"] <= 50  # the report's largest and smallest cells
     record = json.loads(read_bundle(out)["release.json"])
     assert all(isinstance(e, dict) and "columns" in e for e in record["results"])
