@@ -47,6 +47,7 @@ from planner_app.core.release.publish import publish, readme_text
 from planner_app.core.release.report import report_html
 from planner_app.core.support.home import app_home
 from tests.conftest import with_reasons
+from tests.record_rows import edit_rows
 
 MASK = "<differs>"
 EPS = 3.0
@@ -174,9 +175,12 @@ def masked_record(record: dict[str, Any]) -> dict[str, Any]:
     if isinstance(commitment, dict) and "value" in commitment:
         # a keyed hash under a secret fresh for each release: pseudorandom to a recipient
         commitment["value"] = MASK
-    for row in out["results"]:
-        for key in ("value", "low", "high"):
-            row[key] = _noised(row[key])
+    def mask(rows: list[dict[str, Any]]) -> None:
+        for row in rows:
+            for key in ("value", "low", "high"):
+                row[key] = _noised(row[key])
+
+    edit_rows(out, mask)
     return out
 
 

@@ -13,10 +13,11 @@ import pytest
 
 from planner_app.core.dp.accuracy import DEFAULT_CONFIDENCE, measurement_half_width
 from planner_app.core.dp.mechanisms import SeededRandomSource, discrete_gaussian, discrete_laplace
-from planner_app.core.kinds.results import Aggregate, ReleasedValue, ReleasedValues, result_dicts
+from planner_app.core.kinds.results import Aggregate, QueryRelease, ReleasedValue, ReleasedValues
 from planner_app.core.kinds.shared_dp import cell_labels, measurements_for
 from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.noise import privatize
+from planner_app.core.release.result_columns import result_entries, table_of
 from tests.conftest import plan_dict
 
 
@@ -113,7 +114,9 @@ def test_a_released_value_is_still_a_frozen_dataclass() -> None:
         v.value = 3  # type: ignore[misc]
 
 
-def test_result_dicts_are_the_rows_dicts() -> None:
+def test_the_record_s_columns_are_the_rows() -> None:
+    """release@2's column-wise results (result_columns.table_of) hold exactly the rows'
+    values, whether made from a statistic's columns or from its ReleasedValue rows."""
     plan = plan_from_dict(plan_dict(queries=[
         {"id": "h", "kind": "histogram", "column": "g", "categories": list(range(50)),
          "epsilon": 0.2},
@@ -131,5 +134,7 @@ def test_result_dicts_are_the_rows_dicts() -> None:
     releases = privatize(plan, aggs, source=SeededRandomSource(11), clamp_counts=True)
     expected = [v.to_dict() for r in releases for v in r.values]  # makes the rows
     fresh = privatize(plan, aggs, source=SeededRandomSource(11), clamp_counts=True)
-    assert json.dumps(result_dicts(fresh)) == json.dumps(expected)  # from the columns
-    assert json.dumps(result_dicts(releases)) == json.dumps(expected)  # from the rows
+    assert json.dumps([row for r in fresh for row in table_of(r).rows()]) == \
+        json.dumps(expected)  # from the columns
+    as_rows = [QueryRelease(r.query_id, list(r.values)) for r in releases]  # from the rows
+    assert json.dumps(result_entries(as_rows)) == json.dumps(result_entries(fresh))

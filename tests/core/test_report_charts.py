@@ -26,6 +26,7 @@ from planner_app.core.release.report import (
 from planner_app.core.support.home import app_home
 from planner_app.core.support.resources import demo_plan_path
 from tests.conftest import DEMO_TABLE
+from tests.record_rows import result_rows
 
 
 def demo_record(folder: Path) -> dict:
@@ -53,7 +54,7 @@ def test_the_html_draws_every_statistic_with_its_released_interval(record) -> No
     for (alt, png), q in zip(found, record["queries"], strict=True):
         assert png.startswith(b"\x89PNG")
         assert alt.startswith(f"Chart of {q['label']}:")
-        rows = [r for r in record["results"] if r["query_id"] == q["id"]]
+        rows = [r for r in result_rows(record) if r["query_id"] == q["id"]]
         for r in rows:  # every released value and interval, as the report's table writes it
             assert format_value(r) in alt, q["id"]
             if r["low"] is not None:

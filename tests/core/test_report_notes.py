@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import io
 import json
+from typing import Any
 
 import pytest
 from pypdf import PdfReader
 
 from planner_app.core.release.report import report_pdf
 from tests.core.test_report_charts import demo_record
+from tests.record_rows import edit_rows, result_rows
 
 
 @pytest.fixture(scope="module")
@@ -26,9 +28,13 @@ def test_pdf_notes_are_wrapped_not_cut(record) -> None:  # type: ignore[no-untyp
     long_note = ("kept within the declared bounds (post-processing); " * 4
                  + "and this is the end of a long note")
     record = json.loads(json.dumps(record))
-    for r in record["results"]:
-        if r["query_id"] == "hours_mean":
-            r["note"] = long_note
+
+    def lengthen(rows: list[dict[str, Any]]) -> None:
+        for r in rows:
+            if r["query_id"] == "hours_mean":
+                r["note"] = long_note
+
+    edit_rows(record, lengthen)
     reader = PdfReader(io.BytesIO(report_pdf(record)))
     assert squeezed(long_note) in squeezed(" ".join(p.extract_text() for p in reader.pages))
 
@@ -36,7 +42,7 @@ def test_pdf_notes_are_wrapped_not_cut(record) -> None:  # type: ignore[no-untyp
 def test_every_demo_note_appears_whole_in_the_pdf(record) -> None:  # type: ignore[no-untyped-def]
     reader = PdfReader(io.BytesIO(report_pdf(record)))
     text = squeezed(" ".join(p.extract_text() for p in reader.pages))
-    notes = {r["note"] for r in record["results"] if r["note"]}
+    notes = {r["note"] for r in result_rows(record) if r["note"]}
     assert any(len(n) > 60 for n in notes)  # the case that used to be cut
     for note in notes:
         assert squeezed(note) in text, note

@@ -23,7 +23,8 @@ from planner_app.core.data.tables import Table, load_table
 from planner_app.core.planfile import load_plan, plan_from_dict
 from planner_app.core.records.audit import AuditLog
 from planner_app.core.records.ledger import Ledger, LedgerError
-from planner_app.core.release.bundle import read_bundle, results_csv
+from planner_app.core.release.bundle import read_bundle
+from planner_app.core.release.result_columns import results_csv_of
 from planner_app.core.release.verify_release import verify_bundle
 from planner_app.core.support.errors import InputError, PlannerError
 from planner_app.core.support.home import AppHome, app_home
@@ -207,7 +208,7 @@ def test_a_failure_after_the_charge_is_completed_by_resume(
     result = resume_release(home)
     assert result.bundle_path == out and verify_bundle(out).valid
     files = read_bundle(out)
-    assert files["results.csv"] == results_csv(saved["record"]["results"])
+    assert files["results.csv"] == results_csv_of(saved["record"])
     assert json.loads(files["release.json"])["results"] == saved["record"]["results"]
     answers = files["noised/rr.csv"].decode().splitlines()[1:]
     assert answers == ["yes" if a else "no" for a in saved["noised"]["rr"]]

@@ -23,6 +23,7 @@ from tests.core.test_neighbouring_bundles import (
     neighbour,
     release,
 )
+from tests.record_rows import edit_rows
 
 pytest.importorskip("mbi")
 
@@ -56,9 +57,12 @@ def synthetic_view(path: Path, rows_public: bool) -> dict[str, Any]:
     t["seed"] = MASK
     if not rows_public:
         t["rows"] = MASK
-    for row in record["results"]:
-        if row["query_id"] == "syn":
-            row["group"] = row["cell"] = MASK
+    def mask(rows: list[dict[str, Any]]) -> None:
+        for row in rows:
+            if row["query_id"] == "syn":
+                row["group"] = row["cell"] = MASK
+
+    edit_rows(record, mask)
     for row in view[RESULTS]:
         if row["query_id"] == "syn":
             row["group"] = row["cell"] = MASK

@@ -20,6 +20,7 @@ from planner_app.core.support.home import app_home
 from tests.conftest import DEMO_TABLE
 from tests.core.test_synthetic import synth_plan
 from tests.core.test_synthetic_tie import _members, demo_bundle
+from tests.record_rows import edit_rows, result_rows
 
 pytest.importorskip("mbi")
 
@@ -228,17 +229,23 @@ def test_two_texts_one_escaped_text_are_refused_by_the_plan(
 
 
 def _synth_rows(record: dict[str, Any]) -> list[dict[str, Any]]:
-    return [r for r in record["results"] if r["query_id"] == "synth"]
+    return [r for r in result_rows(record) if r["query_id"] == "synth"]
+
+
+def _synth_of(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [r for r in rows if r["query_id"] == "synth"]
 
 
 def _swap_cells(record: dict[str, Any]) -> None:
-    a, b = _synth_rows(record)[:2]
-    a["cell"], b["cell"] = b["cell"], a["cell"]
+    def change(rows: list[dict[str, Any]]) -> None:
+        a, b = _synth_of(rows)[:2]
+        a["cell"], b["cell"] = b["cell"], a["cell"]
+    edit_rows(record, change)
 
 
 def _set(field: str, value: Any) -> Any:
     def change(record: dict[str, Any]) -> None:
-        _synth_rows(record)[0][field] = value
+        edit_rows(record, lambda rows: _synth_of(rows)[0].__setitem__(field, value))
     return change
 
 

@@ -25,6 +25,7 @@ from planner_app.core.release.publish import publish
 from planner_app.core.support.home import app_home
 from tests.conftest import DEMO_TABLE, ROOT
 from tests.core.test_synthetic import REGIONS, synth_plan
+from tests.record_rows import result_rows
 
 pytest.importorskip("mbi")
 
@@ -116,7 +117,7 @@ def clamped_pair(tmp_path_factory: pytest.TempPathFactory) -> dict[bool, dict[st
 def _published_counts(record: dict[str, Any]) -> list[int]:
     marginals = [v for t in record["synthetic"].values() for m in t["marginals"]
                  for v in m["values"]]
-    results = [r["value"] for r in record["results"] if r["query_id"] == "synth"]
+    results = [r["value"] for r in result_rows(record) if r["query_id"] == "synth"]
     return marginals + results
 
 

@@ -31,6 +31,7 @@ from planner_app.core.release.publish import publish
 from planner_app.core.release.verify_release import AnswerScan, verify_bundle
 from planner_app.core.support.home import app_home as home_at
 from tests.conftest import ROOT, plan_dict
+from tests.record_rows import edit_rows
 from tests.trust import forge
 
 RR = {"id": "r", "kind": "randomized_response", "column": "ok", "yes": ["yes"], "no": ["no"],
@@ -97,8 +98,8 @@ def reseal(src: Path, dst: Path, answers: bytes, *, recompute: bool) -> None:
         assert isinstance(truth, Fraction)
         value, low, high = randomized_response_estimate(yes, n, truth, record["confidence"],
                                                         ms.get("count"))
-        row = next(r for r in record["results"] if r["query_id"] == "r")
-        row.update(value=value, low=low, high=high)
+        edit_rows(record, lambda rows: next(r for r in rows if r["query_id"] == "r").update(
+            value=value, low=low, high=high))
         forge.reseal(files, record)
     else:
         forge.seal_audit(files)

@@ -34,6 +34,7 @@ from planner_app.core.support.numbers import (
 )
 from tests.cli.test_synthetic_cli import PLAN as SYNTH_PLAN
 from tests.core.test_report_charts import demo_record
+from tests.record_rows import result_rows
 
 # ----------------------------------------------------------------------------- the rule
 
@@ -85,7 +86,7 @@ def test_a_value_and_its_interval_are_shown_alike_everywhere(record: dict[str, A
                                                             pdf_bytes: bytes) -> None:
     pdf = _pdf_text(pdf_bytes)
     html = " ".join(report_html(record).split())
-    for r in record["results"]:
+    for r in result_rows(record):
         if r["low"] is None:
             continue
         value, interval = format_value(r), format_interval(r)

@@ -19,6 +19,7 @@ from planner_app.core.support.errors import InputError
 from planner_app.core.support.home import AppHome, app_home
 from planner_app.core.support.resources import demo_plan_path
 from tests.conftest import DEMO_TABLE
+from tests.record_rows import result_rows
 
 
 @pytest.fixture
@@ -64,6 +65,6 @@ def test_the_report_reads_quantiles_and_useless_statistics_in_words(
     assert "points" in html
     # the share's value and interval in percent, like its ± in points
     record = json.loads(zipfile.ZipFile(out).read("release.json"))
-    share = next(r for r in record["results"] if r["query_id"] == "smokers")
+    share = next(r for r in result_rows(record) if r["query_id"] == "smokers")
     assert f"{100 * share['value']:.4g}%" in html
     assert f"{100 * share['low']:.4g}% to {100 * share['high']:.4g}%" in html

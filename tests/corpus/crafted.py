@@ -276,5 +276,34 @@ CRAFTS.update({
     "report-format-text": _record_change(_set_report_format("2")),
     "report-format-zero": _record_change(_set_report_format(0)),
     "report-format-true": _record_change(_set_report_format(True)),
-    "release-format-2": _record_change(_set("format", "planner-app/release@2")),
+    "release-format-3": _record_change(_set("format", "planner-app/release@3")),
+})
+
+
+# columnar24: release@2's column-wise results (issue 24): arrays of unequal length, and a
+# label swapped in release.json and results.csv alike (every hash recomputed)
+def _columns_change(change: Callable[[dict[str, Any]], None],
+                    csv_too: bool) -> Callable[[bytes], bytes]:
+    def craft(good: bytes) -> bytes:
+        from planner_app.core.release.result_columns import record_bytes, results_csv_of
+
+        files = unzip(good)
+        record = json.loads(files["release.json"])
+        change(next(e for e in record["results"] if e["cells"] > 1))
+        files["release.json"] = record_bytes(record)
+        if csv_too:
+            files["results.csv"] = results_csv_of(record)
+        return rezip(reseal(files))
+
+    return craft
+
+
+def _swap_first_cells(entry: dict[str, Any]) -> None:
+    cells = entry["columns"]["cell"]
+    cells[0], cells[1] = cells[1], cells[0]
+
+
+CRAFTS.update({
+    "columns-unequal-length": _columns_change(lambda e: e["columns"]["low"].pop(), False),
+    "columns-label-swapped": _columns_change(_swap_first_cells, True),
 })

@@ -616,7 +616,7 @@ for recipe, message in (
                                "from 1"),
         ("report-format-true", "release.json: software.report_format must be a whole number "
                                "from 1"),
-        ("release-format-2", "release.json: is a planner-app/release@2 record, made by "
+        ("release-format-3", "release.json: is a planner-app/release@3 record, made by "
                              "planner-app ")):
     cases.append({"file": f"crafted/{recipe}.zip", "command": "verify", "exit": 1,
                   "message": message})
@@ -640,6 +640,13 @@ plan("grid-too-fine-variance.json", FINE,
 plan("grid-too-fine-variance-release.json", FINE,
      "queries[s].grid_step: is too fine for these bounds (more than 2^40 steps)")
 cases[-1]["command"] = "release"
+
+# columnar24: release@2 keeps each statistic's results as arrays; a tampered table is named
+for recipe, message in (
+        ("columns-unequal-length", "values, not its"),
+        ("columns-label-swapped", "cell 1 is labelled")):
+    cases.append({"file": f"crafted/{recipe}.zip", "command": "verify", "exit": 1,
+                  "message": message})
 
 (HERE / "cases.json").write_text(json.dumps({"plan": PLAN, "good_table": GOOD,
                                              "synthetic_plan": with_synthetic(),

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from planner_app.core.release.opened_bundle import open_bundle
+from tests.record_rows import result_rows
 
 
 @pytest.fixture
@@ -69,7 +70,7 @@ def test_results_read_as_the_report_shows_them(window, qtbot, bundle: Path) -> N
     qtbot.waitUntil(lambda: viewer.opened is not None, timeout=30_000)
     with zipfile.ZipFile(bundle) as z:
         record = json.loads(z.read("release.json"))
-    expected = [(format_value(r), format_interval(r)) for r in record["results"]]
+    expected = [(format_value(r), format_interval(r)) for r in result_rows(record)]
     table = viewer.tabs.widget(0)
     headers = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
     value, interval = headers.index("Value"), next(

@@ -19,15 +19,15 @@ from planner_app.core.release.bundle import (
     RECORD,
     RESULTS,
     SIGNATURE,
-    json_bytes,
     manifest_bytes,
     read_bundle,
-    results_csv,
     sha256_bytes,
     zip_bytes,
 )
 from planner_app.core.release.publish import _report_files
+from planner_app.core.release.result_columns import record_bytes, results_csv_of
 from planner_app.core.release.signing import sign_manifest, signed_by_entry
+from tests.record_rows import edit_rows
 
 KEEP = "keep"  # keep the bundle's original signature file
 DROP = "drop"  # leave the signature out
@@ -36,18 +36,21 @@ DROP = "drop"  # leave the signature out
 def add_one_to_a_count(record: dict[str, Any]) -> None:
     """The first count-like row gets +1 on its value and both interval ends (its interval and
     the whole-number rule still hold, so the content checks pass)."""
-    row = next(r for r in record["results"] if r["mechanism"] != "randomized_response"
-               and r["low"] is not None and float(r["value"]).is_integer())
-    for key in ("value", "low", "high"):
-        row[key] = row[key] + 1
+    def change(rows: list[dict[str, Any]]) -> None:
+        row = next(r for r in rows if r["mechanism"] != "randomized_response"
+                   and r["low"] is not None and float(r["value"]).is_integer())
+        for key in ("value", "low", "high"):
+            row[key] = row[key] + 1
+
+    edit_rows(record, change)
 
 
 def reseal(files: dict[str, bytes], record: dict[str, Any]) -> None:
     """Write ``record`` back into a bundle's files as the app would (release.json, results.csv,
     the report) and re-seal the audit log over them (no signature)."""
     plan = plan_from_dict(record["plan"])
-    files[RECORD] = json_bytes(record)
-    files[RESULTS] = results_csv(record["results"])
+    files[RECORD] = record_bytes(record)
+    files[RESULTS] = results_csv_of(record)
     files.update(_report_files(plan, record))
     seal_audit(files)
 

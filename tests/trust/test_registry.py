@@ -16,6 +16,7 @@ from planner_app.cli import main
 from planner_app.core.release.bundle import RECORD, read_bundle
 from planner_app.core.release.registry import TO_FILL, registry_record
 from tests.conftest import plan_dict, with_reasons, write_json
+from tests.record_rows import edit_rows
 
 # The registry's fields (github.com/opendp/deployments-registry-data,
 # schemas/deployments-schema.yaml, tests/good_deployments/template.yaml): every section the
@@ -154,10 +155,13 @@ def test_no_released_value_reaches_the_record(tmp_path: Path) -> None:
     _, record = _release(tmp_path, "values", queries=[COUNT, MEAN],
                          budget={"epsilon": 2.0, "delta": 1e-6})
     other = copy.deepcopy(record)
-    for row in other["results"]:
-        for key in ("value", "low", "high"):
-            if isinstance(row.get(key), (int, float)):
-                row[key] = row[key] + 1000
+    def shift(rows: list[dict[str, Any]]) -> None:
+        for row in rows:
+            for key in ("value", "low", "high"):
+                if isinstance(row.get(key), (int, float)):
+                    row[key] = row[key] + 1000
+
+    edit_rows(other, shift)
     assert registry_record(other) == registry_record(record)
 
 

@@ -140,18 +140,11 @@ class ReleasedValues(Sequence[ReleasedValue]):
                     repeat(confidence, n), repeat(mechanism, n), notes))
         return self._rows
 
-    def dicts(self) -> list[dict[str, Any]]:
-        """``[v.to_dict() for v in self]``, made from the columns without the rows."""
-        if self._rows is not None:
-            return [v.to_dict() for v in self._rows]
-        qid, label, cells, value, low, high, confidence, mechanism, note = self._columns
-        notes = repeat(note, len(cells)) if isinstance(note, str) else note
-        with _no_gc():
-            return [{"query_id": qid, "label": label, "group": g, "cell": c, "value": v,
-                     "low": lo, "high": hi, "confidence": confidence, "mechanism": mechanism,
-                     "note": t}
-                    for (g, c), v, lo, hi, t in zip(cells, value, low, high, notes,
-                                                     strict=True)]
+    def columns(self) -> tuple[str, str, list[tuple[Any, ...]], list[Any], list[Any],
+                               list[Any], float, str, str | list[str]]:
+        """(query id, label, cells, values, lows, highs, confidence, mechanism, note or
+        notes): what the record's column-wise results are written from."""
+        return self._columns
 
     def __len__(self) -> int:
         return len(self._columns[2])
@@ -188,12 +181,3 @@ class QueryRelease:
     # synthetic table: its noised marginals, selected pairs, rows and seed (synthetic.py)
     synthetic: dict[str, Any] | None = None
 
-
-def result_dicts(releases: Sequence[QueryRelease]) -> list[dict[str, Any]]:
-    """``[v.to_dict() for r in releases for v in r.values]`` (release.json's results), the
-    column-wise releases' dicts made straight from their columns (ReleasedValues.dicts)."""
-    out: list[dict[str, Any]] = []
-    for r in releases:
-        out += r.values.dicts() if isinstance(r.values, ReleasedValues) else \
-            [v.to_dict() for v in r.values]
-    return out

@@ -28,7 +28,8 @@ from ..support.cells import FORMULA_START, formula_escaped
 from ..support.errors import PlannerError
 from ..support.json_keys import refusing_duplicate_keys
 
-RELEASE_FORMAT = "planner-app/release@1"
+RELEASE_FORMAT = "planner-app/release@2"  # results column-wise (result_columns.py)
+RELEASE_FORMATS = ("planner-app/release@1", RELEASE_FORMAT)  # what verify reads
 MANIFEST = "MANIFEST.sha256"
 SIGNATURE = "MANIFEST.sha256.minisig"  # minisign's signature of MANIFEST.sha256 (signed bundles)
 RESULTS = "results.csv"

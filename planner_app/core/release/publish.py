@@ -67,10 +67,8 @@ from .bundle import (
     REPORT_PDF,
     RESULTS,
     json_bytes,
-    json_bytes_made,
     manifest_bytes,
     noised_csv,
-    results_csv,
     sha256_bytes,
     sha256_file,
     zip_bytes,
@@ -87,6 +85,7 @@ from .rehearsal import (
     require_verifiable,
 )
 from .report import report_html, report_pdf
+from .result_columns import record_bytes, results_csv_of
 from .signing import sign_manifest, signed_by_entry
 from .stages import Books, Checked, Prepared, Rehearsal, Request, Trust, public_check
 from .synthetic import (
@@ -421,7 +420,7 @@ def charge_and_release(p: Prepared) -> PublishResult:
     saved = True
     record_json = None  # release.json, written once: the pending record holds the same text
     try:
-        record_json = json_bytes_made(record, {"plan": p.rehearsal.plan_json})
+        record_json = record_bytes(record, p.rehearsal.plan_json)
         save_pending(home, doc, record_json)
     except Exception as exc:  # go on: the bundle may still be written
         saved = False
@@ -451,11 +450,10 @@ def _bundle_files(plan: Plan, doc: dict[str, Any], plan_json: bytes | None = Non
     as the release made it for its pending record (the same bytes as from the record)."""
     record = doc["record"]
     if record_json is None:
-        record_json = json_bytes(record) if plan_json is None else \
-            json_bytes_made(record, {"plan": plan_json})
+        record_json = record_bytes(record, plan_json)
     files: dict[str, bytes] = {
         **_report_files(plan, record),
-        RESULTS: results_csv(record["results"]),
+        RESULTS: results_csv_of(record),
         RECORD: record_json,
         PLAN: json_bytes(record["plan"]) if plan_json is None else plan_json,
     }

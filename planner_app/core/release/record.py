@@ -9,7 +9,7 @@ from typing import Any
 from ... import __version__
 from ..data.tables import Table
 from ..kinds import kind_of
-from ..kinds.results import QueryRelease, result_dicts
+from ..kinds.results import QueryRelease
 from ..model import Plan
 from ..planfile.compiled import CompiledPlan
 from ..records.ledger import LedgerState
@@ -17,6 +17,7 @@ from ..support.numbers import shown
 from ..support.words import relation_words, synth_released_line, unit_words
 from .bundle import RELEASE_FORMAT, SIGNATURE
 from .report_format import REPORT_FORMAT
+from .result_columns import result_entries
 from .signing import recorded_signer
 from .synthetic import SYNTH_DIR
 
@@ -62,7 +63,7 @@ def release_record(compiled: CompiledPlan, public: dict[str, Any],
                    "remaining": {"epsilon": ledger.remaining_epsilon,
                                  "delta": ledger.remaining_delta},
                    "releases_of_dataset": len(ledger.releases)},
-        "results": result_dicts(releases),
+        "results": result_entries(releases),  # column-wise: result_columns.py
         **_synthetic_record(releases),
     }
 

@@ -14,7 +14,7 @@ import numpy as np
 from ..dp.measure import Measurement
 from ..dp.mechanisms import SeededRandomSource
 from ..kinds import kind_of
-from ..kinds.results import QueryRelease, ReleasedValue
+from ..kinds.results import QueryRelease, ReleasedValues
 from ..kinds.shared_dp import cell_labels
 from ..model import Plan
 from ..support.errors import InputError, PlannerError
@@ -29,11 +29,12 @@ def placeholder_releases(plan: Plan, confidence: float) -> list[QueryRelease]:
     wide = -888_888_888_888.125
     note = "a note as long as the longest a release writes beside a released value (words)"
     out = []
-    for q in plan.queries:
-        values = [ReleasedValue(q.id, q.title, group, cell, wide,
-                                wide if kind_of(q).gives_interval else None,
-                                wide if kind_of(q).gives_interval else None, confidence,
-                                "laplace", note) for group, cell in cell_labels(q)]
+    for q in plan.queries:  # column-wise, as the noise makes them: no object per cell
+        cells = cell_labels(q)
+        n = len(cells)
+        ends = [wide if kind_of(q).gives_interval else None] * n
+        values = ReleasedValues(q.id, q.title, cells, [wide] * n, ends, ends, confidence,
+                                "laplace", note)
         out.append(QueryRelease(q.id, values, synthetic=placeholder_payload(q)
                                 if kind_of(q).makes_table else None))
     return out

@@ -44,6 +44,7 @@ from ..support.words import (
     unit_words,
 )
 from ..support.words import format_number as rounded
+from .result_columns import tables_of
 from .signing import approval_words, signature_words
 from .synthetic import synthetic_paragraphs
 
@@ -282,9 +283,7 @@ def _declared_queries(declared: Plan | None) -> dict[str, Any]:
 def _statistics(record: dict[str, Any], plan: Plan | None = None) -> list[dict[str, Any]]:
     """Per statistic: its rows and a sentence on what its interval means (``plan``: the
     record's plan as a Plan, read from the record when not given)."""
-    rows_by_query: dict[str, list[dict[str, Any]]] = {}
-    for r in record["results"]:
-        rows_by_query.setdefault(r["query_id"], []).append(r)
+    tables = tables_of(record)  # each statistic's cells as columns (release@1 or @2)
     out = []
     confidence = record["confidence"]
     level = confidence_percent(confidence)
@@ -307,12 +306,14 @@ def _statistics(record: dict[str, Any], plan: Plan | None = None) -> list[dict[s
         if useless is not None:
             meaning += f" Note: {useless[0].upper()}{useless[1:]}"
         params = parameter_words(q)
-        rows = rows_by_query.get(q["id"], [])
-        shown = largest(rows, smallest=REPORT_SMALLEST)
+        table = tables.get(q["id"])
+        n = len(table) if table is not None else 0
+        shown = [] if table is None else table.rows(
+            largest_order(table.column("value"), smallest=REPORT_SMALLEST))
         top = len(shown) - REPORT_SMALLEST
         more = (f"The {top:,} largest and the {REPORT_SMALLEST:,} smallest of its "
-                f"{len(rows):,} cells are shown, largest first; all of them are in "
-                f"{RESULTS_FILE} and release.json." if len(shown) < len(rows) else "")
+                f"{n:,} cells are shown, largest first; all of them are in "
+                f"{RESULTS_FILE} and release.json." if len(shown) < n else "")
         out.append({"query": q, "rows": shown, "meaning": meaning, "params": params,
                     "more": more, "declared": as_planned.get(q["id"], {}), "unit": unit})
     return out
@@ -410,30 +411,35 @@ def largest(rows: list[dict[str, Any]], limit: int | None = None,
     """At most ``limit`` rows: all of them, or the largest values (released numbers only, so
     the choice is post-processing), largest first; with ``smallest``, the last that many of
     them are the smallest values instead (a histogram of 10^6 cells shows both ends)."""
+    values = list(map(dict.get, rows, itertools.repeat("value", len(rows))))
+    return [rows[i] for i in largest_order(values, limit, smallest)]
+
+
+def largest_order(values: list[Any], limit: int | None = None,
+                  smallest: int = 0) -> list[int] | range:
+    """The places of ``largest``'s rows among cells of these values (a column of the
+    record's results: no object per cell is made to choose the few the report shows)."""
     limit = MAX_REPORT_ROWS if limit is None else limit
-    if len(rows) <= limit:
-        return rows
+    if len(values) <= limit:
+        return range(len(values))
     smallest = min(max(smallest, 0), limit)
 
-    def key(r: dict[str, Any]) -> float:
-        v = r.get("value")
+    def key(v: Any) -> float:
         return float(v) if isinstance(v, (int, float)) else float("-inf")
 
     import numpy as np  # here: the report of a few cells needs no numpy
 
-    values = list(map(dict.get, rows, itertools.repeat("value", len(rows))))
     if set(map(type, values)) <= {int, float}:  # released numbers: no call per cell
         keys = np.array(values, dtype=np.float64)
     else:
-        keys = np.array(list(map(key, rows)), dtype=np.float64)
+        keys = np.array(list(map(key, values)), dtype=np.float64)
     if np.isnan(keys).any():  # sorted's own order for what numpy orders otherwise
-        ranked = sorted(rows, key=key, reverse=True)
+        ranked = sorted(range(len(values)), key=lambda i: key(values[i]), reverse=True)
         return ranked[:limit - smallest] + (ranked[-smallest:] if smallest else [])
     # a stable sort of the negated keys: the order of sorted(..., reverse=True), ties kept
     # in the record's order, without a Python comparison per pair of 10^6 cells
-    order = np.argsort(-keys, kind="stable")
-    picked = order[:limit - smallest].tolist() + (order[-smallest:].tolist() if smallest else [])
-    return [rows[i] for i in picked]
+    order: list[int] = np.argsort(-keys, kind="stable").tolist()
+    return order[:limit - smallest] + (order[-smallest:] if smallest else [])
 
 
 def listing(items: list[str], limit: int = MAX_LISTED, sep: str = "; ") -> str:
@@ -725,7 +731,8 @@ def result_chart(record: dict[str, Any], s: dict[str, Any]) -> Chart | None:
               and isinstance(upper, (int, float)) else None)
     rows = s["rows"]
     if KINDS[q["kind"]].makes_table:  # each column's counts, in release order (not the largest)
-        rows = [r for r in record["results"] if r.get("query_id") == q["id"]]
+        table = tables_of(record).get(q["id"])
+        rows = table.rows() if table is not None else []
     return release_chart(q, rows, bounds)
 
 

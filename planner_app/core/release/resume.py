@@ -25,6 +25,7 @@ from ..support.home import AppHome
 from .bundle import RECORD, bundle_json, read_bundle, sha256_file
 from .pending import list_pending, load_pending, pending_path, remove_pending
 from .publish import Progress, PublishResult, complete_release, finish_release
+from .result_columns import result_rows
 from .signing import recorded_signer
 from .verify_release import verify_bundle
 
@@ -183,7 +184,7 @@ def _already_written(out: Path, release_id: str) -> str | None:
 
 def _releases_from(record: dict[str, Any], doc: dict[str, Any]) -> list[QueryRelease]:
     by_query: dict[str, list[ReleasedValue]] = {}
-    for row in record["results"]:
+    for row in result_rows(record):  # a resumed release's values, as it returns them
         by_query.setdefault(row["query_id"], []).append(ReleasedValue(**row))
     noised = doc.get("noised") or {}
     tables = record.get("synthetic") or {}

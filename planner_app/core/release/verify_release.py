@@ -53,6 +53,7 @@ from .bundle import (
     README,
     RECORD,
     RELEASE_FORMAT,
+    RELEASE_FORMATS,
     REPORT_HTML,
     REPORT_PDF,
     RESULT_COLUMNS,
@@ -63,7 +64,6 @@ from .bundle import (
     Verdict,
     bundle_json,
     open_bundle,
-    results_csv,
     sha256_bytes,
 )
 from .publish import readme_text
@@ -74,6 +74,14 @@ from .report_format import (
     rebuilds,
     report_format_problem,
     stated_report_format,
+)
+from .result_columns import (
+    cell_count,
+    entries_problem,
+    is_column_record,
+    labels_problem,
+    results_csv_of,
+    tables_of,
 )
 from .signing import check_approval, check_origin
 from .verify_synthetic import check_synthetic, regenerate_synthetic
@@ -250,7 +258,7 @@ def _record(files: dict[str, bytes], problems: list[str]) -> dict[str, Any] | No
     except (UnicodeDecodeError, ValueError, RecursionError):  # JSONDecodeError is a ValueError
         problems.append(f"{RECORD}: is not valid JSON")
         return None
-    if not isinstance(record, dict) or record.get("format") != RELEASE_FORMAT:
+    if not isinstance(record, dict) or record.get("format") not in RELEASE_FORMATS:
         problems.append(f"{RECORD}: {_release_format_problem(record)}")
         return None
     for key in ("plan_sha256", "plan", "queries", "total", "confidence", "dataset",
@@ -276,7 +284,8 @@ def _release_format_problem(record: Any) -> str:
     version = software.get("version") if isinstance(software, dict) else None
     made = f"planner-app {str(version)[:40]}" if isinstance(version, str) else "another version"
     return (f"is a {stated[:60]} record, made by {made}; this planner-app reads "
-            f"{RELEASE_FORMAT} only: verify it with the version that made it or a newer one")
+            f"{' and '.join(RELEASE_FORMATS)} only: verify it with the version that made it or "
+            "a newer one")
 
 
 def _is_number(x: Any) -> bool:
@@ -311,6 +320,10 @@ def _record_shape(record: dict[str, Any]) -> str | None:
         if not isinstance(record[key], list) or not all(isinstance(x, dict)
                                                         for x in record[key]):
             return f"{key} must be a list of objects"
+    if is_column_record(record):  # release@2: one entry of arrays per statistic
+        problem = entries_problem(record)
+        if problem:
+            return problem
     for i, q in enumerate(record["queries"]):
         accuracy = q.get("accuracy")
         if not isinstance(q.get("id"), str) or not isinstance(accuracy, dict):
@@ -494,9 +507,10 @@ def _results(files: dict[str, bytes], scans: dict[str, AnswerScan], plan: Plan,
             return
         cells = dict(zip(RESULT_COLUMNS, row, strict=True))
         by_query.setdefault(cells["query_id"], []).append((n, cells))
-    if len(rows) - 1 != len(record["results"]):
+    if len(rows) - 1 != cell_count(record):
         problems.append(f"{RESULTS}: has {len(rows) - 1} rows but {RECORD} lists "
-                        f"{len(record['results'])}")
+                        f"{cell_count(record)}")
+    tables = tables_of(record) if is_column_record(record) else {}
     confidence = float(record["confidence"])
     for i, q in enumerate(plan.queries):
         report_progress(progress, i / len(plan.queries), f"Checking the results of statistic "
@@ -507,6 +521,11 @@ def _results(files: dict[str, bytes], scans: dict[str, AnswerScan], plan: Plan,
         if len(got) != len(cell_labels(q)):
             problems.append(f"{RESULTS}: statistic {q.id!r} has {len(got)} rows, but the plan "
                             f"declares {len(cell_labels(q))} cells")
+            continue
+        table = tables.get(q.id)
+        problem = labels_problem(table, cell_labels(q)) if table is not None else None
+        if problem:  # release@2: the labels are the plan's cells, in order
+            problems.append(f"{RECORD}: {problem}")
             continue
         half = stated[q.id]["accuracy"]["half_width"]
         for n, cells in got:
@@ -566,7 +585,7 @@ def _agreement(files: dict[str, bytes], scans: dict[str, AnswerScan], plan: Plan
     for name in sorted(scans):
         if name not in rr:
             problems.append(f"{name}: a release of this plan never contains this file")
-    expected = results_csv(record["results"])
+    expected = results_csv_of(record)
     if files.get(RESULTS) != expected:
         got = files.get(RESULTS, b"").decode("utf-8", "replace").splitlines()
         want = expected.decode("utf-8").splitlines()

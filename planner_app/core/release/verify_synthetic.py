@@ -46,6 +46,7 @@ from ..kinds.shared_dp import measurements_for
 from ..model import Plan, Query
 from ..support.progress import Progress
 from ..support.progress import report as report_progress
+from .result_columns import tables_of
 from .synthetic import (
     CLAMPED_NOTE,
     PAYLOAD_KEYS,
@@ -229,7 +230,8 @@ def _result_rows_problem(record: dict[str, Any], q: Query, marginals: list[dict[
         group, keys = marginal_cells(q, mg["columns"])
         for key, v in zip(keys, mg["values"], strict=True):
             want.append((q.id, q.title, group, key, v, v - hw, v + hw, confidence, "gaussian"))
-    results = [r for r in record["results"] if isinstance(r, dict) and r.get("query_id") == q.id]
+    table = tables_of(record).get(q.id)
+    results = table.rows() if table is not None else []
     fields = ("query_id", "label", "group", "cell", "value", "low", "high", "confidence",
               "mechanism")
     got = [tuple(r.get(k) for k in fields) for r in results]
