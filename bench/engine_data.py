@@ -206,7 +206,10 @@ def codes_plan(rows: int, k: int) -> dict[str, Any]:
     return {
         "format": "planner-app/plan@1",
         "dataset": {"name": f"bench-codes-{k}", "expected_rows": rows},
-        "privacy_unit": {"kind": "row"},
+        # the code column repeats (k values over many rows): the people rule asks for the
+        # owner's recorded decision that the rows are different people
+        "privacy_unit": {"kind": "row", "rows_are_people": {
+            "reason": "one row per respondent; the code repeats, people do not"}},
         "budget": {"epsilon": 1.0, "delta": 1e-6},
         "justification": "Benchmark: a synthetic code table.",
         "queries": [{"id": "codes", "kind": "histogram", "column": "code",
