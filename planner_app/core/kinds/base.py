@@ -121,9 +121,9 @@ class StatisticKind(ABC):
 
     def params_from(self, got: Mapping[str, Any]) -> KindParams:
         """Its ``params_type`` from the fields ``read_own`` read (a field another kind has,
-        read as None here, is left out)."""
+        read as None here, is left out; a value its params cannot hold is a bug)."""
         names = {f.name for f in fields(self.params_type)}
-        stray = [k for k, v in got.items() if k not in names and v not in (None, "rows")]
+        stray = [k for k, v in got.items() if k not in names and v is not None]
         assert not stray, f"{self.name} read {stray} but its params do not hold them"
         return self.params_type(**{k: v for k, v in got.items() if k in names})
 
@@ -159,10 +159,10 @@ class StatisticKind(ABC):
             return as_number(value, lambda p: r.fail("missing.impute", p))
         return value
 
-    def read_of(self, r: FieldReader) -> str:
-        """What it counts: "rows", or "people" (a count)."""
+    def read_of(self, r: FieldReader) -> str | None:
+        """What it counts: "rows", or "people" (a count; None: it counts nothing)."""
         not_used(r, self.name, "of")
-        return "rows"
+        return None
 
     def unit_problem(self, unit: PrivacyUnit, query: Query) -> tuple[str, str] | None:
         """(field, problem) when it cannot be computed for this privacy unit, else None."""

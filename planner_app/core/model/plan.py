@@ -126,7 +126,9 @@ class Query:
     # of a mean or a share, the rows a preview draws)
     expected_count: float | None = None
     justification: Mapping[str, str] | None = None
-    params: KindParams = field(default_factory=KindParams)
+    # required, by keyword: a statistic is made by its kind's reader or kinds.make_query,
+    # never with params its kind cannot read
+    params: KindParams = field(kw_only=True)
 
     @property
     def title(self) -> str:
