@@ -162,6 +162,17 @@ def test_a_new_kinds_field_is_refused_for_other_kinds_and_theirs_for_it(toy: Non
     assert "queries[t].max_keys: must be a whole number" in str(err.value)
 
 
+def test_a_new_kinds_field_is_refused_for_a_kind_that_reads_its_whole_query(
+        toy: None) -> None:
+    """The synthetic table reads its fields its own way (``read_query``); a field of another
+    kind that its reader does not know of is refused too, never silently dropped."""
+    synthetic = {"id": "syn", "kind": "synthetic", "epsilon": 1.0, "delta": 1e-6,
+                 "columns": [{"column": "r", "categories": ["a", "b"]}], "max_keys": 3}
+    with pytest.raises(InputError) as err:
+        plan_from_dict(_plan(synthetic))
+    assert str(err.value).endswith("queries[syn].max_keys: is not used by kind synthetic")
+
+
 def test_without_the_new_kind_its_field_is_unknown() -> None:
     with pytest.raises(InputError) as err:
         plan_from_dict(_plan({"id": "n", "kind": "count", "epsilon": 1.0, "max_keys": 3}))
