@@ -173,6 +173,14 @@ def test_a_new_kinds_field_is_refused_for_a_kind_that_reads_its_whole_query(
     assert str(err.value).endswith("queries[syn].max_keys: is not used by kind synthetic")
 
 
+def test_a_counts_of_on_a_synthetic_table_is_refused() -> None:
+    synthetic = {"id": "syn", "kind": "synthetic", "epsilon": 1.0, "delta": 1e-6,
+                 "columns": [{"column": "r", "categories": ["a", "b"]}], "of": "people"}
+    with pytest.raises(InputError) as err:
+        plan_from_dict(_plan(synthetic))
+    assert str(err.value).endswith("queries[syn].of: is not used by kind synthetic")
+
+
 def test_without_the_new_kind_its_field_is_unknown() -> None:
     with pytest.raises(InputError) as err:
         plan_from_dict(_plan({"id": "n", "kind": "count", "epsilon": 1.0, "max_keys": 3}))

@@ -632,6 +632,10 @@ plan("count-of-unknown.json",
               queries=[{**PEOPLE_COUNT, "of": "households"}]),
      "queries[n].of: 'households' is not one of: rows, people")
 
+# params: a field of another kind on a synthetic table is refused, never silently dropped
+synth("of-on-synthetic", with_synthetic(of="people"),
+      f"{SYNTH}.of: is not used by kind synthetic")
+
 (HERE / "cases.json").write_text(json.dumps({"plan": PLAN, "good_table": GOOD,
                                              "synthetic_plan": with_synthetic(),
                                              "cases": cases}, indent=1) + "\n")
