@@ -93,8 +93,11 @@ def _read_query(source: str, obj: Any, path: str) -> Query:
     assert name is not None
     kind = KINDS[name]
     label = r.text("label", required=False, default="") or ""
+    # another kind's own field, refused after the kind's own readers (their messages first)
+    foreign = [k for k in allowed if k not in COMMON_FIELDS and k not in kind.own_keys]
     whole = kind.read_query(r, qid, label)
     if whole is not None:
+        not_used(r, name, *foreign)
         return whole
     got: dict[str, Any] = {}
     kind.read_own(r, "opening", got)
@@ -114,8 +117,7 @@ def _read_query(source: str, obj: Any, path: str) -> Query:
         r.fail("expected_count", expected_count_problem(expected_count) or "")
     justification = read_justification(r)
     kind.read_own(r, "trailing", got)
-    not_used(r, name, *(k for k in allowed
-                        if k not in COMMON_FIELDS and k not in kind.own_keys))
+    not_used(r, name, *foreign)
     return Query(
         id=qid, kind=name, epsilon=epsilon, label=label, column=column, group_by=group_by,
         where=where, missing=missing, mechanism=mechanism, delta=delta,
