@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from planner_app.core.kinds import registry
 from planner_app.core.kinds.base import StatisticKind
 from planner_app.core.kinds.params import (
     BoundedParams,
@@ -125,11 +124,9 @@ def _plan(*queries: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.fixture
 def toy(monkeypatch: pytest.MonkeyPatch) -> None:
-    kinds = dict(KINDS)
-    kinds["toy"] = Toy()
-    monkeypatch.setattr(registry, "KINDS", kinds)
-    import planner_app.core.planfile.validation as validation
-    monkeypatch.setattr(validation, "KINDS", kinds)
+    """The toy kind in the registry for one test (the registry is the one list of kinds)."""
+    assert isinstance(KINDS, dict)
+    monkeypatch.setitem(KINDS, "toy", Toy())
 
 
 def test_a_new_kind_with_a_field_of_its_own_is_read_and_written_back(toy: None) -> None:
