@@ -112,9 +112,9 @@ def run(name: str, frame: pd.DataFrame, columns: list[dict], unit: dict, reps: i
         q = plan.queries[0]
         engine = SyntheticEngine(PandasEngine(expanded_plan(plan), frame, SystemRandomSource()))
         agg = engine.aggregate(q)
-        sizes = [c.size for c in q.synth_columns or ()]
+        sizes = [c.size for c in q.params.columns]
         d = len(sizes)
-        truth = {f"one:{i}": agg.parts[f"oneway:{q.synth_columns[i].column}"]
+        truth = {f"one:{i}": agg.parts[f"oneway:{q.params.columns[i].column}"]
                  for i in range(d)}
         truth.update({k: v for k, v in agg.parts.items() if k.startswith("pair:")})
         _, l2_sq = marginal_sensitivity(plan.privacy_unit, plan.neighbouring)

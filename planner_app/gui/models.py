@@ -15,6 +15,7 @@ from PySide6.QtGui import QBrush, QColor
 
 from ..core.dp.accuracy import format_half_width
 from ..core.kinds import kind_of
+from ..core.kinds.params import counted_of
 from ..core.kinds.shared_dp import useless_warning
 from ..core.planning.changes import OpChanges
 from ..core.support.words import confidence_percent
@@ -491,7 +492,7 @@ class StatisticsModel(HeaderedModel):
                 return kind_of(q).describe(q.column, kind_of(q).title,
                                        q.missing.policy == "impute",
                                        unit.id_column if unit else None,
-                                       unit.rows_per_unit if unit else 1, q.of == "people")
+                                       unit.rows_per_unit if unit else 1, counted_of(q) == "people")
             return q.id
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (2, 3):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)

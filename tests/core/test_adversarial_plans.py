@@ -111,7 +111,7 @@ def test_a_synthetic_tables_categories_equal_after_nfc_are_refused() -> None:
 
 def test_distinct_accented_categories_are_kept() -> None:
     plan = plan_from_dict(query(2, categories=[E_NFC, "e", "\u00e8", "E"]))
-    assert len(plan.query("h").categories or ()) == 4
+    assert len(plan.query("h").params.categories or ()) == 4
 
 
 @pytest.mark.parametrize("reason", ["\u200b", " \u200b\u200c\u2060 ", "\ufeff", "\u3000",

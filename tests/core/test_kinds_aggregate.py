@@ -18,6 +18,7 @@ from planner_app.core.data.synthetic_marginals import SyntheticEngine, expanded_
 from planner_app.core.data.tables import load_table, open_table
 from planner_app.core.dp.mechanisms import SeededRandomSource
 from planner_app.core.kinds import KINDS, kind_of
+from planner_app.core.kinds.registry import make_query
 from planner_app.core.kinds.shared_data import (
     GRID_PARTS,
     BinCounts,
@@ -58,11 +59,11 @@ def test_every_kind_describes_its_aggregate_as_the_model_tables_say(query: Query
     what = kind_of(query).aggregate_of(query)
     assert what.reads_answers == (query.kind in YES_NO_KINDS)
     assert what.reads_numbers == (query.kind in NEEDS_BOUNDS
-                                  or (query.kind == "histogram" and query.bins is not None))
+                                  or (query.kind == "histogram" and query.params.bins is not None))
     assert len(cell_labels(query)) == cell_count(query)
     if isinstance(what, (GridSums, GridStepCounts)):
-        assert (what.column, what.lower, what.upper) == (query.column, query.lower,
-                                                         query.upper)
+        assert (what.column, what.lower, what.upper) == (query.column, query.params.lower,
+                                                         query.params.upper)
     if isinstance(what, GridSums):
         assert set(what.parts) <= set(GRID_PARTS)
     if isinstance(what, Marginals):
@@ -115,7 +116,7 @@ def test_every_engine_computes_exactly_the_described_parts(tmp_path: Path) -> No
 def test_a_kind_says_how_it_reads_its_column_before_its_fields_are_complete(name: str) -> None:
     """The app's form asks how a statistic reads its column while the owner edits it (no
     bounds or bins yet); the kind answers as its description would."""
-    draft = Query(id="d", kind=name, epsilon=1.0, column="x")
+    draft = make_query(name, id="d", epsilon=1.0, column="x")
     kind = KINDS[name]
     assert kind.reads_numbers(draft) == (name in NEEDS_BOUNDS or name == "histogram")
     assert kind.reads_answers == (name in YES_NO_KINDS)
@@ -130,7 +131,7 @@ def test_the_fit_of_a_statistic_being_edited_is_asked_without_its_bounds(name: s
 
     from planner_app.core.data.fit import query_problems
 
-    draft = Query(id="d", kind=name, epsilon=1.0, column="t")
+    draft = make_query(name, id="d", epsilon=1.0, column="t")
     frame = pd.DataFrame({"t": ["a", "b", "c"]})
     problems = query_problems(draft, frame, "table.csv", {})
     words = " ".join(str(p) for p in problems)

@@ -9,7 +9,7 @@ import pytest
 from planner_app.core.dp.accuracy import Accuracy
 from planner_app.core.kinds import KINDS
 from planner_app.core.kinds import shared_form as sf
-from planner_app.core.model import Query
+from planner_app.core.kinds.registry import make_query
 from tests.kind_table import (
     EXPECTED_COUNT_KINDS,
     MECHANISMS_BY_KIND,
@@ -56,21 +56,21 @@ def test_the_form_offers_the_mechanisms_the_plan_accepts(name: str) -> None:
 
 def test_a_count_names_the_rows_it_counts() -> None:
     count = KINDS["count"]
-    rows = Query(id="n", kind="count", epsilon=1.0)
-    present = Query(id="n", kind="count", epsilon=1.0, column="age")
-    people = Query(id="n", kind="count", epsilon=1.0, of="people")
+    rows = make_query("count", id="n", epsilon=1.0)
+    present = make_query("count", id="n", epsilon=1.0, column="age")
+    people = make_query("count", id="n", epsilon=1.0, of="people")
     assert [count.list_name(q) for q in (rows, present, people)] == [
         "Count of rows", "Count, age present", "Count of people"]
     assert count.pane_heading(rows, None, 1) == ("Count of rows", None)
-    mean = Query(id="m", kind="mean", epsilon=1.0, column="age", lower=0, upper=9)
+    mean = make_query("mean", id="m", epsilon=1.0, column="age", lower=0, upper=9)
     assert KINDS["mean"].list_name(mean) == "Mean"
     assert KINDS["mean"].pane_heading(mean, None, 1) == ("Mean of ", "age")
 
 
 def test_a_quantile_says_its_accuracy_in_percentiles() -> None:
-    q = Query(id="q", kind="quantile", epsilon=1.0, column="age", lower=0, upper=99,
+    q = make_query("quantile", id="q", epsilon=1.0, column="age", lower=0, upper=99,
               quantile=0.5, expected_count=1000)
     acc = Accuracy(half_width=10.0, unit="rank", confidence=0.95, note="plain note", rows=1000.0)
     assert "median" in KINDS["quantile"].pane_accuracy_note(q, acc)
-    mean = Query(id="m", kind="mean", epsilon=1.0, column="age", lower=0, upper=9)
+    mean = make_query("mean", id="m", epsilon=1.0, column="age", lower=0, upper=9)
     assert KINDS["mean"].pane_accuracy_note(mean, acc) == "plain note"

@@ -11,8 +11,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from planner_app.core import model
 from planner_app.core.kinds import KINDS, StatisticKind, kind_of
+from planner_app.core.kinds.registry import make_query
 from tests import kind_table
 
 PACKAGE = Path(__file__).resolve().parents[2] / "planner_app"
@@ -100,5 +100,5 @@ def test_every_kind_of_the_plan_file_is_registered_once() -> None:
 
 
 def test_kind_of_finds_a_statistics_kind() -> None:
-    q = model.Query(id="a", kind="histogram", epsilon=1.0, column="x", categories=("a",))
+    q = make_query("histogram", id="a", epsilon=1.0, column="x", categories=("a",))
     assert kind_of(q) is KINDS["histogram"]

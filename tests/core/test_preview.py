@@ -9,6 +9,7 @@ from dataclasses import replace
 import pytest
 
 from planner_app.core.dp.accuracy import shown_half_width
+from planner_app.core.kinds.params import with_params
 from planner_app.core.kinds.shared_dp import accuracy_for
 from planner_app.core.model import GroupBy
 from planner_app.core.planfile import load_plan
@@ -42,7 +43,7 @@ def test_a_histograms_error_bars_are_the_exact_laplace_half_width(plan) -> None:
     q = plan.query("region_counts")  # sensitivity 3 (3 rows a person), ε = 0.4: scale 7.5
     chart = preview_for(q, plan)
     expected = laplace_half_width_by_summing(3 / q.epsilon, 0.95)
-    assert chart.shape == "bars" and [m.label for m in chart.marks] == list(q.categories)
+    assert chart.shape == "bars" and [m.label for m in chart.marks] == list(q.params.categories)
     for m in chart.marks:
         assert m.high - m.centre == expected and m.centre - m.low == expected
     assert chart.half_width == expected
@@ -76,7 +77,7 @@ def test_a_smaller_epsilon_widens_the_interval(plan) -> None:  # type: ignore[no
 
 
 def test_many_cells_draw_the_first_ones_with_a_note(plan) -> None:  # type: ignore[no-untyped-def]
-    q = replace(plan.query("region_counts"), categories=tuple(f"c{i}" for i in range(150)))
+    q = with_params(plan.query("region_counts"), categories=tuple(f"c{i}" for i in range(150)))
     chart = preview_for(q, plan)
     assert len(chart.marks) == MAX_PREVIEW_CELLS
     assert [m.label for m in chart.marks] == [f"c{i}" for i in range(MAX_PREVIEW_CELLS)]

@@ -25,8 +25,9 @@ from planner_app.core.data.tables import load_table
 from planner_app.core.dp.accounting import compose
 from planner_app.core.dp.measure import epsilon_from_rho, rho_for
 from planner_app.core.dp.mechanisms import SeededRandomSource
-from planner_app.core.dp.synthetic import exponential_select, preview
+from planner_app.core.dp.synthetic import exponential_select
 from planner_app.core.kinds.shared_dp import measurements_for
+from planner_app.core.kinds.synthetic import table_preview as preview
 from planner_app.core.planfile import plan_from_dict, plan_to_dict
 from planner_app.core.records.ledger import Ledger
 from planner_app.core.release.publish import publish
@@ -126,8 +127,8 @@ def test_a_synthetic_plan_round_trips_and_the_schema_accepts_it() -> None:
     again = plan_from_dict(plan_to_dict(plan))
     assert again == plan
     q = plan.queries[0]
-    assert [c.column for c in q.synth_columns or ()] == ["region", "employment", "age", "smoker"]
-    assert q.rows == 500 and q.mechanism == "mst"
+    assert [c.column for c in q.params.columns or ()] == ["region", "employment", "age", "smoker"]
+    assert q.params.rows == 500 and q.mechanism == "mst"
     schema = json.loads(plan_schema_path().read_text())
     jsonschema.validate(plan_to_dict(plan), schema)
     bad = plan_to_dict(plan)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 
 from planner_app.core.dp import synthetic as dp_synthetic
+from planner_app.core.kinds.synthetic import table_preview
 from planner_app.core.planfile import plan_from_dict
 from tests.cli.test_synthetic_cli import PLAN
 
@@ -14,7 +15,7 @@ def _preview(columns: int) -> dp_synthetic.SynthPreview:
     doc = copy.deepcopy(PLAN)
     doc["queries"][0]["columns"] = doc["queries"][0]["columns"][:columns]
     plan = plan_from_dict(doc)
-    return dp_synthetic.preview(plan.queries[0], plan)
+    return table_preview(plan.queries[0], plan)
 
 
 def test_one_column_is_said_in_the_singular_without_a_tree() -> None:

@@ -14,6 +14,7 @@ import pytest
 from planner_app.core.dp import synthetic as dp_synthetic
 from planner_app.core.dp.measure import rho_for
 from planner_app.core.kinds.shared_dp import measurements_for
+from planner_app.core.kinds.synthetic import table_preview
 from planner_app.core.planfile import plan_from_dict
 from tests.cli.test_release_cli import run
 from tests.cli.test_synthetic_cli import PLAN
@@ -51,7 +52,7 @@ def test_two_columns_measure_no_selection_and_spend_all_of_rho() -> None:
 
 def test_two_columns_preview_mentions_no_selection_round() -> None:
     plan = plan_from_dict(_two_column_plan())
-    p = dp_synthetic.preview(plan.queries[0], plan)
+    p = table_preview(plan.queries[0], plan)
     assert not [m for m in p.measurements if m.epsilon is not None]
     text = "\n".join(dp_synthetic.preview_lines(p))
     assert "exponential" not in text and "round" not in text and "chooses" not in text
@@ -86,7 +87,7 @@ def test_two_columns_preview_and_report_say_no_pair_is_chosen() -> None:
     from planner_app.core.release.synthetic import synthetic_paragraphs
 
     plan = plan_from_dict(_two_column_plan())
-    p = dp_synthetic.preview(plan.queries[0], plan)
+    p = table_preview(plan.queries[0], plan)
     text = " ".join(dp_synthetic.preview_lines(p))
     assert "chosen in round" not in text and "round 1" not in text, text
     assert "one pair of columns" in text

@@ -9,6 +9,7 @@ import inspect
 from pathlib import Path
 
 from planner_app.core.dp import synthetic as dp_synthetic
+from planner_app.core.kinds.synthetic import table_preview
 from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release import synthetic as release_synthetic
 from planner_app.core.support import words
@@ -30,7 +31,7 @@ def test_the_modules_that_compute_hold_no_sentences() -> None:
 
 def test_the_preview_is_the_words_of_its_numbers() -> None:
     plan = plan_from_dict(PLAN)
-    p = dp_synthetic.preview(plan.queries[0], plan)
+    p = table_preview(plan.queries[0], plan)
     ones = [m for m in p.measurements if m.name.startswith("oneway:")]
     assert [m.what for m in p.measurements] == [
         "counts of region", "counts of age", "counts of smoker", "selection round 1",
@@ -50,7 +51,7 @@ def test_without_rows_the_preview_names_what_to_state_in_the_apps_words() -> Non
     doc = copy.deepcopy(PLAN)
     del doc["dataset"]["expected_rows"]
     plan = plan_from_dict(doc)
-    last = dp_synthetic.preview_lines(dp_synthetic.preview(plan.queries[0], plan))[-1]
+    last = dp_synthetic.preview_lines(table_preview(plan.queries[0], plan))[-1]
     # the field as the editor labels it ("Rows to generate"), and the plan's key for a file
     assert "rows to generate" in last and "dataset.expected_rows" in last
     assert "(or rows)" not in last

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import replace
 
 import pytest
 
 from planner_app.core.dp.accuracy import format_half_width, quantile_words
+from planner_app.core.kinds.params import with_params
 from planner_app.core.kinds.shared_dp import accuracy_for, quantile_refusal, useless_warning
 from planner_app.core.planfile import plan_from_dict
 from planner_app.core.planning.check import check_plan
@@ -97,7 +97,7 @@ def test_useless_statistics_are_flagged(qid: str, eps: float, useless: bool) -> 
 
 def test_a_quantile_on_a_too_fine_grid_is_refused_before_the_charge(tmp_path) -> None:  # type: ignore[no-untyped-def]
     plan = demo()
-    q = replace(plan.query("income_median"), grid_step=2.0**-20)  # 2^37.6 grid points
+    q = with_params(plan.query("income_median"), grid_step=2.0**-20)  # 2^37.6 grid points
     assert quantile_refusal(q, None) is not None
     assert quantile_refusal(q, 1000) is None  # few rows: the runs stay few
     assert quantile_refusal(q, 10_000_000) is not None

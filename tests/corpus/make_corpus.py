@@ -648,6 +648,10 @@ for recipe, message in (
     cases.append({"file": f"crafted/{recipe}.zip", "command": "verify", "exit": 1,
                   "message": message})
 
+# params: a field of another kind on a synthetic table is refused, never silently dropped
+synth("of-on-synthetic", with_synthetic(of="people"),
+      f"{SYNTH}.of: is not used by kind synthetic")
+
 (HERE / "cases.json").write_text(json.dumps({"plan": PLAN, "good_table": GOOD,
                                              "synthetic_plan": with_synthetic(),
                                              "cases": cases}, indent=1) + "\n")

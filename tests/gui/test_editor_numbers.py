@@ -56,7 +56,7 @@ def test_an_allowed_level_reaches_the_plan_exactly(demo, qtbot) -> None:  # type
     dialog._accept()
     assert dialog.result_plan is not None, dialog.error.text()
     q = dialog.result_plan.query("income_median")
-    assert (q.quantile, q.epsilon) == (0.95, 0.00005)
+    assert (q.params.quantile, q.epsilon) == (0.95, 0.00005)
 
 
 def test_an_unedited_epsilon_is_kept_to_the_last_digit(demo, qtbot) -> None:  # type: ignore[no-untyped-def]

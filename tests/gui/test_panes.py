@@ -165,7 +165,7 @@ def test_query_form_validates_through_the_core(demo, qtbot) -> None:  # type: ig
     dialog._accept()
     assert dialog.result_plan is not None
     q = dialog.result_plan.query(dialog.result_id)
-    assert (q.kind, q.column, q.lower, q.upper) == ("mean", "age", 16, 110)
+    assert (q.kind, q.column, q.params.lower, q.params.upper) == ("mean", "age", 16, 110)
     assert q.justification == {"bounds": "Respondents are 16 or older"}
 
 

@@ -131,10 +131,12 @@ def test_the_statistic_pane_rounds_and_says_squared_units(demo, qtbot) -> None: 
     import re
     from dataclasses import replace
 
+    from planner_app.core.kinds.params import bounds_of, with_params
+
     session = demo.session
     plan = session.plan
     odd = replace(plan, queries=tuple(
-        replace(q, lower=0.3, upper=13.98) if q.lower is not None else q
+        with_params(q, lower=0.3, upper=13.98) if bounds_of(q) is not None else q
         for q in plan.queries))
     session.apply("odd bounds", odd)
     demo.show_tab(1)

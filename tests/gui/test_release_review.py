@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from planner_app.core.kinds.params import answers_declared
 from planner_app.core.planfile import load_plan
 from planner_app.core.planning.check import check_plan
 from planner_app.core.records.audit import AuditLog
@@ -81,9 +82,9 @@ def test_review_approves_and_a_change_needs_a_new_review(window, qtbot, tmp_path
     assert dialog.statistics.rowCount() == 10
     # the officer sees every public parameter, a yes/no share's declared values included
     plan = load_plan(plan_file)
-    row = next(i for i, q in enumerate(plan.queries) if q.yes is not None)
+    row = next(i for i, q in enumerate(plan.queries) if answers_declared(q))
     shown = dialog.statistics.item(row, 3).text()
-    assert f"Read as yes: {', '.join(plan.queries[row].yes)}" in shown
+    assert f"Read as yes: {', '.join(plan.queries[row].params.yes)}" in shown
     assert "Not reviewed yet" in dialog.status.text()
     assert not dialog.decide("approved")  # a name is required
     dialog.reviewer.setText("Ada Officer")

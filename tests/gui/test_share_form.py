@@ -59,7 +59,7 @@ def test_the_count_form_offers_a_count_of_people(demo, qtbot) -> None:  # type: 
     dialog._accept()
     assert dialog.result_plan is not None, dialog.error.text()
     q = dialog.result_plan.query(dialog.result_id)
-    assert q.of == "people"
+    assert q.params.of == "people"
     session.apply("add", dialog.result_plan)
     edit = QueryDialog(session, session.plan.query(q.id), demo)
     qtbot.addWidget(edit)

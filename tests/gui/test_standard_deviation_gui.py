@@ -42,7 +42,8 @@ def test_a_standard_deviation_is_added_then_edited_in_the_form(demo, qtbot) -> N
     new = dialog.result_plan.query(dialog.result_id or "")
     session.add_query(new)
     q = session.plan.query(new.id)
-    assert (q.kind, q.column, q.lower, q.upper) == ("standard_deviation", "age", 16, 100)
+    assert (q.kind, q.column, q.params.lower, q.params.upper) == ("standard_deviation", "age",
+                                                                  16, 100)
 
     # its ± in the app is the square root of the same statistic's as a variance
     shown = session.accuracy(q)
@@ -61,4 +62,4 @@ def test_a_standard_deviation_is_added_then_edited_in_the_form(demo, qtbot) -> N
     edit._accept()
     assert edit.result_plan is not None, edit.error.text()
     session.replace_query(edit.result_plan.query(edit.result_id or ""), q.id)
-    assert session.plan.query(q.id).upper == 90
+    assert session.plan.query(q.id).params.upper == 90

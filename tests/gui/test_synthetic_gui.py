@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QLabel, QTableWidget
 
-from planner_app.core.dp.synthetic import preview, preview_lines, synth_split
+from planner_app.core.dp.synthetic import preview_lines, synth_split
+from planner_app.core.kinds.synthetic import table_preview as preview
 from planner_app.core.release.verify_release import verify_bundle
 from planner_app.core.support.resources import demo_table_path
 from planner_app.core.support.words import plain_terms
@@ -94,8 +95,8 @@ def test_add_a_synthetic_table_in_the_histogram_fields(window, qtbot, tmp_path: 
     dialog._accept()
     assert dialog.result_plan is not None, dialog.error.text()
     q = dialog.result_plan.query(dialog.result_id)
-    assert q.kind == "synthetic" and q.rows == 500 and q.delta == 1e-7
-    assert [(c.column, c.categories, c.bins) for c in q.synth_columns] == [
+    assert q.kind == "synthetic" and q.params.rows == 500 and q.delta == 1e-7
+    assert [(c.column, c.categories, c.bins) for c in q.params.columns] == [
         ("region", ("North", "South", "East", "West", "Islands"), None),
         ("age", None, (16.0, 40.0, 65.0, 100.0))]
     assert q.justification == {"bounds": "reporting age bands", "categories": "official regions"}
@@ -122,7 +123,7 @@ def test_the_pane_shows_what_the_budget_buys(window, tmp_path: Path) -> None:  #
         assert plain_terms(f"{line[0].upper()}{line[1:]}.") in text  # plain words (issue 22)
     # σ of a one-way marginal, independently: ρ from (ε, δ) split in thirds over the 3
     # columns; a person's 3 rows move a marginal by 3² in squared L2 (add-remove)
-    rho = synth_split(q).rho
+    rho = synth_split(q, len(q.params.columns)).rho
     sigma = math.sqrt(3 ** 2 / (2 * rho / 3 / 3))
     for column in ("region", "age", "smoker"):
         shown = re.search(rf"counts of {column} \(\d+ cells\): noise scale \(σ\) = ([\d.]+)", text)

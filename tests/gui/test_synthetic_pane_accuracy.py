@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from planner_app.core.dp.synthetic import preview
+from planner_app.core.kinds.synthetic import table_preview as preview
 from planner_app.gui.main_window import MainWindow
 from tests.gui.synthetic_editing import open_synthetic_plan
 

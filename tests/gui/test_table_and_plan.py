@@ -169,7 +169,7 @@ def test_the_form_reads_m_f_only_as_declared(window, qtbot, tmp_path: Path) -> N
     dialog._accept()
     assert dialog.result_plan is not None, dialog.error.text()
     q = dialog.result_plan.query(dialog.result_id)
-    assert (q.yes, q.no) == (("F",), ("M",))
+    assert (q.params.yes, q.params.no) == (("F",), ("M",))
     assert q.justification == {"values": "The survey codes sex as F and M"}
     # the statistic pane tells the owner how many cells were neither
     session.apply("add", dialog.result_plan)

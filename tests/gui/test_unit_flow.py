@@ -11,7 +11,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 
-from planner_app.core.model import Query
+from planner_app.core.kinds.registry import make_query
 from planner_app.gui.main_window import MainWindow
 from tests.panel import write_panel
 
@@ -65,7 +65,7 @@ def test_a_plan_with_unstated_rows_is_saved_and_opened_as_such(  # type: ignore[
         window: MainWindow, qtbot, tmp_path: Path) -> None:
     _panel(window, tmp_path)
     # a plan is saved with a statistic (an earlier plan's, say); its unit is asked after
-    window.session.add_query(Query(id="rows", kind="count", epsilon=0.5))
+    window.session.add_query(make_query("count", id="rows", epsilon=0.5))
     qtbot.mouseClick(window.data_pane.use_id, Qt.MouseButton.LeftButton)
     out = tmp_path / "panel-plan.json"
     assert window._write_plan(out)  # as File → Save as… writes it (the dialog aside)

@@ -88,16 +88,16 @@ def test_the_red_line_goes_when_the_field_it_names_is_filled_with_0(  # type: ig
     _ok(dialog, qtbot)
     assert dialog.result_plan is not None, dialog.error.text()
     q = dialog.result_plan.query(dialog.result_id)
-    assert (q.lower, q.upper) == (0, 80)
+    assert (q.params.lower, q.params.upper) == (0, 80)
 
 
 # (kind, column, field, typed, what the plan holds)
 ZEROS = [
-    ("mean", "hours_per_week", "lower", "0", lambda q: q.lower),
-    ("mean", "hours_per_week", "upper", "0", lambda q: q.upper),
-    ("quantile", "income", "quantile", "0", lambda q: q.quantile),
+    ("mean", "hours_per_week", "lower", "0", lambda q: q.params.lower),
+    ("mean", "hours_per_week", "upper", "0", lambda q: q.params.upper),
+    ("quantile", "income", "quantile", "0", lambda q: q.params.quantile),
     ("mean", "hours_per_week", "impute", "0", lambda q: q.missing.value),
-    ("histogram", "age", "bins", "0, 10, 120", lambda q: q.bins[0]),
+    ("histogram", "age", "bins", "0, 10, 120", lambda q: q.params.bins[0]),
     ("count", None, "condition", "0", lambda q: q.where[0].value),
 ]
 

@@ -19,7 +19,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from planner_app.core.model import Query  # noqa: E402
+from planner_app.core.kinds.registry import make_query
 from planner_app.gui.app import build_window  # noqa: E402
 from tests.panel import write_panel  # noqa: E402
 
@@ -34,8 +34,8 @@ def main() -> None:
     window.resize(1280, 860) if scale == "1x" else window.resize(1400, 1000)
     window.show()
     window.load_table(write_panel(work / "panel.csv"), synchronous=True)
-    window.session.add_query(Query(id="rows", kind="count", epsilon=0.5,
-                                   label="Number of rows"))
+    window.session.add_query(make_query("count", id="rows", epsilon=0.5,
+                                        label="Number of rows"))
     window.tabs.setCurrentIndex(0)
 
     def settle() -> None:

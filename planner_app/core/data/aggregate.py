@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..dp.mechanisms import RandomSource
+from ..kinds.params import answer_reader_of
 from ..kinds.registry import kind_of
 from ..kinds.results import Aggregate, AggregateFacts, exact_sums
 from ..kinds.shared_data import (
@@ -31,7 +32,7 @@ from ..kinds.shared_data import (
     YesNoAnswers,
 )
 from ..kinds.shared_dp import cell_count, cell_labels
-from ..model import Condition, Plan, Query, answer_reader, canonical_key
+from ..model import Condition, Plan, Query, canonical_key
 from ..support.errors import InputError
 from .cells import numeric_values
 from .fit import NEITHER, nested_problem, require_fit, yes_no_codes
@@ -220,7 +221,7 @@ class PandasEngine:
             if q.missing.policy == "impute":
                 facts.missing_imputed = int((~known).sum())
                 answers = np.where(known, answer == 1,
-                                   bool(answer_reader(q)(q.missing.value)))
+                                   bool(answer_reader_of(q)(q.missing.value)))
             else:
                 facts.missing_dropped = int((~known).sum())
                 answers = answer[known] == 1

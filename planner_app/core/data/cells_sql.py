@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from ..kinds.params import answers_of
 from ..model import Query, canonical_key, text_number
 from .source import ident, literal
 
@@ -254,13 +255,14 @@ def cell_key(key_num: float | None, key_txt: str | None) -> str:
 def yes_no_code(query: Query, c: Cell, con: duckdb.DuckDBPyConnection, name: str) -> str:
     """SQL: each cell read as the query reads it: 1 yes, 0 no, NEITHER or ABSENT
     (``model.answer_reader``)."""
-    if query.yes is None:
+    answers = answers_of(query)
+    if answers is None or answers.yes is None:
         yes = (f"(COALESCE({c.key_num} = 1, FALSE) OR "
                f"COALESCE(lower({c.key_txt}) IN ('yes', 'true'), FALSE))")
         no = (f"(COALESCE({c.key_num} = 0, FALSE) OR "
               f"COALESCE(lower({c.key_txt}) IN ('no', 'false'), FALSE))")
     else:
-        yes = Declared.of(query.yes).member(c, con, f"{name}_yes")
-        no = Declared.of(query.no or ()).member(c, con, f"{name}_no")
+        yes = Declared.of(answers.yes).member(c, con, f"{name}_yes")
+        no = Declared.of(answers.no or ()).member(c, con, f"{name}_no")
     return (f"(CASE WHEN {c.missing} THEN {ABSENT} WHEN {yes} THEN 1 WHEN {no} THEN 0 "
             f"ELSE {NEITHER} END)")

@@ -19,12 +19,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..kinds.params import answer_reader_of, answers_of, synth_columns_of
 from ..kinds.registry import kind_of
 from ..model import (
     FIXED_YES_NO,
     Plan,
     Query,
-    answer_reader,
     canonical_key,
 )
 from ..support.errors import InputError
@@ -48,7 +48,7 @@ ABSENT = -2  # an empty cell
 def yes_no_codes(query: Query, series: pd.Series) -> np.ndarray:
     """Each cell read as the query reads it: 1 yes, 0 no, NEITHER or ABSENT. Distinct values
     are mapped once, not every row."""
-    read = answer_reader(query)
+    read = answer_reader_of(query)
     codes, uniques = pd.factorize(series, use_na_sentinel=True)
     table = np.array([{True: 1, False: 0, None: NEITHER}[read(u)] for u in uniques] + [ABSENT],
                      dtype=np.int8)
@@ -97,7 +97,7 @@ def _problems(queries: Sequence[Query], source: TableSource,
     r = Reader(source, named) if reader is None else reader
     try:
         wanted = [q.column for q in queries if q.column in columns and needs_numbers(q)]
-        wanted += [c.column for q in queries for c in q.synth_columns or ()
+        wanted += [c.column for q in queries for c in synth_columns_of(q)
                    if c.column in columns and c.bins is not None]
         wanted += [c.column for q in queries for c in q.where
                    if c.column in columns and c.op in ("<", "<=", ">", ">=")]
@@ -144,7 +144,7 @@ def fit_rule(queries: Sequence[Query], columns: Collection[str], table_name: str
                                     "another column, or a histogram with categories)"))
             if kind_of(query).reads_answers:
                 out.extend(_yes_no_problems(query, *yes_no(query), table_name))
-        for i, sc in enumerate(query.synth_columns or ()):  # each column once, as written
+        for i, sc in enumerate(synth_columns_of(query)):  # each column once, as written
             if exists(f"columns[{i}].column", sc.column) and sc.bins is not None \
                     and not numeric(sc.column):
                 out.append(_problem(f"{where}.columns[{i}].column",
@@ -164,12 +164,13 @@ def fit_rule(queries: Sequence[Query], columns: Collection[str], table_name: str
 
 def _yes_no_problems(query: Query, neither: int, answered: int,
                      table_name: str) -> list[InputError]:
-    if query.yes is None and neither:
+    declared = answers_of(query)
+    if (declared is None or declared.yes is None) and neither:
         return [_problem(f"queries[{query.id}].yes",
                          f"{query.column!r} in {table_name} holds values other than "
                          f"{FIXED_YES_NO}: declare which values mean yes and which mean no "
                          '("yes": [...], "no": [...]); a value is never guessed')]
-    if query.yes is not None and neither and not answered:
+    if declared is not None and declared.yes is not None and neither and not answered:
         return [_problem(f"queries[{query.id}].yes",
                          f"no cell of {query.column!r} in {table_name} is one of the declared "
                          "yes or no values (values match by exact text)")]
@@ -248,7 +249,8 @@ def distinct_values(series: pd.Series, limit: int = 50) -> list[Any]:
 
 def plan_only_notes(query: Query) -> list[str]:
     """What the check without data says about how a yes/no column will be read."""
-    if kind_of(query).reads_answers and query.yes is None:
+    declared = answers_of(query)
+    if kind_of(query).reads_answers and (declared is None or declared.yes is None):
         return [f"{query.id}: no \"yes\"/\"no\" values are declared, so {query.column} is read "
                 f"as {FIXED_YES_NO}; any other value in it stops the release (check with the "
                 "data to see)"]

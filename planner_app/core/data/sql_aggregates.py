@@ -11,6 +11,7 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
+from ..kinds.params import answer_reader_of
 from ..kinds.results import Aggregate, exact_integers, exact_sums
 from ..kinds.shared_data import (
     BinCounts,
@@ -19,7 +20,7 @@ from ..kinds.shared_data import (
     GridSums,
     RowCounts,
 )
-from ..model import Query, answer_reader, canonical_key, canonical_keys
+from ..model import Query, canonical_key, canonical_keys
 from .aggregate import MISSING, UNDECLARED
 from .fit import ABSENT, NEITHER
 from .source import literal
@@ -56,7 +57,7 @@ def yes_no_answers(e: DerivedTable, q: Query, agg: Aggregate, where: str) -> Agg
     facts.not_yes_no = counts.get(NEITHER, 0)
     if q.missing.policy == "impute":
         facts.missing_imputed = unknown
-        fill = bool(answer_reader(q)(q.missing.value))
+        fill = bool(answer_reader_of(q)(q.missing.value))
         yes, no = (yes + unknown, no) if fill else (yes, no + unknown)
     else:
         facts.missing_dropped = unknown

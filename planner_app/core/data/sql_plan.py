@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ..kinds.params import answer_reader_of, answers_of
 from ..kinds.registry import kind_of
 from ..kinds.results import Aggregate, AggregateFacts
 from ..kinds.shared_data import (
@@ -45,7 +46,6 @@ from ..kinds.shared_dp import cell_count, cell_labels
 from ..model import (
     Plan,
     Query,
-    answer_reader,
     canonical_key,
     canonical_keys,
 )
@@ -292,10 +292,12 @@ class SqlEngine:
                           lambda vs: [lookup.get(k, UNDECLARED) for k in canonical_keys(vs)])
 
     def answer_code(self, q: Query) -> str:
-        read = answer_reader(q)
+        read = answer_reader_of(q)
         assert q.column is not None
+        declared = answers_of(q)
+        yes, no = (declared.yes, declared.no) if declared is not None else (None, None)
         return self.coded(q.column, lambda v: {True: 1, False: 0, None: NEITHER}[read(v)],
-                          ("answer", tuple(q.yes or ()), tuple(q.no or ()), q.yes is None))
+                          ("answer", tuple(yes or ()), tuple(no or ()), yes is None))
 
     def present(self, column: str) -> str:
         key = ("present", column)
@@ -357,7 +359,7 @@ class SqlEngine:
     def _yes_no_counts(self, q: Query) -> tuple[int, int]:
         """(cells read as neither, cells read as yes or no) over the whole table."""
         assert q.column is not None
-        read = answer_reader(q)
+        read = answer_reader_of(q)
         values = self._distinct(q.column)
         neither = known = 0
         for v, n in zip(values["v"], values["n"], strict=True):

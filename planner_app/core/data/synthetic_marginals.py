@@ -26,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from ..kinds.registry import kind_of
+from ..kinds.params import synth_columns_of
+from ..kinds.registry import kind_of, make_query
 from ..kinds.results import Aggregate, AggregateFacts
 from ..kinds.shared_data import Marginals
 from ..model import Condition, GroupBy, Plan, Query, SynthColumn
@@ -47,8 +48,8 @@ def in_domain(c: SynthColumn) -> tuple[Condition, ...]:
 
 def _histogram(qid: str, c: SynthColumn, where: tuple[Condition, ...],
                group_by: GroupBy | None = None) -> Query:
-    return Query(id=qid, kind="histogram", epsilon=1.0, column=c.column,
-                 categories=c.categories, bins=c.bins, where=where, group_by=group_by)
+    return make_query("histogram", id=qid, epsilon=1.0, column=c.column,
+                      categories=c.categories, bins=c.bins, where=where, group_by=group_by)
 
 
 def _others(cols: tuple[SynthColumn, ...], *skip: int) -> tuple[Condition, ...]:
@@ -59,7 +60,7 @@ def derived_queries(q: Query) -> Iterator[tuple[tuple[Any, ...], Query]]:
     """(key, histogram query) for every marginal piece of a synthetic query: keys
     ("one", i), ("pair", i, j, "a") histogram of i grouped by j (by its categories or its
     bins), ("pair", i, j, "b") histogram of j grouped by i."""
-    cols = q.synth_columns or ()
+    cols = synth_columns_of(q)
     for i, c in enumerate(cols):
         yield ("one", i), _histogram(f"{q.id}:{c.column}", c, _others(cols, i))
     for i in range(len(cols)):
@@ -93,7 +94,7 @@ def expanded_plan(plan: Plan) -> Plan:
 
 def synthetic_aggregate(q: Query, aggregate: Any) -> Aggregate:
     """The synthetic query's parts from ``aggregate(histogram query) -> Aggregate``."""
-    cols = q.synth_columns or ()
+    cols = synth_columns_of(q)
     agg = Aggregate(query_id=q.id, cells=[(None, None)])
     facts: AggregateFacts | None = None
     for key, d in derived_queries(q):

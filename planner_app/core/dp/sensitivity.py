@@ -71,13 +71,12 @@ class Grid:
         return self.hi - self.lo + 1
 
 
-def bounds_grid(query: Query, bits: int) -> Grid:
+def bounds_grid(lower: float, upper: float, grid_step: float | None, bits: int) -> Grid:
     """Grid step: the plan's ``grid_step``, else 2^(floor(log2(U-L)) - bits) (the kind's
     ``grid_bits``: 16, 12 for quantiles): depends on the public bounds only, never on the
     data."""
-    assert query.lower is not None and query.upper is not None
-    step = grid_step_for(bits, query.lower, query.upper, query.grid_step)
-    return Grid(step=step, lo=round(query.lower / step), hi=round(query.upper / step))
+    step = grid_step_for(bits, lower, upper, grid_step)
+    return Grid(step=step, lo=round(lower / step), hi=round(upper / step))
 
 
 def groups_of(query: Query) -> int:
@@ -89,9 +88,9 @@ def fmt(x: float) -> str:
     return f"{x:.10g}"
 
 
-def bounds_text(query: Query) -> str:
+def bounds_text(column: str | None, lower: float | None, upper: float | None) -> str:
     """"<column> clamped to [lower, upper]"."""
-    return f"{query.column} clamped to [{fmt(query.lower or 0)}, {fmt(query.upper or 0)}]"
+    return f"{column} clamped to [{fmt(lower or 0)}, {fmt(upper or 0)}]"
 
 
 def unit_text(unit: PrivacyUnit) -> str:
@@ -181,7 +180,8 @@ def people_component(query: Query, unit: PrivacyUnit, relation: str, cells: int)
                      derivation=derivation)
 
 
-def rank_component(query: Query, unit: PrivacyUnit, relation: str, cells: int) -> Component:
+def rank_component(query: Query, unit: PrivacyUnit, relation: str, cells: int,
+                   bounds: tuple[float, float]) -> Component:
     """The rank of a candidate among a clamped column's values (the exponential mechanism's
     score): one row moves it by at most 1, k rows by k; under replace-one a row may also
     leave one group and join another."""
@@ -191,7 +191,7 @@ def rank_component(query: Query, unit: PrivacyUnit, relation: str, cells: int) -
     why = ("a replaced row may leave one group and join another, moving a rank in each"
            if moves else "one row moves a rank by at most 1")
     derivation = (f"rank of a candidate among {query.column} clamped to "
-                  f"[{fmt(query.lower or 0)}, {fmt(query.upper or 0)}]{describe_rows(query)}, "
+                  f"[{fmt(bounds[0])}, {fmt(bounds[1])}]{describe_rows(query)}, "
                   f"{unit_text(unit)}, {relation}: {why}, so sensitivity {rank}")
     return Component(name="rank", step=1.0, l1=rank, l2_sq=rank * rank, cells=cells,
                      single_cell=cells == 1, derivation=derivation)

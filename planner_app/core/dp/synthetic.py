@@ -32,10 +32,11 @@ before a release (docs/synthetic.md).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..model import Plan, Query
+from ..model import Plan, Query, SynthColumn
 from ..support.errors import InputError
 from ..support.words import (
     synth_measurement_words,
@@ -67,8 +68,8 @@ class SynthSplit:
         return self.columns - 1
 
 
-def synth_split(query: Query) -> SynthSplit:
-    d = len(query.synth_columns or ())
+def synth_split(query: Query, d: int) -> SynthSplit:
+    """How a synthetic table of ``d`` columns splits its ρ."""
     rho = rho_for(query.epsilon, query.delta)
     if rho <= 0 or d == 0:
         raise InputError("plan", f"queries[{query.id}].epsilon",
@@ -85,13 +86,14 @@ def synth_split(query: Query) -> SynthSplit:
     return SynthSplit(rho, one, two, select, d)
 
 
-def synthetic_measurements(query: Query, plan: Plan) -> list[Measurement]:
+def synthetic_measurements(query: Query, plan: Plan,
+                           columns: Sequence[SynthColumn]) -> list[Measurement]:
     """The measurements of a synthetic table: discrete Gaussian marginals at the split's ρ
     (σ² rounded up, so no measurement spends more than its share) and exponential-mechanism
     selection rounds. The (ε, δ) recorded with each Gaussian marginal is its own guarantee
     at an even share of δ; the zcdp and pld accountants compose them tighter."""
-    split = synth_split(query)
-    parts = synthetic_components(query, plan.privacy_unit, plan.neighbouring)
+    split = synth_split(query, len(columns))
+    parts = synthetic_components(query, plan.privacy_unit, plan.neighbouring, columns)
     gaussians = sum(1 for c in parts if not c.name.startswith("select:"))
     share_delta = query.delta / max(1, gaussians)
     out: list[Measurement] = []
@@ -145,12 +147,14 @@ def expected_tvd(sigma: float, cells: int, rows: float) -> float:
     return min(1.0, cells * sigma * math.sqrt(2 / math.pi) / (2 * rows))
 
 
-def preview(query: Query, plan: Plan) -> SynthPreview:
+def preview(query: Query, plan: Plan, columns: Sequence[SynthColumn],
+            synth_rows: int | None) -> SynthPreview:
     """Which marginals a synthetic table measures, the noise on each, and the expected error
     of its one- and two-way marginals, from the plan alone (no data): for the app's preview
-    and the report. Rows: the dataset's ``expected_rows``, else the query's ``rows``."""
-    ms = synthetic_measurements(query, plan)
-    cols = query.synth_columns or ()
+    and the report (kinds.synthetic.table_preview: the table's own ``columns`` and
+    ``synth_rows``). Rows: the dataset's ``expected_rows``, else the table's ``rows``."""
+    ms = synthetic_measurements(query, plan, columns)
+    cols = tuple(columns)
     items = []
     for m in ms:
         c = m.component
@@ -164,7 +168,7 @@ def preview(query: Query, plan: Plan) -> SynthPreview:
     # the noise is measured against the real rows: the dataset's public approximate count,
     # else the synthetic table's own rows as a stand-in
     rows = float(plan.dataset.expected_rows) if plan.dataset.expected_rows else (
-        float(query.rows) if query.rows is not None else None)
+        float(synth_rows) if synth_rows is not None else None)
     one = two = None
     if rows is not None:
         ones = [expected_tvd(i.sigma, i.cells, rows) for i in items
@@ -175,7 +179,7 @@ def preview(query: Query, plan: Plan) -> SynthPreview:
             pair_cells = [cols[a].size * cols[b].size for a in range(len(cols))
                           for b in range(a + 1, len(cols))]
             two = sum(expected_tvd(sigma_two, n, rows) for n in pair_cells) / len(pair_cells)
-    return SynthPreview(query.id, synth_split(query).rho, tuple(items), rows, one, two,
+    return SynthPreview(query.id, synth_split(query, len(cols)).rho, tuple(items), rows, one, two,
                         synth_preview_note(len(cols)))
 
 

@@ -9,7 +9,9 @@ fixed (already noised) estimate, so it moves by at most the marginal's L1 sensit
 
 from __future__ import annotations
 
-from ..model import PrivacyUnit, Query
+from collections.abc import Sequence
+
+from ..model import PrivacyUnit, Query, SynthColumn
 from .sensitivity import Component
 
 
@@ -26,12 +28,13 @@ def _rows_text(unit: PrivacyUnit) -> str:
     return "one row a person" if k == 1 else f"up to {k} rows a person"
 
 
-def synthetic_components(query: Query, unit: PrivacyUnit, relation: str) -> list[Component]:
+def synthetic_components(query: Query, unit: PrivacyUnit, relation: str,
+                         columns: Sequence[SynthColumn]) -> list[Component]:
     """The components of a synthetic table, in the order they are measured: the one-way
     marginals (named ``oneway:<column>``), then for each round i the selection
     (``select:i``) and the selected two-way marginal (``twoway:i``). Two columns have one
     pair, the only candidate whatever the data: no selection round (no ``select:1``)."""
-    cols = query.synth_columns or ()
+    cols = tuple(columns)
     l1, l2_sq = marginal_sensitivity(unit, relation)
     who = _rows_text(unit)
     single = relation == "add-remove" and l1 == 1

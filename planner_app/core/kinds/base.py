@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import abc
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import fields
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..dp.accuracy import Accuracy
@@ -30,15 +32,16 @@ from ..dp.sensitivity import (
     present_text,
     row_component,
 )
-from ..model import Plan, PrivacyUnit, Query
+from ..model import KindParams, Plan, PrivacyUnit, Query
 from ..model.grid import DEFAULT_GRID_BITS
 from ..model.plan import Scalar
 from ..model.reader import FieldReader, as_number
 from ..support.words import format_number, statistic_of_words
+from .params import BoundedParams, params_of
 from .results import Aggregate, QueryRelease
 from .shared_data import AggregateDescription
 from .shared_form import NOISE_TIP, ONE_STATISTIC, FormWords, MechanismOption, mechanism_options
-from .shared_plan import in_key_order, not_used, read_bounds
+from .shared_plan import Stage, in_key_order, not_used, read_bounds, read_grid_step
 from .shared_release import (
     AT_ZERO,
     Illustration,
@@ -63,8 +66,15 @@ class StatisticKind(ABC):
     words: ClassVar[str]
 
     # --- plan fields: read, validate and write the kind's own fields ---------------------
-    # (planfile/validation.py reads the fields every statistic has and calls these in a fixed
-    # order, the order the messages of a plan's first problem depend on)
+    # (planfile/validation.py reads the fields every statistic has and calls ``read_own`` at
+    # each stage between them, the order the messages of a plan's first problem depend on;
+    # it then makes the kind's ``params_type`` from what was read)
+
+    #: the type of its own fields in ``Query.params`` (shared_plan.py's families)
+    params_type: ClassVar[type[KindParams]] = KindParams
+    #: the plan fields of its own that the fields below do not list already (a new kind's:
+    #: the plan reader accepts them, and refuses them for every other kind)
+    own_keys: ClassVar[tuple[str, ...]] = ()
 
     #: it clamps a column to declared bounds (lower, upper; a grid_step may be given)
     bounded: ClassVar[bool] = False
@@ -92,6 +102,31 @@ class StatisticKind(ABC):
         the readers below."""
         return None
 
+    def read_own(self, r: FieldReader, stage: Stage, got: dict[str, Any]) -> None:
+        """Read (and check) its own fields of ``stage`` into ``got``, by the names of its
+        ``params_type``'s fields; refuse another kind's. A new kind with a field of its own
+        reads it here, at the stage where it should be checked."""
+        if stage == "opening":
+            not_used(r, self.name, "columns", "rows", "method")
+        elif stage == "leading":
+            got["lower"], got["upper"] = self.read_bounds(r)
+            got["categories"], got["bins"] = self.read_cells(r)
+            got["quantile"] = self.read_quantile(r)
+        elif stage == "answers":
+            got["yes"], got["no"] = self.read_yes_no(r)
+        elif stage == "tuning":
+            got["grid_step"] = read_grid_step(r, self.name, self.bounded, self.grid_bits, got)
+        else:
+            got["of"] = self.read_of(r)
+
+    def params_from(self, got: Mapping[str, Any]) -> KindParams:
+        """Its ``params_type`` from the fields ``read_own`` read (a field another kind has,
+        read as None here, is left out; a value its params cannot hold is a bug)."""
+        names = {f.name for f in fields(self.params_type)}
+        stray = [k for k, v in got.items() if k not in names and v is not None]
+        assert not stray, f"{self.name} read {stray} but its params do not hold them"
+        return self.params_type(**{k: v for k, v in got.items() if k in names})
+
     def read_bounds(self, r: FieldReader) -> tuple[float | None, float | None]:
         """Its declared lower and upper bounds (None, None: it has none)."""
         if not self.bounded:
@@ -117,19 +152,17 @@ class StatisticKind(ABC):
             r.fail("yes" if r.has("yes") else "no", f"is not used by kind {self.name}")
         return None, None
 
-    def read_impute(self, r: FieldReader, value: Scalar, *,
-                    categories: tuple[Scalar, ...] | None, bins: tuple[float, ...] | None,
-                    yes: tuple[Scalar, ...] | None, no: tuple[Scalar, ...] | None) -> Scalar:
-        """The value imputed for a missing cell, checked against its fields read before it:
-        a number for a bounded column."""
+    def read_impute(self, r: FieldReader, value: Scalar, got: Mapping[str, Any]) -> Scalar:
+        """The value imputed for a missing cell, checked against its fields read before it
+        (``got``, as ``read_own`` filled it): a number for a bounded column."""
         if self.bounded:
             return as_number(value, lambda p: r.fail("missing.impute", p))
         return value
 
-    def read_of(self, r: FieldReader) -> str:
-        """What it counts: "rows", or "people" (a count)."""
+    def read_of(self, r: FieldReader) -> str | None:
+        """What it counts: "rows", or "people" (a count; None: it counts nothing)."""
         not_used(r, self.name, "of")
-        return "rows"
+        return None
 
     def unit_problem(self, unit: PrivacyUnit, query: Query) -> tuple[str, str] | None:
         """(field, problem) when it cannot be computed for this privacy unit, else None."""
@@ -159,7 +192,9 @@ class StatisticKind(ABC):
 
     def grid(self, query: Query) -> Grid:
         """The power-of-two grid its bounded column is rounded to (public bounds only)."""
-        return bounds_grid(query, self.grid_bits)
+        p = params_of(query, BoundedParams)
+        assert p.lower is not None and p.upper is not None
+        return bounds_grid(p.lower, p.upper, p.grid_step, self.grid_bits)
 
     def value_cells(self, query: Query) -> int:
         """How many disjoint cells one group of it releases (a histogram: its categories or
@@ -187,7 +222,8 @@ class StatisticKind(ABC):
         grid = self.grid(query)
         extra = describe_rows(query)
         c = grid.centre
-        centred = (f"sum of {bounds_text(query)}, minus the midpoint "
+        p = params_of(query, BoundedParams)
+        centred = (f"sum of {bounds_text(query.column, p.lower, p.upper)}, minus the midpoint "
                    f"{format_number(c * grid.step)}{extra}")
         count = self.row_component("count", 1, 1, 1.0, query, unit, relation,
                                    f"count of rows{present_text(query)}{extra}")

@@ -13,6 +13,7 @@ from ..model.reader import FieldReader
 from ..support.words import count_words
 from . import shared_form as form
 from .base import StatisticKind
+from .params import CountParams, params_of
 from .results import Aggregate, QueryRelease
 from .shared_data import AggregateDescription, RowCounts
 from .shared_form import COUNT_COLUMN_LABEL, ONE_STATISTIC, FormWords, rows_fields
@@ -28,8 +29,15 @@ from .shared_release import (
 COUNT_OF = ("rows", "people")
 
 
+def params(query: Query) -> CountParams:
+    """The statistic's own fields, typed (shared_plan.CountParams)."""
+    return params_of(query, CountParams)
+
+
 class Count(StatisticKind):
     name = "count"
+    params_type = CountParams
+    own_keys = ("of",)
     title = "Count"
     words = "count"
     needs_column = False
@@ -42,14 +50,23 @@ class Count(StatisticKind):
         return of
 
     def fields_to_dict(self, query: Query) -> dict[str, Any]:
-        return {"of": query.of} if query.of != "rows" else {}
+        p = params(query)
+        return {"of": p.of} if p.of != "rows" else {}
+
+    def unit_problem(self, unit: PrivacyUnit, query: Query) -> tuple[str, str] | None:
+        p = params(query)
+        if p.of == "people" and unit.kind != "person":
+            return (f"queries[{query.id}].of", "counts people by the unit's id column: it "
+                    'needs a privacy_unit of kind "person" with an id_column')
+        return None
 
     # --- DP ----------------------------------------------------------------------------------
 
     accuracy_unit = "count"
 
     def components(self, query: Query, unit: PrivacyUnit, relation: str) -> list[Component]:
-        if query.of == "people":
+        p = params(query)
+        if p.of == "people":
             return [people_component(query, unit, relation, self.cell_count(query))]
         what = f"count of rows{present_text(query)}{describe_rows(query)}"
         return [self.row_component("count", 1, 1, 1.0, query, unit, relation, what)]
@@ -62,7 +79,8 @@ class Count(StatisticKind):
     # --- data ----------------------------------------------------------------------------------
 
     def aggregate_of(self, query: Query) -> AggregateDescription:
-        return RowCounts(present_in=query.column, people=query.of == "people")
+        p = params(query)
+        return RowCounts(present_in=query.column, people=p.of == "people")
 
     # --- planning and release ----------------------------------------------------------------
     illustrated_by_rows = True
@@ -106,12 +124,14 @@ class Count(StatisticKind):
 
     def list_name(self, query: Query) -> str:
         """Which rows it counts (the list's tooltip says it in full)."""
-        if query.of == "people":
+        p = params(query)
+        if p.of == "people":
             return "Count of people"
         return "Count of rows" if query.column is None or query.missing.policy == "impute" \
             else f"Count, {query.column} present"
 
     def pane_heading(self, query: Query, id_column: str | None,
                      rows_per_unit: int) -> tuple[str, str | None]:
+        p = params(query)
         return (count_words(query.column, query.missing.policy == "impute", id_column,
-                            rows_per_unit, query.of == "people"), None)
+                            rows_per_unit, p.of == "people"), None)

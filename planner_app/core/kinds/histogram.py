@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ..dp.accuracy import Accuracy, measurement_half_width
@@ -12,6 +13,7 @@ from ..model.plan import MAX_LIST, Scalar
 from ..model.reader import FieldReader, as_number
 from ..model.values import canonical_key
 from .base import StatisticKind
+from .params import CellsParams, params_of
 from .results import Aggregate, QueryRelease
 from .shared_data import AggregateDescription, BinCounts, CategoryCounts
 from .shared_form import DOMAIN, rows_fields
@@ -25,8 +27,15 @@ from .shared_release import (
 )
 
 
+def params(query: Query) -> CellsParams:
+    """The statistic's own fields, typed (shared_plan.CellsParams)."""
+    return params_of(query, CellsParams)
+
+
 class Histogram(StatisticKind):
     name = "histogram"
+    params_type = CellsParams
+    own_keys = ("categories", "bins")
     title = "Histogram"
     words = "histogram"
 
@@ -51,10 +60,9 @@ class Histogram(StatisticKind):
                 r.fail(f"bins[{i}]", "bin edges must increase strictly")
         return None, tuple(edges)
 
-    def read_impute(self, r: FieldReader, value: Scalar, *,
-                    categories: tuple[Scalar, ...] | None, bins: tuple[float, ...] | None,
-                    yes: tuple[Scalar, ...] | None, no: tuple[Scalar, ...] | None) -> Scalar:
+    def read_impute(self, r: FieldReader, value: Scalar, got: Mapping[str, Any]) -> Scalar:
         """A bin's number, or one of the declared categories."""
+        categories, bins = got["categories"], got["bins"]
         if bins is not None:
             value = as_number(value, lambda p: r.fail("missing.impute", p))
         if categories is not None:
@@ -63,11 +71,12 @@ class Histogram(StatisticKind):
         return value
 
     def fields_to_dict(self, query: Query) -> dict[str, Any]:
+        p = params(query)
         out: dict[str, Any] = {}
-        if query.categories is not None:
-            out["categories"] = list(query.categories)
-        if query.bins is not None:
-            out["bins"] = list(query.bins)
+        if p.categories is not None:
+            out["categories"] = list(p.categories)
+        if p.bins is not None:
+            out["bins"] = list(p.bins)
         return out
 
     # --- DP ----------------------------------------------------------------------------------
@@ -76,13 +85,15 @@ class Histogram(StatisticKind):
     rows_outside_cells = True
 
     def value_cells(self, query: Query) -> int:
-        return len(query.categories) if query.categories is not None else len(query.bins or ()) - 1
+        p = params(query)
+        return len(p.categories) if p.categories is not None else len(p.bins or ()) - 1
 
     def components(self, query: Query, unit: PrivacyUnit, relation: str) -> list[Component]:
-        if query.categories is not None:
-            what = f"counts of {query.column} over {len(query.categories)} declared categories"
+        p = params(query)
+        if p.categories is not None:
+            what = f"counts of {query.column} over {len(p.categories)} declared categories"
         else:
-            what = f"counts of {query.column} over {len(query.bins or ()) - 1} bins"
+            what = f"counts of {query.column} over {len(p.bins or ()) - 1} bins"
         return [self.row_component("cells", 1, 1, 1.0, query, unit, relation,
                                    what + describe_rows(query))]
 
@@ -97,13 +108,15 @@ class Histogram(StatisticKind):
         return self.aggregate_of(query).inner_labels()
 
     def reads_numbers(self, query: Query) -> bool:
-        return query.categories is None  # bins of a numeric column
+        p = params(query)
+        return p.categories is None  # bins of a numeric column
 
     def aggregate_of(self, query: Query) -> AggregateDescription:
+        p = params(query)
         assert query.column is not None
-        if query.categories is not None:
-            return CategoryCounts(query.column, query.categories)
-        return BinCounts(query.column, tuple(query.bins or ()))
+        if p.categories is not None:
+            return CategoryCounts(query.column, p.categories)
+        return BinCounts(query.column, tuple(p.bins or ()))
 
     # --- planning and release ----------------------------------------------------------------
     always_bars = True
@@ -118,18 +131,20 @@ class Histogram(StatisticKind):
         return count_value_problem(value, low, high, half)
 
     def missing_words(self, query: Query) -> list[str]:
+        p = params(query)
         assert query.column is not None
-        parts = [missing_cell_words(query, query.column, query.bins is not None)]
-        if query.categories is not None:
+        parts = [missing_cell_words(query, query.column, p.bins is not None)]
+        if p.categories is not None:
             parts.append(f"a value of {query.column} not among the categories is left out")
         else:
-            edges = list(query.bins or ())
+            edges = list(p.bins or ())
             parts.append(f"a value of {query.column} below {plan_number(edges[0])} or above "
                          f"{plan_number(edges[-1])} is left out (not clamped)")
         return parts
 
     def illustrative_per_cell(self, query: Query, per_group: float) -> float:
-        inner = len(query.categories or ()) or max(len(query.bins or ()) - 1, 1)
+        p = params(query)
+        inner = len(p.categories or ()) or max(len(p.bins or ()) - 1, 1)
         return per_group / inner
 
     def illustration(self, query: Query, rows: float) -> Illustration:

@@ -10,6 +10,7 @@ from ..dp.measure import Measurement
 from ..dp.sensitivity import Component
 from ..model import Plan, PrivacyUnit, Query
 from .base import StatisticKind
+from .params import BoundedParams, params_of
 from .results import Aggregate, QueryRelease
 from .shared_data import AggregateDescription, GridSums
 from .shared_form import BOUNDS, rows_fields
@@ -31,8 +32,15 @@ from .shared_release import (
 )
 
 
+def params(query: Query) -> BoundedParams:
+    """The statistic's own fields, typed (shared_plan.BoundedParams)."""
+    return params_of(query, BoundedParams)
+
+
 class Mean(StatisticKind):
     name = "mean"
+    params_type = BoundedParams
+    own_keys = ("lower", "upper", "grid_step")
     title = "Mean"
     words = "mean"
     asks_expected_count = True
@@ -64,16 +72,19 @@ class Mean(StatisticKind):
 
     def possible_range(self, query: Query,
                        acc: Accuracy | dict[str, Any]) -> tuple[float, str] | None:
-        if query.lower is None or query.upper is None:
+        p = params(query)
+        if p.lower is None or p.upper is None:
             return None
-        return query.upper - query.lower, f"{query.lower:g} to {query.upper:g}"
+        assert p.lower is not None and p.upper is not None
+        return p.upper - p.lower, f"{p.lower:g} to {p.upper:g}"
 
     # --- data ----------------------------------------------------------------------------------
 
     def aggregate_of(self, query: Query) -> AggregateDescription:
-        assert query.column is not None and query.lower is not None \
-            and query.upper is not None
-        return GridSums(query.column, float(query.lower), float(query.upper),
+        p = params(query)
+        assert query.column is not None and p.lower is not None \
+            and p.upper is not None
+        return GridSums(query.column, float(p.lower), float(p.upper),
                         self.grid(query), parts=("count", "sum"), centred=True)
 
     # --- planning and release ----------------------------------------------------------------
@@ -81,34 +92,38 @@ class Mean(StatisticKind):
                 draw: NoiseDraw) -> QueryRelease:
         # post-processing of a noisy (centred) sum and a noisy count; the interval comes
         # from the exact pivot of intervals.py
+        p = params(query)
         noisy, cells = moment_cells(self.grid(query), query, aggregate, ms, draw)
         grid = self.grid(query)
-        assert query.lower is not None and query.upper is not None
+        assert p.lower is not None and p.upper is not None
         centre = grid.centre * grid.step
         alpha = 1 - draw.confidence
         parts = mean_parts_on(self.grid(query), ms)
         mechanism = next(m.mechanism for m in ms if m.mechanism != "none")
         rows = ValueRows(query, aggregate, draw.confidence)
         for c in cells:
-            value = snap(min(query.upper, max(query.lower, centre + c.mean_c)), grid.step)
+            value = snap(min(p.upper, max(p.lower, centre + c.mean_c)),
+                         grid.step)
             a, b = mean_interval(parts, float(noisy["sum"][c.i]), c.n_noisy, alpha)
-            low = min(value, max(query.lower, snap_down(centre + a, grid.step)))
-            high = max(value, min(query.upper, snap_up(centre + b, grid.step)))
+            low = min(value, max(p.lower, snap_down(centre + a, grid.step)))
+            high = max(value, min(p.upper, snap_up(centre + b, grid.step)))
             rows.add(c.i, value, low, high, mechanism,
                      c.note or "kept within the declared bounds (post-processing)")
         return QueryRelease(query.id, rows.values)
 
     def released_value_problem(self, query: Query, value: float, low: float | None,
                                high: float | None, half: float | None) -> str | None:
-        assert query.lower is not None and query.upper is not None
-        return (range_problem(value, query.lower, query.upper)
+        p = params(query)
+        assert p.lower is not None and p.upper is not None
+        return (range_problem(value, p.lower, p.upper)
                 or inside_problem(value, low, high))
 
     def missing_words(self, query: Query) -> list[str]:
         return bounded_missing_words(query)
 
     def illustration(self, query: Query, rows: float) -> Illustration:
-        lo, hi = query.lower, query.upper
+        p = params(query)
+        lo, hi = p.lower, p.upper
         if lo is None or hi is None:  # not a valid plan; draw around 0
             return AT_ZERO
         return (lo + hi) / 2, (lo, hi), (lo, hi), "at the middle of the bounds"

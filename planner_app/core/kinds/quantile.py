@@ -24,6 +24,7 @@ from ..model.reader import FieldReader
 from ..model.rules import quantile_problem
 from ..support.words import confidence_percent, format_number
 from .base import StatisticKind
+from .params import QuantileParams, bounds_of, params_of
 from .results import Aggregate, QueryRelease
 from .shared_data import AggregateDescription, GridStepCounts
 from .shared_form import BOUNDS, QUANTILE, rows_fields
@@ -37,8 +38,15 @@ from .shared_release import (
 )
 
 
+def params(query: Query) -> QuantileParams:
+    """The statistic's own fields, typed (shared_plan.QuantileParams)."""
+    return params_of(query, QuantileParams)
+
+
 class Quantile(StatisticKind):
     name = "quantile"
+    params_type = QuantileParams
+    own_keys = ("lower", "upper", "grid_step", "quantile")
     title = "Quantile"
     words = "quantile"
     mechanisms = ("exponential",)
@@ -57,9 +65,10 @@ class Quantile(StatisticKind):
         return quantile
 
     def fields_to_dict(self, query: Query) -> dict[str, Any]:
+        p = params(query)
         out = bounds_to_dict(query)
-        if query.quantile is not None:
-            out["quantile"] = query.quantile
+        if p.quantile is not None:
+            out["quantile"] = p.quantile
         return out
 
     # --- DP ----------------------------------------------------------------------------------
@@ -68,7 +77,8 @@ class Quantile(StatisticKind):
     accuracy_unit = "rank"
 
     def components(self, query: Query, unit: PrivacyUnit, relation: str) -> list[Component]:
-        return [rank_component(query, unit, relation, self.cell_count(query))]
+        return [rank_component(query, unit, relation, self.cell_count(query),
+                               bounds_of(query) or (0.0, 0.0))]
 
     def sampler_refusal(self, query: Query, rows: int | None) -> str | None:
         return quantile_work_refusal(self.grid(query).points, rows)
@@ -97,9 +107,10 @@ class Quantile(StatisticKind):
     # --- data ----------------------------------------------------------------------------------
 
     def aggregate_of(self, query: Query) -> AggregateDescription:
-        assert query.column is not None and query.lower is not None \
-            and query.upper is not None
-        return GridStepCounts(query.column, float(query.lower), float(query.upper),
+        p = params(query)
+        assert query.column is not None and p.lower is not None \
+            and p.upper is not None
+        return GridStepCounts(query.column, float(p.lower), float(p.upper),
                               self.grid(query))
 
     # --- planning and release ----------------------------------------------------------------
@@ -107,9 +118,10 @@ class Quantile(StatisticKind):
 
     def release(self, query: Query, aggregate: Aggregate, ms: list[Measurement],
                 draw: NoiseDraw) -> QueryRelease:
+        p = params(query)
         m = ms[0]
         grid = self.grid(query)
-        assert query.quantile is not None
+        assert p.quantile is not None
         rows = ValueRows(query, aggregate, draw.confidence)
         per_cell: list[tuple[np.ndarray | None, tuple[np.ndarray, np.ndarray] | None]]
         if aggregate.step_counts is not None:  # an engine's counts per grid step
@@ -119,7 +131,7 @@ class Quantile(StatisticKind):
             per_cell = [(sv, None) for sv in aggregate.sorted_values]
         for i, (sorted_steps, step_counts) in enumerate(per_cell):
             point = exponential_quantile(draw.source, sorted_steps, grid.lo, grid.hi,
-                                         query.quantile, m.epsilon, m.component.l1,
+                                         p.quantile, m.epsilon, m.component.l1,
                                          step_counts)
             rows.add(i, float(point * grid.step), None, None, "exponential",
                      "interval not given in value units: see the rank accuracy")
@@ -127,8 +139,9 @@ class Quantile(StatisticKind):
 
     def released_value_problem(self, query: Query, value: float, low: float | None,
                                high: float | None, half: float | None) -> str | None:
-        assert query.lower is not None and query.upper is not None
-        problem = range_problem(value, query.lower, query.upper)
+        p = params(query)
+        assert p.lower is not None and p.upper is not None
+        problem = range_problem(value, p.lower, p.upper)
         if problem is None and not on_grid(value, self.grid(query).step):
             return "the value is not on the grid"
         return problem
@@ -141,16 +154,17 @@ class Quantile(StatisticKind):
         return (lower, upper) if lower is not None and upper is not None else None
 
     def check_lines(self, query: Query, plan: Plan, accuracy: dict[str, Any]) -> list[str]:
-        return [quantile_words(accuracy, query.quantile)] if query.quantile is not None else []
-
+        p = params(query)
+        level = p.quantile
+        return [quantile_words(accuracy, level)] if level is not None else []
 
     def report_meaning(self, record_query: dict[str, Any], query: Query | None,
                        confidence: float) -> str:
+        level = params(query).quantile if query is not None else None
         acc = record_query["accuracy"]
         hw: Any = acc.get("half_width")
         return ("The value is a grid point chosen by the exponential mechanism. "
-                + (quantile_words(acc, query.quantile) if query is not None and
-                   query.quantile is not None else
+                + (quantile_words(acc, level) if level is not None else
                    f"With {confidence_percent(confidence)} confidence its rank is within "
                    f"about {format_number(hw)} of the target rank."))
 
@@ -160,4 +174,6 @@ class Quantile(StatisticKind):
 
     def pane_accuracy_note(self, query: Query, acc: Accuracy) -> str:
         """In percentiles of the data: "the released median lies between the 45th and …"."""
-        return acc.note if query.quantile is None else quantile_words(acc, query.quantile)
+        p = params(query)
+        level = p.quantile
+        return acc.note if level is None else quantile_words(acc, level)

@@ -4,6 +4,7 @@ its own (the local model)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from ..dp.accuracy import (
@@ -30,6 +31,7 @@ from ..model.reader import FieldReader
 from ..model.values import canonical_key, declared_answer, yes_no
 from ..support.words import CENTRAL_SHARE_ACCURACY, confidence_percent
 from .base import StatisticKind
+from .params import YesNoParams, params_of
 from .results import Aggregate, QueryRelease
 from .shared_data import AggregateDescription, YesNoAnswers
 from .shared_form import SHARE_HINT, YES_NO, rows_fields
@@ -45,8 +47,15 @@ from .shared_release import (
 )
 
 
+def params(query: Query) -> YesNoParams:
+    """The statistic's own fields, typed (shared_plan.YesNoParams)."""
+    return params_of(query, YesNoParams)
+
+
 class RandomizedResponse(StatisticKind):
     name = "randomized_response"
+    params_type = YesNoParams
+    own_keys = ("yes", "no")
     title = "Yes/no share"
     words = "share of yes (randomized response)"
     mechanisms = ("randomized_response",)
@@ -75,10 +84,9 @@ class RandomizedResponse(StatisticKind):
                 r.fail(f"no[{i}]", f"{canonical_key(v)!r} is also declared as a yes value")
         return yes_values, no_values
 
-    def read_impute(self, r: FieldReader, value: Scalar, *,
-                    categories: tuple[Scalar, ...] | None, bins: tuple[float, ...] | None,
-                    yes: tuple[Scalar, ...] | None, no: tuple[Scalar, ...] | None) -> Scalar:
+    def read_impute(self, r: FieldReader, value: Scalar, got: Mapping[str, Any]) -> Scalar:
         """One of the declared yes or no values, else a yes/no word."""
+        yes, no = got["yes"], got["no"]
         if yes is not None:
             if declared_answer(yes, no, value) is None:
                 r.fail("missing.impute", "must be one of the declared yes or no values")
@@ -87,9 +95,10 @@ class RandomizedResponse(StatisticKind):
         return value
 
     def fields_to_dict(self, query: Query) -> dict[str, Any]:
-        if query.yes is None:
+        p = params(query)
+        if p.yes is None:
             return {}
-        return {"yes": list(query.yes), "no": list(query.no or ())}
+        return {"yes": list(p.yes), "no": list(p.no or ())}
 
     # --- DP ----------------------------------------------------------------------------------
 

@@ -5,8 +5,10 @@ registry for it (``kind_of(query)``, ``KINDS[name]``) and calls the kind: no cod
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Protocol
+from dataclasses import fields
+from typing import Any, Protocol
 
+from ..model.plan import Query
 from .base import StatisticKind
 from .count import Count
 from .histogram import Histogram
@@ -42,3 +44,20 @@ def kind_of(query: _HasKind) -> StatisticKind:
     """The kind of a statistic (a ``Query``, or anything with a ``kind`` name). The plan's
     reader refuses an unknown name, so a KeyError here is a bug, never a user's input."""
     return KINDS[query.kind]
+
+
+_COMMON = frozenset(f.name for f in fields(Query)) - {"params"}
+
+
+def make_query(kind: str, **values: Any) -> Query:
+    """A statistic of kind ``kind`` from keyword fields, the kind's own among them
+    (``make_query("sum", id="s", epsilon=1.0, column="age", lower=0, upper=100)``): the
+    fields every statistic has go to the Query, the rest to the kind's ``params_type``. For
+    code that builds a statistic without a plan file (a starter plan, the app's drafts, the
+    tests); a plan file is read by planfile/validation.py. A field the kind does not have
+    may be given as None (a form's empty field) and is left out."""
+    names = {f.name for f in fields(KINDS[kind].params_type)}
+    own = {k: v for k, v in values.items()
+           if k not in _COMMON and (k in names or v is not None)}
+    common = {k: v for k, v in values.items() if k in _COMMON}
+    return Query(kind=kind, params=KINDS[kind].params_type(**own), **common)

@@ -28,6 +28,15 @@ from ..dp.mechanisms import (
 from ..dp.sensitivity import Grid
 from ..model import Query, Scalar, SynthColumn
 from ..support.words import confidence_percent, format_number
+from .params import (
+    BoundedParams,
+    answers_of,
+    bounded_of,
+    bounds_of,
+    cells_of,
+    params_of,
+    quantile_level,
+)
 from .results import Aggregate, QueryRelease, ReleasedValue, ReleasedValues
 
 # ----------------------------------------------------------------------------- the noise
@@ -279,29 +288,31 @@ def statistic_parameters(q: Query) -> list[tuple[str, str]]:
     """(name, value) of the public parameters of a statistic over one column (every kind but
     the synthetic table), as a person reads them."""
     out: list[tuple[str, str]] = []
+    bounded, bounds, level = bounded_of(q), bounds_of(q), quantile_level(q)
+    cells, answers = cells_of(q), answers_of(q)
     if q.column is not None:
         out.append(("Column", q.column))
-    if q.lower is not None and q.upper is not None:
-        out.append(("Bounds", f"{plan_number(q.lower)} to {plan_number(q.upper)}"))
-    if q.quantile is not None:
-        out.append(("Quantile", f"{plan_number(q.quantile)}"
-                    + (" (the median)" if q.quantile == 0.5 else "")))
-    if q.categories is not None:
-        out.append(("Categories", f"{len(q.categories)}: {values_text(q.categories)}"))
-    if q.bins is not None:
-        out.append(("Bins", edges_text(list(q.bins))))
+    if bounds is not None:
+        out.append(("Bounds", f"{plan_number(bounds[0])} to {plan_number(bounds[1])}"))
+    if level is not None:
+        out.append(("Quantile", f"{plan_number(level)}"
+                    + (" (the median)" if level == 0.5 else "")))
+    if cells is not None and cells.categories is not None:
+        out.append(("Categories", f"{len(cells.categories)}: {values_text(cells.categories)}"))
+    if cells is not None and cells.bins is not None:
+        out.append(("Bins", edges_text(list(cells.bins))))
     if q.group_by is not None:
         out.append(("Grouped by", f"{q.group_by.column}, {len(q.group_by.keys)} keys: "
                     f"{values_text(q.group_by.keys)}"))
-    if q.yes is not None:
-        out.append(("Read as yes", values_text(q.yes)))
-    if q.no is not None:
-        out.append(("Read as no", values_text(q.no)))
+    if answers is not None and answers.yes is not None:
+        out.append(("Read as yes", values_text(answers.yes)))
+    if answers is not None and answers.no is not None:
+        out.append(("Read as no", values_text(answers.no)))
     if q.where:
         out.append(("Only rows where", " and ".join(condition_words(c.column, c.op, c.value)
                                                      for c in q.where)))
-    if q.grid_step is not None:
-        out.append(("Grid step", plan_number(q.grid_step)))
+    if bounded is not None and bounded.grid_step is not None:
+        out.append(("Grid step", plan_number(bounded.grid_step)))
     if q.expected_count is not None:
         out.append(("Expected rows", format_number(q.expected_count)))
     out.append(("Noise", NOISE_WORDS.get(q.mechanism, q.mechanism.replace("_", " "))))
@@ -326,12 +337,13 @@ def missing_cell_words(q: Query, column: str, numeric: bool) -> str:
 def bounded_missing_words(q: Query) -> list[str]:
     """The missing values of a bounded number (sum, mean, variance, quantile): missing cells,
     clamping into the bounds, and the grid."""
-    assert q.column is not None and q.lower is not None and q.upper is not None
-    grid = (f"a step of {plan_number(q.grid_step)}" if q.grid_step is not None else
+    p = params_of(q, BoundedParams)
+    assert q.column is not None and p.lower is not None and p.upper is not None
+    grid = (f"a step of {plan_number(p.grid_step)}" if p.grid_step is not None else
             "a fine grid (far finer than the noise)")
     return [missing_cell_words(q, q.column, True),
-            f"a value below {plan_number(q.lower)} counts as {plan_number(q.lower)} and one "
-            f"above {plan_number(q.upper)} as {plan_number(q.upper)} (clamped), then it is "
+            f"a value below {plan_number(p.lower)} counts as {plan_number(p.lower)} and one "
+            f"above {plan_number(p.upper)} as {plan_number(p.upper)} (clamped), then it is "
             f"rounded to {grid}"]
 
 

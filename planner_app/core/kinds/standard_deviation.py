@@ -17,6 +17,7 @@ from typing import Any
 from ..dp.accuracy import Accuracy
 from ..dp.measure import Measurement
 from ..model import Plan, Query
+from .params import BoundedParams, params_of
 from .results import Aggregate, QueryRelease
 from .shared_release import (
     AT_ZERO,
@@ -30,6 +31,11 @@ from .shared_release import (
     snap_up,
 )
 from .variance import Variance
+
+
+def params(query: Query) -> BoundedParams:
+    """The statistic's own fields, typed (shared_plan.BoundedParams)."""
+    return params_of(query, BoundedParams)
 
 
 class StandardDeviation(Variance):
@@ -53,9 +59,10 @@ class StandardDeviation(Variance):
 
     def possible_range(self, query: Query,
                        acc: Accuracy | dict[str, Any]) -> tuple[float, str] | None:
-        if query.lower is None or query.upper is None:
+        p = params(query)
+        if p.lower is None or p.upper is None:
             return None
-        top = (query.upper - query.lower) / 2
+        top = (p.upper - p.lower) / 2
         return top, f"0 to {top:g}, the largest standard deviation its bounds allow"
 
     # --- data: a variance's aggregate (count, centred sum, sum of squares) -----------------
@@ -86,12 +93,14 @@ class StandardDeviation(Variance):
 
     def released_value_problem(self, query: Query, value: float, low: float | None,
                                high: float | None, half: float | None) -> str | None:
-        assert query.lower is not None and query.upper is not None
-        return (range_problem(value, 0.0, (query.upper - query.lower) / 2)
+        p = params(query)
+        assert p.lower is not None and p.upper is not None
+        return (range_problem(value, 0.0, (p.upper - p.lower) / 2)
                 or inside_problem(value, low, high))
 
     def illustration(self, query: Query, rows: float) -> Illustration:
-        lo, hi = query.lower, query.upper
+        p = params(query)
+        lo, hi = p.lower, p.upper
         if lo is None or hi is None:  # not a valid plan; draw around 0
             return AT_ZERO
         top = (hi - lo) / 2

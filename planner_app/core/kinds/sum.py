@@ -9,6 +9,7 @@ from ..dp.measure import Measurement
 from ..dp.sensitivity import Component, bounds_text, describe_rows
 from ..model import Plan, PrivacyUnit, Query
 from .base import StatisticKind
+from .params import BoundedParams, params_of
 from .results import Aggregate, QueryRelease, ReleasedValues
 from .shared_data import AggregateDescription, GridSums
 from .shared_form import BOUNDS, rows_fields
@@ -26,8 +27,15 @@ from .shared_release import (
 )
 
 
+def params(query: Query) -> BoundedParams:
+    """The statistic's own fields, typed (shared_plan.BoundedParams)."""
+    return params_of(query, BoundedParams)
+
+
 class Sum(StatisticKind):
     name = "sum"
+    params_type = BoundedParams
+    own_keys = ("lower", "upper", "grid_step")
     title = "Sum"
     words = "sum"
 
@@ -42,7 +50,8 @@ class Sum(StatisticKind):
 
     def components(self, query: Query, unit: PrivacyUnit, relation: str) -> list[Component]:
         grid = self.grid(query)
-        what = f"sum of {bounds_text(query)}{describe_rows(query)}"
+        p = params(query)
+        what = f"sum of {bounds_text(query.column, p.lower, p.upper)}{describe_rows(query)}"
         return [self.row_component("sum", grid.lo, grid.hi, grid.step, query, unit, relation,
                                    what)]
 
@@ -55,9 +64,10 @@ class Sum(StatisticKind):
     # --- data ----------------------------------------------------------------------------------
 
     def aggregate_of(self, query: Query) -> AggregateDescription:
-        assert query.column is not None and query.lower is not None \
-            and query.upper is not None
-        return GridSums(query.column, float(query.lower), float(query.upper),
+        p = params(query)
+        assert query.column is not None and p.lower is not None \
+            and p.upper is not None
+        return GridSums(query.column, float(p.lower), float(p.upper),
                         self.grid(query), parts=("sum",), centred=False)
 
     # --- planning and release ----------------------------------------------------------------
@@ -93,7 +103,8 @@ class Sum(StatisticKind):
         return bounded_missing_words(query)
 
     def illustration(self, query: Query, rows: float) -> Illustration:
-        lo, hi = query.lower, query.upper
+        p = params(query)
+        lo, hi = p.lower, p.upper
         if lo is None or hi is None:  # not a valid plan; draw around 0
             return AT_ZERO
         return (rows * (lo + hi) / 2, None, (rows * lo, rows * hi),

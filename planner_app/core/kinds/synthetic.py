@@ -20,7 +20,7 @@ from typing import Any
 from ..dp.accuracy import Accuracy, measurement_half_width
 from ..dp.measure import Measurement
 from ..dp.sensitivity import Component
-from ..dp.synthetic import preview, preview_lines, synthetic_measurements
+from ..dp.synthetic import SynthPreview, preview, preview_lines, synthetic_measurements
 from ..dp.synthetic_sensitivity import synthetic_components
 from ..model import Plan
 from ..model.plan import MAX_EPSILON, PrivacyUnit, Query, SynthColumn
@@ -28,6 +28,7 @@ from ..model.reader import FieldReader, as_number
 from ..model.rules import delta_problem, read_justification
 from ..support.cells import formula_escaped
 from .base import StatisticKind
+from .params import SynthParams, params_of, synth_of
 from .results import Aggregate, QueryRelease, ReleasedValue
 from .shared_data import AggregateDescription, Marginals
 from .shared_form import (
@@ -41,6 +42,20 @@ from .shared_form import (
     FormWords,
 )
 from .shared_release import NoiseDraw, column_domain, synthetic_noise_words
+
+
+def params(query: Query) -> SynthParams:
+    """The synthetic table's own fields, typed (shared_plan.SynthParams)."""
+    return params_of(query, SynthParams)
+
+
+
+def table_preview(query: Query, plan: Plan) -> SynthPreview:
+    """Which marginals the synthetic table measures and their expected error, from the plan
+    alone (dp/synthetic.py's ``preview`` of its columns and rows)."""
+    p = params(query)
+    return preview(query, plan, p.columns, p.rows)
+
 
 MAX_SYNTH_COLUMNS = 32
 MAX_SYNTH_VALUES = 1_000  # categories or bins of one column
@@ -56,9 +71,10 @@ def id_column_problem(unit: PrivacyUnit, query: Query) -> tuple[str, str] | None
     """(field, problem) when a synthetic table lists the person id column (a plan-level
     rule: it needs both the privacy unit and the query). Its made-up rows would carry the
     declared ids, and the id only groups a person's rows: it is never a value to model."""
-    if query.kind != "synthetic" or unit.kind != "person" or not unit.id_column:
+    p = synth_of(query)
+    if p is None or unit.kind != "person" or not unit.id_column:
         return None
-    for i, c in enumerate(query.synth_columns or ()):
+    for i, c in enumerate(p.columns):
         if c.column == unit.id_column:
             return (f"queries[{query.id}].columns[{i}].column",
                     f"{c.column!r} is the id of a person (privacy_unit.id_column): a "
@@ -103,7 +119,8 @@ def read_synthetic(r: FieldReader, qid: str, label: str) -> Query:
         r.fail("delta", "a synthetic table's Gaussian measurements need a delta above 0")
     justification = read_justification(r)
     return Query(id=qid, kind="synthetic", epsilon=epsilon, label=label, mechanism=method,
-                 delta=delta, justification=justification, synth_columns=columns, rows=rows)
+                 delta=delta, justification=justification,
+                 params=SynthParams(columns=columns, rows=rows))
 
 
 def cell_text(value: Any) -> str:
@@ -222,16 +239,17 @@ def _read_columns(r: FieldReader) -> tuple[SynthColumn, ...]:
 
 def synthetic_to_dict(q: Query) -> dict[str, object]:
     """The plan JSON of a synthetic table (serialisation.py)."""
+    p = params(q)
     columns: list[dict[str, object]] = []
-    for c in q.synth_columns or ():
+    for c in p.columns:
         if c.categories is not None:
             columns.append({"column": c.column, "categories": list(c.categories)})
         else:
             columns.append({"column": c.column, "bins": list(c.bins or ())})
     out: dict[str, object] = {"id": q.id, "label": q.label or q.id, "kind": q.kind,
                               "method": q.mechanism, "columns": columns}
-    if q.rows is not None:
-        out["rows"] = q.rows
+    if p.rows is not None:
+        out["rows"] = p.rows
     out["epsilon"] = q.epsilon
     out["delta"] = q.delta
     if q.justification:
@@ -251,6 +269,8 @@ def stated_epsilon(q: dict[str, Any]) -> float:
 
 class Synthetic(StatisticKind):
     name = "synthetic"
+    params_type = SynthParams
+    own_keys = ("columns", "rows", "method")
     title = "Synthetic table"
     words = "synthetic table"
     mechanisms = ("mst",)  # written "method" in the plan (docs/synthetic.md)
@@ -276,11 +296,13 @@ class Synthetic(StatisticKind):
     accuracy_unit = "count"
 
     def components(self, query: Query, unit: PrivacyUnit, relation: str) -> list[Component]:
-        return synthetic_components(query, unit, relation)
+        p = params(query)
+        return synthetic_components(query, unit, relation, p.columns)
 
     def measurements(self, query: Query, plan: Plan) -> list[Measurement]:
         """MST's measurements (dp/synthetic.py): zCDP shares of its (ε, δ)."""
-        return synthetic_measurements(query, plan)
+        p = params(query)
+        return synthetic_measurements(query, plan, p.columns)
 
     def accuracy(self, query: Query, plan: Plan, measurements: list[Measurement],
                  confidence: float) -> Accuracy:
@@ -292,7 +314,8 @@ class Synthetic(StatisticKind):
     # --- data ----------------------------------------------------------------------------------
 
     def aggregate_of(self, query: Query) -> AggregateDescription:
-        return Marginals(tuple(query.synth_columns or ()))
+        p = params(query)
+        return Marginals(tuple(p.columns))
 
     # --- planning and release ----------------------------------------------------------------
     makes_table = True
@@ -312,20 +335,23 @@ class Synthetic(StatisticKind):
         return None  # its rows are its noised marginals: release/verify_synthetic.py
 
     def public_parameters(self, query: Query) -> list[tuple[str, str]]:
-        columns = query.synth_columns or ()
+        p = params(query)
+        columns = p.columns
         out = [("Columns", ", ".join(c.column for c in columns))]
         out += [("Values of " + c.column, column_domain(c).split(": ", 1)[1]) for c in columns]
-        out.append(("Rows", f"{query.rows:,} made-up rows" if query.rows is not None else
+        rows = p.rows
+        out.append(("Rows", f"{rows:,} made-up rows" if rows is not None else
                     "as many as the noised counts say"))
         out.append(("Method", query.mechanism.upper() if query.mechanism == "mst"
                     else query.mechanism))
         return out
 
     def missing_words(self, query: Query) -> list[str]:
+        p = params(query)
         parts = ["a row with an empty cell in any of its columns, a value not among a "
                  "column's categories, or a number outside a column's bin edges (or not a "
                  "number) is left out of every count the table is made from"]
-        if any(c.bins is not None for c in query.synth_columns or ()):
+        if any(c.bins is not None for c in p.columns):
             parts.append("no value is clamped")
         return parts
 
@@ -333,7 +359,7 @@ class Synthetic(StatisticKind):
         return "noised count"
 
     def check_lines(self, query: Query, plan: Plan, accuracy: dict[str, Any]) -> list[str]:
-        return preview_lines(preview(query, plan))  # what its budget buys (dp/synthetic.py)
+        return preview_lines(table_preview(query, plan))  # what its budget buys (dp/synthetic.py)
 
 
     def report_meaning(self, record_query: dict[str, Any], query: Query | None,

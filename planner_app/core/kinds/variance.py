@@ -11,6 +11,7 @@ from ..dp.sensitivity import Component, describe_rows
 from ..model import Plan, PrivacyUnit, Query
 from ..support.words import squared_unit_words
 from .base import StatisticKind
+from .params import BoundedParams, params_of
 from .results import Aggregate, QueryRelease
 from .shared_data import AggregateDescription, GridSums
 from .shared_form import BOUNDS, rows_fields
@@ -32,8 +33,15 @@ from .shared_release import (
 )
 
 
+def params(query: Query) -> BoundedParams:
+    """The statistic's own fields, typed (shared_plan.BoundedParams)."""
+    return params_of(query, BoundedParams)
+
+
 class Variance(StatisticKind):
     name = "variance"
+    params_type = BoundedParams
+    own_keys = ("lower", "upper", "grid_step")
     title = "Variance"
     words = "variance"
     asks_expected_count = True
@@ -72,17 +80,19 @@ class Variance(StatisticKind):
 
     def possible_range(self, query: Query,
                        acc: Accuracy | dict[str, Any]) -> tuple[float, str] | None:
-        if query.lower is None or query.upper is None:
+        p = params(query)
+        if p.lower is None or p.upper is None:
             return None
-        top = (query.upper - query.lower) ** 2 / 4
+        top = (p.upper - p.lower) ** 2 / 4
         return top, f"0 to {top:g}, the largest variance its bounds allow"
 
     # --- data ----------------------------------------------------------------------------------
 
     def aggregate_of(self, query: Query) -> AggregateDescription:
-        assert query.column is not None and query.lower is not None \
-            and query.upper is not None
-        return GridSums(query.column, float(query.lower), float(query.upper),
+        p = params(query)
+        assert query.column is not None and p.lower is not None \
+            and p.upper is not None
+        return GridSums(query.column, float(p.lower), float(p.upper),
                         self.grid(query), parts=("count", "sum", "sumsq"), centred=True)
 
     # --- planning and release ----------------------------------------------------------------
@@ -90,9 +100,10 @@ class Variance(StatisticKind):
                 draw: NoiseDraw) -> QueryRelease:
         # post-processing of noisy centred sums (of values and their squares) and a noisy
         # count; the interval comes from the exact pivot of intervals.py
+        p = params(query)
         noisy, cells = moment_cells(self.grid(query), query, aggregate, ms, draw)
         grid = self.grid(query)
-        assert query.lower is not None and query.upper is not None
+        assert p.lower is not None and p.upper is not None
         radius = grid.radius * grid.step
         alpha = 1 - draw.confidence
         parts = mean_parts_on(self.grid(query), ms)
@@ -113,15 +124,17 @@ class Variance(StatisticKind):
 
     def released_value_problem(self, query: Query, value: float, low: float | None,
                                high: float | None, half: float | None) -> str | None:
-        assert query.lower is not None and query.upper is not None
-        return (range_problem(value, 0.0, ((query.upper - query.lower) / 2) ** 2)
+        p = params(query)
+        assert p.lower is not None and p.upper is not None
+        return (range_problem(value, 0.0, ((p.upper - p.lower) / 2) ** 2)
                 or inside_problem(value, low, high))
 
     def missing_words(self, query: Query) -> list[str]:
         return bounded_missing_words(query)
 
     def illustration(self, query: Query, rows: float) -> Illustration:
-        lo, hi = query.lower, query.upper
+        p = params(query)
+        lo, hi = p.lower, p.upper
         if lo is None or hi is None:  # not a valid plan; draw around 0
             return AT_ZERO
         top = (hi - lo) ** 2 / 4

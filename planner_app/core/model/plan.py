@@ -95,32 +95,40 @@ def _edge_text(x: float) -> str:
 
 
 @dataclass(frozen=True)
+class KindParams:
+    """A statistic kind's own fields (a histogram's categories, a sum's bounds, ...): each
+    kind in core/kinds declares a frozen subclass, reads and validates it from the plan file
+    and writes it back. The model knows only this base, so a new kind with a new field
+    changes neither the model nor the plan file's reader and writer."""
+
+    def columns_read(self) -> list[tuple[str, str]]:
+        """(field, column) for the table columns its own fields read (a synthetic table's
+        ``columns[i].column``), besides the statistic's column, group and filter."""
+        return []
+
+
+@dataclass(frozen=True)
 class Query:
-    """One statistic to publish, with its public parameters and its share of ε (and δ)."""
+    """One statistic to publish: the fields every statistic has, its share of ε (and δ), and
+    its kind's own fields in ``params`` (core/kinds reads them with a typed accessor)."""
 
     id: str
     kind: str
     epsilon: float
     label: str = ""
     column: str | None = None
-    lower: float | None = None
-    upper: float | None = None
-    categories: tuple[Scalar, ...] | None = None
-    bins: tuple[float, ...] | None = None
-    quantile: float | None = None
     group_by: GroupBy | None = None
     where: tuple[Condition, ...] = ()
     missing: Missing = field(default_factory=Missing)
     mechanism: str = "laplace"
     delta: float = 0.0
-    grid_step: float | None = None
+    # a public guess of the rows the statistic uses (any kind but a synthetic table: the ±
+    # of a mean or a share, the rows a preview draws)
     expected_count: float | None = None
     justification: Mapping[str, str] | None = None
-    yes: tuple[Scalar, ...] | None = None  # cell values that mean yes (randomized response)
-    no: tuple[Scalar, ...] | None = None  # cell values that mean no
-    synth_columns: tuple[SynthColumn, ...] | None = None  # synthetic: "columns" in the plan
-    rows: int | None = None  # synthetic: rows to generate (None: from the noised marginals)
-    of: str = "rows"  # count: "rows", or "people" (distinct ids of the unit: kinds/count.py)
+    # required, by keyword: a statistic is made by its kind's reader or kinds.make_query,
+    # never with params its kind cannot read
+    params: KindParams = field(kw_only=True)
 
     @property
     def title(self) -> str:
@@ -135,9 +143,7 @@ class Query:
         if self.group_by is not None:
             out.append(("group_by.column", self.group_by.column))
         out += [(f"where[{i}].column", c.column) for i, c in enumerate(self.where)]
-        out += [(f"columns[{i}].column", c.column)
-                for i, c in enumerate(self.synth_columns or ())]
-        return out
+        return out + self.params.columns_read()
 
     @property
     def is_filtered(self) -> bool:

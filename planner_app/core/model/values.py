@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .plan import Query, Scalar
+from .plan import Scalar
 
 
 def _number_key(value: Any) -> str:
@@ -155,13 +155,15 @@ def declared_answer(yes: Iterable[Scalar], no: Iterable[Scalar] | None,
     return None
 
 
-def answer_reader(query: Query) -> Callable[[Any], bool | None]:
-    """How a query reads a cell as yes (True), no (False) or neither (None): its declared
-    lists when it has them (exact text, as categories match), else the fixed vocabulary."""
-    if query.yes is None:
+def answer_reader(yes: Iterable[Scalar] | None,
+                  no: Iterable[Scalar] | None) -> Callable[[Any], bool | None]:
+    """How a statistic reads a cell as yes (True), no (False) or neither (None): its declared
+    lists when it has them (exact text, as categories match), else the fixed vocabulary
+    (kinds.shared_plan.answer_reader_of takes them from a statistic)."""
+    if yes is None:
         return yes_no
-    yes_keys = {canonical_key(v) for v in query.yes}
-    no_keys = {canonical_key(v) for v in query.no or ()}
+    yes_keys = {canonical_key(v) for v in yes}
+    no_keys = {canonical_key(v) for v in no or ()}
 
     def read(value: Any) -> bool | None:
         key = canonical_key(value)

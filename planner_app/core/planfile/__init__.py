@@ -12,9 +12,9 @@ from .serialisation import (
     plan_to_json,
     save_plan,
 )
-from .validation import PLAN_FIELDS, QUERY_FIELDS, data_path_problem, plan_from_dict
+from .validation import PLAN_FIELDS, data_path_problem, plan_from_dict, query_fields
 
 __all__ = [
-    "PLAN_FIELDS", "QUERY_FIELDS", "data_path_problem", "load_plan", "parse_plan_text",
+    "PLAN_FIELDS", "data_path_problem", "load_plan", "parse_plan_text", "query_fields",
     "plan_digest", "plan_from_dict", "plan_to_dict", "plan_to_json", "save_plan",
 ]

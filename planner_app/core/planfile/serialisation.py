@@ -79,8 +79,6 @@ def _query_to_dict(q: Query) -> dict[str, Any]:
     common["epsilon"] = q.epsilon
     if q.delta:
         common["delta"] = q.delta
-    if q.grid_step is not None:
-        common["grid_step"] = q.grid_step
     if q.expected_count is not None:
         common["expected_count"] = q.expected_count
     if q.justification:

@@ -7,14 +7,12 @@ and each field of a statistic has its own reader below, in the order they are ch
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Any
 
 from ..kinds.base import StatisticKind
 from ..kinds.registry import KINDS, kind_of
 from ..kinds.shared_plan import not_used
-from ..model.grid import grid_problem
 from ..model.plan import (
     _ID_RE,
     ACCOUNTANTS,
@@ -30,7 +28,6 @@ from ..model.plan import (
     Plan,
     PrivacyUnit,
     Query,
-    Scalar,
 )
 from ..model.reader import (
     FieldReader,
@@ -49,13 +46,6 @@ from ..model.rules import (
     read_justification,
 )
 from ..support.errors import InputError
-
-
-def _is_power_of_two(x: float) -> bool:
-    if x <= 0 or not math.isfinite(x):
-        return False
-    mantissa, _ = math.frexp(x)
-    return mantissa == 0.5
 
 
 def _read_condition(source: str, obj: Any, path: str) -> Condition:
@@ -79,49 +69,60 @@ def _read_condition(source: str, obj: Any, path: str) -> Condition:
     return Condition(column=column, op=op, value=value)
 
 
-QUERY_FIELDS = (
-    "id", "label", "kind", "column", "lower", "upper", "categories", "bins", "quantile",
-    "group_by", "where", "missing", "mechanism", "epsilon", "delta", "grid_step",
-    "expected_count", "justification", "yes", "no", "columns", "rows", "method", "of",
+#: the fields every statistic has (a synthetic table reads its own way: kinds/synthetic.py)
+COMMON_FIELDS = (
+    "id", "label", "kind", "column", "group_by", "where", "missing", "mechanism", "epsilon",
+    "delta", "expected_count", "justification",
 )
 
 
+def query_fields() -> tuple[str, ...]:
+    """The fields a statistic may have: those every statistic has, and every kind's own
+    (``own_keys``; a field of another kind is refused as "not used by kind ...")."""
+    return COMMON_FIELDS + tuple(dict.fromkeys(
+        k for kind in KINDS.values() for k in kind.own_keys if k not in COMMON_FIELDS))
+
+
 def _read_query(source: str, obj: Any, path: str) -> Query:
-    """One statistic, its fields read (and checked) in a fixed order."""
-    r = FieldReader(source, obj, path, QUERY_FIELDS)
+    """One statistic, its fields read (and checked) in a fixed order: the kind reads its own
+    at each stage between the fields every statistic has."""
+    allowed = query_fields()
+    r = FieldReader(source, obj, path, allowed)
     qid = _read_id(r)
     name = r.choice("kind", tuple(KINDS))
     assert name is not None
     kind = KINDS[name]
     label = r.text("label", required=False, default="") or ""
+    # another kind's own field, refused after the kind's own readers (their messages first)
+    foreign = [k for k in allowed if k not in COMMON_FIELDS and k not in kind.own_keys]
     whole = kind.read_query(r, qid, label)
     if whole is not None:
+        not_used(r, name, *foreign)
         return whole
-    not_used(r, name, "columns", "rows", "method")
+    got: dict[str, Any] = {}
+    kind.read_own(r, "opening", got)
     mechanisms = kind.mechanisms
     mechanism = r.choice("mechanism", mechanisms, default=mechanisms[0])
     column = r.text("column", required=kind.needs_column)
-    lower, upper = kind.read_bounds(r)
-    categories, bins = kind.read_cells(r)
-    quantile = kind.read_quantile(r)
+    kind.read_own(r, "leading", got)
     group_by = _read_group_by(r, kind)
     where = _read_where(r, kind)
-    yes_values, no_values = kind.read_yes_no(r)
-    missing = _read_missing(r, kind, categories, bins, yes_values, no_values)
+    kind.read_own(r, "answers", got)
+    missing = _read_missing(r, kind, got)
     epsilon = _read_epsilon(r)
     delta = _read_delta(r, mechanism)
-    grid_step = _read_grid_step(r, kind, lower, upper)
+    kind.read_own(r, "tuning", got)
     expected_count = r.number("expected_count", required=False)
     if expected_count is not None and expected_count_problem(expected_count):
         r.fail("expected_count", expected_count_problem(expected_count) or "")
     justification = read_justification(r)
-    of = kind.read_of(r)
+    kind.read_own(r, "trailing", got)
+    not_used(r, name, *foreign)
     return Query(
-        id=qid, kind=name, epsilon=epsilon, label=label, column=column, lower=lower,
-        upper=upper, categories=categories, bins=bins, quantile=quantile, group_by=group_by,
-        where=where, missing=missing, mechanism=mechanism, delta=delta, grid_step=grid_step,
-        expected_count=expected_count, justification=justification, yes=yes_values,
-        no=no_values, of=of,
+        id=qid, kind=name, epsilon=epsilon, label=label, column=column, group_by=group_by,
+        where=where, missing=missing, mechanism=mechanism, delta=delta,
+        expected_count=expected_count, justification=justification,
+        params=kind.params_from(got),
     )
 
 
@@ -169,9 +170,7 @@ def _read_where(r: FieldReader, kind: StatisticKind) -> tuple[Condition, ...]:
     )
 
 
-def _read_missing(r: FieldReader, kind: StatisticKind, categories: tuple[Scalar, ...] | None,
-                  bins: tuple[float, ...] | None, yes_values: tuple[Scalar, ...] | None,
-                  no_values: tuple[Scalar, ...] | None) -> Missing:
+def _read_missing(r: FieldReader, kind: StatisticKind, got: dict[str, Any]) -> Missing:
     """Drop the rows with a missing cell, or impute a value the statistic can read."""
     if not r.has("missing"):
         return Missing()
@@ -183,8 +182,7 @@ def _read_missing(r: FieldReader, kind: StatisticKind, categories: tuple[Scalar,
     value = raw_missing["impute"]
     if isinstance(value, (dict, list)) or value is None:
         r.fail("missing.impute", "must be a string or number")
-    value = kind.read_impute(r, value, categories=categories, bins=bins, yes=yes_values,
-                             no=no_values)
+    value = kind.read_impute(r, value, got)
     return Missing(policy="impute", value=value)
 
 
@@ -209,25 +207,6 @@ def _read_delta(r: FieldReader, mechanism: str) -> float:
     if mechanism != "gaussian" and delta != 0:
         r.fail("delta", f"is only used by the gaussian mechanism, not {mechanism}")
     return delta
-
-
-def _read_grid_step(r: FieldReader, kind: StatisticKind, lower: float | None,
-                    upper: float | None) -> float | None:
-    """The plan's grid step (a power of two), and a check that the grid of the bounds can be
-    computed with, so it never fails after the charge."""
-    grid_step = r.number("grid_step", required=False)
-    if grid_step is not None:
-        if not kind.bounded:
-            r.fail("grid_step", f"is not used by kind {kind.name}")
-        if not _is_power_of_two(grid_step) or not 2.0**-40 <= grid_step <= 2.0**40:
-            r.fail("grid_step", "must be a power of two (for example 0.25, 1 or 1024)")
-        if lower is not None and upper is not None and (upper - lower) / grid_step > 2**40:
-            r.fail("grid_step", "is too fine for these bounds (more than 2^40 steps)")
-    if kind.bounded and lower is not None and upper is not None and lower < upper:
-        grid_error = grid_problem(kind.grid_bits, lower, upper, grid_step)
-        if grid_error is not None:
-            r.fail(*grid_error)
-    return grid_step
 
 
 PLAN_FIELDS = ("format", "dataset", "privacy_unit", "neighbouring", "budget", "queries",
@@ -262,9 +241,6 @@ def plan_from_dict(obj: Any, source: str = "plan", *, draft: bool = False) -> Pl
         problem = kind_of(q).unit_problem(unit, q)
         if problem is not None:
             r.fail(*problem)
-        if q.of == "people" and unit.kind != "person":
-            r.fail(f"queries[{q.id}].of", 'counts people by the unit\'s id column: it needs a '
-                   'privacy_unit of kind "person" with an id_column')
     return Plan(
         dataset=dataset, privacy_unit=unit, budget=budget, queries=queries,
         neighbouring=neighbouring, justification=r.text("justification", required=False),

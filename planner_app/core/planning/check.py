@@ -31,6 +31,8 @@ from ..dp.mechanisms import SystemRandomSource
 from ..dp.risk import explain
 from ..dp.sensitivity import headline_index
 from ..kinds import kind_of
+from ..kinds.params import bounds_of, cells_of, synth_columns_of
+from ..kinds.registry import make_query
 from ..kinds.shared_dp import (
     accuracy_for,
     measurements_for,
@@ -333,7 +335,7 @@ def declared_columns(query: Query) -> list[str]:
     """The columns whose declared bounds, bins or lists ``copied_from_data`` compares with
     the data (the app and the check read these columns' facts)."""
     named = [query.column, query.group_by.column if query.group_by is not None else None]
-    named += [c.column for c in query.synth_columns or ()]
+    named += [c.column for c in synth_columns_of(query)]
     return list(dict.fromkeys(c for c in named if c is not None))
 
 
@@ -343,18 +345,20 @@ def copied_from_data(query: Query, facts: Callable[[str], ColumnFacts | None]) -
     declared list (categories, group keys, a synthetic column's categories) equal to exactly
     the values present."""
     out = []
-    ranges = [("bounds", query.column, query.lower, query.upper)]
+    bounds = bounds_of(query)
+    ranges = [("bounds", query.column, *(bounds or (None, None)))]
     ranges += [("outer bin edges", c.column, c.bins[0], c.bins[-1])
-               for c in query.synth_columns or () if c.bins]
+               for c in synth_columns_of(query) if c.bins]
     for what, column, lower, upper in ranges:
         seen = facts(column) if column and lower is not None else None
         if seen is not None and seen.minimum == lower and seen.maximum == upper:
             out.append(f"the {what} of {column} equal the data's own minimum and maximum; "
                        "bounds must come from knowledge of the domain, not from the data")
-    lists = [("categories", query.column, query.categories)]
+    cells = cells_of(query)
+    lists = [("categories", query.column, cells.categories if cells is not None else None)]
     if query.group_by is not None:
         lists.append(("group keys", query.group_by.column, query.group_by.keys))
-    lists += [("categories", c.column, c.categories) for c in query.synth_columns or ()]
+    lists += [("categories", c.column, c.categories) for c in synth_columns_of(query)]
     for what, column, declared in lists:
         seen = facts(column) if column and declared is not None else None
         if seen is not None and seen.present and \
@@ -415,7 +419,7 @@ def _check_against_table(report: CheckReport, table: Table,
             owner.append(f"{q.id}: {f.outside_declared:,} rows fall outside the declared "
                          "categories, bins or keys and are left out")
         warn.extend(f"{q.id}: {w}" for w in copied_from_data(q, facts))
-        if q.lower is not None and q.column is not None:
+        if bounds_of(q) is not None and q.column is not None:
             seen = facts(q.column)
             if seen is not None and seen.numeric_share < 0.5:
                 warn.append(f"{q.id}: most cells of {q.column} are not numbers")
@@ -427,11 +431,12 @@ def synthetic_cell_notes(q: Query, plan: Plan, source: TableSource,
     value, or a value outside the declared categories or bins (a list of texts on a column of
     numbers, say), which the synthetic table counts in none of its marginals. Read over the
     whole table (``facts.cell_facts`` of each column as a histogram); shown, never exported."""
-    columns = [c for c in q.synth_columns or () if c.column in source.columns]
+    columns = [c for c in synth_columns_of(q) if c.column in source.columns]
     if not columns:
         return []
-    per_column = [Query(id=f"c{i}", kind="histogram", epsilon=1.0, column=c.column,
-                        categories=c.categories, bins=c.bins) for i, c in enumerate(columns)]
+    per_column = [make_query("histogram", id=f"c{i}", epsilon=1.0, column=c.column,
+                             categories=c.categories, bins=c.bins)
+                  for i, c in enumerate(columns)]
     _, by_column = cell_facts(source, plan.with_queries(per_column), con)
 
     def rows(n: int) -> str:

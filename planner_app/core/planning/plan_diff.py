@@ -26,6 +26,17 @@ from ..dp.accuracy import (
     shown_unit,
 )
 from ..kinds import title_of
+from ..kinds.params import (
+    BoundedParams,
+    CellsParams,
+    YesNoParams,
+    answers_of,
+    bounded_of,
+    cells_of,
+    quantile_level,
+    synth_columns_of,
+    synth_rows_of,
+)
 from ..model import Plan, Query, canonical_key
 from ..planfile import plan_digest
 from ..records.keys import PublicKey
@@ -320,21 +331,24 @@ def _missing(q: Query) -> str:
 
 def query_field_changes(old: Query, new: Query) -> list[FieldChange]:
     """Every field of a statistic that differs, in the plan file's order."""
+    oc, nc = cells_of(old) or CellsParams(), cells_of(new) or CellsParams()
+    oa, na = answers_of(old) or YesNoParams(), answers_of(new) or YesNoParams()
+    ob, nb = bounded_of(old) or BoundedParams(), bounded_of(new) or BoundedParams()
     out: list[FieldChange | None] = [
         _simple("kind", old.kind, new.kind),
         _simple("label", old.title, new.title),
         _simple("column", old.column, new.column),
-        None if (old.lower, old.upper) == (new.lower, new.upper) else FieldChange(
-            "bounds", _bounds(old), _bounds(new)),
-        _list_change("categories", old.categories, new.categories),
-        _list_change("bins", old.bins, new.bins, _text),
-        _simple("quantile", old.quantile, new.quantile),
+        None if (ob.lower, ob.upper) == (nb.lower, nb.upper) else FieldChange(
+            "bounds", _bounds(ob), _bounds(nb)),
+        _list_change("categories", oc.categories, nc.categories),
+        _list_change("bins", oc.bins, nc.bins, _text),
+        _simple("quantile", quantile_level(old), quantile_level(new)),
         _simple("grouped by", old.group_by.column if old.group_by else None,
                 new.group_by.column if new.group_by else None),
         _list_change("group keys", old.group_by.keys if old.group_by else None,
                      new.group_by.keys if new.group_by else None),
-        _list_change("yes values", old.yes, new.yes),
-        _list_change("no values", old.no, new.no),
+        _list_change("yes values", oa.yes, na.yes),
+        _list_change("no values", oa.no, na.no),
     ]
     ow, nw = _conditions(old), _conditions(new)
     if ow != nw:
@@ -348,10 +362,10 @@ def query_field_changes(old: Query, new: Query) -> list[FieldChange]:
         _simple("mechanism", old.mechanism, new.mechanism),
         _simple("ε", old.epsilon, new.epsilon),
         _simple("δ", old.delta, new.delta),
-        _simple("grid step", old.grid_step, new.grid_step),
+        _simple("grid step", ob.grid_step, nb.grid_step),
         _simple("expected count", old.expected_count, new.expected_count),
         _synth_change(old, new),
-        _simple("rows to generate", old.rows, new.rows),
+        _simple("rows to generate", synth_rows_of(old), synth_rows_of(new)),
     ]
     oj, nj = dict(old.justification or {}), dict(new.justification or {})
     for key in sorted(set(oj) | set(nj)):
@@ -365,7 +379,7 @@ def _synth_columns(q: Query) -> list[str]:
     return [f"{c.column}: " + (", ".join(_scalar(v) for v in c.categories)
                                if c.categories is not None
                                else "bins " + ", ".join(_text(float(b)) for b in c.bins or ()))
-            for c in q.synth_columns or ()]
+            for c in synth_columns_of(q)]
 
 
 def _synth_change(old: Query, new: Query) -> FieldChange | None:
@@ -377,8 +391,8 @@ def _synth_change(old: Query, new: Query) -> FieldChange | None:
                        tuple(c for c in now if c not in was), tuple(c for c in was if c not in now))
 
 
-def _bounds(q: Query) -> str:
-    return "none" if q.lower is None else f"[{_num(q.lower)}, {_num(q.upper)}]"
+def _bounds(p: BoundedParams) -> str:
+    return "none" if p.lower is None else f"[{_num(p.lower)}, {_num(p.upper)}]"
 
 
 def plan_field_changes(old: Plan, new: Plan) -> list[FieldChange]:

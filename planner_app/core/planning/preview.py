@@ -26,6 +26,7 @@ from ..dp.accuracy import (
     shown_unit,
 )
 from ..kinds import KINDS, kind_of
+from ..kinds.params import quantile_level
 from ..kinds.shared_dp import accuracy_for, cell_labels
 from ..model import Plan, Query
 from ..support.numbers import shown_point
@@ -97,7 +98,7 @@ def _value_words(query: Query, unit: str) -> str:
     if unit == "percentile":
         return "percentile of the data"
     if unit == "rank":
-        return f"rows from the true {quantile_name(query.quantile or 0.5)}"
+        return f"rows from the true {quantile_name(quantile_level(query) or 0.5)}"
     return kind_of(query).value_words(column)
 
 
@@ -108,10 +109,11 @@ def _centre_and_span(query: Query, unit: str, rows: float
     if unit == "share":
         return 50.0, (0.0, 100.0), (0.0, 100.0), "at 50%"
     if unit == "percentile":
-        q = 100 * (query.quantile if query.quantile is not None else 0.5)
-        return q, (0.0, 100.0), (0.0, 100.0), f"at the {quantile_name(query.quantile or 0.5)}"
+        level = quantile_level(query)
+        q = 100 * (level if level is not None else 0.5)
+        return q, (0.0, 100.0), (0.0, 100.0), f"at the {quantile_name(level or 0.5)}"
     if unit == "rank":
-        return 0.0, None, (0.0, 0.0), f"at the true {quantile_name(query.quantile or 0.5)}"
+        return 0.0, None, (0.0, 0.0), f"at the true {quantile_name(quantile_level(query) or 0.5)}"
     return kind_of(query).illustration(query, rows)
 
 

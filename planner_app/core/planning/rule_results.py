@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..kinds import kind_of
+from ..kinds.params import cells_of, synth_columns_of
 from ..model import Query
 from ..model.reader import visible_text
 
@@ -94,13 +95,15 @@ def missing_reasons(query: Query) -> list[tuple[str, str]]:
     out = []
     if kind_of(query).asks_bounds_reason and not has_reason(query, "bounds"):
         out.append(("bounds", "bounds"))
-    if query.bins is not None and not has_reason(query, "bounds"):
+    cells = cells_of(query)
+    if cells is not None and cells.bins is not None and not has_reason(query, "bounds"):
         out.append(("bounds", "bin edges"))
-    if query.categories is not None and not has_reason(query, "categories"):
+    if cells is not None and cells.categories is not None \
+            and not has_reason(query, "categories"):
         out.append(("categories", "categories"))
     if query.group_by is not None and not has_reason(query, "keys"):
         out.append(("keys", "group keys"))
-    columns = query.synth_columns or ()  # a synthetic table's declared domains
+    columns = synth_columns_of(query)  # a synthetic table's declared domains
     if any(c.bins is not None for c in columns) and not has_reason(query, "bounds"):
         out.append(("bounds", "bin edges"))
     if any(c.categories is not None for c in columns) and not has_reason(query, "categories"):

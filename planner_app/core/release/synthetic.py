@@ -31,6 +31,7 @@ from ..dp.measure import Measurement
 from ..dp.mechanisms import RandomSource, discrete_gaussian
 from ..dp.synthetic import SCORE_UNITS, exponential_select
 from ..kinds import kind_of
+from ..kinds.params import synth_columns_of, synth_rows_of
 from ..kinds.results import Aggregate
 from ..kinds.synthetic import cell_text, row_cap, written_texts
 from ..model import Query, SynthColumn
@@ -64,7 +65,7 @@ def csv_texts(c: SynthColumn) -> list[str]:
 
 def csv_header(query: Query) -> list[str]:
     """synthetic/<id>.csv's header: the declared column names, escaped as the cells are."""
-    return [safe_cell(c.column) for c in query.synth_columns or ()]
+    return [safe_cell(c.column) for c in synth_columns_of(query)]
 
 
 def require_synthesis(plan_queries: Any) -> None:
@@ -104,7 +105,7 @@ def noised_rows(query: Query, one_way_totals: list[int]) -> int:
     """Rows of a table without ``rows``: the rounded mean of its noised one-way totals, at
     least 1 and at most the columns' row cap (kinds/synthetic.py, row_cap). Verify recomputes it."""
     mean = sum(one_way_totals) / max(1, len(one_way_totals))
-    return min(row_cap(query.synth_columns or ()), max(1, round(max(1.0, mean))))
+    return min(row_cap(synth_columns_of(query)), max(1, round(max(1.0, mean))))
 
 
 def pair_score(true_pair: np.ndarray, share_a: np.ndarray, share_b: np.ndarray,
@@ -133,7 +134,7 @@ def measure_synthetic(query: Query, aggregate: Aggregate, ms: list[Measurement],
     published, so a recipient compares the table with the very counts shown. The number of
     rows (without ``rows``) comes from the one-way totals as drawn, clamped or not
     (``one_way_totals`` in the payload, so verify recomputes it)."""
-    cols = list(query.synth_columns or ())
+    cols = list(synth_columns_of(query))
     by_name = {m.component.name: m for m in ms}
     marginals: list[dict[str, Any]] = []
     noisy_one: list[np.ndarray] = []
@@ -183,7 +184,8 @@ def measure_synthetic(query: Query, aggregate: Aggregate, ms: list[Measurement],
     # the rows from the one-way totals as drawn, never as clamped (a clamp shows each
     # negative count as 0, so its totals would add rows); published, so verify recomputes
     totals = [int(v.sum()) for v in noisy_one]
-    rows = query.rows if query.rows is not None else noised_rows(query, totals)
+    planned = synth_rows_of(query)
+    rows = planned if planned is not None else noised_rows(query, totals)
     seed = source.randbelow(SEED_BOUND)
     payload = {"method": query.mechanism, "columns": [c.column for c in cols],
                "domains": [domain_texts(c) for c in cols], "marginals": marginals,
@@ -205,7 +207,7 @@ def marginal_cells(query: Query, names: list[str]) -> tuple[str, list[str]]:
     """A released marginal's group in results.csv ("region", "region × age") and its cells
     in order ("North", "North | [16, 25)"), as the release writes them and verify rebuilds
     them."""
-    by_column = {c.column: c for c in query.synth_columns or ()}
+    by_column = {c.column: c for c in synth_columns_of(query)}
     texts = [domain_texts(by_column[n]) for n in names]
     if len(names) == 1:
         return names[0], texts[0]
@@ -224,7 +226,7 @@ def likely_tree(query: Query, aggregate: Aggregate) -> list[tuple[int, int]]:
     round's highest-scoring pair that joins two parts of the tree (the mechanism's mode round
     by round; ties to the first pair, as ``measure_synthetic`` lists them). For the dry run
     only: it never publishes."""
-    cols = list(query.synth_columns or ())
+    cols = list(synth_columns_of(query))
     shares, rows_estimate = _independent_estimate(
         [np.asarray(aggregate.parts[f"oneway:{c.column}"]) for c in cols])
     scores = {(i, j): pair_score(aggregate.parts[f"pair:{i}:{j}"], shares[i], shares[j],
@@ -258,7 +260,7 @@ def dry_run_payload(query: Query, aggregate: Aggregate, payload: dict[str, Any],
     random draw; the likeliest pairs are the real release's more often, and then the synthesis
     after the charge compiles nothing. The check is the same: the same code on a payload of the
     same shape (one tree of the columns' pairs), which is thrown away."""
-    cols = list(query.synth_columns or ())
+    cols = list(synth_columns_of(query))
     ones = [mg for mg in payload["marginals"] if len(mg["columns"]) == 1]
     twos = [mg for mg in payload["marginals"] if len(mg["columns"]) == 2]
     if not twos:
@@ -277,7 +279,7 @@ def dry_run_payload(query: Query, aggregate: Aggregate, payload: dict[str, Any],
 def placeholder_payload(query: Query) -> dict[str, Any]:
     """A payload of the query's shape with made-up numbers (the widest pairs, wide values):
     the report and the bundle's size are checked with it before the charge."""
-    cols = list(query.synth_columns or ())
+    cols = list(synth_columns_of(query))
     wide = -888_888_888_888
     marginals: list[dict[str, Any]] = [
         {"name": f"oneway:{c.column}", "columns": [c.column], "sigma_sq_steps": "1",
@@ -292,7 +294,7 @@ def placeholder_payload(query: Query) -> dict[str, Any]:
     return {"method": query.mechanism, "columns": [c.column for c in cols],
             "domains": [domain_texts(c) for c in cols], "marginals": marginals,
             "one_way_totals": [wide * c.size for c in cols],
-            "selected": selected, "rows": query.rows or 1,
+            "selected": selected, "rows": synth_rows_of(query) or 1,
             "rows_from": rows_from(query),
             "seed": SEED_BOUND - 1, "versions": synthesis_versions()}
 
@@ -301,14 +303,15 @@ def csv_size_bound(query: Query) -> int:
     """The most bytes synthetic/<id>.csv can take, from public parameters only: the header
     plus the plan's rows (without them, the row cap) times the longest line the declared
     texts can make (each cell quoted with its quotes doubled, plus its separator)."""
-    cols = list(query.synth_columns or ())
+    cols = list(synth_columns_of(query))
 
     def cell(text: str) -> int:
         return 2 * len(text.encode("utf-8")) + 3
 
     header = sum(cell(t) for t in csv_header(query))
     widest = sum(max(cell(t) for t in csv_texts(c)) for c in cols)
-    rows = query.rows if query.rows is not None else row_cap(tuple(cols))
+    planned = synth_rows_of(query)
+    rows = planned if planned is not None else row_cap(tuple(cols))
     return header + rows * widest
 
 
@@ -325,7 +328,7 @@ VERSION_KEYS = (*SYNTHESIS_PACKAGES, SYNTHESIS_CODE_KEY)
 
 def rows_from(query: Query) -> str:
     """Where a synthetic table's number of rows comes from: the plan, or the noised totals."""
-    return "plan" if query.rows is not None else "noised one-way marginals"
+    return "plan" if synth_rows_of(query) is not None else "noised one-way marginals"
 
 
 def synthesis_versions() -> dict[str, str]:
@@ -371,7 +374,7 @@ def synthetic_codes(query: Query, payload: dict[str, Any]) -> np.ndarray:
     """The synthetic rows as value indices (rows × columns), from the payload alone: mbi's
     estimate from the noised marginals, then ``tree_sample`` with the payload's seed."""
     mbi = _import_mbi()
-    cols = list(query.synth_columns or ())
+    cols = list(synth_columns_of(query))
     names = [c.column for c in cols]
     domain = mbi.Domain(names, [c.size for c in cols])
     measurements = []
@@ -466,7 +469,7 @@ def synthetic_csv(query: Query, payload: dict[str, Any]) -> bytes:
     """synthetic/<id>.csv: a header of the declared columns, then the rows, each cell one of
     its column's declared values (a category, or a bin's label), formula-escaped as in
     results.csv (``csv_texts``)."""
-    cols = list(query.synth_columns or ())
+    cols = list(synth_columns_of(query))
     codes = synthetic_codes(query, payload)
     texts = [csv_texts(c) for c in cols]
     buf = io.StringIO()

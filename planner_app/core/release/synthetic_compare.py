@@ -24,6 +24,7 @@ from ..data.engines import DEFAULT_ENGINE, open_engine
 from ..data.tables import Table
 from ..dp.mechanisms import SystemRandomSource
 from ..kinds import kind_of
+from ..kinds.params import synth_columns_of
 from ..model import Plan, Query
 from ..support.errors import InputError
 from .bundle import RECORD, bundle_json
@@ -44,7 +45,7 @@ class MarginalDistance:
 def synthetic_codes_from_csv(query: Query, data: bytes) -> np.ndarray:
     """The rows of a synthetic CSV as value indices (rows × columns), by its declared texts;
     InputError when the file is not the table's shape."""
-    cols = list(query.synth_columns or ())
+    cols = list(synth_columns_of(query))
     where = f"{SYNTH_DIR}/{query.id}.csv"
     reader = csv.reader(io.StringIO(data.decode("utf-8")))
     header = next(reader, None)
@@ -65,7 +66,7 @@ def compare_synthetic(query: Query, true_parts: Mapping[str, np.ndarray], codes:
                       selected: list[tuple[str, str]]) -> list[MarginalDistance]:
     """Every one-way marginal, then every pair, of the synthetic rows ``codes`` against the
     real table's (``true_parts``: ``oneway:<column>`` and ``pair:<i>:<j>``, row-major)."""
-    cols = list(query.synth_columns or ())
+    cols = list(synth_columns_of(query))
     sizes = [c.size for c in cols]
     chosen = {frozenset(p) for p in selected}
     out = []

@@ -42,6 +42,7 @@ import numpy as np
 
 from ..dp.accuracy import measurement_half_width
 from ..kinds import kind_of
+from ..kinds.params import synth_columns_of, synth_rows_of
 from ..kinds.shared_dp import measurements_for
 from ..model import Plan, Query
 from ..support.progress import Progress
@@ -161,7 +162,7 @@ def payload_problems(plan: Plan, q: Query, payload: dict[str, Any], clamped: boo
     payload; the dry run before the charge on the payload the release's code drew from a
     stand-in source, so a defect in it is refused while nothing is charged."""
     where = where or f"release.json: synthetic table {q.id!r}"
-    cols = list(q.synth_columns or ())
+    cols = list(synth_columns_of(q))
     names = [c.column for c in cols]
     ms = {m.component.name: m for m in measurements_for(q, plan)}
     shape = _shape_problem(q, payload)
@@ -205,7 +206,8 @@ def payload_problems(plan: Plan, q: Query, payload: dict[str, Any], clamped: boo
         problems.append(f"{where}: its one_way_totals are not the totals of its noised "
                         "one-way marginals" + (" before the clamp" if clamped else ""))
         totals = ones
-    want_rows = q.rows if q.rows is not None else noised_rows(q, totals)
+    planned = synth_rows_of(q)
+    want_rows = planned if planned is not None else noised_rows(q, totals)
     if rows != want_rows:
         problems.append(f"{where}: its {rows} rows are not the {want_rows} the plan and the "
                         "noised marginals give")
@@ -264,7 +266,7 @@ def _shape_problem(q: Query, payload: dict[str, Any]) -> str | None:
         return ("its keys are not a synthetic table's"
                 + (f" (unexpected: {', '.join(map(str, extra))})" if extra else "")
                 + (f" (missing: {', '.join(missing)})" if missing else ""))
-    cols = list(q.synth_columns or ())
+    cols = list(synth_columns_of(q))
     if payload["method"] != q.mechanism:
         return f"its method is not the plan's {q.mechanism!r}"
     if payload["columns"] != [c.column for c in cols]:
@@ -326,7 +328,7 @@ def _read_csv(files: dict[str, bytes], q: Query, rows: int
         header = next(table, None)
     except (UnicodeDecodeError, csv.Error):
         return f"{name}: is not CSV text", None
-    cols = list(q.synth_columns or ())
+    cols = list(synth_columns_of(q))
     if header != csv_header(q):
         return (f"{name}: its header is not the declared columns "
                 f"({', '.join(c.column for c in cols)})"), None
@@ -353,7 +355,7 @@ def _read_csv(files: dict[str, bytes], q: Query, rows: int
 def _tvd(q: Query, payload: dict[str, Any], codes: list[np.ndarray]) -> dict[str, Any]:
     """TVD between each released noised marginal (negatives clipped at 0, normalised) and the
     same marginal counted from the CSV (``codes``), with the sentences that say it."""
-    cols = list(q.synth_columns or ())
+    cols = list(synth_columns_of(q))
     index = {c.column: k for k, c in enumerate(cols)}
     rows = int(codes[0].size)
     out = []

@@ -19,6 +19,8 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.kinds import KINDS, StatisticKind
+from ...core.kinds.params import answers_declared
+from ...core.kinds.registry import make_query
 from ...core.kinds.shared_form import BOUNDS, DOMAIN, GROUP_BY, SYNTH_COLUMNS, YES_NO
 from ...core.model import Plan, Query
 from ...core.planfile import plan_from_dict, plan_to_dict
@@ -175,8 +177,8 @@ class QueryChecks(QDialog):
             return
         lo, hi = number(self.lower.text()), number(self.upper.text())
         numeric = isinstance(lo, (int, float)) and isinstance(hi, (int, float))
-        draft = Query(
-            id="draft", kind=self._kind_now().name, epsilon=1.0,
+        draft = make_query(
+            self._kind_now().name, id="draft", epsilon=1.0,
             column=self._chosen_column(),
             lower=float(lo) if self._bounded() and numeric else None,
             upper=float(hi) if self._bounded() and numeric else None,
@@ -282,7 +284,7 @@ class QueryChecks(QDialog):
             self._show_refused(exc.where)
             return
         query = new_plan.query(mine["id"])
-        if query.yes is not None and not self.declare.isChecked():
+        if answers_declared(query) and not self.declare.isChecked():
             self.error.setText("Confirm the yes and no values: tick “I declare this list "
                                "public” (they should come from the column's code book).")
             return

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWizardPage,
 )
 
+from ...core.kinds.params import bounds_of
 from ...core.model import Plan
 from ...core.planning.changes import OpChanges
 from ...core.planning.charts import ChartDrawing
@@ -490,8 +491,7 @@ def released_charts(result: PublishResult, plan: Plan) -> list[tuple[str, Chart]
         rows = [v.to_dict() for v in r.values if v.value is not None]
         if not rows:
             continue
-        bounds = ((float(q.lower), float(q.upper))
-                  if q.lower is not None and q.upper is not None else None)
+        bounds = bounds_of(q)
         chart = release_chart({"id": q.id, "kind": q.kind, "column": q.column}, rows, bounds)
         charts.append((q.title, chart))
     return charts

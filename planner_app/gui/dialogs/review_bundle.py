@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 from ...core.dp.accuracy import DEFAULT_CONFIDENCE
 from ...core.dp.risk import explain
 from ...core.kinds import kind_of, title_of
+from ...core.kinds.params import counted_of, synth_columns_of
 from ...core.model import Plan, PrivacyUnit, Query
 from ...core.planfile import load_plan, plan_digest
 from ...core.planning.changes import OpChanges
@@ -174,8 +175,8 @@ class ReviewDialog(QDialog):
                                                   + " and ".join(lacking)]))
             rows.append([q.title, kind_of(q).describe(q.column, kind_of(q).title,
                                                   q.missing.policy == "impute", unit.id_column,
-                                                  unit.rows_per_unit, q.of == "people"),
-                         q.column or ", ".join(c.column for c in q.synth_columns or ()) or "—",
+                                                  unit.rows_per_unit, counted_of(q) == "people"),
+                         q.column or ", ".join(c.column for c in synth_columns_of(q)) or "—",
                          *_public_parameters(q, unit), reasons or "none needed",
                          f"{q.epsilon:g}",
                          format_accuracy(acc.half_width, acc.unit, acc.rows),

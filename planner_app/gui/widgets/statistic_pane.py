@@ -320,13 +320,13 @@ class StatisticPane(QWidget):
         self.refresh_synthetic(q)
 
     def _synth_accuracy_words(self, q, shown: float | None) -> str:  # type: ignore[no-untyped-def]
-        from ...core.dp.synthetic import preview
+        from ...core.kinds.synthetic import table_preview
         from ...core.support.words import synth_accuracy_words
 
         plan = self.session.plan
         if plan is None:
             return ""
-        sigmas = {m.name.split(":")[0]: m.sigma for m in preview(q, plan).measurements
+        sigmas = {m.name.split(":")[0]: m.sigma for m in table_preview(q, plan).measurements
                   if m.sigma is not None}
         return synth_accuracy_words(shown, sigmas.get("oneway"), sigmas.get("twoway"))
 
@@ -337,10 +337,11 @@ class StatisticPane(QWidget):
         if q is None or plan is None or not kind_of(q).releases_table():
             self.synthetic_box.setVisible(False)
             return
-        from ...core.dp.synthetic import preview, preview_lines
+        from ...core.dp.synthetic import preview_lines
+        from ...core.kinds.synthetic import table_preview
         from ...core.support.words import synth_measured_line
 
-        p = preview(q, plan)
+        p = table_preview(q, plan)
         lines = []
         for m in p.measurements:
             if m.sigma is not None or m.epsilon is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QCheckBox, QFormLayout, QHBoxLayout, QLabel, QSizePolicy, QWidget
 
+from ....core.kinds.params import counted_of
 from ....core.kinds.shared_form import COUNT_OF
 from ....core.model import Query
 from ....core.support.words import people_option_words
@@ -45,7 +46,7 @@ class ColumnPanel:
     def load(self, q: Query, fields: frozenset[str]) -> None:
         self.column.setCurrentText(q.column or "")
         self.count_present.setChecked(COUNT_OF in fields and q.column is not None)
-        self.count_people.setChecked(COUNT_OF in fields and q.of == "people")
+        self.count_people.setChecked(COUNT_OF in fields and counted_of(q) == "people")
 
     def chosen(self, fields: frozenset[str]) -> str | None:
         """The column of the statistic: none for a count of all rows."""

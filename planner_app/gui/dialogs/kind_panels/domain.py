@@ -7,6 +7,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QCheckBox, QFormLayout, QLineEdit, QPlainTextEdit
 
+from ....core.kinds.params import cells_of
 from ....core.model import Query
 from .common import lines, name_controls, number
 
@@ -32,11 +33,12 @@ class DomainPanel:
         form.addRow("Bins", self.bins)
 
     def load(self, q: Query) -> None:
-        if q.bins is not None:
+        cells = cells_of(q)
+        if cells is not None and cells.bins is not None:
             self.use_bins.setChecked(True)
-            self.bins.setText(", ".join(f"{b:g}" for b in q.bins))
-        if q.categories is not None:
-            self.categories.setPlainText("\n".join(str(c) for c in q.categories))
+            self.bins.setText(", ".join(f"{b:g}" for b in cells.bins))
+        if cells is not None and cells.categories is not None:
+            self.categories.setPlainText("\n".join(str(c) for c in cells.categories))
 
     def write(self, doc: dict[str, Any]) -> None:
         """The domain's plan JSON (``bins`` or ``categories``) into ``doc``."""

@@ -6,6 +6,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QFormLayout
 
+from ....core.kinds.params import quantile_level
 from ....core.model import Query
 from ...widgets.form_fields import NumberField
 from .common import name_controls
@@ -24,8 +25,9 @@ class QuantilePanel:
         form.addRow("Quantile level", self.quantile)
 
     def load(self, q: Query) -> None:
-        if q.quantile is not None:
-            self.quantile.setValue(q.quantile)
+        level = quantile_level(q)
+        if level is not None:
+            self.quantile.setValue(level)
 
     def write(self, doc: dict[str, Any]) -> None:
         doc["quantile"] = self.quantile.value()

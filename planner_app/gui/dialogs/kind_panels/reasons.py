@@ -9,6 +9,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QCheckBox, QFormLayout, QLabel, QLineEdit
 
+from ....core.kinds.params import answers_declared
 from ....core.kinds.shared_form import FormWords
 from ....core.model import Query
 from .common import name_controls
@@ -41,7 +42,7 @@ class ReasonsPanel:
         self.list_reason.setText(j.get("categories", "") or j.get("keys", "")
                                  or j.get("values", ""))
         self.declare.setChecked(bool(j.get("categories") or j.get("keys") or j.get("values")
-                                     or q.yes is not None))
+                                     or answers_declared(q)))
 
     def show_words(self, form: QFormLayout, words: FormWords, bins: bool) -> None:
         """The kind's words; ``bins``: the reason is the bin edges' (they need one too)."""

@@ -6,6 +6,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QLineEdit, QWidget
 
+from ....core.kinds.params import bounds_of
 from ....core.model import Query
 from .common import name_controls, number
 
@@ -33,9 +34,10 @@ class BoundsPanel:
         form.addRow("Bounds", self.bounds_row)
 
     def load(self, q: Query) -> None:
-        if q.lower is not None:
-            self.lower.setText(f"{q.lower:g}")
-            self.upper.setText(f"{q.upper:g}")
+        bounds = bounds_of(q)
+        if bounds is not None:
+            self.lower.setText(f"{bounds[0]:g}")
+            self.upper.setText(f"{bounds[1]:g}")
 
     def write(self, doc: dict[str, Any]) -> None:
         doc["lower"] = number(self.lower.text())

@@ -18,6 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ....core.kinds.params import synth_rows_of
+from ....core.kinds.registry import make_query
 from ....core.kinds.synthetic import synthetic_to_dict
 from ....core.model import Query, SynthColumn
 from .common import name_controls, number
@@ -70,8 +72,9 @@ class SyntheticPanel:
     def load(self, q: Query) -> None:
         columns: Any = synthetic_to_dict(q)["columns"]
         self.columns = [dict(c) for c in columns]
-        if q.rows is not None:
-            self.synth_rows.setText(str(q.rows))
+        rows = synth_rows_of(q)
+        if rows is not None:
+            self.synth_rows.setText(str(rows))
         self.at = -1
         self.refresh(0)
 
@@ -165,5 +168,5 @@ class SyntheticPanel:
                 columns.append(SynthColumn(c["column"], categories=tuple(c["categories"])))
             elif len(bins) > 1 and all(isinstance(b, (int, float)) for b in bins):
                 columns.append(SynthColumn(c["column"], bins=tuple(float(b) for b in bins)))
-        return Query(id="draft", kind="synthetic", epsilon=1.0, delta=1e-6,
-                     synth_columns=tuple(columns))
+        return make_query("synthetic", id="draft", epsilon=1.0, delta=1e-6,
+                          columns=tuple(columns))

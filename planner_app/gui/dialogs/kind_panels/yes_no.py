@@ -8,6 +8,7 @@ from typing import Any, Literal
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QWidget
 
+from ....core.kinds.params import answers_of
 from ....core.model import FIXED_YES_NO, Query, yes_no
 from ....core.support.words import CENTRAL_SHARE_HINT
 from ...session import Session
@@ -53,9 +54,10 @@ class YesNoPanel:
         form.addRow("", self.yes_no_hint)
 
     def load(self, q: Query) -> None:
-        if q.yes is not None:
-            self.yes_values.setPlainText("\n".join(str(v) for v in q.yes))
-            self.no_values.setPlainText("\n".join(str(v) for v in q.no or ()))
+        declared = answers_of(q)
+        if declared is not None and declared.yes is not None:
+            self.yes_values.setPlainText("\n".join(str(v) for v in declared.yes))
+            self.no_values.setPlainText("\n".join(str(v) for v in declared.no or ()))
 
     def write(self, doc: dict[str, Any]) -> None:
         for key, box in (("yes", self.yes_values), ("no", self.no_values)):
