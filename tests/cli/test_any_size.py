@@ -13,6 +13,7 @@ import pytest
 from planner_app.cli import main
 from planner_app.core.data import tables
 from tests.conftest import ROWS_ARE_PEOPLE
+from tests.record_rows import result_rows
 
 
 def plan_doc(queries: list[dict[str, Any]], **dataset: Any) -> dict[str, Any]:
@@ -55,7 +56,7 @@ def test_a_sum_past_2_to_the_63_steps_releases_and_verifies(
 
     with zipfile.ZipFile(out) as z:
         record = json.loads(z.read("release.json"))
-    released = next(v for v in record["results"] if v["query_id"] == "s")
+    released = next(v for v in result_rows(record) if v["query_id"] == "s")
     assert sum(values) > 2**63
     # the noise's scale is 2^47 / 1.5: beyond 45 scales with probability e^-45
     assert abs(released["value"] - sum(values)) < 30 * 2**47
