@@ -14,7 +14,6 @@ import pandas as pd
 import pytest
 
 from planner_app.core.data import cells_sql, facts
-from planner_app.core.data.aggregate import MISSING, UNDECLARED
 from planner_app.core.data.cells import cell_number
 from planner_app.core.data.cells_sql import (
     NUMBER_RE,
@@ -22,6 +21,7 @@ from planner_app.core.data.cells_sql import (
     is_nested,
     type_class,
 )
+from planner_app.core.data.sql_aggregates import MISSING, UNDECLARED
 from planner_app.core.data.sql_plan import SqlEngine
 from planner_app.core.data.sql_runner import DuckDBRunner
 from planner_app.core.data.tables import load_table, open_table, source_of

@@ -21,10 +21,12 @@ from ..kinds.shared_data import (
 )
 from ..model import Query, answer_reader, canonical_key, canonical_keys
 from ..support.errors import InputError
-from .aggregate import MISSING, UNDECLARED
 from .fit import ABSENT, NEITHER
 from .source import literal
 from .sql_runner import SqlRunner
+
+MISSING = -2  # a cell's code when it is empty
+UNDECLARED = -1  # a cell's code when its value is none of the declared ones
 
 
 class DerivedTable(Protocol):

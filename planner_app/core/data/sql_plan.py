@@ -50,11 +50,6 @@ from ..model import (
     canonical_keys,
 )
 from ..support.errors import InputError
-from .aggregate import (
-    KEY_HEX_CHARS,
-    MISSING,
-    UNDECLARED,
-)
 from .cells import cell_number
 from .cells_sql import (
     NUMBER_CLASSES,
@@ -68,6 +63,8 @@ from .facts import plan_columns
 from .fit import NEITHER, NUMERIC_SHARE, fit_rule, nested_problem
 from .source import TableSource, engine_problem, ident, literal, memory_problem
 from .sql_aggregates import (
+    MISSING,
+    UNDECLARED,
     bin_case,
     cell_counts,
     double_literal,
@@ -80,7 +77,7 @@ from .sql_runner import ROW, DuckDBRunner, SqlRunner
 if TYPE_CHECKING:
     import duckdb
 
-KEY_CHARS = KEY_HEX_CHARS  # the bounding key: this many hex digits of the row's sha256
+KEY_CHARS = 12  # 48 bits; the bounding key: this many hex digits of the row's sha256
 
 #: The texts pandas' CSV reader reads as bools (a column of only these is a bool column).
 _PANDAS_BOOL_TEXTS = frozenset({"True", "TRUE", "true", "False", "FALSE", "false"})
