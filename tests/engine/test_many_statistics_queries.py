@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from planner_app.core.data.engines import PandasEngine
+from planner_app.core.data.aggregate import PandasEngine
 from planner_app.core.data.sql_plan import SqlEngine
 from planner_app.core.data.sql_runner import DuckDBRunner
 from planner_app.core.data.tables import load_table, open_table

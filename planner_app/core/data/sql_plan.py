@@ -142,7 +142,8 @@ class SqlEngine:
     # -- setting up ------------------------------------------------------------------------
 
     def _start(self) -> None:
-        present = [c for c in plan_columns(self.plan) if c in self.source.columns]
+        wanted = dict.fromkeys(plan_columns(self.plan) + plan_columns(self.shown))
+        present = [c for c in wanted if c in self.source.columns]
         self.runner.open(self.source, present)
         self.types = {c: type_class(t) for c, t in self.runner.column_types().items()}
         total = self.runner.query("SELECT count(*) AS n FROM src")
