@@ -13,7 +13,6 @@ import pandas as pd
 import pytest
 
 from planner_app.core.data import cells_sql, facts
-from planner_app.core.data.aggregate import PandasEngine
 from planner_app.core.data.fit import ABSENT, NEITHER, distinct_values, yes_no_codes
 from planner_app.core.data.source import TableSource
 from planner_app.core.data.tables import load_table, numeric_values, open_table, source_of
@@ -22,6 +21,7 @@ from planner_app.core.model import canonical_key, text_number
 from planner_app.core.planfile import plan_from_dict
 from planner_app.core.planning.check import check_plan
 from tests.conftest import plan_dict
+from tests.oracle.pandas_engine import PandasEngine
 
 # cells whose reading is easy to get wrong: spaces (ASCII and not), signs, exponents, an
 # underscore and hex (not numbers), non-ASCII digits, overflow, infinities, true/false in any

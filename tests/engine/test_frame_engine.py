@@ -13,7 +13,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from planner_app.core.data.aggregate import PandasEngine
 from planner_app.core.data.engines import open_engine
 from planner_app.core.data.sql_plan import salt_from
 from planner_app.core.data.tables import Table, open_table
@@ -24,6 +23,7 @@ from planner_app.core.release.publish import publish
 from planner_app.core.support.home import app_home
 from tests.conftest import plan_dict, with_reasons
 from tests.engine.helpers import plan_of, summary
+from tests.oracle.pandas_engine import PandasEngine
 
 #: numbers, text spelling numbers, words, bools, a Decimal, NaN and None in one column
 MIXED = pd.Series([1, "2", "x", 3.5, None, True, " 4 ", 1e20, np.nan, "inf", Decimal("2.50"),

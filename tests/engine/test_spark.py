@@ -322,13 +322,13 @@ def test_spark_duckdb_and_pandas_agree(spark: Any, tmp_path: Path, fmt: str,
     """Every query kind, on a table with missing cells, text in number columns and values
     outside the declared lists: Spark, DuckDB and the pandas path give identical parts, owner
     facts, yes/no answers and quantile buckets, with the same salt (the same bounded rows)."""
-    from planner_app.core.data.aggregate import PandasEngine
     from planner_app.core.data.engines import make_engine
     from planner_app.core.data.sql_plan import SqlEngine
     from planner_app.core.data.tables import load_table
     from planner_app.core.dp.mechanisms import SeededRandomSource
     from tests.engine.helpers import SALT, plan_of, summary
     from tests.engine.test_duckdb_equals_pandas import FRAME, QUERIES
+    from tests.oracle.pandas_engine import PandasEngine
 
     queries = QUERIES + (EXTRA_QUERIES if fmt == "parquet" else [])
     plan = plan_of(queries, privacy_unit=unit)
@@ -424,11 +424,11 @@ def test_cli_without_pyspark_is_one_line(tmp_path: Path) -> None:
 def test_one_column_csv_blank_lines_and_signed_zero_edge(spark: Any, tmp_path: Path) -> None:
     """A blank line of a one-column CSV is skipped by all three readers (pandas the
     independent answer), and -0.0 is the category 0 in Spark as in the pandas path."""
-    from planner_app.core.data.aggregate import PandasEngine
     from planner_app.core.data.engines import make_engine
     from planner_app.core.data.tables import load_table
     from planner_app.core.dp.mechanisms import SeededRandomSource
     from tests.engine.helpers import SALT, plan_of, summary
+    from tests.oracle.pandas_engine import PandasEngine
 
     path = tmp_path / "one.csv"
     path.write_text('x\n1\n\n2\n\n""\nNA\n3\n\n', encoding="utf-8")

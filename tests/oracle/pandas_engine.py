@@ -19,10 +19,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..dp.mechanisms import RandomSource
-from ..kinds.registry import kind_of
-from ..kinds.results import Aggregate, AggregateFacts
-from ..kinds.shared_data import (
+from planner_app.core.data.cells import numeric_values
+from planner_app.core.data.fit import NEITHER, nested_problem, require_fit, yes_no_codes
+from planner_app.core.dp.mechanisms import RandomSource
+from planner_app.core.kinds.registry import kind_of
+from planner_app.core.kinds.results import Aggregate, AggregateFacts
+from planner_app.core.kinds.shared_data import (
     BinCounts,
     CategoryCounts,
     GridStepCounts,
@@ -30,11 +32,9 @@ from ..kinds.shared_data import (
     RowCounts,
     YesNoAnswers,
 )
-from ..kinds.shared_dp import cell_count, cell_labels
-from ..model import Condition, Plan, Query, answer_reader, canonical_key
-from ..support.errors import InputError
-from .cells import numeric_values
-from .fit import NEITHER, nested_problem, require_fit, yes_no_codes
+from planner_app.core.kinds.shared_dp import cell_count, cell_labels
+from planner_app.core.model import Condition, Plan, Query, answer_reader, canonical_key
+from planner_app.core.support.errors import InputError
 
 MISSING = -2
 UNDECLARED = -1
