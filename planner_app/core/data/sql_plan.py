@@ -8,8 +8,8 @@ What SqlEngine computes (docs/engine.md has the privacy argument):
 - Bounding: with a person unit, each person keeps the ``max_rows`` rows whose key
   ``substr(sha256(salt_hex || ':' || __row), 1, 12)`` is smallest, ties by ``__row``
   (``row_number() OVER (PARTITION BY id ORDER BY key, __row)``). The salt is 32 secret
-  bytes drawn from the release's random source and never written anywhere; ``PandasEngine``
-  given the same salt keeps exactly the same rows.
+  bytes drawn from the release's random source and never written anywhere; the tests' pandas
+  oracle (tests/oracle/pandas_engine.py) given the same salt keeps exactly the same rows.
 - Cells: how a cell's value matches a declared category, group key, where-value or yes/no
   value follows ``model.canonical_key``: the engine fetches the column's distinct values,
   maps them in Python, and joins the mapping (registered as a small table). Numbers follow
