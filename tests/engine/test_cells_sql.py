@@ -6,6 +6,7 @@ to the cells as pandas reads the same file (cells.cell_number)."""
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -144,3 +145,26 @@ def test_type_classes() -> None:
         ["text", "float", "float", "int", "bool", "decimal", "other", "nested", "nested",
          "nested"]
     assert is_nested("VARCHAR[]") and not is_nested("VARCHAR")
+
+
+def test_no_cell_rule_in_sql_outside_cells_sql() -> None:
+    """What a cell means is written in SQL once, in cells_sql.py (issue 23, one cell
+    reader): no other data module's SQL text casts a cell to a number or matches it with a
+    pattern. (spark_engine.py translates the dialect: its regexps are sqlglot's nodes.)"""
+    import ast
+
+    data = Path(cells_sql.__file__).parent
+    found = []
+    for path in sorted(data.glob("*.py")):
+        if path.name == "cells_sql.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docs = {id(node.body[0].value) for node in ast.walk(tree)
+                if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef))
+                and node.body and isinstance(node.body[0], ast.Expr)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                    and id(node) not in docs and re.search(r"(?i)try_cast|regexp_|rlike",
+                                                           node.value):
+                found.append(f"{path.name}:{node.lineno}: {node.value.strip()[:60]}")
+    assert found == []

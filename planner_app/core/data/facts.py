@@ -49,6 +49,7 @@ from .cells_sql import (
     cell_key,
     double_sql,
     is_nested,
+    number_cast_sql,
     reads_as_text,
     text_expressions,
     text_number_sql,
@@ -62,8 +63,6 @@ if TYPE_CHECKING:
 
 Progress = Callable[[float, str], None] | None
 Cancel = Callable[[], bool] | None
-
-NESTED_MARKS = ("[]", "STRUCT(", "MAP(", "UNION(", "[")
 
 PRESENT_LIMIT = 10_001  # distinct keys kept for "the declared list equals the values present"
 
@@ -191,7 +190,7 @@ class Reader:
                     and not is_nested(kind):
                 t, _ = text_expressions(column, kind)
                 inner.append(f"{t} AS __planner_t{i}")
-                inner.append(f"TRY_CAST({t} AS DOUBLE) AS __planner_c{i}")
+                inner.append(f"{number_cast_sql(t)} AS __planner_c{i}")
                 outer.append(f"{text_number_sql(f'__planner_t{i}', f'__planner_c{i}')} "
                              f"AS __planner_n{i}")
         return f"(SELECT {', '.join(outer)} FROM (SELECT {', '.join(inner)} FROM {base})) AS cells"
