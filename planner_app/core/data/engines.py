@@ -17,7 +17,7 @@ from ..kinds.results import Aggregate
 from ..model import Plan, Query
 from ..support.errors import InputError
 from .source import TableSource
-from .spark_engine import SparkRunner
+from .spark_engine import SparkRunner, require_pyspark
 from .sql_plan import SqlEngine, salt_from
 from .sql_runner import DuckDBRunner, SqlRunner, frame_source
 from .synthetic_marginals import SyntheticEngine, expanded_plan, is_marginals
@@ -36,6 +36,10 @@ RUNNERS: dict[str, Callable[[], SqlRunner]] = {"duckdb": DuckDBRunner, "spark": 
 #: The runner of each engine name: "pandas" loads the table into memory with pandas, then
 #: DuckDB runs the engine's SQL over that frame (one implementation of every aggregate).
 RUNNER_OF = {"pandas": "duckdb"}
+
+#: The check of each engine that needs an optional extra: it raises the one line naming the
+#: engine and the command that installs it (``pip install 'planner-app[spark]'``).
+EXTRAS: dict[str, Callable[[], None]] = {"spark": require_pyspark}
 
 #: The hidden column of a frame that numbers its people (``_people_of``).
 PERSON_COLUMN = "__person"
@@ -60,8 +64,7 @@ def open_engine(name: str, plan: Plan, table: Table, source: RandomSource, *,
     raises InputError, with nothing charged, when it does not or the file cannot be read).
     ``shown``: the plan as the owner wrote it, when ``plan`` is its expanded form; the fit
     is checked on it, so messages name the owner's fields, each problem once."""
-    if name not in ENGINES:
-        raise InputError("engine", None, f"{name!r} is not one of: {', '.join(ENGINES)}")
+    _require_engine(name)
     if any(is_marginals(q) for q in plan.queries):  # its marginals as histograms
         return SyntheticEngine(open_engine(name, expanded_plan(plan), table, source,
                                            shown=plan))
@@ -73,8 +76,7 @@ def open_engine(name: str, plan: Plan, table: Table, source: RandomSource, *,
         plan, frame = _people_of(plan, _ids_as_written(plan, table))
         src = frame_source(table.name, frame)
     try:
-        engine: SqlEngine = make_engine(RUNNER_OF.get(name, name), plan, src, salt,
-                                        table.name, shown=shown)
+        engine: SqlEngine = make_engine(name, plan, src, salt, table.name, shown=shown)
     except InputError as exc:
         # a text file's NUL byte or overlong line, found while it streamed through the hash,
         # is the clearer message (it names the line); else the engine's own
@@ -148,7 +150,18 @@ def _people_of(plan: Plan, frame: pd.DataFrame) -> tuple[Plan, pd.DataFrame]:
 
 def make_engine(name: str, plan: Plan, source: TableSource, salt: bytes,
                 table_name: str | None = None, *, shown: Plan | None = None) -> SqlEngine:
-    """A SQL engine by name ("duckdb" or "spark"; Spark says itself when pyspark is missing)."""
-    if name not in RUNNERS:
-        raise InputError("engine", None, f"the {name} engine is not available")
-    return SqlEngine(plan, source, RUNNERS[name](), salt, table_name, shown=shown)
+    """The SQL engine ``name`` (one of ENGINES; "pandas" runs DuckDB's, over whatever
+    ``source`` is given) over ``source``."""
+    _require_engine(name)
+    runner = RUNNERS[RUNNER_OF.get(name, name)]
+    return SqlEngine(plan, source, runner(), salt, table_name, shown=shown)
+
+
+def _require_engine(name: str) -> None:
+    """One line when ``name`` is no engine, or an engine whose optional packages are not
+    installed (naming the extra that installs them)."""
+    if name not in ENGINES:
+        raise InputError("engine", None,
+                         f"{name!r} is not an engine: choose one of {', '.join(ENGINES)}")
+    if name in EXTRAS:
+        EXTRAS[name]()
