@@ -14,10 +14,12 @@ import pandas as pd
 import pytest
 
 from planner_app.core.data.engines import open_engine
+from planner_app.core.data.facts import cell_facts
 from planner_app.core.data.sql_plan import salt_from
+from planner_app.core.data.sql_runner import frame_source
 from planner_app.core.data.tables import Table, open_table
 from planner_app.core.dp.mechanisms import SeededRandomSource
-from planner_app.core.model import Plan
+from planner_app.core.model import Plan, canonical_key
 from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.publish import publish
 from planner_app.core.support.home import app_home
@@ -40,6 +42,8 @@ QUERIES: list[dict[str, Any]] = [
      "epsilon": 1},
     {"id": "hi", "kind": "histogram", "column": "m", "categories": [1, 2, "x"], "epsilon": 1,
      "missing": {"impute": "x"}},
+    {"id": "b", "kind": "histogram", "column": "m", "bins": [0, 2, 5, 10], "epsilon": 1,
+     "missing": {"impute": 1}},
     {"id": "c", "kind": "count", "epsilon": 1,
      "where": [{"column": "m", "op": "in", "value": [2, "x"]}]},
     {"id": "q", "kind": "quantile", "column": "m", "lower": 0, "upper": 10, "quantile": 0.5,
@@ -131,4 +135,34 @@ def test_pandas_and_duckdb_release_the_same_values_from_mixed_and_missing_cells(
                        for r in result.releases}
     assert out["pandas"] == out["duckdb"]
     assert table.loaded  # the pandas engine loaded it (DuckDB read the file in place)
-    assert set(out["pandas"]) == {"s", "mi", "h", "hi", "c", "q", "g"}
+    assert set(out["pandas"]) == {"s", "mi", "h", "hi", "b", "c", "q", "g"}
+
+
+@pytest.mark.parametrize("cells", [[1, True, 0, False, "1", 1.0, None, "true"],
+                                   [True, 1, False, 0, 1.0, None],
+                                   [1.0, True, np.nan, 0.0, False, "TRUE", "0"]])
+def test_a_bool_and_a_number_in_one_column_are_two_values(cells: list[Any]) -> None:
+    """True and 1 are one value to pandas (whichever comes first names both), two keys to
+    canonical_key (the specification): the frame's cells keep their own reading."""
+    declared = [1, True, 0, False]
+    keys = [canonical_key(v) for v in declared]
+    expected = [sum(1 for v in cells if v is not None and v == v and canonical_key(v) == k)
+                for k in keys]
+    plan = plan_of([{"id": "h", "kind": "histogram", "column": "m", "categories": declared,
+                     "epsilon": 1}])
+    frame = pd.DataFrame({"m": pd.Series(cells, dtype=object)})
+    left, right = oracle_and_frame(plan, frame, "pandas")
+    assert right["h"]["parts"]["cells"] == expected
+    assert left == right
+
+
+def test_the_owner_facts_read_a_frame_as_the_engine_does() -> None:
+    """The check's cell facts (data/facts.py) register the frame as the engine does
+    (data/frame_cells.py): the same cells dropped, imputed and left out."""
+    plan = plan_of(QUERIES)
+    frame = pd.DataFrame({"m": pd.concat([MIXED, pd.Series([1, True, False, 0])],
+                                         ignore_index=True)})
+    _, per_query = cell_facts(frame_source("t", frame), plan)
+    _, engine = oracle_and_frame(plan, frame, "pandas")
+    for q in plan.queries:
+        assert vars(per_query[q.id]) == engine[q.id]["facts"], q.id

@@ -43,6 +43,11 @@ UNDECLARED = -1
 def _index_of(series: pd.Series, declared: Sequence[Any]) -> np.ndarray:
     """Index of each cell's value in ``declared`` (UNDECLARED, or MISSING for empty cells)."""
     lookup = {canonical_key(v): i for i, v in enumerate(declared)}
+    if series.dtype == object:  # cell by cell: pandas takes True and 1 for one value
+        missing = series.isna().to_numpy()
+        return np.array([MISSING if gone else lookup.get(canonical_key(v), UNDECLARED)
+                         for v, gone in zip(series.to_numpy(), missing, strict=True)],
+                        dtype=np.int64)
     codes, uniques = pd.factorize(series, use_na_sentinel=True)
     mapped = np.array([lookup.get(canonical_key(u), UNDECLARED) for u in uniques] + [MISSING],
                       dtype=np.int64)
@@ -250,21 +255,21 @@ class PandasEngine:
             if isinstance(what, CategoryCounts):
                 inner_n = len(what.categories)
                 series = self.frame[what.column]
+                missing = _index_of(series, what.categories) == MISSING  # before filling
                 if q.missing.policy == "impute":
                     series = series.where(series.notna(), q.missing.value)
                 idx = _index_of(series, what.categories)
-                missing = idx == MISSING
             else:
                 edges = np.asarray(what.edges, dtype=np.float64)
                 inner_n = len(edges) - 1
                 values, bad = numeric_values(self.frame[what.column])
+                missing = bad  # before filling
                 if q.missing.policy == "impute":
                     fill = q.missing.value
                     assert fill is not None  # the plan's validation: "impute" has a value
                     values = np.where(bad, float(fill), values)
                     bad = np.zeros_like(bad)
                 idx = bin_index(values, bad, edges)
-                missing = bad
             if q.missing.policy == "impute":
                 facts.missing_imputed = int((mask & missing).sum())
             else:
