@@ -1,4 +1,4 @@
-"""One reading of a cell: the owner's facts (facts.Reader) and the release engine
+"""One reading of a cell: the owner's facts (facts_reader.Reader) and the release engine
 (sql_plan.SqlEngine) both read cells through cells_sql.py, and both agree, cell by cell, with
 the specification in model/values.py (``text_number``, ``canonical_key``, ``yes_no``) applied
 to the cells as pandas reads the same file (cells.cell_number)."""
@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from planner_app.core.data import cells_sql, facts
+from planner_app.core.data import cells_sql, facts_reader
 from planner_app.core.data.cells import cell_number
 from planner_app.core.data.cells_sql import (
     NUMBER_RE,
@@ -93,7 +93,7 @@ def test_facts_and_the_engine_read_every_cell_as_the_specification(tmp_path: Pat
         want_number = [_spec_number(v) for v in values]
         want_key = [None if v is None else canonical_key(v) for v in values]
         # the owner's facts
-        with facts.Reader(source, [column]) as r:
+        with facts_reader.Reader(source, [column]) as r:
             c = r.cell(column)
             rows = r.run(f"SELECT {c.missing}, {c.number}, {c.key_num}, {c.key_txt} "
                          f"FROM {r.src}")

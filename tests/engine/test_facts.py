@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from planner_app.core.data import cells_sql, facts
+from planner_app.core.data import cells_sql, facts, facts_reader
 from planner_app.core.data.fit import ABSENT, NEITHER, distinct_values, yes_no_codes
 from planner_app.core.data.source import TableSource
 from planner_app.core.data.tables import load_table, numeric_values, open_table, source_of
@@ -89,7 +89,7 @@ def test_the_number_rule_cell_by_cell() -> None:
     """Each tricky cell alone: the engine's number is cells.cell_number's."""
     frame = pd.DataFrame({"x": TRICKY})
     source = TableSource(name="t", format="frame", columns=("x",), frame=frame)
-    with facts.Reader(source, ["x"]) as r:
+    with facts_reader.Reader(source, ["x"]) as r:
         c = r.cell("x")
         rows = r.run(f"SELECT {c.number}, {c.key_num}, {c.key_txt} FROM {r.src}")
     values, bad = numeric_values(frame["x"])

@@ -30,7 +30,6 @@ from ..model import (
 from ..support.errors import InputError
 from .cells_sql import is_nested
 from .facts import (
-    Reader,
     YesNoTally,
     missing_ids,
     numeric_columns,
@@ -38,6 +37,7 @@ from .facts import (
     yes_no_counts,
     yes_no_queries,
 )
+from .facts_reader import Reader
 from .frame_cells import factorize_cells
 from .source import TableSource
 
