@@ -17,7 +17,8 @@ from ..kinds.results import Aggregate
 from ..model import Plan, Query
 from ..support.errors import InputError
 from .source import TableSource
-from .spark_engine import SparkRunner, require_pyspark
+from .spark_engine import SparkRunner
+from .spark_session import require_pyspark
 from .sql_plan import SqlEngine, salt_from
 from .sql_runner import DuckDBRunner, SqlRunner, frame_source
 from .synthetic_marginals import SyntheticEngine, expanded_plan, is_marginals
