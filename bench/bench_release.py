@@ -78,7 +78,7 @@ for _q in PLAN["queries"]:
 
 
 def part_release() -> dict:
-    from planner_app.core.data.aggregate import PandasEngine
+    from planner_app.core.data.engines import open_engine
     from planner_app.core.data.tables import Table
     from planner_app.core.dp.mechanisms import SystemRandomSource
     from planner_app.core.planfile import plan_from_dict
@@ -103,11 +103,12 @@ def part_release() -> dict:
     (df["smoker"] == "yes").mean()
     bare = time.perf_counter() - t0
     t0 = time.perf_counter()
-    engine = PandasEngine(plan, df, SystemRandomSource())
+    table = Table(df, "bench.csv", "0" * 64, "csv")
+    engine = open_engine("pandas", plan, table, SystemRandomSource())
     aggregates = {q.id: engine.aggregate(q) for q in plan.queries}
+    engine.close()
     privatize(plan, aggregates)
     engine_noise = time.perf_counter() - t0
-    table = Table(df, "bench.csv", "0" * 64, "csv")
     from planner_app.core.records.ledger import Ledger
 
     with tempfile.TemporaryDirectory() as folder:
@@ -123,7 +124,8 @@ def part_histogram() -> dict:
     import numpy as np
     import pandas as pd
 
-    from planner_app.core.data.aggregate import PandasEngine
+    from planner_app.core.data.engines import open_engine
+    from planner_app.core.data.tables import Table
     from planner_app.core.dp.mechanisms import SystemRandomSource
     from planner_app.core.planfile import plan_from_dict
     from planner_app.core.release.noise import privatize
@@ -135,8 +137,9 @@ def part_histogram() -> dict:
         {"id": "codes", "kind": "histogram", "column": "code", "categories": list(range(k)),
          "epsilon": 1}]})
     t0 = time.perf_counter()
-    engine = PandasEngine(plan, df, SystemRandomSource())
+    engine = open_engine("pandas", plan, Table(df, "bench.csv"), SystemRandomSource())
     out = privatize(plan, {"codes": engine.aggregate(plan.queries[0])})
+    engine.close()
     elapsed = time.perf_counter() - t0
     assert len(out[0].values) == k
     t0 = time.perf_counter()

@@ -33,7 +33,6 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from _results import write_section  # noqa: E402
 
-from planner_app.core.data.aggregate import PandasEngine  # noqa: E402
 from planner_app.core.data.synthetic_marginals import SyntheticEngine, expanded_plan  # noqa: E402
 from planner_app.core.dp.measure import rho_for, round_up_fraction  # noqa: E402
 from planner_app.core.dp.mechanisms import SystemRandomSource, discrete_gaussian  # noqa: E402
@@ -41,6 +40,7 @@ from planner_app.core.dp.synthetic_sensitivity import marginal_sensitivity  # no
 from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.noise import privatize  # noqa: E402
 from planner_app.core.release.synthetic import synthetic_codes  # noqa: E402
+from tests.oracle.pandas_engine import PandasEngine  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 MARK = "## Synthetic tables: utility"

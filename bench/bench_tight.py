@@ -21,7 +21,6 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from _results import write_section  # noqa: E402
 
-from planner_app.core.data.aggregate import PandasEngine  # noqa: E402
 from planner_app.core.dp import accounting  # noqa: E402
 from planner_app.core.dp.accuracy import measurement_half_width, ratio_error  # noqa: E402
 from planner_app.core.dp.measure import (
@@ -37,6 +36,7 @@ from planner_app.core.kinds.shared_dp import (
 )
 from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.noise import privatize  # noqa: E402
+from tests.oracle.pandas_engine import PandasEngine  # noqa: E402
 
 MARK = "## Tight where it is safe"
 RUNS = 2000

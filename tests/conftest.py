@@ -177,13 +177,13 @@ def spark_session() -> Any:
     """The test process's Spark session (one per xdist worker: a JVM start costs 10 to 30 s),
     started on first use and shared by every Spark test in the process (the engine's
     ``session()`` reuses it). Stopped when the test session ends; its private spill folder must
-    then be gone (spark_engine.stop_session)."""
+    then be gone (spark_session.stop_session)."""
     pytest.importorskip("pyspark")
     pytest.importorskip("sqlglot")
-    from planner_app.core.data import spark_engine
+    from planner_app.core.data import spark_session
 
-    yield spark_engine.session()
-    folder = spark_engine._folder
-    spark_engine.stop_session()
+    yield spark_session.session()
+    folder = spark_session._folder
+    spark_session.stop_session()
     assert folder is None or not os.path.exists(folder), folder
 

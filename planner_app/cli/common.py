@@ -195,6 +195,6 @@ def use_spark_master(args: argparse.Namespace) -> None:
         return
     if getattr(args, "engine", None) != "spark":
         raise InputError("argument", "--spark-master", "is for --engine spark")
-    from ..core.data.spark_engine import set_master
+    from ..core.data.spark_session import set_master
 
     set_master(master)

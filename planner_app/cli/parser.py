@@ -76,7 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
                             "trusted with planner-app keys trust)")
     check.add_argument("--engine", choices=ENGINES, default=DEFAULT_ENGINE,
                        help="what reads the table: duckdb (default; reads the file in place, "
-                            "any size), pandas (loads it into memory) or spark")
+                            "any size), pandas (loads it into memory, then the same SQL in "
+                            "DuckDB) or spark")
     check.add_argument("--spark-master", metavar="URL",
                        help="with --engine spark: the Spark master, e.g. spark://host:7077, "
                             "yarn or local[4] (default: $PLANNER_APP_SPARK_MASTER, else "
@@ -122,7 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
     release.add_argument("--engine", choices=ENGINES, default=DEFAULT_ENGINE,
                          help="what computes the aggregates: duckdb (default; reads CSV and "
                               "Parquet in place, spilling to disk: tables larger than memory), "
-                              "pandas (loads the table into memory) or spark (the spark "
+                              "pandas (loads the table into memory, then the same SQL in "
+                              "DuckDB) or spark (the spark "
                               "extra)")
     release.add_argument("--spark-master", metavar="URL",
                          help="with --engine spark: the Spark master, e.g. spark://host:7077, "

@@ -179,7 +179,7 @@ class DataModel:
             return  # asked once: its answer is on the way
 
         def fn(progress: Any, cancel: Callable[[], bool]) -> Any:
-            from ..core.data.facts import cancelling
+            from ..core.data.facts_reader import cancelling
 
             if cancel():  # superseded while it waited for a thread
                 return _SUPERSEDED

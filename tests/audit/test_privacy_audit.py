@@ -30,13 +30,13 @@ import pandas as pd
 import pytest
 from scipy.stats import beta
 
-from planner_app.core.data.aggregate import PandasEngine
 from planner_app.core.dp import measure
 from planner_app.core.dp.mechanisms import SeededRandomSource
 from planner_app.core.kinds.shared_dp import measurements_for
 from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.noise import privatize
 from tests.conftest import plan_dict
+from tests.oracle.pandas_engine import PandasEngine
 
 RUNS = int(os.environ.get("PLANNER_APP_AUDIT_RUNS", "4000"))
 ALPHA = 1e-3  # the chance the lower bound is wrong, over all events tried

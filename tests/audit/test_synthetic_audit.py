@@ -19,7 +19,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from planner_app.core.data.aggregate import PandasEngine
 from planner_app.core.data.synthetic_marginals import SyntheticEngine, expanded_plan
 from planner_app.core.dp import synthetic as dp_synthetic
 from planner_app.core.dp.mechanisms import SeededRandomSource
@@ -28,6 +27,7 @@ from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.noise import privatize
 from tests.audit.test_privacy_audit import RUNS, epsilon_lower_bound
 from tests.conftest import plan_dict
+from tests.oracle.pandas_engine import PandasEngine
 
 SELECT_EPSILON = 1.0
 

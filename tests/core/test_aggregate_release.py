@@ -10,12 +10,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from planner_app.core.data.aggregate import PandasEngine
 from planner_app.core.dp.mechanisms import SeededRandomSource
 from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.noise import privatize, release_with_engine
 from planner_app.core.support.errors import InputError
 from tests.conftest import plan_dict
+from tests.oracle.pandas_engine import PandasEngine
 
 FRAME = pd.DataFrame({
     "pid": [1, 1, 1, 1, 2, 2, 3, 4, 5, 6],

@@ -19,12 +19,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from planner_app.core.data.aggregate import PandasEngine
 from planner_app.core.data.tables import load_table, numeric_values
 from planner_app.core.dp.mechanisms import SeededRandomSource
 from planner_app.core.model import canonical_key
 from planner_app.core.planfile import plan_from_dict
 from tests.conftest import with_reasons
+from tests.oracle.pandas_engine import PandasEngine
 
 N = 120
 HEADER = "id,w,f,region,x,year,p\n"

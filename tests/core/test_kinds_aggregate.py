@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from planner_app.core.data.aggregate import PandasEngine
 from planner_app.core.data.engines import make_engine
 from planner_app.core.data.synthetic_marginals import SyntheticEngine, expanded_plan
 from planner_app.core.data.tables import load_table, open_table
@@ -34,6 +33,7 @@ from planner_app.core.model import Query
 from tests.engine.helpers import SALT, plan_of, write_csv
 from tests.engine.test_duckdb_equals_pandas import FRAME, QUERIES
 from tests.kind_table import NEEDS_BOUNDS, YES_NO_KINDS
+from tests.oracle.pandas_engine import PandasEngine
 
 SYNTHETIC: dict[str, Any] = {
     "id": "syn", "kind": "synthetic", "epsilon": 1.0, "delta": 1e-6, "method": "mst",

@@ -13,13 +13,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from planner_app.core.data.aggregate import PandasEngine
 from planner_app.core.dp import intervals
 from planner_app.core.dp.mechanisms import SeededRandomSource, discrete_laplace
 from planner_app.core.kinds.shared_dp import accuracy_for, mean_parts, measurements_for
 from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.noise import privatize
 from tests.conftest import plan_dict
+from tests.oracle.pandas_engine import PandasEngine
 
 RUNS = 1000
 # a binomial 95% coverage over RUNS draws falls below this with chance far under 1e-3

@@ -17,7 +17,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from planner_app.core.data.aggregate import PandasEngine
 from planner_app.core.data.tables import Table, load_table
 from planner_app.core.dp.mechanisms import SeededRandomSource
 from planner_app.core.planfile import load_plan, plan_from_dict
@@ -35,6 +34,7 @@ from planner_app.core.release.verify_release import verify_bundle
 from planner_app.core.support.home import AppHome, app_home
 from planner_app.core.support.resources import demo_plan_path, resource_path
 from tests.conftest import DEMO_TABLE, flip_zip_byte, plan_dict, with_reasons
+from tests.oracle.pandas_engine import PandasEngine
 
 RELEASE_SCHEMA = json.loads(resource_path("release.schema.json").read_text())
 

@@ -17,7 +17,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from planner_app.core.data.aggregate import PandasEngine
 from planner_app.core.data.tables import load_table
 from planner_app.core.dp.mechanisms import (
     SeededRandomSource,
@@ -32,6 +31,7 @@ from planner_app.core.release.publish import publish
 from planner_app.core.support.errors import InputError
 from planner_app.core.support.home import app_home
 from tests.conftest import plan_dict
+from tests.oracle.pandas_engine import PandasEngine
 
 RR = {"id": "r", "kind": "randomized_response", "column": "ok", "yes": ["yes"], "no": ["no"],
       "epsilon": 1.0}

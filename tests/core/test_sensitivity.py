@@ -12,11 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner_app.core.data.aggregate import PandasEngine
 from planner_app.core.dp.mechanisms import SeededRandomSource
 from planner_app.core.kinds.shared_dp import components_for, grid_for, sensitivity_for
 from planner_app.core.planfile import plan_from_dict
 from tests.conftest import plan_dict
+from tests.oracle.pandas_engine import PandasEngine
 
 
 def make_plan(query: dict[str, Any], relation: str = "add-remove", k: int = 1):

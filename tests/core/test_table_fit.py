@@ -12,7 +12,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from planner_app.core.data.aggregate import PandasEngine
 from planner_app.core.data.tables import load_table
 from planner_app.core.dp.mechanisms import SeededRandomSource
 from planner_app.core.planfile import load_plan, plan_from_dict, plan_to_dict
@@ -22,6 +21,7 @@ from planner_app.core.release.publish import publish
 from planner_app.core.support.errors import InputError
 from planner_app.core.support.home import app_home
 from tests.conftest import DEMO_PLAN, ROOT, plan_dict, run_in_process, write_json
+from tests.oracle.pandas_engine import PandasEngine
 
 # a chile-like table: sex coded M/F, 30 women among 100 answers, a region name, an income
 SEX = ["F"] * 30 + ["M"] * 70

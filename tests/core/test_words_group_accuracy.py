@@ -14,12 +14,12 @@ import pandas as pd
 import pytest
 
 from planner_app.cli import main
-from planner_app.core.data.aggregate import PandasEngine
 from planner_app.core.dp.mechanisms import SeededRandomSource
 from planner_app.core.kinds.shared_dp import accuracy_for
 from planner_app.core.planfile import plan_from_dict
 from planner_app.core.release.noise import privatize
 from tests.conftest import plan_dict
+from tests.oracle.pandas_engine import PandasEngine
 
 SIZES = {"a": 85, "b": 400, "c": 1200, "d": 2315}  # 4,000 rows, very unequal groups
 RUNS = 400

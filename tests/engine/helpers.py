@@ -8,7 +8,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from planner_app.core.data.aggregate import PandasEngine
 from planner_app.core.data.sql_plan import SqlEngine
 from planner_app.core.data.sql_runner import DuckDBRunner
 from planner_app.core.data.tables import load_table, open_table
@@ -18,6 +17,7 @@ from planner_app.core.model import Plan
 from planner_app.core.planfile import plan_from_dict
 from planner_app.core.support.errors import InputError
 from tests.conftest import plan_dict
+from tests.oracle.pandas_engine import PandasEngine
 
 SALT = bytes(range(32))
 

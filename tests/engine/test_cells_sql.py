@@ -1,4 +1,4 @@
-"""One reading of a cell: the owner's facts (facts.Reader) and the release engine
+"""One reading of a cell: the owner's facts (facts_reader.Reader) and the release engine
 (sql_plan.SqlEngine) both read cells through cells_sql.py, and both agree, cell by cell, with
 the specification in model/values.py (``text_number``, ``canonical_key``, ``yes_no``) applied
 to the cells as pandas reads the same file (cells.cell_number)."""
@@ -6,6 +6,7 @@ to the cells as pandas reads the same file (cells.cell_number)."""
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from planner_app.core.data import cells_sql, facts
-from planner_app.core.data.aggregate import MISSING, UNDECLARED
+from planner_app.core.data import cells_sql, facts_reader
 from planner_app.core.data.cells import cell_number
 from planner_app.core.data.cells_sql import (
     NUMBER_RE,
@@ -22,6 +22,7 @@ from planner_app.core.data.cells_sql import (
     is_nested,
     type_class,
 )
+from planner_app.core.data.sql_aggregates import MISSING, UNDECLARED
 from planner_app.core.data.sql_plan import SqlEngine
 from planner_app.core.data.sql_runner import DuckDBRunner
 from planner_app.core.data.tables import load_table, open_table, source_of
@@ -92,7 +93,7 @@ def test_facts_and_the_engine_read_every_cell_as_the_specification(tmp_path: Pat
         want_number = [_spec_number(v) for v in values]
         want_key = [None if v is None else canonical_key(v) for v in values]
         # the owner's facts
-        with facts.Reader(source, [column]) as r:
+        with facts_reader.Reader(source, [column]) as r:
             c = r.cell(column)
             rows = r.run(f"SELECT {c.missing}, {c.number}, {c.key_num}, {c.key_txt} "
                          f"FROM {r.src}")
@@ -144,3 +145,26 @@ def test_type_classes() -> None:
         ["text", "float", "float", "int", "bool", "decimal", "other", "nested", "nested",
          "nested"]
     assert is_nested("VARCHAR[]") and not is_nested("VARCHAR")
+
+
+def test_no_cell_rule_in_sql_outside_cells_sql() -> None:
+    """What a cell means is written in SQL once, in cells_sql.py (issue 23, one cell
+    reader): no other data module's SQL text casts a cell to a number or matches it with a
+    pattern. (spark_engine.py translates the dialect: its regexps are sqlglot's nodes.)"""
+    import ast
+
+    data = Path(cells_sql.__file__).parent
+    found = []
+    for path in sorted(data.glob("*.py")):
+        if path.name == "cells_sql.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docs = {id(node.body[0].value) for node in ast.walk(tree)
+                if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef))
+                and node.body and isinstance(node.body[0], ast.Expr)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                    and id(node) not in docs and re.search(r"(?i)try_cast|regexp_|rlike",
+                                                           node.value):
+                found.append(f"{path.name}:{node.lineno}: {node.value.strip()[:60]}")
+    assert found == []

@@ -15,11 +15,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from planner_app.core.data.aggregate import PandasEngine
 from planner_app.core.data.sql_plan import SqlEngine
 from planner_app.core.data.sql_runner import DuckDBRunner, frame_source
 from planner_app.core.dp.mechanisms import SeededRandomSource, exponential_quantile
 from tests.engine.helpers import SALT, both, plan_of, summary
+from tests.oracle.pandas_engine import PandasEngine
 
 CELLS = ["1", "2", "2.0", "02", " 3 ", "x", "y", "true", "FALSE", "", "1e1", "-4.5", "inf",
          "nan", "NA", "7", "a", "b"]

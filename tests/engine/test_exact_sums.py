@@ -12,11 +12,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from planner_app.core.data.aggregate import PandasEngine
 from planner_app.core.data.engines import make_engine
 from planner_app.core.data.tables import load_table, open_table
 from planner_app.core.dp.mechanisms import SeededRandomSource
 from tests.engine.helpers import SALT, plan_of
+from tests.oracle.pandas_engine import PandasEngine
 
 TOP = 3 * 2**48  # bounds lie within ±10^15; on a grid of 1/4, 2^51.6 steps from 0
 STEP = 0.25

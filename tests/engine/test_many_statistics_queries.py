@@ -9,7 +9,6 @@ from typing import Any
 
 import pandas as pd
 
-from planner_app.core.data.engines import PandasEngine
 from planner_app.core.data.sql_plan import SqlEngine
 from planner_app.core.data.sql_runner import DuckDBRunner
 from planner_app.core.data.tables import load_table, open_table
@@ -17,6 +16,7 @@ from planner_app.core.dp.mechanisms import SeededRandomSource
 from planner_app.core.planfile import plan_from_dict
 from tests.conftest import plan_dict
 from tests.engine.helpers import SALT, summary
+from tests.oracle.pandas_engine import PandasEngine
 
 
 def many(n: int) -> dict[str, Any]:

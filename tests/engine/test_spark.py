@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 
 from planner_app.core.data import spark_engine
+from planner_app.core.data import spark_session as spark_state
 from planner_app.core.data.source import PANDAS_NA_TEXTS, TableSource
 from planner_app.core.data.sql_runner import ROW, DuckDBRunner
 from planner_app.core.data.tables import open_table
@@ -31,7 +32,7 @@ def spark(spark_session: Any) -> Iterator[Any]:
     """The process's session (tests/conftest.spark_session: started once, and stopped at the
     end of the test session, where its folder must be gone)."""
     yield spark_session
-    folder = spark_engine._folder  # Spark's private spill and cache folder: the owner's only
+    folder = spark_state._folder  # Spark's private spill and cache folder: the owner's only
     assert folder is not None and (os.stat(folder).st_mode & 0o077) == 0
 
 
@@ -271,17 +272,17 @@ def test_isfinite_and_full_match(spark: Any) -> None:
 def test_missing_pyspark_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "pyspark", None)  # import pyspark raises ImportError
     with pytest.raises(InputError) as err:
-        spark_engine.require_pyspark()
+        spark_state.require_pyspark()
     assert str(err.value).endswith(
         "the Spark engine needs pyspark: pip install 'planner-app[spark]'")
 
 
 def test_master_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PLANNER_APP_SPARK_MASTER", raising=False)
-    assert spark_engine.spark_master() == "local[*]"
+    assert spark_state.spark_master() == "local[*]"
     monkeypatch.setenv("PLANNER_APP_SPARK_MASTER", "spark://host:7077")
-    assert spark_engine.spark_master() == "spark://host:7077"
-    assert spark_engine.spark_master("local[1]") == "local[1]"
+    assert spark_state.spark_master() == "spark://host:7077"
+    assert spark_state.spark_master("local[1]") == "local[1]"
 
 
 # ----------------------------------------------------------------------------- the aggregates
@@ -322,13 +323,13 @@ def test_spark_duckdb_and_pandas_agree(spark: Any, tmp_path: Path, fmt: str,
     """Every query kind, on a table with missing cells, text in number columns and values
     outside the declared lists: Spark, DuckDB and the pandas path give identical parts, owner
     facts, yes/no answers and quantile buckets, with the same salt (the same bounded rows)."""
-    from planner_app.core.data.aggregate import PandasEngine
     from planner_app.core.data.engines import make_engine
     from planner_app.core.data.sql_plan import SqlEngine
     from planner_app.core.data.tables import load_table
     from planner_app.core.dp.mechanisms import SeededRandomSource
     from tests.engine.helpers import SALT, plan_of, summary
     from tests.engine.test_duckdb_equals_pandas import FRAME, QUERIES
+    from tests.oracle.pandas_engine import PandasEngine
 
     queries = QUERIES + (EXTRA_QUERIES if fmt == "parquet" else [])
     plan = plan_of(queries, privacy_unit=unit)
@@ -424,11 +425,11 @@ def test_cli_without_pyspark_is_one_line(tmp_path: Path) -> None:
 def test_one_column_csv_blank_lines_and_signed_zero_edge(spark: Any, tmp_path: Path) -> None:
     """A blank line of a one-column CSV is skipped by all three readers (pandas the
     independent answer), and -0.0 is the category 0 in Spark as in the pandas path."""
-    from planner_app.core.data.aggregate import PandasEngine
     from planner_app.core.data.engines import make_engine
     from planner_app.core.data.tables import load_table
     from planner_app.core.dp.mechanisms import SeededRandomSource
     from tests.engine.helpers import SALT, plan_of, summary
+    from tests.oracle.pandas_engine import PandasEngine
 
     path = tmp_path / "one.csv"
     path.write_text('x\n1\n\n2\n\n""\nNA\n3\n\n', encoding="utf-8")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from planner_app.core.data import spark_engine
+from planner_app.core.data import spark_session
 from planner_app.core.support.errors import InputError
 from tests.conftest import ROOT, plan_dict, with_reasons, write_json
 
@@ -81,14 +81,14 @@ def test_the_folder_is_gone_after_sigterm(tmp_path: Path) -> None:
 def test_set_master_overrides_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PLANNER_APP_SPARK_MASTER", "spark://host:7077")
     try:
-        spark_engine.set_master("local[2]")
-        assert spark_engine.spark_master() == "local[2]"
-        assert spark_engine.spark_master("yarn") == "yarn"
+        spark_session.set_master("local[2]")
+        assert spark_session.spark_master() == "local[2]"
+        assert spark_session.spark_master("yarn") == "yarn"
         with pytest.raises(InputError):
-            spark_engine.set_master("  ")
+            spark_session.set_master("  ")
     finally:
-        spark_engine.set_master(None)
-    assert spark_engine.spark_master() == "spark://host:7077"
+        spark_session.set_master(None)
+    assert spark_session.spark_master() == "spark://host:7077"
 
 
 @pytest.mark.subprocess

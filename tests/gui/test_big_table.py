@@ -131,14 +131,14 @@ def test_a_statistics_checks_reuse_the_opening_pass(window, qtbot, big_csv: Path
                                                      monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """Selecting a numeric statistic (its fit, its bounds-look-copied warning) reads nothing
     from the file again: the pass that opened it counted what they need."""
-    from planner_app.core.data import facts
+    from planner_app.core.data import facts_reader
     from planner_app.core.planfile import plan_from_dict
     from tests.conftest import plan_dict
 
     open_and_wait(window, qtbot, big_csv)
     scans: list[str] = []
-    real = facts.run
-    monkeypatch.setattr(facts, "run", lambda con, sql, *a, **k: (scans.append(sql),
+    real = facts_reader.run
+    monkeypatch.setattr(facts_reader, "run", lambda con, sql, *a, **k: (scans.append(sql),
                                                                   real(con, sql, *a, **k))[1])
     q = plan_from_dict(plan_dict(queries=[{"id": "m", "kind": "mean", "column": "age",
                                            "lower": 19, "upper": 87, "epsilon": 1.0}])).queries[0]

@@ -171,7 +171,8 @@ def test_a_superseded_question_stops_reading(big_csv: Path) -> None:  # type: ig
     (Cancelled) instead of holding one of the pool's threads to the end."""
     import pytest
 
-    from planner_app.core.data.facts import cancelling, yes_no_tally
+    from planner_app.core.data.facts import yes_no_tally
+    from planner_app.core.data.facts_reader import cancelling
     from planner_app.core.data.tables import open_table
     from planner_app.core.support.errors import Cancelled
 

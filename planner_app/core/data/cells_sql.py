@@ -126,15 +126,21 @@ def text_number_sql(t: str, cast: str | None = None) -> str:
     infinities included, or NULL. DuckDB's cast is correctly rounded like Python's but also
     takes "1_000", "+-1" and "nan(1)", so the text must have Python's number syntax too.
     ``cast``: ``TRY_CAST(t AS DOUBLE)`` already computed under that name."""
-    c = cast or f"TRY_CAST({t} AS DOUBLE)"
+    c = cast or number_cast_sql(t)
     return (f"(CASE WHEN {c} IS NOT NULL AND regexp_full_match({t}, {literal(NUMBER_RE)}) "
             f"THEN {c} END)")
+
+
+def number_cast_sql(t: str) -> str:
+    """SQL: the engine's own cast of the text ``t`` to a double, NULL when it cannot (only
+    ever read under ``text_number_sql``'s syntax check, or for ``PLAIN_NUMBER`` texts)."""
+    return f"TRY_CAST({t} AS DOUBLE)"
 
 
 def plain_number_sql(x: str) -> str:
     """SQL: a text cell in plain notation (``PLAIN_NUMBER``) as a double (the release
     engines map every other text in Python)."""
-    return f"TRY_CAST({x} AS DOUBLE)"
+    return number_cast_sql(x)
 
 
 def not_plain_sql(x: str) -> str:

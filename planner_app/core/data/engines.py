@@ -9,15 +9,16 @@ same bounded rows from each of them.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
 from ..dp.mechanisms import RandomSource
 from ..kinds.results import Aggregate
 from ..model import Plan, Query
 from ..support.errors import InputError
-from .aggregate import PandasEngine
 from .source import TableSource
 from .spark_engine import SparkRunner
+from .spark_session import require_pyspark
 from .sql_plan import SqlEngine, salt_from
 from .sql_runner import DuckDBRunner, SqlRunner, frame_source
 from .synthetic_marginals import SyntheticEngine, expanded_plan, is_marginals
@@ -32,6 +33,17 @@ ENGINES = ("duckdb", "pandas", "spark")
 #: The SQL engines' runners by engine name (the one place they are registered: sql_plan.py
 #: knows neither engine by name, spark_engine.py builds on sql_plan.py).
 RUNNERS: dict[str, Callable[[], SqlRunner]] = {"duckdb": DuckDBRunner, "spark": SparkRunner}
+
+#: The runner of each engine name: "pandas" loads the table into memory with pandas, then
+#: DuckDB runs the engine's SQL over that frame (one implementation of every aggregate).
+RUNNER_OF = {"pandas": "duckdb"}
+
+#: The check of each engine that needs an optional extra: it raises the one line naming the
+#: engine and the command that installs it (``pip install 'planner-app[spark]'``).
+EXTRAS: dict[str, Callable[[], None]] = {"spark": require_pyspark}
+
+#: The hidden column of a frame that numbers its people (``_people_of``).
+PERSON_COLUMN = "__person"
 
 
 class ReleaseEngine(Protocol):
@@ -53,16 +65,17 @@ def open_engine(name: str, plan: Plan, table: Table, source: RandomSource, *,
     raises InputError, with nothing charged, when it does not or the file cannot be read).
     ``shown``: the plan as the owner wrote it, when ``plan`` is its expanded form; the fit
     is checked on it, so messages name the owner's fields, each problem once."""
-    if name not in ENGINES:
-        raise InputError("engine", None, f"{name!r} is not one of: {', '.join(ENGINES)}")
+    _require_engine(name)
     if any(is_marginals(q) for q in plan.queries):  # its marginals as histograms
         return SyntheticEngine(open_engine(name, expanded_plan(plan), table, source,
                                            shown=plan))
     salt = salt_from(source)
-    if name == "pandas":
-        return PandasEngine(plan, _ids_as_written(plan, table), source, table.name, salt=salt,
-                            shown=shown)
-    src = table.source if table.source is not None else frame_source(table.name, table.frame)
+    if name != "pandas" and table.source is not None:
+        src = table.source  # read in place
+    else:  # the table loaded with pandas; the engine's SQL runs over the frame in DuckDB
+        shown = shown or plan
+        plan, frame = _people_of(plan, _ids_as_written(plan, table))
+        src = frame_source(table.name, frame)
     try:
         engine: SqlEngine = make_engine(name, plan, src, salt, table.name, shown=shown)
     except InputError as exc:
@@ -111,9 +124,45 @@ def _ids_as_written(plan: Plan, table: Table) -> pd.DataFrame:
     return out
 
 
+def _people_of(plan: Plan, frame: pd.DataFrame) -> tuple[Plan, pd.DataFrame]:
+    """The plan and frame the SQL engine bounds: a text (object) column of person ids gets
+    a hidden column beside it, one number per person as pandas tells the ids apart (the
+    number 1 and the text "1" in one column, as an Excel sheet can hold them, are two people;
+    1 and 1.0 one), and the plan bounds by that column; registered as text both would read
+    "1". An empty id stays empty. The owner's column is kept (its cells, its checks)."""
+    unit = plan.privacy_unit
+    column = unit.id_column
+    if unit.kind != "person" or column not in frame.columns or frame[column].dtype != object:
+        return plan, frame
+    import numpy as np
+    import pandas as pd
+
+    try:
+        codes, _ = pd.factorize(frame[column], use_na_sentinel=True)
+    except TypeError:  # unhashable cells (lists): the engine refuses the column itself
+        return plan, frame
+    name = PERSON_COLUMN
+    while name in frame.columns:
+        name += "_"
+    people = np.where(codes < 0, np.nan, codes.astype(np.float64))
+    out: pd.DataFrame = frame.assign(**{name: people})
+    return replace(plan, privacy_unit=replace(unit, id_column=name)), out
+
+
 def make_engine(name: str, plan: Plan, source: TableSource, salt: bytes,
                 table_name: str | None = None, *, shown: Plan | None = None) -> SqlEngine:
-    """A SQL engine by name ("duckdb" or "spark"; Spark says itself when pyspark is missing)."""
-    if name not in RUNNERS:
-        raise InputError("engine", None, f"the {name} engine is not available")
-    return SqlEngine(plan, source, RUNNERS[name](), salt, table_name, shown=shown)
+    """The SQL engine ``name`` (one of ENGINES; "pandas" runs DuckDB's, over whatever
+    ``source`` is given) over ``source``."""
+    _require_engine(name)
+    runner = RUNNERS[RUNNER_OF.get(name, name)]
+    return SqlEngine(plan, source, runner(), salt, table_name, shown=shown)
+
+
+def _require_engine(name: str) -> None:
+    """One line when ``name`` is no engine, or an engine whose optional packages are not
+    installed (naming the extra that installs them)."""
+    if name not in ENGINES:
+        raise InputError("engine", None,
+                         f"{name!r} is not an engine: choose one of {', '.join(ENGINES)}")
+    if name in EXTRAS:
+        EXTRAS[name]()

@@ -10,7 +10,7 @@ held in memory:
   white space; a non-finite number counts as missing;
 - a cell's *key* (``canonical_key``): a number (text that spells one is the number) or a text
   (trimmed; ``true``/``false`` in lower case), so declared categories, keys and yes/no lists
-  match cells as the pandas path matches them.
+  match cells as ``model.values`` specifies.
 
 Only the columns the plan names are read, in one query per question. Everything computed here
 is private: it is shown to the owner and never exported.
@@ -18,10 +18,7 @@ is private: it is shown to the owner and never exported.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any
@@ -43,172 +40,21 @@ from .cells import detect_type
 from .cells_sql import (
     ABSENT,
     NEITHER,
-    Cell,
     Declared,
-    cell,
     cell_key,
     double_sql,
     is_nested,
-    reads_as_text,
-    text_expressions,
-    text_number_sql,
     yes_no_code,
 )
+from .facts_reader import Cancel, Progress, Reader, count_sql
 from .repeats import MAX_CANDIDATES, Repeats, id_name, may_be_id, repeat_counts
-from .source import TableSource, engine_problem, ident
+from .source import TableSource, ident
 
 if TYPE_CHECKING:
     import duckdb
 
-Progress = Callable[[float, str], None] | None
-Cancel = Callable[[], bool] | None
-
-NESTED_MARKS = ("[]", "STRUCT(", "MAP(", "UNION(", "[")
-
 PRESENT_LIMIT = 10_001  # distinct keys kept for "the declared list equals the values present"
 
-
-
-# ----------------------------------------------------------------------------- running
-
-
-_CANCEL: ContextVar[Cancel] = ContextVar("planner_cancel", default=None)
-
-
-@contextmanager
-def cancelling(cancel: Cancel) -> Iterator[None]:
-    """Every query run inside (on this thread) is interrupted when ``cancel()`` turns true,
-    raising ``Cancelled``: the app's worker stops a question a newer one superseded without
-    every function here taking a ``cancel`` argument."""
-    token = _CANCEL.set(cancel)
-    try:
-        yield
-    finally:
-        _CANCEL.reset(token)
-
-
-def run(con: duckdb.DuckDBPyConnection, sql: str, source: TableSource | None = None,
-        progress: Progress = None, cancel: Cancel = None, message: str = "Reading",
-        params: Sequence[Any] | None = None) -> list[tuple[Any, ...]]:
-    """Run one query to the end; while it runs, report DuckDB's progress and interrupt it
-    when ``cancel()`` turns true (then raise ``Cancelled``). A reading error becomes a
-    one-line ``InputError`` naming the file."""
-    import duckdb
-
-    if cancel is None:
-        cancel = _CANCEL.get()
-    done = threading.Event()
-    cancelled = threading.Event()
-
-    def watch() -> None:
-        while not done.wait(0.1):
-            if cancel is not None and cancel():
-                cancelled.set()
-                con.interrupt()
-                return
-            if progress is not None:
-                fraction = con.query_progress()
-                if fraction >= 0:
-                    progress(min(fraction / 100.0, 1.0), message)
-
-    watcher = None
-    if progress is not None or cancel is not None:
-        watcher = threading.Thread(target=watch, daemon=True, name="engine-progress")
-        watcher.start()
-    try:
-        rows: list[tuple[Any, ...]] = con.execute(sql, params).fetchall()
-        return rows
-    except (duckdb.InterruptException, RuntimeError) as exc:
-        if cancelled.is_set() or (cancel is not None and cancel()):
-            raise Cancelled(message) from None
-        if source is not None and isinstance(exc, duckdb.Error):
-            raise engine_problem(source, exc) from None
-        raise
-    except duckdb.Error as exc:
-        if cancelled.is_set():
-            raise Cancelled(message) from None
-        if source is not None:
-            raise engine_problem(source, exc) from None
-        raise
-    finally:
-        done.set()
-        if watcher is not None:
-            watcher.join()
-
-
-def column_types(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
-    """Each column of ``src`` and its DuckDB type."""
-    return {str(r[0]): str(r[1]) for r in con.execute("DESCRIBE SELECT * FROM src").fetchall()}
-
-
-def _count(condition: str) -> str:
-    return f"count(*) FILTER (WHERE {condition})"
-
-
-class Reader:
-    """One connection over the columns a set of questions names, with their types."""
-
-    def __init__(self, source: TableSource, columns: Iterable[str | None],
-                 con: duckdb.DuckDBPyConnection | None = None) -> None:
-        wanted = [c for c in dict.fromkeys(columns) if c is not None and c in source.columns]
-        self.source = source
-        self.own = con is None
-        self.con = source.connect(wanted) if con is None else con
-        if self.own:  # a connection lent (an engine's) keeps its owner's settings
-            # progress for query_progress() (the app's bar), never printed on the terminal
-            self.con.execute("SET enable_progress_bar = true")
-            self.con.execute("SET enable_progress_bar_print = false")
-        self.types = column_types(self.con)
-        self._cells: dict[str, Cell] = {}
-
-    def cell(self, column: str) -> Cell:
-        if column not in self._cells:
-            kind = self.types[column]
-            prepared = None
-            if reads_as_text(kind) and not is_nested(kind):
-                i = list(self.types).index(column)
-                prepared = (f"__planner_t{i}", f"__planner_n{i}")
-            self._cells[column] = cell(column, kind, prepared)
-        return self._cells[column]
-
-    @property
-    def src(self) -> str:
-        """The view ``src`` with each text column's trimmed text and number computed once
-        per cell (the cell rules refer to them many times), for the columns whose ``cell``
-        was asked for before."""
-        return self.over("src")
-
-    def over(self, base: str, columns: Iterable[str] | None = None) -> str:
-        """``src`` as above over another relation ``base`` of some of its columns (such as
-        a column's distinct values): the prepared cells of ``columns`` (default: every
-        column whose ``cell`` was asked for)."""
-        wanted = set(self._cells if columns is None else columns)
-        inner = ["*"]
-        outer = ["*"]
-        for i, (column, kind) in enumerate(self.types.items()):
-            # only the columns whose cells were asked for (DuckDB computes what it is given)
-            if column in wanted and column in self._cells and reads_as_text(kind) \
-                    and not is_nested(kind):
-                t, _ = text_expressions(column, kind)
-                inner.append(f"{t} AS __planner_t{i}")
-                inner.append(f"TRY_CAST({t} AS DOUBLE) AS __planner_c{i}")
-                outer.append(f"{text_number_sql(f'__planner_t{i}', f'__planner_c{i}')} "
-                             f"AS __planner_n{i}")
-        return f"(SELECT {', '.join(outer)} FROM (SELECT {', '.join(inner)} FROM {base})) AS cells"
-
-    def run(self, sql: str, progress: Progress = None, cancel: Cancel = None,
-            message: str = "Reading") -> list[tuple[Any, ...]]:
-        return run(self.con, sql, self.source, progress, cancel, message)
-
-    def close(self) -> None:
-        if self.own:
-            self.con.close()
-
-    def __enter__(self) -> Reader:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 # ----------------------------------------------------------------------------- column facts
@@ -358,11 +204,11 @@ def table_facts(source: TableSource, progress: Progress = None,
         parts = ["count(*)"]
         for col in source.columns:
             parts.append(f"count(*) - count({ident(col)})" if is_nested(r.types[col])
-                         else _count(r.cell(col).missing))
+                         else count_sql(r.cell(col).missing))
         for col in numeric:
             c = r.cell(col)
             parts += [f"min({c.number})", f"max({c.number})", f"count({c.number})",
-                      _count(f"NOT {c.missing} AND {c.is_number}")]
+                      count_sql(f"NOT {c.missing} AND {c.is_number}")]
         # ... and how many distinct values (approximately) and cells with a fraction: which
         # columns may be a person's id (repeats.py), counted exactly after this pass
         ids = [c for c in source.columns
@@ -370,7 +216,7 @@ def table_facts(source: TableSource, progress: Progress = None,
         for col in ids:
             parts.append(f"approx_count_distinct({ident(col)})")
             n = r.cell(col).number if col in numeric else ""
-            parts.append(_count(f"{n} IS NOT NULL AND {n} <> trunc({n})") if n else "0")
+            parts.append(count_sql(f"{n} IS NOT NULL AND {n} <> trunc({n})") if n else "0")
         # one bar for both passes, never going back: the reading pass fills 90% of it, the
         # exact count of the likely ids the rest
         reading = None if progress is None else _part_of(progress, 0.0, 0.9)
@@ -424,7 +270,7 @@ def yes_no_tally(source: TableSource, query: Query) -> YesNoTally:
     assert query.column is not None
     with Reader(source, [query.column]) as r:
         code = yes_no_code(query, r.cell(query.column), r.con, "tally")
-        counts = ", ".join(_count(f"{code} = {v}") for v in (1, 0, NEITHER, ABSENT))
+        counts = ", ".join(count_sql(f"{code} = {v}") for v in (1, 0, NEITHER, ABSENT))
         row = r.run(f"SELECT {counts} FROM {r.src}")[0]
     return YesNoTally(*(int(v) for v in row))
 
@@ -490,7 +336,7 @@ def cell_facts(source: TableSource, plan: Plan,
         slots: list[tuple[str, str]] = []
 
         def add(qid: str, what: str, condition: str) -> None:
-            exprs.append(_count(condition))
+            exprs.append(count_sql(condition))
             slots.append((qid, what))
 
         for q in plan.queries:
@@ -597,7 +443,8 @@ def numeric_columns(r: Reader, columns: Sequence[str], share: float,
         parts = []
         for col in textual:
             c = r.cell(col)
-            parts += [_count(f"NOT {c.missing}"), _count(f"NOT {c.missing} AND {c.is_number}")]
+            parts += [count_sql(f"NOT {c.missing}"),
+                      count_sql(f"NOT {c.missing} AND {c.is_number}")]
         row = r.run(f"SELECT {', '.join(parts)} FROM {r.src}")[0]
         for i, col in enumerate(textual):
             filled, numbers = int(row[2 * i]), int(row[2 * i + 1])
@@ -611,7 +458,7 @@ def yes_no_counts(r: Reader, queries: Sequence[Query]) -> dict[str, tuple[int, i
     for q in queries:
         assert q.column is not None
         code = yes_no_code(q, r.cell(q.column), r.con, _safe(q.id))
-        parts += [_count(f"{code} = {NEITHER}"), _count(f"{code} IN (0, 1)")]
+        parts += [count_sql(f"{code} = {NEITHER}"), count_sql(f"{code} IN (0, 1)")]
     if not parts:
         return {}
     row = r.run(f"SELECT {', '.join(parts)} FROM {r.src}")[0]
@@ -619,7 +466,7 @@ def yes_no_counts(r: Reader, queries: Sequence[Query]) -> dict[str, tuple[int, i
 
 
 def missing_ids(r: Reader, column: str) -> int:
-    return int(r.run(f"SELECT {_count(r.cell(column).missing)} FROM {r.src}")[0][0])
+    return int(r.run(f"SELECT {count_sql(r.cell(column).missing)} FROM {r.src}")[0][0])
 
 
 def yes_no_queries(plan_or_queries: Iterable[Query], columns: Iterable[str]) -> list[Query]:

@@ -30,7 +30,6 @@ from ..model import (
 from ..support.errors import InputError
 from .cells_sql import is_nested
 from .facts import (
-    Reader,
     YesNoTally,
     missing_ids,
     numeric_columns,
@@ -38,6 +37,8 @@ from .facts import (
     yes_no_counts,
     yes_no_queries,
 )
+from .facts_reader import Reader
+from .frame_cells import factorize_cells
 from .source import TableSource
 
 NUMERIC_SHARE = 0.5  # a column is numbers when at least half of its filled cells read as one
@@ -49,10 +50,11 @@ def yes_no_codes(query: Query, series: pd.Series) -> np.ndarray:
     """Each cell read as the query reads it: 1 yes, 0 no, NEITHER or ABSENT. Distinct values
     are mapped once, not every row."""
     read = answer_reader_of(query)
-    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    codes, uniques = factorize_cells(series)
     table = np.array([{True: 1, False: 0, None: NEITHER}[read(u)] for u in uniques] + [ABSENT],
                      dtype=np.int8)
-    return table[codes]  # code -1 (missing) picks the trailing ABSENT
+    out: np.ndarray = table[codes]  # code -1 (missing) picks the trailing ABSENT
+    return out
 
 
 def _problem(field: str, text: str) -> InputError:

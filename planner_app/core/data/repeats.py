@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 
 class Reader(Protocol):
-    """What this module needs of ``facts.Reader`` (which calls it: no import back)."""
+    """What this module needs of ``facts_reader.Reader`` (which calls it: no import back)."""
 
     def run(self, sql: str, progress: Callable[[float, str], None] | None = None,
             cancel: Callable[[], bool] | None = None,

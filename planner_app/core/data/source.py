@@ -31,6 +31,7 @@ import pandas as pd
 
 from ..support.errors import Cancelled, InputError
 from ..support.words import TABLE_FORMATS_HINT
+from .frame_cells import sql_frame
 
 if TYPE_CHECKING:
     import duckdb
@@ -283,7 +284,8 @@ class TableSource:
             con.execute(f"CREATE VIEW src AS SELECT {select} FROM {self.scan_sql()}")
         else:
             assert self.frame is not None
-            con.register("src_frame", self.frame)
+            frame, _ = sql_frame(self.frame, self.columns, keep_nested=True)
+            con.register("src_frame", frame)
             con.execute(f"CREATE VIEW src AS SELECT {select} FROM src_frame")
         return con
 

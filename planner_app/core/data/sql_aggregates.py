@@ -21,10 +21,12 @@ from ..kinds.shared_data import (
     RowCounts,
 )
 from ..model import Query, canonical_key, canonical_keys
-from .aggregate import MISSING, UNDECLARED
 from .fit import ABSENT, NEITHER
 from .source import literal
 from .sql_runner import SqlRunner
+
+MISSING = -2  # a cell's code when it is empty
+UNDECLARED = -1  # a cell's code when its value is none of the declared ones
 
 
 class DerivedTable(Protocol):
@@ -109,7 +111,7 @@ def cell_counts(e: DerivedTable, q: Query, what: CategoryCounts | BinCounts,
             keys["i"] = f"CASE WHEN {code} = {MISSING} THEN {fill_code} ELSE {code} END"
         else:
             keys["i"] = code
-        imputed_sql = "0"
+        imputed_sql = f"CASE WHEN {code} = {MISSING} THEN 1 ELSE 0 END"
     else:
         edges = [float(e) for e in what.edges]
         inner_n = len(edges) - 1
@@ -130,7 +132,9 @@ def cell_counts(e: DerivedTable, q: Query, what: CategoryCounts | BinCounts,
     facts.rows_considered = int(n.sum())
     facts.outside_declared = int(n[g < 0].sum())
     inside = g >= 0
-    if not impute:  # (imputed cells are counted after the filling, as none: pandas path)
+    if impute:  # the empty cells filled in, as the owner's facts count them (facts.py)
+        facts.missing_imputed = int(n[inside & (m == 1)].sum())
+    else:
         facts.missing_dropped = int(n[inside & (i == MISSING)].sum())
     facts.outside_declared += int(n[inside & (i == UNDECLARED)].sum())
     use = inside & (i >= 0)

@@ -8,8 +8,8 @@ What SqlEngine computes (docs/engine.md has the privacy argument):
 - Bounding: with a person unit, each person keeps the ``max_rows`` rows whose key
   ``substr(sha256(salt_hex || ':' || __row), 1, 12)`` is smallest, ties by ``__row``
   (``row_number() OVER (PARTITION BY id ORDER BY key, __row)``). The salt is 32 secret
-  bytes drawn from the release's random source and never written anywhere; ``PandasEngine``
-  given the same salt keeps exactly the same rows.
+  bytes drawn from the release's random source and never written anywhere; the tests' pandas
+  oracle (tests/oracle/pandas_engine.py) given the same salt keeps exactly the same rows.
 - Cells: how a cell's value matches a declared category, group key, where-value or yes/no
   value follows ``model.canonical_key``: the engine fetches the column's distinct values,
   maps them in Python, and joins the mapping (registered as a small table). Numbers follow
@@ -50,11 +50,6 @@ from ..model import (
     canonical_keys,
 )
 from ..support.errors import InputError
-from .aggregate import (
-    KEY_HEX_CHARS,
-    MISSING,
-    UNDECLARED,
-)
 from .cells import cell_number
 from .cells_sql import (
     NUMBER_CLASSES,
@@ -68,6 +63,8 @@ from .facts import plan_columns
 from .fit import NEITHER, NUMERIC_SHARE, fit_rule, nested_problem
 from .source import TableSource, engine_problem, ident, literal, memory_problem
 from .sql_aggregates import (
+    MISSING,
+    UNDECLARED,
     bin_case,
     cell_counts,
     double_literal,
@@ -80,7 +77,7 @@ from .sql_runner import ROW, DuckDBRunner, SqlRunner
 if TYPE_CHECKING:
     import duckdb
 
-KEY_CHARS = KEY_HEX_CHARS  # the bounding key: this many hex digits of the row's sha256
+KEY_CHARS = 12  # 48 bits; the bounding key: this many hex digits of the row's sha256
 
 #: The texts pandas' CSV reader reads as bools (a column of only these is a bool column).
 _PANDAS_BOOL_TEXTS = frozenset({"True", "TRUE", "true", "False", "FALSE", "false"})
@@ -145,7 +142,8 @@ class SqlEngine:
     # -- setting up ------------------------------------------------------------------------
 
     def _start(self) -> None:
-        present = [c for c in plan_columns(self.plan) if c in self.source.columns]
+        wanted = dict.fromkeys(plan_columns(self.plan) + plan_columns(self.shown))
+        present = [c for c in wanted if c in self.source.columns]
         self.runner.open(self.source, present)
         self.types = {c: type_class(t) for c, t in self.runner.column_types().items()}
         total = self.runner.query("SELECT count(*) AS n FROM src")

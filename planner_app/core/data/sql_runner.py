@@ -28,11 +28,12 @@ engines.py, the composition root, names them):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 import pandas as pd
 
+from .frame_cells import sql_frame
 from .source import TableSource, ident, literal
 
 if TYPE_CHECKING:
@@ -89,10 +90,7 @@ class DuckDBRunner:
         else:
             assert source.frame is not None
             con = self._settings(source.connect([]))
-            by_name = {str(c): c for c in source.frame.columns}
-            frame = pd.DataFrame({c: self._frame_column(c, source.frame[by_name[c]])
-                                  for c in wanted},
-                                 index=pd.RangeIndex(len(source.frame)))
+            frame, self._nested = sql_frame(source.frame, wanted)
             frame[ROW] = np.arange(len(frame), dtype=np.int64)
             con.register("src_frame_rows", frame)
             con.execute("DROP VIEW src")
@@ -108,22 +106,6 @@ class DuckDBRunner:
         self._spill = tempfile.mkdtemp(prefix="planner-app-engine-")
         con.execute(f"SET temp_directory = {literal(self._spill)}")
         return con
-
-    def _frame_column(self, name: str, column: pd.Series) -> Any:
-        """A frame's column as DuckDB reads it: numbers and bools keep their type; any other
-        column becomes text, each cell its ``str`` (the text canonical_key and cell_number
-        read it as, so nothing changes how a cell matches or reads as a number)."""
-        dtype = column.dtype
-        if (pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)) \
-                and not isinstance(dtype, pd.CategoricalDtype):
-            return column.to_numpy() if dtype.kind in "biuf" else column
-        present = column.dropna()
-        if len(present) and isinstance(present.iloc[0], (list, tuple, dict, set, np.ndarray)):
-            self._nested.add(name)
-            return np.full(len(column), None, dtype=object)
-        codes, uniques = pd.factorize(column, use_na_sentinel=True)
-        texts = np.array([str(u) for u in uniques] + [None], dtype=object)
-        return texts[codes]
 
     def column_types(self) -> dict[str, str]:
         assert self.con is not None

@@ -4,7 +4,7 @@ to the owner only) and the released values made from them after the noise
 (``ReleasedValue``, kept column-wise as ``ReleasedValues``; ``QueryRelease`` per statistic).
 
 They live here, below the data engines and the release, so that a kind can compute and
-return them; data/aggregate.py and release/noise.py use them from here.
+return them; the data engines and release/noise.py use them from here.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 section of each kind).
 
 A kind says WHAT its true aggregate is (``StatisticKind.aggregate_of(query)``), as one of the
-small frozen dataclasses below; the engines (DuckDB and Spark SQL in data/sql_plan.py, pandas
-in data/aggregate.py, the owner's cell facts in data/facts.py) say HOW to compute each of them,
+small frozen dataclasses below; the engines (DuckDB and Spark SQL in data/sql_plan.py and
+data/sql_aggregates.py, the owner's cell facts in data/facts.py) say HOW to compute each of them,
 once, whatever the kind. The parts a description names are the keys of ``Aggregate.parts``.
 
 What every description shares is read from the query itself and is the same for every kind:

@@ -3,7 +3,7 @@
 The one describer: the privacy officer's review window, ``planner-app check`` (with or
 without data) and the release report all show a statistic's parameters through
 ``parameter_lines``. Every line comes from the plan alone (never from the data), so each may
-be published. The missing-values sentence states what the engines do (data/aggregate.py,
+be published. The missing-values sentence states what the engines do (data/sql_aggregates.py,
 data/sql_plan.py, data/synthetic_marginals.py; tests/core/test_parameters.py holds it to them):
 
 - a cell is missing when it is empty or one of the texts read as empty (``NA``, ``NULL``…);

@@ -19,11 +19,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..dp.mechanisms import RandomSource
-from ..kinds.params import answer_reader_of
-from ..kinds.registry import kind_of
-from ..kinds.results import Aggregate, AggregateFacts, exact_sums
-from ..kinds.shared_data import (
+from planner_app.core.data.cells import numeric_values
+from planner_app.core.data.fit import NEITHER, nested_problem, require_fit, yes_no_codes
+from planner_app.core.dp.mechanisms import RandomSource
+from planner_app.core.kinds.params import answer_reader_of
+from planner_app.core.kinds.registry import kind_of
+from planner_app.core.kinds.results import Aggregate, AggregateFacts, exact_sums
+from planner_app.core.kinds.shared_data import (
     BinCounts,
     CategoryCounts,
     GridStepCounts,
@@ -31,11 +33,9 @@ from ..kinds.shared_data import (
     RowCounts,
     YesNoAnswers,
 )
-from ..kinds.shared_dp import cell_count, cell_labels
-from ..model import Condition, Plan, Query, canonical_key
-from ..support.errors import InputError
-from .cells import numeric_values
-from .fit import NEITHER, nested_problem, require_fit, yes_no_codes
+from planner_app.core.kinds.shared_dp import cell_count, cell_labels
+from planner_app.core.model import Condition, Plan, Query, canonical_key
+from planner_app.core.support.errors import InputError
 
 MISSING = -2
 UNDECLARED = -1
@@ -44,6 +44,11 @@ UNDECLARED = -1
 def _index_of(series: pd.Series, declared: Sequence[Any]) -> np.ndarray:
     """Index of each cell's value in ``declared`` (UNDECLARED, or MISSING for empty cells)."""
     lookup = {canonical_key(v): i for i, v in enumerate(declared)}
+    if series.dtype == object:  # cell by cell: pandas takes True and 1 for one value
+        missing = series.isna().to_numpy()
+        return np.array([MISSING if gone else lookup.get(canonical_key(v), UNDECLARED)
+                         for v, gone in zip(series.to_numpy(), missing, strict=True)],
+                        dtype=np.int64)
     codes, uniques = pd.factorize(series, use_na_sentinel=True)
     mapped = np.array([lookup.get(canonical_key(u), UNDECLARED) for u in uniques] + [MISSING],
                       dtype=np.int64)
@@ -255,21 +260,21 @@ class PandasEngine:
             if isinstance(what, CategoryCounts):
                 inner_n = len(what.categories)
                 series = self.frame[what.column]
+                missing = _index_of(series, what.categories) == MISSING  # before filling
                 if q.missing.policy == "impute":
                     series = series.where(series.notna(), q.missing.value)
                 idx = _index_of(series, what.categories)
-                missing = idx == MISSING
             else:
                 edges = np.asarray(what.edges, dtype=np.float64)
                 inner_n = len(edges) - 1
                 values, bad = numeric_values(self.frame[what.column])
+                missing = bad  # before filling
                 if q.missing.policy == "impute":
                     fill = q.missing.value
                     assert fill is not None  # the plan's validation: "impute" has a value
                     values = np.where(bad, float(fill), values)
                     bad = np.zeros_like(bad)
                 idx = bin_index(values, bad, edges)
-                missing = bad
             if q.missing.policy == "impute":
                 facts.missing_imputed = int((mask & missing).sum())
             else:

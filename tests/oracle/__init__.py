@@ -1,0 +1,1 @@
+"""Independent implementations the tests compare the production code with."""
