@@ -51,3 +51,32 @@ def test_each_edit_gives_the_total_composed_from_nothing(demo: MainWindow) -> No
     session.undo()
     _check(demo)
     assert demo.session.plans._walked is not None  # the reuse was exercised
+
+
+def _needs(window: MainWindow) -> list[str]:
+    table = window.budget_pane.table
+    return [item.text() if (item := table.item(row, 4)) is not None else ""
+            for row in range(table.rowCount())]
+
+
+def test_an_edit_still_empties_the_goals_needs_column(demo: MainWindow) -> None:
+    """A slider step no longer walks every row to empty the "Needs" column when nothing is in
+    it; when something is (a goal solved, or kept through a refresh), an edit still empties
+    it, since the ε found no longer describe the plan."""
+    from PySide6.QtWidgets import QTableWidgetItem
+
+    session, pane = demo.session, demo.budget_pane
+    plan = session.plan
+    assert plan is not None
+    row = [q.id for q in plan.queries].index("responses")
+    pane.table.setItem(row, 3, QTableWidgetItem("40"))
+    pane.solve.click()
+    assert _needs(demo)[row]
+    session.set_epsilon("income_2025", 0.2)
+    assert not any(_needs(demo))
+    pane.solve.click()
+    assert _needs(demo)[row]
+    session.set_held("responses", True)  # a refresh of the table keeps what was found
+    assert _needs(demo)[row]
+    session.set_epsilon("income_2025", 0.3)
+    assert not any(_needs(demo))
