@@ -332,6 +332,10 @@ class PldTree:
         self._last: tuple[tuple[tuple[str, int], ...], _Node] | None = None
         self._shape: _Shape | None = None  # the last call's tree, to reuse its nodes
         self._epsilons: OrderedDict[tuple[int, float], float] = OrderedDict()
+        # a statistic's measurements (key ids and counts, as met) -> its leaf, in key order:
+        # sorting them by their keys' repr at every slider step cost more than the step's
+        # bookkeeping at 1,000 statistics
+        self._orders: dict[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]] = {}
 
     @property
     def cached_bytes(self) -> int:
@@ -479,6 +483,8 @@ class PldTree:
             self._last = None
         if len(self._places) > _MAX_NAMES:
             self._places.clear()
+        if len(self._orders) > _MAX_NAMES:
+            self._orders.clear()
         self._call += 1
         self._call_bytes = 0
         objects = self._objects
@@ -508,9 +514,17 @@ class PldTree:
             order = tuple(sorted(names, key=lambda qid: (self._place(qid), qid)))
             shape = _Shape(names, order, _joins([self._place(qid) for qid in order]), [], None)
         first = self._first
-        leaves = [tuple(counts.items()) if len(counts) == 1 else
-                  tuple(sorted(counts.items(), key=lambda item: (first[item[0]][1], item[1])))
-                  for counts in map(by_query.__getitem__, shape.order)]
+        orders = self._orders
+        leaves = []
+        for counts in map(by_query.__getitem__, shape.order):
+            met = tuple(counts.items())
+            if len(met) > 1:
+                leaf = orders.get(met)
+                if leaf is None:
+                    leaf = orders[met] = tuple(sorted(
+                        met, key=lambda item: (first[item[0]][1], item[1])))
+                met = leaf
+            leaves.append(met)
         node = self._compose(shape, leaves)
         self._last = (named, node)
         if self._bytes > self.limit:
