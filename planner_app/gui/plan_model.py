@@ -31,7 +31,7 @@ from ..core.planning.editing import (
 )
 from ..core.planning.settings import Settings
 from ..core.support.errors import InputError, PlannerError
-from .memo import Memo, MemoMap
+from .memo import Key, Memo, MemoMap, same_key
 
 
 class PlanModel:
@@ -53,6 +53,10 @@ class PlanModel:
         self._flat: Memo[list[Measurement]] = Memo()  # every measurement, in order
         self._accuracies: Memo[dict[str, Accuracy]] = Memo()
         self._total: Memo[Total] = Memo()
+        # the last plan's statistics and their entries: a slider step reuses every entry but
+        # the changed statistic's by identity, without a look-up per statistic
+        self._walked: tuple[tuple[Query, ...], Key, list[tuple[list[Measurement], Accuracy]]] \
+            | None = None
 
     @property
     def plan(self) -> Plan | None:
@@ -234,15 +238,34 @@ class PlanModel:
     def query_epsilon(self, query: Query) -> float:
         return math.fsum(m.epsilon for m in self.measurements(query))
 
+    def _all_entries(self, plan: Plan) -> list[tuple[list[Measurement], Accuracy]]:
+        """``_entry`` of every statistic of ``plan``, in order. A statistic that is the very
+        object the last walk saw, at the same place and with the same unit, neighbouring, row
+        count and confidence, keeps that walk's entry (what ``_entry`` would return: its key
+        is the same); the others go through ``_entry``."""
+        context: Key = (plan.privacy_unit, plan.neighbouring, plan.dataset.expected_rows,
+                        self._settings.confidence)
+        last = self._walked
+        if (last is not None and len(last[0]) == len(plan.queries)
+                and same_key(last[1], context)):
+            entries = [entry if known is q else self._entry(q)
+                       for q, known, entry in zip(plan.queries, last[0], last[2], strict=True)]
+        else:
+            entries = [self._entry(q) for q in plan.queries]
+        self._walked = (plan.queries, context, entries)
+        return entries
+
     def all_measurements(self, plan: Plan) -> list[Measurement]:
         """Every measurement of ``plan``, in order (once per plan: the total and the release
         rules both ask at each slider step, a walk of every statistic at 1,000)."""
-        return self._flat.get((plan,), lambda: [m for q in plan.queries
-                                                for m in self.measurements(q)])
+        return self._flat.get((plan,), lambda: [m for ms, _ in self._all_entries(plan)
+                                                for m in ms])
 
     def all_accuracies(self, plan: Plan) -> dict[str, Accuracy]:
-        return self._accuracies.get((plan, self._settings.confidence),
-                                    lambda: {q.id: self.accuracy(q) for q in plan.queries})
+        return self._accuracies.get(
+            (plan, self._settings.confidence),
+            lambda: {q.id: entry[1]
+                     for q, entry in zip(plan.queries, self._all_entries(plan), strict=True)})
 
     def total(self) -> Total:
         plan = self.plan

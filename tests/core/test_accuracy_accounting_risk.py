@@ -102,7 +102,9 @@ def test_discrete_laplace_composition_reference(reference_values: dict[str, Any]
     for row in reference_values["composition_discrete_laplace"]["values"]:
         ms = [laplace_measurement(row["epsilon_each"]) for _ in range(row["count"])]
         total = accounting.pld(ms, row["delta"])
-        assert row["pld_epsilon"] <= total.epsilon <= row["pld_epsilon"] * 1.01
+        # the reference is dp-accounting's value rounded to 4 decimals (100 × 0.1: 4.774568 is
+        # stored as 4.7746): not below it by more than that rounding
+        assert row["pld_epsilon"] - 5e-5 <= total.epsilon <= row["pld_epsilon"] * 1.01
         assert accounting.basic(ms).epsilon == pytest.approx(row["basic_epsilon"])
         # pure ε measurements compose to pure ε-DP, unless an accountant is named (finding 7)
         assert accounting.compose(ms, row["delta"]) == accounting.basic(ms)

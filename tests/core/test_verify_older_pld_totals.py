@@ -79,3 +79,21 @@ def test_a_pld_total_neither_way_is_still_refused() -> None:
         problems: list[str] = []
         verify_release._recompute(plan, _record(plan, wrong), problems)
         assert problems and "does not recompute" in problems[0]
+
+
+def test_a_pld_total_from_before_the_exact_grid_verifies() -> None:
+    """Releases before the exact grid put a discrete Laplace loss on a grid point one step up
+    (and a Gaussian's σ one float step down): their totals are larger, and still verify."""
+    plan = _plan(30, 7)
+    new = check_plan(plan).total.epsilon
+    for way in ("tree, older grid", "chain, older grid"):
+        old = accounting.pld_composed_as(way, [m for q in plan.queries
+                                               for m in measurements_for(q, plan)],
+                                         plan.budget.delta).epsilon
+        assert old > new * (1 + 1e-6)
+        problems: list[str] = []
+        verify_release._recompute(plan, _record(plan, old), problems)
+        assert problems == []
+        problems = []
+        verify_release._recompute(plan, _record(plan, old * (1 + 1e-6)), problems)
+        assert problems and "does not recompute" in problems[0]

@@ -30,13 +30,18 @@ import numpy as np
 from ..support.errors import InputError
 from . import pld_ops
 from .gaussian import shift_patterns
+from .laplace_pld import (  # noqa: F401 (re-exported)
+    DIRECT_LAPLACE_OUTPUTS,
+    PLD_DISCRETISATION,
+    discrete_laplace_pld,
+    discrete_laplace_pld_before_exact_grid,
+)
 from .measure import Measurement, epsilon_from_rho
 
 if TYPE_CHECKING:  # dp-accounting has no type information: these names are Any to mypy
     from dp_accounting.pld.pld_pmf import DensePLDPmf
     from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
 
-PLD_DISCRETISATION = 1e-4
 
 
 @dataclass(frozen=True)
@@ -100,7 +105,6 @@ def zcdp(measurements: Sequence[Measurement], delta: float) -> Total:
 
 
 MAX_PLD_SIGMA_STEPS = 20_000
-DIRECT_LAPLACE_OUTPUTS = 20_000
 
 
 def _pld_ok(m: Measurement) -> bool:
@@ -120,61 +124,26 @@ def pld_supported(measurements: Iterable[Measurement]) -> bool:
     return all(_pld_ok(m) for m in measurements)
 
 
-def discrete_laplace_pld(scale: Fraction, sensitivity: int,
-                         d: float = PLD_DISCRETISATION) -> PrivacyLossDistribution:
-    """Pessimistic PLD of the discrete Laplace mechanism (P(x) ∝ exp(-|x|/scale)) for an
-    integer sensitivity, in closed form.
-
-    dp-accounting's own constructor enumerates every output, which is too slow for sums
-    measured in fine grid steps (sensitivities of 10^5 steps and more). The privacy loss at
-    output o (noise centred at 0 against centred at Δ) is +aΔ for o <= 0, -aΔ for o >= Δ and
-    a(Δ - 2o) between, with a = 1/scale; every loss is rounded up to the grid d, so the result
-    is an upper bound like dp-accounting's pessimistic estimate.
-    """
-    from dp_accounting.pld import pld_pmf
-    from dp_accounting.pld import privacy_loss_distribution as pld
-
-    a = math.nextafter(float(1 / scale), math.inf)  # pessimistic: less noise
-    q = math.exp(-a)
-    big = a * sensitivity
-    bump = 1e-9
-    js = [np.array([math.ceil(big / d + bump), math.ceil(-big / d + bump)], dtype=np.int64)]
-    masses = [np.array([1 / (1 + q), math.exp(-a * sensitivity) / (1 + q)])]
-    if sensitivity > 1:
-        if sensitivity - 1 <= DIRECT_LAPLACE_OUTPUTS:
-            o = np.arange(1, sensitivity, dtype=np.float64)
-            js.append(np.ceil((big - 2 * a * o) / d + bump).astype(np.int64))
-            masses.append((1 - q) / (1 + q) * np.exp(-a * o))
-        else:
-            # group outputs by loss bucket; one extra bucket up covers float error at edges
-            j_hi = math.ceil(big / d + bump)
-            j_lo = math.ceil(-big / d + bump)
-            buckets = np.arange(j_lo, j_hi + 1, dtype=np.float64)
-            start = np.clip(np.ceil((big - buckets * d) / (2 * a)), 1, sensitivity - 1)
-            end = np.clip(np.ceil((big - (buckets - 1) * d) / (2 * a)) - 1, 1, sensitivity - 1)
-            ok = end >= start
-            js.append(buckets[ok].astype(np.int64) + 1)
-            masses.append((np.exp(-a * start[ok]) - np.exp(-a * (end[ok] + 1))) / (1 + q))
-    all_js = np.concatenate(js)
-    all_masses = np.concatenate(masses)
-    lower = int(all_js.min())
-    probs = np.zeros(int(all_js.max()) - lower + 1)
-    np.add.at(probs, all_js - lower, all_masses)
-    pmf = pld_pmf.DensePLDPmf(d, lower, probs, 0.0, True)
-    return pld.PrivacyLossDistribution(pmf)
-
-
-def _pld_of(m: Measurement) -> PrivacyLossDistribution:
+def _pld_of(m: Measurement, older_grid: bool = False) -> PrivacyLossDistribution:
+    """A measurement's PLD; ``older_grid``: as releases computed it before the exact grid
+    (a discrete Laplace by ``discrete_laplace_pld_before_exact_grid``, a discrete Gaussian's
+    σ always a float step down), to verify their bundles."""
     from dp_accounting.pld import common
     from dp_accounting.pld import privacy_loss_distribution as pld
 
     d = PLD_DISCRETISATION
     if m.mechanism == "laplace" and m.component.single_cell:
         assert m.scale is not None
+        if older_grid:
+            return discrete_laplace_pld_before_exact_grid(m.scale, m.component.l1, d)
         return discrete_laplace_pld(m.scale, m.component.l1, d)
     if m.mechanism == "gaussian":
         assert m.sigma_sq is not None
-        sigma = math.nextafter(math.sqrt(float(m.sigma_sq)), 0.0)
+        # σ as a float at or below the true σ (pessimistic: less noise), but not a step below
+        # one that is exact: a loss on a grid point (σ = 50, Δ = 2) would go a step up
+        sigma = math.sqrt(float(m.sigma_sq))
+        if older_grid or Fraction(sigma) ** 2 > m.sigma_sq:
+            sigma = math.nextafter(sigma, 0.0)
         if m.component.single_cell:
             return pld.from_discrete_gaussian_mechanism(
                 sigma, sensitivity=m.component.l1, value_discretization_interval=d)
@@ -347,8 +316,9 @@ class PldTree:
     ``max_bytes`` is still composed correctly, only from less cache.
     """
 
-    def __init__(self, max_bytes: int = PLD_CACHE_BYTES) -> None:
+    def __init__(self, max_bytes: int = PLD_CACHE_BYTES, older_grid: bool = False) -> None:
         self.max_bytes = max_bytes
+        self.older_grid = older_grid  # see ``_pld_of``
         self._lock = threading.Lock()
         self._nodes: dict[object, _Node] = {}
         self._bytes = 0
@@ -362,6 +332,10 @@ class PldTree:
         self._last: tuple[tuple[tuple[str, int], ...], _Node] | None = None
         self._shape: _Shape | None = None  # the last call's tree, to reuse its nodes
         self._epsilons: OrderedDict[tuple[int, float], float] = OrderedDict()
+        # a statistic's measurements (key ids and counts, as met) -> its leaf, in key order:
+        # sorting them by their keys' repr at every slider step cost more than the step's
+        # bookkeeping at 1,000 statistics
+        self._orders: dict[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]] = {}
 
     @property
     def cached_bytes(self) -> int:
@@ -433,7 +407,7 @@ class PldTree:
         key = ("part", kid, times, PLD_DISCRETISATION)
         hit = self._get(key)
         if hit is None:
-            one = _pld_of(self._first[kid][0])
+            one = _pld_of(self._first[kid][0], self.older_grid)
             hit = self._put(key, one.self_compose(times) if times > 1 else one)
         return hit
 
@@ -509,6 +483,8 @@ class PldTree:
             self._last = None
         if len(self._places) > _MAX_NAMES:
             self._places.clear()
+        if len(self._orders) > _MAX_NAMES:
+            self._orders.clear()
         self._call += 1
         self._call_bytes = 0
         objects = self._objects
@@ -538,9 +514,17 @@ class PldTree:
             order = tuple(sorted(names, key=lambda qid: (self._place(qid), qid)))
             shape = _Shape(names, order, _joins([self._place(qid) for qid in order]), [], None)
         first = self._first
-        leaves = [tuple(counts.items()) if len(counts) == 1 else
-                  tuple(sorted(counts.items(), key=lambda item: (first[item[0]][1], item[1])))
-                  for counts in map(by_query.__getitem__, shape.order)]
+        orders = self._orders
+        leaves = []
+        for counts in map(by_query.__getitem__, shape.order):
+            met = tuple(counts.items())
+            if len(met) > 1:
+                leaf = orders.get(met)
+                if leaf is None:
+                    leaf = orders[met] = tuple(sorted(
+                        met, key=lambda item: (first[item[0]][1], item[1])))
+                met = leaf
+            leaves.append(met)
         node = self._compose(shape, leaves)
         self._last = (named, node)
         if self._bytes > self.limit:
@@ -575,7 +559,8 @@ def pld(measurements: Sequence[Measurement], delta: float) -> Total:
     return Total(max(_TREE.epsilon(root, delta), 0.0), delta, "pld")
 
 
-def pld_as_chain(measurements: Sequence[Measurement], delta: float) -> Total:
+def pld_as_chain(measurements: Sequence[Measurement], delta: float,
+                 older_grid: bool = False) -> Total:
     """The PLD total as releases composed it before ``PldTree``, for verifying their bundles:
     equal measurements (equal ``_pld_key``) grouped across statistics and self-composed, the
     groups composed one after another in the order of ``repr((key, times))`` (what a fresh
@@ -591,7 +576,7 @@ def pld_as_chain(measurements: Sequence[Measurement], delta: float) -> Total:
         return Total(0.0, delta, "pld")
     total: PrivacyLossDistribution | None = None
     for key, times in sorted(((k, len(v)) for k, v in groups.items()), key=repr):
-        one = _pld_of(groups[key][0])
+        one = _pld_of(groups[key][0], older_grid)
         part = one.self_compose(times) if times > 1 else one
         total = part if total is None else pld_ops.compose(total, part)
     assert total is not None
@@ -599,6 +584,28 @@ def pld_as_chain(measurements: Sequence[Measurement], delta: float) -> Total:
     if math.isnan(eps):  # fail closed, as ``pld``
         eps = math.inf
     return Total(max(eps, 0.0), delta, "pld")
+
+
+OLDER_PLD_WAYS = ("chain", "tree, older grid", "chain, older grid")
+_older_tree: list[PldTree] = []
+
+
+def pld_composed_as(way: str, measurements: Sequence[Measurement], delta: float) -> Total:
+    """The PLD total as older releases composed it (one of ``OLDER_PLD_WAYS``), for verifying
+    their bundles: as a chain (before ``PldTree``), or with the discrete Laplace's losses
+    rounded as before the exact grid (by the tree or the chain). Slow and uncached beyond one
+    tree: verify asks only when today's total does not match the stated one."""
+    if way == "chain":
+        return pld_as_chain(measurements, delta)
+    if way == "chain, older grid":
+        return pld_as_chain(measurements, delta, older_grid=True)
+    if not _older_tree:
+        _older_tree.append(PldTree(PLD_CACHE_FLOOR, older_grid=True))
+    tree = _older_tree[0]
+    root = tree.root(measurements)
+    if root is None:
+        return Total(0.0, delta, "pld")
+    return Total(max(tree.epsilon(root, delta), 0.0), delta, "pld")
 
 
 def accountant_delta_problem(accountant: str | None, delta: float) -> str | None:

@@ -68,12 +68,12 @@ def earlier_releases(plan: Plan, state: LedgerState | None,
     """The releases of this exact plan (its digest) in the dataset's ledger whose bundle was
     written, oldest first. One charged but never completed is not counted: the release
     wizard and ``release --resume`` offer to complete it, with no new noise or charge."""
-    if state is None:
+    completed = [] if state is None else [r for r in state.releases if r.status == "completed"]
+    if not completed:  # no digest to compare (the editor asks at every slider step)
         return []
     digest = plan_digest(plan)
-    return [EarlierRelease(r.id, _minute(r.time), r.epsilon, r.delta, bundles.get(r.id),
-                           r.status == "completed")
-            for r in state.releases if r.plan_sha256 == digest and r.status == "completed"]
+    return [EarlierRelease(r.id, _minute(r.time), r.epsilon, r.delta, bundles.get(r.id), True)
+            for r in completed if r.plan_sha256 == digest]
 
 
 def released_line(releases: Sequence[EarlierRelease]) -> str | None:

@@ -4,8 +4,9 @@ manifest), then ``verify_contents`` checks inside a bundle whose manifest holds:
 * release.json is a release record and plan.json is the plan it names (same SHA-256);
 * every sensitivity, noise scale, ε, accuracy and the total recompute from plan.json, and the
   total recomposes from the record's own measurements (a PLD total as the composition tree
-  gives it, or, for a bundle made before the tree, as the chain those releases composed:
-  ``accounting.pld_as_chain``);
+  gives it, or, for an older bundle, as older releases composed it: as a chain before the
+  tree, or with the discrete Laplace's losses rounded as before the exact grid:
+  ``accounting.OLDER_PLD_WAYS``);
 * the audit segment is an intact hash chain for this release and seals these very files;
 * every results.csv row is a declared cell with the interval the stated accuracy gives
   (randomized response: the share and its interval recompute from the published answer file,
@@ -31,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ... import __version__
-from ..dp.accounting import compose, pld_as_chain
+from ..dp.accounting import OLDER_PLD_WAYS, compose, pld_composed_as
 from ..dp.accuracy import MAX_CONFIDENCE, MIN_CONFIDENCE
 from ..dp.measure import measurement_from_dict, measurement_to_dict
 from ..kinds import kind_of
@@ -402,14 +403,14 @@ def _recompute(plan: Plan, record: dict[str, Any], problems: list[str],
                             "derivation recompute from the plan)")
     report_progress(progress, 0.95, "Checking the total ε and δ…")
     total = record["total"]
-    older = None  # a PLD total composed as before the composition tree (``pld_as_chain``)
+    older = None  # how an older release composed its PLD total (``OLDER_PLD_WAYS``)
     if (report.total.accountant == "pld" == total.get("accountant")
             and _is_number(total.get("epsilon"))
             and not _close(report.total.epsilon, total["epsilon"])):
-        older = pld_as_chain([m for qc in report.queries for m in qc.measurements],
-                             report.total.delta)
-    if not ((_close(report.total.epsilon, total.get("epsilon"))
-             or (older is not None and _close(older.epsilon, total["epsilon"])))
+        planned = [m for qc in report.queries for m in qc.measurements]
+        older = next((way for way in OLDER_PLD_WAYS if _close(
+            pld_composed_as(way, planned, report.total.delta).epsilon, total["epsilon"])), None)
+    if not ((_close(report.total.epsilon, total.get("epsilon")) or older is not None)
             and _close(report.total.delta, total.get("delta"))
             and report.total.accountant == total.get("accountant")):
         problems.append(f"{RECORD}: the total ε/δ does not recompute from the plan "
@@ -419,7 +420,7 @@ def _recompute(plan: Plan, record: dict[str, Any], problems: list[str],
         ms = [measurement_from_dict(m) for q in record["queries"] for m in q["measurements"]]
         again = compose(ms, plan.budget.delta, total.get("accountant"))
         if older is not None and not _close(again.epsilon, total["epsilon"]):
-            again = pld_as_chain(ms, plan.budget.delta)
+            again = pld_composed_as(older, ms, plan.budget.delta)
     except (KeyError, TypeError, ValueError, InputError):
         problems.append(f"{RECORD}: its measurements cannot be read")
         return

@@ -132,6 +132,7 @@ class BudgetPane(QWidget):
         layout.addWidget(share, 1)
 
         self._goal: GoalResult | None = None
+        self._needs_filled = False  # whether any "Needs" cell may hold text
         self.preset.activated.connect(self._preset_chosen)
         self.epsilon.editingFinished.connect(self._budget_changed)
         self.delta.editingFinished.connect(self._budget_changed)
@@ -225,6 +226,7 @@ class BudgetPane(QWidget):
             text = "" if q.id not in targets else (
                 "unreachable" if q.id in result.unreachable else f"{eps:.4g}")
             self.table.setItem(row, COL_NEEDS, QTableWidgetItem(text))
+        self._needs_filled = True
         self._show_goal()
 
     def _show_goal(self) -> None:
@@ -252,10 +254,13 @@ class BudgetPane(QWidget):
         """The plan's statistics changed: the ε found no longer describe it."""
         self._goal = None
         self._show_goal()
+        if not self._needs_filled:  # nothing to empty (a slider step at 1,000 rows)
+            return
         for row in range(self.table.rowCount()):
             item = self.table.item(row, COL_NEEDS)
             if item is not None:
                 item.setText("")
+        self._needs_filled = False
 
     def _use_goal(self) -> None:
         if self._goal is None or self.session.plan is None:
@@ -299,8 +304,10 @@ class BudgetPane(QWidget):
             return
         with QSignalBlocker(self.table):
             for row, q in enumerate(plan.queries):
+                if q.id not in ids:  # only the edited rows' cells are looked up
+                    continue
                 name, now = self.table.item(row, COL_NAME), self.table.item(row, COL_NOW)
-                if q.id in ids and name is not None and now is not None:
+                if name is not None and now is not None:
                     name.setText(q.title)
                     now.setText(self._now_text(q))
 
@@ -386,6 +393,7 @@ class BudgetPane(QWidget):
                 item = self.table.item(row, col)
                 if item is not None:
                     store[qid] = item.text()
+        self._needs_filled = any(old_needs.values())
         with QSignalBlocker(self.table):
             self.table.setRowCount(len(plan.queries))
             for row, q in enumerate(plan.queries):
