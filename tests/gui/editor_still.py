@@ -79,8 +79,8 @@ def main() -> None:
     window = build_window(str(folder / "home"))
     window.resize(1280, 820)
     window.show()
-    window.load_table(demo_table_path(), synchronous=True)
-    assert window.open_plan(demo_plan_path(), confirmed=True)
+    window.files.load_table(demo_table_path(), synchronous=True)
+    assert window.files.open_plan(demo_plan_path(), confirmed=True)
     session = window.session
     answer: dict[str, Any] = {"moved": {}}
 

@@ -35,7 +35,7 @@ def test_a_release_from_the_wizard_never_loads_the_table(window, qtbot, big_csv:
     table = window.session.table
     assert table.loaded is False
     window.session.load_plan(plan_from_dict(PLAN))
-    wizard = window.release()
+    wizard = window.launchers.release()
     qtbot.addWidget(wizard)
     wizard.checklist.confirm_unit.setChecked(True)
     # the fit is checked on a worker: the page is complete when its answer has arrived

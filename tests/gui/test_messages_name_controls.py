@@ -48,8 +48,8 @@ def test_the_release_checklist_names_the_statistic_and_field(window, tmp_path: P
     doc["queries"][2]["column"] = "hours_worked"  # hours_mean: not a column of the table
     path = tmp_path / "plan.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
-    window.load_table(demo_table_path(), synchronous=True)
-    assert window.open_plan(path, confirmed=True)
+    window.files.load_table(demo_table_path(), synchronous=True)
+    assert window.files.open_plan(path, confirmed=True)
     lines = [text for ok, text in checklist(window.session) if not ok]
     fit = next(t for t in lines if "does not fit" in t)
     _no_path(fit)

@@ -187,7 +187,7 @@ def test_background_loading_with_progress_and_cancel(window, qtbot, tmp_path: Pa
     path.write_text("id,v\n" + "".join(f"{i},{i % 9}\n" for i in range(400_000)))
     seen = []
     window.progress.valueChanged.connect(seen.append)
-    window.load_table(path)
+    window.files.load_table(path)
     assert window.cancel_button.isVisible()
     qtbot.waitUntil(lambda: window.session.table is not None, timeout=30_000)
     assert window.session.table.n_rows == 400_000
@@ -195,8 +195,8 @@ def test_background_loading_with_progress_and_cancel(window, qtbot, tmp_path: Pa
     assert seen, "no progress was shown"
     # cancel
     window.session.close_table()
-    window.load_table(path)
-    window._cancel()
+    window.files.load_table(path)
+    window.files.cancel()
     qtbot.waitUntil(lambda: not window.cancel_button.isVisible(), timeout=30_000)
     assert window.session.table is None
     assert "cancelled" in window.statusBar().currentMessage()

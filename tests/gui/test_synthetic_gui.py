@@ -34,8 +34,8 @@ from tests.gui.layout_check import clipped_texts
 def open_synthetic(window: MainWindow, tmp_path: Path, plan: dict | None = None) -> None:  # type: ignore[type-arg]
     path = tmp_path / "plan.json"
     path.write_text(json.dumps(plan or PLAN))
-    window.load_table(demo_table_path(), synchronous=True)
-    assert window.open_plan(path, confirmed=True)
+    window.files.load_table(demo_table_path(), synchronous=True)
+    assert window.files.open_plan(path, confirmed=True)
 
 
 def test_edit_opens_on_a_synthetic_table_and_keeps_it(window, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -168,8 +168,8 @@ def test_release_from_the_app_then_the_viewer_shows_it(window, qtbot, tmp_path: 
         rows = list(csv.reader(io.StringIO(z.read("synthetic/survey_synth.csv").decode())))
     assert rows[0] == ["region", "age", "smoker"]
     assert verify_bundle(out).valid
-    window.open_path(out)
-    viewer = window.bundle_dialog
+    window.files.open_path(out)
+    viewer = window.launchers.bundle_dialog
     qtbot.addWidget(viewer)
     qtbot.waitUntil(lambda: viewer.opened is not None, timeout=60_000)
     assert viewer.opened.verdict.valid

@@ -44,7 +44,7 @@ def test_a_table_opened_with_a_plan_open_asks_and_checks(demo, dialogs, tmp_path
     """The demo plan used to stay silently on chile.csv until the release failed."""
     asked: list[str] = []
     monkeypatch.setattr(demo, "ask_new_or_attach", lambda name: asked.append(name) or ATTACH)
-    demo.load_table(chile(tmp_path), synchronous=True)
+    demo.files.load_table(chile(tmp_path), synchronous=True)
     assert asked == ["chile.csv"]
     plan = demo.session.plan
     assert plan.dataset.name == "demo-survey" and plan.dataset.path == "chile.csv"
@@ -71,11 +71,11 @@ def test_a_table_opened_with_a_plan_open_asks_and_checks(demo, dialogs, tmp_path
 
 def test_a_new_plan_or_cancel(demo, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setattr(demo, "ask_new_or_attach", lambda name: None)
-    demo.load_table(chile(tmp_path), synchronous=True)
+    demo.files.load_table(chile(tmp_path), synchronous=True)
     assert demo.session.table.name == "survey.csv"  # cancelled: nothing changed
     assert demo.session.plan.dataset.name == "demo-survey"
     monkeypatch.setattr(demo, "ask_new_or_attach", lambda name: NEW)
-    demo.load_table(chile(tmp_path), synchronous=True)
+    demo.files.load_table(chile(tmp_path), synchronous=True)
     plan = demo.session.plan
     assert demo.session.table.name == "chile.csv"
     assert (plan.dataset.name, plan.dataset.path, plan.queries) == ("chile", "chile.csv", ())
@@ -85,7 +85,7 @@ def test_a_new_plan_or_cancel(demo, tmp_path: Path, monkeypatch) -> None:  # typ
 def test_the_plans_own_table_is_not_asked_about(demo, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setattr(demo, "ask_new_or_attach", lambda name: (_ for _ in ()).throw(
         AssertionError("asked")))
-    demo.load_table(demo_table_path(), synchronous=True)
+    demo.files.load_table(demo_table_path(), synchronous=True)
     assert demo.session.plan.dataset.name == "demo-survey"
 
 
@@ -106,7 +106,7 @@ def test_the_question_reads_well(window, qtbot) -> None:  # type: ignore[no-unty
 def test_a_saved_plans_table_is_opened_with_it(window, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     shutil.copy(demo_plan_path(), tmp_path / "plan.json")
     shutil.copy(demo_table_path(), tmp_path / "survey.csv")
-    assert window.open_plan(tmp_path / "plan.json", confirmed=True)
+    assert window.files.open_plan(tmp_path / "plan.json", confirmed=True)
     qtbot.waitUntil(lambda: window.session.table is not None, timeout=30_000)
     assert window.session.table.name == "survey.csv" and window.session.fit_problems() == []
 
@@ -120,7 +120,7 @@ def test_a_missing_table_is_named_and_can_be_located(window, qtbot, dialogs, tmp
     dialogs.answer = QMessageBox.StandardButton.Open
     monkeypatch.setattr(QFileDialog, "getOpenFileName",
                         staticmethod(lambda *a, **k: (str(elsewhere / "survey-2026.csv"), "")))
-    assert window.open_plan(tmp_path / "plan.json", confirmed=True)
+    assert window.files.open_plan(tmp_path / "plan.json", confirmed=True)
     question = [d for d in dialogs.shown if d[0] == "question"]
     assert question and question[0][1] == "The plan's table was not found"
     assert "survey.csv was not found in" in question[0][2]
@@ -134,7 +134,7 @@ def test_a_missing_table_is_named_and_can_be_located(window, qtbot, dialogs, tmp
 
 
 def chile_window(window, tmp_path: Path):  # type: ignore[no-untyped-def]
-    window.load_table(chile(tmp_path), synchronous=True)
+    window.files.load_table(chile(tmp_path), synchronous=True)
     assert window.session.plan is not None and window.session.table.name == "chile.csv"
     return window.session
 
