@@ -63,7 +63,7 @@ def accept(window, dialog) -> None:  # type: ignore[no-untyped-def]
     """What the main window does when the dialog is accepted."""
     from planner_app.core.planning.editing import add_query
 
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is not None, dialog.error.text()
     new = dialog.result_plan.query(dialog.result_id or "")
     window.session.apply(f"Add {new.title!r}", add_query(window.session.plan, new))

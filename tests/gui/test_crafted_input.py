@@ -39,7 +39,7 @@ def test_a_crafted_bundle_gets_a_verdict_or_a_dialog(window, qtbot, dialogs, goo
     qtbot.waitUntil(lambda: window.launchers.bundle_dialog.opened is not None
                     or bool(dialogs.shown), timeout=30_000)  # verified in the worker
     assert not seen
-    shown = getattr(window, "bundle_dialog", None)
+    shown = window.launchers.bundle_dialog
     assert (shown is not None and "NOT valid" in shown.verdict.text()) or dialogs.shown
 
 

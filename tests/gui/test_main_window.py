@@ -123,7 +123,7 @@ def test_a_newcomer_plans_three_statistics(window, qtbot, tmp_path: Path, monkey
     for i, fields in enumerate(additions):
         dialog = QueryDialog(window.session, None, window)
         fill(dialog, **fields)
-        dialog._accept()
+        dialog.checks.accept()
         assert dialog.result_plan is not None, dialog.error.text()
         new = dialog.result_plan.query(dialog.result_id)
         window.session.apply(f"Add {new.title!r}", add_query(window.session.plan, new))

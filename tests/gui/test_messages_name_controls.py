@@ -35,7 +35,7 @@ def test_the_editors_red_message_names_the_field(demo, qtbot) -> None:  # type: 
     dialog = QueryDialog(demo.session, demo.session.plan.query("hours_mean"))
     qtbot.addWidget(dialog)
     dialog.column.setCurrentText("hours_worked")  # not a column of the table
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is None
     _no_path(dialog.error.text())
     assert dialog.error.text().startswith("Column: no column 'hours_worked'")

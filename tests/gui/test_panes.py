@@ -157,12 +157,12 @@ def test_query_form_validates_through_the_core(demo, qtbot) -> None:  # type: ig
     dialog = QueryDialog(demo.session)
     qtbot.addWidget(dialog)
     fill(dialog, label="Mean age", kind="mean", column="age", lower=80, upper=20)
-    dialog._accept()
+    dialog.checks.accept()
     assert "must be below upper" in dialog.error.text()
     assert dialog.result_plan is None
     fill(dialog, label="Mean age", kind="mean", column="age", lower=16, upper=110,
          reason="Respondents are 16 or older")
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is not None
     q = dialog.result_plan.query(dialog.result_id)
     assert (q.kind, q.column, q.lower, q.upper) == ("mean", "age", 16, 110)
@@ -231,7 +231,7 @@ def test_editing_keeps_every_recorded_reason(demo, qtbot) -> None:  # type: igno
     session.apply("add an ε reason", replace_query(session.plan, with_eps))
     dialog = QueryDialog(session, with_eps)
     qtbot.addWidget(dialog)
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is not None, dialog.error.text()
     again = dialog.result_plan.query("satisfaction_by_region")
     assert again == with_eps

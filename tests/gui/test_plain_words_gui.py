@@ -193,7 +193,7 @@ def test_a_count_counts_all_rows_unless_a_column_is_asked_for(demo, qtbot, tmp_p
         f"Count of rows where income is present{NOT_PEOPLE}."
     dialog.grab().save(str(SHOTS / "82-words-count-present.png"))
     dialog.count_present.setChecked(False)
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is not None
     session.apply("add", dialog.result_plan)
     q = session.plan.query(dialog.result_id)

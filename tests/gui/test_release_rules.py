@@ -195,7 +195,7 @@ def test_the_form_asks_and_keeps_a_reason_for_bin_edges(demo, qtbot) -> None:  #
     assert dialog.bounds_reason.isVisible()
     assert dialog.bounds_reason.text() == original.justification["bounds"]
     assert dialog._form.labelForField(dialog.bounds_reason).text() == "Why these bin edges"
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is not None, dialog.error.text()
     assert dialog.result_plan.query("age_bands") == original
 

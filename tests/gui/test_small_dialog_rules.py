@@ -69,7 +69,7 @@ def test_a_second_statistic_with_the_same_label_gets_its_own_id(demo, qtbot) -> 
         dialog = QueryDialog(demo.session)
         qtbot.addWidget(dialog)
         _mean_hours(dialog, "Mean income")
-        dialog._accept()
+        dialog.checks.accept()
         assert dialog.result_id is not None, dialog.error.text()
         demo.session.add_query(dialog.result_plan.query(dialog.result_id))
         ids.append(dialog.result_id)
@@ -83,7 +83,7 @@ def test_a_form_error_names_the_field_as_the_form_does(demo, qtbot) -> None:  # 
     qtbot.addWidget(dialog)
     _mean_hours(dialog, "Another mean")
     dialog.lower.setText("abc")
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_id is None
     text = dialog.error.text()
     assert text.startswith(("Lower bound:", "Lower bound")), text

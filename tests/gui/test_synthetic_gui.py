@@ -44,7 +44,7 @@ def test_edit_opens_on_a_synthetic_table_and_keeps_it(window, qtbot, tmp_path: P
     dialog = QueryDialog(window.session, query)  # raised ValueError: no "synthetic" kind
     qtbot.addWidget(dialog)
     assert dialog.kind.currentData() == "synthetic"
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.error.text() == ""
     assert dialog.result_plan is not None
     again = dialog.result_plan.query("survey_synth")
@@ -88,10 +88,10 @@ def test_add_a_synthetic_table_in_the_histogram_fields(window, qtbot, tmp_path: 
     dialog.synth_rows.setText("500")
     dialog.epsilon.setValue(0.5)
     dialog.delta.setText("")  # the core's rule: a synthetic table needs a delta
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is None and dialog.error.text().startswith("δ:")
     dialog.delta.setText("1e-7")
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is not None, dialog.error.text()
     q = dialog.result_plan.query(dialog.result_id)
     assert q.kind == "synthetic" and q.rows == 500 and q.delta == 1e-7
@@ -107,7 +107,7 @@ def test_a_column_not_in_the_table_is_refused(window, qtbot, tmp_path: Path) -> 
     open_synthetic(window, tmp_path, plan)
     dialog = QueryDialog(window.session, window.session.plan.query("survey_synth"))
     qtbot.addWidget(dialog)
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is None and "smokes" in dialog.error.text()
 
 
