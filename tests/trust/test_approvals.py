@@ -214,3 +214,16 @@ def test_a_key_id_with_leading_zeros_signs_a_valid_plan(tmp_path: Path) -> None:
     assert load_plan(out).approvals[-1]["key_fingerprint"] == short.fingerprint
     schema = json.loads((ROOT / "resources" / "plan.schema.json").read_text())
     jsonschema.validate(json.loads(out.read_text()), schema)
+
+
+def test_the_status_reads_the_digest_of_the_plan_it_is_given(officer: KeyStore) -> None:
+    """approval_status took a ``digest`` "when the caller holds it": the GUI never did, and a
+    digest that was not the plan's own made an edited plan read as approved. The plan alone
+    decides now: an approval of the plan before an edit never approves the edited plan."""
+    approved = review(load_plan(demo_plan_path()), "ada", "approved", key=officer.secret("ada"))
+    edited = replace(approved, queries=approved.queries[:1])
+    assert plan_digest(edited) != plan_digest(approved)  # independent answer: not this plan
+    assert approval_status(edited, _trusted(officer)).state == "changed"
+    with pytest.raises(TypeError):  # no other digest can be handed in
+        approval_status(edited, _trusted(officer),
+                        digest=plan_digest(approved))  # type: ignore[call-arg]

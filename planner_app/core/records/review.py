@@ -222,12 +222,12 @@ def in_time_order(approvals: Sequence[Mapping[str, Any]]) -> list[Mapping[str, A
     return [approvals[i] for i in order]
 
 
-def approval_status(plan: Plan, trusted: Sequence[PublicKey] | None = None, *,
-                    digest: str | None = None) -> ApprovalStatus:
+def approval_status(plan: Plan, trusted: Sequence[PublicKey] | None = None) -> ApprovalStatus:
     """What the plan's decisions say; with ``trusted`` keys, only decisions signed by one of
     them count, and the latest of those by their own time decides (see the module
-    docstring). ``digest``: the plan's ``plan_digest`` when the caller holds it already."""
-    digest = plan_digest(plan) if digest is None else digest
+    docstring). A decision counts for the digest of this plan, computed here: no caller can
+    hand in another (an edited plan never reads as approved)."""
+    digest = plan_digest(plan)
     if not plan.approvals:
         return ApprovalStatus("none", None, digest, checked=bool(trusted))
     ordered = in_time_order(plan.approvals)
