@@ -632,6 +632,12 @@ plan("count-of-unknown.json",
               queries=[{**PEOPLE_COUNT, "of": "households"}]),
      "queries[n].of: 'households' is not one of: rows, people")
 
+# controllers: a review decision on a plan file that is a symbolic link (the test makes the
+# link to a good plan): the reviewer chose no name, so the line says what to review instead
+cases.append({"file": "special/review-link.json", "command": "review", "exit": 2,
+              "message": "is a symbolic link, not a regular file; a decision is written into "
+                         "the plan file itself, never through a link: review "})
+
 (HERE / "cases.json").write_text(json.dumps({"plan": PLAN, "good_table": GOOD,
                                              "synthetic_plan": with_synthetic(),
                                              "cases": cases}, indent=1) + "\n")

@@ -143,6 +143,10 @@ def test_a_decision_that_cannot_be_written_says_so_in_one_line(window, qtbot, tm
     assert dialogs.shown[-1][:2] == ("warning", "The decision was not recorded")
     assert "plan.json" in dialogs.shown[-1][2] and "\n" not in dialogs.shown[-1][2]
     assert real.read_bytes() == before and seen == []
+    # the reviewer chose no name: the line says what they can do instead (review the file
+    # the link points to), not "choose another name"
+    text = dialogs.shown[-1][2]
+    assert "another name" not in text and str(real) in text and "review" in text
 
 
 def test_data_answers_are_typed(demo, qtbot, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
