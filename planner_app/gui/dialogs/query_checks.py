@@ -82,7 +82,7 @@ class StatisticForm(Protocol):
         ...
 
 
-class QueryChecks:
+class FormChecks:
     """The form's rules, asked of the core as the form stands (a large table's answers come
     from a worker: ``data_answered`` takes them)."""
 

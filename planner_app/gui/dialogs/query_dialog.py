@@ -58,7 +58,7 @@ from .kind_panels.rows import RowsPanel
 from .kind_panels.scalar import BoundsPanel
 from .kind_panels.synthetic import SyntheticPanel
 from .kind_panels.yes_no import YesNoPanel
-from .query_checks import QueryChecks
+from .query_checks import FormChecks
 
 GUIDE = ("Bounds, categories and group keys must come from knowledge of the domain — a form's "
          "limits, an official list — never from this data: the data's own minimum, maximum or "
@@ -68,7 +68,7 @@ GUIDE = ("Bounds, categories and group keys must come from knowledge of the doma
 
 class QueryDialog(QDialog):
     """The statistic form: the panels its kind shows, and its checks (``checks``, a
-    QueryChecks it owns: warnings while typing, and what OK refuses)."""
+    FormChecks it owns: warnings while typing, and what OK refuses)."""
 
     # the lower-bound field shadows QWidget.lower() (the stacking order), which nothing here
     # calls; declared so mypy types it as the field (tests and scripts drive it by this name)
@@ -81,7 +81,7 @@ class QueryDialog(QDialog):
         self.original = query
         self.result_plan: Plan | None = None
         self.result_id: str | None = None
-        self.checks = QueryChecks(self, session, query)
+        self.checks = FormChecks(self, session, query)
         self._mechanism_wanted: str | None = None  # the loaded statistic's mechanism
         session.dataAnswered.connect(self.checks.data_answered)
         self.setWindowTitle("Edit statistic" if query else "Add a statistic")
