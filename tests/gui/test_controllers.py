@@ -25,6 +25,18 @@ def test_the_window_is_a_qmainwindow_with_no_mixin() -> None:
         assert not issubclass(controller, QMainWindow), controller
 
 
+def test_the_statistic_form_owns_its_checks(window: MainWindow) -> None:
+    from PySide6.QtWidgets import QDialog, QWidget
+
+    from planner_app.gui.dialogs.query_checks import FormChecks
+    from planner_app.gui.dialogs.query_dialog import QueryDialog
+
+    assert QueryDialog.__bases__ == (QDialog,) and not issubclass(FormChecks, QWidget)
+    dialog = QueryDialog(window.session, None, window)
+    assert isinstance(dialog.checks, FormChecks) and dialog.checks.form is dialog
+    dialog.deleteLater()
+
+
 def test_the_window_is_the_host_its_controllers_see(window: MainWindow) -> None:
     declared = [n for n, v in vars(WindowHost).items()
                 if inspect.isfunction(v) and not n.startswith("_")]
