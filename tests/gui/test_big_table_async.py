@@ -197,6 +197,9 @@ def test_under_a_policy_the_files_identity_is_looked_up_on_a_worker(qtbot, tmp_p
     window.show()
     open_and_wait(window, qtbot, big_csv)
     session = window.session
+    # the lookup the opening asked for, answered first: its late answer was taken for the
+    # one asked below (a race: the wait below accepts any answer about the file)
+    qtbot.waitUntil(lambda: session.file_datasets() is not None, timeout=120_000)
     session.refresh_policy()  # forget what was looked up while the table opened
     with answered(qtbot, session, "file"):
         assert session.file_datasets() is None  # not known yet: asked on a worker
