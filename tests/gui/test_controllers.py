@@ -76,3 +76,19 @@ def test_the_new_or_attach_question_defaults_to_a_new_plan(window: MainWindow) -
     default = box.defaultButton()
     assert default is not None and default.text() == "Start a new plan"
     box.deleteLater()
+
+
+def test_a_closed_statistic_form_hears_no_more_answers(window: MainWindow, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """The form's checks listen to the session's data answers; a plain object's slot
+    outlived the dialog, and a later answer touched its deleted widgets (RuntimeError in
+    the event loop). The checks belong to the dialog and go with it."""
+    import shiboken6
+
+    from planner_app.gui.dialogs.query_dialog import QueryDialog
+    from planner_app.gui.session import Answered
+
+    dialog = QueryDialog(window.session, None, window)
+    shiboken6.delete(dialog)  # the C++ dialog and its widgets are gone
+    with qtbot.captureExceptions() as exceptions:
+        window.session.dataAnswered.emit(Answered.QUERY)
+    assert exceptions == []

@@ -10,6 +10,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from PySide6.QtCore import QObject
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -82,11 +83,14 @@ class StatisticForm(Protocol):
         ...
 
 
-class FormChecks:
+class FormChecks(QObject):
     """The form's rules, asked of the core as the form stands (a large table's answers come
-    from a worker: ``data_answered`` takes them)."""
+    from a worker: ``data_answered`` takes them). A child of the dialog (``parent``): it is
+    deleted with it, and so is its connection to the session's answers."""
 
-    def __init__(self, form: StatisticForm, session: Session, original: Query | None) -> None:
+    def __init__(self, form: StatisticForm, session: Session, original: Query | None,
+                 parent: QObject) -> None:
+        super().__init__(parent)
         self.form = form
         self.session = session
         self.original = original

@@ -81,9 +81,9 @@ class QueryDialog(QDialog):
         self.original = query
         self.result_plan: Plan | None = None
         self.result_id: str | None = None
-        self.checks = FormChecks(self, session, query)
+        self.checks = FormChecks(self, session, query, parent=self)
         self._mechanism_wanted: str | None = None  # the loaded statistic's mechanism
-        session.dataAnswered.connect(self.checks.data_answered)
+        session.dataAnswered.connect(self.checks.data_answered)  # ends with the dialog
         self.setWindowTitle("Edit statistic" if query else "Add a statistic")
         self.setMinimumWidth(700)
         outer = QVBoxLayout(self)
