@@ -33,9 +33,9 @@ def main() -> None:
         window = build_window(home)
         window.resize(1400, 900)
         window.show()
-        window.load_table(a.table, synchronous=True)
+        window.files.load_table(a.table, synchronous=True)
         t1 = time.perf_counter()
-        window.open_plan(a.plan, confirmed=True)
+        window.files.open_plan(a.plan, confirmed=True)
         app.processEvents()
         shot = window.grab()  # a paint of the whole window
         t2 = time.perf_counter()

@@ -37,8 +37,8 @@ def measure(steps: int = 60) -> dict[str, tuple[list[float], list[float]]]:
         window = build_window(home)
         window.resize(1280, 820)
         window.show()
-        window.load_table(demo_table_path(), synchronous=True)
-        window.open_plan(demo_plan_path(), confirmed=True)
+        window.files.load_table(demo_table_path(), synchronous=True)
+        window.files.open_plan(demo_plan_path(), confirmed=True)
         window.tabs.setCurrentWidget(window.statistic_pane)
         pane = window.statistic_pane
         for qid in STATISTICS:

@@ -49,8 +49,8 @@ def run_smoke_test(window: MainWindow) -> bool:
     """Open the demo, make a plan edit, render every pane; True when all of it worked."""
     app = QApplication.instance()
     assert app is not None
-    window.load_table(demo_table_path(), synchronous=True)
-    if not window.open_plan(demo_plan_path(), confirmed=True):
+    window.files.load_table(demo_table_path(), synchronous=True)
+    if not window.files.open_plan(demo_plan_path(), confirmed=True):
         return False
     session = window.session
     first = session.plan.queries[0] if session.plan else None
@@ -133,9 +133,9 @@ def run(demo: bool = False, smoke_test: bool = False, home: str | None = None,
         wait_for_workers()
         return 0 if ok else 1
     if demo:
-        QTimer.singleShot(0, window.open_demo)
+        QTimer.singleShot(0, window.files.open_demo)
     elif plan is not None or data is not None:
-        QTimer.singleShot(0, lambda: window.open_start_files(plan, data))
+        QTimer.singleShot(0, lambda: window.files.open_start_files(plan, data))
     code = app.exec()
     # background work (a load, a release finishing what it charged) ends before Python tears
     # down the objects it uses: quitting mid-work never frees them under a pool thread

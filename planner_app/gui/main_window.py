@@ -1,17 +1,15 @@
 """The main window: the welcome page or the planner, the budget meter and a status bar with
-progress and Cancel. It wires views to the session; it holds no privacy logic. Its actions
-and menus are in menus.py, opening and saving in file_ops.py, the dialogs it opens in
-launchers.py."""
+progress and Cancel. It wires views to the session and to its controllers (controllers/:
+opening and saving in ``files``, the dialogs it opens in ``launchers``, its actions and
+menus in ``menus``); it holds no privacy logic."""
 
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, Qt
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
@@ -20,7 +18,6 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSplitter,
     QStackedWidget,
-    QStyle,
     QVBoxLayout,
     QWidget,
 )
@@ -28,9 +25,9 @@ from PySide6.QtWidgets import (
 from .. import __version__
 from ..core.planning.changes import OpChanges
 from ..core.records.released import released_line
-from .file_ops import PLAN_FILTER, TABLE_FILTER, TABLE_SUFFIXES, FileOps  # noqa: F401
-from .launchers import REVIEW_FILTER, DialogLaunchers  # noqa: F401
-from .menus import build_actions, fill_recent, make_action, show_require
+from .controllers.files import FileController
+from .controllers.launchers import Launchers
+from .controllers.menus import MenuController
 from .session import Session
 from .widgets.budget_pane import BudgetPane
 from .widgets.data_pane import DataPane
@@ -42,13 +39,10 @@ from .widgets.statistics_pane import StatisticsPane
 from .widgets.welcome import WelcomePage
 from .workers import WorkerSlot
 
-if TYPE_CHECKING:
-    from .window_host import Shortcut
 
-
-class MainWindow(FileOps, DialogLaunchers, QMainWindow):
-    """The window. Opening and saving are in file_ops.py, the dialogs it opens in
-    launchers.py, its actions and menus in menus.py."""
+class MainWindow(QMainWindow):
+    """The window: its views, and the controllers it composes (``files``, ``launchers``,
+    ``menus``; each sees the window only as a host, controllers/host.py)."""
 
     def __init__(self, session: Session) -> None:
         super().__init__()
@@ -104,34 +98,67 @@ class MainWindow(FileOps, DialogLaunchers, QMainWindow):
         self.statusBar().addPermanentWidget(self.cancel_button)
         self.progress.hide()
         self.cancel_button.hide()
-        self.cancel_button.clicked.connect(self._cancel)
 
-        self._build_actions()
-        self.welcome.openTable.connect(self.open_table_dialog)
-        self.welcome.openDemo.connect(self.open_demo)
-        self.welcome.openReview.connect(self.open_review_dialog)
-        self.statistics.addRequested.connect(self.add_statistic)
-        self.statistics.editRequested.connect(self.edit_statistic)
-        self.statistics.duplicateRequested.connect(self.duplicate_statistic)
-        self.statistics.removeRequested.connect(self.remove_statistic)
+        self.files = FileController(self, session, self.workers)
+        self.launchers = Launchers(self, session, self.files)
+        self.menus = MenuController(self, session, self.files, self.launchers)
+        toolbar = self.addToolBar("Main")
+        toolbar.setObjectName("main-toolbar")
+        self.menus.install(self.menuBar(), toolbar,
+                           [self.tabs.tabText(i).split("  ", 1)[-1]
+                            for i in range(self.tabs.count())])
+        self.cancel_button.clicked.connect(self.files.cancel)
+        self.files.remembered.connect(self.menus.fill_recent)
+        self.files.bundleChosen.connect(self.launchers.review_bundle)
+        self.welcome.openTable.connect(self.files.open_table_dialog)
+        self.welcome.openDemo.connect(self.files.open_demo)
+        self.welcome.openReview.connect(self.launchers.open_review_dialog)
+        self.statistics.addRequested.connect(self.launchers.add_statistic)
+        self.statistics.editRequested.connect(self.launchers.edit_statistic)
+        self.statistics.duplicateRequested.connect(self.launchers.duplicate_statistic)
+        self.statistics.removeRequested.connect(self.launchers.remove_statistic)
         self.statistics.questionRequested.connect(self.show_unit_question)
         self.statistic_pane.edit_button.clicked.connect(
-            lambda: self.edit_statistic(self.session.selected or ""))
+            lambda: self.launchers.edit_statistic(self.session.selected or ""))
         session.changed.connect(self._changed)
-        session.dataAnswered.connect(self._fit_answered)  # a large table's fit, from a worker
+        # a large table's fit, from a worker
+        session.dataAnswered.connect(self.files.fit_answered)
         session.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self._restore_window()
         fit_to_screen(self)  # a size kept from a larger screen or scale
         self._plan_changed()
 
-    # -- actions and menus (menus.py) --------------------------------------------------------
+    # -- what the controllers use of the window (controllers/host.py) ------------------------
 
-    def _action(self, text: str, slot: Callable[[], object], shortcut: Shortcut = None,
-                tip: str = "", icon: QStyle.StandardPixmap | None = None) -> QAction:
-        return make_action(self, text, slot, shortcut, tip, icon)
+    def dialog_parent(self) -> QWidget:
+        return self
 
-    def _build_actions(self) -> None:
-        build_actions(self)
+    def show_status(self, text: str, timeout: int = 0) -> None:
+        self.statusBar().showMessage(text, timeout)
+
+    def clear_status(self) -> None:
+        self.statusBar().clearMessage()
+
+    def show_busy(self, on: bool, message: str = "") -> None:
+        self.progress.setVisible(on)
+        self.cancel_button.setVisible(on)
+        self.progress.setValue(0)
+        if message:
+            self.statusBar().showMessage(message)
+        elif not on:
+            self.statusBar().clearMessage()
+
+    def show_progress(self, fraction: float, message: str) -> None:
+        self.progress.setValue(int(fraction * 1000))
+        self.statusBar().showMessage(message)
+
+    def show_planner(self, data_tab: bool = False) -> None:
+        self.stack.setCurrentIndex(1)
+        if data_tab:
+            self.tabs.setCurrentIndex(self.tabs.indexOf(self.data_pane))
+
+    def error(self, title: str, text: str) -> None:
+        QMessageBox.warning(self, title, text)
 
     def show_tab(self, index: int) -> None:
         self.stack.setCurrentIndex(1)
@@ -148,22 +175,13 @@ class MainWindow(FileOps, DialogLaunchers, QMainWindow):
         if changes.plan or changes.history or changes.table or changes.ledger:
             self._plan_changed()
         if changes.settings or changes.ledger:
-            show_require(self)
+            self.menus.show_require()
 
     def _plan_changed(self) -> None:
         s = self.session
         has_plan = s.plan is not None
         self.stack.setCurrentIndex(1 if has_plan or s.table is not None else 0)
-        self.undo_action.setEnabled(s.can_undo)
-        self.redo_action.setEnabled(s.can_redo)
-        self.undo_action.setText(f"&Undo {s.undo_text}" if s.can_undo else "&Undo")
-        self.redo_action.setText(f"&Redo {s.redo_text}" if s.can_redo else "&Redo")
-        for a in (self.save_action, self.save_as_action, self.add_action, self.release_action,
-                  self.review_plan_action):
-            a.setEnabled(has_plan)
-        waiting = s.unit_unanswered()  # statistics wait for who one person is
-        self.add_action.setEnabled(has_plan and waiting is None)
-        self.add_action.setToolTip(waiting or "Add a statistic")
+        self.menus.plan_changed()
         name = s.path.name if s.path else (s.plan.dataset.name if s.plan else "")
         line = released_line(s.earlier_releases())
         self.released_banner.setText(line or "")
@@ -186,37 +204,14 @@ class MainWindow(FileOps, DialogLaunchers, QMainWindow):
             base64.b64encode(bytes(self.saveState().data())).decode())
         self.session.save_settings()
 
-    def _remember(self, path: Path) -> None:
-        self.session.remember_file(path)
-        self._fill_recent()
-
-    def _fill_recent(self) -> None:
-        fill_recent(self)
-
-    def confirm_discard(self) -> bool:
-        """Ask before losing unsaved changes; True when it is fine to go on."""
-        if not self.session.dirty:
-            return True
-        answer = QMessageBox.question(
-            self, "Unsaved changes", "The plan has changes that are not saved. Save them?",
-            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
-            | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Save)
-        if answer == QMessageBox.StandardButton.Save:
-            return self.save_plan()
-        return answer == QMessageBox.StandardButton.Discard
-
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
-        if not self.confirm_discard():
+        if not self.files.confirm_discard():
             event.ignore()
             return
-        if self.workers.current is not None:
-            self.workers.current.cancel()
+        self.files.cancel()
         self.session.mark_welcome_seen()
         self._save_settings()
         event.accept()
-
-    def error(self, title: str, text: str) -> None:
-        QMessageBox.warning(self, title, text)
 
     # -- drag and drop ----------------------------------------------------------------------
 
@@ -227,6 +222,6 @@ class MainWindow(FileOps, DialogLaunchers, QMainWindow):
 
     def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
         for url in event.mimeData().urls():
-            self.open_path(Path(url.toLocalFile()))
+            self.files.open_path(Path(url.toLocalFile()))
         event.acceptProposedAction()
 

@@ -76,6 +76,9 @@ def _make_input(case: dict[str, Any], world: dict[str, Path], tmp_path: Path,
         path = tmp_path / rest
         if "fifo" in rest:
             os.mkfifo(path)
+        elif rest == "review-link.json":  # a link to a good plan (review: controllers)
+            shutil.copy(world["plan"], tmp_path / "linked-plan.json")
+            path.symlink_to(tmp_path / "linked-plan.json")
         elif rest == "long-line.csv":  # one line past the loader's limit, not a 2 GB file
             with open(path, "wb") as fh:
                 fh.write(b"x,g\n1,")
@@ -139,6 +142,8 @@ def test_bad_input(case: dict[str, Any], world: dict[str, Path], capsys,  # type
     elif case["command"] == "release":  # the plan file released on the good table
         args = ["release", str(path), "--data", str(world["table"]), "--out",
                 str(out_dir / "never.zip")]
+    elif case["command"] == "review":  # a decision written into the plan file
+        args = ["review", str(path), "--approve", "--reviewer", "Ada"]
     elif case["command"] == "release-home":
         args = ["--home", str(path), "release", str(world["plan"]), "--data",
                 str(world["table"]), "--out", str(out_dir / "bundle.zip")]

@@ -652,6 +652,12 @@ for recipe, message in (
 synth("of-on-synthetic", with_synthetic(of="people"),
       f"{SYNTH}.of: is not used by kind synthetic")
 
+# controllers: a review decision on a plan file that is a symbolic link (the test makes the
+# link to a good plan): the reviewer chose no name, so the line says what to review instead
+cases.append({"file": "special/review-link.json", "command": "review", "exit": 2,
+              "message": "is a symbolic link, not a regular file; a decision is written into "
+                         "the plan file itself, never through a link: review "})
+
 (HERE / "cases.json").write_text(json.dumps({"plan": PLAN, "good_table": GOOD,
                                              "synthetic_plan": with_synthetic(),
                                              "cases": cases}, indent=1) + "\n")

@@ -85,15 +85,15 @@ def window(qtbot, tmp_path: Path) -> MainWindow:  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def demo(window: MainWindow) -> MainWindow:
-    window.load_table(demo_table_path(), synchronous=True)
-    assert window.open_plan(demo_plan_path(), confirmed=True)
+    window.files.load_table(demo_table_path(), synchronous=True)
+    assert window.files.open_plan(demo_plan_path(), confirmed=True)
     return window
 
 
 def release_with_wizard(window: MainWindow, qtbot, out: Path):  # type: ignore[no-untyped-def]
     """Release the open plan through the wizard as a person does (confirm the unit, name
     the bundle, spend) and return the wizard on its results page."""
-    wizard = window.release()
+    wizard = window.launchers.release()
     qtbot.addWidget(wizard)
     wizard.checklist.confirm_unit.setChecked(True)
     wizard.next()

@@ -79,8 +79,8 @@ def main() -> None:
     window = build_window(str(folder / "home"))
     window.resize(1280, 820)
     window.show()
-    window.load_table(demo_table_path(), synchronous=True)
-    assert window.open_plan(demo_plan_path(), confirmed=True)
+    window.files.load_table(demo_table_path(), synchronous=True)
+    assert window.files.open_plan(demo_plan_path(), confirmed=True)
     session = window.session
     answer: dict[str, Any] = {"moved": {}}
 
@@ -117,7 +117,7 @@ def main() -> None:
     answer["moved"]["bad numbers"] = typing_moves(app, d, [
         (d.lower, "abc"), (d.upper, ""), (d.upper, "5")])
     before = where(d)
-    d._accept()  # refused (lower "16abc"...): the red message shows
+    d.checks.accept()  # refused (lower "16abc"...): the red message shows
     settle(app)
     answer["refused"] = d.error.text()
     after = where(d)
@@ -156,7 +156,7 @@ def main() -> None:
             if name == "quantile":
                 d.quantile.selectAll()
                 QTest.keyClicks(d.quantile, "1.5")
-                d._accept()
+                d.checks.accept()
             if name == "yes-no":
                 d.yes_values.setPlainText("yes")
                 d.no_values.clear()

@@ -63,7 +63,7 @@ def accept(window, dialog) -> None:  # type: ignore[no-untyped-def]
     """What the main window does when the dialog is accepted."""
     from planner_app.core.planning.editing import add_query
 
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is not None, dialog.error.text()
     new = dialog.result_plan.query(dialog.result_id or "")
     window.session.apply(f"Add {new.title!r}", add_query(window.session.plan, new))
@@ -92,12 +92,12 @@ def flow(window, folder: Path) -> Iterator[tuple[str, QWidget]]:  # type: ignore
     from planner_app.gui.table_link import NEW
 
     window.resize(WIDTH, HEIGHT)
-    window.ask_new_or_attach = lambda _name: NEW  # a newcomer starts a new plan per table
+    window.files.ask_new_or_attach = lambda _name: NEW  # a newcomer starts a new plan per table
     settle()
     yield "01-welcome", window
     # 1. the demo
-    window.load_table(demo_table_path(), synchronous=True)
-    assert window.open_plan(demo_plan_path(), confirmed=True)
+    window.files.load_table(demo_table_path(), synchronous=True)
+    assert window.files.open_plan(demo_plan_path(), confirmed=True)
     window.session.select(window.session.plan.queries[2].id)
     window.tabs.setCurrentIndex(1)
     settle()
@@ -107,7 +107,7 @@ def flow(window, folder: Path) -> Iterator[tuple[str, QWidget]]:  # type: ignore
     yield "03-demo-what-it-means", window
     # 2. a new table: a survey, one row per person
     survey = write_survey(folder / "survey-2700.csv")
-    window.load_table(survey, synchronous=True)
+    window.files.load_table(survey, synchronous=True)
     window.tabs.setCurrentIndex(0)
     window.data_pane.expected_rows.setValue(2700)  # public: the survey's published size
     window.data_pane.expected_rows.editingFinished.emit()
@@ -121,7 +121,7 @@ def flow(window, folder: Path) -> Iterator[tuple[str, QWidget]]:  # type: ignore
     yield "06-new-table-statistic", window
     # 3. a panel: a person is a person_id with at most 3 rows
     panel = write_panel(folder / "panel-545.csv")
-    window.load_table(panel, synchronous=True)
+    window.files.load_table(panel, synchronous=True)
     window.tabs.setCurrentIndex(0)
     pane = window.data_pane
     pane.unit_person.setChecked(True)
@@ -140,9 +140,9 @@ def flow(window, folder: Path) -> Iterator[tuple[str, QWidget]]:  # type: ignore
     settle()
     yield "08-panel-budget", window
     plan_file = folder / "panel-plan.json"
-    assert window._write_plan(plan_file)
+    assert window.files._write_plan(plan_file)
     # 4. the release wizard
-    wizard = window.release()
+    wizard = window.launchers.release()
     wizard.checklist.confirm_unit.setChecked(True)
     settle()
     yield "09-release-checklist", wizard
@@ -158,14 +158,14 @@ def flow(window, folder: Path) -> Iterator[tuple[str, QWidget]]:  # type: ignore
     yield "11-release-results", wizard
     wizard.close()
     # 5. the officer's review of the saved plan
-    review = window.review_plan_file(plan_file)
+    review = window.launchers.review_plan_file(plan_file)
     review.reviewer.setText("Ada Officer")
     review.comment.setText("Bounds from the questionnaire; three waves per person at most")
     settle()
     yield "12-review", review
     review.close()
     # 6. verifying the bundle: "Verifying…" at once, then the verdict
-    viewer = window.review_bundle(out)
+    viewer = window.launchers.review_bundle(out)
     yield "13-bundle-verifying", viewer
     wait_for(lambda: viewer.opened is not None)
     assert viewer.opened.verdict.valid, viewer.opened.verdict.problems

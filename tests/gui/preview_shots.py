@@ -25,8 +25,8 @@ def main() -> None:
     window = build_window(str(Path(sys.argv[1]) / "home"))
     window.resize(1280, 820)
     window.show()
-    window.load_table(demo_table_path(), synchronous=True)
-    window.open_plan(demo_plan_path(), confirmed=True)
+    window.files.load_table(demo_table_path(), synchronous=True)
+    window.files.open_plan(demo_plan_path(), confirmed=True)
     window.tabs.setCurrentWidget(window.statistic_pane)
     pane = window.statistic_pane
     clipped: dict[str, list[str]] = {}

@@ -34,8 +34,8 @@ def main(home: str) -> None:
     app = QApplication([])
     window = build_window(home)
     report("main window (empty)", window)
-    window.load_table(demo_table_path(), synchronous=True)
-    window.open_plan(demo_plan_path(), confirmed=True)
+    window.files.load_table(demo_table_path(), synchronous=True)
+    window.files.open_plan(demo_plan_path(), confirmed=True)
     report("main window", window)
     for i in range(window.tabs.count()):
         window.tabs.setCurrentIndex(i)
@@ -44,7 +44,7 @@ def main(home: str) -> None:
     report("add statistic", QueryDialog(session, None, window))
     report("edit statistic", QueryDialog(session, session.plan.query("income_median"), window))
     report("release wizard", ReleaseWizard(session, window))
-    report("keys", window.open_keys_dialog())
+    report("keys", window.launchers.open_keys_dialog())
     report("plan review", ReviewDialog(session.plan, Path(demo_plan_path()), session.home,
                                        window))
     app.quit()

@@ -18,8 +18,8 @@ def open_synthetic_plan(window: MainWindow, tmp_path: Path,
     """Open the demo table, then ``doc`` (the CLI tests' synthetic plan by default)."""
     path = tmp_path / "plan.json"
     path.write_text(json.dumps(PLAN if doc is None else doc))
-    window.load_table(demo_table_path(), synchronous=True)
-    assert window.open_plan(path, confirmed=True)
+    window.files.load_table(demo_table_path(), synchronous=True)
+    assert window.files.open_plan(path, confirmed=True)
 
 
 def synthetic_editor(window: MainWindow, qtbot: Any, shown: bool = True) -> QueryDialog:

@@ -43,8 +43,8 @@ def main() -> None:
     window = build_window(str(folder / "home"))
     window.resize(1280, 820)
     window.show()
-    window.load_table(demo_table_path(), synchronous=True)
-    window.open_plan(plan, confirmed=True)
+    window.files.load_table(demo_table_path(), synchronous=True)
+    window.files.open_plan(plan, confirmed=True)
     window.tabs.setCurrentWidget(window.statistic_pane)
     window.session.select("survey_synth")
     settle(app)
@@ -73,8 +73,8 @@ def main() -> None:
 
     bundle = folder / "synth.zip"
     publish(window.session.plan, window.session.table, bundle, app_home(folder / "home2"))
-    window.open_path(bundle)
-    viewer = window.bundle_dialog
+    window.files.open_path(bundle)
+    viewer = window.launchers.bundle_dialog
     while viewer.opened is None:  # the viewer checks the bundle on a worker: sleep, do not
         app.processEvents()      # spin (a spinning loop holds the GIL the worker needs)
         time.sleep(0.01)

@@ -61,7 +61,7 @@ def test_keyboard_focus_reaches_every_pane(demo, qtbot) -> None:  # type: ignore
                      if isinstance(w, CONTROLS) and ours(w) and w.isEnabled()
                      and w.focusPolicy() & Qt.FocusPolicy.TabFocus]
         assert focusable, f"no keyboard-focusable control in {demo.tabs.tabText(i)}"
-    shortcuts = {a.shortcut().toString() for a in demo.findChildren(type(demo.undo_action))}
+    shortcuts = {a.shortcut().toString() for a in demo.findChildren(type(demo.menus.undo_action))}
     assert {"Ctrl+1", "Ctrl+2", "Ctrl+3", "Ctrl+4", "Ctrl+Z", "Ctrl+S", "Ctrl+O"} <= shortcuts
 
 

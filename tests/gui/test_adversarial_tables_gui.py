@@ -18,7 +18,7 @@ def test_a_hostile_table_gets_its_own_message(window, dialogs, qtbot, tmp_path: 
                                               name: str, data: bytes, message: str) -> None:
     path = tmp_path / name
     path.write_bytes(data)
-    window.load_table(path)  # the worker, as a person opening the file
+    window.files.load_table(path)  # the worker, as a person opening the file
     qtbot.waitUntil(lambda: bool(dialogs.shown), timeout=30_000)
     kind, title, text = dialogs.shown[-1]
     assert message in text, text

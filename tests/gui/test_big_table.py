@@ -37,7 +37,7 @@ def rss_mb() -> float:
 
 
 def open_and_wait(window, qtbot, path: Path) -> None:  # type: ignore[no-untyped-def]
-    window.load_table(path, ask=False)
+    window.files.load_table(path, ask=False)
     qtbot.waitUntil(lambda: window.session.table_path == path, timeout=120_000)
 
 
@@ -91,7 +91,7 @@ def test_cancel_while_the_engine_reads_keeps_the_open_table(window, qtbot, big_c
     small.write_text("age\n30\n40\n")
     open_and_wait(window, qtbot, small)
     kept = window.session.table
-    window.load_table(big_csv, ask=False)
+    window.files.load_table(big_csv, ask=False)
     qtbot.waitUntil(lambda: window.progress.isVisible(), timeout=10_000)
     qtbot.wait(300)  # the engine's pass over the 5M rows is under way
     window.cancel_button.click()

@@ -29,8 +29,8 @@ def test_verification_runs_in_the_worker_not_on_the_gui_thread(  # type: ignore[
         return open_bundle(path, *trusted)
 
     monkeypatch.setattr("planner_app.gui.dialogs.review_bundle.open_bundle", slow_open)
-    window.open_path(bundle)
-    viewer = window.bundle_dialog
+    window.files.open_path(bundle)
+    viewer = window.launchers.bundle_dialog
     qtbot.addWidget(viewer)
     assert not release.is_set()
     assert "Verifying" in viewer.verdict.text()  # shown while the worker still runs
@@ -48,11 +48,11 @@ def test_a_file_that_is_not_a_bundle_says_so_in_a_dialog(  # type: ignore[no-unt
         window, qtbot, dialogs, tmp_path: Path) -> None:
     broken = tmp_path / "x.zip"
     broken.write_text("not a zip")
-    window.open_path(broken)
+    window.files.open_path(broken)
     qtbot.waitUntil(lambda: bool(dialogs.shown), timeout=30_000)
     kind, title, text = dialogs.shown[-1]
     assert (kind, title) == ("warning", "Not a release bundle") and "x.zip" in text
-    assert not window.bundle_dialog.isVisible()
+    assert not window.launchers.bundle_dialog.isVisible()
 
 
 def test_results_read_as_the_report_shows_them(window, qtbot, bundle: Path) -> None:  # type: ignore[no-untyped-def]
@@ -64,8 +64,8 @@ def test_results_read_as_the_report_shows_them(window, qtbot, bundle: Path) -> N
 
     from planner_app.core.release.report import format_interval, format_value
 
-    window.open_path(bundle)
-    viewer = window.bundle_dialog
+    window.files.open_path(bundle)
+    viewer = window.launchers.bundle_dialog
     qtbot.addWidget(viewer)
     qtbot.waitUntil(lambda: viewer.opened is not None, timeout=30_000)
     with zipfile.ZipFile(bundle) as z:

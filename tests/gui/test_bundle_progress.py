@@ -40,8 +40,8 @@ def test_the_viewer_shows_a_progress_bar_and_the_running_check(  # type: ignore[
     # every step delivered (the worker keeps at most one a 50 ms; a fast machine would see
     # only the first and the last)
     monkeypatch.setattr(Worker, "THROTTLE_S", 0.0)
-    window.open_path(bundle)
-    viewer = window.bundle_dialog
+    window.files.open_path(bundle)
+    viewer = window.launchers.bundle_dialog
     qtbot.addWidget(viewer)
     seen: list[tuple[float, str, bool, bool, int]] = []
     worker = viewer.workers.current

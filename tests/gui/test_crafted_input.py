@@ -35,11 +35,11 @@ def test_a_crafted_bundle_gets_a_verdict_or_a_dialog(window, qtbot, dialogs, goo
     seen = _no_unhandled_exception(monkeypatch)
     path = tmp_path / f"{recipe}.zip"
     path.write_bytes(CRAFTS[recipe](good_bundle))
-    window.open_path(path)
-    qtbot.waitUntil(lambda: window.bundle_dialog.opened is not None or bool(dialogs.shown),
-                    timeout=30_000)  # verified in the worker
+    window.files.open_path(path)
+    qtbot.waitUntil(lambda: window.launchers.bundle_dialog.opened is not None
+                    or bool(dialogs.shown), timeout=30_000)  # verified in the worker
     assert not seen
-    shown = getattr(window, "bundle_dialog", None)
+    shown = window.launchers.bundle_dialog
     assert (shown is not None and "NOT valid" in shown.verdict.text()) or dialogs.shown
 
 
@@ -56,11 +56,11 @@ def test_a_record_whose_fields_are_all_wrong_still_opens(window, qtbot, dialogs,
     files["audit.jsonl"] = b'[1, 2]\n"text"\n'
     path = tmp_path / "<b>wrong.zip"
     path.write_bytes(rezip(reseal_safe(files)))
-    window.open_path(path)
-    qtbot.waitUntil(lambda: window.bundle_dialog.opened is not None, timeout=30_000)
+    window.files.open_path(path)
+    qtbot.waitUntil(lambda: window.launchers.bundle_dialog.opened is not None, timeout=30_000)
     assert not seen
-    assert "NOT valid" in window.bundle_dialog.verdict.text()
-    assert "<b>wrong" not in window.bundle_dialog.verdict.text()  # escaped, not markup
+    assert "NOT valid" in window.launchers.bundle_dialog.verdict.text()
+    assert "<b>wrong" not in window.launchers.bundle_dialog.verdict.text()  # escaped, not markup
 
 
 def reseal_safe(files: dict[str, bytes]) -> dict[str, bytes]:
@@ -77,6 +77,6 @@ def test_a_plan_with_a_401_digit_row_count_gets_a_dialog(window, dialogs, tmp_pa
     doc["dataset"]["expected_rows"] = 7777
     path = tmp_path / "huge.json"
     path.write_text(json.dumps(doc).replace("7777", "1" + "0" * 400))
-    window.open_path(path)
+    window.files.open_path(path)
     assert not seen
     assert dialogs.shown and "expected_rows" in dialogs.shown[-1][2]

@@ -53,7 +53,7 @@ def test_an_allowed_level_reaches_the_plan_exactly(demo, qtbot) -> None:  # type
     qtbot.keyClicks(dialog.quantile, "0.95")
     dialog.epsilon.selectAll()
     qtbot.keyClicks(dialog.epsilon, "0.00005")  # below a 4-decimal spin box's smallest step
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is not None, dialog.error.text()
     q = dialog.result_plan.query("income_median")
     assert (q.params.quantile, q.epsilon) == (0.95, 0.00005)
@@ -65,6 +65,6 @@ def test_an_unedited_epsilon_is_kept_to_the_last_digit(demo, qtbot) -> None:  # 
     session.set_epsilon("hours_mean", 0.123457)
     dialog = QueryDialog(session, session.plan.query("hours_mean"))
     qtbot.addWidget(dialog)
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is not None, dialog.error.text()
     assert dialog.result_plan.query("hours_mean").epsilon == 0.123457

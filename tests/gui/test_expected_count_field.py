@@ -83,7 +83,7 @@ def test_a_wrong_count_is_refused_with_the_forms_red_line(demo, qtbot, typed: st
     dialog = _dialog(demo, qtbot, "hours_mean")
     dialog.expected_count.setFocus()
     qtbot.keyClicks(dialog.expected_count, typed)
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is None and dialog.isVisible()
     message = dialog.error.text()
     assert message.startswith(f"{EXPECTED_COUNT_LABEL}: ") and words in message, message
@@ -100,6 +100,6 @@ def test_ok_keeps_a_stated_count(demo, qtbot) -> None:  # type: ignore[no-untype
                           "hours_mean")
     dialog = _dialog(demo, qtbot, "hours_mean")
     assert dialog.expected_count.text() == "1234"
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is not None, dialog.error.text()
     assert dialog.result_plan.query("hours_mean").expected_count == 1234

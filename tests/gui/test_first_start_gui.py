@@ -28,7 +28,7 @@ def test_gui_plan_and_data_open_that_plan_on_that_table(window: MainWindow, tmp_
     table = tmp_path / "tables" / "survey-2026.csv"  # not the plan's own table
     table.parent.mkdir()
     shutil.copy(DEMO_TABLE, table)
-    window.open_start_files(plan, table, synchronous=True)
+    window.files.open_start_files(plan, table, synchronous=True)
     session = window.session
     assert session.path == plan
     assert session.table_path == table
@@ -38,7 +38,7 @@ def test_gui_plan_and_data_open_that_plan_on_that_table(window: MainWindow, tmp_
 
 
 def test_gui_plan_alone_opens_the_plans_own_table(window: MainWindow, qtbot) -> None:  # type: ignore[no-untyped-def]
-    window.open_start_files(DEMO_PLAN, None)
+    window.files.open_start_files(DEMO_PLAN, None)
     qtbot.waitUntil(lambda: window.session.table is not None, timeout=30_000)
     assert window.session.path == DEMO_PLAN
     assert window.session.table_path == DEMO_TABLE.resolve()
@@ -52,13 +52,13 @@ def test_the_demo_opens_unmodified_and_never_as_a_starter_plan(window: MainWindo
     window.session.changed.connect(
         lambda _c: names.append(window.session.plan.dataset.name if window.session.plan
                                 else ""))
-    window.open_demo()
+    window.files.open_demo()
     qtbot.waitUntil(lambda: window.session.path is not None, timeout=30_000)
     assert not window.session.dirty and not window.isWindowModified()
     # no unsaved starter plan named after the table ("survey*") on the way
     assert not any(t.startswith("survey[*]") for t in titles), titles
     assert "survey" not in names
-    window.open_demo(synchronous=True)  # nothing to save: no question
+    window.files.open_demo(synchronous=True)  # nothing to save: no question
     assert [d for d in dialogs.shown if d[0] == "question"] == []
 
 
@@ -97,12 +97,12 @@ def test_file_dialogs_start_in_the_last_folder_used(qtbot, tmp_path: Path,
     window.show()
     seen: list[str] = []
     _answer_file_dialog(table, seen)
-    window.open_table_dialog()
+    window.files.open_table_dialog()
     qtbot.waitUntil(lambda: window.session.table is not None, timeout=30_000)
     assert seen == [str(tmp_path / "me")]  # the first time: the person's home folder
 
     _answer_file_dialog(None, seen)  # the next dialog, another kind: where the table was
-    window.open_plan_dialog()
+    window.files.open_plan_dialog()
     assert seen[-1] == str(data)
     window.session.load_plan(window.session.plan)  # nothing to save
     window.close()
@@ -111,7 +111,7 @@ def test_file_dialogs_start_in_the_last_folder_used(qtbot, tmp_path: Path,
     qtbot.addWidget(again)
     again.show()
     _answer_file_dialog(None, seen)
-    again.open_review_dialog()
+    again.launchers.open_review_dialog()
     assert seen[-1] == str(data)
     assert str(checkout) not in seen
 

@@ -93,7 +93,7 @@ def test_the_main_window_on_the_demo_speaks_plainly(  # type: ignore[no-untyped-
     from .test_review_parameters import every_kind_plan
 
     # the demo plan with a synthetic table: every kind's pane, each statistic selected
-    assert demo.open_plan(every_kind_plan(tmp_path), confirmed=True)
+    assert demo.files.open_plan(every_kind_plan(tmp_path), confirmed=True)
     found = []
     for tab in range(demo.tabs.count()):  # each pane in view in turn
         demo.tabs.setCurrentIndex(tab)
@@ -118,8 +118,8 @@ def test_the_wizard_and_the_viewer_speak_plainly(demo, qtbot, released) -> None:
     for page_id in wizard.pageIds():
         found += _found(wizard.page(page_id))
     wizard.close()
-    demo.open_path(bundle)
-    viewer = demo.bundle_dialog
+    demo.files.open_path(bundle)
+    viewer = demo.launchers.bundle_dialog
     qtbot.addWidget(viewer)
     qtbot.waitUntil(lambda: viewer.opened is not None, timeout=60_000)
     for i in range(viewer.tabs.count()):
@@ -141,8 +141,8 @@ def test_the_viewer_of_a_synthetic_bundle_speaks_plainly(  # type: ignore[no-unt
     bundle = tmp_path / "synthetic.zip"
     publish(load_plan(every_kind_plan(tmp_path)), load_table(demo_table_path()), bundle,
             app_home(tmp_path / "home"))
-    window.open_path(bundle)
-    viewer = window.bundle_dialog
+    window.files.open_path(bundle)
+    viewer = window.launchers.bundle_dialog
     qtbot.addWidget(viewer)
     qtbot.waitUntil(lambda: viewer.opened is not None, timeout=120_000)
     assert "Verified" in viewer.verdict.text()

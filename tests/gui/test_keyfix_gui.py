@@ -21,7 +21,7 @@ from tests.conftest import DEMO_TABLE
 def _review_window(window, qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
     path = tmp_path / "plan.json"
     shutil.copy(demo_plan_path(), path)
-    dialog = window.review_plan_file(path)
+    dialog = window.launchers.review_plan_file(path)
     qtbot.addWidget(dialog)
     return dialog, path
 
@@ -70,7 +70,7 @@ def test_a_key_that_cannot_be_used_names_no_option_in_the_app(  # type: ignore[n
 
 
 def test_the_sign_menu_without_keys_points_to_the_keys_dialog(window) -> None:  # type: ignore[no-untyped-def]
-    texts = [a.text() for a in window.sign_menu.actions()]
+    texts = [a.text() for a in window.menus.sign_menu.actions()]
     assert any("File → Keys…" in t for t in texts) and not any("keys new" in t for t in texts)
 
 
@@ -79,8 +79,8 @@ def test_an_approval_refusal_tells_the_owner_to_send_the_plan(  # type: ignore[n
     window.session.set_require_approval(True)
     path = tmp_path / "plan.json"
     path.write_text(plan_to_json(load_plan(demo_plan_path())))
-    window.load_table(DEMO_TABLE, synchronous=True)
-    assert window.open_plan(path, confirmed=True)
+    window.files.load_table(DEMO_TABLE, synchronous=True)
+    assert window.files.open_plan(path, confirmed=True)
     rule = window.session.release_rules(unit_confirmed=True).get("approval")
     assert rule.failed and "privacy officer" in rule.action and "Send this exact plan" in \
         rule.action
@@ -124,7 +124,7 @@ def test_the_wizard_completes_a_release_whose_key_was_lost_unsigned(  # type: ig
     for suffix in (".key", ".pub"):
         (store.keys_dir / f"lost{suffix}").unlink()
     session.refresh_lifetime()
-    wizard = demo.release()
+    wizard = demo.launchers.release()
     qtbot.addWidget(wizard)
     dialogs.answer = QMessageBox.StandardButton.Cancel
     wizard.checklist.resume_button.click()  # cancelled: nothing happens

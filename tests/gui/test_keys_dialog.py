@@ -32,7 +32,7 @@ def _files(home: Path) -> dict[str, str]:
 
 def test_the_keys_dialog_makes_exports_trusts_and_removes(window, qtbot, tmp_path: Path,  # type: ignore[no-untyped-def]
                                                           dialogs) -> None:
-    dialog = window.open_keys_dialog()
+    dialog = window.launchers.open_keys_dialog()
     qtbot.addWidget(dialog)
     assert dialog.keys.rowCount() == 0 and not dialog.export_button.isEnabled()
     assert dialog.create_key("owner", "pass phrase")
@@ -66,7 +66,7 @@ def test_the_keys_dialog_makes_exports_trusts_and_removes(window, qtbot, tmp_pat
 def _review_window(window, qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
     path = tmp_path / "plan.json"
     shutil.copy(demo_plan_path(), path)
-    dialog = window.review_plan_file(path)
+    dialog = window.launchers.review_plan_file(path)
     qtbot.addWidget(dialog)
     return dialog, path
 
@@ -129,14 +129,14 @@ def test_the_wizard_and_the_cli_accept_the_same_approvals(window, qtbot, tmp_pat
                           key=officer.secret("ada") if signed else None)
         path = tmp_path / f"plan-{signed}.json"
         path.write_text(plan_to_json(approved))
-        window.load_table(DEMO_TABLE, synchronous=True)
-        assert window.open_plan(path, confirmed=True)
+        window.files.load_table(DEMO_TABLE, synchronous=True)
+        assert window.files.open_plan(path, confirmed=True)
         rules = window.session.release_rules(unit_confirmed=True)
         approval = rules.get("approval")
         assert approval is not None and approval.failed is refused, approval
         if refused:
             assert "is not signed" in approval.message
-        wizard = window.release()
+        wizard = window.launchers.release()
         qtbot.addWidget(wizard)
         wizard.checklist.confirm_unit.setChecked(True)
         assert wizard.checklist.isComplete() is (not refused)
@@ -169,12 +169,12 @@ def test_a_key_trusted_on_the_command_line_counts_at_the_next_release(  # type: 
     window.session.set_require_approval(True)
     path = tmp_path / "plan.json"
     path.write_text(plan_to_json(review(load_plan(demo_plan_path()), "Ada", "approved")))
-    window.load_table(DEMO_TABLE, synchronous=True)
-    assert window.open_plan(path, confirmed=True)
+    window.files.load_table(DEMO_TABLE, synchronous=True)
+    assert window.files.open_plan(path, confirmed=True)
     before = window.session.release_rules(unit_confirmed=True).get("approval")
     assert not before.failed and "anyone could have written it" in before.message
     KeyStore(window.session.home).trust(officer.export("ada", tmp_path / "ada.pub"))
-    wizard = window.release()
+    wizard = window.launchers.release()
     qtbot.addWidget(wizard)
     wizard.checklist.confirm_unit.setChecked(True)
     assert not wizard.checklist.isComplete()

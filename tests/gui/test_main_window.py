@@ -22,10 +22,10 @@ from tests.gui.test_panes import fill
 
 def test_welcome_first_then_the_planner(window) -> None:  # type: ignore[no-untyped-def]
     assert window.stack.currentWidget() is window.welcome
-    assert not window.save_action.isEnabled()
+    assert not window.menus.save_action.isEnabled()
     menus = [a.text().replace("&", "") for a in window.menuBar().actions()]
     assert menus == ["File", "Edit", "Release", "View", "Help"]
-    assert window.undo_action.shortcut().toString() == "Ctrl+Z"
+    assert window.menus.undo_action.shortcut().toString() == "Ctrl+Z"
 
 
 def test_open_save_and_reopen_a_plan(demo, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -35,19 +35,19 @@ def test_open_save_and_reopen_a_plan(demo, tmp_path: Path, monkeypatch) -> None:
     out = tmp_path / "saved.json"
     monkeypatch.setattr("planner_app.gui.file_dialogs.QFileDialog.getSaveFileName",
                         lambda *a, **k: (str(out), ""))
-    assert demo.save_plan_as()
+    assert demo.files.save_plan_as()
     assert not session.dirty
     again = load_plan(out)
     assert again == session.plan and again.query("responses").epsilon == 0.25
     settings = load_settings(session.home.settings_path)
     assert str(out.resolve()) in settings.recent_files
-    assert any(a.text() == "saved.json" for a in demo.recent_menu.actions())
+    assert any(a.text() == "saved.json" for a in demo.menus.recent_menu.actions())
 
 
 def test_an_invalid_plan_says_what_is_wrong(window, dialogs, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     bad = write_json(tmp_path / "bad.json", plan_dict(queries=[
         {"id": "s", "kind": "sum", "column": "x", "lower": 9, "upper": 1, "epsilon": 1}]))
-    assert not window.open_plan(bad)
+    assert not window.files.open_plan(bad)
     kind, title, text = dialogs.shown[-1]
     assert kind == "warning" and "cannot be opened" in title
     assert "bad.json: queries[s].lower: lower (9) must be below upper (1)" in text
@@ -82,12 +82,12 @@ def test_a_bundle_opened_for_review_is_verified(window, qtbot, dialogs, tmp_path
     out = tmp_path / "b.zip"
     publish(load_plan(demo_plan_path()), load_table(demo_table_path()), out,
             app_home(tmp_path / "h"))
-    window.open_path(out)
-    qtbot.waitUntil(lambda: window.bundle_dialog.opened is not None, timeout=30_000)
-    assert "Verified" in window.bundle_dialog.verdict.text()
+    window.files.open_path(out)
+    qtbot.waitUntil(lambda: window.launchers.bundle_dialog.opened is not None, timeout=30_000)
+    assert "Verified" in window.launchers.bundle_dialog.verdict.text()
     broken = tmp_path / "x.zip"
     broken.write_text("not a zip")
-    window.open_path(broken)
+    window.files.open_path(broken)
     qtbot.waitUntil(lambda: bool(dialogs.shown), timeout=30_000)
     assert dialogs.shown[-1][:2] == ("warning", "Not a release bundle")
 
@@ -99,7 +99,7 @@ def test_a_newcomer_plans_three_statistics(window, qtbot, tmp_path: Path, monkey
     window.grab().save(str(SHOTS / "00-welcome.png"))
     from planner_app.core.support.resources import demo_table_path
 
-    window.load_table(demo_table_path(), synchronous=True)
+    window.files.load_table(demo_table_path(), synchronous=True)
     window.session.new_plan("my-survey")
     window.show_tab(0)
     window.data_pane.expected_rows.setValue(4000)  # from the survey's published report
@@ -123,7 +123,7 @@ def test_a_newcomer_plans_three_statistics(window, qtbot, tmp_path: Path, monkey
     for i, fields in enumerate(additions):
         dialog = QueryDialog(window.session, None, window)
         fill(dialog, **fields)
-        dialog._accept()
+        dialog.checks.accept()
         assert dialog.result_plan is not None, dialog.error.text()
         new = dialog.result_plan.query(dialog.result_id)
         window.session.apply(f"Add {new.title!r}", add_query(window.session.plan, new))
@@ -145,7 +145,7 @@ def test_a_newcomer_plans_three_statistics(window, qtbot, tmp_path: Path, monkey
     out = tmp_path / "my-survey.json"
     monkeypatch.setattr("planner_app.gui.file_dialogs.QFileDialog.getSaveFileName",
                         lambda *a, **k: (str(out), ""))
-    assert window.save_plan()
+    assert window.files.save_plan()
     saved = load_plan(out)
     assert len(saved.queries) == 3
     assert saved.query(saved.queries[2].id).justification == {

@@ -31,7 +31,7 @@ def data_calls(qtbot: Any, tmp_path: Path, monkeypatch: Any, n: int) -> int:
     qtbot.addWidget(window)
     window.resize(1200, 800)
     window.show()
-    window.load_table(table, synchronous=True)
+    window.files.load_table(table, synchronous=True)
     calls = [0]
     original = StatisticsModel.data
 
@@ -40,7 +40,7 @@ def data_calls(qtbot: Any, tmp_path: Path, monkeypatch: Any, n: int) -> int:
         return original(self, *args)
 
     monkeypatch.setattr(StatisticsModel, "data", counted)
-    window.open_plan(plan_file(tmp_path, n), confirmed=True)
+    window.files.open_plan(plan_file(tmp_path, n), confirmed=True)
     qtbot.wait(50)
     window.grab()
     monkeypatch.setattr(StatisticsModel, "data", original)

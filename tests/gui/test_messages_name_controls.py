@@ -35,7 +35,7 @@ def test_the_editors_red_message_names_the_field(demo, qtbot) -> None:  # type: 
     dialog = QueryDialog(demo.session, demo.session.plan.query("hours_mean"))
     qtbot.addWidget(dialog)
     dialog.column.setCurrentText("hours_worked")  # not a column of the table
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is None
     _no_path(dialog.error.text())
     assert dialog.error.text().startswith("Column: no column 'hours_worked'")
@@ -48,8 +48,8 @@ def test_the_release_checklist_names_the_statistic_and_field(window, tmp_path: P
     doc["queries"][2]["column"] = "hours_worked"  # hours_mean: not a column of the table
     path = tmp_path / "plan.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
-    window.load_table(demo_table_path(), synchronous=True)
-    assert window.open_plan(path, confirmed=True)
+    window.files.load_table(demo_table_path(), synchronous=True)
+    assert window.files.open_plan(path, confirmed=True)
     lines = [text for ok, text in checklist(window.session) if not ok]
     fit = next(t for t in lines if "does not fit" in t)
     _no_path(fit)

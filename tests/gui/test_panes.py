@@ -157,12 +157,12 @@ def test_query_form_validates_through_the_core(demo, qtbot) -> None:  # type: ig
     dialog = QueryDialog(demo.session)
     qtbot.addWidget(dialog)
     fill(dialog, label="Mean age", kind="mean", column="age", lower=80, upper=20)
-    dialog._accept()
+    dialog.checks.accept()
     assert "must be below upper" in dialog.error.text()
     assert dialog.result_plan is None
     fill(dialog, label="Mean age", kind="mean", column="age", lower=16, upper=110,
          reason="Respondents are 16 or older")
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is not None
     q = dialog.result_plan.query(dialog.result_id)
     assert (q.kind, q.column, q.params.lower, q.params.upper) == ("mean", "age", 16, 110)
@@ -187,7 +187,7 @@ def test_background_loading_with_progress_and_cancel(window, qtbot, tmp_path: Pa
     path.write_text("id,v\n" + "".join(f"{i},{i % 9}\n" for i in range(400_000)))
     seen = []
     window.progress.valueChanged.connect(seen.append)
-    window.load_table(path)
+    window.files.load_table(path)
     assert window.cancel_button.isVisible()
     qtbot.waitUntil(lambda: window.session.table is not None, timeout=30_000)
     assert window.session.table.n_rows == 400_000
@@ -195,8 +195,8 @@ def test_background_loading_with_progress_and_cancel(window, qtbot, tmp_path: Pa
     assert seen, "no progress was shown"
     # cancel
     window.session.close_table()
-    window.load_table(path)
-    window._cancel()
+    window.files.load_table(path)
+    window.files.cancel()
     qtbot.waitUntil(lambda: not window.cancel_button.isVisible(), timeout=30_000)
     assert window.session.table is None
     assert "cancelled" in window.statusBar().currentMessage()
@@ -231,7 +231,7 @@ def test_editing_keeps_every_recorded_reason(demo, qtbot) -> None:  # type: igno
     session.apply("add an ε reason", replace_query(session.plan, with_eps))
     dialog = QueryDialog(session, with_eps)
     qtbot.addWidget(dialog)
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is not None, dialog.error.text()
     again = dialog.result_plan.query("satisfaction_by_region")
     assert again == with_eps

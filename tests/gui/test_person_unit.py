@@ -15,7 +15,7 @@ from tests.panel import write_panel
 
 
 def _checklist(window: MainWindow, qtbot) -> tuple[str, object]:  # type: ignore[no-untyped-def]
-    wizard = window.release()
+    wizard = window.launchers.release()
     assert wizard is not None
     qtbot.addWidget(wizard)
     text = wizard.checklist.items.text()
@@ -24,7 +24,7 @@ def _checklist(window: MainWindow, qtbot) -> tuple[str, object]:  # type: ignore
 
 def test_the_panel_asks_who_one_person_is(window: MainWindow, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     path = write_panel(tmp_path / "panel.csv")
-    window.load_table(path, synchronous=True)
+    window.files.load_table(path, synchronous=True)
     pane = window.data_pane
     assert window.tabs.currentWidget() is pane  # the question comes first
     assert window.session.plan.privacy_unit.kind == "row"
@@ -58,7 +58,7 @@ def test_the_panel_asks_who_one_person_is(window: MainWindow, qtbot, tmp_path: P
 def test_rows_are_people_needs_a_reason_and_is_saved(window: MainWindow, qtbot, dialogs,  # type: ignore[no-untyped-def]
                                                      tmp_path: Path) -> None:
     path = write_panel(tmp_path / "panel.csv")
-    window.load_table(path, synchronous=True)
+    window.files.load_table(path, synchronous=True)
     pane = window.data_pane
     assert pane.rows_reason.isVisible()
     qtbot.mouseClick(pane.record_reason, Qt.MouseButton.LeftButton)  # no reason yet

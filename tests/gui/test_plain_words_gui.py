@@ -103,7 +103,7 @@ def test_every_technical_term_on_screen_has_a_plain_tooltip(demo, qtbot, tmp_pat
     qtbot.addWidget(review)
     review.show()
     missing += _untipped(review)
-    wizard = demo.release()
+    wizard = demo.launchers.release()
     qtbot.addWidget(wizard)
     wizard.show()
     missing += _untipped(wizard)  # the checklist
@@ -195,7 +195,7 @@ def test_a_count_counts_all_rows_unless_a_column_is_asked_for(demo, qtbot, tmp_p
         f"Count of rows where income is present{NOT_PEOPLE}."
     dialog.grab().save(str(SHOTS / "82-words-count-present.png"))
     dialog.count_present.setChecked(False)
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is not None
     session.apply("add", dialog.result_plan)
     q = session.plan.query(dialog.result_id)
@@ -261,7 +261,7 @@ def test_a_reason_for_epsilon_reaches_review_and_report(demo, qtbot, tmp_path) -
     qtbot.wait(20)
     demo.grab().save(str(SHOTS / "83-words-reason-for-epsilon.png"))
     path = tmp_path / "plan.json"
-    assert demo._write_plan(path)
+    assert demo.files._write_plan(path)
     saved = load_plan(path)
     assert saved.justification == reason
     review = ReviewDialog(saved, path, session.home)
@@ -296,8 +296,8 @@ shots, scale = Path(sys.argv[1]), sys.argv[2]
 w = build_window(sys.argv[3])
 w.resize(1280, 820)
 w.show()
-w.load_table(demo_table_path(), synchronous=True)
-w.open_plan(demo_plan_path(), confirmed=True)
+w.files.load_table(demo_table_path(), synchronous=True)
+w.files.open_plan(demo_plan_path(), confirmed=True)
 out = {}
 def settle():
     for _ in range(5):

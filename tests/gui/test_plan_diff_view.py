@@ -42,7 +42,7 @@ def test_compare_shows_the_cores_diff(window, qtbot, tmp_path: Path,  # type: ig
 
     new_file = changed_demo(tmp_path / "plan-v2.json")
     window.session.set_confidence(0.9)
-    review = window.review_plan_file(new_file)
+    review = window.launchers.review_plan_file(new_file)
     qtbot.addWidget(review)
     monkeypatch.setattr(QFileDialog, "getOpenFileName",
                         staticmethod(lambda *a, **k: (str(DEMO_PLAN), "")))
@@ -67,7 +67,7 @@ def test_compare_shows_the_cores_diff(window, qtbot, tmp_path: Path,  # type: ig
 def test_a_file_that_is_no_plan_gets_a_message(window, qtbot, dialogs,  # type: ignore[no-untyped-def]
                                                tmp_path: Path) -> None:
     new_file = changed_demo(tmp_path / "plan-v2.json")
-    review = window.review_plan_file(new_file)
+    review = window.launchers.review_plan_file(new_file)
     qtbot.addWidget(review)
     bad = tmp_path / "notes.json"
     bad.write_text("{", encoding="utf-8")
@@ -89,7 +89,7 @@ shots, scale, home = Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3])
 app = QApplication.instance() or QApplication([])
 w = build_window(str(home))
 new_file = changed_demo(home.parent / "plan-v2.json")
-review = w.review_plan_file(new_file)
+review = w.launchers.review_plan_file(new_file)
 review.resize(1280, 820)
 review.show()
 view = review.show_diff_with(DEMO_PLAN)

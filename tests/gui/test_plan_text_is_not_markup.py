@@ -25,7 +25,7 @@ def test_review_window_and_statistic_pane_show_plan_text_as_text(window, qtbot, 
                    queries=(replace(q, label=TITLE), *plan.queries[1:]))
     path = tmp_path / "plan.json"
     save_plan(plan, path)
-    dialog = window.review_plan_file(path)
+    dialog = window.launchers.review_plan_file(path)
     qtbot.addWidget(dialog)
 
     def shown(label: QLabel) -> str:  # what a person reads in a rich-text label
@@ -36,6 +36,6 @@ def test_review_window_and_statistic_pane_show_plan_text_as_text(window, qtbot, 
     texts = [shown(label) for label in dialog.findChildren(QLabel)]
     assert any(REASON in t for t in texts), texts
 
-    assert window.open_plan(path, confirmed=True)
+    assert window.files.open_plan(path, confirmed=True)
     window.session.select(q.id)
     assert TITLE in shown(window.statistic_pane.title)

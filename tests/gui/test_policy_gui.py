@@ -50,24 +50,24 @@ def test_the_policy_locks_the_approval_tick(qtbot, tmp_path: Path, dialogs) -> N
     window = build_window(str(home))
     qtbot.addWidget(window)
     window.show()
-    action = window.require_action
+    action = window.menus.require_action
     assert action.isChecked() and not action.isEnabled()
     assert "Statistics office 2026" in action.toolTip()
     action.trigger()  # even if a trigger got through, the policy decides
     assert action.isChecked() and window.session.approval_required
     assert window.session.settings.require_approval is False  # the owner's own setting
-    window.load_table(demo_table_path(), synchronous=True)
-    assert window.open_plan(demo_plan_path(), confirmed=True)
+    window.files.load_table(demo_table_path(), synchronous=True)
+    assert window.files.open_plan(demo_plan_path(), confirmed=True)
     rules = window.session.release_rules()
     assert {r.rule for r in rules.failures} == {"approval", "policy-release"}
     assert "Refused by the policy" in window.meter.text.text()
-    window.show_policy()
+    window.launchers.show_policy()
     kind, title, text = dialogs.shown[-1]
     assert kind == "information" and "At most ε = 3 per release." in text
     # an edited policy in the app home: every rule fails closed, the wizard says why
     path = app_home(home).data_dir / "policy" / "policy.json"
     path.write_bytes(path.read_bytes().replace(b"3", b"30"))
-    wizard = window.release()
+    wizard = window.launchers.release()
     qtbot.addWidget(wizard)
     wizard.checklist.confirm_unit.setChecked(True)
     assert "cannot be trusted" in wizard.checklist.items.text()
@@ -87,19 +87,20 @@ app = QApplication.instance() or QApplication([])
 w = build_window(home)
 w.resize(1280, 820)
 w.show()
-w.load_table(demo_table_path(), synchronous=True)
-w.open_plan(demo_plan_path(), confirmed=True)
+w.files.load_table(demo_table_path(), synchronous=True)
+w.files.open_plan(demo_plan_path(), confirmed=True)
 w.show_tab(2)
 def settle():
     for _ in range(5):
         app.processEvents()
 settle()
-out = {"tick": [w.require_action.isChecked(), w.require_action.isEnabled(),
-                w.require_action.toolTip()],
+out = {"tick": [w.menus.require_action.isChecked(),
+                w.menus.require_action.isEnabled(),
+                w.menus.require_action.toolTip()],
        "budget_text": w.budget_pane.policy_text.text(), "meter": w.meter.text.text()}
 w.grab().save(str(shots / f"90-policy-budget-{scale}x.png"))
 out["clipped_window"] = clipped_texts(w, tables=False)
-wizard = w.release()
+wizard = w.launchers.release()
 wizard.resize(900, 640)
 wizard.checklist.confirm_unit.setChecked(True)
 settle()

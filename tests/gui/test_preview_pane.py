@@ -67,7 +67,7 @@ def test_the_picture_never_reads_the_table(demo, qtbot, tmp_path) -> None:  # ty
     qtbot.addWidget(bare)
     bare.resize(1280, 820)
     bare.show()
-    assert bare.open_plan(demo_plan_path(), confirmed=True)
+    assert bare.files.open_plan(demo_plan_path(), confirmed=True)
     assert bare.session.table is None and demo.session.table is not None
     for q in demo.session.plan.queries:
         demo.session.select(q.id)

@@ -72,7 +72,7 @@ def test_quitting_while_workers_run(tmp_path: Path) -> None:
                 window.workers.start(w)
                 del w
                 gc.collect()
-            QTimer.singleShot(300, window.quit_action.trigger)
+            QTimer.singleShot(300, window.menus.quit_action.trigger)
 
         QTimer.singleShot(0, scenario)
         code = gui_app.run(home=os.environ["PLANNER_APP_TMP"] + "/home")
@@ -93,15 +93,15 @@ def test_closing_the_window_while_a_table_loads(tmp_path: Path) -> None:
 
         def scenario():
             (w,) = [w for w in app.topLevelWidgets() if hasattr(w, "workers")]
-            w.load_table(demo_table_path(), synchronous=True)
-            w.open_plan(demo_plan_path(), confirmed=True)
+            w.files.load_table(demo_table_path(), synchronous=True)
+            w.files.open_plan(demo_plan_path(), confirmed=True)
             for i in range(w.tabs.count()):  # every pane and chart drawn once
                 w.show_tab(i)
                 app.processEvents()
             w.session.set_epsilon(w.session.plan.queries[0].id, 0.9)
             w.session.undo()
-            w.load_table(big, ask=False)
-            w.load_table(big, ask=False)  # the first load is let go of while it runs
+            w.files.load_table(big, ask=False)
+            w.files.load_table(big, ask=False)  # the first load is let go of while it runs
             QTimer.singleShot(30, w.close)
 
         QTimer.singleShot(0, scenario)

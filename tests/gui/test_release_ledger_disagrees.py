@@ -27,7 +27,7 @@ def test_the_wizard_refuses_an_edited_ledger(demo, qtbot, dialogs, tmp_path: Pat
     from PySide6.QtWidgets import QMessageBox
 
     dialogs.answer = QMessageBox.StandardButton.Yes  # "Release this plan again?" (it was)
-    wizard = demo.release()
+    wizard = demo.launchers.release()
     qtbot.addWidget(wizard)
     wizard.checklist.confirm_unit.setChecked(True)
     wizard.next()

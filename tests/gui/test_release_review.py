@@ -30,7 +30,7 @@ def test_checklist_names_what_is_missing(demo) -> None:  # type: ignore[no-untyp
 
 def test_the_wizard_releases_and_shows_results(demo, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     SHOTS.mkdir(parents=True, exist_ok=True)
-    wizard = demo.release()
+    wizard = demo.launchers.release()
     qtbot.addWidget(wizard)
     page = wizard.checklist
     assert not page.isComplete()  # the unit of privacy is not confirmed yet
@@ -77,7 +77,7 @@ def test_the_wizard_explains_a_refusal(demo, qtbot, dialogs, tmp_path: Path) -> 
 def test_review_approves_and_a_change_needs_a_new_review(window, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     plan_file = tmp_path / "plan.json"
     shutil.copy(demo_plan_path(), plan_file)
-    dialog = window.review_plan_file(plan_file)
+    dialog = window.launchers.review_plan_file(plan_file)
     qtbot.addWidget(dialog)
     assert dialog.statistics.rowCount() == 10
     # the officer sees every public parameter, a yes/no share's declared values included
@@ -107,8 +107,8 @@ def test_bundle_viewer_shows_verdict_then_contents(window, qtbot, tmp_path: Path
     out = tmp_path / "b.zip"
     publish(load_plan(demo_plan_path()), load_table(demo_table_path()), out,
             app_home(tmp_path / "h"))
-    window.open_path(out)
-    viewer = window.bundle_dialog
+    window.files.open_path(out)
+    viewer = window.launchers.bundle_dialog
     qtbot.addWidget(viewer)
     qtbot.waitUntil(lambda: viewer.opened is not None, timeout=30_000)  # verified in the worker
     assert "Verified" in viewer.verdict.text()
@@ -122,10 +122,10 @@ def test_bundle_viewer_shows_verdict_then_contents(window, qtbot, tmp_path: Path
     # a tampered bundle says NOT valid
     bad = tmp_path / "bad.zip"
     flip_zip_byte(out, bad, "results.csv", 50)
-    window.open_path(bad)
-    qtbot.waitUntil(lambda: window.bundle_dialog.opened is not None, timeout=30_000)
-    assert "NOT valid" in window.bundle_dialog.verdict.text()
-    assert "results.csv" in window.bundle_dialog.verdict.text()
+    window.files.open_path(bad)
+    qtbot.waitUntil(lambda: window.launchers.bundle_dialog.opened is not None, timeout=30_000)
+    assert "NOT valid" in window.launchers.bundle_dialog.verdict.text()
+    assert "results.csv" in window.launchers.bundle_dialog.verdict.text()
 
 
 def test_refusals_are_explained_with_what_to_do(demo, qtbot, dialogs) -> None:  # type: ignore[no-untyped-def]
@@ -139,7 +139,7 @@ def test_refusals_are_explained_with_what_to_do(demo, qtbot, dialogs) -> None:  
              (LedgerError("the budget ledger is locked"), "ledger cannot be used",
               "Nothing was released")]
     for exc, title, advice in cases:
-        wizard = demo.release()
+        wizard = demo.launchers.release()
         qtbot.addWidget(wizard)
         wizard.progress._failed(exc)
         kind, shown_title, text = dialogs.shown[-1]
@@ -157,7 +157,7 @@ def test_the_wizard_is_modal_and_reads_the_ledger_afresh(demo, qtbot) -> None:  
     assert all(ok for ok, _ in before)
     # spent elsewhere: the ledger is smaller than this release, and the app was not told
     Ledger(demo.session.home.ledger_path).set_cap("demo-survey", 3.0, 1e-5)
-    wizard = demo.release()
+    wizard = demo.launchers.release()
     qtbot.addWidget(wizard)
     assert QApplication.activeModalWidget() is wizard
     assert not demo.isEnabled() or QApplication.activeModalWidget() is not demo

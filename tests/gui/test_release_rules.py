@@ -115,9 +115,9 @@ def _wizard_refuses(qtbot: Any, plan_file: Path, home: Path, shot: str | None) -
 
     window = build_window(str(home))
     qtbot.addWidget(window)
-    window.load_table(DEMO_TABLE, synchronous=True)
-    assert window.open_plan(plan_file, confirmed=True)
-    wizard = window.release()
+    window.files.load_table(DEMO_TABLE, synchronous=True)
+    assert window.files.open_plan(plan_file, confirmed=True)
+    wizard = window.launchers.release()
     assert wizard is not None
     qtbot.addWidget(wizard)
     page = wizard.checklist
@@ -195,7 +195,7 @@ def test_the_form_asks_and_keeps_a_reason_for_bin_edges(demo, qtbot) -> None:  #
     assert dialog.bounds_reason.isVisible()
     assert dialog.bounds_reason.text() == original.justification["bounds"]
     assert dialog._form.labelForField(dialog.bounds_reason).text() == "Why these bin edges"
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is not None, dialog.error.text()
     assert dialog.result_plan.query("age_bands") == original
 
@@ -221,7 +221,7 @@ def test_the_statistic_pane_names_the_reasons_the_core_misses(demo) -> None:  # 
 def test_a_plan_the_core_finds_not_ready_is_explained(demo, qtbot, dialogs) -> None:  # type: ignore[no-untyped-def]
     from planner_app.core.planning.readiness import NotReady
 
-    wizard = demo.release()
+    wizard = demo.launchers.release()
     qtbot.addWidget(wizard)
     exc = NotReady("plan", "queries[age_bands].justification.bounds", "no reason is recorded")
     wizard.progress._failed(exc)
@@ -237,7 +237,7 @@ def test_the_officer_sees_which_reasons_are_missing(window, qtbot, tmp_path: Pat
     _query(doc, "income_2025")["justification"] = {"epsilon": "agreed with the board"}
     plan_file = tmp_path / "plan.json"
     plan_file.write_text(json.dumps(doc), encoding="utf-8")
-    dialog = window.review_plan_file(plan_file)
+    dialog = window.launchers.review_plan_file(plan_file)
     qtbot.addWidget(dialog)
     table = dialog.statistics
     reasons = [table.horizontalHeaderItem(c).text()

@@ -33,7 +33,7 @@ def test_a_released_plan_is_marked_and_a_second_release_is_asked(demo, qtbot, di
     assert "(released)" in demo.windowTitle()
 
     # the same plan again: asked first; "No" opens no wizard and spends nothing
-    assert demo.release() is None
+    assert demo.launchers.release() is None
     kind, title, text = dialogs.shown[-1]
     assert kind == "question" and title == "Release this plan again?"
     assert f"released on {_minute(record.time)} (bundle {out}, ε = {total:.4g})" in text
@@ -66,7 +66,7 @@ def test_another_plan_is_not_marked_and_a_later_window_names_the_bundle(
     assert demo.released_banner.isHidden()  # a changed plan is another plan
     assert "released" not in demo.windowTitle()
     dialogs.shown.clear()
-    wizard = demo.release()  # not asked
+    wizard = demo.launchers.release()  # not asked
     assert wizard is not None and not [d for d in dialogs.shown if d[0] == "question"]
     wizard.reject()
     session.undo()  # the released plan again
@@ -89,7 +89,7 @@ def test_a_second_release_the_cap_cannot_cover_is_refused_not_asked(demo, qtbot,
     # room for less than the same release again (the independent answer: the ledger's own sum)
     ledger.set_cap("demo-survey", spent.epsilon * 1.5, max(spent.delta * 3, 1e-5))
     dialogs.shown.clear()
-    assert demo.release() is None
+    assert demo.launchers.release() is None
     kinds = [(kind, title) for kind, title, _ in dialogs.shown]
     assert ("question", "Release this plan again?") not in kinds
     kind, title, text = dialogs.shown[-1]

@@ -10,7 +10,7 @@ import pandas as pd
 
 
 def test_a_replaced_load_is_never_applied(window, qtbot, monkeypatch, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    import planner_app.gui.file_ops as file_ops
+    import planner_app.gui.controllers.files as file_ops
 
     first, second = tmp_path / "first.csv", tmp_path / "second.csv"
     for p in (first, second):
@@ -25,8 +25,8 @@ def test_a_replaced_load_is_never_applied(window, qtbot, monkeypatch, tmp_path: 
         return real(path, progress=progress, cancel=cancel)
 
     monkeypatch.setattr(file_ops, "open_table", slow_first)
-    window.load_table(first, ask=False)
-    window.load_table(second, ask=False)
+    window.files.load_table(first, ask=False)
+    window.files.load_table(second, ask=False)
     qtbot.waitUntil(lambda: window.session.table_path == second, timeout=20_000)
     gate.set()
     qtbot.wait(500)  # let the first load finish and deliver its result

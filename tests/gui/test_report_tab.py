@@ -26,8 +26,8 @@ def test_the_report_tab_shows_every_chart(window, qtbot, tmp_path: Path) -> None
     page = read_bundle(out)[REPORT_HTML].decode()
     embedded = re.findall(r"src='data:image/png;base64,", page)
     assert len(embedded) == len(load_plan(demo_plan_path()).queries) + 1
-    window.open_path(out)
-    viewer = window.bundle_dialog
+    window.files.open_path(out)
+    viewer = window.launchers.bundle_dialog
     qtbot.addWidget(viewer)
     qtbot.waitUntil(lambda: viewer.opened is not None, timeout=60_000)
     report = viewer.tabs.widget(3)

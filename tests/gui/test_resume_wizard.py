@@ -42,7 +42,7 @@ def test_the_wizard_completes_an_unfinished_release(demo, qtbot, dialogs, tmp_pa
     ledger = Ledger(demo.session.home.ledger_path)
     assert [r.status for r in ledger.state("demo-survey").releases] == ["charged"]
     spent = ledger.state("demo-survey").spent.epsilon
-    wizard = demo.release()
+    wizard = demo.launchers.release()
     qtbot.addWidget(wizard)
     page = wizard.checklist
     assert not page.unfinished.isHidden() and not page.resume_button.isHidden()
@@ -68,7 +68,7 @@ def test_the_wizard_completes_an_unfinished_release(demo, qtbot, dialogs, tmp_pa
     dialogs.answer = QMessageBox.StandardButton.Yes
     # (unfinished_release's monkeypatch.undo() also undid the dialogs fixture's patch)
     monkeypatch.setattr(QMessageBox, "question", staticmethod(dialogs.record("question")))
-    again = demo.release()
+    again = demo.launchers.release()
     assert dialogs.shown[-1][1] == "Release this plan again?"
     qtbot.addWidget(again)
     assert again.checklist.resume_button.isHidden()
@@ -77,7 +77,7 @@ def test_the_wizard_completes_an_unfinished_release(demo, qtbot, dialogs, tmp_pa
 def test_a_failure_after_the_charge_is_explained(demo, qtbot, dialogs) -> None:  # type: ignore[no-untyped-def]
     from planner_app.core.release.publish import ReleaseUnfinished
 
-    wizard = demo.release()
+    wizard = demo.launchers.release()
     qtbot.addWidget(wizard)
     assert wizard.checklist.resume_button.isHidden()
     wizard.progress._failed(ReleaseUnfinished("ab12", "row too high", True))

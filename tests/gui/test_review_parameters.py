@@ -51,7 +51,7 @@ def test_every_kind_shows_its_parameters_and_a_missing_values_line(  # type: ign
     assert kinds == {"count", "sum", "mean", "variance", "histogram", "quantile",
                      "randomized_response", "synthetic"}
     assert any(q.group_by is not None for q in plan.queries)
-    dialog = window.review_plan_file(path)
+    dialog = window.launchers.review_plan_file(path)
     qtbot.addWidget(dialog)
     assert dialog.statistics.rowCount() == len(plan.queries)
     for row, q in enumerate(plan.queries):

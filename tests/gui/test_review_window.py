@@ -20,7 +20,7 @@ def test_review_shows_accuracy_at_the_configured_confidence(  # type: ignore[no-
     shutil.copy(demo_plan_path(), plan_file)
     plan = load_plan(plan_file)
     window.session.set_confidence(0.8)
-    dialog = window.review_plan_file(plan_file)
+    dialog = window.launchers.review_plan_file(plan_file)
     qtbot.addWidget(dialog)
     headers = [dialog.statistics.horizontalHeaderItem(i).text()
                for i in range(dialog.statistics.columnCount())]

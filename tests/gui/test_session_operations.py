@@ -42,7 +42,7 @@ def test_a_change_through_the_runner_emits_its_change_set_once(window, tmp_path:
 
 
 def test_the_keys_dialog_trusts_through_the_runner_once(window, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    dialog = window.open_keys_dialog()
+    dialog = window.launchers.open_keys_dialog()
     qtbot.addWidget(dialog)
     officer = KeyStore(app_home(tmp_path / "officer"))
     officer.create("ada")
@@ -69,7 +69,7 @@ def test_a_failing_operation_emits_nothing_and_shows_one_line(window, tmp_path: 
     # the Keys dialog's bad file: the same, through the dialog
     bad = tmp_path / "bad.pub"
     bad.write_text("not a key\n")
-    dialog = window.open_keys_dialog()
+    dialog = window.launchers.open_keys_dialog()
     assert not dialog.import_key(bad)
     assert seen == [] and dialogs.shown[-1][1] == "This key was not trusted"
     assert "\n" not in dialogs.shown[-1][2] and "bad.pub" in dialogs.shown[-1][2]
@@ -113,9 +113,9 @@ def test_a_decision_on_the_open_plans_file_comes_into_the_plan_at_once(  # type:
         window, qtbot, tmp_path: Path) -> None:
     path = tmp_path / "plan.json"
     shutil.copy(demo_plan_path(), path)
-    assert window.open_plan(path, confirmed=True)
+    assert window.files.open_plan(path, confirmed=True)
     assert window.session.plan.approvals == ()  # type: ignore[union-attr]
-    dialog = window.review_plan_file(path)
+    dialog = window.launchers.review_plan_file(path)
     qtbot.addWidget(dialog)
     dialog.reviewer.setText("Ada Officer")
     seen = _seen(window)
@@ -134,7 +134,7 @@ def test_a_decision_that_cannot_be_written_says_so_in_one_line(window, qtbot, tm
     shutil.copy(demo_plan_path(), real)
     link = tmp_path / "plan.json"
     link.symlink_to(real)  # a link is never replaced (core: refuse_unless_replaceable)
-    dialog = window.review_plan_file(link)
+    dialog = window.launchers.review_plan_file(link)
     qtbot.addWidget(dialog)
     dialog.reviewer.setText("Ada Officer")
     seen = _seen(window)
@@ -143,6 +143,10 @@ def test_a_decision_that_cannot_be_written_says_so_in_one_line(window, qtbot, tm
     assert dialogs.shown[-1][:2] == ("warning", "The decision was not recorded")
     assert "plan.json" in dialogs.shown[-1][2] and "\n" not in dialogs.shown[-1][2]
     assert real.read_bytes() == before and seen == []
+    # the reviewer chose no name: the line says what they can do instead (review the file
+    # the link points to), not "choose another name"
+    text = dialogs.shown[-1][2]
+    assert "another name" not in text and str(real) in text and "review" in text
 
 
 def test_data_answers_are_typed(demo, qtbot, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]

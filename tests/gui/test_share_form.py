@@ -32,7 +32,7 @@ def test_the_yes_no_share_form_offers_no_group_by_and_says_how_to_get_one(demo, 
     dialog.list_reason.setText("The questionnaire's answers are yes and no")
     dialog.declare.setChecked(True)
     assert "group_by" not in dialog.to_dict()
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is not None, dialog.error.text()
     assert dialog.result_plan.query(dialog.result_id).group_by is None
     # back to a kind that takes groups: the group is offered again, as it was typed
@@ -56,7 +56,7 @@ def test_the_count_form_offers_a_count_of_people(demo, qtbot) -> None:  # type: 
     assert dialog.count_words.text() == "Count of people (distinct person_id)."
     dialog.label.setText("Number of people")
     assert dialog.to_dict()["of"] == "people"
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is not None, dialog.error.text()
     q = dialog.result_plan.query(dialog.result_id)
     assert q.params.of == "people"

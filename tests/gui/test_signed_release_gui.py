@@ -42,19 +42,19 @@ def test_the_signing_key_is_a_setting_chosen_from_the_menu(window) -> None:  # t
     KeyStore(session.home).create("owner")
     KeyStore(session.home).create("guarded", PASSPHRASE)
     assert session.signing_key is None
-    window.sign_menu.aboutToShow.emit()
-    texts = [a.text() for a in window.sign_menu.actions()]
-    assert texts[0] == "Do not sign releases" and window.sign_menu.actions()[0].isChecked()
-    owner = next(a for a in window.sign_menu.actions() if a.text().startswith("owner"))
+    window.menus.sign_menu.aboutToShow.emit()
+    texts = [a.text() for a in window.menus.sign_menu.actions()]
+    assert texts[0] == "Do not sign releases" and window.menus.sign_menu.actions()[0].isChecked()
+    owner = next(a for a in window.menus.sign_menu.actions() if a.text().startswith("owner"))
     assert KeyStore(session.home).public("owner").fingerprint in owner.text()
     assert any("guarded" in t and "passphrase" in t for t in texts)
     owner.trigger()
     assert session.signing_key == "owner"
     assert load_settings(session.home.settings_path).sign_with == "owner"  # saved
-    window.sign_menu.aboutToShow.emit()
-    checked = [a.text() for a in window.sign_menu.actions() if a.isChecked()]
+    window.menus.sign_menu.aboutToShow.emit()
+    checked = [a.text() for a in window.menus.sign_menu.actions() if a.isChecked()]
     assert len(checked) == 1 and checked[0].startswith("owner")
-    window.sign_menu.actions()[0].trigger()
+    window.menus.sign_menu.actions()[0].trigger()
     assert session.signing_key is None
 
 
@@ -69,7 +69,7 @@ def test_a_wrong_passphrase_charges_nothing_then_the_right_one_signs(  # type: i
     ask = answers("wrong", None, PASSPHRASE)
     monkeypatch.setattr(QInputDialog, "getText", staticmethod(ask))
     out = tmp_path / "signed.zip"
-    wizard = demo.release()
+    wizard = demo.launchers.release()
     qtbot.addWidget(wizard)
     wizard.checklist.confirm_unit.setChecked(True)
     wizard.next()
@@ -103,8 +103,8 @@ def test_the_viewer_shows_the_signer_and_checks_a_public_key(  # type: ignore[no
 
     made = make_bundles(tmp_path)
     fingerprint = made["fingerprint"]
-    window.open_path(made["signed"])
-    viewer = window.bundle_dialog
+    window.files.open_path(made["signed"])
+    viewer = window.launchers.bundle_dialog
     qtbot.addWidget(viewer)
     qtbot.waitUntil(lambda: viewer.opened is not None, timeout=30_000)
     assert "integrity only, not origin" in viewer.verdict.text()
@@ -122,8 +122,8 @@ def test_the_viewer_shows_the_signer_and_checks_a_public_key(  # type: ignore[no
     bad.write_text("nope")
     viewer.choose_trusted_key(str(bad))
     assert dialogs.shown[-1][:2] == ("warning", "Not a public key")
-    window.open_path(made["unsigned"])
-    unsigned = window.bundle_dialog
+    window.files.open_path(made["unsigned"])
+    unsigned = window.launchers.bundle_dialog
     qtbot.addWidget(unsigned)
     qtbot.waitUntil(lambda: unsigned.opened is not None, timeout=30_000)
     assert "<b>Not signed</b>" in unsigned.origin.text()
@@ -166,7 +166,7 @@ def test_the_wizard_completes_a_signed_release_with_its_key(  # type: ignore[no-
     session.refresh_lifetime()
     ask = answers("wrong", PASSPHRASE)
     monkeypatch.setattr(QInputDialog, "getText", staticmethod(ask))
-    wizard = demo.release()
+    wizard = demo.launchers.release()
     qtbot.addWidget(wizard)
     wizard.checklist.resume_button.click()  # a wrong passphrase: nothing happens but a dialog
     assert wizard.resume_id is None and wizard.currentPage() is wizard.checklist

@@ -13,7 +13,7 @@ from planner_app.core.support.resources import demo_plan_path
 def test_no_decision_is_the_default_button(window, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "plan.json"
     shutil.copy(demo_plan_path(), path)
-    dialog = window.review_plan_file(path)
+    dialog = window.launchers.review_plan_file(path)
     qtbot.addWidget(dialog)
     for button in (dialog.approve, dialog.reject_button):
         assert not button.isDefault() and not button.autoDefault(), button.text()
@@ -39,14 +39,14 @@ def test_a_review_from_the_file_menu_of_the_open_plan_comes_back(window, qtbot, 
 
     path = tmp_path / "plan.json"
     shutil.copy(demo_plan_path(), path)
-    assert window.open_plan(path, confirmed=True)
-    dialog = window.review_plan_file(path)  # as File → Review opens it
+    assert window.files.open_plan(path, confirmed=True)
+    dialog = window.launchers.review_plan_file(path)  # as File → Review opens it
     qtbot.addWidget(dialog)
     dialog.reviewer.setText("Ada Officer")
     assert dialog.decide("approved")
     dialog.close()
     assert approval_status(window.session.plan).state == "approved"
-    assert window.save_plan()
+    assert window.files.save_plan()
     assert approval_status(load_plan(path)).state == "approved"
 
 
@@ -69,7 +69,7 @@ def test_a_second_statistic_with_the_same_label_gets_its_own_id(demo, qtbot) -> 
         dialog = QueryDialog(demo.session)
         qtbot.addWidget(dialog)
         _mean_hours(dialog, "Mean income")
-        dialog._accept()
+        dialog.checks.accept()
         assert dialog.result_id is not None, dialog.error.text()
         demo.session.add_query(dialog.result_plan.query(dialog.result_id))
         ids.append(dialog.result_id)
@@ -83,7 +83,7 @@ def test_a_form_error_names_the_field_as_the_form_does(demo, qtbot) -> None:  # 
     qtbot.addWidget(dialog)
     _mean_hours(dialog, "Another mean")
     dialog.lower.setText("abc")
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_id is None
     text = dialog.error.text()
     assert text.startswith(("Lower bound:", "Lower bound")), text

@@ -72,9 +72,9 @@ def test_the_box_follows_undo_and_redo(demo, qtbot) -> None:  # type: ignore[no-
     _focus_accuracy(qtbot, demo)
     demo.session.set_epsilon(demo.session.selected, 6.5)
     _check(demo, 6.5)
-    demo.undo_action.trigger()
+    demo.menus.undo_action.trigger()
     _check(demo)
-    demo.redo_action.trigger()
+    demo.menus.redo_action.trigger()
     _check(demo, 6.5)
 
 

@@ -37,7 +37,7 @@ def test_a_standard_deviation_is_added_then_edited_in_the_form(demo, qtbot) -> N
     assert not dialog.quantile.isVisible() and not dialog.use_bins.isVisible()
     SCREENSHOTS.mkdir(exist_ok=True)
     dialog.grab().save(str(SCREENSHOTS / "standard-deviation-form.png"))
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is not None, dialog.error.text()
     new = dialog.result_plan.query(dialog.result_id or "")
     session.add_query(new)
@@ -59,7 +59,7 @@ def test_a_standard_deviation_is_added_then_edited_in_the_form(demo, qtbot) -> N
     edit.show()
     assert edit.kind.currentData() == "standard_deviation"
     edit.upper.setText("90")
-    edit._accept()
+    edit.checks.accept()
     assert edit.result_plan is not None, edit.error.text()
     session.replace_query(edit.result_plan.query(edit.result_id or ""), q.id)
     assert session.plan.query(q.id).params.upper == 90

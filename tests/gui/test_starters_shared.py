@@ -17,7 +17,7 @@ def test_new_plan_in_the_app_and_plan_new_share_the_budget_and_relation(
                  str(demo_table_path()), "--out", str(out)]) == 0
     capsys.readouterr()
     doc = json.loads(out.read_text(encoding="utf-8"))
-    window.load_table(demo_table_path(), synchronous=True)
+    window.files.load_table(demo_table_path(), synchronous=True)
     window.session.new_plan("survey")
     plan = window.session.plan
     assert plan is not None
@@ -42,7 +42,7 @@ def test_a_table_with_an_id_column_starts_with_a_person_in_the_app_as_on_the_com
                  "--out", str(out)]) == 0
     capsys.readouterr()
     doc = json.loads(out.read_text(encoding="utf-8"))
-    window.load_table(table, synchronous=True)
+    window.files.load_table(table, synchronous=True)
     unit = window.session.plan.privacy_unit
     assert doc["privacy_unit"]["kind"] == unit.kind == "person"
     assert doc["privacy_unit"]["id_column"] == unit.id_column == "respondent_id"

@@ -11,8 +11,8 @@ from pathlib import Path
 import planner_app.gui as gui
 
 GUI = Path(gui.__file__).parent
-WINDOW = ("models.py", "main_window.py", "file_ops.py", "launchers.py", "menus.py", "app.py")
-VIEWS = sorted([*GUI.glob("widgets/*.py"), *GUI.glob("dialogs/*.py"),
+WINDOW = ("models.py", "main_window.py", "app.py")
+VIEWS = sorted([*GUI.glob("widgets/*.py"), *GUI.glob("dialogs/*.py"), *GUI.glob("controllers/*.py"),
                 *(GUI / name for name in WINDOW if (GUI / name).exists())])
 
 

@@ -60,8 +60,8 @@ def files(*folders: Path) -> dict[Path, bytes]:
 
 
 def open_viewer(window: MainWindow, qtbot, bundle: Path):  # type: ignore[no-untyped-def]
-    window.open_path(bundle)
-    viewer = window.bundle_dialog
+    window.files.open_path(bundle)
+    viewer = window.launchers.bundle_dialog
     qtbot.addWidget(viewer)
     qtbot.waitUntil(lambda: viewer.opened is not None, timeout=60_000)
     titles = [viewer.tabs.tabText(i) for i in range(viewer.tabs.count())]
@@ -81,7 +81,7 @@ def check(dialog, qtbot, bundle: Path) -> None:  # type: ignore[no-untyped-def]
 
 def test_from_the_viewer_with_the_table_open_in_the_app(window, qtbot, tmp_path: Path,  # type: ignore[no-untyped-def]
                                                         bundle: Path) -> None:
-    window.load_table(demo_table_path(), synchronous=True)
+    window.files.load_table(demo_table_path(), synchronous=True)
     viewer = open_viewer(window, qtbot, bundle)
     assert viewer.compare_button is not None and viewer.compare_button.isVisibleTo(viewer)
     before = files(tmp_path, bundle.parent)

@@ -31,13 +31,13 @@ def test_a_typed_list_reason_without_the_tick_is_refused_not_dropped(  # type: i
     dialog = synthetic_editor(window, qtbot)
     dialog.declare.setChecked(False)
     dialog.list_reason.setText(REASON)
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is None  # the editor stays open with what was typed
     lines = dialog.error.text().splitlines()
     assert len(lines) == 1 and "tick" in lines[0] and "declare" in lines[0].lower()
     assert dialog.list_reason.text() == REASON
     dialog.declare.setChecked(True)  # ticked, the reason reaches the plan
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is not None
     assert dialog.result_plan.query("survey_synth").justification["categories"] == REASON
 
@@ -52,7 +52,7 @@ def test_a_histograms_typed_list_reason_without_the_tick_is_refused(  # type: ig
     qtbot.addWidget(dialog)
     dialog.declare.setChecked(False)
     dialog.list_reason.setText(REASON)
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is None
     assert "tick" in dialog.error.text()
 
@@ -63,7 +63,7 @@ def test_no_reason_and_no_tick_is_left_to_the_readiness_check(  # type: ignore[n
     dialog = synthetic_editor(window, qtbot)
     dialog.declare.setChecked(False)
     dialog.list_reason.setText("")
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is not None  # nothing typed, nothing lost
 
 
@@ -74,7 +74,7 @@ def test_the_empty_list_error_names_its_column(  # type: ignore[no-untyped-def]
     dialog.synth_list.setCurrentRow(2)
     assert dialog.column.currentText() == "smoker"
     dialog.categories.setPlainText("")  # the list of the third column emptied
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is None
     text = dialog.error.text()
     assert "smoker" in text and "empty" in text, text
@@ -89,8 +89,8 @@ def test_the_id_column_is_not_offered_as_a_column_of_the_table(  # type: ignore[
     assert "person_id" in columns
     assert offered == [c for c in columns if c != "person_id"]
     dialog.add_synth_column()
-    assert dialog._synth[-1]["column"] not in ("person_id", "region", "age", "smoker")
-    assert dialog._synth[-1]["column"] in columns
+    assert dialog.checks.synth_columns[-1]["column"] not in ("person_id", "region", "age", "smoker")
+    assert dialog.checks.synth_columns[-1]["column"] in columns
 
 
 def test_the_noise_item_is_shown_whole(window: MainWindow, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -118,8 +118,9 @@ def test_a_new_synthetic_tables_first_column_is_not_the_id_column(  # type: igno
     qtbot.addWidget(dialog)
     dialog.column.setCurrentText("person_id")  # as a count over the first column stood
     dialog.kind.setCurrentIndex(dialog.kind.findData("synthetic"))
-    assert dialog._synth[0]["column"] != "person_id"
-    assert dialog._synth[0]["column"] in pd.read_csv(demo_table_path(), nrows=1).columns
+    assert dialog.checks.synth_columns[0]["column"] != "person_id"
+    columns = pd.read_csv(demo_table_path(), nrows=1).columns
+    assert dialog.checks.synth_columns[0]["column"] in columns
 
 
 def test_a_reason_for_no_list_is_neither_refused_nor_asked_to_be_declared(  # type: ignore[no-untyped-def]
@@ -134,7 +135,7 @@ def test_a_reason_for_no_list_is_neither_refused_nor_asked_to_be_declared(  # ty
     qtbot.addWidget(dialog)
     dialog.declare.setChecked(False)
     dialog.list_reason.setText("the form's answers")
-    dialog._accept()
+    dialog.checks.accept()
     assert "tick" not in dialog.error.text()
 
 
@@ -149,6 +150,6 @@ def test_the_refusal_shows_the_box_it_asks_to_tick(  # type: ignore[no-untyped-d
     dialog.synth_list.setCurrentRow(1)  # age: bins
     qtbot.wait(10)
     assert not dialog.declare.isVisible()
-    dialog._accept()
+    dialog.checks.accept()
     assert "tick" in dialog.error.text()
     assert dialog.declare.isVisible() and dialog.list_reason.text() == REASON

@@ -35,8 +35,8 @@ from tests.gui.layout_check import clipped_texts
 def open_synthetic(window: MainWindow, tmp_path: Path, plan: dict | None = None) -> None:  # type: ignore[type-arg]
     path = tmp_path / "plan.json"
     path.write_text(json.dumps(plan or PLAN))
-    window.load_table(demo_table_path(), synchronous=True)
-    assert window.open_plan(path, confirmed=True)
+    window.files.load_table(demo_table_path(), synchronous=True)
+    assert window.files.open_plan(path, confirmed=True)
 
 
 def test_edit_opens_on_a_synthetic_table_and_keeps_it(window, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -45,7 +45,7 @@ def test_edit_opens_on_a_synthetic_table_and_keeps_it(window, qtbot, tmp_path: P
     dialog = QueryDialog(window.session, query)  # raised ValueError: no "synthetic" kind
     qtbot.addWidget(dialog)
     assert dialog.kind.currentData() == "synthetic"
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.error.text() == ""
     assert dialog.result_plan is not None
     again = dialog.result_plan.query("survey_synth")
@@ -89,10 +89,10 @@ def test_add_a_synthetic_table_in_the_histogram_fields(window, qtbot, tmp_path: 
     dialog.synth_rows.setText("500")
     dialog.epsilon.setValue(0.5)
     dialog.delta.setText("")  # the core's rule: a synthetic table needs a delta
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is None and dialog.error.text().startswith("δ:")
     dialog.delta.setText("1e-7")
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is not None, dialog.error.text()
     q = dialog.result_plan.query(dialog.result_id)
     assert q.kind == "synthetic" and q.params.rows == 500 and q.delta == 1e-7
@@ -108,7 +108,7 @@ def test_a_column_not_in_the_table_is_refused(window, qtbot, tmp_path: Path) -> 
     open_synthetic(window, tmp_path, plan)
     dialog = QueryDialog(window.session, window.session.plan.query("survey_synth"))
     qtbot.addWidget(dialog)
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is None and "smokes" in dialog.error.text()
 
 
@@ -169,8 +169,8 @@ def test_release_from_the_app_then_the_viewer_shows_it(window, qtbot, tmp_path: 
         rows = list(csv.reader(io.StringIO(z.read("synthetic/survey_synth.csv").decode())))
     assert rows[0] == ["region", "age", "smoker"]
     assert verify_bundle(out).valid
-    window.open_path(out)
-    viewer = window.bundle_dialog
+    window.files.open_path(out)
+    viewer = window.launchers.bundle_dialog
     qtbot.addWidget(viewer)
     qtbot.waitUntil(lambda: viewer.opened is not None, timeout=60_000)
     assert viewer.opened.verdict.valid

@@ -69,7 +69,7 @@ def test_the_editor_names_the_synthetic_column_it_refuses(window, qtbot, tmp_pat
     doc["queries"][0]["columns"][2]["column"] = "smokes"  # not a column of the demo table
     open_synthetic_plan(window, tmp_path, doc)
     dialog = synthetic_editor(window, qtbot, shown=False)
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is None
     # the plan's own field, as check and the release name it (not a histogram draft's)
     assert dialog.error.text().splitlines() == [

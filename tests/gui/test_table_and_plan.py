@@ -43,8 +43,8 @@ def test_a_table_opened_with_a_plan_open_asks_and_checks(demo, dialogs, tmp_path
                                                           monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """The demo plan used to stay silently on chile.csv until the release failed."""
     asked: list[str] = []
-    monkeypatch.setattr(demo, "ask_new_or_attach", lambda name: asked.append(name) or ATTACH)
-    demo.load_table(chile(tmp_path), synchronous=True)
+    monkeypatch.setattr(demo.files, "ask_new_or_attach", lambda name: asked.append(name) or ATTACH)
+    demo.files.load_table(chile(tmp_path), synchronous=True)
     assert asked == ["chile.csv"]
     plan = demo.session.plan
     assert plan.dataset.name == "demo-survey" and plan.dataset.path == "chile.csv"
@@ -70,12 +70,12 @@ def test_a_table_opened_with_a_plan_open_asks_and_checks(demo, dialogs, tmp_path
 
 
 def test_a_new_plan_or_cancel(demo, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(demo, "ask_new_or_attach", lambda name: None)
-    demo.load_table(chile(tmp_path), synchronous=True)
+    monkeypatch.setattr(demo.files, "ask_new_or_attach", lambda name: None)
+    demo.files.load_table(chile(tmp_path), synchronous=True)
     assert demo.session.table.name == "survey.csv"  # cancelled: nothing changed
     assert demo.session.plan.dataset.name == "demo-survey"
-    monkeypatch.setattr(demo, "ask_new_or_attach", lambda name: NEW)
-    demo.load_table(chile(tmp_path), synchronous=True)
+    monkeypatch.setattr(demo.files, "ask_new_or_attach", lambda name: NEW)
+    demo.files.load_table(chile(tmp_path), synchronous=True)
     plan = demo.session.plan
     assert demo.session.table.name == "chile.csv"
     assert (plan.dataset.name, plan.dataset.path, plan.queries) == ("chile", "chile.csv", ())
@@ -83,9 +83,9 @@ def test_a_new_plan_or_cancel(demo, tmp_path: Path, monkeypatch) -> None:  # typ
 
 
 def test_the_plans_own_table_is_not_asked_about(demo, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(demo, "ask_new_or_attach", lambda name: (_ for _ in ()).throw(
+    monkeypatch.setattr(demo.files, "ask_new_or_attach", lambda name: (_ for _ in ()).throw(
         AssertionError("asked")))
-    demo.load_table(demo_table_path(), synchronous=True)
+    demo.files.load_table(demo_table_path(), synchronous=True)
     assert demo.session.plan.dataset.name == "demo-survey"
 
 
@@ -106,7 +106,7 @@ def test_the_question_reads_well(window, qtbot) -> None:  # type: ignore[no-unty
 def test_a_saved_plans_table_is_opened_with_it(window, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     shutil.copy(demo_plan_path(), tmp_path / "plan.json")
     shutil.copy(demo_table_path(), tmp_path / "survey.csv")
-    assert window.open_plan(tmp_path / "plan.json", confirmed=True)
+    assert window.files.open_plan(tmp_path / "plan.json", confirmed=True)
     qtbot.waitUntil(lambda: window.session.table is not None, timeout=30_000)
     assert window.session.table.name == "survey.csv" and window.session.fit_problems() == []
 
@@ -120,7 +120,7 @@ def test_a_missing_table_is_named_and_can_be_located(window, qtbot, dialogs, tmp
     dialogs.answer = QMessageBox.StandardButton.Open
     monkeypatch.setattr(QFileDialog, "getOpenFileName",
                         staticmethod(lambda *a, **k: (str(elsewhere / "survey-2026.csv"), "")))
-    assert window.open_plan(tmp_path / "plan.json", confirmed=True)
+    assert window.files.open_plan(tmp_path / "plan.json", confirmed=True)
     question = [d for d in dialogs.shown if d[0] == "question"]
     assert question and question[0][1] == "The plan's table was not found"
     assert "survey.csv was not found in" in question[0][2]
@@ -134,7 +134,7 @@ def test_a_missing_table_is_named_and_can_be_located(window, qtbot, dialogs, tmp
 
 
 def chile_window(window, tmp_path: Path):  # type: ignore[no-untyped-def]
-    window.load_table(chile(tmp_path), synchronous=True)
+    window.files.load_table(chile(tmp_path), synchronous=True)
     assert window.session.plan is not None and window.session.table.name == "chile.csv"
     return window.session
 
@@ -149,24 +149,24 @@ def test_the_form_reads_m_f_only_as_declared(window, qtbot, tmp_path: Path) -> N
     dialog.show()
     assert dialog.yes_values.isVisible() and dialog.suggest.isVisible()
     assert "declare which values mean yes" in dialog.warning.text()
-    dialog._accept()
+    dialog.checks.accept()
     # the control, not the plan's JSON path (queries[share_of_women].yes)
     assert dialog.result_plan is None and dialog.error.text().startswith("Yes values: ")
     # the app suggests the column's values; F and M are not guessed
-    dialog.suggest_yes_no()
+    dialog.checks.suggest_yes_no()
     assert dialog.yes_values.toPlainText() == "" and dialog.no_values.toPlainText() == ""
     assert "F, M, X" in dialog.yes_no_hint.text()
     dialog.yes_values.setPlainText("F")
     dialog.no_values.setPlainText("M")
     hint = dialog.yes_no_hint.text()
     assert "4 cells are in neither list" in hint and "Also in sex: X." in hint
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is None and "Confirm the yes and no values" in dialog.error.text()
     dialog.list_reason.setText("The survey codes sex as F and M")
     dialog.declare.setChecked(True)
     dialog.error.setText("")
     shoot(dialog, "62-form-yes-no-values.png")
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is not None, dialog.error.text()
     q = dialog.result_plan.query(dialog.result_id)
     assert (q.params.yes, q.params.no) == (("F",), ("M",))
@@ -183,7 +183,7 @@ def test_the_form_reads_m_f_only_as_declared(window, qtbot, tmp_path: Path) -> N
     again = QueryDialog(session, session.plan.query(q.id))
     qtbot.addWidget(again)
     assert again.yes_values.toPlainText() == "F" and again.declare.isChecked()
-    again._accept()
+    again.checks.accept()
     assert again.result_plan is not None and again.result_plan.query(q.id) == q
 
 
@@ -200,8 +200,8 @@ def test_the_form_refuses_a_mean_of_a_text_column(window, qtbot, tmp_path: Path)
     assert "holds text, not numbers" in dialog.warning.text()
     dialog.show()
     shoot(dialog, "63-form-mean-of-text.png")
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is None and "holds text, not numbers" in dialog.error.text()
     dialog.column.setCurrentText("income")
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is not None, dialog.error.text()

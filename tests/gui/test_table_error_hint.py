@@ -13,7 +13,7 @@ TABLE_FORMATS_HINT = "Check that the file is a CSV, TSV, .xlsx or Parquet table.
 
 
 def _refusal(window, qtbot, dialogs, path: Path) -> str:  # type: ignore[no-untyped-def]
-    window.load_table(path, ask=False)
+    window.files.load_table(path, ask=False)
     qtbot.waitUntil(lambda: any(t == "Cannot open the table" for _, t, _ in dialogs.shown),
                     timeout=60_000)
     return next(text for _, title, text in dialogs.shown if title == "Cannot open the table")

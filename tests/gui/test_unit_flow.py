@@ -17,11 +17,11 @@ from tests.panel import write_panel
 
 
 def _panel(window: MainWindow, tmp_path: Path) -> None:
-    window.load_table(write_panel(tmp_path / "panel.csv"), synchronous=True)
+    window.files.load_table(write_panel(tmp_path / "panel.csv"), synchronous=True)
 
 
 def _checklist(window: MainWindow, qtbot) -> str:  # type: ignore[no-untyped-def]
-    wizard = window.release()
+    wizard = window.launchers.release()
     assert wizard is not None
     qtbot.addWidget(wizard)
     text = wizard.checklist.items.text()
@@ -68,10 +68,10 @@ def test_a_plan_with_unstated_rows_is_saved_and_opened_as_such(  # type: ignore[
     window.session.add_query(make_query("count", id="rows", epsilon=0.5))
     qtbot.mouseClick(window.data_pane.use_id, Qt.MouseButton.LeftButton)
     out = tmp_path / "panel-plan.json"
-    assert window._write_plan(out)  # as File → Save as… writes it (the dialog aside)
+    assert window.files._write_plan(out)  # as File → Save as… writes it (the dialog aside)
     saved = json.loads(out.read_text(encoding="utf-8"))
     assert saved["privacy_unit"] == {"kind": "person", "id_column": "nr", "max_rows": None}
-    assert window.open_plan(out, confirmed=True)
+    assert window.files.open_plan(out, confirmed=True)
     assert window.session.plan.privacy_unit.max_rows is None
     assert window.data_pane.max_rows.text() == ""
     assert window.data_pane.unit_person.isChecked()
@@ -117,14 +117,14 @@ def test_statistics_wait_for_who_one_person_is(  # type: ignore[no-untyped-def]
         window: MainWindow, qtbot, tmp_path: Path) -> None:
     _panel(window, tmp_path)
     stats = window.statistics
-    assert not stats.add.isEnabled() and not window.add_action.isEnabled()
+    assert not stats.add.isEnabled() and not window.menus.add_action.isEnabled()
     assert "Data tab" in stats.add.toolTip() and "nr" in stats.add.toolTip()
     assert stats.waiting.isVisible() and "who one person is" in stats.waiting.text()
     qtbot.mouseClick(window.data_pane.use_id, Qt.MouseButton.LeftButton)
     assert not stats.add.isEnabled()  # the rows per person are not stated yet
     assert "how many rows" in stats.waiting.text()
     _type_rows(window, "8")
-    assert stats.add.isEnabled() and window.add_action.isEnabled()
+    assert stats.add.isEnabled() and window.menus.add_action.isEnabled()
     assert not stats.waiting.isVisible()
 
 
@@ -137,7 +137,7 @@ def test_the_link_leads_to_the_question(  # type: ignore[no-untyped-def]
 
 
 def test_the_demo_adds_statistics_at_once(demo: MainWindow) -> None:
-    assert demo.statistics.add.isEnabled() and demo.add_action.isEnabled()
+    assert demo.statistics.add.isEnabled() and demo.menus.add_action.isEnabled()
     assert not demo.statistics.waiting.isVisible()
 
 

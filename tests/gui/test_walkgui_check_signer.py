@@ -29,8 +29,8 @@ def test_the_button_asks_for_a_key_and_proves_the_origin_as_verify_trust_does(  
         return Path(made["owner_pub"])
 
     monkeypatch.setattr(review_bundle, "ask_open_file", choose)
-    window.open_path(made["signed"])
-    viewer = window.bundle_dialog
+    window.files.open_path(made["signed"])
+    viewer = window.launchers.bundle_dialog
     qtbot.addWidget(viewer)
     qtbot.waitUntil(lambda: viewer.opened is not None, timeout=30_000)
     assert "not yet checked" in viewer.origin.text()

@@ -30,7 +30,7 @@ def _first_dialog_folder(qtbot, home: Path) -> Path:  # type: ignore[no-untyped-
         QTimer.singleShot(50, look)
 
     QTimer.singleShot(50, look)
-    window.open_table_dialog()
+    window.files.open_table_dialog()
     assert seen, "no file dialog was shown"
     return seen[0]
 

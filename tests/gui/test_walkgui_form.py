@@ -34,7 +34,7 @@ def test_add_condition_gives_a_row_of_choices_that_reaches_the_plan(  # type: ig
     item = dialog.conditions.item(0, 2)
     assert item is not None
     item.setText("East")
-    dialog._accept()
+    dialog.checks.accept()
     assert dialog.result_plan is not None, dialog.error.text()
     where = dialog.result_plan.query(dialog.result_id).where
     assert [(c.column, c.op, c.value) for c in where] == [("region", "==", "East")]

@@ -18,8 +18,8 @@ def test_the_parameters_tab_shows_the_kinds_display_names(  # type: ignore[no-un
     plan = load_plan(demo_plan_path())
     out = tmp_path / "demo.zip"
     publish(plan, load_table(demo_table_path()), out, app_home(tmp_path / "owner"))
-    window.open_path(out)
-    viewer = window.bundle_dialog
+    window.files.open_path(out)
+    viewer = window.launchers.bundle_dialog
     qtbot.addWidget(viewer)
     qtbot.waitUntil(lambda: viewer.opened is not None, timeout=30_000)
     titles = [viewer.tabs.tabText(i) for i in range(viewer.tabs.count())]

@@ -92,7 +92,7 @@ def test_risk_pane_reads_large_epsilon_with_enough_digits(demo) -> None:  # type
 
 def test_the_wizard_checklist_names_a_useless_statistic(demo, qtbot) -> None:  # type: ignore[no-untyped-def]
     demo.session.set_epsilon("smokers", 0.02)
-    wizard = demo.release()
+    wizard = demo.launchers.release()
     qtbot.addWidget(wizard)
     text = wizard.checklist.notes.text()
     title = demo.session.plan.query("smokers").title

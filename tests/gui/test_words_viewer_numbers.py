@@ -24,8 +24,8 @@ def bundle(demo_bundle: Path) -> Path:
 
 def test_the_viewer_shows_what_the_pdf_and_html_print(  # type: ignore[no-untyped-def]
         window, qtbot, bundle: Path) -> None:
-    window.open_path(bundle)
-    viewer = window.bundle_dialog
+    window.files.open_path(bundle)
+    viewer = window.launchers.bundle_dialog
     qtbot.addWidget(viewer)
     qtbot.waitUntil(lambda: viewer.opened is not None, timeout=30_000)
     table = viewer.tabs.widget(0)

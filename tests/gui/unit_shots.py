@@ -33,7 +33,7 @@ def main() -> None:
     window = build_window(str(work / "home"))
     window.resize(1280, 860) if scale == "1x" else window.resize(1400, 1000)
     window.show()
-    window.load_table(write_panel(work / "panel.csv"), synchronous=True)
+    window.files.load_table(write_panel(work / "panel.csv"), synchronous=True)
     window.session.add_query(make_query("count", id="rows", epsilon=0.5,
                                         label="Number of rows"))
     window.tabs.setCurrentIndex(0)
@@ -46,7 +46,7 @@ def main() -> None:
 
     settle()
     window.grab().save(str(out / f"unit-{scale}-data-tab-asks.png"))
-    wizard = window.release()
+    wizard = window.launchers.release()
     assert wizard is not None
     wizard.resize(900, 640)
     settle()
@@ -55,7 +55,7 @@ def main() -> None:
     window.data_pane.use_id.click()
     settle()
     window.grab().save(str(out / f"unit-{scale}-data-tab-rows-asked.png"))
-    wizard = window.release()
+    wizard = window.launchers.release()
     assert wizard is not None
     wizard.resize(900, 640)
     settle()
@@ -65,7 +65,7 @@ def main() -> None:
     window.data_pane.max_rows.editingFinished.emit()
     settle()
     window.grab().save(str(out / f"unit-{scale}-data-tab-person-id.png"))
-    wizard = window.release()
+    wizard = window.launchers.release()
     assert wizard is not None
     wizard.resize(900, 640)
     settle()

@@ -68,8 +68,8 @@ def walk(window, folder: Path) -> Iterator[tuple[str, QWidget]]:  # type: ignore
     window.resize(WIDTH, HEIGHT)
     settle()
     yield "welcome", window
-    window.load_table(demo_table_path(), synchronous=True)
-    assert window.open_plan(demo_plan_path(), confirmed=True)
+    window.files.load_table(demo_table_path(), synchronous=True)
+    assert window.files.open_plan(demo_plan_path(), confirmed=True)
     plan = window.session.plan
     window.session.select(plan.queries[0].id)
     settle()
@@ -103,12 +103,12 @@ def walk(window, folder: Path) -> Iterator[tuple[str, QWidget]]:  # type: ignore
     # the officer's review window
     plan_file = folder / "demo-plan.json"
     shutil.copy(demo_plan_path(), plan_file)
-    review = window.review_plan_file(plan_file)
+    review = window.launchers.review_plan_file(plan_file)
     settle()
     yield "review", review
     review.close()
     # the release wizard: checklist, confirm, results
-    wizard = window.release()
+    wizard = window.launchers.release()
     wizard.checklist.confirm_unit.setChecked(True)
     settle()
     yield "wizard-1-checklist", wizard
@@ -123,7 +123,7 @@ def walk(window, folder: Path) -> Iterator[tuple[str, QWidget]]:  # type: ignore
     yield "wizard-3-results", wizard
     wizard.close()
     # the bundle viewer
-    viewer = window.review_bundle(out)
+    viewer = window.launchers.review_bundle(out)
     wait_for(lambda: viewer.opened is not None)
     for i in range(viewer.tabs.count()):
         viewer.tabs.setCurrentIndex(i)
@@ -146,7 +146,7 @@ def keys_scenes(window, folder: Path) -> Iterator[tuple[str, QWidget]]:  # type:
     own = KeyStore(window.session.home)
     if "data-owner" not in own.names():
         own.create("data-owner", passphrase="walk")
-    keys = window.open_keys_dialog()
+    keys = window.launchers.open_keys_dialog()
     keys.import_key(officer.export("ada-officer", folder / "ada-officer.pub", overwrite=True))
     settle()
     yield "keys", keys
@@ -160,7 +160,7 @@ def keys_scenes(window, folder: Path) -> Iterator[tuple[str, QWidget]]:  # type:
     keys.close()
     plan_file = folder / "signed-plan.json"
     shutil.copy(demo_plan_path(), plan_file)
-    review = window.review_plan_file(plan_file)
+    review = window.launchers.review_plan_file(plan_file)
     review.ask_passphrase = lambda _name: "walk"
     review.comment.setText("Bounds come from the survey form")
     review.decide("approved")

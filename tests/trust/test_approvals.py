@@ -14,14 +14,17 @@ import jsonschema
 import pytest
 
 from planner_app.core.planfile import load_plan, plan_digest, plan_from_dict, plan_to_dict
+from planner_app.core.records.audit import AuditLog
 from planner_app.core.records.keys import KeyStore, PublicKey
 from planner_app.core.records.review import (
     ApprovalRequired,
     approval_keys,
     approval_status,
+    record_review,
     require_approval,
     review,
 )
+from planner_app.core.support.errors import InputError
 from planner_app.core.support.home import app_home
 from planner_app.core.support.resources import demo_plan_path, plan_schema_path
 
@@ -214,3 +217,52 @@ def test_a_key_id_with_leading_zeros_signs_a_valid_plan(tmp_path: Path) -> None:
     assert load_plan(out).approvals[-1]["key_fingerprint"] == short.fingerprint
     schema = json.loads((ROOT / "resources" / "plan.schema.json").read_text())
     jsonschema.validate(json.loads(out.read_text()), schema)
+
+
+def test_the_status_reads_the_digest_of_the_plan_it_is_given(officer: KeyStore) -> None:
+    """approval_status took a ``digest`` "when the caller holds it": the GUI never did, and a
+    digest that was not the plan's own made an edited plan read as approved. The plan alone
+    decides now: an approval of the plan before an edit never approves the edited plan."""
+    approved = review(load_plan(demo_plan_path()), "ada", "approved", key=officer.secret("ada"))
+    edited = replace(approved, queries=approved.queries[:1])
+    assert plan_digest(edited) != plan_digest(approved)  # independent answer: not this plan
+    assert approval_status(edited, _trusted(officer)).state == "changed"
+    with pytest.raises(TypeError):  # no other digest can be handed in
+        approval_status(edited, _trusted(officer),
+                        digest=plan_digest(approved))  # type: ignore[call-arg]
+
+
+def test_a_plan_file_that_is_a_link_says_what_the_reviewer_can_do(tmp_path: Path) -> None:
+    """The reviewer never chose the plan file's name: "choose another name" gave them
+    nothing to do. A link is still never replaced (nothing is logged or written); the
+    refusal names the file it points to, which they can review instead."""
+    real = tmp_path / "real-plan.json"
+    real.write_text(demo_plan_path().read_text())
+    link = tmp_path / "plan.json"
+    link.symlink_to(real)
+    audit = AuditLog(tmp_path / "audit.jsonl")
+    before = real.read_bytes()
+    with pytest.raises(InputError) as refused:
+        record_review(link, load_plan(link), "Ada", "approved", "", audit)
+    text = str(refused.value)
+    assert text.startswith("plan.json: is a symbolic link")
+    assert "another name" not in text
+    assert f"review {real} instead" in text
+    assert real.read_bytes() == before and link.is_symlink()
+    assert not (tmp_path / "audit.jsonl").exists() or audit.read() == []
+    # the file it points to takes the decision
+    reviewed = record_review(real, load_plan(real), "Ada", "approved", "", audit)
+    assert load_plan(real).approvals == reviewed.approvals
+
+
+def test_a_plan_file_that_is_a_pipe_says_to_review_a_copy(tmp_path: Path) -> None:
+    import os
+
+    fifo = tmp_path / "plan.json"
+    os.mkfifo(fifo)
+    plan = load_plan(demo_plan_path())
+    with pytest.raises(InputError) as refused:
+        record_review(fifo, plan, "Ada", "approved", "", AuditLog(tmp_path / "audit.jsonl"))
+    text = str(refused.value)
+    assert text.startswith("plan.json: is a pipe (FIFO)") and "another name" not in text
+    assert "copy" in text and "regular file" in text

@@ -206,12 +206,11 @@ def again_blocked(plan: Plan, total: Total, measurements: Sequence[Measurement],
 
 
 def approval_rule(plan: Plan, trusted: Sequence[PublicKey] = (), officers: str = "",
-                  trust_ignored: str = "", digest: str | None = None) -> RuleResult:
+                  trust_ignored: str = "") -> RuleResult:
     """An approval of this exact plan; with ``trusted`` keys, one signed by one of them.
     ``officers``: the policy's officers in words, when the policy names who may approve
-    (``trust_ignored``: the note that the caller's own keys are not used). ``digest``: the
-    plan's digest when the caller holds it (a compiled plan's)."""
-    status = approval_status(plan, trusted, digest=digest)
+    (``trust_ignored``: the note that the caller's own keys are not used)."""
+    status = approval_status(plan, trusted)
     if status.state == "approved" and not trusted:  # it passes, but proves nothing
         return RuleResult(
             "approval", WARN, f"Approval: {status.sentence} No key is trusted, so an "
@@ -353,8 +352,7 @@ def readiness(plan: Plan, total: Total, measurements: Sequence[Measurement], *,
               file_datasets: Sequence[str] | None = None,
               known_datasets: Sequence[str] | None = None,
               trust_ignored: str = "",
-              repeating: Sequence[Repeats] | None = None,
-              digest: str | None = None) -> Readiness:
+              repeating: Sequence[Repeats] | None = None) -> Readiness:
     """Every release rule for ``plan`` whose inputs are given (see the module docstring).
 
     ``ledger``: the dataset's ledger state, or the error reading it, or None (not consulted).
@@ -368,7 +366,7 @@ def readiness(plan: Plan, total: Total, measurements: Sequence[Measurement], *,
     the ledger holds (the dataset-name rule; None leaves it out). ``trust_ignored``: what the
     approval refusal adds when the policy's officers override the caller's --trust keys.
     ``repeating``: the table's id-like repeating columns (the ``people`` rule); None: no
-    table was read, the rule is left out. ``digest``: the plan's, when the caller holds it.
+    table was read, the rule is left out.
     """
     if isinstance(ledger, LedgerState):
         ledger = effective_state(ledger, policy)
@@ -396,7 +394,7 @@ def readiness(plan: Plan, total: Total, measurements: Sequence[Measurement], *,
         named = isinstance(policy, Policy) and bool(policy.require_approval_by)
         out.append(approval_rule(plan, trusted,
                                  policy.officers_words() if isinstance(policy, Policy) else "",
-                                 trust_ignored if named else "", digest))
+                                 trust_ignored if named else ""))
     out.extend(policy_rules(policy, plan, total, file_datasets=file_datasets,
                             known_datasets=known_datasets))
     out.extend(extra)
@@ -415,7 +413,6 @@ def readiness_of(compiled: CompiledPlan, **given: Any) -> Readiness:
     computed them (planfile/compiled.py), the other inputs as ``readiness`` takes them."""
     return readiness(compiled.plan, compiled.total, compiled.all_measurements,
                      accuracies=compiled.accuracies,
-                     digest=compiled.digest if given.get("require_approval") else None,
                      **given)
 
 

@@ -33,7 +33,7 @@ from typing import Any
 from ..model import Plan
 from ..planfile import plan_digest, plan_to_json
 from ..support.errors import InputError, PlannerError
-from ..support.files import atomic_write_text, refuse_unless_replaceable
+from ..support.files import atomic_write_text, existing_kind, refuse_unless_replaceable
 from ..support.home import AppHome
 from .audit import AuditLog, utc_now
 from .keys import (
@@ -165,7 +165,8 @@ def record_review(path: Path, plan: Plan, reviewer: str, decision: str, comment:
     it into the plan file."""
     reviewed = review(plan, reviewer, decision, comment, key=key)
     entry = reviewed.approvals[-1]
-    refuse_unless_replaceable(Path(path), True)  # a link, pipe or device: before the log
+    refuse_unless_reviewable(Path(path))  # a link, pipe or device: before the log
+    refuse_unless_replaceable(Path(path), True)
     params = {"dataset": plan.dataset.name, "plan_sha256": entry["plan_sha256"],
               "reviewer": entry["reviewer"], "comment": entry["comment"]}
     if key is not None:
@@ -173,6 +174,23 @@ def record_review(path: Path, plan: Plan, reviewer: str, decision: str, comment:
     audit.append(f"plan {decision}", params)
     atomic_write_text(path, plan_to_json(reviewed))
     return reviewed
+
+
+def refuse_unless_reviewable(path: Path) -> None:
+    """A decision is written into the plan file itself, which is replaced whole; a link, a
+    pipe or a device is never replaced (support/files.py). The reviewer did not choose the
+    file's name, so the refusal says what they can review instead."""
+    kind = existing_kind(path)
+    if kind is None or kind == "file":
+        return
+    if kind == "a symbolic link":
+        target = os.path.realpath(path)
+        instead = (f"a decision is written into the plan file itself, never through a link: "
+                   f"review {target} instead (the file the link points to)")
+    else:
+        instead = ("a decision is written into the plan file itself: copy the plan to a "
+                   "regular file and review the copy")
+    raise InputError(path.name, None, f"is {kind}, not a regular file; {instead}")
 
 
 def check_decision(entry: Mapping[str, Any], trusted: Sequence[PublicKey]) -> PublicKey | str:
@@ -222,12 +240,12 @@ def in_time_order(approvals: Sequence[Mapping[str, Any]]) -> list[Mapping[str, A
     return [approvals[i] for i in order]
 
 
-def approval_status(plan: Plan, trusted: Sequence[PublicKey] | None = None, *,
-                    digest: str | None = None) -> ApprovalStatus:
+def approval_status(plan: Plan, trusted: Sequence[PublicKey] | None = None) -> ApprovalStatus:
     """What the plan's decisions say; with ``trusted`` keys, only decisions signed by one of
     them count, and the latest of those by their own time decides (see the module
-    docstring). ``digest``: the plan's ``plan_digest`` when the caller holds it already."""
-    digest = plan_digest(plan) if digest is None else digest
+    docstring). A decision counts for the digest of this plan, computed here: no caller can
+    hand in another (an edited plan never reads as approved)."""
+    digest = plan_digest(plan)
     if not plan.approvals:
         return ApprovalStatus("none", None, digest, checked=bool(trusted))
     ordered = in_time_order(plan.approvals)

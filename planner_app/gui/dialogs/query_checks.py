@@ -1,20 +1,24 @@
-"""The statistic form's checks (the shell's base: kind_panels hold the fields): which
-fields the kind shows as the form stands, the core's warnings while typing, and OK — the
-plan's rules and the table's checks, their refusals in the form's words."""
+"""The statistic form's checks, an object the shell (query_dialog.QueryDialog) owns as
+``dialog.checks``: which fields the kind shows as the form stands, the core's warnings while
+typing, and OK — the plan's rules and the table's checks, their refusals in the form's words.
+It reads the form through ``StatisticForm`` (the controls it needs, kind_panels hold them) and
+never sees the rest of the dialog."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
+from PySide6.QtCore import QObject
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QDialog,
     QLabel,
     QLineEdit,
+    QListWidget,
     QPlainTextEdit,
+    QScrollArea,
     QWidget,
 )
 
@@ -48,29 +52,23 @@ def form_words(exc: InputError | str, columns: Sequence[str] = ()) -> str:
     return on_screen(text, columns, in_editor=True)
 
 
-class QueryChecks(QDialog):
-    """What the form's checks read: the shell (QueryDialog) builds these."""
+class StatisticForm(Protocol):
+    """What the checks read and write of the form (QueryDialog is the one form)."""
 
-    session: Session
-    original: Query | None
-    result_plan: Plan | None
-    result_id: str | None
-    _suggesting: str | None
-    _accepting: bool
     kind: QComboBox
     column: QComboBox
     count_people: QCheckBox
     count_words: QLabel
     categories: QPlainTextEdit
     use_bins: QCheckBox
-    lower: QLineEdit  # type: ignore[assignment]  # shadows QWidget.lower(), never called
+    lower: QLineEdit
     upper: QLineEdit
     list_reason: QLineEdit
     declare: QCheckBox
     missing: QComboBox
     fields: QWidget
-    field_scroll: Any
-    synth_list: Any
+    field_scroll: QScrollArea
+    synth_list: QListWidget
     warning: NoteArea
     error: NoteArea
     column_panel: ColumnPanel
@@ -79,9 +77,35 @@ class QueryChecks(QDialog):
     yes_no_panel: YesNoPanel
 
     def to_dict(self) -> dict[str, Any]:
-        raise NotImplementedError  # the shell builds the statistic's plan JSON
+        """The statistic's plan JSON as the form stands."""
+        ...
 
-    def _made_id(self, label: str, kind: str) -> str:
+    def finish(self, plan: Plan, query_id: str) -> None:
+        """OK passed every check: close the form with this plan."""
+        ...
+
+
+class FormChecks(QObject):
+    """The form's rules, asked of the core as the form stands (a large table's answers come
+    from a worker: ``data_answered`` takes them). A child of the dialog (``parent``): it is
+    deleted with it, and so is its connection to the session's answers."""
+
+    def __init__(self, form: StatisticForm, session: Session, original: Query | None,
+                 parent: QObject) -> None:
+        super().__init__(parent)
+        self.form = form
+        self.session = session
+        self.original = original
+        # a large table's answers come from a worker: what waits for one
+        self._suggesting: str | None = None  # the column whose values were asked for
+        self._accepting = False  # OK was pressed while the statistic was being checked
+
+    @property
+    def accepting(self) -> bool:
+        """OK was pressed and waits for the table's answer ("Checking against the table…")."""
+        return self._accepting
+
+    def made_id(self, label: str, kind: str) -> str:
         """An id made from the label, unique in the plan (a second "Mean income" gets
         mean_income_2: the person never typed an id, so a clash is not theirs to fix)."""
         base = re.sub(r"[^A-Za-z0-9_.-]+", "_", label.lower()).strip("_")[:60] or kind
@@ -95,98 +119,98 @@ class QueryChecks(QDialog):
             ident = f"{base}_{n}"
         return ident
 
-    def _kept_justification(self, edited: tuple[str, ...]) -> dict[str, Any]:
+    def kept_justification(self, edited: tuple[str, ...]) -> dict[str, Any]:
         """The reasons this form does not edit (such as one for ε), kept as they were."""
         return {k: v for k, v in dict(
             (self.original.justification or {}) if self.original else {}).items()
             if k not in edited}
 
     @property
-    def _synth(self) -> list[dict[str, Any]]:
+    def synth_columns(self) -> list[dict[str, Any]]:
         """A synthetic table's columns, as typed (the plan JSON of each)."""
-        return self.synth_panel.columns
+        return self.form.synth_panel.columns
 
-    def _kind_now(self) -> StatisticKind:
-        return KINDS[self.kind.currentData() or next(iter(KINDS))]
+    def kind_now(self) -> StatisticKind:
+        return KINDS[self.form.kind.currentData() or next(iter(KINDS))]
 
-    def _fields_now(self) -> frozenset[str]:
-        return self._kind_now().form_fields()
+    def fields_now(self) -> frozenset[str]:
+        return self.kind_now().form_fields()
 
-    def _chosen_column(self) -> str | None:
+    def chosen_column(self) -> str | None:
         """The column of the statistic: none for a count of all rows."""
-        return self.column_panel.chosen(self._fields_now())
+        return self.form.column_panel.chosen(self.fields_now())
 
     def _bounded(self) -> bool:
-        return BOUNDS in self._fields_now()
+        return BOUNDS in self.fields_now()
 
     def _one_domain(self) -> bool:
         """A single declared domain (a histogram's; a table's are its columns')."""
-        fields = self._fields_now()
+        fields = self.fields_now()
         return DOMAIN in fields and SYNTH_COLUMNS not in fields
 
-    def _needs_bounds_reason(self) -> bool:
+    def needs_bounds_reason(self) -> bool:
         """Bounds and bin edges both need a reason (core.readiness.missing_reasons)."""
-        return self._bounded() or (self._one_domain() and self.use_bins.isChecked()) \
-            or self._synth_has("bins")
+        return self._bounded() or (self._one_domain() and self.form.use_bins.isChecked()) \
+            or self.synth_has("bins")
 
-    def _has_categories(self) -> bool:
-        return self._one_domain() and not self.use_bins.isChecked() \
-            or self._synth_has("categories")
+    def has_categories(self) -> bool:
+        return self._one_domain() and not self.form.use_bins.isChecked() \
+            or self.synth_has("categories")
 
-    def _synth_has(self, key: str) -> bool:
+    def synth_has(self, key: str) -> bool:
         """Some column of the synthetic table declares ``key`` (categories or bins)."""
-        return SYNTH_COLUMNS in self._fields_now() and self.synth_panel.has(key)
+        return SYNTH_COLUMNS in self.fields_now() and self.form.synth_panel.has(key)
 
-    def _store_synth(self) -> None:
+    def store_synth(self) -> None:
         """Keep the fields' edits in the selected column."""
-        if SYNTH_COLUMNS in self._fields_now():
-            self.synth_panel.store()
+        if SYNTH_COLUMNS in self.fields_now():
+            self.form.synth_panel.store()
 
-    def _counts_people(self) -> bool:
-        return self._id_column() is not None and self.count_people.isChecked()
+    def counts_people(self) -> bool:
+        return self.id_column() is not None and self.form.count_people.isChecked()
 
-    def _has_groups(self) -> bool:
-        return GROUP_BY in self._fields_now() and self.rows_panel.grouped()
+    def has_groups(self) -> bool:
+        return GROUP_BY in self.fields_now() and self.form.rows_panel.grouped()
 
-    def _reads_yes_no(self) -> bool:
-        return YES_NO in self._fields_now()
+    def reads_yes_no(self) -> bool:
+        return YES_NO in self.fields_now()
 
-    def _has_list(self) -> bool:
+    def has_list(self) -> bool:
         """A declared public list (categories, group keys, yes/no values) needs a reason."""
-        return self._has_categories() or self._has_groups() or self._reads_yes_no()
+        return self.has_categories() or self.has_groups() or self.reads_yes_no()
 
-    def _id_column(self) -> str | None:
+    def id_column(self) -> str | None:
         plan = self.session.plan
         return plan.privacy_unit.id_column if plan is not None else None
 
     def _update_synth_warning(self) -> None:
-        checks = self.session.ask_query_checks(self.synth_panel.draft())
+        checks = self.session.ask_query_checks(self.form.synth_panel.draft())
         if checks is None:
-            self.warning.setText("Checking against the table…")
+            self.form.warning.setText("Checking against the table…")
             return
         lines = [f"⚠ {n[0].upper()}{n[1:]}." for n in checks.notes]
         lines += [f"✗ {p.problem[0].upper()}{p.problem[1:]}." for p in checks.problems
                   if not p.problem.startswith("no column")]
-        self.warning.setText("\n".join(dict.fromkeys(lines)))
+        self.form.warning.setText("\n".join(dict.fromkeys(lines)))
 
-    def _update_warning(self, *_args: object) -> None:
+    def update_warning(self, *_args: object) -> None:
         """The core's check for parameters read off the data, on the form as it stands."""
-        if SYNTH_COLUMNS in self._fields_now():
-            self._store_synth()
+        if SYNTH_COLUMNS in self.fields_now():
+            self.store_synth()
             self._update_synth_warning()
             return
-        lo, hi = number(self.lower.text()), number(self.upper.text())
+        lo, hi = number(self.form.lower.text()), number(self.form.upper.text())
         numeric = isinstance(lo, (int, float)) and isinstance(hi, (int, float))
         draft = make_query(
-            self._kind_now().name, id="draft", epsilon=1.0,
-            column=self._chosen_column(),
+            self.kind_now().name, id="draft", epsilon=1.0,
+            column=self.chosen_column(),
             lower=float(lo) if self._bounded() and numeric else None,
             upper=float(hi) if self._bounded() and numeric else None,
-            categories=tuple(typed_lines(self.categories.toPlainText()))
-            if self._has_categories() else None,
-            group_by=self.rows_panel.group_by() if self._has_groups() else None,
-            yes=self.yes_no_panel.typed("yes") if self._reads_yes_no() else None,
-            no=self.yes_no_panel.typed("no") if self._reads_yes_no() else None)
+            categories=tuple(typed_lines(self.form.categories.toPlainText()))
+            if self.has_categories() else None,
+            group_by=self.form.rows_panel.group_by() if self.has_groups() else None,
+            yes=self.form.yes_no_panel.typed("yes") if self.reads_yes_no() else None,
+            no=self.form.yes_no_panel.typed("no") if self.reads_yes_no() else None)
         # the core's rules, on a worker for a large table (None until the answer arrives)
         checks = self.session.ask_query_checks(draft)
         problems: list[InputError]
@@ -197,55 +221,56 @@ class QueryChecks(QDialog):
             problems, tally = (checks.problems, checks.tally) if draft.column else ([], None)
         lines += [f"✗ {p.problem[0].upper()}{p.problem[1:]}." for p in problems
                   if not p.problem.startswith("no column")]
-        self.warning.setText("\n".join(lines))
+        self.form.warning.setText("\n".join(lines))
         unit = self.session.plan.privacy_unit if self.session.plan is not None else None
-        self.count_words.setText(count_words(draft.column, self.missing.currentIndex() == 1,
-                                             unit.id_column if unit else None,
-                                             unit.rows_per_unit if unit else 1,
-                                             self._counts_people()) + ".")
-        if self._reads_yes_no():
-            self.yes_no_panel.update_hint(self.column.currentText(), tally)
+        missing_dropped = self.form.missing.currentIndex() == 1
+        self.form.count_words.setText(count_words(draft.column, missing_dropped,
+                                                  unit.id_column if unit else None,
+                                                  unit.rows_per_unit if unit else 1,
+                                                  self.counts_people()) + ".")
+        if self.reads_yes_no():
+            self.form.yes_no_panel.update_hint(self.form.column.currentText(), tally)
 
     def suggest_yes_no(self) -> None:
         """Fill the yes and no lists from the column's values (kind_panels.yes_no); the owner
         confirms them (the declaration is unticked)."""
-        column = self.column.currentText()
-        answer = self.yes_no_panel.suggest_from(self.session, column)
+        column = self.form.column.currentText()
+        answer = self.form.yes_no_panel.suggest_from(self.session, column)
         if answer == "waiting":  # a large table: filled in when the worker answers
             self._suggesting = column
         elif answer == "filled":
             self._suggesting = None
-            self.declare.setChecked(False)
-            self._update_warning()
+            self.form.declare.setChecked(False)
+            self.update_warning()
 
     def _unconfirmed_list_reason(self) -> str:
         """The line refusing a list's reason typed without the declaration ticked (the plan
         keeps the reason only with the tick), or "" when there is none."""
-        synth = SYNTH_COLUMNS in self._fields_now()
-        if self.declare.isChecked() or not self.list_reason.text().strip():
+        synth = SYNTH_COLUMNS in self.fields_now()
+        if self.form.declare.isChecked() or not self.form.list_reason.text().strip():
             return ""
         # only where the tick would keep it (to_dict): a share of yes with no yes list typed
         # has no list the reason could belong to
-        lists = self._synth_has("categories") if synth else (
-            self._has_categories() or self._has_groups()
-            or (self._reads_yes_no() and "yes" in self.to_dict()))
+        lists = self.synth_has("categories") if synth else (
+            self.has_categories() or self.has_groups()
+            or (self.reads_yes_no() and "yes" in self.form.to_dict()))
         if not lists:
             return ""
-        words = self._kind_now().form_words()
+        words = self.kind_now().form_words()
         return (f"Confirm {words.declare_list_words}: tick “I declare {words.declare_words} "
                 f"public” to keep the reason typed in “{words.list_reason_label}”, or clear "
                 "it.")
 
-    def _data_answered(self, kind: str) -> None:
+    def data_answered(self, kind: str) -> None:
         if kind == "values" and self._suggesting is not None:
-            if self._suggesting == self.column.currentText():
+            if self._suggesting == self.form.column.currentText():
                 self.suggest_yes_no()
             else:
                 self._suggesting = None
         elif kind == "query":
-            self._update_warning()
+            self.update_warning()
             if self._accepting:
-                self._accept()
+                self.accept()
 
     # the plan's field names whose control has another name in the form
     _CONTROLS = {"id": "ident", "group_by": "group_column", "keys": "group_keys"}
@@ -254,23 +279,23 @@ class QueryChecks(QDialog):
         """Scroll the refused field (``where``: the plan's "queries[x].field") into view: the
         fields scroll at a large scale or on a short screen, and the red line names it."""
         name = re.sub(r"\[.*?\]", "", (where or "").rsplit(".", 1)[-1])
-        control = getattr(self, self._CONTROLS.get(name, name), None)
-        if isinstance(control, QWidget) and self.fields.isAncestorOf(control) \
+        control = getattr(self.form, self._CONTROLS.get(name, name), None)
+        if isinstance(control, QWidget) and self.form.fields.isAncestorOf(control) \
                 and control.isVisible():
-            self.field_scroll.ensureWidgetVisible(control)
+            self.form.field_scroll.ensureWidgetVisible(control)
 
-    def _accept(self) -> None:
+    def accept(self) -> None:
         plan = self.session.plan
         assert plan is not None
         refused = self._unconfirmed_list_reason()
         if refused:  # never drop what was typed: the reason is kept only with the tick
-            if not self.declare.isVisible() and SYNTH_COLUMNS in self._fields_now():
-                self.synth_list.setCurrentRow(next(  # show a column whose list it is for
-                    i for i, c in enumerate(self._synth) if "categories" in c))
-            self.error.setText(refused)
+            if not self.form.declare.isVisible() and SYNTH_COLUMNS in self.fields_now():
+                self.form.synth_list.setCurrentRow(next(  # show a column whose list it is for
+                    i for i, c in enumerate(self.synth_columns) if "categories" in c))
+            self.form.error.setText(refused)
             return
         doc = plan_to_dict(plan)
-        mine = self.to_dict()
+        mine = self.form.to_dict()
         if self.original is not None:
             doc["queries"] = [mine if q["id"] == self.original.id else q
                               for q in doc["queries"]]
@@ -279,13 +304,13 @@ class QueryChecks(QDialog):
         try:
             new_plan = plan_from_dict(doc, "this statistic", draft=True)
         except InputError as exc:
-            self.error.setText(form_words(exc, [str(c.get("column") or "")
+            self.form.error.setText(form_words(exc, [str(c.get("column") or "")
                                                 for c in mine.get("columns") or ()]))
             self._show_refused(exc.where)
             return
         query = new_plan.query(mine["id"])
-        if answers_declared(query) and not self.declare.isChecked():
-            self.error.setText("Confirm the yes and no values: tick “I declare this list "
+        if answers_declared(query) and not self.form.declare.isChecked():
+            self.form.error.setText("Confirm the yes and no values: tick “I declare this list "
                                "public” (they should come from the column's code book).")
             return
         # the core's rule, on the statistic as the plan has it (a synthetic table's problems
@@ -293,17 +318,15 @@ class QueryChecks(QDialog):
         answers = [self.session.ask_query_checks(query)]
         if any(checks is None for checks in answers):  # a large table: OK again later
             self._accepting = True
-            self.error.setText("Checking this statistic against the table…")
+            self.form.error.setText("Checking this statistic against the table…")
             return
         self._accepting = False
         problems: list[Any] = [p for checks in answers if checks is not None
                                for p in checks.problems]
         if problems:
             names = [str(c.get("column") or "") for c in mine.get("columns") or ()]
-            self.error.setText("\n".join(form_words(f"{p.where}: {p.problem}", names)
+            self.form.error.setText("\n".join(form_words(f"{p.where}: {p.problem}", names)
                                          for p in problems))
             self._show_refused(problems[0].where)
             return
-        self.result_plan = new_plan
-        self.result_id = mine["id"]
-        self.accept()
+        self.form.finish(new_plan, mine["id"])

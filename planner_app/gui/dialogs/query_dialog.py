@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QDialog,
     QDialogButtonBox,
     QFormLayout,
     QFrame,
@@ -57,7 +58,7 @@ from .kind_panels.rows import RowsPanel
 from .kind_panels.scalar import BoundsPanel
 from .kind_panels.synthetic import SyntheticPanel
 from .kind_panels.yes_no import YesNoPanel
-from .query_checks import QueryChecks
+from .query_checks import FormChecks
 
 GUIDE = ("Bounds, categories and group keys must come from knowledge of the domain — a form's "
          "limits, an official list — never from this data: the data's own minimum, maximum or "
@@ -65,7 +66,10 @@ GUIDE = ("Bounds, categories and group keys must come from knowledge of the doma
          "the list are left out.")
 
 
-class QueryDialog(QueryChecks):
+class QueryDialog(QDialog):
+    """The statistic form: the panels its kind shows, and its checks (``checks``, a
+    FormChecks it owns: warnings while typing, and what OK refuses)."""
+
     # the lower-bound field shadows QWidget.lower() (the stacking order), which nothing here
     # calls; declared so mypy types it as the field (tests and scripts drive it by this name)
     lower: QLineEdit  # type: ignore[assignment]
@@ -77,11 +81,9 @@ class QueryDialog(QueryChecks):
         self.original = query
         self.result_plan: Plan | None = None
         self.result_id: str | None = None
-        # a large table's answers come from a worker: what waits for one
-        self._suggesting: str | None = None  # the column whose values were asked for
-        self._accepting = False  # OK was pressed while the statistic was being checked
+        self.checks = FormChecks(self, session, query, parent=self)
         self._mechanism_wanted: str | None = None  # the loaded statistic's mechanism
-        session.dataAnswered.connect(self._data_answered)
+        session.dataAnswered.connect(self.checks.data_answered)  # ends with the dialog
         self.setWindowTitle("Edit statistic" if query else "Add a statistic")
         self.setMinimumWidth(700)
         outer = QVBoxLayout(self)
@@ -209,20 +211,20 @@ class QueryDialog(QueryChecks):
         self.kind.currentIndexChanged.connect(self._kind_changed)
         self.count_present.toggled.connect(self._kind_changed)
         self.count_people.toggled.connect(self._kind_changed)
-        self.missing.currentIndexChanged.connect(self._update_warning)
+        self.missing.currentIndexChanged.connect(self.checks.update_warning)
         self.use_bins.toggled.connect(self._kind_changed)
         self.group_column.currentTextChanged.connect(self._kind_changed)
         self.mechanism.currentIndexChanged.connect(self._kind_changed)
         for w in (self.lower, self.upper, self.bins):
-            w.textChanged.connect(self._update_warning)
+            w.textChanged.connect(self.checks.update_warning)
         for box in (self.categories, self.group_keys, self.yes_values, self.no_values):
-            box.textChanged.connect(self._update_warning)
-        self.suggest.clicked.connect(self.suggest_yes_no)
-        self.column.currentTextChanged.connect(self._update_warning)
+            box.textChanged.connect(self.checks.update_warning)
+        self.suggest.clicked.connect(self.checks.suggest_yes_no)
+        self.column.currentTextChanged.connect(self.checks.update_warning)
         self.synth_list.currentRowChanged.connect(self._synth_selected)
         self.synth_add.clicked.connect(self.add_synth_column)
         self.synth_remove.clicked.connect(self.synth_panel.remove_column)
-        buttons.accepted.connect(self._accept)
+        buttons.accepted.connect(self.checks.accept)
         buttons.rejected.connect(self.reject)
         if query is not None:
             self._load(query)
@@ -236,7 +238,7 @@ class QueryDialog(QueryChecks):
         fit_to_screen(self, 720, 860)
 
     def _form_state(self) -> object:
-        self._store_synth()  # a synthetic table's fields, into its selected column
+        self.checks.store_synth()  # a synthetic table's fields, into its selected column
         return (self.to_dict(), self.label.text(), self.ident.text(), *self.reasons_panel.state(),
                 self.impute.text(), self.delta.text())
 
@@ -262,8 +264,14 @@ class QueryDialog(QueryChecks):
             tick.clicked.connect(self._refusal_stale)
         self.conditions.cellChanged.connect(self._refusal_stale)
 
+    def finish(self, plan: Plan, query_id: str) -> None:
+        """OK passed the checks: the plan with this statistic, for the window to apply."""
+        self.result_plan = plan
+        self.result_id = query_id
+        self.accept()
+
     def _refusal_stale(self, *_args: object) -> None:
-        if not self._accepting:  # "Checking against the table…" waits for its answer
+        if not self.checks.accepting:  # "Checking against the table…" waits for its answer
             self.error.setText("")
 
     def _name_fields(self) -> None:
@@ -327,7 +335,7 @@ class QueryDialog(QueryChecks):
         self._mechanism_wanted = None
 
     def _kind_changed(self, *_args: object) -> None:
-        kind = self._kind_now()
+        kind = self.checks.kind_now()
         fields = kind.form_fields()
         words = kind.form_words()
         self._show_mechanisms(kind)
@@ -339,7 +347,7 @@ class QueryDialog(QueryChecks):
                 self.column.setCurrentText(self.session.default_column(kind.name) or "")
         finally:
             self._defaulting = False
-        if synth and not self._synth:  # a first column: the one in the fields
+        if synth and not self.checks.synth_columns:  # a first column: the one in the fields
             self.synth_panel.columns = [self.synth_panel.entry()]
             self.synth_panel.refresh(0)
         gaussian = self.mechanism.currentData() == "gaussian" or DELTA in fields
@@ -376,11 +384,11 @@ class QueryDialog(QueryChecks):
             if label is not None:
                 label.setVisible(show)
         self._conditions_box.setVisible(WHERE in fields)
-        has_list = not bins if synth else self._has_list()
+        has_list = not bins if synth else self.checks.has_list()
         self.reasons_panel.enable_list(has_list)
-        self.expected_panel.show_label(self._form, self._has_groups())
-        self.column_panel.show(self._form, fields, self._id_column(), words.column_label)
-        self._update_warning()
+        self.expected_panel.show_label(self._form, self.checks.has_groups())
+        self.column_panel.show(self._form, fields, self.checks.id_column(), words.column_label)
+        self.checks.update_warning()
 
     # -- a synthetic table's columns ------------------------------------------------------------
 
@@ -393,7 +401,7 @@ class QueryDialog(QueryChecks):
         (never the person id), with an empty list of categories to declare."""
         self.synth_panel.add_column(lambda taken: [
             c.name for c in self.session.columns
-            if c.name not in taken and c.name != self._id_column()])
+            if c.name not in taken and c.name != self.checks.id_column()])
 
     def remove_synth_column(self) -> None:
         self.synth_panel.remove_column()
@@ -406,36 +414,36 @@ class QueryDialog(QueryChecks):
         """The table's columns in the column field; a synthetic table's leave out the privacy
         unit's id column (an identifier is not a column of a released table)."""
         wanted = [c.name for c in self.session.columns
-                  if not (synth and c.name == self._id_column())]
+                  if not (synth and c.name == self.checks.id_column())]
         if [self.column.itemText(i) for i in range(self.column.count())] == wanted:
             return
         text = self.column.currentText()
         self.column.blockSignals(True)
         self.column.clear()
         self.column.addItems(wanted)
-        self.column.setCurrentText(wanted[0] if synth and text == self._id_column()
+        self.column.setCurrentText(wanted[0] if synth and text == self.checks.id_column()
                                    and wanted else text)
         self.column.blockSignals(False)
 
     def to_dict(self) -> dict[str, Any]:
-        kind = self._kind_now()
+        kind = self.checks.kind_now()
         fields = kind.form_fields()
         label = self.label.text().strip()
-        ident = self.ident.text().strip() or self._made_id(label, kind.name)
+        ident = self.ident.text().strip() or self.checks.made_id(label, kind.name)
         if SYNTH_COLUMNS in fields:
             return self._synthetic_dict(ident, label)
         doc: dict[str, Any] = {"id": ident, "kind": kind.name, "epsilon": self.epsilon.value(),
                                "mechanism": self.mechanism.currentData()}
         if label:
             doc["label"] = label
-        column = self._chosen_column()
+        column = self.checks.chosen_column()
         if column is not None:
             doc["column"] = column
         if BOUNDS in fields:
             self.bounds_panel.write(doc)
         if DOMAIN in fields:
             self.domain_panel.write(doc)
-        if COUNT_OF in fields and self._counts_people():
+        if COUNT_OF in fields and self.checks.counts_people():
             doc["of"] = "people"
         if QUANTILE in fields:
             self.quantile_panel.write(doc)
@@ -443,7 +451,7 @@ class QueryDialog(QueryChecks):
             self.expected_panel.write(doc)
         if YES_NO in fields:
             self.yes_no_panel.write(doc)
-        if self._has_groups():
+        if self.checks.has_groups():
             self.rows_panel.write_groups(doc)
         where = self.rows_panel.where()
         if where and WHERE in fields:
@@ -451,16 +459,16 @@ class QueryDialog(QueryChecks):
         self.rows_panel.write_missing(doc)
         if doc["mechanism"] == "gaussian":
             doc["delta"] = number(self.delta.text())
-        justification = self._kept_justification(("bounds", "categories", "keys", "values"))
-        if self._needs_bounds_reason() and self.reasons_panel.bounds():
+        justification = self.checks.kept_justification(("bounds", "categories", "keys", "values"))
+        if self.checks.needs_bounds_reason() and self.reasons_panel.bounds():
             justification["bounds"] = self.reasons_panel.bounds()
         reason = self.reasons_panel.declared_list()
         if reason:
-            if self._has_categories():
+            if self.checks.has_categories():
                 justification["categories"] = reason
-            if self._has_groups():
+            if self.checks.has_groups():
                 justification["keys"] = reason
-            if self._reads_yes_no() and "yes" in doc:
+            if self.checks.reads_yes_no() and "yes" in doc:
                 justification["values"] = reason
         if justification:
             doc["justification"] = justification
@@ -468,19 +476,19 @@ class QueryDialog(QueryChecks):
 
     def _synthetic_dict(self, ident: str, label: str) -> dict[str, Any]:
         """The plan JSON of a synthetic table as the form stands (the core validates it)."""
-        self._store_synth()
-        doc: dict[str, Any] = {"id": ident, "kind": self._kind_now().name,
+        self.checks.store_synth()
+        doc: dict[str, Any] = {"id": ident, "kind": self.checks.kind_now().name,
                                "method": self.mechanism.currentData() or "mst"}
         self.synth_panel.write(doc)
         doc.update({"epsilon": self.epsilon.value(), "delta": number(self.delta.text())})
         if label:
             doc["label"] = label
         self.synth_panel.write_rows(doc)
-        justification = self._kept_justification(("bounds", "categories"))
-        if self._synth_has("bins") and self.reasons_panel.bounds():
+        justification = self.checks.kept_justification(("bounds", "categories"))
+        if self.checks.synth_has("bins") and self.reasons_panel.bounds():
             justification["bounds"] = self.reasons_panel.bounds()
         reason = self.reasons_panel.declared_list()
-        if self._synth_has("categories") and reason:
+        if self.checks.synth_has("categories") and reason:
             justification["categories"] = reason
         if justification:
             doc["justification"] = justification

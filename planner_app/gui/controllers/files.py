@@ -1,5 +1,7 @@
 """Opening and saving: tables (in a worker, with progress and Cancel), plans, the demo, and
-keeping the plan and its table together (moved out of main_window.py as a mixin)."""
+keeping the plan and its table together. A controller the main window composes
+(``window.files``): it gets the session, the window's one worker slot and a small host
+(host.py) for its dialogs and status lines, never the window itself."""
 
 from __future__ import annotations
 
@@ -7,22 +9,29 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from PySide6.QtWidgets import QInputDialog, QMessageBox
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QInputDialog, QMessageBox, QWidget
 
-from ..core.planfile import load_plan, plan_from_dict, plan_to_dict, save_plan
-from ..core.support.errors import InputError, PlannerError, with_hint
-from ..core.support.field_words import on_screen
-from ..core.support.resources import demo_plan_path, demo_table_path
-from .data_model import Answered
-from .file_dialogs import ask_open_file, ask_save_file
-from .table_link import ATTACH, NEW, ask_new_or_attach, plans_table, problems_text, table_path_text
-from .workers import Worker
+from ...core.planfile import load_plan, plan_from_dict, plan_to_dict, save_plan
+from ...core.support.errors import InputError, PlannerError, with_hint
+from ...core.support.field_words import on_screen
+from ...core.support.resources import demo_plan_path, demo_table_path
+from ..data_model import Answered
+from ..file_dialogs import ask_open_file, ask_save_file
+from ..session import Session
+from ..table_link import (
+    ATTACH,
+    NEW,
+    ask_new_or_attach,
+    plans_table,
+    problems_text,
+    table_path_text,
+)
+from ..workers import Worker, WorkerSlot
+from .host import WindowHost
 
-if TYPE_CHECKING:  # a mixin of MainWindow: what it uses of the window is in window_host.py
-    from ..core.data.tables import Cancel, ColumnInfo, Progress, Table
-    from .window_host import WindowHost as _Base
-else:
-    _Base = object
+if TYPE_CHECKING:
+    from ...core.data.tables import Cancel, ColumnInfo, Progress, Table
 
 TABLE_FILTER = "Tables (*.csv *.tsv *.txt *.xlsx *.parquet);;All files (*)"
 PLAN_FILTER = "Plans (*.json);;All files (*)"
@@ -32,44 +41,79 @@ TABLE_SUFFIXES = {".csv", ".tsv", ".txt", ".tab", ".xlsx", ".xlsm", ".parquet", 
 def load_table(path: Path, progress: Progress = None, cancel: Cancel = None) -> Table:
     """The core's load_table, imported when a table is first opened (in the worker): the
     window shows without pandas."""
-    from ..core.data.tables import load_table as load
+    from ...core.data.tables import load_table as load
 
     return load(path, progress=progress, cancel=cancel)
 
 
 def open_table(path: Path, progress: Progress = None, cancel: Cancel = None) -> Table:
     """The core's open_table, imported when a table is first opened (in the worker)."""
-    from ..core.data.tables import open_table as open_in_place
+    from ...core.data.tables import open_table as open_in_place
 
     return open_in_place(path, progress=progress, cancel=cancel)
 
 
 def describe_columns(table: Table, progress: Progress = None,
                      cancel: Cancel = None) -> list[ColumnInfo]:
-    from ..core.data.tables import describe_columns as describe
+    from ...core.data.tables import describe_columns as describe
 
     return describe(table, progress=progress, cancel=cancel)
 
 
-class FileOps(_Base):
+class FileController(QObject):
+    """Opens tables, plans and the demo, saves plans, and asks before unsaved changes go."""
+
+    remembered = Signal()  # a file went to the top of File → Recent
+    bundleChosen = Signal(object)  # a .zip was opened: the Path, for the bundle viewer
+
+    def __init__(self, host: WindowHost, session: Session, workers: WorkerSlot) -> None:
+        super().__init__(host.dialog_parent())
+        self.host = host
+        self.session = session
+        self.workers = workers  # the window's one slot: a new load cancels the one before
+        self._fit_wanted = False  # the plan's fit is shown when a large table's answer comes
+
+    @property
+    def _parent(self) -> QWidget:
+        """What this controller's dialogs and message boxes belong to (the window)."""
+        return self.host.dialog_parent()
+
+    def confirm_discard(self) -> bool:
+        """Ask before losing unsaved changes; True when it is fine to go on."""
+        if not self.session.dirty:
+            return True
+        answer = QMessageBox.question(
+            self._parent, "Unsaved changes",
+            "The plan has changes that are not saved. Save them?",
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Save)
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save_plan()
+        return answer == QMessageBox.StandardButton.Discard
+
+    def remember(self, path: Path) -> None:
+        """Put a file at the top of File → Recent (the menus refresh on ``remembered``)."""
+        self.session.remember_file(path)
+        self.remembered.emit()
+
     def open_path(self, path: Path) -> None:
         suffix = path.suffix.lower()
         if suffix in TABLE_SUFFIXES:
             self.load_table(path)
         elif suffix == ".zip":
-            self.review_bundle(path)
+            self.bundleChosen.emit(path)
         else:
             self.open_plan(path)
 
     def open_table_dialog(self) -> None:
-        path = ask_open_file(self, "Open a table", TABLE_FILTER)
+        path = ask_open_file(self._parent, "Open a table", TABLE_FILTER)
         if path is not None:
             self.load_table(path)
 
     def open_plan_dialog(self) -> None:
         if not self.confirm_discard():
             return
-        path = ask_open_file(self, "Open a plan", PLAN_FILTER)
+        path = ask_open_file(self._parent, "Open a plan", PLAN_FILTER)
         if path is not None:
             self.open_plan(path, confirmed=True)
 
@@ -90,7 +134,7 @@ class FileOps(_Base):
                 return  # a load the person replaced by another: never applied
             if worker is not None and worker.is_cancelled():  # done before it saw the cancel
                 self._busy(False)
-                self.statusBar().showMessage("Loading cancelled", 5000)
+                self.host.show_status("Loading cancelled", 5000)
                 return
             table, columns = cast("tuple[Table, list[ColumnInfo]]", result)  # work's answer
             self._busy(False)
@@ -99,18 +143,17 @@ class FileOps(_Base):
             if ask and plan is not None and Path(plan.dataset.path or "").name != path.name:
                 choice = self.ask_new_or_attach(path.name)
                 if choice is None or choice == NEW and not self.confirm_discard():
-                    self.statusBar().showMessage(f"{path.name} was not opened", 8000)
+                    self.host.show_status(f"{path.name} was not opened", 8000)
                     return
             self.session.set_table(table, path, columns)
             if self.session.plan is None and starter or choice == NEW:
                 self.session.new_plan(path.stem)
             elif choice == ATTACH:
                 self.attach_plan_to_table(path)
-            self.stack.setCurrentIndex(1)
-            if self.session.people_question() is not None:  # who one person is, first
-                self.tabs.setCurrentIndex(0)
-            self.statusBar().showMessage(f"Loaded {table.n_rows:,} rows from {path.name}", 8000)
-            self._remember(path)
+            # who one person is, first
+            self.host.show_planner(data_tab=self.session.people_question() is not None)
+            self.host.show_status(f"Loaded {table.n_rows:,} rows from {path.name}", 8000)
+            self.remember(path)
             if then is not None:
                 then()
 
@@ -128,30 +171,25 @@ class FileOps(_Base):
 
     def _load_failed(self, exc: object) -> None:
         self._busy(False)
-        from ..core.support.errors import Cancelled
+        from ...core.support.errors import Cancelled
 
         if isinstance(exc, Cancelled):
-            self.statusBar().showMessage("Loading cancelled", 5000)
+            self.host.show_status("Loading cancelled", 5000)
             return
         if isinstance(exc, PlannerError):  # the core's message, with its hint where it helps
-            self.error("Cannot open the table", with_hint(exc))
+            self.host.error("Cannot open the table", with_hint(exc))
         else:
-            self.error("Cannot open the table", f"Something went wrong ({type(exc).__name__}).")
+            self.host.error("Cannot open the table",
+                            f"Something went wrong ({type(exc).__name__}).")
 
     def _busy(self, on: bool, message: str = "") -> None:
-        self.progress.setVisible(on)
-        self.cancel_button.setVisible(on)
-        self.progress.setValue(0)
-        if message:
-            self.statusBar().showMessage(message)
-        elif not on:
-            self.statusBar().clearMessage()
+        self.host.show_busy(on, message)
 
     def _progress(self, fraction: float, message: str) -> None:
-        self.progress.setValue(int(fraction * 1000))
-        self.statusBar().showMessage(message)
+        self.host.show_progress(fraction, message)
 
-    def _cancel(self) -> None:
+    def cancel(self) -> None:
+        """Stop the running load (the status bar's Cancel; the window closing)."""
         if self.workers.current is not None:
             self.workers.current.cancel()
 
@@ -162,12 +200,12 @@ class FileOps(_Base):
         try:
             plan = load_plan(path, draft=True)  # may ask for its rows per person
         except InputError as exc:
-            self.error("This plan cannot be opened", f"{exc}\n\nFix the field it names (see "
+            self.host.error("This plan cannot be opened", f"{exc}\n\nFix the field it names (see "
                                                      "Help → User guide) and open it again.")
             return False
         self.session.load_plan(plan, path)
-        self.stack.setCurrentIndex(1)
-        self._remember(path)
+        self.host.show_planner()
+        self.remember(path)
         if own_table:
             self._find_plans_table(path)
         else:
@@ -178,7 +216,7 @@ class FileOps(_Base):
 
     def ask_new_or_attach(self, table_name: str) -> str | None:
         assert self.session.plan is not None
-        return ask_new_or_attach(self, table_name, self.session.plan)
+        return ask_new_or_attach(self._parent, table_name, self.session.plan)
 
     def attach_plan_to_table(self, path: Path) -> None:
         """Point the open plan at this table (an undoable edit), then show what does not fit."""
@@ -195,17 +233,17 @@ class FileOps(_Base):
         a large table is checked on a worker: the dialog then comes when the answer does)."""
         problems = self.session.ask_fit_problems()
         if problems is None:
-            self._fit_wanted = True  # shown by _fit_answered
+            self._fit_wanted = True  # shown by fit_answered
             return True
         self._fit_wanted = False
         if problems and self.session.table is not None:
-            self.error("The plan does not fit the table",
+            self.host.error("The plan does not fit the table",
                        problems_text(self.session.table.name, problems))
         return not problems
 
-    def _fit_answered(self, answer: Answered) -> None:
+    def fit_answered(self, answer: Answered) -> None:
         """A large table's fit arrived from its worker: say what does not fit, if asked."""
-        if answer is Answered.FIT and getattr(self, "_fit_wanted", False):
+        if answer is Answered.FIT and self._fit_wanted:
             self.show_fit_problems()
 
     def _find_plans_table(self, plan_path: Path) -> None:
@@ -223,12 +261,12 @@ class FileOps(_Base):
         now = (f"\n\nUntil then the plan is checked against {table.name}, which is open."
                if table is not None else "")
         answer = QMessageBox.question(
-            self, "The plan's table was not found",
+            self._parent, "The plan's table was not found",
             f"The plan's table {wanted.name} was not found in {wanted.parent}. Locate it?{now}",
             QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Ignore,
             QMessageBox.StandardButton.Open)
         if answer == QMessageBox.StandardButton.Open:
-            chosen = ask_open_file(self, f"Locate {wanted.name}", TABLE_FILTER,
+            chosen = ask_open_file(self._parent, f"Locate {wanted.name}", TABLE_FILTER,
                                    folder=plan_path.parent)
             if chosen is not None:
                 name = str(chosen)
@@ -270,7 +308,7 @@ class FileOps(_Base):
         if plan is None:
             return False
         suggested = f"{plan.dataset.name}-plan.json"
-        path = ask_save_file(self, "Save the plan", suggested, PLAN_FILTER)
+        path = ask_save_file(self._parent, "Save the plan", suggested, PLAN_FILTER)
         if path is None:
             return False
         if path.suffix.lower() != ".json":
@@ -285,24 +323,24 @@ class FileOps(_Base):
             plan_from_dict(plan_to_dict(plan), path.name, draft=True)
             save_plan(plan, path)
         except InputError as exc:
-            self.error("The plan is not complete",
+            self.host.error("The plan is not complete",
                        f"{on_screen(str(exc))}\n\nThe plan was not saved.")
             return False
         except OSError as exc:
-            self.error("Cannot save the plan", f"{path}: {exc.strerror}")
+            self.host.error("Cannot save the plan", f"{path}: {exc.strerror}")
             return False
         self.session.mark_saved(path)
-        self._remember(path)
-        self.statusBar().showMessage(f"Saved {path.name}", 5000)
+        self.remember(path)
+        self.host.show_status(f"Saved {path.name}", 5000)
         return True
 
     def new_plan(self) -> None:
         if not self.confirm_discard():
             return
         default = self.session.table_path.stem if self.session.table_path else "my-dataset"
-        name, ok = QInputDialog.getText(self, "New plan", "Name of the dataset (the budget "
+        name, ok = QInputDialog.getText(self._parent, "New plan", "Name of the dataset (the budget "
                                         "ledger keeps its budget under this name):",
                                         text=default)
         if ok and name.strip():
             self.session.new_plan(name.strip())
-            self.stack.setCurrentIndex(1)
+            self.host.show_planner()
