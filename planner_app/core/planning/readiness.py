@@ -205,9 +205,10 @@ def again_blocked(plan: Plan, total: Total, measurements: Sequence[Measurement],
     return None if rule.passed else rule
 
 
-def approval_rule(plan: Plan, trusted: Sequence[PublicKey] = (), officers: str = "",
-                  trust_ignored: str = "") -> RuleResult:
-    """An approval of this exact plan; with ``trusted`` keys, one signed by one of them.
+def approval_rule(plan: Plan | CompiledPlan, trusted: Sequence[PublicKey] = (),
+                  officers: str = "", trust_ignored: str = "") -> RuleResult:
+    """An approval of this exact plan (a compiled plan's digest is its own document's);
+    with ``trusted`` keys, one signed by one of them.
     ``officers``: the policy's officers in words, when the policy names who may approve
     (``trust_ignored``: the note that the caller's own keys are not used)."""
     status = approval_status(plan, trusted)
@@ -352,7 +353,8 @@ def readiness(plan: Plan, total: Total, measurements: Sequence[Measurement], *,
               file_datasets: Sequence[str] | None = None,
               known_datasets: Sequence[str] | None = None,
               trust_ignored: str = "",
-              repeating: Sequence[Repeats] | None = None) -> Readiness:
+              repeating: Sequence[Repeats] | None = None,
+              compiled: CompiledPlan | None = None) -> Readiness:
     """Every release rule for ``plan`` whose inputs are given (see the module docstring).
 
     ``ledger``: the dataset's ledger state, or the error reading it, or None (not consulted).
@@ -366,7 +368,8 @@ def readiness(plan: Plan, total: Total, measurements: Sequence[Measurement], *,
     the ledger holds (the dataset-name rule; None leaves it out). ``trust_ignored``: what the
     approval refusal adds when the policy's officers override the caller's --trust keys.
     ``repeating``: the table's id-like repeating columns (the ``people`` rule); None: no
-    table was read, the rule is left out.
+    table was read, the rule is left out. ``compiled``: ``plan`` compiled (its digest is made
+    once, from the document the release writes).
     """
     if isinstance(ledger, LedgerState):
         ledger = effective_state(ledger, policy)
@@ -392,7 +395,7 @@ def readiness(plan: Plan, total: Total, measurements: Sequence[Measurement], *,
         out.append(lifetime_rule(plan, total, measurements, ledger, policy))
     if require_approval:
         named = isinstance(policy, Policy) and bool(policy.require_approval_by)
-        out.append(approval_rule(plan, trusted,
+        out.append(approval_rule(compiled or plan, trusted,
                                  policy.officers_words() if isinstance(policy, Policy) else "",
                                  trust_ignored if named else ""))
     out.extend(policy_rules(policy, plan, total, file_datasets=file_datasets,
@@ -412,8 +415,7 @@ def readiness_of(compiled: CompiledPlan, **given: Any) -> Readiness:
     """``readiness`` of a compiled plan: its total, measurements and accuracies as the check
     computed them (planfile/compiled.py), the other inputs as ``readiness`` takes them."""
     return readiness(compiled.plan, compiled.total, compiled.all_measurements,
-                     accuracies=compiled.accuracies,
-                     **given)
+                     accuracies=compiled.accuracies, compiled=compiled, **given)
 
 
 _REFUSALS: dict[str, type[PlannerError]] = {

@@ -32,6 +32,7 @@ from typing import Any
 
 from ..model import Plan
 from ..planfile import plan_digest, plan_to_json
+from ..planfile.compiled import CompiledPlan
 from ..support.errors import InputError, PlannerError
 from ..support.files import atomic_write_text, existing_kind, refuse_unless_replaceable
 from ..support.home import AppHome
@@ -240,12 +241,17 @@ def in_time_order(approvals: Sequence[Mapping[str, Any]]) -> list[Mapping[str, A
     return [approvals[i] for i in order]
 
 
-def approval_status(plan: Plan, trusted: Sequence[PublicKey] | None = None) -> ApprovalStatus:
+def approval_status(plan: Plan | CompiledPlan,
+                    trusted: Sequence[PublicKey] | None = None) -> ApprovalStatus:
     """What the plan's decisions say; with ``trusted`` keys, only decisions signed by one of
     them count, and the latest of those by their own time decides (see the module
-    docstring). A decision counts for the digest of this plan, computed here: no caller can
-    hand in another (an edited plan never reads as approved)."""
-    digest = plan_digest(plan)
+    docstring). A decision counts for the digest of this plan, computed here or by the
+    compiled plan from its own document: no caller can hand in another (an edited plan never
+    reads as approved), and a release serialises its plan once."""
+    if isinstance(plan, CompiledPlan):
+        digest, plan = plan.digest, plan.plan
+    else:
+        digest = plan_digest(plan)
     if not plan.approvals:
         return ApprovalStatus("none", None, digest, checked=bool(trusted))
     ordered = in_time_order(plan.approvals)

@@ -302,7 +302,7 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
     finally:
         aggregator.close()
     compiled = report.compiled
-    status = approval_status(plan, trusted)
+    status = approval_status(compiled, trusted)
 
     home.ensure()
     audit = AuditLog(home.audit_path).require_intact()
