@@ -152,8 +152,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 # ----------------------------------------------------------------------------- shared bundles
-# Issue 23: a release costs about 4 s of CPU (the report's HTML and PDF are built twice: a
-# rehearsal before the charge, then the real one). Tests that only read a bundle share one per
+# Issue 23: a release costs about 2 s of CPU in a warm process (the report's HTML and PDF are
+# built twice: a rehearsal before the charge, then the real one), the first one in a process
+# about 4 s. Tests that only read a bundle share one per
 # configuration for the whole session; a test that changes one works on a copy in its tmp_path.
 
 
