@@ -151,9 +151,37 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(mark)
 
 
+# ----------------------------------------------------------------------------- one Spark worker
+# Issue 23: with `--dist loadfile` (.ci/run) a file runs on one worker, but the Spark tests of
+# six files went to both, and each worker started a JVM of its own (10 to 30 s; the session is
+# shared within a process: spark_session below). This scheduler keeps loadfile's units and
+# makes one unit of every test the `spark` marker selects (_marks_for's rule, read from the
+# test's id, which is all a scheduler sees): one worker starts Spark, the other never does.
+
+
+def spark_by_id(nodeid: str) -> bool:
+    """``_marks_for``'s spark rule on a test id: the file's name or the test's name."""
+    path, _, rest = nodeid.partition("::")
+    return "spark" in Path(path).name or "spark" in rest.split("::")[-1].lower()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    if config.getvalue("dist") != "loadfile":
+        return None  # xdist's own
+    from xdist.scheduler import LoadFileScheduling  # type: ignore[import-untyped]
+
+    class OneSparkWorker(LoadFileScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            return "spark" if spark_by_id(nodeid) else str(super()._split_scope(nodeid))
+
+    return OneSparkWorker(config, log)
+
+
 # ----------------------------------------------------------------------------- shared bundles
-# Issue 23: a release costs about 4 s of CPU (the report's HTML and PDF are built twice: a
-# rehearsal before the charge, then the real one). Tests that only read a bundle share one per
+# Issue 23: a release costs about 2 s of CPU in a warm process (the report's HTML and PDF are
+# built twice: a rehearsal before the charge, then the real one), the first one in a process
+# about 4 s. Tests that only read a bundle share one per
 # configuration for the whole session; a test that changes one works on a copy in its tmp_path.
 
 

@@ -26,7 +26,7 @@ from planner_app.core.release.commitment import (
     opens,
     prove_file,
 )
-from planner_app.core.release.publish import publish
+from planner_app.core.release.publish import prepare, publish
 from planner_app.core.support.home import AppHome, app_home
 from planner_app.core.support.resources import demo_plan_path
 from tests.conftest import DEMO_TABLE, run_in_process
@@ -127,13 +127,15 @@ def test_the_owner_notes_still_use_the_plain_hash(tmp_path: Path, home: AppHome)
     plan = load_plan(demo_plan_path())
     table = load_table(DEMO_TABLE)
     publish(plan, table, tmp_path / "a.zip", home)
-    again = publish(plan, table, tmp_path / "b.zip", home)
+    # the notes are made before the charge (publish.prepare, which publish returns them
+    # from): the releases after the first need not be charged (issue 23)
+    again = prepare(plan, table, tmp_path / "b.zip", home)
     assert not any("SHA-256 changed" in n for n in again.notes)
     doc = json.loads(demo_plan_path().read_text())
     doc["dataset"] = {"name": "renamed"}
     from planner_app.core.planfile import plan_from_dict
 
-    result = publish(plan_from_dict(doc), table, tmp_path / "c.zip", home)
+    result = prepare(plan_from_dict(doc), table, tmp_path / "c.zip", home)
     assert any("released before as dataset 'demo-survey'" in n for n in result.notes)
 
 

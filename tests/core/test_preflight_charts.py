@@ -68,10 +68,10 @@ def test_the_bundle_is_byte_for_byte_the_one_the_full_placeholder_build_gave(
     assert other != old  # the comparison sees the noise
 
 
-def test_the_trial_draws_each_kind_once_and_keeps_nothing(tmp_path: Path,
+def test_the_trial_draws_each_kind_once_and_keeps_nothing(demo_bundle: Path,
                                                           monkeypatch: pytest.MonkeyPatch
                                                           ) -> None:
-    record = json.loads(read_bundle(_write_demo(tmp_path))["release.json"])
+    record = json.loads(read_bundle(demo_bundle)["release.json"])  # the session's release
     drawn: list[Chart] = []
     real = charts.render_png
     monkeypatch.setattr(charts, "render_png", lambda c, *a: drawn.append(c) or real(c, *a))
@@ -86,12 +86,6 @@ def test_the_trial_draws_each_kind_once_and_keeps_nothing(tmp_path: Path,
     # outside the trial the report draws the real charts again
     assert report.report_html(record) == report.report_html(record)
     assert charts.chart_png.cache_info().currsize == len(record["queries"])
-
-
-def _write_demo(folder: Path) -> Path:
-    out = folder / "demo.zip"
-    publish(load_plan(demo_plan_path()), load_table(DEMO_TABLE), out, app_home(folder / "h"))
-    return out
 
 
 COMPACT = re.compile(r"^[−-]?[0-9.]+(e[+-]?[0-9]+)?(T|bn|M|k)?$")

@@ -71,8 +71,12 @@ def main() -> None:
     from planner_app.core.release.publish import publish
     from planner_app.core.support.home import app_home
 
-    bundle = folder / "synth.zip"
-    publish(window.session.plan, window.session.table, bundle, app_home(folder / "home2"))
+    # $PLANNER_APP_SYNTH_BUNDLE: the bundle of this plan an earlier scale released, which the
+    # viewer and the comparison read as they would their own (a synthetic release fits a
+    # table: seconds of JAX, the same at any scale); released here when there is none yet
+    bundle = Path(os.environ.get("PLANNER_APP_SYNTH_BUNDLE") or folder / "synth.zip")
+    if not bundle.exists():
+        publish(window.session.plan, window.session.table, bundle, app_home(folder / "home2"))
     window.files.open_path(bundle)
     viewer = window.launchers.bundle_dialog
     while viewer.opened is None:  # the viewer checks the bundle on a worker: sleep, do not

@@ -133,13 +133,21 @@ def test_the_pane_shows_what_the_budget_buys(window, tmp_path: Path) -> None:  #
     assert not pane.synthetic_box.isVisibleTo(pane)
 
 
+@pytest.fixture(scope="module")
+def synth_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the first scale's process releases the plan's bundle and the next one reads it
+    (issue 23: the release fits a synthetic table, the same at either scale)."""
+    return tmp_path_factory.mktemp("synth-shots") / "synth.zip"
+
+
 @pytest.mark.subprocess
 @pytest.mark.parametrize("scale", ["1", "2"])
-def test_editor_and_pane_fit_at_1x_and_2x(tmp_path: Path, scale: str) -> None:
+def test_editor_and_pane_fit_at_1x_and_2x(tmp_path: Path, scale: str,
+                                          synth_bundle: Path) -> None:
     # a screen that holds the 1280x820 window at this scale (windows are fitted to it)
     env = {**os.environ, "QT_SCALE_FACTOR": scale,
            "QT_QPA_PLATFORM": offscreen_screen(tmp_path, scale),
-           "PLANNER_APP_SCREENSHOTS": str(SHOTS)}
+           "PLANNER_APP_SCREENSHOTS": str(SHOTS), "PLANNER_APP_SYNTH_BUNDLE": str(synth_bundle)}
     done = subprocess.run([sys.executable, str(Path(__file__).parent / "synthetic_shots.py"),
                            str(tmp_path)], capture_output=True, text=True, env=env,
                           timeout=240, cwd=Path(__file__).resolve().parents[2])

@@ -85,6 +85,7 @@ from .rehearsal import (
     require_verifiable,
 )
 from .report import report_html, report_pdf
+from .report_layout import ReportLayout
 from .result_columns import record_bytes, results_csv_of
 from .signing import sign_manifest, signed_by_entry
 from .stages import Books, Checked, Prepared, Rehearsal, Request, Trust, public_check
@@ -188,8 +189,9 @@ def preflight_bundle(p: Prepared) -> Rehearsal:
     try:
         # the report's text in full; each kind of chart drawn once, every chart's texts drawn
         # (charts.TrialCharts): the placeholder pictures are thrown away with the rest
+        layout = ReportLayout()  # what the real build takes over (report_layout.py)
         with trial_charts() as trial:
-            reports = _report_files(r.plan, record)
+            reports = _report_files(r.plan, record, layout)
         # the JSON and CSV files cannot fail on these values: only their size is estimated
         # (compact JSON, at most half the size of the indented files the bundle holds)
         data = 2 * len(json.dumps(record, ensure_ascii=False, allow_nan=False).encode())
@@ -222,7 +224,7 @@ def preflight_bundle(p: Prepared) -> Rehearsal:
         raise HomeUnusable(f"the app folder {r.home.data_dir} has {home_free / 1e6:,.1f} MB "
                            f"free; this release needs about {size / 1e6:,.1f} MB there for its "
                            "saved record; nothing was charged")
-    return Rehearsal(bundle_bytes=size + tables, plan_json=plan_json)
+    return Rehearsal(bundle_bytes=size + tables, plan_json=plan_json, layout=layout)
 
 
 def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
@@ -430,7 +432,8 @@ def charge_and_release(p: Prepared) -> PublishResult:
     try:
         bundle_sha = complete_release(home, doc, plan, r.out, r.overwrite, step, resumed=False,
                                       sign_with=trust.sign_with,
-                                      plan_json=p.rehearsal.plan_json, record_json=record_json)
+                                      plan_json=p.rehearsal.plan_json, record_json=record_json,
+                                      layout=p.rehearsal.layout)
     except ReleaseUnfinished:
         raise
     except Exception as exc:
@@ -443,16 +446,18 @@ def charge_and_release(p: Prepared) -> PublishResult:
 
 
 def _bundle_files(plan: Plan, doc: dict[str, Any], plan_json: bytes | None = None,
-                  record_json: bytes | None = None) -> dict[str, bytes]:
+                  record_json: bytes | None = None,
+                  layout: ReportLayout | None = None) -> dict[str, bytes]:
     """The bundle's files (all but the audit segment and the manifest), from the saved
     record alone: a resumed release writes exactly what the first attempt would have.
     ``plan_json`` and ``record_json``: plan.json as the rehearsal made it and release.json
-    as the release made it for its pending record (the same bytes as from the record)."""
+    as the release made it for its pending record (the same bytes as from the record);
+    ``layout``: the rehearsal's report layout (the same bytes with it or without)."""
     record = doc["record"]
     if record_json is None:
         record_json = record_bytes(record, plan_json)
     files: dict[str, bytes] = {
-        **_report_files(plan, record),
+        **_report_files(plan, record, layout),
         RESULTS: results_csv_of(record),
         RECORD: record_json,
         PLAN: json_bytes(record["plan"]) if plan_json is None else plan_json,
@@ -464,11 +469,12 @@ def _bundle_files(plan: Plan, doc: dict[str, Any], plan_json: bytes | None = Non
     return files
 
 
-def _report_files(plan: Plan, record: dict[str, Any]) -> dict[str, bytes]:
+def _report_files(plan: Plan, record: dict[str, Any],
+                  layout: ReportLayout | None = None) -> dict[str, bytes]:
     """The files written from templates: the reports and the README."""
     return {
         REPORT_HTML: report_html(record, plan).encode("utf-8"),
-        REPORT_PDF: report_pdf(record, plan),
+        REPORT_PDF: report_pdf(record, plan, layout),
         README: readme_text(plan, record).encode("utf-8"),
     }
 
@@ -477,7 +483,8 @@ def complete_release(home: AppHome, doc: dict[str, Any], plan: Plan, out: Path,
                      overwrite: bool, step: Callable[[float, str], None], *,
                      resumed: bool, sign_with: SecretKey | None = None,
                      plan_json: bytes | None = None,
-                     record_json: bytes | None = None) -> str:
+                     record_json: bytes | None = None,
+                     layout: ReportLayout | None = None) -> str:
     """Seal and write the bundle of a charged release from its saved record; mark the ledger
     row completed and remove the saved record. Draws no noise. Returns the bundle's SHA-256.
     A record with ``signed_by`` is signed with ``sign_with``, which must be that key."""
@@ -488,7 +495,7 @@ def complete_release(home: AppHome, doc: dict[str, Any], plan: Plan, out: Path,
     audit = AuditLog(home.audit_path)
     ledger = Ledger(home.ledger_path)
     step(0.7, "Writing the bundle")
-    files = _bundle_files(plan, doc, plan_json, record_json)
+    files = _bundle_files(plan, doc, plan_json, record_json, layout)
     segment = list(doc["segment"])
     created = doc["record"]["created_utc"]  # every time the bundle shows is this one
     if resumed:

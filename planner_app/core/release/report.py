@@ -15,7 +15,6 @@ import io
 import itertools
 from collections.abc import Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from ..dp import risk
@@ -29,7 +28,6 @@ from ..planfile import plan_from_dict
 from ..planning.charts import report_chart_png
 from ..planning.parameters import missing_values_words
 from ..planning.preview import Chart, release_chart
-from ..support.fonts import REPORT_FONTS, drawable_text, report_font_dir
 from ..support.numbers import (
     shown,
     shown_percent_range,
@@ -44,6 +42,13 @@ from ..support.words import (
     unit_words,
 )
 from ..support.words import format_number as rounded
+from .report_layout import (
+    ReportLayout,
+    draw_text,
+    keep_text_together,
+    keep_together,
+    new_document,
+)
 from .result_columns import tables_of
 from .signing import approval_words, signature_words
 from .synthetic import synthetic_paragraphs
@@ -570,47 +575,16 @@ def table_rows(pdf: Any, widths: tuple[float, ...], aligns: tuple[str, ...],
             table.row(cells)
 
 
-def keep_together(pdf: Any, draw: Any, scratch: Any) -> None:
-    """Draw a block (``draw(out)``) on the current page, or on a new one when it does not fit
-    there but fits a page of its own; a block taller than a page starts where it is and
-    flows on (so no page is left half empty for it). The block is tried on a fresh page of
-    ``scratch``, a document with the same page and fonts that is never written: fpdf's own
-    dry run (offset_rendering) deep-copies the whole document so far, every time, which made
-    a report of N statistics cost N² (150 statistics took minutes)."""
-    scratch.add_page()
-    page = scratch.page
-    scratch.set_y(pdf.t_margin)
-    draw(scratch)
-    height = scratch.y - pdf.t_margin if scratch.page == page else None
-    if height is not None and height <= pdf.page_break_trigger - pdf.t_margin \
-            and pdf.will_page_break(height):
-        pdf.add_page()
-    draw(pdf)
-
-
-def _font_dir() -> Path:
-    return report_font_dir()  # one font, whose characters plans are held to
-
-
-def report_pdf(record: dict[str, Any], plan: Plan | None = None) -> bytes:
-    """The report as PDF; ``plan`` as for report_html."""
-    from fpdf import FPDF
-
+def report_pdf(record: dict[str, Any], plan: Plan | None = None,
+               layout: ReportLayout | None = None) -> bytes:
+    """The report as PDF; ``plan`` as for report_html. ``layout``: what an earlier build of
+    this release's report laid out (report_layout.py; the same bytes with it or without)."""
     if plan is None:
         plan = _declared_plan(record)
     total = record["total"]
     risk = record["risk"]
-    class ReportPDF(FPDF):
-        def normalize_text(self, text: str) -> str:  # every drawn text passes here
-            return str(super().normalize_text(drawable_text(text)))  # none vanishes
-
-    pdf = ReportPDF(format="A4")
-    scratch = ReportPDF(format="A4")  # where keep_together tries a block's layout
-    fonts = _font_dir()
-    for doc in (pdf, scratch):
-        for style, file in REPORT_FONTS.items():
-            doc.add_font("DejaVu", style, str(fonts / file))
-        doc.set_auto_page_break(True, margin=15)
+    layout = ReportLayout() if layout is None else layout  # where blocks are tried
+    pdf = new_document()
     try:
         created = datetime.strptime(record["created_utc"][:19], "%Y-%m-%dT%H:%M:%S")
         pdf.set_creation_date(created)
@@ -622,14 +596,10 @@ def report_pdf(record: dict[str, Any], plan: Plan | None = None) -> bytes:
     width = pdf.w - pdf.l_margin - pdf.r_margin
 
     def heading(text: str, size: float = 14, out: Any = pdf) -> None:
-        out.set_font("DejaVu", "B", size)
-        out.multi_cell(width, size * 0.55, text)
-        out.ln(1)
+        draw_text(out, [("heading", text, size)], width)
 
     def para(text: str, size: float = 10, out: Any = pdf) -> None:
-        out.set_font("DejaVu", "", size)
-        out.multi_cell(width, size * 0.5, text, align="L")
-        out.ln(1.5)
+        draw_text(out, [("para", text, size)], width)
 
     heading(f"Differentially private release: {record['dataset']['name']}", 16)
     para(f"Release {record['release_id']}, {record['created_utc']} (UTC), planner-app "
@@ -655,7 +625,7 @@ def report_pdf(record: dict[str, Any], plan: Plan | None = None) -> bytes:
             para(f"{s['more']} Parameters: {s['params']}.".strip(), 7.5, out)
             result_chart_pdf(out, record, s, width, drawn)
 
-        keep_together(pdf, statistic, scratch)
+        keep_together(pdf, statistic, layout)
     if len(explained) > MAX_PDF_STATISTICS:
         # past a hundred, a page per statistic helps no reader (and fpdf lays out every
         # paragraph twice: seconds per hundred); one line per cell, as results.csv has them
@@ -680,13 +650,12 @@ def report_pdf(record: dict[str, Any], plan: Plan | None = None) -> bytes:
     if charts_left_out(record):
         para(charts_left_out(record), 9)
 
-    def guarantee(out: Any) -> None:
-        heading("The privacy guarantee", out=out)
-        para(f"This release spent ε = {shown(total['epsilon'])}, δ = {total['delta']:.3g} "
-             f"({total['accountant']} accounting).", out=out)
-        para(f"{risk['sentence']} {risk.get('lower', '')}", out=out)
-
-    keep_together(pdf, guarantee, scratch)
+    # the blocks of text alone: the layout remembers their heights (report_layout.py)
+    keep_text_together(pdf, [
+        ("heading", "The privacy guarantee", 14),
+        ("para", f"This release spent ε = {shown(total['epsilon'])}, δ = {total['delta']:.3g} "
+                 f"({total['accountant']} accounting).", 10),
+        ("para", f"{risk['sentence']} {risk.get('lower', '')}", 10)], width, layout)
     para(f"{risk.get('out_of_100', '')} {risk.get('delta', '')}")
     side = min(width, 120)
     if pdf.will_page_break(side * 3.8 / 6):  # chart_png's aspect
@@ -698,18 +667,11 @@ def report_pdf(record: dict[str, Any], plan: Plan | None = None) -> bytes:
     # too high" after the charge)
     items = transparency(record, plan)
 
-    def first(out: Any) -> None:
-        heading("Transparency", out=out)
-        heading(items[0][0], 9, out)
-        para(items[0][1], 8.5, out)
-
-    keep_together(pdf, first, scratch)
+    keep_text_together(pdf, [("heading", "Transparency", 14), ("heading", items[0][0], 9),
+                             ("para", items[0][1], 8.5)], width, layout)
     for question, answer in items[1:]:
-        def item(out: Any, q: str = question, a: str = answer) -> None:
-            heading(q, 9, out)
-            para(a, 8.5, out)
-
-        keep_together(pdf, item, scratch)
+        keep_text_together(pdf, [("heading", question, 9), ("para", answer, 8.5)], width,
+                           layout)
     return bytes(pdf.output())
 
 

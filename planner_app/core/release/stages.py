@@ -25,6 +25,7 @@ from ..records.ledger import Ledger, LedgerState
 from ..records.policy import Policy
 from ..records.review import ApprovalStatus
 from ..support.home import AppHome
+from .report_layout import ReportLayout
 
 Progress = Callable[[float, str], None] | None
 
@@ -76,10 +77,13 @@ class Rehearsal:
     """What the rehearsal before the charge proved and made: the whole noise step ran on a
     stand-in source (dry run), the report and the bundle's files were built from placeholder
     values, the room they need was found. ``plan_json``: the bundle's plan.json, which the
-    noise does not change, made here rather than after the charge."""
+    noise does not change, made here rather than after the charge. ``layout``: the report's
+    scratch document and the heights of its text blocks, which the real build reuses
+    (report_layout.py)."""
 
     bundle_bytes: int
     plan_json: bytes
+    layout: ReportLayout | None = None
 
 
 @dataclass(kw_only=True)
