@@ -40,7 +40,7 @@ def test_ci_runs_the_readme_test_command_and_the_checks_it_lists() -> None:
     assert halves == ["pip install -e '.[test]'", "python -m pytest"], test_command
     stages = [c for c in ci if c.startswith("python -m pytest")]
     assert stages == ['python -m pytest -n 2 --dist loadfile -m "$fast"',
-                      'python -m pytest -n 3 --dist loadfile -m "not ($fast) and not slow"'], ci
+                      'python -m pytest -n 2 --dist loadfile -m "not ($fast) and not slow"'], ci
     fast = next(c for c in ci if c.startswith("fast="))
     assert f'python -m pytest -m "{fast[len("fast=") + 1:-1]}"' in readme, fast
     positions = [ci.index(halves[0]), ci.index(stages[0])]
