@@ -53,8 +53,6 @@ def discrete_laplace_pld(scale: Fraction, sensitivity: int,
     losses dp-accounting reads back), so the result is an upper bound like dp-accounting's
     pessimistic estimate and no loss goes a step up by float error.
     """
-    from dp_accounting.pld import pld_pmf
-    from dp_accounting.pld import privacy_loss_distribution as pld
 
     a = math.nextafter(float(1 / scale), math.inf)  # for the masses: less noise
     ratio = 1 / (scale * Fraction(repr(d)))  # a / d, exactly: a loss c·a is c·ratio grid steps
@@ -85,13 +83,7 @@ def discrete_laplace_pld(scale: Fraction, sensitivity: int,
             ok = end >= start
             js.append(buckets[1:][ok].astype(np.int64))
             masses.append((np.exp(-a * start[ok]) - np.exp(-a * (end[ok] + 1))) / (1 + q))
-    all_js = np.concatenate(js)
-    all_masses = np.concatenate(masses)
-    lower = int(all_js.min())
-    probs = np.zeros(int(all_js.max()) - lower + 1)
-    np.add.at(probs, all_js - lower, all_masses)
-    pmf = pld_pmf.DensePLDPmf(d, lower, probs, 0.0, True)
-    return pld.PrivacyLossDistribution(pmf)
+    return _dense_pld(js, masses, d)
 
 
 
@@ -108,8 +100,6 @@ def discrete_laplace_pld_before_exact_grid(scale: Fraction, sensitivity: int,
     a(Δ - 2o) between, with a = 1/scale; every loss is rounded up to the grid d, so the result
     is an upper bound like dp-accounting's pessimistic estimate.
     """
-    from dp_accounting.pld import pld_pmf
-    from dp_accounting.pld import privacy_loss_distribution as pld
 
     a = math.nextafter(float(1 / scale), math.inf)  # pessimistic: less noise
     q = math.exp(-a)
@@ -132,6 +122,15 @@ def discrete_laplace_pld_before_exact_grid(scale: Fraction, sensitivity: int,
             ok = end >= start
             js.append(buckets[ok].astype(np.int64) + 1)
             masses.append((np.exp(-a * start[ok]) - np.exp(-a * (end[ok] + 1))) / (1 + q))
+    return _dense_pld(js, masses, d)
+
+
+def _dense_pld(js: list[np.ndarray], masses: list[np.ndarray],
+               d: float) -> PrivacyLossDistribution:
+    """The pessimistic PLD whose loss j·d has the summed mass of every bucket at j."""
+    from dp_accounting.pld import pld_pmf
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
     all_js = np.concatenate(js)
     all_masses = np.concatenate(masses)
     lower = int(all_js.min())
