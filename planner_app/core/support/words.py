@@ -364,7 +364,9 @@ GLOSSARY: dict[str, str] = {
         "allow."),
     "Grid step": (
         "Values are rounded to a fine grid of this step before they are added up, so the "
-        "noise can be exact whole numbers; the rounding is far smaller than the noise."),
+        "noise can be exact whole numbers. Each value moves by at most half a step; over "
+        "many rows these small errors mostly cancel and stay far below the noise, but a "
+        "very large table can need a finer grid step."),
     "Hoeffding bound": (
         "A guaranteed limit on how far a share estimated from randomized answers can be from "
         "the truth; it is used for the ± of a yes/no share."),
