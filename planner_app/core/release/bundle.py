@@ -8,7 +8,6 @@ name and hash, never its path; no true aggregate, noise draw, raw row or data-de
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import io
 import itertools
@@ -104,16 +103,6 @@ def safe_cell(value: Any) -> str:
             return ""
         return repr(value)
     return formula_escaped(str(value))
-
-
-def results_csv(rows: list[dict[str, Any]]) -> bytes:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(RESULT_COLUMNS)
-    columns = [_safe_cells(list(map(dict.get, rows, itertools.repeat(c, len(rows)))))
-               for c in RESULT_COLUMNS]
-    writer.writerows(zip(*columns, strict=True))
-    return out.getvalue().encode("utf-8")
 
 
 def _safe_cells(values: list[Any]) -> Iterable[str]:
