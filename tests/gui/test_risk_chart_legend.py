@@ -41,3 +41,21 @@ def test_the_legend_is_drawn_and_not_empty(qtbot: QtBot) -> None:
     inside = pixels[int(height - box.y1) + 2:int(height - box.y0) - 2,
                     int(box.x0) + 2:int(box.x1) - 2, :3]
     assert inside.size and (inside < 100).any()  # dark words on the white frame
+
+
+def test_the_note_sits_on_a_box_of_its_own(qtbot: QtBot) -> None:
+    """At ε = 7 the prior's guide line ran straight through the note's words ("from 30% to
+    between ..."): inside the note's box, the guide's grey no longer shows."""
+    chart = RiskChart()
+    qtbot.addWidget(chart)
+    chart.draw()
+    chart.show_bounds(7.0, 0.3)
+    note = chart.note.get_window_extent()
+    guide_x = int(round(chart.axes.transData.transform((0.3, 0.5))[0]))
+    assert note.x0 < guide_x < note.x1  # the guide does cross the note's words
+    pixels = _pixels(chart)
+    height = pixels.shape[0]
+    top, bottom = int(height - note.y1) + 3, int(height - note.y0) - 3
+    column = pixels[top:bottom, guide_x - 1:guide_x + 2, :3]
+    grey = (np.abs(column.astype(int) - 153) <= 12).all(axis=-1)  # the guide is 0.6 grey
+    assert grey.sum() <= 3  # (a few antialiased glyph edges); 19 before the box

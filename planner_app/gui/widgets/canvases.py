@@ -57,7 +57,11 @@ class RiskChart(FigureCanvasQTAgg):
         (self.point_lo,) = ax.plot([0.5], [0.5], "o", color="#2471a3", markersize=7)
         self.guide = ax.axvline(0.5, color="0.6", linewidth=0.8)
         self.legend = ax.legend(loc="lower right", fontsize=8, framealpha=1.0)
-        self.note = ax.text(0.02, 0.96, "", transform=ax.transAxes, va="top", fontsize=9)
+        # on a box of its own: at a large ε the highest-belief curve and the prior's guide ran
+        # behind its words
+        self.note = ax.text(0.02, 0.96, "", transform=ax.transAxes, va="top", fontsize=9,
+                            bbox={"boxstyle": "round,pad=0.3", "facecolor": "white",
+                                  "edgecolor": "0.8", "alpha": 0.92})
         # the legend is drawn last, over the curves: at a large ε the lowest-belief curve ran
         # through it and cut its words ("lowest belief afte")
         self.moving = (self.band, self.upper, self.lower, self.point_hi, self.point_lo,
