@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from .. import __version__
+from ..core.data.engine_names import DEFAULT_ENGINE, ENGINES
 from .common import (
     PROG,
     _confidence_arg,
@@ -15,10 +16,6 @@ from .common import (
     _positive_int,
 )
 from .keys import add_keys_parser
-
-# the engines' names (core/data/engines.py; not imported here: parsing stays light)
-ENGINES = ("duckdb", "pandas", "spark")
-DEFAULT_ENGINE = "duckdb"
 
 
 def build_parser() -> argparse.ArgumentParser:

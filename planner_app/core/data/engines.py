@@ -16,6 +16,7 @@ from ..dp.mechanisms import RandomSource
 from ..kinds.results import Aggregate
 from ..model import Plan, Query
 from ..support.errors import InputError
+from .engine_names import ENGINES
 from .source import TableSource
 from .spark_engine import SparkRunner
 from .spark_session import require_pyspark
@@ -27,8 +28,6 @@ from .tables import Table
 if TYPE_CHECKING:
     import pandas as pd
 
-DEFAULT_ENGINE = "duckdb"
-ENGINES = ("duckdb", "pandas", "spark")
 
 #: The SQL engines' runners by engine name (the one place they are registered: sql_plan.py
 #: knows neither engine by name, spark_engine.py builds on sql_plan.py).

@@ -16,7 +16,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..data.engines import DEFAULT_ENGINE, ReleaseEngine, open_engine
+from ..data.engine_names import DEFAULT_ENGINE
+from ..data.engines import ReleaseEngine, open_engine
 from ..data.facts import ColumnFacts, ColumnInfo, cell_facts
 from ..data.facts import column_facts as source_column_facts
 from ..data.fit import plan_only_notes, require_fit

@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from ..data.engines import DEFAULT_ENGINE, open_engine
+from ..data.engine_names import DEFAULT_ENGINE
+from ..data.engines import open_engine
 from ..data.tables import Table
 from ..dp.mechanisms import SystemRandomSource
 from ..kinds import kind_of
