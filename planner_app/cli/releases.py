@@ -14,9 +14,6 @@ from .common import (
     EXIT_NOT_REGENERATED,
     EXIT_OK,
     PROG,
-    _approval_required,
-    _approval_trust,
-    _confidence,
     _home,
     _naming_plan_file,
     _print_json,
@@ -27,9 +24,9 @@ from .common import (
 def cmd_release(args: argparse.Namespace) -> int:
     from ..core.data.tables import open_table
     from ..core.planfile import load_plan
-    from ..core.records.policy import trust_note
     from ..core.records.released import again_warning
-    from ..core.release.publish import publish, synthetic_release_lines
+    from ..core.release.home_check import release_in_home
+    from ..core.release.publish import synthetic_release_lines
     from ..core.release.resume import AlreadyComplete, resume_release
     from .passphrase import load_signing_key, terminal_passphrase
 
@@ -76,14 +73,14 @@ def cmd_release(args: argparse.Namespace) -> int:
                 said.append(again)
                 print(f"{PROG}: warning: {again}", file=sys.stderr)
         with _naming_plan_file(args.plan):  # core errors name "plan": say which file
-            result = publish(plan, table, Path(args.out), home, confidence=_confidence(args),
-                             clamp_counts=args.clamp_counts, overwrite=args.force,
-                             require_approval=_approval_required(args),
-                             inputs=[Path(args.plan), Path(args.data)], sign_with=key,
-                             trusted=_approval_trust(args),
-                             trust_ignored=trust_note(bool(getattr(args, "trust", None))),
-                             engine=getattr(args, "engine", None) or "duckdb",
-                             progress=once_charged)
+            result = release_in_home(plan, table, Path(args.out), home,
+                                     confidence=args.confidence,
+                                     clamp_counts=args.clamp_counts, overwrite=args.force,
+                                     require_approval=args.require_approval,
+                                     trust_files=getattr(args, "trust", None) or (),
+                                     inputs=[Path(args.plan), Path(args.data)], sign_with=key,
+                                     engine=getattr(args, "engine", None) or "duckdb",
+                                     progress=once_charged)
     state = result.ledger
     summary = {
         "bundle": str(result.bundle_path), "bundle_sha256": result.bundle_sha256,
