@@ -16,10 +16,9 @@ to it (it charges the ledger); the other functions only read it.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
@@ -54,8 +53,11 @@ class BundleNotValid(PlannerError):
 class Picture:
     """A chart as PNG bytes; a notebook shows it (``_repr_png_``), ``save`` writes it."""
 
-    png: bytes
+    png: bytes = field(repr=False)
     title: str = ""
+
+    def __repr__(self) -> str:
+        return f"<Picture {self.title!r}: {len(self.png):,} bytes of PNG>"
 
     def _repr_png_(self) -> bytes:
         return self.png
@@ -96,13 +98,9 @@ def load_plan(path: PathLike) -> Plan:
 def plan_from_dict(document: Mapping[str, Any]) -> Plan:
     """A plan from its JSON document as a dict (the plan file's format, docs/plan-format.md),
     validated as a plan file is."""
-    from .core.planfile.serialisation import parse_plan_text
+    from .core.planfile import plan_from_dict as from_dict
 
-    try:
-        text = json.dumps(document, ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError) as exc:  # a set, an object, NaN: not a plan's JSON
-        raise InputError("plan", None, f"is not JSON: {exc}") from None
-    return parse_plan_text(text)
+    return from_dict(dict(document))
 
 
 def starter_plan(data: PathLike, dataset: str | None = None) -> dict[str, Any]:

@@ -171,9 +171,17 @@ def cmd_report(args: argparse.Namespace) -> int:
     from ..core.support.files import atomic_write_bytes, check_output_path
 
     registry = getattr(args, "registry", None)
-    if not args.pdf and not args.html and not registry:
+    notebook = getattr(args, "notebook", None)
+    if not args.pdf and not args.html and not registry and not notebook:
         raise InputError("argument", None, "say where to write the report: --pdf OUT, "
-                                           "--html OUT and/or --registry OUT.yaml")
+                                           "--html OUT, --registry OUT.yaml and/or "
+                                           "--notebook OUT.ipynb")
+    if notebook:  # its name before the bundle is read
+        from ..core.release.notebooks import notebook_name_problem
+
+        problem = notebook_name_problem(notebook)
+        if problem:
+            raise InputError("argument", "--notebook", problem)
     bundle = Path(args.bundle)
     trusted = load_trusted(getattr(args, "trust", None) or [])  # unreadable key: exit 2
     try:
@@ -190,9 +198,10 @@ def cmd_report(args: argparse.Namespace) -> int:
         print(f"{PROG}: {bundle.name}: NOT valid, so no report: its signature is not by a "
               "key given with --trust", file=sys.stderr)
         return EXIT_INTERNAL
-    targets = [Path(t) for t in (args.pdf, args.html, registry) if t]
+    targets = [Path(t) for t in (args.pdf, args.html, registry, notebook) if t]
     if len({t.absolute() for t in targets}) < len(targets):
-        raise InputError("argument", None, "--pdf, --html and --registry name the same file")
+        raise InputError("argument", None, "--pdf, --html, --registry and --notebook name "
+                                           "the same file")
     for target in targets:  # before anything is written: never over a file without --force
         check_output_path(target, overwrite=args.force, keep=[bundle])
     record = _json.loads(read_bundle(bundle)[RECORD])
@@ -205,6 +214,10 @@ def cmd_report(args: argparse.Namespace) -> int:
         from ..core.release.registry import registry_yaml
 
         outputs.append((registry, registry_yaml(record).encode("utf-8")))
+    if notebook:
+        from ..core.release.notebooks import bundle_notebook
+
+        outputs.append((notebook, bundle_notebook(bundle, Path(notebook)).encode("utf-8")))
     written = []
     for name, data in outputs:  # every output built before the first is written
         atomic_write_bytes(Path(name), data, overwrite=args.force)
