@@ -55,6 +55,7 @@ class Picture:
 
     png: bytes = field(repr=False)
     title: str = ""
+    caption: str = ""  # what the chart shows, in the words the app and the report use
 
     def __repr__(self) -> str:
         return f"<Picture {self.title!r}: {len(self.png):,} bytes of PNG>"
@@ -160,7 +161,8 @@ def accuracy_table(report: CheckReport) -> pd.DataFrame:
                      "epsilon": q["epsilon"], "delta": q["delta"],
                      "half_width": acc["half_width"], "confidence": acc["confidence"],
                      "noise": q.get("sigma", q.get("scale")), "unit": acc["unit"]})
-    return pd.DataFrame(rows).set_index("statistic")
+    table: pd.DataFrame = pd.DataFrame(rows).set_index("statistic")
+    return table
 
 
 def total_line(report: CheckReport) -> str:
@@ -174,10 +176,12 @@ def total_line(report: CheckReport) -> str:
 def belief_chart(report: CheckReport) -> Picture:
     """What the plan's total ε (and δ) means for one person: the highest and lowest belief
     an attacker can hold after the release, for every belief before (the report's chart)."""
+    from .core.dp.risk import explain as risk_words
     from .core.release.report import chart_png
 
     t = report.total
-    return Picture(chart_png(t.epsilon, t.delta), "What this ε means for a person")
+    return Picture(chart_png(t.epsilon, t.delta), "What this ε means for a person",
+                   risk_words(t.epsilon, t.delta, relation=report.plan.neighbouring).sentence)
 
 
 def accuracy_charts(report: CheckReport) -> list[Picture]:
@@ -186,8 +190,12 @@ def accuracy_charts(report: CheckReport) -> list[Picture]:
     from .core.planning.charts import chart_png
     from .core.planning.preview import preview_for
 
-    return [Picture(chart_png(preview_for(c.query, report.plan, c.accuracy)), c.query.title)
-            for c in report.queries]
+    pictures = []
+    for c in report.queries:
+        chart = preview_for(c.query, report.plan, c.accuracy)
+        pictures.append(Picture(chart_png(chart), c.query.title,
+                                " ".join(p for p in (chart.caption, chart.more) if p)))
+    return pictures
 
 
 # ----------------------------------------------------------------------------- release
@@ -289,7 +297,9 @@ def result_charts(bundle: Bundle) -> list[Picture]:
     from .core.planning.charts import chart_png
     from .core.release.report import result_charts as charts
 
-    return [Picture(chart_png(chart), title) for title, chart in charts(bundle._record())]
+    return [Picture(chart_png(chart), title,
+                    " ".join(p for p in (chart.caption, chart.more) if p))
+            for title, chart in charts(bundle._record())]
 
 
 def _frame(record: dict[str, Any]) -> pd.DataFrame:
@@ -304,8 +314,9 @@ def _frame(record: dict[str, Any]) -> pd.DataFrame:
         names = [*RESULT_COLUMNS, *dict.fromkeys(extra)]
         parts.append(pd.DataFrame({c: table.column(c) for c in names}))
     if not parts:
-        return pd.DataFrame(columns=list(RESULT_COLUMNS))
-    frame = pd.concat(parts, ignore_index=True)
+        empty: pd.DataFrame = pd.DataFrame(columns=list(RESULT_COLUMNS))
+        return empty
+    frame: pd.DataFrame = pd.concat(parts, ignore_index=True)
     for name in ("value", "low", "high", "confidence"):
         frame[name] = pd.to_numeric(frame[name], errors="coerce")
     return frame

@@ -93,14 +93,14 @@ def plan_notebook(plan: Plan, plan_path: Path, out: Path) -> str:
         ("markdown",
          "## What this ε means for a person\n\nThe highest and lowest belief an attacker can "
          "hold about one person after the release, for every belief before it."),
-        ("code", "api.belief_chart(report)\n"),
+        ("code", "belief = api.belief_chart(report)\nprint(belief.caption)\nbelief\n"),
         ("markdown",
          "## Each statistic's accuracy, drawn\n\nAn illustration from the plan, not your "
          "data: the bars or the point are drawn where the plan's bounds put them, with the "
          "planned ±."),
         ("code",
          "for picture in api.accuracy_charts(report):\n"
-         "    print(picture.title)\n"
+         "    print(picture.title, picture.caption, sep=\"\\n\")\n"
          "    display(picture)\n"),
         ("markdown",
          "## Release (commented out)\n\nA release charges this computer's budget ledger, "
@@ -135,7 +135,7 @@ def bundle_notebook(bundle: Path, out: Path) -> str:
         ("markdown", "## The results, drawn"),
         ("code",
          "for picture in api.result_charts(bundle):\n"
-         "    print(picture.title)\n"
+         "    print(picture.title, picture.caption, sep=\"\\n\")\n"
          "    display(picture)\n"),
     ]
     return _notebook(cells)
