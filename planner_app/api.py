@@ -24,6 +24,10 @@ from typing import TYPE_CHECKING, Any, Union
 
 from .core.model import Plan
 from .core.planning.check import CheckReport
+from .core.records.audit import AuditError
+from .core.records.ledger import BudgetExceeded, LedgerError
+from .core.records.policy import PolicyError, PolicyRefused
+from .core.records.review import ApprovalRequired
 from .core.release.bundle import NotABundle, Verdict
 from .core.release.publish import PublishResult
 from .core.support.errors import InputError, PlannerError
@@ -34,10 +38,12 @@ if TYPE_CHECKING:
     from .core.release.opened_bundle import OpenedBundle
 
 __all__ = [
-    "Bundle", "BundleNotValid", "CheckReport", "InputError", "NotABundle", "Picture", "Plan",
-    "PlannerError", "PublishResult", "Verdict", "accuracy_charts", "accuracy_table",
-    "belief_chart", "check", "load_plan", "open_bundle", "plan_from_dict", "release",
-    "result_charts", "results", "save_plan", "starter_plan", "total_line", "verify",
+    "ApprovalRequired", "AuditError", "BudgetExceeded", "Bundle", "BundleNotValid",
+    "CheckReport", "InputError", "LedgerError", "NotABundle", "Picture", "Plan",
+    "PlannerError", "PolicyError", "PolicyRefused", "PublishResult", "Verdict",
+    "accuracy_charts", "accuracy_table", "belief_chart", "check", "load_plan", "open_bundle",
+    "plan_from_dict", "release", "result_charts", "results", "save_plan", "starter_plan",
+    "total_line", "verify",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
