@@ -33,6 +33,7 @@ from .desktop import cmd_gui
 from .diffs import cmd_diff
 from .keys import cmd_keys
 from .ledger import cmd_ledger
+from .notebooks import cmd_export_notebook
 from .parser import build_parser
 from .plans import cmd_check, cmd_explain, cmd_plan, cmd_review
 from .policy import cmd_policy
@@ -77,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "check": cmd_check, "release": cmd_release, "ledger": cmd_ledger,
                     "verify": cmd_verify, "plan": cmd_plan, "review": cmd_review,
                     "report": cmd_report, "diff": cmd_diff, "keys": cmd_keys,
-                    "policy": cmd_policy}
+                    "policy": cmd_policy, "export-notebook": cmd_export_notebook}
         return handlers[args.command](args)
     except InputError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)

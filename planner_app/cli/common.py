@@ -9,7 +9,6 @@ import json
 import math
 import re
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -123,52 +122,35 @@ def _num(x: Any, digits: int = 6) -> str:
 
 
 def _approval_required(args: argparse.Namespace) -> bool:
-    """--require-approval, or the app setting "Require approval before release" of this home
-    (the same setting the wizard reads)."""
-    from ..core.planning.settings import load_settings
+    """--require-approval, --trust, or the app setting "Require approval before release" of
+    this home (home_check.approval_required, the rule the wizard and the API follow too)."""
+    from ..core.release.home_check import approval_required
 
-    settings = load_settings(_home(args).settings_path)
-    return bool(args.require_approval) or bool(getattr(args, "trust", None)) or \
-        settings.require_approval
+    return approval_required(_home(args), bool(args.require_approval),
+                             bool(getattr(args, "trust", None)))
 
 
 def _approval_trust(args: argparse.Namespace) -> list[Any]:
     """The keys a required approval must be signed by: --trust files, else the keys trusted
     in this app home (review.approval_keys, the rule the app follows too)."""
-    from ..core.records.review import approval_keys
+    from ..core.release.home_check import approval_trust
 
-    return approval_keys(_home(args), getattr(args, "trust", None) or ())
+    return approval_trust(_home(args), getattr(args, "trust", None) or ())
 
 
 def _confidence(args: argparse.Namespace) -> float:
     """--confidence, or the app setting "Confidence of the ± shown" of this home (the one the
     desktop app shows and releases at), so the command line and the app agree."""
-    if args.confidence is not None:
-        return float(args.confidence)
-    from ..core.planning.settings import load_settings
+    from ..core.release.home_check import home_confidence
 
-    return load_settings(_home(args).settings_path).confidence
+    return home_confidence(_home(args), args.confidence)
 
 
-def _ledger_state_or_error(args: argparse.Namespace, dataset: str):  # type: ignore[no-untyped-def]
-    """The dataset's ledger state for the lifetime rule, or the error reading it."""
-    from ..core.records.ledger import Ledger
-
-    try:
-        return Ledger(_home(args).ledger_path).state_without_creating(dataset)
-    except PlannerError as exc:
-        return exc
-
-
-@contextlib.contextmanager
-def _naming_plan_file(plan_path: str) -> Iterator[None]:
+def _naming_plan_file(plan_path: str) -> contextlib.AbstractContextManager[None]:
     """Core checks name a plan problem with the source "plan": say which file it is."""
-    try:
-        yield
-    except InputError as exc:
-        if exc.source != "plan":
-            raise
-        raise InputError(Path(plan_path).name, exc.where, exc.problem) from None
+    from ..core.release.home_check import naming_plan_file
+
+    return naming_plan_file(Path(plan_path).name)
 
 
 def _home(args: argparse.Namespace):  # type: ignore[no-untyped-def]

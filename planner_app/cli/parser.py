@@ -165,8 +165,9 @@ def build_parser() -> argparse.ArgumentParser:
                            "officers)")
     diff.add_argument("--json", action="store_true", help="print JSON")
 
-    report = sub.add_parser("report", help="write a bundle's report as PDF (or HTML), or its "
-                                               "deployments-registry record (YAML)")
+    report = sub.add_parser("report", help="write a bundle's report as PDF (or HTML), its "
+                                           "deployments-registry record (YAML) or a notebook "
+                                           "of its results")
     report.add_argument("bundle", help="the bundle (.zip)")
     report.add_argument("--pdf", type=_output_arg, help="where to write the PDF")
     report.add_argument("--html", type=_output_arg, help="where to write the HTML")
@@ -177,6 +178,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="as verify --trust: report only a bundle whose manifest is "
                              "signed with this public key (repeat for several); without it, "
                              "the bundle's integrity is checked, not its origin")
+    report.add_argument("--notebook", metavar="OUT.ipynb", type=_output_arg,
+                        help="write a Jupyter notebook that verifies the bundle, reads its "
+                             "results with the Python API and draws them")
     report.add_argument("--force", action="store_true", help="overwrite existing files")
     report.add_argument("--json", action="store_true", help="print JSON")
 
@@ -205,6 +209,17 @@ def build_parser() -> argparse.ArgumentParser:
     prove.add_argument("--json", action="store_true", help="print JSON")
 
     add_keys_parser(sub)
+
+    # api27: a notebook that checks a plan through the Python API (docs/api.md)
+    notebook = sub.add_parser(
+        "export-notebook", help="write a Jupyter notebook that loads a plan, checks it and "
+                                "shows its accuracy and what ε means (the release in it is "
+                                "commented out)")
+    notebook.add_argument("plan", help="plan file (JSON)")
+    notebook.add_argument("--out", required=True, metavar="OUT.ipynb", type=_output_arg,
+                          help="where to write the notebook (.ipynb)")
+    notebook.add_argument("--force", action="store_true", help="overwrite an existing file")
+    notebook.add_argument("--json", action="store_true", help="print JSON")
 
     verify = sub.add_parser("verify", help="check a release bundle offline")
     verify.add_argument("bundle", help="the bundle (.zip)")

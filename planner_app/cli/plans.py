@@ -8,15 +8,12 @@ from pathlib import Path
 
 from ..core.support.errors import InputError
 from ..core.support.numbers import shown
-from ..core.support.words import confidence_percent
+from ..core.support.words import composed_total_words, confidence_percent
 from .common import (
     EXIT_OK,
-    _approval_required,
-    _approval_trust,
     _audit_best_effort,
     _confidence,
     _home,
-    _ledger_state_or_error,
     _naming_plan_file,
     _num,
     _print_json,
@@ -43,25 +40,17 @@ def cmd_explain(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     from ..core.data.tables import open_table
     from ..core.planfile import load_plan
-    from ..core.planning.check import check_plan
     from ..core.planning.readiness import people_unchecked
-    from ..core.records.policy import approval_rule, policy_or_error, trust_note
-    from ..core.release.publish import file_datasets, known_datasets
+    from ..core.release.home_check import check_in_home
 
     use_spark_master(args)  # before anything reads the table
     plan = load_plan(args.plan)
     table = open_table(args.data) if args.data else None
-    policy = policy_or_error(_home(args))  # the installed policy's rules, as release applies
-    same_file = file_datasets(_home(args), table) if table is not None and policy else None
-    require, trusted = approval_rule(policy, _approval_required(args), _approval_trust(args))
-    with _naming_plan_file(args.plan):
-        report = check_plan(plan, table, confidence=_confidence(args),
-                            ledger=_ledger_state_or_error(args, plan.dataset.name),
-                            require_approval=require, trusted=trusted, policy=policy,
-                            file_datasets=same_file,
-                            known_datasets=known_datasets(_home(args)) if policy else None,
-                            trust_ignored=trust_note(bool(getattr(args, "trust", None))),
-                            engine_name=getattr(args, "engine", None) or "duckdb")
+    with _naming_plan_file(args.plan):  # the home's rules, as a release applies them
+        report = check_in_home(plan, table, _home(args), confidence=args.confidence,
+                               require_approval=args.require_approval,
+                               trust_files=getattr(args, "trust", None) or (),
+                               engine=getattr(args, "engine", None) or "duckdb")
     data = report.to_dict()
     from ..core.planfile import plan_digest
 
@@ -107,8 +96,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(f"    {line}")
     t = data["total"]
     print()
-    print(f"Composed total: ε = {shown(t['epsilon'])}, δ = {t['delta']:.3g} ({t['accountant']} "
-          f"accountant); fits the budget: {'yes' if data['fits_budget'] else 'NO'}")
+    print(composed_total_words(t["epsilon"], t["delta"], t["accountant"], data["fits_budget"]))
     others = ", ".join(f"{a['accountant']} {shown(a['epsilon'])}" for a in data["alternatives"])
     print(f"  other accountants: {others}")
     print(data["risk"]["sentence"])

@@ -14,9 +14,6 @@ from .common import (
     EXIT_NOT_REGENERATED,
     EXIT_OK,
     PROG,
-    _approval_required,
-    _approval_trust,
-    _confidence,
     _home,
     _naming_plan_file,
     _print_json,
@@ -27,9 +24,9 @@ from .common import (
 def cmd_release(args: argparse.Namespace) -> int:
     from ..core.data.tables import open_table
     from ..core.planfile import load_plan
-    from ..core.records.policy import trust_note
     from ..core.records.released import again_warning
-    from ..core.release.publish import publish, synthetic_release_lines
+    from ..core.release.home_check import release_in_home
+    from ..core.release.publish import synthetic_release_lines
     from ..core.release.resume import AlreadyComplete, resume_release
     from .passphrase import load_signing_key, terminal_passphrase
 
@@ -76,14 +73,14 @@ def cmd_release(args: argparse.Namespace) -> int:
                 said.append(again)
                 print(f"{PROG}: warning: {again}", file=sys.stderr)
         with _naming_plan_file(args.plan):  # core errors name "plan": say which file
-            result = publish(plan, table, Path(args.out), home, confidence=_confidence(args),
-                             clamp_counts=args.clamp_counts, overwrite=args.force,
-                             require_approval=_approval_required(args),
-                             inputs=[Path(args.plan), Path(args.data)], sign_with=key,
-                             trusted=_approval_trust(args),
-                             trust_ignored=trust_note(bool(getattr(args, "trust", None))),
-                             engine=getattr(args, "engine", None) or "duckdb",
-                             progress=once_charged)
+            result = release_in_home(plan, table, Path(args.out), home,
+                                     confidence=args.confidence,
+                                     clamp_counts=args.clamp_counts, overwrite=args.force,
+                                     require_approval=args.require_approval,
+                                     trust_files=getattr(args, "trust", None) or (),
+                                     inputs=[Path(args.plan), Path(args.data)], sign_with=key,
+                                     engine=getattr(args, "engine", None) or "duckdb",
+                                     progress=once_charged)
     state = result.ledger
     summary = {
         "bundle": str(result.bundle_path), "bundle_sha256": result.bundle_sha256,
@@ -174,9 +171,17 @@ def cmd_report(args: argparse.Namespace) -> int:
     from ..core.support.files import atomic_write_bytes, check_output_path
 
     registry = getattr(args, "registry", None)
-    if not args.pdf and not args.html and not registry:
+    notebook = getattr(args, "notebook", None)
+    if not args.pdf and not args.html and not registry and not notebook:
         raise InputError("argument", None, "say where to write the report: --pdf OUT, "
-                                           "--html OUT and/or --registry OUT.yaml")
+                                           "--html OUT, --registry OUT.yaml and/or "
+                                           "--notebook OUT.ipynb")
+    if notebook:  # its name before the bundle is read
+        from ..core.release.notebooks import notebook_name_problem
+
+        problem = notebook_name_problem(notebook)
+        if problem:
+            raise InputError("argument", "--notebook", problem)
     bundle = Path(args.bundle)
     trusted = load_trusted(getattr(args, "trust", None) or [])  # unreadable key: exit 2
     try:
@@ -193,9 +198,10 @@ def cmd_report(args: argparse.Namespace) -> int:
         print(f"{PROG}: {bundle.name}: NOT valid, so no report: its signature is not by a "
               "key given with --trust", file=sys.stderr)
         return EXIT_INTERNAL
-    targets = [Path(t) for t in (args.pdf, args.html, registry) if t]
+    targets = [Path(t) for t in (args.pdf, args.html, registry, notebook) if t]
     if len({t.absolute() for t in targets}) < len(targets):
-        raise InputError("argument", None, "--pdf, --html and --registry name the same file")
+        raise InputError("argument", None, "--pdf, --html, --registry and --notebook name "
+                                           "the same file")
     for target in targets:  # before anything is written: never over a file without --force
         check_output_path(target, overwrite=args.force, keep=[bundle])
     record = _json.loads(read_bundle(bundle)[RECORD])
@@ -208,6 +214,10 @@ def cmd_report(args: argparse.Namespace) -> int:
         from ..core.release.registry import registry_yaml
 
         outputs.append((registry, registry_yaml(record).encode("utf-8")))
+    if notebook:
+        from ..core.release.notebooks import bundle_notebook
+
+        outputs.append((notebook, bundle_notebook(bundle, Path(notebook)).encode("utf-8")))
     written = []
     for name, data in outputs:  # every output built before the first is written
         atomic_write_bytes(Path(name), data, overwrite=args.force)

@@ -147,6 +147,15 @@ def test_bad_input(case: dict[str, Any], world: dict[str, Path], capsys,  # type
     elif case["command"] == "release-home":
         args = ["--home", str(path), "release", str(world["plan"]), "--data",
                 str(world["table"]), "--out", str(out_dir / "bundle.zip")]
+    elif case["command"] == "export-notebook":  # api27: the plan file made a notebook
+        args = ["export-notebook", str(path), "--out", str(out_dir / "plan.ipynb")]
+    elif case["command"] == "export-notebook-out":  # api27: a plan's notebook written there
+        typed = "/" if case["file"].endswith("/") else ""
+        args = ["export-notebook", str(world["plan"]), "--out", str(path) + typed]
+    elif case["command"] == "report-notebook":  # api27: the bundle's notebook
+        args = ["report", str(path), "--notebook", str(out_dir / "results.ipynb")]
+    elif case["command"] == "report-notebook-out":  # api27: a bundle's notebook written there
+        args = ["report", str(world["folder"] / "first.zip"), "--notebook", str(path)]
     else:
         args = ["verify", str(path)]
     code, out, err = run(args, capsys)
@@ -164,6 +173,9 @@ def test_bad_input(case: dict[str, Any], world: dict[str, Path], capsys,  # type
     assert fingerprint(world["home"]) == before  # ledger and audit log untouched
     if case["command"] in ("release-out", "release", "release-home"):  # refused before the charge
         assert list(out_dir.iterdir()) == []
+    if "notebook" in case["command"]:  # api27: no notebook written, none left half-written
+        assert list(out_dir.iterdir()) == []
+        assert not path.is_file() or not case["command"].endswith("-out")
     if case["command"] == "release-out":  # refused before the charge, and nothing written
         assert (sorted(p.name for p in path.parent.iterdir()) if path.parent.is_dir()
                 else []) == listing

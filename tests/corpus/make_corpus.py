@@ -658,6 +658,23 @@ cases.append({"file": "special/review-link.json", "command": "review", "exit": 2
               "message": "is a symbolic link, not a regular file; a decision is written into "
                          "the plan file itself, never through a link: review "})
 
+# api27: notebooks (export-notebook, report --notebook): a plan or bundle that does not read
+# makes no notebook; a notebook's output is named .ipynb and checked as every output is
+for name, message in (("truncated.json", "invalid JSON"),
+                      ("a-list.json", "a plan must be a JSON object")):
+    cases.append({"file": f"plans/{name}", "command": "export-notebook", "exit": 2,
+                  "message": message})
+cases.append({"file": "bundles/text-file.zip", "command": "report-notebook", "exit": 2,
+              "message": "is not a zip file"})
+for name, message in (("plan.txt", "'plan.txt' must end in .ipynb (a Jupyter notebook)"),
+                      ("read-only/plan.ipynb", "cannot be written in its folder"),
+                      ("full-disk/plan.ipynb", "MB free"),
+                      ("n.ipynb/", "n.ipynb/ ends with '/', so it names a folder, not a file")):
+    cases.append({"file": f"outputs/{name}", "command": "export-notebook-out", "exit": 2,
+                  "message": message})
+cases.append({"file": "outputs/results.html", "command": "report-notebook-out", "exit": 2,
+              "message": "'results.html' must end in .ipynb (a Jupyter notebook)"})
+
 (HERE / "cases.json").write_text(json.dumps({"plan": PLAN, "good_table": GOOD,
                                              "synthetic_plan": with_synthetic(),
                                              "cases": cases}, indent=1) + "\n")

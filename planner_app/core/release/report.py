@@ -707,6 +707,17 @@ def charts_left_out(record: dict[str, Any]) -> str:
             f"{RESULTS_FILE} hold every value and interval.")
 
 
+def result_charts(record: dict[str, Any]) -> list[tuple[str, Chart]]:
+    """Each statistic's chart as the report draws it (``result_chart``), with its label: for
+    the Python API's ``result_charts`` (a notebook's plots of a bundle)."""
+    drawn = []
+    for s in _statistics(record):
+        chart = result_chart(record, s)
+        if chart is not None:
+            drawn.append((str(s["query"]["label"]), chart))
+    return drawn
+
+
 def result_chart_html(record: dict[str, Any], s: dict[str, Any]) -> str:
     """The chart as an embedded PNG with its caption (like the belief chart), or ""."""
     chart = result_chart(record, s)

@@ -616,3 +616,11 @@ OPERATION_FAILED_TITLE = "This could not be done"
 OPERATION_DEFECT = ("planner_app hit an unexpected problem ({name}) and stopped what it was "
                     "doing. This is a bug.")
 REVIEW_NOT_RECORDED_TITLE = "The decision was not recorded"
+
+
+# api27: the composed total as `planner-app check` prints it and the Python API (and its
+# notebooks) show it
+def composed_total_words(epsilon: float, delta: float, accountant: str, fits: bool) -> str:
+    """"Composed total: ε = 1.2, δ = 1e-06 (pld accountant); fits the budget: yes"."""
+    return (f"Composed total: ε = {shown(epsilon)}, δ = {delta:.3g} ({accountant} "
+            f"accountant); fits the budget: {'yes' if fits else 'NO'}")
