@@ -10,7 +10,7 @@ import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from ..data.engines import DEFAULT_ENGINE
+from ..data.engine_names import DEFAULT_ENGINE
 from ..data.tables import Table
 from ..model import Plan
 from ..planning.check import CheckReport, check_plan
