@@ -59,7 +59,7 @@ from .cells_sql import (
     plain_number_sql,
     type_class,
 )
-from .facts import plan_columns
+from .facts import VALUE_ROWS, plan_columns, values_sql, values_table
 from .fit import NEITHER, NUMERIC_SHARE, fit_rule, nested_problem
 from .source import TableSource, engine_problem, ident, literal, memory_problem
 from .sql_aggregates import (
@@ -126,6 +126,7 @@ class SqlEngine:
         self._odd_cache: dict[str, pd.DataFrame] = {}
         self._index_cache: dict[tuple[str, int], tuple[Sequence[Any], str]] = {}
         self._numeric_cache: dict[str, bool] = {}
+        self._values_made: set[str] = set()
         self.n_rows = 0
         self.rows_dropped_by_bound = 0
         try:
@@ -193,9 +194,23 @@ class SqlEngine:
         ``v`` the value itself, ``n`` how many cells hold it."""
         c = self._signless(ident(column), column)
         key = c if self.types.get(column) == "text" else f"CAST({c} AS VARCHAR)"
-        return self.runner.query(f"SELECT {key} AS t, {c} AS v, count(*) AS n FROM src "
+        # every value of the column: from its value counts, grouped once per column and kept
+        # (the check's facts read them too: facts.values_table), not from every row again;
+        # a filtered question (``extra``, a few odd values) groups only the rows it keeps
+        rows = f"CAST(sum({VALUE_ROWS}) AS BIGINT)" if not extra else "count(*)"
+        over = self._values(column) if not extra else "src"
+        return self.runner.query(f"SELECT {key} AS t, {c} AS v, {rows} AS n FROM {over} "
                                  f"WHERE {c} IS NOT NULL {extra} GROUP BY {c}"
                                  + (f" LIMIT {int(limit)}" if limit is not None else ""))
+
+    def _values(self, column: str) -> str:
+        """The table of the column's distinct values and their rows (``facts.values_sql``),
+        made on first use."""
+        name = values_table(column)
+        if name not in self._values_made:
+            self.runner.materialize(name, values_sql(column))
+            self._values_made.add(name)
+        return name
 
     def _odd(self, column: str) -> pd.DataFrame:
         """A text column's distinct filled values that are not in plain number notation."""
