@@ -49,6 +49,7 @@ def values_file(rows: int, bits: int) -> Path:
         part = path.with_name(path.name + ".part")
         con = duckdb.connect()
         con.execute("SET memory_limit = '2GB'")
+        con.execute("SET enable_progress_bar = false")
         con.execute(f"COPY (SELECT CAST(hash(i, 24) % {1 << bits} AS BIGINT) AS x "
                     f"FROM range({rows}) t(i)) TO '{part}' (FORMAT parquet)")
         con.close()

@@ -22,6 +22,7 @@ What SqlEngine computes (docs/engine.md has the privacy argument):
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -252,7 +253,8 @@ class SqlEngine:
         return name
 
     def coded(self, column: str, code: Callable[[Any], int], tag: Any,
-              codes_of: Callable[[list[Any]], list[int]] | None = None) -> str:
+              codes_of: Callable[[list[Any]], Sequence[int] | np.ndarray] | None = None
+              ) -> str:
         """Name of the derived column holding ``code(value)`` of each cell (ABSENT/MISSING,
         -2, for an empty cell), mapped in Python over the column's distinct values
         (``codes_of`` maps them all at once, for lists of 10^6 categories)."""
@@ -268,17 +270,18 @@ class SqlEngine:
                 filled = [v.item() if isinstance(v, np.generic) else v for v in filled]
             out = np.full(len(missing), MISSING, dtype=np.int64)
             out[~missing] = np.asarray(codes_of(filled), dtype=np.int64)
-            codes = out.tolist()
-        for v in values["v"] if codes_of is None else ():
-            if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA:
-                codes.append(MISSING)
-            else:
-                codes.append(code(v.item() if isinstance(v, np.generic) else v))
+        else:
+            for v in values["v"]:
+                if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA:
+                    codes.append(MISSING)
+                else:
+                    codes.append(code(v.item() if isinstance(v, np.generic) else v))
+            out = np.array(codes, dtype=np.int64)
         c = self._col(column)
         name = f"c{len(self._d.exprs)}"
         if len(values):
-            m = self._new_map(pd.DataFrame({"t": [str(t) for t in values["t"]],
-                                            "k": np.array(codes, dtype=np.int64)}))
+            # ``t`` is text already (VARCHAR, _distinct): handed over as DuckDB gave it
+            m = self._new_map(pd.DataFrame({"t": values["t"], "k": out}))
             on = c if self.types.get(column) == "text" else \
                 f"CAST({self._signless(c, column)} AS VARCHAR)"
             self._d.joins[name] = [f"LEFT JOIN {m} ON {on} = {m}.t"]
@@ -300,10 +303,21 @@ class SqlEngine:
 
     def _index_in(self, column: str, declared: Sequence[Any]) -> str:
         keys = canonical_keys(declared)
-        lookup = dict(zip(keys, range(len(keys)), strict=True))
-        return self.coded(column, lambda v: lookup.get(canonical_key(v), UNDECLARED),
-                          ("index", tuple(keys)),
-                          lambda vs: [lookup.get(k, UNDECLARED) for k in canonical_keys(vs)])
+        index = pd.Index(keys, dtype=object)
+
+        @functools.cache
+        def lookup() -> dict[str, int]:
+            return dict(zip(keys, range(len(keys)), strict=True))
+
+        def codes_of(values: list[Any]) -> Sequence[int] | np.ndarray:
+            found = canonical_keys(values)
+            if index.is_unique:  # a hash lookup of every value at once (UNDECLARED: -1)
+                at = index.get_indexer(pd.Index(found, dtype=object))
+                return np.where(at < 0, UNDECLARED, at)
+            return [lookup().get(k, UNDECLARED) for k in found]
+
+        return self.coded(column, lambda v: lookup().get(canonical_key(v), UNDECLARED),
+                          ("index", tuple(keys)), codes_of)
 
     def answer_code(self, q: Query) -> str:
         read = answer_reader_of(q)
