@@ -6,11 +6,15 @@ seconds of the process, its peak RSS), paired in one run. Figures go to bench/re
     python bench/bench_many_cells.py                       # this checkout, both cases
     python bench/bench_many_cells.py --code /tmp/before    # another planner_app tree (before)
     python bench/bench_many_cells.py --label before --no-write
+    python bench/bench_many_cells.py --before /tmp/before --only hist,hist6 --write
+        # before and after paired in one run, per case: before, pandas, after, pandas;
+        # writes the '## Many categories: ... (issue 24, cats24)' section of results.md
 
 Cases (tables generated once with DuckDB's COPY into $PLANNER_BENCH_DATA, default
 /tmp/bench-data):
   hist   one histogram of 10^5 declared categories over 10,000,000 rows (integer codes);
          pandas: read_csv + value_counts
+  hist6  the same with 10^6 declared categories (and codes)
   groups one histogram of 200 categories by 10^4 group keys (2*10^6 cells) over 2,000,000
          rows; pandas: read_csv + groupby(["k", "g"]).size()
 """
@@ -89,7 +93,13 @@ def main() -> None:
     ap.add_argument("--table", nargs=2, type=Path, metavar=("BEFORE", "AFTER"),
                     help="print the markdown rows of two runs' figures.json and stop")
     ap.add_argument("--only", default="hist,groups")
+    ap.add_argument("--before", type=Path, help="another planner_app tree: run it and this "
+                    "checkout side by side, case by case, in this one run")
+    ap.add_argument("--write", action="store_true", help="with --before: write the section")
     args = ap.parse_args()
+    if args.before:
+        paired(args.before, args.code, args.only.split(","), args.write)
+        return
     if args.table:
         print(table_rows(*(json.loads(p.read_text()) for p in args.table)))
         return
@@ -99,6 +109,9 @@ def main() -> None:
         "hist": lambda: (data.write_plan(hist_plan(10_000_000, 100_000),
                                          work / "hist-plan.json"),
                          data.codes_table(be.DATA, 10_000_000, 100_000), PANDAS_HIST),
+        "hist6": lambda: (data.write_plan(hist_plan(10_000_000, 1_000_000),
+                                          work / "hist6-plan.json"),
+                          data.codes_table(be.DATA, 10_000_000, 1_000_000), PANDAS_HIST),
         "groups": lambda: (data.write_plan(groups_plan(2_000_000, 10_000, 200),
                                            work / "groups-plan.json"),
                            groups_table(2_000_000, 10_000, 200), PANDAS_GROUPS),
@@ -112,6 +125,55 @@ def main() -> None:
                                 for k, v in got[name].items()}), flush=True)
     (work / "figures.json").write_text(json.dumps(got, default=str))
     print(f"figures: {work / 'figures.json'}")
+
+
+def paired(before_code: Path, after_code: Path, names: list[str], write: bool) -> None:
+    """Each case with the old tree, then the new one, each followed by its own bare-pandas
+    run (so each ratio is of two processes that ran back to back)."""
+    import os
+    import platform
+    import subprocess
+    from datetime import datetime, timezone
+
+    from _results import write_section
+
+    work = be.DATA / "many-cells-paired"
+    work.mkdir(parents=True, exist_ok=True)
+    cases = {
+        "hist": (hist_plan(10_000_000, 100_000), 100_000),
+        "hist6": (hist_plan(10_000_000, 1_000_000), 1_000_000),
+    }
+    runs: dict[str, dict[str, Any]] = {"before": {}, "after": {}}
+    load = os.getloadavg()[0]
+    for name in names:
+        plan_doc, k = cases[name]
+        plan = data.write_plan(plan_doc, work / f"{name}-plan.json")
+        table = data.codes_table(be.DATA, 10_000_000, k)
+        for label, code in (("before", before_code), ("after", after_code)):
+            runs[label][name] = one(f"{name}-{label}", plan, table, PANDAS_HIST, work, code)
+            print(name, label, json.dumps({x: runs[label][name]["release"][x]
+                                           for x in ("cpu", "wall", "rss_mb", "rc")}),
+                  flush=True)
+    (work / "figures.json").write_text(json.dumps(runs, default=str))
+    rev = subprocess.run(["git", "-C", str(be.ROOT), "rev-parse", "--short", "HEAD"],
+                         capture_output=True, text=True).stdout.strip()
+    section = "\n".join([
+        "## Many categories: a release vs bare pandas, before and after (issue 24, cats24)", "",
+        f"Machine: {os.cpu_count()} cores, shared with six other developers' sessions (load "
+        f"average {load:.1f} at the start: wall times are inflated by the load, read CPU), "
+        f"CPython {platform.python_version()}; {datetime.now(timezone.utc):%Y-%m-%d %H:%M} "
+        f"UTC. `python bench/bench_many_cells.py --before DIR --only {','.join(names)} "
+        f"--write`: before = the tree in DIR (a `git archive` of the branch's start), after "
+        f"= {rev}; per case, before then after, each release followed by its own bare-pandas "
+        "run (`read_csv(usecols=['code'])` + `value_counts()`), whole processes measured "
+        "with `os.wait4` (CPU = user + system, peak RSS). One histogram over 10,000,000 rows "
+        "(CSV, integer codes, row unit); hist: 10^5 declared categories, hist6: 10^6. "
+        "Target: release ≤ 3x bare pandas (CPU).", "",
+        table_rows(runs["before"], runs["after"]), ""])
+    print(section)
+    if write:
+        write_section("## Many categories: a release vs bare pandas, before and after "
+                      "(issue 24, cats24)", section)
 
 
 def table_rows(before: dict[str, Any], after: dict[str, Any]) -> str:

@@ -62,3 +62,13 @@ def test_a_large_code_list_is_fast_and_equal() -> None:
     assert canonical_keys(codes) == scalar(codes)
     texts = [f"{i:06d}" for i in range(200_000)] + ["a", "true"]
     assert canonical_keys(texts) == scalar(texts)
+
+
+@pytest.mark.parametrize("values", [
+    ["0", "7", "007", "10", " 12 ", "999999999999999"],  # the fast path: plain digits only
+    ["1", "999999999999999", "1000000000000000", "9007199254740993"],  # 16 digits: not it
+    ["1", "2", ""], ["1", "-2"], ["1", "\u0661"], ["1", "2 3"], ["00000000000000000001"],
+], ids=["plain", "long", "empty-cell", "signed", "arabic-digit", "inner-space", "zeros"])
+def test_codes_read_from_a_file(values: list[str]) -> None:
+    """Integer codes as a CSV gives them (issue 24: 10^6 distinct codes at once)."""
+    assert canonical_keys(values) == scalar(values)

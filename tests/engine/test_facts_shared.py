@@ -121,3 +121,67 @@ def test_typed_columns_through_the_engine(tmp_path: Path) -> None:
             assert seen.present == present, col
     finally:
         engine.close()
+
+
+def test_a_coded_column_is_grouped_once(tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 24 (many categories): the engine groups a histogram's column by value once and
+    keeps the counts (facts.values_table); its codes, the check's minimum and maximum and the
+    values present all read them, instead of three passes over every row. The facts and the
+    counts are those of the pandas reading."""
+    import re
+
+    import pandas as pd
+
+    from planner_app.core.data import facts_reader
+    from planner_app.core.data.sql_runner import DuckDBRunner
+    from tests.engine.helpers import summary
+    from tests.oracle.pandas_engine import PandasEngine
+
+    cats = [f"c{i}" for i in range(30)]
+    frame = pd.DataFrame({"g": [None if i % 11 == 0 else cats[(i * 7) % 37 % 30] if i % 5
+                                else f"x{i % 4}" for i in range(400)]})
+    path = tmp_path / "t.csv"
+    frame.to_csv(path, index=False)
+    plan = plan_from_dict(plan_dict(queries=[
+        {"id": "h", "kind": "histogram", "column": "g", "categories": cats, "epsilon": 1.0}],
+        privacy_unit=ROWS_ARE_PEOPLE))
+    every_row_by_g = re.compile(r'FROM src (WHERE [^()]*)?GROUP BY "g"')
+    grouped: list[str] = []
+
+    def seen(sql: str) -> None:
+        if every_row_by_g.search(sql):
+            grouped.append(sql)
+
+    run, query, materialize = facts_reader.run, DuckDBRunner.query, DuckDBRunner.materialize
+
+    def counting_run(con: object, sql: str, *args: object, **kwargs: object) -> object:
+        seen(sql)
+        return run(con, sql, *args, **kwargs)  # type: ignore[arg-type]
+
+    def counting_query(self: DuckDBRunner, sql: str) -> pd.DataFrame:
+        seen(sql)
+        return query(self, sql)
+
+    def counting_materialize(self: DuckDBRunner, name: str, sql: str) -> None:
+        seen(sql)
+        materialize(self, name, sql)
+
+    monkeypatch.setattr(facts_reader, "run", counting_run)
+    monkeypatch.setattr(DuckDBRunner, "query", counting_query)
+    monkeypatch.setattr(DuckDBRunner, "materialize", counting_materialize)
+    table = open_table(path)
+    engine = open_engine("duckdb", plan, table, SeededRandomSource(3))
+    try:
+        report = check_plan(plan, table, engine=engine)
+        got = summary(engine.aggregate(plan.queries[0]))
+        assert table.source is not None
+        present = facts.column_facts(table.source, ["g"], engine.facts_connection())["g"].present
+    finally:
+        engine.close()
+    assert len(grouped) == 1, grouped
+    loaded = load_table(path)
+    pandas = PandasEngine(plan, loaded.frame, SeededRandomSource(0), loaded.name, salt=b"s")
+    assert got == summary(pandas.aggregate(plan.queries[0]))
+    assert present == pandas_facts(loaded.frame["g"])[3]
+    assert report.owner_facts == check_plan(plan, loaded, engine_name="pandas").owner_facts

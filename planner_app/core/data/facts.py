@@ -18,6 +18,7 @@ is private: it is shown to the owner and never exported.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, partial
@@ -83,7 +84,7 @@ def present_keys(source: TableSource, column: str, limit: int = PRESENT_LIMIT,
     with Reader(source, [column], con) as r:
         c = r.cell(column)
         # through a connection (a table already read): the keys of each distinct value
-        cells = r.src if con is None else r.over(_values_of(column), [column])
+        cells = r.src if con is None else r.over(_values_of(column, con), [column])
         rows = r.run(f"SELECT DISTINCT {c.key_num}, {c.key_txt} FROM {cells} "
                      f"WHERE NOT {c.missing} LIMIT {int(limit)}")
     return frozenset(cell_key(n, t) for n, t in rows)
@@ -133,12 +134,29 @@ def column_facts(source: TableSource, columns: Sequence[str],
     return out
 
 
-_ROWS = "__planner_rows"
+VALUE_ROWS = _ROWS = "__planner_rows"  # values_sql's rows column
 
 
-def _values_of(column: str) -> str:
-    """Each distinct value of a column of ``src`` (NULL too) and how many rows hold it."""
-    return f"(SELECT {ident(column)}, count(*) AS {_ROWS} FROM src GROUP BY {ident(column)})"
+def values_sql(column: str) -> str:
+    """SQL: each distinct value of a column of ``src`` (NULL too, under the column's own
+    name) and how many rows hold it (``__planner_rows``)."""
+    return f"SELECT {ident(column)}, count(*) AS {_ROWS} FROM src GROUP BY {ident(column)}"
+
+
+def values_table(column: str) -> str:
+    """The name of the table in which a release engine keeps ``values_sql(column)``
+    (``SqlEngine`` makes it once per categorical column it codes): the facts below read it
+    from the engine's connection instead of grouping every row of the table again."""
+    return "planner_values_" + hashlib.sha256(column.encode("utf-8")).hexdigest()[:16]
+
+
+def _values_of(column: str, con: duckdb.DuckDBPyConnection) -> str:
+    """The values of ``values_sql``: the engine's table when the connection holds it, else
+    the query itself (a subquery)."""
+    name = values_table(column)
+    held = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = ?",
+                       [name]).fetchone()
+    return name if held is not None and held[0] else f"({values_sql(column)})"
 
 
 def _column_facts_by_value(source: TableSource, wanted: Sequence[str],
@@ -153,7 +171,7 @@ def _column_facts_by_value(source: TableSource, wanted: Sequence[str],
             c = r.cell(col)
             lo, hi, good = r.run(
                 f"SELECT min({c.number}), max({c.number}), COALESCE(sum(CASE WHEN {c.number} "
-                f"IS NOT NULL THEN {_ROWS} END), 0) FROM {r.over(_values_of(col), [col])}")[0]
+                f"IS NOT NULL THEN {_ROWS} END), 0) FROM {r.over(_values_of(col, con), [col])}")[0]
             out[col] = ColumnFacts(None if lo is None else float(lo),
                                    None if hi is None else float(hi),
                                    int(good) / total if total else 0.0,

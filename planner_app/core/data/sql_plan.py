@@ -22,6 +22,7 @@ What SqlEngine computes (docs/engine.md has the privacy argument):
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -59,7 +60,7 @@ from .cells_sql import (
     plain_number_sql,
     type_class,
 )
-from .facts import plan_columns
+from .facts import VALUE_ROWS, plan_columns, values_sql, values_table
 from .fit import NEITHER, NUMERIC_SHARE, fit_rule, nested_problem
 from .source import TableSource, engine_problem, ident, literal, memory_problem
 from .sql_aggregates import (
@@ -126,6 +127,8 @@ class SqlEngine:
         self._odd_cache: dict[str, pd.DataFrame] = {}
         self._index_cache: dict[tuple[str, int], tuple[Sequence[Any], str]] = {}
         self._numeric_cache: dict[str, bool] = {}
+        self._values_made: set[str] = set()
+        self._weight: str | None = None  # b's column of rows per row of b, if any
         self.n_rows = 0
         self.rows_dropped_by_bound = 0
         try:
@@ -193,9 +196,23 @@ class SqlEngine:
         ``v`` the value itself, ``n`` how many cells hold it."""
         c = self._signless(ident(column), column)
         key = c if self.types.get(column) == "text" else f"CAST({c} AS VARCHAR)"
-        return self.runner.query(f"SELECT {key} AS t, {c} AS v, count(*) AS n FROM src "
+        # every value of the column: from its value counts, grouped once per column and kept
+        # (the check's facts read them too: facts.values_table), not from every row again;
+        # a filtered question (``extra``, a few odd values) groups only the rows it keeps
+        rows = f"CAST(sum({VALUE_ROWS}) AS BIGINT)" if not extra else "count(*)"
+        over = self._values(column) if not extra else "src"
+        return self.runner.query(f"SELECT {key} AS t, {c} AS v, {rows} AS n FROM {over} "
                                  f"WHERE {c} IS NOT NULL {extra} GROUP BY {c}"
                                  + (f" LIMIT {int(limit)}" if limit is not None else ""))
+
+    def _values(self, column: str) -> str:
+        """The table of the column's distinct values and their rows (``facts.values_sql``),
+        made on first use."""
+        name = values_table(column)
+        if name not in self._values_made:
+            self.runner.materialize(name, values_sql(column))
+            self._values_made.add(name)
+        return name
 
     def _odd(self, column: str) -> pd.DataFrame:
         """A text column's distinct filled values that are not in plain number notation."""
@@ -236,7 +253,8 @@ class SqlEngine:
         return name
 
     def coded(self, column: str, code: Callable[[Any], int], tag: Any,
-              codes_of: Callable[[list[Any]], list[int]] | None = None) -> str:
+              codes_of: Callable[[list[Any]], Sequence[int] | np.ndarray] | None = None
+              ) -> str:
         """Name of the derived column holding ``code(value)`` of each cell (ABSENT/MISSING,
         -2, for an empty cell), mapped in Python over the column's distinct values
         (``codes_of`` maps them all at once, for lists of 10^6 categories)."""
@@ -252,17 +270,18 @@ class SqlEngine:
                 filled = [v.item() if isinstance(v, np.generic) else v for v in filled]
             out = np.full(len(missing), MISSING, dtype=np.int64)
             out[~missing] = np.asarray(codes_of(filled), dtype=np.int64)
-            codes = out.tolist()
-        for v in values["v"] if codes_of is None else ():
-            if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA:
-                codes.append(MISSING)
-            else:
-                codes.append(code(v.item() if isinstance(v, np.generic) else v))
+        else:
+            for v in values["v"]:
+                if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA:
+                    codes.append(MISSING)
+                else:
+                    codes.append(code(v.item() if isinstance(v, np.generic) else v))
+            out = np.array(codes, dtype=np.int64)
         c = self._col(column)
         name = f"c{len(self._d.exprs)}"
         if len(values):
-            m = self._new_map(pd.DataFrame({"t": [str(t) for t in values["t"]],
-                                            "k": np.array(codes, dtype=np.int64)}))
+            # ``t`` is text already (VARCHAR, _distinct): handed over as DuckDB gave it
+            m = self._new_map(pd.DataFrame({"t": values["t"], "k": out}))
             on = c if self.types.get(column) == "text" else \
                 f"CAST({self._signless(c, column)} AS VARCHAR)"
             self._d.joins[name] = [f"LEFT JOIN {m} ON {on} = {m}.t"]
@@ -284,10 +303,21 @@ class SqlEngine:
 
     def _index_in(self, column: str, declared: Sequence[Any]) -> str:
         keys = canonical_keys(declared)
-        lookup = dict(zip(keys, range(len(keys)), strict=True))
-        return self.coded(column, lambda v: lookup.get(canonical_key(v), UNDECLARED),
-                          ("index", tuple(keys)),
-                          lambda vs: [lookup.get(k, UNDECLARED) for k in canonical_keys(vs)])
+        index = pd.Index(keys, dtype=object)
+
+        @functools.cache
+        def lookup() -> dict[str, int]:
+            return dict(zip(keys, range(len(keys)), strict=True))
+
+        def codes_of(values: list[Any]) -> Sequence[int] | np.ndarray:
+            found = canonical_keys(values)
+            if index.is_unique:  # a hash lookup of every value at once (UNDECLARED: -1)
+                at = index.get_indexer(pd.Index(found, dtype=object))
+                return np.where(at < 0, UNDECLARED, at)
+            return [lookup().get(k, UNDECLARED) for k in found]
+
+        return self.coded(column, lambda v: lookup().get(canonical_key(v), UNDECLARED),
+                          ("index", tuple(keys)), codes_of)
 
     def answer_code(self, q: Query) -> str:
         read = answer_reader_of(q)
@@ -407,10 +437,28 @@ class SqlEngine:
             sql = (f"SELECT {names} FROM ({derived}) d QUALIFY row_number() OVER (PARTITION BY "
                    f"__id ORDER BY {key}, {ROW}) <= {unit.rows_per_unit}")
         else:
+            single = self._single_grouped_column()
+            if single is not None:
+                # every derived column reads one column whose values are grouped already:
+                # derived once per distinct value, each weighed by its rows (a row unit keeps
+                # every row): 10^5 rows for a histogram of 10^5 codes, not 10^7
+                self._weight = WEIGHT
+                self.runner.materialize("b", f"SELECT {exprs}, {VALUE_ROWS} AS {WEIGHT} "
+                                             f"FROM {single} r {joins}")
+                return
             sql = f"SELECT {exprs} FROM src r {joins}"
         self.runner.materialize("b", sql)
         kept = self.runner.query("SELECT count(*) AS n FROM b")
         self.rows_dropped_by_bound = self.n_rows - int(kept["n"].iloc[0])
+
+    def _single_grouped_column(self) -> str | None:
+        """The value-counts table (``_values``) of the one column every derived column reads,
+        when the engine made it; else None."""
+        columns = {key[1] for key in self._d.keys}
+        if len(columns) != 1:
+            return None
+        name = values_table(str(next(iter(columns))))
+        return name if name in self._values_made else None
 
     # -- the owner's column facts (the whole table, before bounding) --------------------------
 
@@ -482,9 +530,12 @@ class SqlEngine:
         The sums add 128-bit integers (DECIMAL(38, 0): DuckDB's HUGEINT, Spark's decimal;
         an overflow is an error, never a wrap) and come back as their decimal digits: DuckDB
         hands a DECIMAL to pandas as a float64, exact only below 2^53."""
-        cols = [f"{e} AS {n}" for n, e in keys.items()] + ["count(*) AS n"]
-        cols += [f"CAST(CAST(sum(CAST({e} AS DECIMAL(38,0))) AS DECIMAL(38,0)) AS VARCHAR) "
-                 f"AS {n}" for n, e in sums.items()]
+        w = self._weight  # b's rows weighed by how many rows of the table each stands for
+        rows = "count(*)" if w is None else f"CAST(COALESCE(sum({w}), 0) AS BIGINT)"
+        times = "" if w is None else f" * CAST({w} AS DECIMAL(38,0))"
+        cols = [f"{e} AS {n}" for n, e in keys.items()] + [f"{rows} AS n"]
+        cols += [f"CAST(CAST(sum(CAST({e} AS DECIMAL(38,0)){times}) AS DECIMAL(38,0)) AS "
+                 f"VARCHAR) AS {n}" for n, e in sums.items()]
         sql = f"SELECT {', '.join(cols)} FROM b WHERE {where}"
         if keys:
             sql += " GROUP BY ALL"
@@ -524,6 +575,11 @@ class SqlEngine:
         if isinstance(what, (CategoryCounts, BinCounts)):
             return cell_counts(self, q, what, agg, keys, where, n_cells)
         return grid_aggregate(self, q, what, agg, keys, where, n_cells)
+
+
+#: the column of ``b`` holding how many rows of the table each of its rows stands for, when
+#: ``b`` holds one row per distinct value (``SqlEngine._bound``)
+WEIGHT = "__planner_w"
 
 
 def _counts_people(q: Query) -> bool:

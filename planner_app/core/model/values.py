@@ -83,6 +83,12 @@ def _text_keys(texts: list[str]) -> list[str]:
     """canonical_key of every str at once: trimmed; true/false in lower case; text that
     spells a number (text_number) as that number's key."""
     out = list(map(str.strip, texts))
+    joined = "".join(out)
+    if joined.isascii() and joined.isdigit() and all(map(str.isdigit, out)) \
+            and max(map(len, out)) <= 15:
+        # only plain unsigned integers below 10^15 < 2**53 (codes read from a file): each is
+        # its float exactly, whose key is the integer's text without leading zeros
+        return list(map(str, map(int, out)))
     spots = [i for i, m in enumerate(map(_MAYBE_NUMBER.match, out)) if m is not None]
     lows = {"true", "false"}
     for i, t in enumerate(out):  # the rare true/false texts
