@@ -74,6 +74,7 @@ from .bundle import (
     zip_bytes,
 )
 from .commitment import SCHEME, file_commitment
+from .consistent import require_relations_hold
 from .memory import require_memory
 from .noise import privatize
 from .pending import list_pending, remove_pending, save_pending
@@ -304,6 +305,7 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
     finally:
         aggregator.close()
     compiled = report.compiled
+    require_relations_hold(plan, compiled.measurements, aggregates, clamp_counts)
     status = approval_status(compiled, trusted)
 
     home.ensure()

@@ -1,0 +1,140 @@
+"""release.json's ``consistency`` (issue 27): the consistent values of the statistics in the
+plan's relations, made from their raw noised values and public parameters only.
+
+publish.py makes it after the noise (and, in the rehearsal, from placeholder values before
+the charge); verify makes it again from the record's raw values and the plan and compares
+the bytes. results.csv carries the same numbers in three more columns.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..dp.consistent import CellNoise, consistent_values
+from ..dp.measure import Measurement
+from ..kinds.results import Aggregate, QueryRelease, ReleasedValues
+from ..model import Plan
+from ..planfile.relations import cell_tree, relation_data_problem
+from ..support.errors import InputError
+
+#: results.csv's columns after RESULT_COLUMNS when the release has consistent values
+CONSISTENT_COLUMNS = ("consistent", "consistent_low", "consistent_high")
+ESTIMATE_WORDS = ("weighted least squares under the plan's relations (each value weighted "
+                  "by 1 / the variance of its noise, from public parameters)")
+
+
+def cell_noise(query_id: str, ms: Sequence[Measurement]) -> CellNoise:
+    """The noise law of a count's or a histogram's cells, from its measurement."""
+    m = ms[0]
+    if m.mechanism == "laplace" and m.scale is not None:
+        return CellNoise("laplace", float(m.scale) * m.component.step)
+    if m.mechanism == "gaussian" and m.sigma_sq is not None:
+        return CellNoise("gaussian", float(m.sigma_sq) * m.component.step ** 2)
+    raise InputError("plan", f"queries[{query_id}]",
+                     f"is released with mechanism {m.mechanism} (without noise: public under "
+                     "replace-one), so it cannot be weighed against noised values in the "
+                     "consistency relations; remove it from them")
+
+
+def consistency_problem(plan: Plan, measurements: Mapping[str, Sequence[Measurement]]) -> \
+        None:
+    """Raise InputError when the relations' statistics cannot be made consistent (a count
+    released without noise): checked with the plan, before anything is charged."""
+    if plan.consistency is None:
+        return
+    for qid in cell_tree(plan).query_ids:
+        cell_noise(qid, measurements[qid])
+
+
+def consistency_record(plan: Plan, measurements: Mapping[str, Sequence[Measurement]],
+                       raw: Mapping[str, Sequence[Any]], confidence: float) -> dict[str, Any]:
+    """The record's ``consistency`` from each related statistic's raw noised values (release
+    order); {} for a plan without relations."""
+    c = plan.consistency
+    if c is None:
+        return {}
+    tree = cell_tree(plan)
+    noise = [cell_noise(qid, measurements[qid]) for qid in tree.query_ids
+             for _ in tree.cells_of(qid)]
+    y = [float(v) for qid in tree.query_ids for v in raw[qid]]
+    made = consistent_values(y, noise, tree.parent, non_negative=c.non_negative,
+                             integer=c.integer, confidence=confidence)
+    queries = []
+    for qid in tree.query_ids:
+        cells = tree.cells_of(qid)
+        bias = max(made.empty_cell_bias[i] for i in cells)
+        queries.append({"query_id": qid,
+                        "value": [made.values[i] for i in cells],
+                        "low": [made.low[i] for i in cells],
+                        "high": [made.high[i] for i in cells],
+                        "empty_cell_bias": bias})
+    return {"consistency": {
+        "relations": len(c.relations),
+        "estimate": ESTIMATE_WORDS
+        + ("; non-negative (non-negative least squares)" if c.non_negative else "")
+        + ("; whole numbers by controlled rounding that keeps every relation exactly"
+           if c.integer else ""),
+        "non_negative": c.non_negative, "integer": c.integer, "headline": c.headline,
+        "intervals": made.method, "confidence": confidence,
+        "privacy_cost": "none: computed from the noised values and the plan only",
+        "queries": queries}}
+
+
+def placeholder_raw(plan: Plan) -> dict[str, list[int]]:
+    """Stand-in raw values for the rehearsal before the charge (no data)."""
+    tree = cell_tree(plan)
+    return {qid: [0] * len(tree.cells_of(qid)) for qid in tree.query_ids}
+
+
+def consistent_columns(record: Mapping[str, Any]) -> dict[str, dict[str, list[Any]]] | None:
+    """Each related statistic's consistent value, low and high by its id (None: a release
+    without relations)."""
+    c = record.get("consistency")
+    if not isinstance(c, dict):
+        return None
+    return {q["query_id"]: {"consistent": q["value"], "consistent_low": q["low"],
+                            "consistent_high": q["high"]} for q in c["queries"]}
+
+
+def consistency_bytes(section: Any) -> bytes:
+    """The canonical bytes verify compares (sorted keys, no spaces)."""
+    return json.dumps(section, sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False).encode("utf-8")
+
+
+def raw_values_of(tables: Mapping[str, Any], plan: Plan) -> dict[str, list[Any]]:
+    """The related statistics' raw noised values from the record's result tables."""
+    tree = cell_tree(plan)
+    return {qid: list(tables[qid].column("value")) for qid in tree.query_ids}
+
+
+def raw_values_of_releases(releases: Sequence[QueryRelease]) -> dict[str, list[Any]]:
+    """Each statistic's raw noised values (release order) from its released values."""
+    out: dict[str, list[Any]] = {}
+    for r in releases:
+        values = r.values
+        out[r.query_id] = list(values.columns()[3]) if isinstance(values, ReleasedValues) \
+            else [v.value for v in values]
+    return out
+
+
+def require_relations_hold(plan: Plan, measurements: Mapping[str, Sequence[Measurement]],
+                            aggregates: Mapping[str, Aggregate], clamp_counts: bool) -> None:
+    """Issue 27, before the charge: a plan with relations is not clamped (its non-negative
+    consistent values replace clamping), each related statistic is noised, and every
+    relation holds on the table's exact counts (a message for the owner, naming no number)."""
+    if plan.consistency is None:
+        return
+    if clamp_counts:
+        raise InputError("argument", "--clamp-counts",
+                         "is not used with a plan that declares consistency relations: its "
+                         'consistent values are kept non-negative instead ("non_negative": '
+                         "true in the plan's consistency)")
+    consistency_problem(plan, measurements)
+    exact = {qid: aggregates[qid].parts[measurements[qid][0].component.name].tolist()
+             for qid in cell_tree(plan).query_ids}
+    problem = relation_data_problem(plan, exact)
+    if problem is not None:
+        raise InputError("plan", *problem)
