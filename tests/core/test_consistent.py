@@ -70,7 +70,8 @@ def _with_district_relation(**change: Any) -> dict[str, Any]:
     ({"within": None}, "consistency.relations[1].within: is required: 'by_district' is "
                        "grouped by district"),
     ({"within": {"R1": ["R1-D1"]}}, "within: has no entry for 'by_region''s key 'R2'"),
-    ({"within": {**districts_of(4, 5), "R9": ["R1-D1"]}}, "within: 'R9' is not a group key of 'by_region'"),
+    ({"within": {**districts_of(4, 5), "R9": ["R1-D1"]}},
+     "within: 'R9' is not a group key of 'by_region'"),
     ({"within": {**districts_of(4, 5), "R1": ["R1-D1", "X"]}},
      "within.R1: 'X' is not a group key of 'by_district'"),
     ({"within": {**districts_of(4, 5), "R1": ["R1-D1", "R2-D1"]}},
