@@ -13,6 +13,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import numpy as np
 import pytest
 
@@ -31,6 +32,7 @@ from planner_app.core.release.publish import publish
 from planner_app.core.release.verify_release import verify_bundle
 from planner_app.core.support.errors import InputError
 from planner_app.core.support.home import AppHome, app_home
+from planner_app.core.support.resources import resource_path
 from tests.census import census_frame, census_plan, districts_of
 from tests.corpus.crafted import reseal, rezip, unzip
 
@@ -224,6 +226,9 @@ def test_a_census_hierarchy_adds_up_at_every_level_and_verifies(tmp_path: Path,
         rows = list(csv.DictReader(io.StringIO(z.read(RESULTS).decode("utf-8"))))
     c = record["consistency"]
     assert (c["non_negative"], c["integer"], c["headline"]) == (True, True, "consistent")
+    jsonschema.validate(record, json.loads(resource_path("release.schema.json").read_text()))
+    jsonschema.validate(record["plan"],
+                        json.loads(resource_path("plan.schema.json").read_text()))
     value = {(r["query_id"], r["group"]): int(r["consistent"]) for r in rows}  # whole, exact
     raw = {(r["query_id"], r["group"]): int(r["value"]) for r in rows}
     assert all(v >= 0 for v in value.values())

@@ -138,3 +138,59 @@ def require_relations_hold(plan: Plan, measurements: Mapping[str, Sequence[Measu
     problem = relation_data_problem(plan, exact)
     if problem is not None:
         raise InputError("plan", *problem)
+
+
+# ----------------------------------------------------------------------------- the report
+
+#: the report lists at most this many consistent cells of each statistic (results.csv and
+#: release.json hold them all)
+REPORT_CELLS = 12
+
+
+def _cell_names(record: Mapping[str, Any], query_id: str) -> list[str]:
+    """Each cell's name as the report shows it (group, category), from the record."""
+    for e in record.get("results", []):
+        if isinstance(e, dict) and e.get("query_id") == query_id and "columns" in e:
+            n = int(e["cells"])
+            groups = e["columns"].get("group", [e["same"].get("group")] * n)
+            cells = e["columns"].get("cell", [e["same"].get("cell")] * n)
+            return [", ".join(str(x) for x in (g, c) if x is not None) or "all"
+                    for g, c in zip(groups, cells, strict=True)]
+    return []
+
+
+def consistency_paragraphs(record: Mapping[str, Any]) -> list[str]:
+    """The report's section on consistent values (none: no section), from release.json."""
+    c = record.get("consistency")
+    if not isinstance(c, dict):
+        return []
+    ids = [str(q["query_id"]) for q in c["queries"]]
+    out = [f"These statistics are also published as consistent values: {', '.join(ids)}. "
+           "Each was noised on its own, so the raw noised values need not add up; the "
+           "consistent values are the closest values (weighting each by how little noise it "
+           "has) that add up exactly as the plan's relations say: a total is the sum of its "
+           "parts at every level. They are computed from the noised values alone and cost no "
+           "privacy; both are in results.csv (columns value and consistent) and release.json."]
+    out.append("The headline values are the consistent ones." if c["headline"] == "consistent"
+               else "The headline values are the raw noised ones; the consistent values are "
+                    "given beside them.")
+    if c["non_negative"]:
+        biases = "; ".join(f"{q['query_id']} about +{q['empty_cell_bias']:g}"
+                           for q in c["queries"])
+        out.append("No consistent value is below 0. This biases small cells upward: at the "
+                   "planned ε a cell whose true count is 0 comes out on average at "
+                   f"{biases}. The bias fades once a cell's true count passes about twice "
+                   "its interval's half-width; totals of many cells carry the sum of their "
+                   "cells' bias.")
+    if c["integer"]:
+        out.append("They are whole numbers: each is its value rounded down or up so that "
+                   "every relation still holds exactly.")
+    out.append(f"Their intervals: {c['intervals']}.")
+    for q in c["queries"]:
+        names = _cell_names(record, str(q["query_id"]))
+        shown = [f"{name} {v} [{lo}, {hi}]" for name, v, lo, hi in
+                 zip(names, q["value"], q["low"], q["high"], strict=False)][:REPORT_CELLS]
+        more = len(q["value"]) - len(shown)
+        out.append(f"{q['query_id']}, consistent: " + "; ".join(shown)
+                   + (f"; and {more:,} more (results.csv)" if more > 0 else "") + ".")
+    return out

@@ -42,6 +42,7 @@ from ..support.words import (
     unit_words,
 )
 from ..support.words import format_number as rounded
+from .consistent import consistency_paragraphs
 from .report_layout import (
     ReportLayout,
     draw_text,
@@ -527,6 +528,10 @@ def report_html(record: dict[str, Any], plan: Plan | None = None) -> str:
     if synthetic:
         parts.append("<h2>Synthetic tables</h2>")
         parts += [f"<p>{e(text)}</p>" for text in synthetic]
+    consistent = consistency_paragraphs(record)  # issue 27
+    if consistent:
+        parts.append("<h2>Consistent values</h2>")
+        parts += [f"<p>{e(text)}</p>" for text in consistent]
     if statistics_left_out(record):
         parts.append(f"<p class='note'>{e(statistics_left_out(record))}</p>")
     if charts_left_out(record):
@@ -644,6 +649,11 @@ def report_pdf(record: dict[str, Any], plan: Plan | None = None,
     if synthetic:
         heading("Synthetic tables")
         for text in synthetic:
+            para(text, 9)
+    consistent = consistency_paragraphs(record)  # issue 27
+    if consistent:
+        heading("Consistent values")
+        for text in consistent:
             para(text, 9)
     if statistics_left_out(record):
         para(statistics_left_out(record), 9)
