@@ -259,6 +259,13 @@ def test_verify_names_a_consistent_value_that_is_not_the_relations(tmp_path: Pat
     problems = verify_bundle(bad).problems
     assert any("its consistent values are not what the plan's relations make of its raw "
                "noised values" in p for p in problems), problems
+    # the record's format says whether it has consistent values (release@3) or not (@2)
+    assert json.loads(files[RECORD])["format"] == "planner-app/release@3"
+    record["format"] = "planner-app/release@2"
+    files[RECORD] = json.dumps(record, indent=2).encode("utf-8")
+    bad.write_bytes(rezip(reseal(files)))
+    assert "release.json: a planner-app/release@2 record with consistent values " \
+           "(planner-app/release@3 is the record that has them)" in verify_bundle(bad).problems
 
 
 def test_a_table_that_breaks_a_relation_is_refused_before_the_charge(

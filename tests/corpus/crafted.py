@@ -276,7 +276,8 @@ CRAFTS.update({
     "report-format-text": _record_change(_set_report_format("2")),
     "report-format-zero": _record_change(_set_report_format(0)),
     "report-format-true": _record_change(_set_report_format(True)),
-    "release-format-3": _record_change(_set("format", "planner-app/release@3")),
+    # release@3 is read since cons27 (issue 27: consistent values); a later one is not
+    "release-format-4": _record_change(_set("format", "planner-app/release@4")),
 })
 
 

@@ -616,7 +616,7 @@ for recipe, message in (
                                "from 1"),
         ("report-format-true", "release.json: software.report_format must be a whole number "
                                "from 1"),
-        ("release-format-3", "release.json: is a planner-app/release@3 record, made by "
+        ("release-format-4", "release.json: is a planner-app/release@4 record, made by "
                              "planner-app ")):
     cases.append({"file": f"crafted/{recipe}.zip", "command": "verify", "exit": 1,
                   "message": message})

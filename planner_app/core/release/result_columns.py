@@ -28,6 +28,7 @@ from typing import Any
 
 from ..kinds.results import QueryRelease, ReleasedValues
 from .bundle import (
+    CONSISTENT_FORMAT,
     RELEASE_FORMAT,
     RELEASE_FORMATS,
     RESULT_COLUMNS,
@@ -119,7 +120,7 @@ def result_entries(releases: Sequence[QueryRelease]) -> list[dict[str, Any]]:
 
 
 def is_column_record(record: dict[str, Any]) -> bool:
-    return record.get("format") == COLUMN_FORMAT
+    return record.get("format") in (COLUMN_FORMAT, CONSISTENT_FORMAT)  # @3: @2 + consistency
 
 
 def tables_of(record: dict[str, Any]) -> dict[str, ResultTable]:

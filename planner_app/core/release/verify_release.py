@@ -48,6 +48,7 @@ from ..support.progress import Progress, part
 from ..support.progress import report as report_progress
 from .bundle import (
     AUDIT,
+    CONSISTENT_FORMAT,
     MANIFEST,
     NOISED_DIR,
     PLAN,
@@ -221,7 +222,8 @@ def verify_contents(files: dict[str, bytes], verdict: Verdict,
     _results(files, answer_files, plan, record, problems, part(progress, 0.47, 0.52))
     if len(problems) == n:
         verdict.checks.append("every result is a declared cell with its stated interval")
-    if plan.consistency is not None or "consistency" in record:  # issue 27
+    if plan.consistency is not None or "consistency" in record \
+            or record.get("format") == CONSISTENT_FORMAT:  # issue 27
         n = len(problems)
         _consistency(plan, record, problems)
         if len(problems) == n:
@@ -297,7 +299,8 @@ def _release_format_problem(record: Any) -> str:
     version = software.get("version") if isinstance(software, dict) else None
     made = f"planner-app {str(version)[:40]}" if isinstance(version, str) else "another version"
     return (f"is a {stated[:60]} record, made by {made}; this planner-app reads "
-            f"{' and '.join(RELEASE_FORMATS)} only: verify it with the version that made it or "
+            f"{', '.join(RELEASE_FORMATS[:-1])} and {RELEASE_FORMATS[-1]} only: verify it with "
+            "the version that made it or "
             "a newer one")
 
 
@@ -555,6 +558,12 @@ def _results(files: dict[str, bytes], scans: dict[str, AnswerScan], plan: Plan,
 def _consistency(plan: Plan, record: dict[str, Any], problems: list[str]) -> None:
     """release.json's consistent values are what the plan's relations make of its raw noised
     values (consistent.py), byte for byte."""
+    if (record.get("format") == CONSISTENT_FORMAT) != ("consistency" in record):
+        problems.append(f"{RECORD}: a {record.get('format')} record "
+                        + ("with" if "consistency" in record else "without")
+                        + f" consistent values ({CONSISTENT_FORMAT} is the record that has "
+                          "them)")
+        return
     if plan.consistency is None or "consistency" not in record:
         problems.append(f"{RECORD}: " + ("has consistent values, but the plan declares no "
                                          "relations" if plan.consistency is None else
