@@ -194,3 +194,30 @@ def consistency_paragraphs(record: Mapping[str, Any]) -> list[str]:
         out.append(f"{q['query_id']}, consistent: " + "; ".join(shown)
                    + (f"; and {more:,} more (results.csv)" if more > 0 else "") + ".")
     return out
+
+
+def consistent_cell_texts(section: Mapping[str, Any] | None) -> \
+        dict[str, list[tuple[str, str]]]:
+    """For the app's results: each related statistic's cells as (consistent value, its
+    interval) texts, release order ({} without relations)."""
+    if not section:
+        return {}
+
+    def text(v: Any) -> str:
+        return f"{v:,}" if isinstance(v, int) else f"{v:,.3f}".rstrip("0").rstrip(".")
+
+    return {str(q["query_id"]): [(text(v), f"{text(lo)} to {text(hi)}") for v, lo, hi in
+                                 zip(q["value"], q["low"], q["high"], strict=True)]
+            for q in section["queries"]}
+
+
+def consistent_summary(section: Mapping[str, Any] | None) -> str:
+    """One sentence for the app's results: what the consistent values are, and which are the
+    headline ("" without relations)."""
+    if not section:
+        return ""
+    head = ("the consistent ones" if section["headline"] == "consistent"
+            else "the raw noised ones")
+    return ("Consistent values (post-processing, no privacy cost) add up exactly as the "
+            f"plan's relations say{' and are never below 0' if section['non_negative'] else ''}"
+            f"; the headline values are {head}.")

@@ -122,6 +122,7 @@ class PublishResult:
     releases: list[QueryRelease]
     notes: list[str] = field(default_factory=list)
     signed_by: dict[str, str] | None = None  # release.json's signed_by (signing.py)
+    consistency: dict[str, Any] | None = None  # release.json's consistent values (issue 27)
 
 
 # ----------------------------------------------------------------------------- publish
@@ -444,7 +445,7 @@ def charge_and_release(p: Prepared) -> PublishResult:
         raise ReleaseUnfinished(release_id, problem, saved) from exc
     step(1.0, "Released")
     return PublishResult(release_id, r.out, bundle_sha, charged, report, releases, p.notes,
-                         record.get("signed_by"))
+                         record.get("signed_by"), record.get("consistency"))
 
 
 def _bundle_files(plan: Plan, doc: dict[str, Any], plan_json: bytes | None = None,
