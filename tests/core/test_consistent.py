@@ -280,6 +280,21 @@ def test_a_table_that_breaks_a_relation_is_refused_before_the_charge(
     assert not (tmp_path / "census.zip").exists()
 
 
+def test_a_plan_edited_after_reading_is_refused_if_its_relations_no_longer_fit(
+        tmp_path: Path, home: AppHome) -> None:
+    """The app edits the plan it read: removing a statistic that a relation names must be
+    refused with the field named before anything is read or charged, never a KeyError."""
+    plan = plan_from_dict(census_plan(1.0), "plan.json")
+    edited = plan.with_queries(q for q in plan.queries if q.id != "by_region")
+    data = tmp_path / "census.csv"
+    census_frame(200).to_csv(data, index=False)
+    with pytest.raises(InputError) as info:
+        publish(edited, load_table(data), tmp_path / "out.zip", home)
+    assert str(info.value) == ("plan: consistency.relations[0].parts: names no statistic of "
+                               "this plan ('by_region')")
+    assert Ledger(home.ledger_path).state("census").releases == []
+
+
 def test_clamping_is_refused_with_relations(tmp_path: Path, capsys: Any,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PLANNER_APP_HOME", str(tmp_path / "home"))

@@ -17,6 +17,8 @@ from ..dp.measure import Measurement
 from ..kinds.results import Aggregate, QueryRelease, ReleasedValues
 from ..model import Plan
 from ..planfile.relations import cell_tree, relation_data_problem
+from ..planfile.serialisation import plan_to_dict
+from ..planfile.validation import plan_from_dict
 from ..support.errors import InputError
 
 #: results.csv's columns after RESULT_COLUMNS when the release has consistent values
@@ -118,6 +120,14 @@ def raw_values_of_releases(releases: Sequence[QueryRelease]) -> dict[str, list[A
         out[r.query_id] = list(values.columns()[3]) if isinstance(values, ReleasedValues) \
             else [v.value for v in values]
     return out
+
+
+def require_valid_relations(plan: Plan) -> None:
+    """Raise InputError naming the field when the plan's relations no longer fit its
+    statistics: a plan edited in the app after it was read (a statistic renamed, removed,
+    regrouped) is read again from its document, as a saved file would be."""
+    if plan.consistency is not None:
+        plan_from_dict(plan_to_dict(plan), "plan")
 
 
 def require_relations_hold(plan: Plan, measurements: Mapping[str, Sequence[Measurement]],

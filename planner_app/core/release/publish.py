@@ -74,7 +74,7 @@ from .bundle import (
     zip_bytes,
 )
 from .commitment import SCHEME, file_commitment
-from .consistent import require_relations_hold
+from .consistent import require_relations_hold, require_valid_relations
 from .memory import require_memory
 from .noise import privatize
 from .pending import list_pending, remove_pending, save_pending
@@ -278,6 +278,7 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
 
     out = check_output(Path(out), overwrite)  # again, now that the path is held
     require_synthesis(plan.queries)  # mbi, for a synthetic table: before anything is read
+    require_valid_relations(plan)  # issue 27: relations still fit a plan edited in the app
     step(0.05, "Checking the plan against the data")
     # one engine: the check and the release share the bounded rows and the aggregates
     rng: RandomSource = source if source is not None else SystemRandomSource()
