@@ -10,6 +10,7 @@ import io
 import json
 import math
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from planner_app.core.dp.consistent import (
     estimate,
 )
 from planner_app.core.planfile import plan_from_dict, plan_to_dict
+from planner_app.core.planning.editing import remove_query, replace_query
 from planner_app.core.records.ledger import Ledger
 from planner_app.core.release.bundle import RECORD, RESULTS
 from planner_app.core.release.publish import publish
@@ -293,6 +295,19 @@ def test_a_plan_edited_after_reading_is_refused_if_its_relations_no_longer_fit(
     assert str(info.value) == ("plan: consistency.relations[0].parts: names no statistic of "
                                "this plan ('by_region')")
     assert Ledger(home.ledger_path).state("census").releases == []
+
+
+def test_the_relations_follow_a_rename_and_go_with_a_removed_statistic() -> None:
+    plan = plan_from_dict(census_plan(1.0), "plan.json")
+    renamed = replace_query(plan, replace(plan.query("by_region"), id="regions"), "by_region")
+    assert [(r.total, r.parts) for r in renamed.consistency.relations] == [
+        ("nation", "regions"), ("regions", "by_district")]
+    assert plan_from_dict(plan_to_dict(renamed)).consistency == renamed.consistency
+    removed = remove_query(plan, "by_district")
+    assert [(r.total, r.parts) for r in removed.consistency.relations] == [
+        ("nation", "by_region")]
+    assert remove_query(removed, "nation").consistency is None
+    plan_from_dict(plan_to_dict(remove_query(removed, "nation")))  # reads again
 
 
 def test_clamping_is_refused_with_relations(tmp_path: Path, capsys: Any,
