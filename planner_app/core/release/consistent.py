@@ -190,8 +190,9 @@ def consistency_paragraphs(record: Mapping[str, Any]) -> list[str]:
         out.append("No consistent value is below 0. This biases small cells upward: at the "
                    "planned ε a cell whose true count is 0 comes out on average at "
                    f"{biases}. The bias fades once a cell's true count passes about twice "
-                   "its interval's half-width; totals of many cells carry the sum of their "
-                   "cells' bias.")
+                   "its interval's half-width. Since the parts still add up to their total, "
+                   "what lifts the empty cells is mostly taken from their larger siblings, "
+                   "which come out a little low.")
     if c["integer"]:
         out.append("They are whole numbers: each is its value rounded down or up so that "
                    "every relation still holds exactly.")
