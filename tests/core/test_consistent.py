@@ -247,6 +247,13 @@ def test_a_census_hierarchy_adds_up_at_every_level_and_verifies(tmp_path: Path,
     verdict = verify_bundle(out)
     assert verdict.problems == []
     assert any("consistent values recompute byte for byte" in line for line in verdict.checks)
+    # the headline is the consistent value: the report's table shows it, the raw in its note
+    html = zipfile.ZipFile(out).read("report.html").decode("utf-8")
+    nation = next(r for r in rows if r["query_id"] == "nation")
+    assert (f"<td class='num'>{int(nation['consistent']):,}</td>" in html
+            or f"<td class='num'>{nation['consistent']}</td>" in html)
+    assert f"consistent value; raw noised value {nation['value']} [{nation['low']}, " \
+           f"{nation['high']}]" in html
 
 
 def test_verify_names_a_consistent_value_that_is_not_the_relations(tmp_path: Path,
@@ -337,5 +344,8 @@ def test_linear_values_without_rounding_are_published_and_verify(tmp_path: Path,
     regions = c["queries"][1]["value"]
     assert nation == pytest.approx(sum(regions), abs=0.01)  # to the published decimals
     assert verify_bundle(out).problems == []
+    html = zipfile.ZipFile(out).read("report.html").decode("utf-8")
+    assert "consistent value; raw noised value" not in html  # the raw values are the headline
+    assert "The headline values are the raw noised ones" in html
     doc2 = copy.deepcopy(doc)
     assert plan_to_dict(plan_from_dict(doc2))["consistency"]["headline"] == "raw"

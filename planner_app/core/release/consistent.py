@@ -232,3 +232,22 @@ def consistent_summary(section: Mapping[str, Any] | None) -> str:
     return ("Consistent values (post-processing, no privacy cost) add up exactly as the "
             f"plan's relations say{' and are never below 0' if section['non_negative'] else ''}"
             f"; the headline values are {head}.")
+
+
+def headline_rows(record: Mapping[str, Any], query_id: str, rows: list[dict[str, Any]],
+                  indices: Sequence[int]) -> list[dict[str, Any]]:
+    """The report's rows of a statistic (cells ``indices``) with the plan's headline values:
+    when they are the consistent ones, each row shows its consistent value and interval and
+    its note the raw noised value; otherwise the rows as they are."""
+    c = record.get("consistency")
+    if not isinstance(c, dict) or c.get("headline") != "consistent":
+        return rows
+    q = next((x for x in c["queries"] if x.get("query_id") == query_id), None)
+    if q is None:
+        return rows
+    out = []
+    for row, i in zip(rows, indices, strict=True):
+        raw = f"consistent value; raw noised value {row['value']} [{row['low']}, {row['high']}]"
+        out.append({**row, "value": q["value"][i], "low": q["low"][i], "high": q["high"][i],
+                    "note": raw + (f"; {row['note']}" if row.get("note") else "")})
+    return out

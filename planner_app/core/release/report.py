@@ -42,7 +42,7 @@ from ..support.words import (
     unit_words,
 )
 from ..support.words import format_number as rounded
-from .consistent import consistency_paragraphs
+from .consistent import consistency_paragraphs, headline_rows
 from .report_layout import (
     ReportLayout,
     draw_text,
@@ -314,8 +314,11 @@ def _statistics(record: dict[str, Any], plan: Plan | None = None) -> list[dict[s
         params = parameter_words(q)
         table = tables.get(q["id"])
         n = len(table) if table is not None else 0
-        shown = [] if table is None else table.rows(
-            largest_order(table.column("value"), smallest=REPORT_SMALLEST))
+        order = [] if table is None else largest_order(table.column("value"),
+                                                       smallest=REPORT_SMALLEST)
+        # issue 27: the plan's headline values (consistent ones, the raw in the note)
+        shown = [] if table is None else headline_rows(record, q["id"], table.rows(order),
+                                                       order)
         top = len(shown) - REPORT_SMALLEST
         more = (f"The {top:,} largest and the {REPORT_SMALLEST:,} smallest of its "
                 f"{n:,} cells are shown, largest first; all of them are in "
