@@ -317,6 +317,18 @@ def test_the_relations_follow_a_rename_and_go_with_a_removed_statistic() -> None
     plan_from_dict(plan_to_dict(remove_query(removed, "nation")))  # reads again
 
 
+def test_check_names_the_relations(tmp_path: Path, capsys: Any,
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PLANNER_APP_HOME", str(tmp_path / "home"))
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(census_plan(1.0)))
+    assert main(["check", str(plan)]) == 0
+    assert ("Consistent values (non-negative, whole numbers; post-processing, no privacy "
+            "cost): the cells of 'by_region' add up to 'nation'; the cells of 'by_district' "
+            "add up to 'by_region''s key they lie within. Headline values: consistent.") \
+        in capsys.readouterr().out
+
+
 def test_clamping_is_refused_with_relations(tmp_path: Path, capsys: Any,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PLANNER_APP_HOME", str(tmp_path / "home"))

@@ -215,6 +215,20 @@ def _check_forest(c: FieldReader, relations: Sequence[Relation]) -> None:
             at = parent[at]
 
 
+def relation_lines(plan: Plan) -> list[str]:
+    """What `check` says of the plan's relations (none: no lines)."""
+    c = plan.consistency
+    if c is None:
+        return []
+    parts = [f"the cells of {rel.parts!r} add up to "
+             + (f"{rel.total!r}'s key they lie within" if rel.within else repr(rel.total))
+             for rel in c.relations]
+    made = ", ".join(w for w, on in (("non-negative", c.non_negative),
+                                     ("whole numbers", c.integer)) if on) or "linear"
+    return [f"Consistent values ({made}; post-processing, no privacy cost): "
+            + "; ".join(parts) + f". Headline values: {c.headline}."]
+
+
 def consistency_to_dict(consistency: Consistency) -> dict[str, Any]:
     """The plan file's ``consistency``."""
     relations = []
