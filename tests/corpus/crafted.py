@@ -308,3 +308,21 @@ CRAFTS.update({
     "columns-unequal-length": _columns_change(lambda e: e["columns"]["low"].pop(), False),
     "columns-label-swapped": _columns_change(_swap_first_cells, True),
 })
+
+
+# cons27: a crafted release.json with a malformed consistency section (issue 27) is named,
+# never a crash of results.csv's or the report's builder
+def _consistency(value: Any) -> Callable[[dict[str, Any]], None]:
+    return lambda record: record.__setitem__("consistency", value)
+
+
+CRAFTS.update({
+    "consistency-queries-not-a-list": _record_change(_consistency(
+        {"relations": 1, "estimate": "", "non_negative": True, "integer": True,
+         "headline": "consistent", "intervals": "", "privacy_cost": "", "queries": 5})),
+    "consistency-arrays-unequal": _record_change(_consistency(
+        {"relations": 1, "estimate": "", "non_negative": True, "integer": True,
+         "headline": "consistent", "intervals": "", "privacy_cost": "",
+         "queries": [{"query_id": "n", "value": [1, 2], "low": [0], "high": [3],
+                      "empty_cell_bias": 0.5}]})),
+})

@@ -706,6 +706,14 @@ plan("relation-broken-by-table.json",
                     [{**BY_G, "id": "by_a", "group_by": {"column": "g", "keys": ["a"]}}]),
      "consistency.relations[0]: in this table the cells of 'by_a' do not add up to 'n'")
 cases[-1]["command"] = "release"
+# a crafted release.json whose consistency section is malformed: named, never a crash
+for recipe, message in (
+        ("consistency-queries-not-a-list", "release.json: consistency.queries is missing or "
+                                           "not list"),
+        ("consistency-arrays-unequal", "release.json: consistency.queries[0]: value, low and "
+                                       "high must be lists of numbers of one length")):
+    cases.append({"file": f"crafted/{recipe}.zip", "command": "verify", "exit": 1,
+                  "message": message})
 
 (HERE / "cases.json").write_text(json.dumps({"plan": PLAN, "good_table": GOOD,
                                              "synthetic_plan": with_synthetic(),

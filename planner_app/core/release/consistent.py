@@ -9,6 +9,7 @@ the bytes. results.csv carries the same numbers in three more columns.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -16,6 +17,7 @@ from ..dp.consistent import CellNoise, consistent_values
 from ..dp.measure import Measurement
 from ..kinds.results import Aggregate, QueryRelease, ReleasedValues
 from ..model import Plan
+from ..model.plan import HEADLINES
 from ..planfile.relations import cell_tree, relation_data_problem
 from ..planfile.serialisation import plan_to_dict
 from ..planfile.validation import plan_from_dict
@@ -88,6 +90,36 @@ def placeholder_raw(plan: Plan) -> dict[str, list[int]]:
     """Stand-in raw values for the rehearsal before the charge (no data)."""
     tree = cell_tree(plan)
     return {qid: [0] * len(tree.cells_of(qid)) for qid in tree.query_ids}
+
+
+def consistency_shape_problem(section: Any) -> str | None:
+    """What is wrong with a record's ``consistency`` before anything reads it (a crafted
+    record must be named by verify, never crash it); None when it has the shape written."""
+    if not isinstance(section, dict):
+        return "consistency must be an object"
+    types = {"relations": int, "estimate": str, "non_negative": bool, "integer": bool,
+             "headline": str, "intervals": str, "privacy_cost": str, "queries": list}
+    for key, kind in types.items():
+        if not isinstance(section.get(key), kind) or isinstance(section.get(key), bool) \
+                and kind is not bool:
+            return f"consistency.{key} is missing or not {kind.__name__}"
+    if section["headline"] not in HEADLINES:
+        return f"consistency.headline must be one of {', '.join(HEADLINES)}"
+    for i, q in enumerate(section["queries"]):
+        if not isinstance(q, dict) or not isinstance(q.get("query_id"), str):
+            return f"consistency.queries[{i}] must be an object with a text query_id"
+        arrays = [q.get(k) for k in ("value", "low", "high")]
+        if not all(isinstance(a, list) and all(_number(x) for x in a) for a in arrays) \
+                or len({len(a) for a in arrays if isinstance(a, list)}) != 1:
+            return (f"consistency.queries[{i}]: value, low and high must be lists of "
+                    "numbers of one length")
+        if not _number(q.get("empty_cell_bias")):
+            return f"consistency.queries[{i}].empty_cell_bias must be a number"
+    return None
+
+
+def _number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
 def consistent_columns(record: Mapping[str, Any]) -> dict[str, dict[str, list[Any]]] | None:

@@ -72,6 +72,7 @@ from .consistent import (
     CONSISTENT_COLUMNS,
     consistency_bytes,
     consistency_record,
+    consistency_shape_problem,
     raw_values_of,
 )
 from .publish import readme_text
@@ -338,6 +339,10 @@ def _record_shape(record: dict[str, Any]) -> str | None:
             return f"{key} must be a list of objects"
     if is_column_record(record):  # release@2: one entry of arrays per statistic
         problem = entries_problem(record)
+        if problem:
+            return problem
+    if "consistency" in record:  # issue 27: read by results.csv and the report
+        problem = consistency_shape_problem(record["consistency"])
         if problem:
             return problem
     for i, q in enumerate(record["queries"]):
