@@ -27,6 +27,7 @@ from planner_app.core.dp.consistent import (
     estimate,
 )
 from planner_app.core.planfile import plan_from_dict, plan_to_dict
+from planner_app.core.planfile.relations import cell_tree
 from planner_app.core.planning.editing import remove_query, replace_query
 from planner_app.core.records.ledger import Ledger
 from planner_app.core.release.bundle import RECORD, RESULTS
@@ -117,6 +118,24 @@ def test_relations_must_form_a_tree() -> None:
     doc["consistency"]["relations"][1] = {"total": "nation", "parts": "by_district"}
     assert "relations[1].total: 'nation' is already the total of relations[0]" \
         in _refusal(doc)
+
+
+def test_a_grouped_histogram_adds_up_to_each_group_of_a_count() -> None:
+    """A histogram per group under a count per group (same column and keys): each group's
+    categories add up to that group, cell by cell in release order."""
+    groups = {"column": "g", "keys": ["a", "b"]}
+    doc = {"format": "planner-app/plan@1", "dataset": {"name": "d"},
+           "privacy_unit": {"kind": "row"}, "budget": {"epsilon": 2.0},
+           "queries": [{"id": "n_g", "kind": "count", "column": "c", "epsilon": 1.0,
+                        "group_by": groups},
+                       {"id": "c_g", "kind": "histogram", "column": "c", "epsilon": 1.0,
+                        "categories": ["x", "y", "z"], "group_by": groups}],
+           "consistency": {"relations": [{"total": "n_g", "parts": "c_g"}]}}
+    tree = cell_tree(plan_from_dict(doc))
+    assert tree.query_ids == ("n_g", "c_g")
+    assert tree.parent.tolist() == [-1, -1, 0, 0, 0, 1, 1, 1]
+    doc["queries"][0]["group_by"] = {"column": "g", "keys": ["a"]}
+    assert "consistency.relations[0].within: is required" in _refusal(doc)
 
 
 def test_too_many_cells_are_refused_at_plan_read() -> None:
