@@ -308,6 +308,32 @@ def test_a_table_that_breaks_a_relation_is_refused_before_the_charge(
     assert not (tmp_path / "census.zip").exists()
 
 
+def test_group_sums_add_up_to_the_total_sum(tmp_path: Path, home: AppHome) -> None:
+    """Sums of age by region add up to the sum of age (same column, bounds and grid), made
+    non-negative; a sum with other bounds, or whole numbers for sums, is refused."""
+    doc = census_plan(2.0)
+    age = {"kind": "sum", "column": "age", "lower": 0, "upper": 100, "epsilon": 0.5,
+           "justification": {"bounds": "ages are recorded 0-100"}}
+    doc["queries"] += [{**age, "id": "age"},
+                       {**age, "id": "age_by_region", "group_by": doc["queries"][1]["group_by"],
+                        "justification": {**age["justification"], "keys": "the areas"}}]
+    doc["budget"]["epsilon"] = 3.0
+    doc["consistency"]["relations"].append({"total": "age", "parts": "age_by_region"})
+    refused = copy.deepcopy(doc)
+    assert "consistency.integer: is for counts: 'age' is a sum" in _refusal(refused)
+    doc["consistency"]["integer"] = False
+    other = copy.deepcopy(doc)
+    other["queries"][4]["upper"] = 120
+    assert "'age_by_region' and 'age' must sum the same column with the same bounds" \
+        in _refusal(other)
+    out = _release(tmp_path, home, doc)
+    c = json.loads(zipfile.ZipFile(out).read(RECORD))["consistency"]
+    values = {q["query_id"]: q["value"] for q in c["queries"]}
+    assert values["age"][0] == pytest.approx(sum(values["age_by_region"]), abs=0.01)
+    assert min(values["age_by_region"]) >= 0
+    assert verify_bundle(out).problems == []
+
+
 def test_a_plan_edited_after_reading_is_refused_if_its_relations_no_longer_fit(
         tmp_path: Path, home: AppHome) -> None:
     """The app edits the plan it read: removing a statistic that a relation names must be

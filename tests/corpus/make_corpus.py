@@ -675,8 +675,9 @@ BY_G = {"id": "by_g", "kind": "count", "epsilon": 0.1,
 for name, doc, message in (
         ("relation-unknown-id", with_relations([{"total": "n", "parts": "nope"}]),
          "consistency.relations[0].parts: names no statistic of this plan ('nope')"),
-        ("relation-total-a-sum", with_relations([{"total": "s", "parts": "h"}]),
-         "consistency.relations[0].total: 's' is a sum: a total must be a count"),
+        ("relation-sum-of-a-histogram", with_relations([{"total": "s", "parts": "h"}]),
+         "consistency.relations[0].parts: 'h' is a histogram: the parts of a sum must be a "
+         "sum with a group_by"),
         ("relation-parts-itself", with_relations([{"total": "n", "parts": "n"}]),
          "consistency.relations[0].parts: is the total itself"),
         ("relation-where-differs",

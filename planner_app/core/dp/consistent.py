@@ -32,26 +32,27 @@ DECIMALS = 3  # non-integer consistent values are published to this many decimal
 
 @dataclass(frozen=True)
 class CellNoise:
-    """One cell's noise law, from public parameters: ``laplace`` (discrete, scale in count
-    units) or ``gaussian`` (discrete, σ²)."""
+    """One cell's noise law, from public parameters: ``laplace`` (discrete, its scale) or
+    ``gaussian`` (discrete, its σ²), on a grid of ``step`` (a sum's grid; 1 for a count)."""
 
     kind: str
-    param: float
+    param: float  # the scale or σ² in grid steps
+    step: float = 1.0  # the grid step in value units (1 for a count)
 
     @property
     def variance(self) -> float:
         if self.kind == "gaussian":
-            return self.param
+            return self.param * self.step ** 2
         q = math.exp(-1.0 / self.param)
-        return 2.0 * q / (1.0 - q) ** 2
+        return 2.0 * q / (1.0 - q) ** 2 * self.step ** 2
 
     def draw(self, rng: np.random.Generator, runs: int) -> np.ndarray:
-        """``runs`` draws of this noise (discrete Laplace exactly, as the difference of two
-        geometric variables; the discrete Gaussian as a rounded normal)."""
+        """``runs`` draws of this noise in value units (discrete Laplace exactly, as the
+        difference of two geometric variables; the discrete Gaussian as a rounded normal)."""
         if self.kind == "gaussian":
-            return np.rint(rng.normal(0.0, math.sqrt(self.param), runs))
+            return np.rint(rng.normal(0.0, math.sqrt(self.param), runs)) * self.step
         p = 1.0 - math.exp(-1.0 / self.param)
-        return (rng.geometric(p, runs) - rng.geometric(p, runs)).astype(float)
+        return (rng.geometric(p, runs) - rng.geometric(p, runs)).astype(float) * self.step
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ MAX_CONSISTENT_CELLS = 1_000
 MAX_RELATIONS = 100
 CONSISTENCY_FIELDS = ("relations", "non_negative", "integer", "headline")
 RELATION_FIELDS = ("total", "parts", "within")
-PARTS_KINDS = ("count", "histogram")
+PARTS_KINDS = {"count": ("count", "histogram"), "sum": ("sum",)}  # by the total's kind
 
 
 def read_consistency(r: FieldReader, queries: Sequence[Query]) -> Consistency | None:
@@ -63,6 +63,15 @@ def read_consistency(r: FieldReader, queries: Sequence[Query]) -> Consistency | 
             c.fail(key, f"must be true or false, not {json_type(value)}")
         flags[key] = value
     headline = c.choice("headline", HEADLINES, default="raw")
+    sums = [by_id[qid] for qid in related_ids(relations) if by_id[qid].kind == "sum"]
+    if sums and flags["integer"]:
+        c.fail("integer", f"is for counts: {sums[0].id!r} is a sum (its consistent values "
+                          "are given to 3 decimals)")
+    below = [q for q in sums if float(getattr(q.params, "lower", 0.0)) < 0]
+    if below and flags["non_negative"]:
+        c.fail("non_negative", f"{below[0].id!r} sums values down to "
+                               f"{getattr(below[0].params, 'lower', 0)}: a sum with a "
+                               "negative lower bound may be below 0")
     return Consistency(relations=relations, non_negative=flags["non_negative"],
                        integer=flags["integer"], headline=headline)
 
@@ -84,15 +93,20 @@ def _read_relation(c: FieldReader, obj: Any, i: int, by_id: Mapping[str, Query])
     total, parts = names["total"], names["parts"]
     if total.id == parts.id:
         rr.fail("parts", "is the total itself: a statistic cannot add up to itself")
-    if total.kind != "count":
-        rr.fail("total", f"{total.id!r} is a {total.kind}: a total must be a count (sums, "
-                         "means and other kinds cannot be a relation's total)")
-    if parts.kind not in PARTS_KINDS:
-        rr.fail("parts", f"{parts.id!r} is a {parts.kind}: the parts must be a count with a "
-                         "group_by or a histogram")
-    if parts.kind == "count" and parts.group_by is None:
-        rr.fail("parts", f"{parts.id!r} is a count without a group_by: it has one cell, "
-                         "not parts")
+    if total.kind not in PARTS_KINDS:
+        rr.fail("total", f"{total.id!r} is a {total.kind}: a total must be a count or a sum "
+                         "(means and other kinds do not add up)")
+    if parts.kind not in PARTS_KINDS[total.kind]:
+        rr.fail("parts", f"{parts.id!r} is a {parts.kind}: the parts of a {total.kind} must "
+                         + ("be a count with a group_by or a histogram" if total.kind == "count"
+                            else "be a sum with a group_by"))
+    if parts.kind in ("count", "sum") and parts.group_by is None:
+        rr.fail("parts", f"{parts.id!r} is a {parts.kind} without a group_by: it has one "
+                         "cell, not parts")
+    if total.kind == "sum" and (parts.column != total.column or parts.params != total.params
+                                or parts.missing != total.missing):
+        rr.fail("parts", f"{parts.id!r} and {total.id!r} must sum the same column with the "
+                         "same bounds, grid step and missing rule to add up")
     for q, key in ((total, "total"), (parts, "parts")):
         if getattr(q.params, "of", "rows") != "rows":
             rr.fail(key, f"{q.id!r} counts people: a person with rows in several cells "

@@ -33,9 +33,9 @@ def cell_noise(query_id: str, ms: Sequence[Measurement]) -> CellNoise:
     """The noise law of a count's or a histogram's cells, from its measurement."""
     m = ms[0]
     if m.mechanism == "laplace" and m.scale is not None:
-        return CellNoise("laplace", float(m.scale) * m.component.step)
+        return CellNoise("laplace", float(m.scale), float(m.component.step))
     if m.mechanism == "gaussian" and m.sigma_sq is not None:
-        return CellNoise("gaussian", float(m.sigma_sq) * m.component.step ** 2)
+        return CellNoise("gaussian", float(m.sigma_sq), float(m.component.step))
     raise InputError("plan", f"queries[{query_id}]",
                      f"is released with mechanism {m.mechanism} (without noise: public under "
                      "replace-one), so it cannot be weighed against noised values in the "
