@@ -11,7 +11,7 @@ from planner_app.core.planning.settings import SCHEMA_VERSION as SETTINGS_SCHEMA
 from planner_app.core.records.ledger import SCHEMA_VERSION as LEDGER_SCHEMA
 from planner_app.core.records.policy import POLICY_FORMAT
 from planner_app.core.records.review import APPROVAL_FORMAT
-from planner_app.core.release.bundle import RELEASE_FORMAT
+from planner_app.core.release.bundle import CONSISTENT_FORMAT, RELEASE_FORMAT
 from planner_app.core.release.pending import PENDING_FORMAT
 from planner_app.core.release.report_format import FORMATS, REPORT_FORMAT
 
@@ -31,7 +31,8 @@ def section(title: str) -> str:
 
 def expected_sections() -> list[str]:
     """The heading each format version the code writes (or still reads) must have."""
-    names = [PLAN_FORMAT, RELEASE_FORMAT, APPROVAL_FORMAT, POLICY_FORMAT, PENDING_FORMAT]
+    names = [PLAN_FORMAT, RELEASE_FORMAT, APPROVAL_FORMAT, POLICY_FORMAT, PENDING_FORMAT,
+             CONSISTENT_FORMAT]
     names += [f"Report format {n}" for n in sorted({*FORMATS, REPORT_FORMAT})]
     names += [f"Ledger schema {n}" for n in range(1, LEDGER_SCHEMA + 1)]
     names += [f"Settings schema {n}" for n in range(1, SETTINGS_SCHEMA + 1)]

@@ -94,6 +94,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         # synthetic table's budget buys
         for line in kind_of(qc.query).check_lines(qc.query, plan, acc):
             print(f"    {line}")
+    from ..core.planfile.relations import relation_lines  # lazily, as the plan's reader
+
+    for line in relation_lines(plan):  # issue 27
+        print(line)
     t = data["total"]
     print()
     print(composed_total_words(t["epsilon"], t["delta"], t["accountant"], data["fits_budget"]))

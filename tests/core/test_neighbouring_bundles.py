@@ -95,7 +95,15 @@ KINDS: dict[str, list[dict[str, Any]]] = {
         {"id": "colours_by_g", "kind": "histogram", "column": "cat",
          "categories": ["red", "green", "blue"], "group_by": GROUPS},
     ],
+    # issue 27: a total and its groups, released with consistent values (CONSISTENCY)
+    "consistent": [
+        {"id": "all", "kind": "count", "where": WHERE},
+        {"id": "all_by_g", "kind": "count", "group_by": GROUPS, "where": WHERE},
+    ],
 }
+CONSISTENCY = {"consistent": {"relations": [{"total": "all", "parts": "all_by_g"}],
+                              "non_negative": True, "integer": True,
+                              "headline": "consistent"}}
 
 UNITS = {
     "row": {"kind": "row"},
@@ -157,6 +165,7 @@ def plan_for(kind: str, unit: str, relation: str) -> dict[str, Any]:
         "neighbouring": relation,
         "budget": {"epsilon": EPS * len(queries), "delta": 0.0},
         "queries": queries,
+        **({"consistency": CONSISTENCY[kind]} if kind in CONSISTENCY else {}),
     }
 
 
@@ -181,6 +190,9 @@ def masked_record(record: dict[str, Any]) -> dict[str, Any]:
                 row[key] = _noised(row[key])
 
     edit_rows(out, mask)
+    for q in (out.get("consistency") or {}).get("queries", []):  # issue 27: noised too
+        for key in ("value", "low", "high"):
+            q[key] = [_noised(v) for v in q[key]]
     return out
 
 
@@ -202,8 +214,10 @@ def masked_audit(text: str) -> list[dict[str, Any]]:
 def masked_results(text: str) -> list[dict[str, Any]]:
     rows = list(csv.DictReader(io.StringIO(text)))
     for row in rows:
-        for key in ("value", "low", "high"):
-            row[key] = row[key] and MASK
+        for key in ("value", "low", "high", "consistent", "consistent_low",
+                    "consistent_high"):
+            if key in row:
+                row[key] = row[key] and MASK
     return rows
 
 

@@ -282,11 +282,11 @@ def test_a_report_format_that_is_not_a_whole_number_is_not_valid(
 def test_a_later_release_format_names_the_version_that_made_it(current: dict[str, Any],
                                                                tmp_path: Path) -> None:
     def later(record: dict[str, Any]) -> None:
-        record["format"] = "planner-app/release@3"
+        record["format"] = "planner-app/release@4"  # release@3 is read since issue 27
         record["software"]["version"] = "0.7.0"
 
-    verdict = verify_bundle(recrafted(current["unsigned"], tmp_path / "r3.zip", later))
+    verdict = verify_bundle(recrafted(current["unsigned"], tmp_path / "r4.zip", later))
     assert verdict.problems == [
-        "release.json: is a planner-app/release@3 record, made by planner-app 0.7.0; this "
-        "planner-app reads planner-app/release@1 and planner-app/release@2 only: verify it "
-        "with the version that made it or a newer one"]
+        "release.json: is a planner-app/release@4 record, made by planner-app 0.7.0; this "
+        "planner-app reads planner-app/release@1, planner-app/release@2 and "
+        "planner-app/release@3 only: verify it with the version that made it or a newer one"]

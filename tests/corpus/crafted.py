@@ -276,7 +276,8 @@ CRAFTS.update({
     "report-format-text": _record_change(_set_report_format("2")),
     "report-format-zero": _record_change(_set_report_format(0)),
     "report-format-true": _record_change(_set_report_format(True)),
-    "release-format-3": _record_change(_set("format", "planner-app/release@3")),
+    # release@3 is read since cons27 (issue 27: consistent values); a later one is not
+    "release-format-4": _record_change(_set("format", "planner-app/release@4")),
 })
 
 
@@ -306,4 +307,22 @@ def _swap_first_cells(entry: dict[str, Any]) -> None:
 CRAFTS.update({
     "columns-unequal-length": _columns_change(lambda e: e["columns"]["low"].pop(), False),
     "columns-label-swapped": _columns_change(_swap_first_cells, True),
+})
+
+
+# cons27: a crafted release.json with a malformed consistency section (issue 27) is named,
+# never a crash of results.csv's or the report's builder
+def _consistency(value: Any) -> Callable[[dict[str, Any]], None]:
+    return lambda record: record.__setitem__("consistency", value)
+
+
+CRAFTS.update({
+    "consistency-queries-not-a-list": _record_change(_consistency(
+        {"relations": 1, "estimate": "", "non_negative": True, "integer": True,
+         "headline": "consistent", "intervals": "", "privacy_cost": "", "queries": 5})),
+    "consistency-arrays-unequal": _record_change(_consistency(
+        {"relations": 1, "estimate": "", "non_negative": True, "integer": True,
+         "headline": "consistent", "intervals": "", "privacy_cost": "",
+         "queries": [{"query_id": "n", "value": [1, 2], "low": [0], "high": [3],
+                      "empty_cell_bias": 0.5}]})),
 })

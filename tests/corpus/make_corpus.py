@@ -616,7 +616,7 @@ for recipe, message in (
                                "from 1"),
         ("report-format-true", "release.json: software.report_format must be a whole number "
                                "from 1"),
-        ("release-format-3", "release.json: is a planner-app/release@3 record, made by "
+        ("release-format-4", "release.json: is a planner-app/release@4 record, made by "
                              "planner-app ")):
     cases.append({"file": f"crafted/{recipe}.zip", "command": "verify", "exit": 1,
                   "message": message})
@@ -674,6 +674,64 @@ for name, message in (("plan.txt", "'plan.txt' must end in .ipynb (a Jupyter not
                   "message": message})
 cases.append({"file": "outputs/results.html", "command": "report-notebook-out", "exit": 2,
               "message": "'results.html' must end in .ipynb (a Jupyter notebook)"})
+
+# cons27: relations between statistics (issue 27) are refused at plan read unless the plan
+# makes both count the same rows, and at release (before the charge) unless the table's
+# exact counts obey them
+def with_relations(relations: Any, queries: list[dict[str, Any]] | None = None,
+                   **options: Any) -> dict[str, Any]:
+    doc = with_top(consistency={"relations": relations, **options})
+    if queries is not None:
+        doc["queries"] = copy.deepcopy(PLAN["queries"]) + queries
+    return doc
+
+
+BY_G = {"id": "by_g", "kind": "count", "epsilon": 0.1,
+        "group_by": {"column": "g", "keys": ["a", "b"]},
+        "justification": {"keys": "the form's two options"}}
+for name, doc, message in (
+        ("relation-unknown-id", with_relations([{"total": "n", "parts": "nope"}]),
+         "consistency.relations[0].parts: names no statistic of this plan ('nope')"),
+        ("relation-sum-of-a-histogram", with_relations([{"total": "s", "parts": "h"}]),
+         "consistency.relations[0].parts: 'h' is a histogram: the parts of a sum must be a "
+         "sum with a group_by"),
+        ("relation-parts-itself", with_relations([{"total": "n", "parts": "n"}]),
+         "consistency.relations[0].parts: is the total itself"),
+        ("relation-where-differs",
+         with_relations([{"total": "n", "parts": "by_g"}],
+                        [{**BY_G, "where": [{"column": "x", "op": ">", "value": 2}]}]),
+         "consistency.relations[0].parts: 'by_g' and 'n' have different where filters"),
+        ("relation-missing-rule-differs", with_relations([{"total": "n", "parts": "h"}]),
+         "consistency.relations[0].parts: 'h' counts rows where g is present, but 'n' "
+         "counts every row"),
+        ("relation-within-without-groups",
+         with_relations([{"total": "n", "parts": "by_g", "within": {"a": ["a"]}}], [BY_G]),
+         "consistency.relations[0].within: is only used when the total has a group_by"),
+        ("relation-parts-twice",
+         with_relations([{"total": "n", "parts": "by_g"}, {"total": "n2", "parts": "by_g"}],
+                        [BY_G, {"id": "n2", "kind": "count", "epsilon": 0.1}]),
+         "consistency.relations[1].parts: 'by_g' is already the parts of relations[0]"),
+        ("relation-not-a-list", with_relations({"total": "n", "parts": "by_g"}, [BY_G]),
+         "consistency.relations: must be a non-empty list"),
+        ("relation-headline-unknown",
+         with_relations([{"total": "n", "parts": "by_g"}], [BY_G], headline="best"),
+         "consistency.headline: 'best' is not one of: raw, consistent")):
+    plan(f"{name}.json", doc, message)
+# a relation the plan allows but the table breaks (a row of g = b is in no cell): the
+# release is refused before the charge, naming the relation, never a number
+plan("relation-broken-by-table.json",
+     with_relations([{"total": "n", "parts": "by_a"}],
+                    [{**BY_G, "id": "by_a", "group_by": {"column": "g", "keys": ["a"]}}]),
+     "consistency.relations[0]: in this table the cells of 'by_a' do not add up to 'n'")
+cases[-1]["command"] = "release"
+# a crafted release.json whose consistency section is malformed: named, never a crash
+for recipe, message in (
+        ("consistency-queries-not-a-list", "release.json: consistency.queries is missing or "
+                                           "not list"),
+        ("consistency-arrays-unequal", "release.json: consistency.queries[0]: value, low and "
+                                       "high must be lists of numbers of one length")):
+    cases.append({"file": f"crafted/{recipe}.zip", "command": "verify", "exit": 1,
+                  "message": message})
 
 (HERE / "cases.json").write_text(json.dumps({"plan": PLAN, "good_table": GOOD,
                                              "synthetic_plan": with_synthetic(),

@@ -191,6 +191,34 @@ class Dataset:
 
 
 @dataclass(frozen=True)
+class Relation:
+    """The cells of statistic ``parts`` add up to the cells of statistic ``total`` (issue 27).
+    ``within``: for a two-level hierarchy (a group-by under a group-by of another column),
+    each of the total's group keys with the parts' group keys that lie within it; empty
+    when the total has one cell, or when both group by the same column and keys."""
+
+    total: str
+    parts: str
+    within: tuple[tuple[Scalar, tuple[Scalar, ...]], ...] = ()
+
+
+#: which values a consistent release shows first: the raw noised ones or the consistent ones
+HEADLINES = ("raw", "consistent")
+
+
+@dataclass(frozen=True)
+class Consistency:
+    """The plan's relations and how their consistent values are made (post-processing of
+    the noised values: no privacy cost). ``non_negative``: no cell below 0; ``integer``:
+    whole numbers that keep every relation exactly (controlled rounding)."""
+
+    relations: tuple[Relation, ...]
+    non_negative: bool = False
+    integer: bool = False
+    headline: str = "raw"
+
+
+@dataclass(frozen=True)
 class Plan:
     dataset: Dataset
     privacy_unit: PrivacyUnit
@@ -199,6 +227,7 @@ class Plan:
     neighbouring: str = "add-remove"
     justification: str | None = None
     approvals: tuple[Mapping[str, Any], ...] = ()
+    consistency: Consistency | None = None  # relations between statistics (issue 27)
 
     def query(self, query_id: str) -> Query:
         for q in self.queries:

@@ -14,6 +14,7 @@ from ..model.plan import FORMAT, MAX_PLAN_BYTES, Plan, Query
 from ..support.errors import InputError
 from ..support.files import atomic_write_text, input_file_size
 from ..support.json_keys import refusing_duplicate_keys
+from .relations import consistency_to_dict
 from .validation import plan_from_dict
 
 
@@ -113,6 +114,8 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
         out["justification"] = plan.justification
     if plan.approvals:
         out["approvals"] = [dict(a) for a in plan.approvals]
+    if plan.consistency is not None:  # issue 27; absent from every plan without relations
+        out["consistency"] = consistency_to_dict(plan.consistency)
     return out
 
 

@@ -46,6 +46,7 @@ from ..model.rules import (
     read_justification,
 )
 from ..support.errors import InputError
+from .relations import read_consistency
 
 
 def _read_condition(source: str, obj: Any, path: str) -> Condition:
@@ -210,7 +211,7 @@ def _read_delta(r: FieldReader, mechanism: str) -> float:
 
 
 PLAN_FIELDS = ("format", "dataset", "privacy_unit", "neighbouring", "budget", "queries",
-               "justification", "approvals")
+               "justification", "approvals", "consistency")
 
 
 def plan_from_dict(obj: Any, source: str = "plan", *, draft: bool = False) -> Plan:
@@ -241,10 +242,11 @@ def plan_from_dict(obj: Any, source: str = "plan", *, draft: bool = False) -> Pl
         problem = kind_of(q).unit_problem(unit, q)
         if problem is not None:
             r.fail(*problem)
+    consistency = read_consistency(r, queries)  # issue 27: relations between statistics
     return Plan(
         dataset=dataset, privacy_unit=unit, budget=budget, queries=queries,
         neighbouring=neighbouring, justification=r.text("justification", required=False),
-        approvals=approvals,
+        approvals=approvals, consistency=consistency,
     )
 
 

@@ -138,7 +138,8 @@ class PlanDocument:
 
 def replace_query(plan: Plan, query: Query, old_id: str | None = None) -> Plan:
     key = old_id or query.id
-    return plan.with_queries(query if q.id == key else q for q in plan.queries)
+    out = plan.with_queries(query if q.id == key else q for q in plan.queries)
+    return _relations_follow(out, key, query.id) if key != query.id else out
 
 
 def add_query(plan: Plan, query: Query) -> Plan:
@@ -146,7 +147,26 @@ def add_query(plan: Plan, query: Query) -> Plan:
 
 
 def remove_query(plan: Plan, query_id: str) -> Plan:
-    return plan.with_queries(q for q in plan.queries if q.id != query_id)
+    return _relations_follow(plan.with_queries(q for q in plan.queries if q.id != query_id),
+                             query_id, None)
+
+
+def _relations_follow(plan: Plan, old: str, new: str | None) -> Plan:
+    """The plan's relations (issue 27) after statistic ``old`` is renamed ``new`` or removed
+    (None): they follow the rename; a relation naming a removed statistic goes with it (a
+    plan saved with it could not be read again)."""
+    c = plan.consistency
+    if c is None:
+        return plan
+    kept = []
+    for rel in c.relations:
+        if old in (rel.total, rel.parts):
+            if new is None:
+                continue
+            rel = replace(rel, total=new if rel.total == old else rel.total,
+                          parts=new if rel.parts == old else rel.parts)
+        kept.append(rel)
+    return replace(plan, consistency=replace(c, relations=tuple(kept)) if kept else None)
 
 
 def unique_id(plan: Plan, base: str) -> str:

@@ -28,7 +28,11 @@ from ..support.errors import PlannerError
 from ..support.json_keys import refusing_duplicate_keys
 
 RELEASE_FORMAT = "planner-app/release@2"  # results column-wise (result_columns.py)
-RELEASE_FORMATS = ("planner-app/release@1", RELEASE_FORMAT)  # what verify reads
+# issue 27: a release with consistent values (release/consistent.py): release@2 and its
+# ``consistency``, three more columns in results.csv and a section in the report, which a
+# verifier of release@2 cannot follow. Releases without relations stay release@2.
+CONSISTENT_FORMAT = "planner-app/release@3"
+RELEASE_FORMATS = ("planner-app/release@1", RELEASE_FORMAT, CONSISTENT_FORMAT)  # verify reads
 MANIFEST = "MANIFEST.sha256"
 SIGNATURE = "MANIFEST.sha256.minisig"  # minisign's signature of MANIFEST.sha256 (signed bundles)
 RESULTS = "results.csv"

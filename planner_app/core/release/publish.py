@@ -75,6 +75,7 @@ from .bundle import (
     zip_bytes,
 )
 from .commitment import SCHEME, file_commitment
+from .consistent import require_relations_hold, require_valid_relations
 from .memory import require_memory
 from .noise import privatize
 from .pending import list_pending, remove_pending, save_pending
@@ -122,6 +123,7 @@ class PublishResult:
     releases: list[QueryRelease]
     notes: list[str] = field(default_factory=list)
     signed_by: dict[str, str] | None = None  # release.json's signed_by (signing.py)
+    consistency: dict[str, Any] | None = None  # release.json's consistent values (issue 27)
 
 
 # ----------------------------------------------------------------------------- publish
@@ -277,6 +279,7 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
 
     out = check_output(Path(out), overwrite)  # again, now that the path is held
     require_synthesis(plan.queries)  # mbi, for a synthetic table: before anything is read
+    require_valid_relations(plan)  # issue 27: relations still fit a plan edited in the app
     step(0.05, "Checking the plan against the data")
     # one engine: the check and the release share the bounded rows and the aggregates
     rng: RandomSource = source if source is not None else SystemRandomSource()
@@ -305,6 +308,7 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
     finally:
         aggregator.close()
     compiled = report.compiled
+    require_relations_hold(plan, compiled.measurements, aggregates, clamp_counts)
     status = approval_status(compiled, trusted)
 
     home.ensure()
@@ -443,7 +447,7 @@ def charge_and_release(p: Prepared) -> PublishResult:
         raise ReleaseUnfinished(release_id, problem, saved) from exc
     step(1.0, "Released")
     return PublishResult(release_id, r.out, bundle_sha, charged, report, releases, p.notes,
-                         record.get("signed_by"))
+                         record.get("signed_by"), record.get("consistency"))
 
 
 def _bundle_files(plan: Plan, doc: dict[str, Any], plan_json: bytes | None = None,

@@ -15,7 +15,8 @@ from ..planfile.compiled import CompiledPlan
 from ..records.ledger import LedgerState
 from ..support.numbers import shown
 from ..support.words import relation_words, synth_released_line, unit_words
-from .bundle import RELEASE_FORMAT, SIGNATURE
+from .bundle import CONSISTENT_FORMAT, RELEASE_FORMAT, SIGNATURE
+from .consistent import consistency_record, raw_values_of_releases
 from .report_format import REPORT_FORMAT
 from .result_columns import result_entries
 from .signing import recorded_signer
@@ -34,7 +35,7 @@ def release_record(compiled: CompiledPlan, public: dict[str, Any],
     by_query = compiled.measurement_dicts_by_query
     queries = [{**qd, "measurements": by_query[qd["id"]]} for qd in data["queries"]]
     return {
-        "format": RELEASE_FORMAT,
+        "format": RELEASE_FORMAT if plan.consistency is None else CONSISTENT_FORMAT,
         "release_id": release_id,
         "created_utc": created,
         "software": {"name": "planner-app", "version": __version__,
@@ -65,6 +66,9 @@ def release_record(compiled: CompiledPlan, public: dict[str, Any],
                    "releases_of_dataset": len(ledger.releases)},
         "results": result_entries(releases),  # column-wise: result_columns.py
         **_synthetic_record(releases),
+        # issue 27: the consistent values under the plan's relations (post-processing)
+        **consistency_record(plan, compiled.measurements, raw_values_of_releases(releases),
+                             confidence),
     }
 
 

@@ -42,6 +42,7 @@ from ..support.words import (
     unit_words,
 )
 from ..support.words import format_number as rounded
+from .consistent import consistency_paragraphs, headline_rows
 from .report_layout import (
     ReportLayout,
     draw_text,
@@ -313,8 +314,11 @@ def _statistics(record: dict[str, Any], plan: Plan | None = None) -> list[dict[s
         params = parameter_words(q)
         table = tables.get(q["id"])
         n = len(table) if table is not None else 0
-        shown = [] if table is None else table.rows(
-            largest_order(table.column("value"), smallest=REPORT_SMALLEST))
+        order = [] if table is None else largest_order(table.column("value"),
+                                                       smallest=REPORT_SMALLEST)
+        # issue 27: the plan's headline values (consistent ones, the raw in the note)
+        shown = [] if table is None else headline_rows(record, q["id"], table.rows(order),
+                                                       order)
         top = len(shown) - REPORT_SMALLEST
         more = (f"The {top:,} largest and the {REPORT_SMALLEST:,} smallest of its "
                 f"{n:,} cells are shown, largest first; all of them are in "
@@ -527,6 +531,10 @@ def report_html(record: dict[str, Any], plan: Plan | None = None) -> str:
     if synthetic:
         parts.append("<h2>Synthetic tables</h2>")
         parts += [f"<p>{e(text)}</p>" for text in synthetic]
+    consistent = consistency_paragraphs(record)  # issue 27
+    if consistent:
+        parts.append("<h2>Consistent values</h2>")
+        parts += [f"<p>{e(text)}</p>" for text in consistent]
     if statistics_left_out(record):
         parts.append(f"<p class='note'>{e(statistics_left_out(record))}</p>")
     if charts_left_out(record):
@@ -644,6 +652,11 @@ def report_pdf(record: dict[str, Any], plan: Plan | None = None,
     if synthetic:
         heading("Synthetic tables")
         for text in synthetic:
+            para(text, 9)
+    consistent = consistency_paragraphs(record)  # issue 27
+    if consistent:
+        heading("Consistent values")
+        for text in consistent:
             para(text, 9)
     if statistics_left_out(record):
         para(statistics_left_out(record), 9)

@@ -28,6 +28,7 @@ from typing import Any
 
 from ..kinds.results import QueryRelease, ReleasedValues
 from .bundle import (
+    CONSISTENT_FORMAT,
     RELEASE_FORMAT,
     RELEASE_FORMATS,
     RESULT_COLUMNS,
@@ -35,6 +36,7 @@ from .bundle import (
     json_bytes,
     json_bytes_made,
 )
+from .consistent import CONSISTENT_COLUMNS, consistent_columns
 
 ROW_FORMAT = RELEASE_FORMATS[0]  # results: one object per cell
 COLUMN_FORMAT = RELEASE_FORMAT  # results: one entry of arrays per statistic
@@ -118,7 +120,7 @@ def result_entries(releases: Sequence[QueryRelease]) -> list[dict[str, Any]]:
 
 
 def is_column_record(record: dict[str, Any]) -> bool:
-    return record.get("format") == COLUMN_FORMAT
+    return record.get("format") in (COLUMN_FORMAT, CONSISTENT_FORMAT)  # @3: @2 + consistency
 
 
 def tables_of(record: dict[str, Any]) -> dict[str, ResultTable]:
@@ -154,10 +156,15 @@ def results_csv_of(record: dict[str, Any]) -> bytes:
     then one row per cell, each column written in one pass (no object per cell)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(RESULT_COLUMNS)
+    consistent = consistent_columns(record)  # issue 27: three more columns, when made
+    writer.writerow(RESULT_COLUMNS + (CONSISTENT_COLUMNS if consistent is not None else ()))
     for t in tables_of(record).values():
-        writer.writerows(zip(*(_safe_cells(t.column(c)) for c in RESULT_COLUMNS),
-                             strict=True))
+        columns = [_safe_cells(t.column(c)) for c in RESULT_COLUMNS]
+        if consistent is not None:
+            mine = consistent.get(t.query_id)
+            columns += [_safe_cells(mine[c]) if mine is not None else [""] * t.n
+                        for c in CONSISTENT_COLUMNS]
+        writer.writerows(zip(*columns, strict=True))
     return out.getvalue().encode("utf-8")
 
 

@@ -48,6 +48,7 @@ from ..support.progress import Progress, part
 from ..support.progress import report as report_progress
 from .bundle import (
     AUDIT,
+    CONSISTENT_FORMAT,
     MANIFEST,
     NOISED_DIR,
     PLAN,
@@ -66,6 +67,13 @@ from .bundle import (
     bundle_json,
     open_bundle,
     sha256_bytes,
+)
+from .consistent import (
+    CONSISTENT_COLUMNS,
+    consistency_bytes,
+    consistency_record,
+    consistency_shape_problem,
+    raw_values_of,
 )
 from .publish import readme_text
 from .report import report_html, report_pdf
@@ -215,6 +223,13 @@ def verify_contents(files: dict[str, bytes], verdict: Verdict,
     _results(files, answer_files, plan, record, problems, part(progress, 0.47, 0.52))
     if len(problems) == n:
         verdict.checks.append("every result is a declared cell with its stated interval")
+    if plan.consistency is not None or "consistency" in record \
+            or record.get("format") == CONSISTENT_FORMAT:  # issue 27
+        n = len(problems)
+        _consistency(plan, record, problems)
+        if len(problems) == n:
+            verdict.checks.append("the consistent values recompute byte for byte from the "
+                                  "raw noised values and the plan's relations")
     if any(kind_of(q).makes_table for q in plan.queries) or "synthetic" in record:
         n = len(problems)
         fit = check_synthetic(files, plan, record, part(progress, 0.52, 0.57))
@@ -285,7 +300,8 @@ def _release_format_problem(record: Any) -> str:
     version = software.get("version") if isinstance(software, dict) else None
     made = f"planner-app {str(version)[:40]}" if isinstance(version, str) else "another version"
     return (f"is a {stated[:60]} record, made by {made}; this planner-app reads "
-            f"{' and '.join(RELEASE_FORMATS)} only: verify it with the version that made it or "
+            f"{', '.join(RELEASE_FORMATS[:-1])} and {RELEASE_FORMATS[-1]} only: verify it with "
+            "the version that made it or "
             "a newer one")
 
 
@@ -323,6 +339,10 @@ def _record_shape(record: dict[str, Any]) -> str | None:
             return f"{key} must be a list of objects"
     if is_column_record(record):  # release@2: one entry of arrays per statistic
         problem = entries_problem(record)
+        if problem:
+            return problem
+    if "consistency" in record:  # issue 27: read by results.csv and the report
+        problem = consistency_shape_problem(record["consistency"])
         if problem:
             return problem
     for i, q in enumerate(record["queries"]):
@@ -496,17 +516,17 @@ def _results(files: dict[str, bytes], scans: dict[str, AnswerScan], plan: Plan,
     except (UnicodeDecodeError, csv.Error):
         problems.append(f"{RESULTS}: is not CSV text")
         return
-    if not rows or tuple(rows[0]) != RESULT_COLUMNS:
-        problems.append(f"{RESULTS}: its header is not {', '.join(RESULT_COLUMNS)}")
+    header = RESULT_COLUMNS + (CONSISTENT_COLUMNS if "consistency" in record else ())
+    if not rows or tuple(rows[0]) != header:
+        problems.append(f"{RESULTS}: its header is not {', '.join(header)}")
         return
     stated = {q["id"]: q for q in record["queries"]}
     by_query: dict[str, list[tuple[int, dict[str, str]]]] = {}
     for n, row in enumerate(rows[1:], start=2):
-        if len(row) != len(RESULT_COLUMNS):
-            problems.append(f"{RESULTS}: line {n}: has {len(row)} cells, not "
-                            f"{len(RESULT_COLUMNS)}")
+        if len(row) != len(header):
+            problems.append(f"{RESULTS}: line {n}: has {len(row)} cells, not {len(header)}")
             return
-        cells = dict(zip(RESULT_COLUMNS, row, strict=True))
+        cells = dict(zip(header, row, strict=True))
         by_query.setdefault(cells["query_id"], []).append((n, cells))
     if len(rows) - 1 != cell_count(record):
         problems.append(f"{RESULTS}: has {len(rows) - 1} rows but {RECORD} lists "
@@ -538,6 +558,36 @@ def _results(files: dict[str, bytes], scans: dict[str, AnswerScan], plan: Plan,
             problem = _row_problem(q, plan, value, low, high, half, scans, confidence)
             if problem:
                 problems.append(f"{RESULTS}: line {n} ({q.id}): {problem}")
+
+
+def _consistency(plan: Plan, record: dict[str, Any], problems: list[str]) -> None:
+    """release.json's consistent values are what the plan's relations make of its raw noised
+    values (consistent.py), byte for byte."""
+    if (record.get("format") == CONSISTENT_FORMAT) != ("consistency" in record):
+        problems.append(f"{RECORD}: a {record.get('format')} record "
+                        + ("with" if "consistency" in record else "without")
+                        + f" consistent values ({CONSISTENT_FORMAT} is the record that has "
+                          "them)")
+        return
+    if plan.consistency is None or "consistency" not in record:
+        problems.append(f"{RECORD}: " + ("has consistent values, but the plan declares no "
+                                         "relations" if plan.consistency is None else
+                                         "has no consistent values, but the plan declares "
+                                         "relations"))
+        return
+    try:
+        measurements = {q["id"]: [measurement_from_dict(m) for m in q["measurements"]]
+                        for q in record["queries"]}
+        fresh = consistency_record(plan, measurements,
+                                   raw_values_of(tables_of(record), plan),
+                                   float(record["confidence"]))
+    except (KeyError, TypeError, ValueError, ArithmeticError, InputError):
+        problems.append(f"{RECORD}: its consistent values cannot be recomputed from its raw "
+                        "values and the plan")
+        return
+    if consistency_bytes(fresh["consistency"]) != consistency_bytes(record["consistency"]):
+        problems.append(f"{RECORD}: its consistent values are not what the plan's relations "
+                        "make of its raw noised values")
 
 
 def _row_problem(q: Any, plan: Plan, value: float | None, low: float | None,

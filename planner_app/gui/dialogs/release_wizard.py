@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from html import escape
 from pathlib import Path
+from typing import Any
 
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
@@ -40,6 +41,7 @@ from ...core.records.keys import SecretKey
 from ...core.records.ledger import BudgetExceeded, LedgerDisagrees, LedgerError
 from ...core.records.policy import PolicyError, PolicyRefused
 from ...core.records.review import ApprovalRequired
+from ...core.release.consistent import consistent_cell_texts, consistent_summary
 from ...core.release.pending import list_pending
 from ...core.release.publish import PublishResult, ReleaseUnfinished, publish
 from ...core.release.report import cell_name, format_interval, format_value
@@ -432,10 +434,16 @@ class ResultsPage(QWizardPage):
                                 f"{escape(result.signed_by['fingerprint'])})."
                                 if result.signed_by else " Not signed."))
         self.table.setRowCount(len(rows))
+        consistent = consistent_cell_texts(result.consistency)  # issue 27: beside the raw
+        self._consistent_columns(result.consistency, level)
+        at: dict[str, int] = {}
         for i, r in enumerate(rows):
+            k = at[r["query_id"]] = at.get(r["query_id"], -1) + 1
+            pair = consistent[r["query_id"]][k] if r["query_id"] in consistent else ("", "")
             for j, text in enumerate((r["label"], cell_name(r), format_value(r),
-                                      format_interval(r))):
-                self.table.setItem(i, j, QTableWidgetItem(text))
+                                      format_interval(r), *pair)):
+                if j < self.table.columnCount():
+                    self.table.setItem(i, j, QTableWidgetItem(text))
         plan = self.wizard_.session.plan
         self.compare_button.setVisible(bool(self._synthetic_ids()))
         self._charts = released_charts(result, plan) if plan is not None else []
@@ -447,6 +455,21 @@ class ResultsPage(QWizardPage):
                      default=0)
         self.chart_choice.setCurrentIndex(widest)
         self._draw_choice(widest)
+
+    def _consistent_columns(self, section: dict[str, Any] | None, level: float) -> None:
+        """Two more columns when the release has consistent values; the headline's header
+        says so, and the summary says what they are."""
+        if not section:
+            self.table.setColumnCount(4)
+            return
+        self.table.setColumnCount(6)
+        headline = section["headline"]
+        self.table.setHorizontalHeaderLabels([
+            "Statistic", "Cell", "Raw value" + (" (headline)" if headline == "raw" else ""),
+            f"Interval ({confidence_percent(level)})",
+            "Consistent value" + (" (headline)" if headline == "consistent" else ""),
+            f"Consistent interval ({confidence_percent(level)})"])
+        self.summary.setText(self.summary.text() + " " + consistent_summary(section))
 
     def _synthetic_ids(self) -> list[str]:
         result, plan = self.wizard_.result, self.wizard_.session.plan
