@@ -110,7 +110,7 @@ def _read_query(source: str, obj: Any, path: str) -> Query:
     kind.read_own(r, "answers", got)
     missing = _read_missing(r, kind, got)
     epsilon = _read_epsilon(r)
-    delta = _read_delta(r, mechanism)
+    delta = _read_delta(r, mechanism, kind.needs_delta)
     kind.read_own(r, "tuning", got)
     expected_count = r.number("expected_count", required=False)
     if expected_count is not None and expected_count_problem(expected_count):
@@ -195,13 +195,18 @@ def _read_epsilon(r: FieldReader) -> float:
     return epsilon
 
 
-def _read_delta(r: FieldReader, mechanism: str) -> float:
+def _read_delta(r: FieldReader, mechanism: str, needs_delta: bool = False) -> float:
     """The statistic's δ: above 0 for the gaussian mechanism, 0 for every other."""
     delta = r.number("delta", required=False, default=0.0)
     assert delta is not None
     problem = delta_problem(delta)
     if problem:
         r.fail("delta", problem)
+    if needs_delta and delta <= 0:
+        r.fail("delta", f"the {mechanism} mechanism needs a delta above 0 (the chance that a "
+                        "key only one person holds is published)")
+    if needs_delta:
+        return delta
     if mechanism == "gaussian" and delta <= 0:
         r.fail("delta", "the gaussian mechanism needs a delta above 0")
     if mechanism != "gaussian" and delta != 0:
