@@ -189,7 +189,8 @@ class DiscoverBounds(StatisticKind):
                        confidence: float) -> str:
         return ("The two values are grid points chosen by the exponential mechanism near the "
                 "stated quantiles of the column: a range for later statistics, not a "
-                "statistic to read on its own. " + str(record_query["accuracy"].get("note", "")))
+                "statistic to read on its own. " + str(record_query["accuracy"].get("note", ""))
+                + ".")
 
     def describe(self, column: str | None, kind_name: str, imputed: bool = False,
                  id_column: str | None = None, max_rows: int = 1, people: bool = False) -> str:

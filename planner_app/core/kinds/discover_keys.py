@@ -227,7 +227,7 @@ class DiscoverKeys(StatisticKind):
                        confidence: float) -> str:
         return ("The keys are those whose noised count of people reached the threshold; a "
                 "key held by few people may be missing, and nothing is said about the keys "
-                "that were not found. " + str(record_query["accuracy"].get("note", "")))
+                "that were not found. " + str(record_query["accuracy"].get("note", "")) + ".")
 
     def describe(self, column: str | None, kind_name: str, imputed: bool = False,
                  id_column: str | None = None, max_rows: int = 1, people: bool = False) -> str:
