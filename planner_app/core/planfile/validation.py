@@ -99,6 +99,7 @@ def _read_query(source: str, obj: Any, path: str) -> Query:
     if whole is not None:
         not_used(r, name, *foreign)
         return whole
+    _refuse_discovery_names(r)
     got: dict[str, Any] = {}
     kind.read_own(r, "opening", got)
     mechanisms = kind.mechanisms
@@ -124,6 +125,19 @@ def _read_query(source: str, obj: Any, path: str) -> Query:
         expected_count=expected_count, justification=justification,
         params=kind.params_from(got),
     )
+
+
+def _refuse_discovery_names(r: FieldReader) -> None:
+    """A value still naming a discovery ("discovered:ID", issue 25) is refused with what to
+    run, rather than as a list or number of the wrong type."""
+    g = r.obj.get("group_by")
+    for field, value in (("categories", r.obj.get("categories")), ("lower", r.obj.get("lower")),
+                         ("upper", r.obj.get("upper")),
+                         ("group_by.keys", g.get("keys") if isinstance(g, dict) else None)):
+        if isinstance(value, str) and value.startswith("discovered:"):
+            r.fail(field, f"names a discovery ({value}): write what it found into the plan "
+                          "first, with planner-app plan apply-discovery PLAN --bundle "
+                          "DISCOVERY.zip")
 
 
 ID_RULE = "must be 1-64 letters, digits, '_', '.' or '-' (A-Z, a-z, 0-9)"
