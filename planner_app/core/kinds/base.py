@@ -95,7 +95,7 @@ class StatisticKind(ABC):
     #: plan: verify checks them with ``discovered_rows_problem``, not against the plan's cells
     discovers_cells: ClassVar[bool] = False
     #: its released values are the public list or bounds of another statistic of a later plan
-    #: (``plan apply-discovery``; planning/discovery.py)
+    #: (``plan apply-discovery``; release/discovery.py)
     is_discovery: ClassVar[bool] = False
     #: its ± before release is computed from a row count, so it reads a statistic's
     #: ``expected_count`` (the form shows that field for it)
