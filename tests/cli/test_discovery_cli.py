@@ -109,6 +109,12 @@ def test_discover_apply_release_verify_and_the_ledger_holds_both(
     assert code == 0 and "equals its discovery bundle's output" in out, out + err
     code, _, err = run(capsys, "verify", str(main_zip))
     assert code == 2 and "--discovery" in err
+    # the report says how each list was obtained
+    import zipfile
+
+    with zipfile.ZipFile(main_zip) as z:
+        report = z.read("report.html").decode("utf-8")
+    assert report.count(f"found privately in release {release_id}") >= 3
 
     # the ledger: both releases charged to the one dataset, the total their composition
     code, out, _ = run(capsys, "ledger", "show", "census", "--json")

@@ -220,6 +220,9 @@ class DiscoverKeys(StatisticKind):
                 ("Noised counts", "published" if p.publish_counts else "not published"),
                 ("Noise", "discrete Laplace, keys kept above a threshold")]
 
+    def value_words(self, column: str) -> str:
+        return f"people holding a key of {column}"
+
     def check_lines(self, query: Query, plan: Plan, accuracy: dict[str, Any]) -> list[str]:
         return [str(accuracy.get("note", ""))]
 
