@@ -23,7 +23,12 @@ from planner_app.core.data.engines import open_engine
 from planner_app.core.data.tables import load_table
 from planner_app.core.dp.accounting import compose
 from planner_app.core.dp.mechanisms import SeededRandomSource
-from planner_app.core.dp.threshold import selection_delta, threshold_for
+from planner_app.core.dp.threshold import (
+    keep_preview,
+    keep_probability,
+    selection_delta,
+    threshold_for,
+)
 from planner_app.core.kinds.discover_keys import threshold_of
 from planner_app.core.kinds.registry import KINDS
 from planner_app.core.kinds.shared_dp import measurements_for
@@ -84,6 +89,17 @@ def test_the_threshold_is_the_smallest_whose_delta_is_within_the_declared(
     assert exact <= delta < below
     assert selection_delta(scale, tau, m) == pytest.approx(exact, rel=1e-6)
     assert selection_delta(scale, tau, m) >= exact  # rounded up, never down
+
+
+def test_the_chance_a_key_is_found_is_the_discrete_laplace_tail() -> None:
+    scale = Fraction(2)
+    for n in (1, 10, 27, 28, 29, 40):
+        # P[n + Z >= 28] = P[Z >= 28 - n], the mass summed from both sides
+        expected = _tail(scale, 28 - n) if 28 - n >= 1 else 1 - _tail(scale, 1 - (28 - n))
+        assert keep_probability(scale, 28, n) == pytest.approx(expected, rel=1e-9)
+    sizes = keep_preview(scale, 28)
+    assert sizes[-1][1] >= 0.95 and sizes[0][1] <= 0.1 + 1e-12
+    assert [n for n, _ in sizes] == sorted(n for n, _ in sizes)
 
 
 # --- the plan entries --------------------------------------------------------------------------

@@ -74,3 +74,31 @@ def threshold_for(scale: Fraction, max_keys: int, delta: float) -> int:
         if tau > MAX_THRESHOLD:
             raise ValueError("no threshold reaches this delta")
     return tau
+
+
+def keep_probability(scale: Fraction, threshold: int, people: int) -> float:
+    """The chance that a key held by ``people`` people clears the threshold: P[n + Z ≥ τ]
+    (public parameters only: what a threshold tends to keep, for the owner's preview)."""
+    q = math.exp(-1 / float(scale))
+    j = threshold - people
+    if j >= 1:
+        return math.exp(j * math.log(q) - math.log1p(q))
+    return 1.0 - math.exp((1 - j) * math.log(q) - math.log1p(q))
+
+
+def keep_preview(scale: Fraction, threshold: int, confidence: float = 0.95
+                 ) -> list[tuple[int, float]]:
+    """(people, chance of being found) at a few key sizes around the threshold: from the
+    size found half the time to the one found with ``confidence``."""
+    sizes: list[tuple[int, float]] = []
+    n = max(1, threshold - 1)
+    while keep_probability(scale, threshold, n) > 0.1 and n > 1:
+        n -= 1
+    while len(sizes) < 40:
+        p = keep_probability(scale, threshold, n)
+        sizes.append((n, p))
+        if p >= confidence:
+            break
+        n += 1
+    picks = sorted({sizes[0], sizes[len(sizes) // 2], sizes[-1]})
+    return picks

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 from ..dp.accuracy import Accuracy, measurement_half_width
 from ..dp.measure import Measurement, laplace_epsilon, laplace_scale
 from ..dp.sensitivity import Component, describe_rows, unit_text
-from ..dp.threshold import selection_delta, threshold_for
+from ..dp.threshold import keep_preview, selection_delta, threshold_for
 from ..model import KindParams, Plan, PrivacyUnit, Query
 from ..model.reader import FieldReader
 from ..model.values import canonical_key
@@ -149,7 +149,8 @@ class DiscoverKeys(StatisticKind):
         m = measurements[0]
         hw = measurement_half_width(m, confidence)
         tau = threshold_of(m)
-        note = (f"threshold {tau:,} people: a key held by {tau + hw:,} or more people is "
+        who = "people" if plan.privacy_unit.kind == "person" else "rows"
+        note = (f"threshold {tau:,} {who}: a key held by {tau + hw:,} or more {who} is "
                 f"found with {confidence_percent(confidence)} confidence; a key nobody else "
                 f"holds is published with a chance of at most {threshold_delta(m):.2g}")
         return Accuracy(confidence, float(hw), "count", note)
@@ -224,7 +225,13 @@ class DiscoverKeys(StatisticKind):
         return f"people holding a key of {column}"
 
     def check_lines(self, query: Query, plan: Plan, accuracy: dict[str, Any]) -> list[str]:
-        return [str(accuracy.get("note", ""))]
+        m = self.measurements(query, plan)[0]
+        assert m.scale is not None
+        who = "people" if plan.privacy_unit.kind == "person" else "rows"
+        chances = ", ".join(f"{n:,} {who}: {100 * p:.0f}%"
+                            for n, p in keep_preview(m.scale, threshold_of(m)))
+        return [str(accuracy.get("note", "")),
+                f"chance that a key is found, by how many {who} hold it: {chances}"]
 
     def report_meaning(self, record_query: dict[str, Any], query: Query | None,
                        confidence: float) -> str:
