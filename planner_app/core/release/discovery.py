@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..kinds.registry import KINDS, kind_of
+from ..kinds.shared_release import FOUND_PRIVATELY
 from ..model import Plan, canonical_key
 from ..planfile import plan_from_dict
 from ..support.errors import InputError
@@ -66,7 +67,7 @@ class DiscoveryBundle:
 
     def reason(self, statistic: str) -> str:
         f = self.found[statistic]
-        return (f"found privately in release {self.release_id} (ε = {shown(f.epsilon)}, "
+        return (f"{FOUND_PRIVATELY}{self.release_id} (ε = {shown(f.epsilon)}, "
                 f"δ = {f.delta:.3g}); bundle manifest SHA-256 {self.manifest_sha256}, "
                 f"statistic {statistic}")
 
