@@ -143,3 +143,17 @@ def test_a_declared_list_that_differs_from_its_discovery_is_refused(
     applied.write_text(json.dumps(doc))
     code, _, err = run(capsys, "check", str(applied), "--discovery", str(disc))
     assert code == 2 and "are not the keys discovery 'occupations' found" in err
+
+
+def test_discover_needs_the_approval_release_needs(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """The same approval rule as release: without an approval of this exact plan, refused
+    (exit 3) and nothing charged."""
+    table = census(tmp_path / "census.csv")
+    (tmp_path / "discovery.json").write_text(json.dumps(DISCOVERY))
+    code, _, err = run(capsys, "discover", str(tmp_path / "discovery.json"), "--data",
+                       str(table), "--out", str(tmp_path / "d.zip"), "--require-approval")
+    assert code == 3 and "approv" in err
+    assert not (tmp_path / "d.zip").exists()
+    code, out, _ = run(capsys, "ledger", "show", "--json")
+    assert all(s["dataset"] != "census" or not s["releases"] for s in json.loads(out))
