@@ -234,3 +234,17 @@ def test_the_plan_schema_accepts_them_and_refuses_a_keys_entry_without_delta() -
     written["queries"][0]["delta"] = 0
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(written, schema)
+
+
+def test_under_replace_one_the_threshold_covers_the_unique_keys_of_both_sides() -> None:
+    """Replace-one: the person's old keys nobody else holds may vanish and their new ones
+    appear, each side publishing one with up to 1 - (1 - p)^m: the release's δ is their sum
+    (the proof in dp/threshold.py), so the threshold must bring the sum within the declared
+    δ, not one side's alone."""
+    doc = plan_doc({**KEYS, "epsilon": 1.0, "delta": 1e-6}, relation="replace-one")
+    plan = plan_from_dict(doc)
+    m = measurements_for(plan.queries[0], plan)[0]
+    tau = threshold_of(m)
+    keys = 2  # max_keys 2, three rows a person
+    one_side = 1 - (1 - _tail(m.scale, tau - 1)) ** keys
+    assert 2 * one_side <= 1e-6
