@@ -14,7 +14,11 @@ Privacy, for neighbouring tables D and D' = D plus one person (add-remove):
   output differs only if one of them clears the threshold, which happens with probability
   ``δ(τ) = 1 - (1 - P[1 + Z ≥ τ])^m``, ``Z`` discrete Laplace of scale ``s``.
 
-So the release is (ε, δ(τ))-DP with ε = L1/s. For the discrete Laplace, P(Z = z) is
+So the release is (ε, δ(τ))-DP with ε = L1/s. (The other direction, D' to D, needs no more
+δ: a mechanism's output that holds no key of D' only has a probability under D' of at least
+(1 - δ(τ)) times the common keys' part.) Under replace-one both tables may hold keys the other
+does not -- the person's old keys and their new ones, at most ``m`` each -- and the δ is the
+sum of both sides' chances, ``2 δ(τ)`` (``sides``). For the discrete Laplace, P(Z = z) is
 proportional to q^|z| with q = exp(-1/s), and P[Z ≥ j] = q^j / (1 + q) for j ≥ 1; the
 threshold is the smallest integer τ ≥ 2 with δ(τ) ≤ the declared δ, and δ(τ) itself is stated
 (it is at most the declared δ, which is what the ledger charges).
@@ -48,28 +52,30 @@ def key_tail(scale: Fraction, threshold: int) -> float:
     return min(1.0, math.exp(j * math.log(q) - math.log1p(q)) * (1 + 1e-9))
 
 
-def selection_delta(scale: Fraction, threshold: int, max_keys: int) -> float:
+def selection_delta(scale: Fraction, threshold: int, max_keys: int, sides: int = 1
+                    ) -> float:
     """δ(τ): the chance that any of a person's ``max_keys`` keys nobody else holds is
-    published, rounded up."""
+    published, rounded up; ``sides`` = 2 under replace-one (the old keys' and the new ones')."""
     p = key_tail(scale, threshold)
     if p >= 1.0:
         return 1.0
     # 1 - (1 - p)^m, accurately for small p: -expm1(m * log1p(-p))
-    return min(1.0, -math.expm1(max_keys * math.log1p(-p)) * (1 + 1e-9))
+    return min(1.0, sides * -math.expm1(max_keys * math.log1p(-p)) * (1 + 1e-9))
 
 
-def threshold_for(scale: Fraction, max_keys: int, delta: float) -> int:
-    """The smallest integer threshold τ ≥ 2 whose δ(τ) is at most ``delta`` (> 0)."""
+def threshold_for(scale: Fraction, max_keys: int, delta: float, sides: int = 1) -> int:
+    """The smallest integer threshold τ ≥ 2 whose δ(τ) (over ``sides``) is at most
+    ``delta`` (> 0)."""
     if not delta > 0:
         raise ValueError("a thresholded selection needs a delta above 0")
     # δ(τ) falls as τ grows: the first j with m q^j / (1 + q) <= δ, then exact steps
     q = math.exp(-1 / float(scale))
-    guess = 2 + max(0, int((math.log(delta) - math.log(max_keys)) / math.log(q)) - 2) \
+    guess = 2 + max(0, int((math.log(delta) - math.log(sides * max_keys)) / math.log(q)) - 2) \
         if q > 0 else 2
     tau = max(2, guess)
-    while tau > 2 and selection_delta(scale, tau - 1, max_keys) <= delta:
+    while tau > 2 and selection_delta(scale, tau - 1, max_keys, sides) <= delta:
         tau -= 1
-    while selection_delta(scale, tau, max_keys) > delta:
+    while selection_delta(scale, tau, max_keys, sides) > delta:
         tau += 1
         if tau > MAX_THRESHOLD:
             raise ValueError("no threshold reaches this delta")

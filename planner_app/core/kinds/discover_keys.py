@@ -60,13 +60,18 @@ def threshold_of(m: Measurement) -> int:
     """The integer threshold a noised count must reach, from the measurement alone (public
     parameters only: its scale, its δ and the keys one person counts in, its cells)."""
     assert m.scale is not None
-    return threshold_for(m.scale, m.component.cells, m.delta)
+    return threshold_for(m.scale, m.component.cells, m.delta, _sides(m))
+
+
+def _sides(m: Measurement) -> int:
+    """2 under replace-one (its sensitivity is twice the keys a person counts in), else 1."""
+    return max(1, m.component.l1 // m.component.cells)
 
 
 def threshold_delta(m: Measurement) -> float:
     """The δ the threshold gives (at most the declared δ, which the ledger charges)."""
     assert m.scale is not None
-    return selection_delta(m.scale, threshold_of(m), m.component.cells)
+    return selection_delta(m.scale, threshold_of(m), m.component.cells, _sides(m))
 
 
 def sort_key(label: Any) -> tuple[int, float, str]:
