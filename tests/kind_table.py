@@ -8,7 +8,7 @@ copies keep the tests honest: a kind that changes what it takes fails them.)
 from __future__ import annotations
 
 KINDS = ("count", "sum", "mean", "variance", "standard_deviation", "histogram", "quantile",
-         "randomized_response", "synthetic")
+         "randomized_response", "synthetic", "discover_keys", "discover_bounds")
 MECHANISMS_BY_KIND: dict[str, tuple[str, ...]] = {
     "count": ("laplace", "gaussian"),
     "sum": ("laplace", "gaussian"),
@@ -19,14 +19,18 @@ MECHANISMS_BY_KIND: dict[str, tuple[str, ...]] = {
     "quantile": ("exponential",),
     "randomized_response": ("randomized_response",),
     "synthetic": ("mst",),
+    "discover_keys": ("laplace_threshold",),
+    "discover_bounds": ("exponential",),
 }
 NEEDS_COLUMN = ("sum", "mean", "variance", "standard_deviation", "histogram", "quantile",
-                "randomized_response")
-NEEDS_BOUNDS = ("sum", "mean", "variance", "standard_deviation", "quantile")
+                "randomized_response", "discover_keys", "discover_bounds")
+NEEDS_BOUNDS = ("sum", "mean", "variance", "standard_deviation", "quantile", "discover_bounds")
 YES_NO_KINDS = ("randomized_response",)
 NOT_TAKEN: dict[str, tuple[str, ...]] = {
     "randomized_response": ("group_by", "where"),
     "synthetic": ("group_by", "where"),
+    "discover_keys": ("group_by",),
+    "discover_bounds": ("group_by",),
 }
 EXPECTED_COUNT_KINDS = ("mean", "variance", "standard_deviation", "quantile",
                         "randomized_response")
@@ -37,7 +41,14 @@ KIND_NAMES = {
     "standard_deviation": "Standard deviation",
     "histogram": "Histogram", "quantile": "Quantile", "randomized_response": "Yes/no share",
     "synthetic": "Synthetic table",
+    "discover_keys": "Keys found privately", "discover_bounds": "Bounds found privately",
 }
+
+
+#: the kinds whose form asks δ whatever the mechanism (a synthetic table's zCDP, a threshold's)
+DELTA_KINDS = ("synthetic", "discover_keys")
+#: the kinds whose released values feed a later plan (issue 25)
+DISCOVERY_KINDS = ("discover_keys", "discover_bounds")
 
 
 def kind_takes(kind: str, field: str) -> bool:

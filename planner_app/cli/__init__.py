@@ -37,7 +37,7 @@ from .notebooks import cmd_export_notebook
 from .parser import build_parser
 from .plans import cmd_check, cmd_explain, cmd_plan, cmd_review
 from .policy import cmd_policy
-from .releases import cmd_release, cmd_report, cmd_verify
+from .releases import cmd_discover, cmd_release, cmd_report, cmd_verify
 
 __all__ = ["build_parser", "gui_main", "main"]
 
@@ -78,7 +78,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "check": cmd_check, "release": cmd_release, "ledger": cmd_ledger,
                     "verify": cmd_verify, "plan": cmd_plan, "review": cmd_review,
                     "report": cmd_report, "diff": cmd_diff, "keys": cmd_keys,
-                    "policy": cmd_policy, "export-notebook": cmd_export_notebook}
+                    "policy": cmd_policy, "export-notebook": cmd_export_notebook,
+                    "discover": cmd_discover}
         return handlers[args.command](args)
     except InputError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)

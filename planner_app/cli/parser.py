@@ -81,6 +81,11 @@ def build_parser() -> argparse.ArgumentParser:
                             "local[*]); the table must be readable at the same path by the "
                             "cluster's executors")
     check.add_argument("--json", action="store_true", help="print JSON")
+    # disc25: a list or bounds found privately, checked against its discovery bundle
+    check.add_argument("--discovery", action="append", default=[], metavar="BUNDLE.zip",
+                       help="the discovery bundle a declared list or bounds says it was found "
+                            "in (repeat for several); a plan that names one not given is "
+                            "refused")
 
     release = sub.add_parser("release", help="charge the ledger, add the noise once and write "
                                              "a release bundle")
@@ -129,6 +134,30 @@ def build_parser() -> argparse.ArgumentParser:
                               "local[*]); the table must be readable at the same path by the "
                               "cluster's executors")
     release.add_argument("--json", action="store_true", help="print JSON")
+
+    # disc25: a plan of discoveries only, released as release does
+    discover = sub.add_parser(
+        "discover", help="find a column's keys or bounds privately: release a plan of "
+                         "discover_keys / discover_bounds statistics (charged, approved and "
+                         "verified as release)")
+    discover.add_argument("plan", help="a plan of discovery statistics only (JSON)")
+    discover.add_argument("--data", required=True, help="the table")
+    discover.add_argument("--out", required=True, type=_output_arg,
+                          help="the discovery bundle to write (.zip)")
+    discover.add_argument("--force", action="store_true",
+                          help="replace an existing bundle file at --out")
+    discover.add_argument("--confidence", default=None, type=_confidence_arg,
+                          help="confidence of the accuracy stated (default: the app's setting)")
+    discover.add_argument("--require-approval", action="store_true",
+                          help="refuse unless a reviewer approved this exact plan")
+    discover.add_argument("--trust", action="append", metavar="OFFICER.pub",
+                          help="accept only an approval signed with this public key")
+    discover.add_argument("--sign-with", metavar="NAME",
+                          help="sign the bundle's manifest with this key of the app home")
+    discover.add_argument("--engine", choices=ENGINES, default=DEFAULT_ENGINE,
+                          help="what reads the table (as for release)")
+    discover.add_argument("--spark-master", metavar="URL", help="as for release")
+    discover.add_argument("--json", action="store_true", help="print JSON")
 
     review = sub.add_parser("review", help="approve or reject a plan (the privacy officer)")
     review.add_argument("plan", help="plan file (JSON); the decision is added to it")
@@ -234,6 +263,11 @@ def build_parser() -> argparse.ArgumentParser:
                              "a table not regenerated is named on a 'not regenerated:' line "
                              "and verify exits 5: valid, but not regenerated as asked)")
     verify.add_argument("--json", action="store_true", help="print JSON")
+    # disc25
+    verify.add_argument("--discovery", action="append", default=[], metavar="BUNDLE.zip",
+                        help="the discovery bundle a list or bounds of this release says it "
+                             "was found in: verify checks the plan's values equal its output "
+                             "(a plan that names one not given is refused)")
 
     policy = sub.add_parser("policy", help="the organisation's signed policy: sign, install, "
                                            "show")
@@ -270,4 +304,18 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument("--reason", help="why the budget's ε is what it is (shown in the review "
                                       "and the report)")
     new.add_argument("--json", action="store_true", help="print JSON")
+    # disc25: a discovery's outputs written into the plan that names them
+    apply = plan_sub.add_parser(
+        "apply-discovery", help="write the keys and bounds a discovery bundle found into the "
+                                "statistics of a plan that name them (\"discovered:ID\")",
+        description="Replace each \"discovered:ID\" of the plan (categories, group_by.keys, "
+                    "lower and upper) by what the discovery statistic ID of the bundle "
+                    "released, with the reason \"found privately in release …\" that check "
+                    "and verify confirm against the bundle.")
+    apply.add_argument("plan", help="the plan that names the discoveries (JSON)")
+    apply.add_argument("--bundle", required=True, help="the discovery bundle (.zip)")
+    apply.add_argument("--out", type=_output_arg,
+                       help="write the new plan here (default: replace PLAN)")
+    apply.add_argument("--force", action="store_true", help="overwrite an existing --out")
+    apply.add_argument("--json", action="store_true", help="print JSON")
     return parser

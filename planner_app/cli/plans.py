@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 from ..core.support.errors import InputError
 from ..core.support.numbers import shown
@@ -45,6 +46,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     use_spark_master(args)  # before anything reads the table
     plan = load_plan(args.plan)
+    _check_discoveries(args, plan)  # disc25: before the table is read
     table = open_table(args.data) if args.data else None
     with _naming_plan_file(args.plan):  # the home's rules, as a release applies them
         report = check_in_home(plan, table, _home(args), confidence=args.confidence,
@@ -204,7 +206,48 @@ def cmd_review(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _check_discoveries(args: argparse.Namespace, plan: Any) -> None:
+    """A value of the plan that says it was found privately equals its discovery bundle's
+    output (``--discovery``); one that is not given, or differs, is refused (exit 2)."""
+    from ..core.release.discovery import discovery_problems, read_discovery
+
+    bundles = [read_discovery(Path(p)) for p in getattr(args, "discovery", None) or []]
+    problems = discovery_problems(plan, bundles, args.plan)
+    if problems:
+        raise InputError(args.plan, None, problems[0])
+
+
+def cmd_plan_apply_discovery(args: argparse.Namespace) -> int:
+    from ..core.release.discovery import apply_discovery, load_plan_document, read_discovery
+    from ..core.support.files import atomic_write_text, check_output_path
+
+    source = Path(args.plan)
+    out = Path(args.out) if args.out else source
+    if args.out:  # never over a link, a pipe, the plan or the bundle
+        check_output_path(out, overwrite=args.force, keep=[source, Path(args.bundle)])
+    doc = load_plan_document(source)
+    bundle = read_discovery(Path(args.bundle))
+    doc, done = apply_discovery(doc, bundle, args.plan)
+    if not done:
+        raise InputError(args.plan, None, "names no discovery (write \"discovered:ID\" in "
+                                          "place of categories, group_by.keys or lower and "
+                                          "upper)")
+    atomic_write_text(out, json.dumps(doc, indent=2, ensure_ascii=False) + "\n",
+                      overwrite=True)
+    if args.json:
+        _print_json({"plan": str(out), "release_id": bundle.release_id,
+                     "manifest_sha256": bundle.manifest_sha256, "applied": done})
+    else:
+        print(f"Wrote {out}: {len(done)} value{'s' if len(done) != 1 else ''} found privately "
+              f"in release {bundle.release_id}:")
+        for line in done:
+            print(f"  {line}")
+    return EXIT_OK
+
+
 def cmd_plan(args: argparse.Namespace) -> int:
     if args.plan_command == "new":
         return cmd_plan_new(args)
-    raise InputError("argument", None, "plan needs an action: new")
+    if args.plan_command == "apply-discovery":
+        return cmd_plan_apply_discovery(args)
+    raise InputError("argument", None, "plan needs an action: new or apply-discovery")

@@ -118,6 +118,40 @@ def cmd_release(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_discover(args: argparse.Namespace) -> int:
+    """``planner-app discover``: a plan of discoveries only, released by the release path
+    itself (the same checks, approval, ledger charge, bundle and report)."""
+    from ..core.planfile import load_plan
+    from ..core.release.discovery import discovery_plan_problem
+
+    problem = discovery_plan_problem(load_plan(args.plan))
+    if problem:
+        raise InputError(args.plan, None, problem)
+    args.resume, args.unsigned, args.clamp_counts = None, False, False
+    return cmd_release(args)
+
+
+def _verify_discoveries(args: argparse.Namespace, problems: list[str]) -> list[str]:
+    """The checks of the values the bundle's plan says were found privately (--discovery):
+    their lines, and any problem added to ``problems``."""
+    from ..core.planfile import plan_from_dict
+    from ..core.release.bundle import PLAN, bundle_json, read_bundle
+    from ..core.release.discovery import (
+        discovery_problems,
+        named_discoveries,
+        read_discovery,
+    )
+
+    plan = plan_from_dict(bundle_json(read_bundle(Path(args.bundle))[PLAN]), PLAN)
+    if not named_discoveries(plan) and not args.discovery:
+        return []
+    bundles = [read_discovery(Path(p)) for p in args.discovery]
+    found = discovery_problems(plan, bundles, f"{Path(args.bundle).name}: {PLAN}")
+    problems.extend(found)
+    return [] if found else [f"every list or bound found privately equals its discovery "
+                             f"bundle's output ({', '.join(b.release_id for b in bundles)})"]
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     from ..core.records.keys import load_trusted
     from ..core.release.bundle import NotABundle
@@ -134,6 +168,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
                          "problems": [str(exc)], "not_a_bundle": True})
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_INPUT
+    if verdict.valid and getattr(args, "discovery", None) is not None:  # disc25
+        verdict.checks.extend(_verify_discoveries(args, verdict.problems))
+        verdict.valid = not verdict.problems
     origin = origin_lines(verdict.origin, verdict.bundle)
     if args.json:
         _print_json({**verdict.to_dict(), "origin_words": origin})

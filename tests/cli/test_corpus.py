@@ -142,6 +142,12 @@ def test_bad_input(case: dict[str, Any], world: dict[str, Path], capsys,  # type
     elif case["command"] == "release":  # the plan file released on the good table
         args = ["release", str(path), "--data", str(world["table"]), "--out",
                 str(out_dir / "never.zip")]
+    elif case["command"] == "discover":  # disc25: refused before the table is read
+        args = ["discover", str(path), "--data", str(world["table"]), "--out",
+                str(out_dir / "never.zip")]
+    elif case["command"] == "apply-discovery":  # disc25: the case file is the bundle
+        args = ["plan", "apply-discovery", str(world["plan"]), "--bundle", str(path), "--out",
+                str(out_dir / "never.json")]
     elif case["command"] == "review":  # a decision written into the plan file
         args = ["review", str(path), "--approve", "--reviewer", "Ada"]
     elif case["command"] == "release-home":
@@ -171,7 +177,8 @@ def test_bad_input(case: dict[str, Any], world: dict[str, Path], capsys,  # type
     assert path.name[:60] in lines[0] or (case["command"] == "check-data"
                                           and "plan.json: queries[" in lines[0])
     assert fingerprint(world["home"]) == before  # ledger and audit log untouched
-    if case["command"] in ("release-out", "release", "release-home"):  # refused before the charge
+    if case["command"] in ("release-out", "release", "release-home", "discover",
+                           "apply-discovery"):  # refused before the charge, nothing written
         assert list(out_dir.iterdir()) == []
     if "notebook" in case["command"]:  # api27: no notebook written, none left half-written
         assert list(out_dir.iterdir()) == []

@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 
 from planner_app.core.kinds.base import StatisticKind
+from planner_app.core.kinds.discover_bounds import FoundBoundsParams
+from planner_app.core.kinds.discover_keys import KeysParams
 from planner_app.core.kinds.params import (
     BoundedParams,
     CellsParams,
@@ -46,9 +48,11 @@ def test_each_kind_reads_its_fields_into_its_own_typed_params() -> None:
     expected = {"count": CountParams, "sum": BoundedParams, "mean": BoundedParams,
                 "variance": BoundedParams, "standard_deviation": BoundedParams,
                 "histogram": CellsParams, "quantile": QuantileParams,
-                "randomized_response": YesNoParams, "synthetic": SynthParams}
+                "randomized_response": YesNoParams, "synthetic": SynthParams,
+                "discover_keys": KeysParams, "discover_bounds": FoundBoundsParams}
     plan = plan_from_dict(copy.deepcopy(EVERY_FIELD))
-    assert {q.kind: type(q.params) for q in plan.queries} == expected
+    old = {k: v for k, v in expected.items() if not k.startswith("discover_")}
+    assert {q.kind: type(q.params) for q in plan.queries} == old
     assert {name: kind.params_type for name, kind in KINDS.items()} == expected
     assert plan.query("hb").params == CellsParams(bins=(0, 10, 20))
     assert plan.query("s").params == BoundedParams(lower=0, upper=64, grid_step=0.5)
@@ -73,25 +77,25 @@ def test_make_query_refuses_a_field_its_kind_does_not_have() -> None:
 
 @dataclass(frozen=True)
 class ToyParams(KindParams):
-    max_keys: int | None = None
+    toy_limit: int | None = None
 
 
 class Toy(StatisticKind):
-    """A kind defined here only, with a field of its own (``max_keys``)."""
+    """A kind defined here only, with a field of its own (``toy_limit``)."""
 
     name = "toy"
     title = "Toy"
     words = "toy"
     params_type = ToyParams
-    own_keys = ("max_keys",)
+    own_keys = ("toy_limit",)
 
     def read_own(self, r: FieldReader, stage: Stage, got: dict[str, Any]) -> None:
         super().read_own(r, stage, got)
         if stage == "trailing":
-            got["max_keys"] = r.integer("max_keys")
+            got["toy_limit"] = r.integer("toy_limit")
 
     def fields_to_dict(self, query: Query) -> dict[str, Any]:
-        return {"max_keys": params_of(query, ToyParams).max_keys}
+        return {"toy_limit": params_of(query, ToyParams).toy_limit}
 
     def components(self, query: Query, unit: Any, relation: str) -> Any:
         raise NotImplementedError
@@ -130,33 +134,33 @@ def toy(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_new_kind_with_a_field_of_its_own_is_read_and_written_back(toy: None) -> None:
-    doc = _plan({"id": "t", "kind": "toy", "column": "x", "epsilon": 1.0, "max_keys": 7})
+    doc = _plan({"id": "t", "kind": "toy", "column": "x", "epsilon": 1.0, "toy_limit": 7})
     plan = plan_from_dict(doc)
     q = plan.query("t")
-    assert q.params == ToyParams(max_keys=7)
+    assert q.params == ToyParams(toy_limit=7)
     written = plan_to_dict(plan)["queries"][0]
     assert written == {"id": "t", "label": "t", "kind": "toy", "column": "x",
                        "missing": "drop", "mechanism": "laplace", "epsilon": 1.0,
-                       "max_keys": 7}
+                       "toy_limit": 7}
     again = plan_from_dict(json.loads(plan_to_json(plan)))
-    assert again.query("t").params == ToyParams(max_keys=7)
+    assert again.query("t").params == ToyParams(toy_limit=7)
     assert plan_to_json(again) == plan_to_json(plan)
 
 
 def test_a_new_kinds_field_is_refused_for_other_kinds_and_theirs_for_it(toy: None) -> None:
-    count = {"id": "n", "kind": "count", "epsilon": 1.0, "max_keys": 3}
+    count = {"id": "n", "kind": "count", "epsilon": 1.0, "toy_limit": 3}
     with pytest.raises(InputError) as err:
         plan_from_dict(_plan(count))
-    assert str(err.value).endswith("queries[n].max_keys: is not used by kind count")
+    assert str(err.value).endswith("queries[n].toy_limit: is not used by kind count")
     toy_with_bounds = {"id": "t", "kind": "toy", "column": "x", "epsilon": 1.0,
-                       "max_keys": 7, "lower": 0}
+                       "toy_limit": 7, "lower": 0}
     with pytest.raises(InputError) as err:
         plan_from_dict(_plan(toy_with_bounds))
     assert str(err.value).endswith("queries[t].lower: is not used by kind toy")
     with pytest.raises(InputError) as err:
         plan_from_dict(_plan({"id": "t", "kind": "toy", "column": "x", "epsilon": 1.0,
-                              "max_keys": "many"}))
-    assert "queries[t].max_keys: must be a whole number" in str(err.value)
+                              "toy_limit": "many"}))
+    assert "queries[t].toy_limit: must be a whole number" in str(err.value)
 
 
 def test_a_new_kinds_field_is_refused_for_a_kind_that_reads_its_whole_query(
@@ -164,10 +168,10 @@ def test_a_new_kinds_field_is_refused_for_a_kind_that_reads_its_whole_query(
     """The synthetic table reads its fields its own way (``read_query``); a field of another
     kind that its reader does not know of is refused too, never silently dropped."""
     synthetic = {"id": "syn", "kind": "synthetic", "epsilon": 1.0, "delta": 1e-6,
-                 "columns": [{"column": "r", "categories": ["a", "b"]}], "max_keys": 3}
+                 "columns": [{"column": "r", "categories": ["a", "b"]}], "toy_limit": 3}
     with pytest.raises(InputError) as err:
         plan_from_dict(_plan(synthetic))
-    assert str(err.value).endswith("queries[syn].max_keys: is not used by kind synthetic")
+    assert str(err.value).endswith("queries[syn].toy_limit: is not used by kind synthetic")
 
 
 def test_a_counts_of_on_a_synthetic_table_is_refused() -> None:
@@ -180,8 +184,8 @@ def test_a_counts_of_on_a_synthetic_table_is_refused() -> None:
 
 def test_without_the_new_kind_its_field_is_unknown() -> None:
     with pytest.raises(InputError) as err:
-        plan_from_dict(_plan({"id": "n", "kind": "count", "epsilon": 1.0, "max_keys": 3}))
-    assert "queries[0].max_keys: unknown field" in str(err.value)
+        plan_from_dict(_plan({"id": "n", "kind": "count", "epsilon": 1.0, "toy_limit": 3}))
+    assert "queries[0].toy_limit: unknown field" in str(err.value)
 
 
 #: a plan with every kind and every kind's own field, as a user might write it

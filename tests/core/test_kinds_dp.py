@@ -44,6 +44,11 @@ EXAMPLES: dict[str, tuple[dict[str, Any], str, float, int]] = {
     "synthetic": ({"kind": "synthetic", "delta": 1e-6, "columns": [
         {"column": "a", "categories": ["p", "q"]}, {"column": "b", "bins": [0, 1, 2]}]},
         "oneway:a", 1.0, 1),
+    # one row a person: a row holds one key, so max_keys is bounded by it
+    "discover_keys": ({"kind": "discover_keys", "column": "x", "mechanism": "laplace_threshold",
+                       "delta": 1e-6, "max_keys": 3}, "count", 1.0, 1),
+    "discover_bounds": ({"kind": "discover_bounds", "column": "x", "lower": 0, "upper": 1},
+                        "rank", 1.0, 1),
 }
 
 
@@ -54,7 +59,7 @@ def test_every_kind_has_an_example() -> None:
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
 def test_each_kind_answers_its_dp_section(name: str) -> None:
     fields, headline, l1_value, cells = EXAMPLES[name]
-    delta = 1e-5 if name == "synthetic" else 0.0
+    delta = 1e-5 if name in ("synthetic", "discover_keys") else 0.0
     plan = plan_from_dict(plan_dict(
         dataset={"name": "test", "expected_rows": 10_000},
         budget={"epsilon": 1.0, "delta": delta, **({"accountant": "zcdp"}
@@ -102,7 +107,8 @@ def test_unstated_rows_per_person_give_the_kinds_unit() -> None:
 UNITS_BEFORE = {"count": "count", "histogram": "count", "synthetic": "count", "sum": "value",
                 "mean": "value", "variance": "squared", "standard_deviation": "value",
                 "quantile": "rank",
-                "randomized_response": "share"}
+                "randomized_response": "share", "discover_keys": "count",
+                "discover_bounds": "rank"}
 
 
 @pytest.mark.parametrize("name", sorted(KINDS))
@@ -112,4 +118,5 @@ def test_dp_attributes_agree_with_the_tables_still_read(name: str) -> None:
     kind = KINDS[name]
     assert kind.accuracy_needs_rows == (name in ROWS_KINDS)
     assert kind.accuracy_unit == UNITS_BEFORE[name]
-    assert kind.grid_bits == (QUANTILE_GRID_BITS if name == "quantile" else DEFAULT_GRID_BITS)
+    assert kind.grid_bits == (QUANTILE_GRID_BITS if name in ("quantile", "discover_bounds")
+                              else DEFAULT_GRID_BITS)

@@ -11,6 +11,7 @@ from planner_app.core.kinds import KINDS
 from planner_app.core.kinds import shared_form as sf
 from planner_app.core.kinds.registry import make_query
 from tests.kind_table import (
+    DELTA_KINDS,
     EXPECTED_COUNT_KINDS,
     MECHANISMS_BY_KIND,
     NEEDS_BOUNDS,
@@ -38,8 +39,9 @@ def test_the_form_shows_the_fields_the_plan_takes(name: str) -> None:
     assert (sf.DOMAIN in fields) == (name in ("histogram", "synthetic"))
     assert (sf.COUNT_OF in fields) == (name == "count")
     table = name == "synthetic"
-    for own in (sf.SYNTH_COLUMNS, sf.SYNTH_ROWS, sf.DELTA):
+    for own in (sf.SYNTH_COLUMNS, sf.SYNTH_ROWS):
         assert (own in fields) == table
+    assert (sf.DELTA in fields) == (name in DELTA_KINDS)
     assert (sf.MISSING in fields) == (not table)
     assert KINDS[name].releases_table() == table
 

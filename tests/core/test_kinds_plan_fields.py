@@ -54,6 +54,14 @@ CANONICAL: dict[str, dict[str, Any]] = {
     "synthetic": {"id": "t", "label": "t", "kind": "synthetic", "method": "mst",
                   "columns": [{"column": "a", "categories": ["p", "q"]}], "rows": 10,
                   "epsilon": 0.5, "delta": 1e-6},
+    "discover_keys": {"id": "dk", "label": "dk", "kind": "discover_keys", "column": "x",
+                      "missing": "drop", "mechanism": "laplace_threshold", "epsilon": 0.5,
+                      "delta": 1e-7, "max_keys": 3, "publish_counts": True},
+    "discover_bounds": {"id": "db", "label": "db", "kind": "discover_bounds", "column": "x",
+                        "lower": -100.0, "upper": 1000.0,
+                        "where": [{"column": "g", "op": "==", "value": "a"}],
+                        "missing": "drop", "mechanism": "exponential", "epsilon": 0.5,
+                        "quantiles": [0.05, 0.95]},
 }
 
 

@@ -39,6 +39,12 @@ def plan() -> Plan:
     doc["queries"].append({"id": "age_sd", "label": "SD of age", "kind": "standard_deviation",
                            "column": "age", "lower": 16, "upper": 100, "epsilon": 0.3,
                            "justification": {"bounds": "16 or older; 100 a public cap"}})
+    doc["queries"].append({"id": "found_regions", "kind": "discover_keys", "column": "region",
+                           "mechanism": "laplace_threshold", "epsilon": 0.5, "delta": 1e-6,
+                           "publish_counts": True})
+    doc["queries"].append({"id": "found_ages", "kind": "discover_bounds", "column": "age",
+                           "lower": 0, "upper": 1000, "epsilon": 0.5,
+                           "justification": {"bounds": "nobody is 1000 years old"}})
     doc["budget"] = {"epsilon": 10.0, "delta": 1e-5}
     return plan_from_dict(doc)
 

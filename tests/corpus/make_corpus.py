@@ -733,6 +733,45 @@ for recipe, message in (
     cases.append({"file": f"crafted/{recipe}.zip", "command": "verify", "exit": 1,
                   "message": message})
 
+# disc25: discovery plans (issue 25): their own fields, a non-discovery entry given to
+# `discover`, a value still naming a discovery, a list that says it was found privately in a
+# bundle not given, and a discovery bundle that is no bundle
+DISCOVER_KEYS = {"id": "found", "kind": "discover_keys", "mechanism": "laplace_threshold",
+                 "column": "g", "epsilon": 0.5, "delta": 1e-7}
+DISCOVER_BOUNDS = {"id": "range", "kind": "discover_bounds", "column": "x", "lower": -100,
+                   "upper": 100, "epsilon": 0.5, "justification": {"bounds": "a wide grid"}}
+plan("discover-keys-no-delta.json", with_top(queries=[{**DISCOVER_KEYS, "delta": 0}]),
+     "queries[found].delta: the laplace_threshold mechanism needs a delta above 0")
+plan("discover-keys-max-keys-zero.json", with_top(queries=[{**DISCOVER_KEYS, "max_keys": 0}]),
+     "queries[found].max_keys: must be between 1 and 1,000")
+plan("discover-keys-counts-text.json",
+     with_top(queries=[{**DISCOVER_KEYS, "publish_counts": "yes"}]),
+     "queries[found].publish_counts: must be true or false")
+plan("discover-keys-imputed.json",
+     with_top(queries=[{**DISCOVER_KEYS, "missing": {"impute": "a"}}]),
+     "queries[found].missing: a discovery of keys finds the values present")
+plan("discover-keys-grouped.json",
+     with_top(queries=[{**DISCOVER_KEYS, "group_by": {"column": "g", "keys": ["a"]}}]),
+     "queries[found].group_by: discover_keys takes no group_by")
+plan("discover-bounds-reversed.json",
+     with_top(queries=[{**DISCOVER_BOUNDS, "quantiles": [0.9, 0.1]}]),
+     "queries[range].quantiles: the lower bound's level must be below the upper bound's")
+plan("discover-bounds-one-level.json", with_top(queries=[{**DISCOVER_BOUNDS, "quantiles": [0.5]}]),
+     "queries[range].quantiles: must be two numbers")
+plan("discovered-name-left.json", with_query(lower="discovered:range", upper="discovered:range"),
+     "queries[s].lower: names a discovery (discovered:range): write what it found into the "
+     "plan first, with planner-app plan apply-discovery")
+plan("discovered-bundle-not-given.json", with_query(justification={
+    "bounds": "found privately in release abc123 (ε = 0.5, δ = 0); bundle manifest SHA-256 "
+              + "0" * 64 + ", statistic range"}),
+     "queries[s].justification.bounds: says it was found privately in release abc123: give "
+     "that discovery bundle with --discovery BUNDLE.zip")
+plan("discover-not-only-discoveries.json", with_top(queries=[DISCOVER_KEYS] + PLAN["queries"]),
+     "a discovery plan holds only discover_keys, discover_bounds statistics; n, s, h are not")
+cases[-1]["command"] = "discover"
+bundle("discovery-not-a-zip.zip", [], 2, "is not a zip file", raw=b"not a zip at all")
+cases[-1]["command"] = "apply-discovery"
+
 (HERE / "cases.json").write_text(json.dumps({"plan": PLAN, "good_table": GOOD,
                                              "synthetic_plan": with_synthetic(),
                                              "cases": cases}, indent=1) + "\n")

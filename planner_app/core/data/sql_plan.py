@@ -39,6 +39,7 @@ from ..kinds.shared_data import (
     CategoryCounts,
     GridStepCounts,
     GridSums,
+    KeyCounts,
     Marginals,
     RowCounts,
     YesNoAnswers,
@@ -73,6 +74,7 @@ from .sql_aggregates import (
     row_counts,
     yes_no_answers,
 )
+from .sql_keys import key_counts
 from .sql_runner import ROW, DuckDBRunner, SqlRunner
 
 if TYPE_CHECKING:
@@ -129,6 +131,7 @@ class SqlEngine:
         self._numeric_cache: dict[str, bool] = {}
         self._values_made: set[str] = set()
         self._weight: str | None = None  # b's column of rows per row of b, if any
+        self._key_lists: dict[str, list[str]] = {}
         self.n_rows = 0
         self.rows_dropped_by_bound = 0
         try:
@@ -319,6 +322,23 @@ class SqlEngine:
         return self.coded(column, lambda v: lookup().get(canonical_key(v), UNDECLARED),
                           ("index", tuple(keys)), codes_of)
 
+    def key_code(self, column: str) -> tuple[str, list[str]]:
+        """Name of the derived column holding the index of each cell's canonical key among
+        the column's distinct keys, sorted by their text (a discovery of keys), and that list
+        (never published: the kind publishes only the keys that clear its threshold)."""
+        if column not in self._key_lists:
+            values = self._distinct(column)
+            filled = [v.item() if isinstance(v, np.generic) else v for v in values["v"]
+                      if not (v is None or v is pd.NA
+                              or (isinstance(v, float) and math.isnan(v)))]
+            self._key_lists[column] = sorted(set(canonical_keys(filled)))
+        labels = self._key_lists[column]
+        lookup = dict(zip(labels, range(len(labels)), strict=True))
+        name = self.coded(column, lambda v: lookup.get(canonical_key(v), UNDECLARED),
+                          ("keys",),
+                          lambda vs: [lookup.get(k, UNDECLARED) for k in canonical_keys(vs)])
+        return name, labels
+
     def answer_code(self, q: Query) -> str:
         read = answer_reader_of(q)
         assert q.column is not None
@@ -357,6 +377,9 @@ class SqlEngine:
                 self.present(what.present_in)
         elif isinstance(what, CategoryCounts):
             self.index_in(what.column, what.categories)
+        elif isinstance(what, KeyCounts):
+            self.key_code(what.column)
+            self.present(what.column)
         elif isinstance(what, (BinCounts, GridSums, GridStepCounts)):
             self.number(what.column)
         else:
@@ -570,6 +593,11 @@ class SqlEngine:
             keys["g"] = bin_case(self.number(q.group_by.column),
                                   [float(e) for e in q.group_by.bins])
 
+        if isinstance(what, KeyCounts):
+            code, labels = self.key_code(what.column)
+            return key_counts(self.runner, q, what, agg, code, labels,
+                              self.present(what.column), where, self._salt,
+                              self.plan.privacy_unit.kind == "person")
         if isinstance(what, RowCounts):
             return row_counts(self, q, what, agg, keys, where, n_cells)
         if isinstance(what, (CategoryCounts, BinCounts)):
@@ -585,7 +613,7 @@ WEIGHT = "__planner_w"
 def _counts_people(q: Query) -> bool:
     """The statistic counts distinct people (the bounded table keeps the id for it)."""
     what = kind_of(q).aggregate_of(q)
-    return isinstance(what, RowCounts) and what.people
+    return isinstance(what, KeyCounts) or isinstance(what, RowCounts) and what.people
 
 
 #: DuckDB errors that are the SQL's own fault (a defect: raised as they are, never blamed on

@@ -99,7 +99,22 @@ def basic(measurements: Sequence[Measurement]) -> Total:
     return Total(eps, min(delta, 1.0), "basic")
 
 
+def thresholded(m: Measurement) -> bool:
+    """A discovery of keys' measurement: discrete Laplace counts published above a
+    threshold, (ε, δ)-DP with a δ of its own (dp/threshold.py), which no ρ describes."""
+    return m.mechanism == "laplace" and m.delta > 0
+
+
+#: why zcdp cannot compose a discovery of keys (compose's refusal when it is named)
+ZCDP_THRESHOLD = ("zcdp cannot account for a discovery of keys (its threshold's δ is not a "
+                  "zCDP parameter); use pld or basic")
+
+
 def zcdp(measurements: Sequence[Measurement], delta: float) -> Total:
+    """ρ added up, then (ε, δ) at ``delta``; ε = inf (fails closed) with a thresholded
+    measurement among them."""
+    if any(thresholded(m) for m in measurements):
+        return Total(math.inf, delta, "zcdp")
     rho = _sums(measurements)[2]
     return Total(epsilon_from_rho(rho, delta), delta, "zcdp", rho)
 
@@ -132,6 +147,10 @@ def _pld_of(m: Measurement, older_grid: bool = False) -> PrivacyLossDistribution
     from dp_accounting.pld import privacy_loss_distribution as pld
 
     d = PLD_DISCRETISATION
+    if thresholded(m):  # (ε, δ)-DP: the worst pair of any such mechanism dominates it
+        return pld.from_privacy_parameters(
+            common.DifferentialPrivacyParameters(m.epsilon, m.delta),
+            value_discretization_interval=d)
     if m.mechanism == "laplace" and m.component.single_cell:
         assert m.scale is not None
         if older_grid:
@@ -231,7 +250,8 @@ def _pld_key(m: Measurement) -> _Key:
             m.component.l2_sq if m.mechanism == "gaussian" else None,
             m.component.cells if m.mechanism == "gaussian" and not m.component.single_cell
             else None, m.scale, m.sigma_sq, m.truth,
-            m.epsilon if m.mechanism in ("exponential",) or not m.component.single_cell else None)
+            m.epsilon if m.mechanism in ("exponential",) or not m.component.single_cell else None,
+            m.delta if thresholded(m) else None)
 
 
 def _nbytes(p: PrivacyLossDistribution) -> int:
@@ -637,6 +657,8 @@ def compose(measurements: Sequence[Measurement], delta: float,
     if problem:
         raise InputError("plan", "budget.accountant", problem)
     if accountant == "zcdp":
+        if any(thresholded(m) for m in measurements):
+            raise InputError("plan", "budget.accountant", ZCDP_THRESHOLD)
         return zcdp(measurements, delta)
     if accountant == "pld":
         if not pld_supported(measurements):
@@ -649,9 +671,12 @@ def compose(measurements: Sequence[Measurement], delta: float,
         b = candidates[0]
         if b.delta > delta:  # basic needs more δ than the budget allows
             candidates = []
-        candidates.append(zcdp(measurements, delta))
+        if not any(thresholded(m) for m in measurements):
+            candidates.append(zcdp(measurements, delta))
         if pld_supported(measurements):
             candidates.append(pld(measurements, delta))
+    if not candidates:  # basic's δ is over the budget's and nothing else composes them
+        return basic(measurements)
     return min(candidates, key=lambda t: (t.epsilon, t.accountant != "basic"))
 
 

@@ -88,6 +88,15 @@ class StatisticKind(ABC):
     #: the row-selecting plan fields it does not take (validation refuses them, the form
     #: does not offer them)
     not_taken: ClassVar[frozenset[str]] = frozenset()
+    #: its mechanism takes a δ above 0 although it is not the gaussian (a threshold's δ:
+    #: discover_keys)
+    needs_delta: ClassVar[bool] = False
+    #: its released cells are found in the data (a discovery of keys), not declared in the
+    #: plan: verify checks them with ``discovered_rows_problem``, not against the plan's cells
+    discovers_cells: ClassVar[bool] = False
+    #: its released values are the public list or bounds of another statistic of a later plan
+    #: (``plan apply-discovery``; release/discovery.py)
+    is_discovery: ClassVar[bool] = False
     #: its ± before release is computed from a row count, so it reads a statistic's
     #: ``expected_count`` (the form shows that field for it)
     asks_expected_count: ClassVar[bool] = False
@@ -324,6 +333,12 @@ class StatisticKind(ABC):
                                high: float | None, half: float | None) -> str | None:
         """What verify finds wrong with one released row of results.csv (None: nothing);
         ``half``: the stated accuracy's half-width."""
+
+    def discovered_rows_problem(self, query: Query, plan: Plan,
+                                rows: list[tuple[str, float | None]]) -> str | None:
+        """What verify finds wrong with the released (cell, value) rows of a kind whose cells
+        are found in the data (``discovers_cells``); None: nothing."""
+        return None
 
     @abstractmethod
     def missing_words(self, query: Query) -> list[str]:

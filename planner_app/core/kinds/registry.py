@@ -11,6 +11,8 @@ from typing import Any, Protocol
 from ..model.plan import Query
 from .base import StatisticKind
 from .count import Count
+from .discover_bounds import DiscoverBounds
+from .discover_keys import DiscoverKeys
 from .histogram import Histogram
 from .mean import Mean
 from .quantile import Quantile
@@ -29,7 +31,8 @@ class _HasKind(Protocol):
 #: every kind, by its name in the plan file, in the order the app offers them
 KINDS: Mapping[str, StatisticKind] = {
     k.name: k for k in (Count(), Sum(), Mean(), Variance(), StandardDeviation(), Histogram(),
-                        Quantile(), RandomizedResponse(), Synthetic())
+                        Quantile(), RandomizedResponse(), Synthetic(),
+                        DiscoverKeys(), DiscoverBounds())
 }
 
 

@@ -123,6 +123,23 @@ class GridStepCounts:
 
 
 @dataclass(frozen=True)
+class KeyCounts:
+    """People per distinct present value of ``column`` (a discovery of keys): each person
+    counts once in each key they hold, in at most ``max_keys`` keys (those with the smallest
+    secret-salted hash; rows unit: each row once). ``Aggregate.cells`` are (None, key) for
+    every key present, part ``count`` their counts: data-dependent, never published as such
+    (the kind publishes the keys whose noised count clears its threshold)."""
+
+    column: str
+    max_keys: int
+    reads_numbers: ClassVar[bool] = False
+    reads_answers: ClassVar[bool] = False
+
+    def inner_labels(self) -> list[Any]:
+        return [None]
+
+
+@dataclass(frozen=True)
 class Marginals:
     """The one- and two-way marginals of the declared ``columns`` (a synthetic table):
     computed as ``BinCounts``/``CategoryCounts`` of derived queries
@@ -139,4 +156,4 @@ class Marginals:
 
 #: what a statistic's aggregate is: one of these
 AggregateDescription: TypeAlias = (YesNoAnswers | RowCounts | CategoryCounts | BinCounts | GridSums
-                        | GridStepCounts | Marginals)
+                        | GridStepCounts | Marginals | KeyCounts)

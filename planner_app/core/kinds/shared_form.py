@@ -52,6 +52,7 @@ MECHANISM_LABELS: Final = {
     "exponential": "Exponential mechanism",
     "randomized_response": "Randomized response (local)",
     "mst": "MST (noisy marginals)",
+    "laplace_threshold": "Discrete Laplace above a threshold (needs δ)",
 }
 #: a mechanism's tooltip in the list, where its name has no room for it
 MECHANISM_TIPS: Final = {"mst": MST_CITATION}

@@ -316,6 +316,24 @@ def statistic_parameters(q: Query) -> list[tuple[str, str]]:
     if q.expected_count is not None:
         out.append(("Expected rows", format_number(q.expected_count)))
     out.append(("Noise", NOISE_WORDS.get(q.mechanism, q.mechanism.replace("_", " "))))
+    return out + found_privately(q)
+
+
+#: the start of the reason ``plan apply-discovery`` writes (release/discovery.py)
+FOUND_PRIVATELY = "found privately in release "
+
+
+def found_privately(q: Query) -> list[tuple[str, str]]:
+    """(name, value) for each list or bounds of the statistic found privately (issue 25):
+    where they come from, for the officer's review, check and the report."""
+    names = {"categories": "Categories found", "keys": "Group keys found",
+             "bounds": "Bounds found"}
+    out = []
+    for field, name in names.items():
+        reason = (q.justification or {}).get(field) or ""
+        if reason.startswith(FOUND_PRIVATELY):
+            out.append((name, "privately, in release " + reason[len(FOUND_PRIVATELY):]
+                        .split(";")[0]))
     return out
 
 

@@ -100,6 +100,7 @@ def _read_query(source: str, obj: Any, path: str) -> Query:
     if whole is not None:
         not_used(r, name, *foreign)
         return whole
+    _refuse_discovery_names(r)
     got: dict[str, Any] = {}
     kind.read_own(r, "opening", got)
     mechanisms = kind.mechanisms
@@ -111,7 +112,7 @@ def _read_query(source: str, obj: Any, path: str) -> Query:
     kind.read_own(r, "answers", got)
     missing = _read_missing(r, kind, got)
     epsilon = _read_epsilon(r)
-    delta = _read_delta(r, mechanism)
+    delta = _read_delta(r, mechanism, kind.needs_delta)
     kind.read_own(r, "tuning", got)
     expected_count = r.number("expected_count", required=False)
     if expected_count is not None and expected_count_problem(expected_count):
@@ -125,6 +126,19 @@ def _read_query(source: str, obj: Any, path: str) -> Query:
         expected_count=expected_count, justification=justification,
         params=kind.params_from(got),
     )
+
+
+def _refuse_discovery_names(r: FieldReader) -> None:
+    """A value still naming a discovery ("discovered:ID", issue 25) is refused with what to
+    run, rather than as a list or number of the wrong type."""
+    g = r.obj.get("group_by")
+    for field, value in (("categories", r.obj.get("categories")), ("lower", r.obj.get("lower")),
+                         ("upper", r.obj.get("upper")),
+                         ("group_by.keys", g.get("keys") if isinstance(g, dict) else None)):
+        if isinstance(value, str) and value.startswith("discovered:"):
+            r.fail(field, f"names a discovery ({value}): write what it found into the plan "
+                          "first, with planner-app plan apply-discovery PLAN --bundle "
+                          "DISCOVERY.zip")
 
 
 ID_RULE = "must be 1-64 letters, digits, '_', '.' or '-' (A-Z, a-z, 0-9)"
@@ -196,13 +210,18 @@ def _read_epsilon(r: FieldReader) -> float:
     return epsilon
 
 
-def _read_delta(r: FieldReader, mechanism: str) -> float:
+def _read_delta(r: FieldReader, mechanism: str, needs_delta: bool = False) -> float:
     """The statistic's δ: above 0 for the gaussian mechanism, 0 for every other."""
     delta = r.number("delta", required=False, default=0.0)
     assert delta is not None
     problem = delta_problem(delta)
     if problem:
         r.fail("delta", problem)
+    if needs_delta and delta <= 0:
+        r.fail("delta", f"the {mechanism} mechanism needs a delta above 0 (the chance that a "
+                        "key only one person holds is published)")
+    if needs_delta:
+        return delta
     if mechanism == "gaussian" and delta <= 0:
         r.fail("delta", "the gaussian mechanism needs a delta above 0")
     if mechanism != "gaussian" and delta != 0:

@@ -179,7 +179,7 @@ def all_measurements(checks: list[QueryCheck]) -> list[Measurement]:
 def alternatives_for(measurements: list[Measurement], delta: float) -> list[Total]:
     out = [basic(measurements)]
     if delta > 0:
-        out.append(zcdp(measurements, delta))
+        out.append(zcdp(measurements, delta))  # inf with a discovery of keys: left out
         if pld_supported(measurements):
             out.append(pld(measurements, delta))
     # an accountant that cannot compute here fails closed with ε = inf: no alternative (and

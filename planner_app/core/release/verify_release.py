@@ -539,6 +539,11 @@ def _results(files: dict[str, bytes], scans: dict[str, AnswerScan], plan: Plan,
         if kind_of(q).makes_table:  # its rows are its noised marginals: verify_synthetic.py
             continue
         got = by_query.get(q.id, [])
+        if kind_of(q).discovers_cells:  # its cells are found in the data, not declared
+            problem = _discovered_problem(q, plan, got)
+            if problem:
+                problems.append(f"{RESULTS}: statistic {q.id!r}: {problem}")
+            continue
         if len(got) != len(cell_labels(q)):
             problems.append(f"{RESULTS}: statistic {q.id!r} has {len(got)} rows, but the plan "
                             f"declares {len(cell_labels(q))} cells")
@@ -588,6 +593,18 @@ def _consistency(plan: Plan, record: dict[str, Any], problems: list[str]) -> Non
     if consistency_bytes(fresh["consistency"]) != consistency_bytes(record["consistency"]):
         problems.append(f"{RECORD}: its consistent values are not what the plan's relations "
                         "make of its raw noised values")
+
+def _discovered_problem(q: Any, plan: Plan, got: list[tuple[int, dict[str, str]]]
+                        ) -> str | None:
+    """What is wrong with the rows of a statistic whose cells are found in the data (a
+    discovery): its kind's own check of (cell, value) in order."""
+    rows: list[tuple[str, float | None]] = []
+    for n, cells in got:
+        try:
+            rows.append((cells["cell"], _number(cells["value"])))
+        except ValueError:
+            return f"line {n}: a value is not a number"
+    return kind_of(q).discovered_rows_problem(q, plan, rows)
 
 
 def _row_problem(q: Any, plan: Plan, value: float | None, low: float | None,

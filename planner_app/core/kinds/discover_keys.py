@@ -1,0 +1,253 @@
+"""The statistic kind ``discover_keys``: the keys (categories, group keys) present in a column,
+found privately by thresholded partition selection (core/dp/threshold.py has the proof and its
+sources, OpenDP's ``make_laplace_threshold`` and Google's ``LaplacePartitionSelection``).
+
+Each person counts once in each key they hold, in at most ``max_keys`` keys (a person over
+them keeps the keys with the smallest secret-salted hash, data/sql_keys.py); each count gets
+discrete Laplace noise; the keys whose noised count reaches the threshold are published,
+sorted by their text, and nothing else: not the others, their number, or an order of the
+data. The noised counts of the published keys are released only when the plan asks
+(``publish_counts``). Cost: (ε, δ) with ε = L1/scale and δ the threshold's, at most the
+declared δ.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from ..dp.accuracy import Accuracy, measurement_half_width
+from ..dp.measure import Measurement, laplace_epsilon, laplace_scale
+from ..dp.sensitivity import Component, describe_rows, unit_text
+from ..dp.threshold import keep_preview, selection_delta, threshold_for
+from ..model import KindParams, Plan, PrivacyUnit, Query
+from ..model.reader import FieldReader
+from ..model.values import canonical_key
+from ..support.words import confidence_percent
+from .base import StatisticKind
+from .params import params_of
+from .results import Aggregate, QueryRelease, ReleasedValue
+from .shared_data import AggregateDescription, KeyCounts
+from .shared_form import COLUMN, DELTA, MISSING, WHERE
+from .shared_plan import Stage
+from .shared_release import NoiseDraw, noise_for
+
+#: the most keys one person may count in (a wider bound costs more noise than it is worth)
+MAX_KEYS_PER_PERSON = 1_000
+
+
+@dataclass(frozen=True)
+class KeysParams(KindParams):
+    """A discovery of keys: how many keys one person may count in, and whether the noised
+    counts of the published keys are released too."""
+
+    max_keys: int = 1
+    publish_counts: bool = False
+
+
+def params(query: Query) -> KeysParams:
+    return params_of(query, KeysParams)
+
+
+def keys_per_person(query: Query, unit: PrivacyUnit) -> int:
+    """m: the keys one person counts in (a row holds one key, so never more than the rows a
+    person keeps)."""
+    rows = unit.rows_per_unit if unit.kind == "person" else 1
+    return max(1, min(params(query).max_keys, rows))
+
+
+def threshold_of(m: Measurement) -> int:
+    """The integer threshold a noised count must reach, from the measurement alone (public
+    parameters only: its scale, its δ and the keys one person counts in, its cells)."""
+    assert m.scale is not None
+    return threshold_for(m.scale, m.component.cells, m.delta, _sides(m))
+
+
+def _sides(m: Measurement) -> int:
+    """2 under replace-one (its sensitivity is twice the keys a person counts in), else 1."""
+    return max(1, m.component.l1 // m.component.cells)
+
+
+def threshold_delta(m: Measurement) -> float:
+    """The δ the threshold gives (at most the declared δ, which the ledger charges)."""
+    assert m.scale is not None
+    return selection_delta(m.scale, threshold_of(m), m.component.cells, _sides(m))
+
+
+def sort_key(label: Any) -> tuple[int, float, str]:
+    """The published order: numbers by value, then texts by their text (never the data's)."""
+    key = canonical_key(label)
+    try:
+        return (0, float(key), key)
+    except ValueError:
+        return (1, 0.0, key)
+
+
+class DiscoverKeys(StatisticKind):
+    name = "discover_keys"
+    params_type = KeysParams
+    own_keys = ("max_keys", "publish_counts")
+    title = "Keys found privately"
+    words = "discovery of keys"
+    mechanisms = ("laplace_threshold",)
+    not_taken = frozenset({"group_by"})
+    #: its δ is the threshold's: above 0 with its mechanism, which is not the gaussian
+    needs_delta: ClassVar[bool] = True
+    discovers_cells = True
+    is_discovery = True
+    basic_accountant_refusal = None
+
+    # --- plan fields -------------------------------------------------------------------------
+
+    def read_own(self, r: FieldReader, stage: Stage, got: dict[str, Any]) -> None:
+        super().read_own(r, stage, got)
+        if stage == "trailing":
+            m = r.integer("max_keys", required=False, default=1)
+            assert m is not None
+            if not 1 <= m <= MAX_KEYS_PER_PERSON:
+                r.fail("max_keys", f"must be between 1 and {MAX_KEYS_PER_PERSON:,}")
+            got["max_keys"] = m
+            counts = r.obj.get("publish_counts", False)
+            if not isinstance(counts, bool):
+                r.fail("publish_counts", "must be true or false")
+            got["publish_counts"] = counts
+
+    def read_impute(self, r: FieldReader, value: Any, got: Any) -> Any:
+        r.fail("missing", "a discovery of keys finds the values present: missing cells are "
+                          "never a key, so they cannot be imputed")
+
+    def fields_to_dict(self, query: Query) -> dict[str, Any]:
+        p = params(query)
+        out: dict[str, Any] = {"max_keys": p.max_keys}
+        if p.publish_counts:
+            out["publish_counts"] = True
+        return out
+
+    # --- DP ----------------------------------------------------------------------------------
+
+    accuracy_unit = "count"
+
+    def components(self, query: Query, unit: PrivacyUnit, relation: str) -> list[Component]:
+        m = keys_per_person(query, unit)
+        l1 = m if relation == "add-remove" else 2 * m
+        rule = ("add-remove: a person counts once in each of at most "
+                if relation == "add-remove" else
+                "replace-one: a person's keys may all move, at most ")
+        what = (f"people per key of {query.column}{describe_rows(query)}, {unit_text(unit)}, "
+                f"{rule}{m:,} key{'s' if m > 1 else ''}: sensitivity {l1}")
+        return [Component(name="count", step=1.0, l1=l1, l2_sq=l1, cells=m,
+                          single_cell=False, derivation=what)]
+
+    def measurements(self, query: Query, plan: Plan) -> list[Measurement]:
+        """Discrete Laplace on each key's count; its δ is the declared one (the threshold's
+        own δ, ``stated_delta``, is at most that)."""
+        (comp,) = self.components(query, plan.privacy_unit, plan.neighbouring)
+        scale = laplace_scale(comp.l1, query.epsilon)
+        return [Measurement(query.id, comp, "laplace", laplace_epsilon(comp.l1, scale),
+                            query.delta, scale=scale)]
+
+    def refusal(self, query: Query, measurements: list[Measurement]) -> str | None:
+        return None
+
+    def accuracy(self, query: Query, plan: Plan, measurements: list[Measurement],
+                 confidence: float) -> Accuracy:
+        m = measurements[0]
+        hw = measurement_half_width(m, confidence)
+        tau = threshold_of(m)
+        who = "people" if plan.privacy_unit.kind == "person" else "rows"
+        note = (f"threshold {tau:,} {who}: a key held by {tau + hw:,} or more {who} is "
+                f"found with {confidence_percent(confidence)} confidence; a key nobody else "
+                f"holds is published with a chance of at most {threshold_delta(m):.2g}")
+        return Accuracy(confidence, float(hw), "count", note)
+
+    # --- data --------------------------------------------------------------------------------
+
+    def aggregate_of(self, query: Query) -> AggregateDescription:
+        assert query.column is not None
+        return KeyCounts(query.column, params(query).max_keys)
+
+    # --- planning and release ----------------------------------------------------------------
+    gives_interval = False
+    always_shows_delta = True
+
+    def release(self, query: Query, aggregate: Aggregate, ms: list[Measurement],
+                draw: NoiseDraw) -> QueryRelease:
+        """Noise on every present key's count, drawn in the order of the keys' sorted text
+        (never the engine's), then only the keys at or above the threshold, sorted."""
+        m = ms[0]
+        assert m.scale is not None
+        counts = aggregate.parts["count"]
+        labels = [c[1] for c in aggregate.cells]
+        order = sorted(range(len(labels)), key=lambda i: sort_key(labels[i]))
+        noise = noise_for(m, len(order), draw.source)
+        tau = threshold_of(m)
+        publish = params(query).publish_counts
+        out: list[ReleasedValue] = []
+        for j, i in enumerate(order):
+            noised = int(counts[i]) + int(noise[j])
+            if noised >= tau:
+                out.append(ReleasedValue(query.id, query.title, None, canonical_key(labels[i]),
+                                         noised if publish else None, None, None,
+                                         draw.confidence, "laplace_threshold",
+                                         "" if publish else "found (count not published)"))
+        return QueryRelease(query.id, out)
+
+    def released_value_problem(self, query: Query, value: float, low: float | None,
+                               high: float | None, half: float | None) -> str | None:
+        return None
+
+    def discovered_rows_problem(self, query: Query, plan: Plan,
+                                rows: list[tuple[str, float | None]]) -> str | None:
+        """What verify finds wrong with the published keys: (key, noised count) in order."""
+        keys = [k for k, _ in rows]
+        if len(set(keys)) != len(keys):
+            return "a key is published twice"
+        if keys != sorted(keys, key=sort_key):
+            return "the keys are not in sorted order"
+        publish = params(query).publish_counts
+        m = self.measurements(query, plan)[0]
+        tau = threshold_of(m)
+        for key, value in rows:
+            if publish and value is None:
+                return f"key {key!r} has no noised count"
+            if not publish and value is not None:
+                return f"key {key!r} has a count, which the plan does not publish"
+            if value is not None and value < tau:
+                return f"key {key!r} has a noised count below the threshold {tau}"
+        return None
+
+    def missing_words(self, query: Query) -> list[str]:
+        return [f"an empty {query.column} cell (or NA, NULL…) is never a key"]
+
+    def public_parameters(self, query: Query) -> list[tuple[str, str]]:
+        p = params(query)
+        return [("Column", query.column or ""),
+                ("Keys per person", f"at most {p.max_keys:,}"),
+                ("Noised counts", "published" if p.publish_counts else "not published"),
+                ("Noise", "discrete Laplace, keys kept above a threshold")]
+
+    def value_words(self, column: str) -> str:
+        return f"people holding a key of {column}"
+
+    def check_lines(self, query: Query, plan: Plan, accuracy: dict[str, Any]) -> list[str]:
+        m = self.measurements(query, plan)[0]
+        assert m.scale is not None
+        who = "people" if plan.privacy_unit.kind == "person" else "rows"
+        chances = ", ".join(f"{n:,} {who}: {100 * p:.0f}%"
+                            for n, p in keep_preview(m.scale, threshold_of(m)))
+        return [str(accuracy.get("note", "")),
+                f"chance that a key is found, by how many {who} hold it: {chances}"]
+
+    def report_meaning(self, record_query: dict[str, Any], query: Query | None,
+                       confidence: float) -> str:
+        return ("The keys are those whose noised count of people reached the threshold; a "
+                "key held by few people may be missing, and nothing is said about the keys "
+                "that were not found. " + str(record_query["accuracy"].get("note", "")) + ".")
+
+    def describe(self, column: str | None, kind_name: str, imputed: bool = False,
+                 id_column: str | None = None, max_rows: int = 1, people: bool = False) -> str:
+        return f"Keys of {column} found privately"
+
+    # --- the app's form ----------------------------------------------------------------------
+    def form_fields(self) -> frozenset[str]:
+        return frozenset({COLUMN, MISSING, WHERE, DELTA})
