@@ -151,6 +151,18 @@ def test_the_engine_counts_people_per_key_each_in_at_most_max_keys(tmp_path: Pat
     assert list(got) == sorted(got)  # the keys in their text's order, not the file's
 
 
+def test_under_a_rows_unit_each_row_counts_once_in_its_key(tmp_path: Path) -> None:
+    """A rows unit: the people per key are the rows per key. (A key discovery alone reads
+    one coded column, the case where the engine keeps one row per distinct value with its
+    weight: counting those rows gave 1 per key.)"""
+    path = table(tmp_path)
+    plan = plan_from_dict(plan_doc(KEYS, unit={"kind": "row"}))
+    engine = open_engine("duckdb", plan, load_table(path), SeededRandomSource(1))
+    agg = engine.aggregate(plan.queries[0])
+    got = dict(zip([c[1] for c in agg.cells], agg.parts["count"].tolist(), strict=True))
+    assert got == pd.read_csv(path).job.value_counts().to_dict()
+
+
 # --- release and verify --------------------------------------------------------------------------
 
 

@@ -25,8 +25,10 @@ KEY_CHARS = 12
 
 def key_counts(runner: SqlRunner, q: Query, what: KeyCounts, agg: Aggregate, code: str,
                labels: list[str], present: str, where: str, salt: bytes,
-               person: bool) -> Aggregate:
-    """``agg`` with its cells, one (None, key) per key present, and part ``count``."""
+               person: bool, weight: str | None = None) -> Aggregate:
+    """``agg`` with its cells, one (None, key) per key present, and part ``count``.
+    ``weight``: ``b``'s column of the table's rows each of its rows stands for, where the
+    engine keeps one row per distinct value (a rows unit reading one column)."""
     kept = f"({where}) AND {present} AND {code} >= 0"
     if person:
         salt_sql = literal(salt.hex() + ":")
@@ -36,7 +38,8 @@ def key_counts(runner: SqlRunner, q: Query, what: KeyCounts, agg: Aggregate, cod
                f"__id ORDER BY {order}) AS r FROM (SELECT DISTINCT __id, {code} AS k FROM b "
                f"WHERE {kept}) d) s WHERE r <= {int(what.max_keys)} GROUP BY k ORDER BY k")
     else:
-        sql = f"SELECT {code} AS k, count(*) AS n FROM b WHERE {kept} GROUP BY k ORDER BY k"
+        rows = "count(*)" if weight is None else f"CAST(sum({weight}) AS BIGINT)"
+        sql = f"SELECT {code} AS k, {rows} AS n FROM b WHERE {kept} GROUP BY k ORDER BY k"
     t = runner.query(sql)
     k = np.asarray(t["k"], dtype=np.int64)
     n = np.asarray(t["n"], dtype=np.int64)

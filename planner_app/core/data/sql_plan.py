@@ -597,7 +597,7 @@ class SqlEngine:
             code, labels = self.key_code(what.column)
             return key_counts(self.runner, q, what, agg, code, labels,
                               self.present(what.column), where, self._salt,
-                              self.plan.privacy_unit.kind == "person")
+                              self.plan.privacy_unit.kind == "person", self._weight)
         if isinstance(what, RowCounts):
             return row_counts(self, q, what, agg, keys, where, n_cells)
         if isinstance(what, (CategoryCounts, BinCounts)):
