@@ -142,6 +142,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--before", type=Path, required=True,
                         help="an earlier checkout (git archive REV | tar -x -C DIR)")
+    parser.add_argument("--after", type=Path, default=ROOT,
+                        help="the checkout measured as 'after' (default: this one; a copy lets "
+                             "the work tree change while the benchmark runs)")
     parser.add_argument("--rows", default="1m,10m",
                         help="comma-separated of 1m, 10m, 100m (100m: hours and 10 GB)")
     parser.add_argument("--repeat", type=int, default=3,
@@ -152,7 +155,7 @@ def main() -> None:
     folder = engine.DATA / ("quick" if args.quick else "")
     folder.mkdir(parents=True, exist_ok=True)
     engine.DATA = folder
-    trees = {"after": ROOT, "before": args.before.resolve()}
+    trees = {"after": args.after.resolve(), "before": args.before.resolve()}
     head = engine.git_head()
     with tempfile.TemporaryDirectory(prefix="bench-fixed-", dir=folder) as tmp:
         work = Path(tmp)
@@ -161,8 +164,9 @@ def main() -> None:
             run(commands(work, work / "warm.zip")["`planner-app release` (demo plan and table)"],
                 env_for(trees[side], caches[side]), work / "warm.log")
             shutil.rmtree(work / "home-demo", ignore_errors=True)
-        body = [f"Machine: {engine.machine()}; after = planner_app at {head}, before = "
-                f"{args.before.name}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
+        body = [f"Machine: {engine.machine()}; after = planner_app at {head} "
+                f"({args.after.name}), before = {args.before.name}; "
+                f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
                 f"load average {os.getloadavg()[0]:.1f} at the start (the machine was shared: "
                 "read CPU seconds, the wall seconds moved with the load). Whole processes; "
                 "CPU = user + system.", "",
