@@ -63,6 +63,5 @@ def test_the_refusal_comes_before_the_table_is_read(
         with pytest.raises(InputError, match="the quantile grid has 6,251 points") as caught:
             publish(demo_plan(stated), open_table(empty), tmp_path / "x.zip", home)
         assert caught.value.where == "query income_median"
-        assert "nothing was charged" in str(caught.value)
     assert not (tmp_path / "x.zip").exists()
     assert not Ledger(home.ledger_path).state("demo-survey").releases

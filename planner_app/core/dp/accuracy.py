@@ -380,7 +380,7 @@ def quantile_work_refusal(points: int, rows: int | None) -> str | None:
     if rows is None:
         return (f"the quantile grid has {points:,} points; the release can only "
                 f"run on a table of at most {limit:,} rows: state dataset.expected_rows "
-                "(a public row count) or use a coarser grid_step (nothing was charged)")
+                "(a public row count) or use a coarser grid_step")
     return (f"the quantile grid has {points:,} points and the table more than {limit:,} rows "
             f"(dataset.expected_rows); the sampler handles at most {limit:,} of the smaller of "
             "the two. Use a coarser grid_step (nothing was charged)")

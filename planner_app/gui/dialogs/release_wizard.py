@@ -101,7 +101,7 @@ def statistic_notes(session: Session) -> list[str]:
     if plan is None:
         return []
     rows = plan.dataset.expected_rows  # public: the release's own rule reads this one
-    return [f"{q.title}: {w}" for q in plan.queries
+    return [f"{q.title}: {on_screen(w)}" for q in plan.queries
             for w in statistic_warnings(q, session.accuracy(q), rows)]
 
 
