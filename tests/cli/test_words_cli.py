@@ -67,8 +67,15 @@ def test_a_fine_quantile_grid_is_released_quickly(tmp_path: Path,
     monkeypatch.setattr(noise, "exponential_quantile", counted_sampler)
     plan = demo_with(tmp_path, income_median={"grid_step": 2.0**-10})
     home = tmp_path / "home"
-    done = run(["check", str(plan)], home)
+    # without a stated row count only the grid counts (issue 24: the rule reads the plan's
+    # public dataset.expected_rows, never the table's): check warns, release would refuse
+    unstated = json.loads(plan.read_text(encoding="utf-8"))
+    del unstated["dataset"]["expected_rows"]
+    done = run(["check", str(write_json(tmp_path / "unstated.json", unstated))], home)
     assert "the release can only run on a table of at most 2,097,151 rows" in done.stdout
+    # the demo plan states 3,800 rows: two runs a row fit, no warning, and it is released
+    done = run(["check", str(plan)], home)
+    assert "the quantile grid" not in done.stdout
     rows = sum(1 for _ in DEMO_TABLE.open(encoding="utf-8")) - 1
     done = run(["release", str(plan), "--data", str(DEMO_TABLE), "--out",
                 str(tmp_path / "b.zip")], home)

@@ -772,6 +772,19 @@ cases[-1]["command"] = "discover"
 bundle("discovery-not-a-zip.zip", [], 2, "is not a zip file", raw=b"not a zip at all")
 cases[-1]["command"] = "apply-discovery"
 
+# fixed24: a quantile the sampler could not finish is refused by release from public figures
+# (its grid and dataset.expected_rows), before the table is read and before the charge
+FINE_QUANTILE = with_query(kind="quantile", lower=0, upper=2**30, grid_step=1, quantile=0.5)
+plan("quantile-grid-no-rows-release.json", FINE_QUANTILE,
+     "query s: the quantile grid has 1,073,741,825 points; the release can only run on a "
+     "table of at most 2,097,151 rows: state dataset.expected_rows")
+cases[-1]["command"] = "release"
+plan("quantile-grid-many-rows-release.json",
+     {**FINE_QUANTILE, "dataset": {**FINE_QUANTILE["dataset"], "expected_rows": 3_000_000}},
+     "query s: the quantile grid has 1,073,741,825 points and the table more than 2,097,151 "
+     "rows (dataset.expected_rows)")
+cases[-1]["command"] = "release"
+
 (HERE / "cases.json").write_text(json.dumps({"plan": PLAN, "good_table": GOOD,
                                              "synthetic_plan": with_synthetic(),
                                              "cases": cases}, indent=1) + "\n")

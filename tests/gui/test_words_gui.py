@@ -110,3 +110,26 @@ def test_risk_pane_delta_sentence(demo) -> None:  # type: ignore[no-untyped-def]
     # the headline states the bound that holds with δ, in the same sentence
     assert "except with a chance of at most 1 in 500,000" in risk.sentence.text()
     demo.grab().save(str(SHOTS / "54-words-delta.png"))
+
+
+def test_the_wizard_checklist_reads_the_stated_rows_not_the_tables(  # type: ignore[no-untyped-def]
+        demo, qtbot, monkeypatch) -> None:
+    """Issue 24: the quantile's work rule reads the plan's public dataset.expected_rows, as
+    the release does, never the open table's own row count (3,808 rows in the demo table)."""
+    import planner_app.core.dp.mechanisms as mech
+
+    monkeypatch.setattr(mech, "MAX_QUANTILE_WORK", 4_001)  # at most 2,000 rows on a fine grid
+    session = demo.session
+    session.set_dataset(expected_rows=1_000)  # stated: 2,001 runs, within the limit
+    title = session.plan.query("income_median").title
+    wizard = demo.launchers.release()
+    qtbot.addWidget(wizard)
+    assert f"{title}: the quantile grid" not in wizard.checklist.notes.text()
+    wizard.close()
+    session.set_dataset(expected_rows=None)  # not stated: only the grid counts
+    wizard = demo.launchers.release()
+    qtbot.addWidget(wizard)
+    text = wizard.checklist.notes.text()
+    assert (f"⚠ {title}: the quantile grid has 6,251 points; the release can only run on a "
+            "table of at most 2,000 rows: state “About how many rows (Data tab)”") in text
+    wizard.grab().save(str(SHOTS / "55-words-wizard-quantile-rows.png"))

@@ -369,8 +369,9 @@ def useless_words(span: tuple[float, str] | None, acc: Accuracy | dict[str, Any]
 
 def quantile_work_refusal(points: int, rows: int | None) -> str | None:
     """Why the quantile sampler would not finish in reasonable time over a grid of
-    ``points`` points, from public parameters only: the grid's size and a bound on the rows
-    (the table's row count at release; None for "unknown", when only the grid counts). None
+    ``points`` points, from public parameters only: the grid's size and the plan's stated
+    row count (``dataset.expected_rows``; None for "not stated", when only the grid counts),
+    never the table's true row count: the release decides it before the table is read. None
     when it will finish."""
     most = mechanisms.MAX_QUANTILE_WORK  # read when called: a test lowers it
     if mechanisms.quantile_work(points, rows) <= most:
@@ -378,8 +379,8 @@ def quantile_work_refusal(points: int, rows: int | None) -> str | None:
     limit = (most - 1) // 2
     if rows is None:
         return (f"the quantile grid has {points:,} points; the release can only "
-                f"run on a table of at most {limit:,} rows (a coarser grid_step removes the "
-                "limit)")
-    return (f"the quantile grid has {points:,} points and the table more than {limit:,} rows; "
-            f"the sampler handles at most {limit:,} of the smaller of the two. Use a coarser "
-            "grid_step (nothing was charged)")
+                f"run on a table of at most {limit:,} rows: state dataset.expected_rows "
+                "(a public row count) or use a coarser grid_step")
+    return (f"the quantile grid has {points:,} points and the table more than {limit:,} rows "
+            f"(dataset.expected_rows); the sampler handles at most {limit:,} of the smaller of "
+            "the two. Use a coarser grid_step (nothing was charged)")

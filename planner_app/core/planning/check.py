@@ -250,7 +250,9 @@ def _finish_check(plan: Plan, table: Table | None, confidence: float,
                   trusted: Sequence[PublicKey], policy: Policy | PolicyError | None,
                   file_datasets: Sequence[str] | None, known_datasets: Sequence[str] | None,
                   trust_ignored: str, columns: Sequence[ColumnInfo] | None) -> CheckReport:
-    rows = engine.n_rows if engine is not None else None
+    # the quantile's work rule reads the public row count the release reads (never the
+    # table's own): check --data and the release refuse the same plans
+    rows = plan.dataset.expected_rows
     for c in checks:
         q, ms, acc = c.query, c.measurements, c.accuracy
         warnings.extend(_query_warnings(q, plan, ms, acc))
@@ -293,7 +295,9 @@ def unit_repeats(plan: Plan, table: Table,
 
 def statistic_warnings(q: Query, acc: Accuracy, rows: int | None = None) -> list[str]:
     """The words branch's rules, kept apart so the readiness rules can call them: a ± that
-    covers most of the possible range, and a quantile grid the sampler cannot finish."""
+    covers most of the possible range, and a quantile grid the sampler cannot finish.
+    ``rows``: the plan's public ``dataset.expected_rows`` (what the release decides from),
+    never a table's true row count."""
     out = []
     useless = useless_warning(q, acc)
     if useless is not None:

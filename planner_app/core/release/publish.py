@@ -283,6 +283,13 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
     step(0.05, "Checking the plan against the data")
     # one engine: the check and the release share the bounded rows and the aggregates
     rng: RandomSource = source if source is not None else SystemRandomSource()
+    # a quantile the sampler could not finish is refused before the table is read, from
+    # public figures only: its grid and the plan's stated dataset.expected_rows, never the
+    # table's true row count (issue 24)
+    for q in plan.queries:
+        why = quantile_refusal(q, plan.dataset.expected_rows)
+        if why is not None:
+            raise InputError("plan", f"query {q.id}", why)
     # the bounding's secret salt comes from rng (docs/engine.md); a bad file fails here
     aggregator = open_engine(engine, plan, table, rng)
     try:
@@ -298,10 +305,6 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
         # same); the lifetime cap is the ledger's, checked by its charge under the lock
         assert report.readiness is not None and report.compiled is not None
         require_ready(report.readiness)
-        for q in plan.queries:  # a quantile the sampler cannot finish: refuse before charge
-            why = quantile_refusal(q, aggregator.n_rows)
-            if why is not None:
-                raise InputError("plan", f"query {q.id}", why)
         step(0.15, "Computing the aggregates")
         # true values: memory only
         aggregates = {q.id: aggregator.aggregate(q) for q in plan.queries}

@@ -102,8 +102,8 @@ def statistic_notes(session: Session) -> list[str]:
     plan = session.plan
     if plan is None:
         return []
-    rows = session.table.n_rows if session.table is not None else None
-    return [f"{q.title}: {w}" for q in plan.queries
+    rows = plan.dataset.expected_rows  # public: the release's own rule reads this one
+    return [f"{q.title}: {on_screen(w)}" for q in plan.queries
             for w in statistic_warnings(q, session.accuracy(q), rows)]
 
 
