@@ -6,7 +6,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..core.release.consistent import consistent_summary
 from ..core.support.errors import InputError
 from ..core.support.numbers import shown
 from .common import (
@@ -103,6 +102,8 @@ def cmd_release(args: argparse.Namespace) -> int:
     for line in synthetic_release_lines(result.releases):
         print(line)
     if result.consistency:  # issue 27: the core's sentence, as the app's results say it
+        from ..core.release.consistent import consistent_summary  # scipy: not for --help
+
         print(consistent_summary(result.consistency) + " Both are in results.csv.")
     approval = result.report.readiness.get("approval") if result.report.readiness else None
     if approval is not None:
