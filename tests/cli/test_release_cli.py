@@ -261,5 +261,5 @@ def test_report_refuses_an_invalid_bundle(tmp_path: Path) -> None:
     done = run(["report", str(out)], home)
     assert done.returncode == 2  # and says where to write, in one line
     assert done.stderr.strip().splitlines() == [
-        "planner-app: error: argument: say where to write the report: --pdf OUT, --html OUT "
-        "and/or --registry OUT.yaml"]
+        "planner-app: error: argument: say where to write the report: --pdf OUT, --html OUT, "
+        "--registry OUT.yaml and/or --notebook OUT.ipynb"]

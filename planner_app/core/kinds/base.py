@@ -97,6 +97,15 @@ class StatisticKind(ABC):
     #: its released values are the public list or bounds of another statistic of a later plan
     #: (``plan apply-discovery``; release/discovery.py)
     is_discovery: ClassVar[bool] = False
+    #: what a discovery finds: "keys" (a list of keys) or "bounds" (a lower and an upper
+    #: bound); "" for every other kind
+    discovers: ClassVar[str] = ""
+    #: what its values add up as in a plan's consistency relations (planfile/relations.py):
+    #: "count" (a count, a histogram's cells), "sum" (a sum), "" (they do not add up)
+    adds_up_as: ClassVar[str] = ""
+    #: its cells are a breakdown even without a group_by (a histogram's categories), so it
+    #: can be the parts of a relation but never its total
+    cells_without_group_by: ClassVar[bool] = False
     #: its ± before release is computed from a row count, so it reads a statistic's
     #: ``expected_count`` (the form shows that field for it)
     asks_expected_count: ClassVar[bool] = False

@@ -36,6 +36,7 @@ def params(query: Query) -> CountParams:
 
 class Count(StatisticKind):
     name = "count"
+    adds_up_as = "count"
     params_type = CountParams
     own_keys = ("of",)
     title = "Count"

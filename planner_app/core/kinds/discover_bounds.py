@@ -60,6 +60,7 @@ class DiscoverBounds(StatisticKind):
     bounded = True
     discovers_cells = True
     is_discovery = True
+    discovers = "bounds"
 
     # --- plan fields -------------------------------------------------------------------------
 

@@ -95,6 +95,7 @@ class DiscoverKeys(StatisticKind):
     needs_delta: ClassVar[bool] = True
     discovers_cells = True
     is_discovery = True
+    discovers = "keys"
     basic_accountant_refusal = None
 
     # --- plan fields -------------------------------------------------------------------------

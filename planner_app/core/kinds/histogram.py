@@ -34,6 +34,8 @@ def params(query: Query) -> CellsParams:
 
 class Histogram(StatisticKind):
     name = "histogram"
+    adds_up_as = "count"
+    cells_without_group_by = True
     params_type = CellsParams
     own_keys = ("categories", "bins")
     title = "Histogram"

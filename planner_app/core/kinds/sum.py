@@ -34,6 +34,7 @@ def params(query: Query) -> BoundedParams:
 
 class Sum(StatisticKind):
     name = "sum"
+    adds_up_as = "sum"
     params_type = BoundedParams
     own_keys = ("lower", "upper", "grid_step")
     title = "Sum"

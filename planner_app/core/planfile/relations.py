@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ..kinds.registry import kind_of
 from ..kinds.shared_dp import cell_labels
 from ..model.plan import HEADLINES, Consistency, Plan, Query, Relation, Scalar
 from ..model.reader import FieldReader, json_type
@@ -35,7 +36,6 @@ MAX_CONSISTENT_CELLS = 1_000
 MAX_RELATIONS = 100
 CONSISTENCY_FIELDS = ("relations", "non_negative", "integer", "headline")
 RELATION_FIELDS = ("total", "parts", "within")
-PARTS_KINDS = {"count": ("count", "histogram"), "sum": ("sum",)}  # by the total's kind
 
 
 def read_consistency(r: FieldReader, queries: Sequence[Query]) -> Consistency | None:
@@ -63,7 +63,7 @@ def read_consistency(r: FieldReader, queries: Sequence[Query]) -> Consistency | 
             c.fail(key, f"must be true or false, not {json_type(value)}")
         flags[key] = value
     headline = c.choice("headline", HEADLINES, default="raw")
-    sums = [by_id[qid] for qid in related_ids(relations) if by_id[qid].kind == "sum"]
+    sums = [by_id[qid] for qid in related_ids(relations) if kind_of(by_id[qid]).adds_up_as == "sum"]
     if sums and flags["integer"]:
         c.fail("integer", f"is for counts: {sums[0].id!r} is a sum (its consistent values "
                           "are given to 3 decimals)")
@@ -93,17 +93,18 @@ def _read_relation(c: FieldReader, obj: Any, i: int, by_id: Mapping[str, Query])
     total, parts = names["total"], names["parts"]
     if total.id == parts.id:
         rr.fail("parts", "is the total itself: a statistic cannot add up to itself")
-    if total.kind not in PARTS_KINDS:
+    total_as, parts_kind = kind_of(total).adds_up_as, kind_of(parts)
+    if not total_as or kind_of(total).cells_without_group_by:
         rr.fail("total", f"{total.id!r} is a {total.kind}: a total must be a count or a sum "
                          "(means and other kinds do not add up)")
-    if parts.kind not in PARTS_KINDS[total.kind]:
+    if parts_kind.adds_up_as != total_as:
         rr.fail("parts", f"{parts.id!r} is a {parts.kind}: the parts of a {total.kind} must "
-                         + ("be a count with a group_by or a histogram" if total.kind == "count"
+                         + ("be a count with a group_by or a histogram" if total_as == "count"
                             else "be a sum with a group_by"))
-    if parts.kind in ("count", "sum") and parts.group_by is None:
+    if not parts_kind.cells_without_group_by and parts.group_by is None:
         rr.fail("parts", f"{parts.id!r} is a {parts.kind} without a group_by: it has one "
                          "cell, not parts")
-    if total.kind == "sum" and (parts.column != total.column or parts.params != total.params
+    if total_as == "sum" and (parts.column != total.column or parts.params != total.params
                                 or parts.missing != total.missing):
         rr.fail("parts", f"{parts.id!r} and {total.id!r} must sum the same column with the "
                          "same bounds, grid step and missing rule to add up")

@@ -95,8 +95,9 @@ def read_discovery(path: Path) -> DiscoveryBundle:
         table = tables[q.id]
         cells = table.column("cell")
         values = table.column("value")
-        keys = tuple(str(c) for c in cells) if q.kind == "discover_keys" else None
-        bounds = (float(values[0]), float(values[1])) if q.kind == "discover_bounds" else None
+        finds = kind_of(q).discovers
+        keys = tuple(str(c) for c in cells) if finds == "keys" else None
+        bounds = (float(values[0]), float(values[1])) if finds == "bounds" else None
         found[q.id] = FoundValues(q.id, q.kind, q.column or "", keys, bounds, q.epsilon,
                                   q.delta)
     if not found:
