@@ -152,10 +152,10 @@ def _confidence(args: argparse.Namespace) -> float:
 
 def _ledger_state_or_error(args: argparse.Namespace, dataset: str):  # type: ignore[no-untyped-def]
     """The dataset's ledger state for the lifetime rule, or the error reading it."""
-    from ..core.records.ledger import Ledger
+    from ..core.records.books import ledger_for
 
     try:
-        return Ledger(_home(args).ledger_path).state_without_creating(dataset)
+        return ledger_for(_home(args)).state_without_creating(dataset)
     except PlannerError as exc:
         return exc
 

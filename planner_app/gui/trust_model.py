@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any
 from ..core.model import Plan
 from ..core.planning.changes import OpChanges
 from ..core.planning.settings import Settings
+from ..core.records.books import ledger_for
 from ..core.records.keys import KeyInfo, KeyStore, Passphrase, PublicKey, SecretKey
-from ..core.records.ledger import Ledger, LedgerError, LedgerState
+from ..core.records.ledger import LedgerError, LedgerState
 from ..core.records.policy import (
     Policy,
     PolicyError,
@@ -133,7 +134,7 @@ class TrustModel:
 
         def read() -> LedgerState | None:
             try:  # the effective cap: the smaller of the ledger's and the policy's
-                return effective_state(Ledger(self.home.ledger_path).state(name), self.policy)
+                return effective_state(ledger_for(self.home).state(name), self.policy)
             except PlannerError:
                 return None
 
