@@ -142,6 +142,8 @@ def _marks_for(item: pytest.Item) -> list[str]:
         marks.append("spark")
     if name.startswith("test_synthetic"):
         marks.append("synth")
+    if name.startswith("test_shared_ledger"):  # pg26: a real PostgreSQL server
+        marks.append("postgres")
     return marks
 
 
@@ -245,7 +247,6 @@ def pg_server_url() -> Any:
 def office_db(pg_server_url: str) -> Any:
     """A new, empty database on the test server (its URL), dropped afterwards."""
     import uuid
-
     from urllib.parse import urlsplit, urlunsplit
 
     import psycopg

@@ -83,6 +83,11 @@ def server_start(folder: Path) -> None:
     """Start (or restart) the server of a cluster ``start`` made."""
     bin_dir = pg_bin()
     assert bin_dir is not None
+    status = subprocess.run(_as_server_user([str(bin_dir / "pg_ctl"), "-D",
+                                             str(folder / "data"), "status"]),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+    if status.returncode == 0:
+        return  # already running
     opts = (f"-c listen_addresses='' -c unix_socket_directories='{folder / 'socket'}' "
             "-c max_connections=60 -c shared_buffers=16MB -c fsync=on")
     _run([str(bin_dir / "pg_ctl"), "-D", str(folder / "data"), "-o", opts, "-w", "-t", "60",
@@ -121,7 +126,7 @@ def wait_ready(url: str, seconds: float = 30.0) -> None:
 
 
 if __name__ == "__main__":
-    action, where = sys.argv[1], Path(sys.argv[2])
+    action, where = sys.argv[1], Path(sys.argv[2] if len(sys.argv) > 2 else ".")
     if action == "start":
         print(start(where))
     elif action == "start-new":  # a new folder: prints the folder, then the URL

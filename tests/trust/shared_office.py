@@ -16,7 +16,7 @@ SECRET = "office-secret-for-tests-0123456789"
 
 
 def office_policy(url: str, **fields: Any) -> dict[str, Any]:
-    return {"format": "planner-app/policy@2", "version": 1, "name": "Office", 
+    return {"format": "planner-app/policy@2", "version": 1, "name": "Office",
             "default_lifetime_cap": {"epsilon": 2.5, "delta": 1e-6},
             "ledger": {"url": url}, **fields}
 

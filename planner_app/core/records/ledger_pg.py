@@ -18,10 +18,12 @@ through ``ledger migrate`` (ledger_schema.py).
 from __future__ import annotations
 
 import json
+import os
 import random
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..dp.accounting import Total, within
@@ -49,9 +51,24 @@ from .office_config import OfficeLedger, OfficeSecretMissing, file_identity
 if TYPE_CHECKING:
     import psycopg
 
+FAULT_ENV = "PLANNER_APP_FAULT_PAUSE"  # test hook: pause inside the charge (see _checkpoint)
+GO_ENV = "PLANNER_APP_FAULT_GO"
 AUDIT_LOCK = 26_0001  # pg_advisory_xact_lock key of the audit log's tail
 RETRIES = 60  # serialization failures retried (16 processes on one dataset: a few each)
 LOOKUP_SECONDS = 20.0  # how long a cut-off COMMIT is looked up again
+
+
+def _checkpoint(stage: str) -> None:
+    """The network-cut test pauses a charge between its INSERT and its COMMIT: with
+    PLANNER_APP_FAULT_PAUSE=<stage> it writes ``<GO>.paused`` and waits for the file
+    PLANNER_APP_FAULT_GO names (the test stops the server meanwhile)."""
+    if os.environ.get(FAULT_ENV) != stage:
+        return
+    go = os.environ.get(GO_ENV, "")
+    Path(go + ".paused").write_text(stage, encoding="utf-8")
+    end = time.monotonic() + 600
+    while time.monotonic() < end and not os.path.exists(go):
+        time.sleep(0.05)
 
 
 class LedgerUnreachable(LedgerError):
@@ -320,6 +337,7 @@ class SharedLedger:
             con.execute("INSERT INTO planner_counters(name, value) VALUES "
                         "('releases_charged', 1) ON CONFLICT (name) DO UPDATE SET "
                         "value = planner_counters.value + 1")
+            _checkpoint("charge-before-commit")
 
         try:
             self._serializable(work)
