@@ -155,7 +155,7 @@ def _ledger_state_or_error(args: argparse.Namespace, dataset: str):  # type: ign
     from ..core.records.books import ledger_for
 
     try:
-        return ledger_for(_home(args)).state_without_creating(dataset)
+        return ledger_for(_home(args), for_reading=True).state_without_creating(dataset)
     except PlannerError as exc:
         return exc
 

@@ -72,7 +72,9 @@ def cmd_ledger(args: argparse.Namespace) -> int:
                       f"ε = {DEFAULT_CAP_EPSILON:g}, δ = {DEFAULT_CAP_DELTA:g}.")
             for state in states:
                 print("\n".join(_ledger_lines(state)))
-            print(charged_to_words(home))
+            from ..core.records.policy import policy_or_error
+
+            print(charged_to_words(policy_or_error(home)))
         if problems:  # shown, then exit 4: no release runs until this is mended
             print(f"{PROG}: the budget ledger and the audit log disagree: "
                   f"{'; '.join(problems)}", file=sys.stderr)

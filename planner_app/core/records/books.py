@@ -4,6 +4,7 @@ Every release, resume, check and view asks here; nothing else decides it (issue 
 
 from __future__ import annotations
 
+from ..support.errors import PlannerError
 from ..support.home import AppHome
 from .audit import AuditLog
 from .ledger import Ledger
@@ -22,8 +23,15 @@ def office_of(home: AppHome) -> OfficeLedger | None:
     return None if policy is None else policy.ledger
 
 
-def ledger_for(home: AppHome) -> AnyLedger:
-    office = office_of(home)
+def ledger_for(home: AppHome, for_reading: bool = False) -> AnyLedger:
+    """The ledger to charge (PolicyError when the policy cannot be trusted). ``for_reading``:
+    the ledger whose figures a check shows; under a policy that cannot be trusted, the home's
+    own (the check then fails on the policy, and nothing is charged anywhere)."""
+    if for_reading:
+        policy = policy_or_error(home)
+        office = policy.ledger if isinstance(policy, Policy) else None
+    else:
+        office = office_of(home)
     return Ledger(home.ledger_path) if office is None else SharedLedger(office)
 
 
@@ -36,14 +44,13 @@ def audit_for(home: AppHome, ledger: AnyLedger | None = None) -> AnyAudit:
 
 def has_ledger(home: AppHome) -> bool:
     """Whether there is a ledger to read (reading the home's own never creates it)."""
-    return isinstance(ledger_for(home), SharedLedger) or home.ledger_path.exists()
+    return isinstance(ledger_for(home, True), SharedLedger) or home.ledger_path.exists()
 
 
-def charged_to_words(home: AppHome) -> str:
-    """Which ledger a release from this home is charged to, in words, wherever the lifetime
-    budget is shown ("Charged to this computer's ledger." / "… the office's shared ledger at
-    db.example/planner.")."""
-    policy = policy_or_error(home)
+def charged_to_words(policy: Policy | PlannerError | None) -> str:
+    """Which ledger a release under the installed ``policy`` (policy_or_error's answer) is
+    charged to, in words, wherever the lifetime budget is shown ("Charged to this computer's
+    ledger …" / "… the office's shared ledger at db.example/planner …")."""
     office = policy.ledger if isinstance(policy, Policy) else None
     if office is None:
         return f"Charged to {Ledger.where} (this app home only)."

@@ -118,7 +118,7 @@ def again_warning(home: AppHome, plan: Plan) -> str | None:
     """The command line's warning before it releases a plan that was released before (None
     when it was not, or when the ledger cannot be read: the release itself then says so)."""
     try:
-        state = ledger_for(home).state_without_creating(plan.dataset.name)
+        state = ledger_for(home, for_reading=True).state_without_creating(plan.dataset.name)
     except PlannerError:
         return None
     earlier = earlier_releases(plan, state, bundle_names(home))

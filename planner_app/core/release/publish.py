@@ -149,7 +149,7 @@ def file_datasets(home: AppHome, table: Table) -> list[str]:
     hashes); reading creates no ledger."""
     if not has_ledger(home):
         return []
-    return ledger_for(home).datasets_with_file(table.sha256)
+    return ledger_for(home, for_reading=True).datasets_with_file(table.sha256)
 
 
 def known_datasets(home: AppHome) -> list[str]:
@@ -157,7 +157,7 @@ def known_datasets(home: AppHome) -> list[str]:
     ledger."""
     if not has_ledger(home):
         return []
-    return ledger_for(home).datasets()
+    return ledger_for(home, for_reading=True).datasets()
 
 
 def rehearse(p: Prepared) -> Rehearsal:
