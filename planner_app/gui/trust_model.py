@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.model import Plan
 from ..core.planning.changes import OpChanges
 from ..core.planning.settings import Settings
-from ..core.records.books import charged_to_words, ledger_for
+from ..core.records.books import charged_to_short, charged_to_words, ledger_for
 from ..core.records.keys import KeyInfo, KeyStore, Passphrase, PublicKey, SecretKey
 from ..core.records.ledger import LedgerError, LedgerState
 from ..core.records.policy import (
@@ -129,9 +129,9 @@ class TrustModel:
         return self._ledger_error or LedgerError(f"the budget ledger {self.home.ledger_path} "
                                                  "cannot be read")
 
-    def charged_to(self) -> str:
+    def charged_to(self, short: bool = False) -> str:
         """Which ledger a release is charged to, in the core's words (records/books.py)."""
-        return charged_to_words(self.policy)
+        return (charged_to_short if short else charged_to_words)(self.policy)
 
     def lifetime(self, plan: Plan | None) -> LedgerState | None:
         """The dataset's ledger state (None when the ledger cannot be read)."""

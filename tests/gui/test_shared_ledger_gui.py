@@ -40,7 +40,8 @@ def test_the_app_names_the_ledger_and_refuses_over_the_offices_cap(
 
     window = _window(qtbot, b, plan)
     text = html.unescape(window.meter.text.text())
-    assert "Charged to the office's shared ledger" in text, text
+    assert "Ledger: the office's" in text, text
+    assert "Charged to the office's shared ledger" in window.meter.toolTip()
     lifetime = window.session.release_rules().get("lifetime")
     assert lifetime is not None and lifetime.failed and window.meter.blocked
     # the wizard's release goes through the same core charge: refused, nothing charged
@@ -60,4 +61,5 @@ def test_a_home_without_an_office_policy_says_it_charges_its_own_ledger(
     office_plan = Office.__new__(Office)
     office_plan.tmp = tmp_path
     window = _window(qtbot, tmp_path / "home", office_plan.plan(1.0))
-    assert "Charged to this computer's ledger" in html.unescape(window.meter.text.text())
+    assert "Ledger: this computer's." in html.unescape(window.meter.text.text())
+    assert "Charged to this computer's ledger" in window.meter.toolTip()

@@ -55,3 +55,10 @@ def charged_to_words(policy: Policy | PlannerError | None) -> str:
     if office is None:
         return f"Charged to {Ledger.where} (this app home only)."
     return f"Charged to {SharedLedger(office).where}, shared by every app home of the office."
+
+
+def charged_to_short(policy: Policy | PlannerError | None) -> str:
+    """The same in a few words, for the always-visible meter ("Ledger: this computer's.")."""
+    office = policy.ledger if isinstance(policy, Policy) else None
+    return "Ledger: this computer's." if office is None else \
+        f"Ledger: the office's ({office.where})."
