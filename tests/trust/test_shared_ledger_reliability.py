@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import subprocess
 import sys
 import threading
@@ -23,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from planner_app.core.release.pending import list_pending
+from planner_app.core.release.pending import list_pending, pending_path
 from planner_app.core.support.home import app_home
 from tests import pg_server
 from tests.conftest import DEMO_TABLE
@@ -172,3 +173,36 @@ def test_a_cut_between_begin_and_commit_is_refused_or_completed(
         assert "nothing was released" in err and "Traceback" not in err
     assert state.chain_problem is None and state.crosscheck == []
     assert list_pending(app_home(home)) == []
+
+
+def test_resume_from_another_home_of_the_office(office: Office) -> None:
+    """A release killed after its noised record was saved completes from a second home that
+    holds that record: no new noise, no second charge, the bundle verifies."""
+    homes = _homes(office, 2, cap=5.0)
+    out = office.tmp / "out" / "killed.zip"
+    env = {**_env(), "PLANNER_APP_FAULT_PAUSE": "saved"}
+    proc = subprocess.Popen([sys.executable, "-m", "planner_app", "--home", str(homes[0]),
+                             "release", str(office.plan(1.0)), "--data", str(DEMO_TABLE),
+                             "--out", str(out)], cwd=ROOT, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stderr is not None
+    for line in proc.stderr:  # the release waits at the checkpoint: kill it there
+        if line.startswith("paused at saved"):
+            break
+    proc.kill()
+    proc.wait()
+    (waiting,) = list_pending(app_home(homes[0]))
+    first = pending_path(app_home(homes[0]), waiting.release_id)
+    second = pending_path(app_home(homes[1]), waiting.release_id)
+    second.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(first, second)  # the saved record, handed to a colleague
+    code, _, err = office.run(homes[1], "release", "--resume", waiting.release_id)
+    assert code == 0, err
+    state = check_office(office.url, office.tmp / "out")
+    assert [r[0] for r in state.rows] == [waiting.release_id]  # charged once
+    assert state.rows[0][1] == "completed" and list(state.bundles) == [waiting.release_id]
+    assert state.chain_problem is None and state.crosscheck == []
+    assert office.run(homes[1], "verify", str(out))[0] == 0
+    # the first home sees it complete too: resuming there is "already complete", exit 0
+    code, out_text, err = office.run(homes[0], "release", "--resume", waiting.release_id)
+    assert code == 0 and "already complete" in out_text + err
