@@ -107,6 +107,8 @@ def stop(folder: Path) -> None:
     """Stop the server of ``folder`` (a cluster folder, or the folder ``new_folder`` made
     around one) and remove it all."""
     cluster = folder if (folder / "data").exists() else folder / "pg"
+    if not (cluster / "data" / "PG_VERSION").exists():
+        return  # not a cluster this module made: never remove anything else
     server_stop(cluster)
     shutil.rmtree(folder, ignore_errors=True)
 
