@@ -311,7 +311,7 @@ class SharedLedger:
         charged_total: Total = total
         charged_measurements: Sequence[Measurement] = measurements
 
-        def work(con: psycopg.Connection[Any]) -> None:
+        def work(con: psycopg.Connection[Any]) -> LedgerState:
             # one charge per dataset at a time; SERIALIZABLE guards the rest
             con.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 26))", (dataset,))
             disagree = self._audit_problems(con, None)
@@ -338,9 +338,13 @@ class SharedLedger:
                         "('releases_charged', 1) ON CONFLICT (name) DO UPDATE SET "
                         "value = planner_counters.value + 1")
             _checkpoint("charge-before-commit")
+            # the state this charge decided on, in its own snapshot (the ledger's own cap, as
+            # Ledger.charge returns it): a charge committed meanwhile elsewhere is not in it
+            return self._state(con, dataset)
 
         try:
-            self._serializable(work)
+            state: LedgerState = self._serializable(work)
+            return state
         except LedgerUnreachable:
             # the COMMIT may have been cut off after the server wrote it: look it up
             if self._charged_after_cut(release_id) is False:
