@@ -51,15 +51,21 @@ def cmd_check(args: argparse.Namespace) -> int:
     use_spark_master(args)  # before anything reads the table
     plan = load_plan(args.plan)
     table = open_table(args.data) if args.data else None
+    from ..core.records.ledger import LedgerError
+
     policy = policy_or_error(_home(args))  # the installed policy's rules, as release applies
-    same_file = file_datasets(_home(args), table) if table is not None and policy else None
+    try:
+        same_file = file_datasets(_home(args), table) if table is not None and policy else None
+        known = known_datasets(_home(args)) if policy else None
+    except LedgerError:  # pg26: the office's ledger unreachable: its rule says so (not ready)
+        same_file = known = None
     require, trusted = approval_rule(policy, _approval_required(args), _approval_trust(args))
     with _naming_plan_file(args.plan):
         report = check_plan(plan, table, confidence=_confidence(args),
                             ledger=_ledger_state_or_error(args, plan.dataset.name),
                             require_approval=require, trusted=trusted, policy=policy,
                             file_datasets=same_file,
-                            known_datasets=known_datasets(_home(args)) if policy else None,
+                            known_datasets=known,
                             trust_ignored=trust_note(bool(getattr(args, "trust", None))),
                             engine_name=getattr(args, "engine", None) or "duckdb")
     data = report.to_dict()
@@ -112,6 +118,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     others = ", ".join(f"{a['accountant']} {shown(a['epsilon'])}" for a in data["alternatives"])
     print(f"  other accountants: {others}")
     print(data["risk"]["sentence"])
+    from ..core.records.books import charged_to_words
+    from ..core.records.policy import Policy
+
+    if isinstance(policy, Policy) and policy.ledger is not None:  # pg26: whose budget
+        print(charged_to_words(policy))
     for w in data["warnings"]:
         print(f"warning: {w}")
     for f in data["owner_facts"]:

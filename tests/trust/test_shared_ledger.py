@@ -121,6 +121,12 @@ def test_an_unreachable_ledger_refuses_with_exit_4_and_charges_nothing(
     assert not (home / "data" / "ledger.sqlite").exists()
     code, out, _ = office.run(home, "ledger", "doctor")
     assert code == 4 and "PROBLEM" in out
+    # check still answers, offline: not ready, because the office's ledger cannot be read
+    code, out, err = office.run(home, "check", str(office.plan(1.0)), "--data",
+                               str(DEMO_TABLE))
+    assert code == 0, err
+    assert "Ready to release: NO" in out and "Charged to the office's shared ledger" in out
+    assert "shared ledger at" in out and "cannot be reached" in out
 
 
 def test_a_ledger_without_schema_or_secret_refuses(office: Office,
