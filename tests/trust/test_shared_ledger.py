@@ -127,6 +127,7 @@ def test_an_unreachable_ledger_refuses_with_exit_4_and_charges_nothing(
     assert code == 0, err
     assert "Ready to release: NO" in out and "Charged to the office's shared ledger" in out
     assert "shared ledger at" in out and "cannot be reached" in out
+    assert "network connection to the office's ledger" in out
 
 
 def test_a_ledger_without_schema_or_secret_refuses(office: Office,
