@@ -9,7 +9,8 @@ from pathlib import Path
 from planner_app.core.model.plan import FORMAT as PLAN_FORMAT
 from planner_app.core.planning.settings import SCHEMA_VERSION as SETTINGS_SCHEMA
 from planner_app.core.records.ledger import SCHEMA_VERSION as LEDGER_SCHEMA
-from planner_app.core.records.policy import POLICY_FORMAT
+from planner_app.core.records.ledger_schema import SCHEMA_VERSION as SHARED_LEDGER_SCHEMA
+from planner_app.core.records.policy import POLICY_FORMAT, POLICY_FORMAT_SHARED
 from planner_app.core.records.review import APPROVAL_FORMAT
 from planner_app.core.release.bundle import CONSISTENT_FORMAT, RELEASE_FORMAT
 from planner_app.core.release.pending import PENDING_FORMAT
@@ -36,6 +37,8 @@ def expected_sections() -> list[str]:
     names += [f"Report format {n}" for n in sorted({*FORMATS, REPORT_FORMAT})]
     names += [f"Ledger schema {n}" for n in range(1, LEDGER_SCHEMA + 1)]
     names += [f"Settings schema {n}" for n in range(1, SETTINGS_SCHEMA + 1)]
+    names += [POLICY_FORMAT_SHARED]  # pg26
+    names += [f"Shared ledger schema {n}" for n in range(1, SHARED_LEDGER_SCHEMA + 1)]
     return names
 
 
@@ -55,5 +58,6 @@ def test_every_section_names_the_commit_it_starts_from() -> None:
 
 def test_the_table_of_formats_lists_what_the_code_writes() -> None:
     text = CHANGELOG.read_text(encoding="utf-8")
-    for name in (PLAN_FORMAT, RELEASE_FORMAT, APPROVAL_FORMAT, POLICY_FORMAT, PENDING_FORMAT):
+    for name in (PLAN_FORMAT, RELEASE_FORMAT, APPROVAL_FORMAT, POLICY_FORMAT, PENDING_FORMAT,
+                 POLICY_FORMAT_SHARED):
         assert f"| `{name}` |" in text, name

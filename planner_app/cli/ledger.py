@@ -39,10 +39,13 @@ def _ledger_lines(state) -> list[str]:  # type: ignore[no-untyped-def]
 
 
 def cmd_ledger(args: argparse.Namespace) -> int:
-    from ..core.records.ledger import DEFAULT_CAP_DELTA, DEFAULT_CAP_EPSILON, Ledger
+    from ..core.records.books import audit_for, charged_to_words, ledger_for
+    from ..core.records.ledger import DEFAULT_CAP_DELTA, DEFAULT_CAP_EPSILON
 
     home = _home(args).ensure()
-    ledger = Ledger(home.ledger_path)
+    if args.ledger_command in ("doctor", "migrate", "import"):
+        return _office_command(args, home)
+    ledger = ledger_for(home)
     if args.ledger_command == "set-cap":
         current = ledger.state(args.name)
         delta = args.delta if args.delta is not None else (
@@ -54,11 +57,9 @@ def cmd_ledger(args: argparse.Namespace) -> int:
             print("\n".join(_ledger_lines(state)))
         return EXIT_OK
     if args.ledger_command == "show":
-        from ..core.records.audit import AuditLog
-
         names = [args.name] if args.name else ledger.datasets()
         states = [ledger.state(n) for n in names]
-        problems = ledger.audit_problems(AuditLog(home.audit_path).read())
+        problems = ledger.audit_problems(audit_for(home, ledger).read())
         if problems and not args.json:  # never edited spending shown as if it were fine
             from ..core.records.crosscheck import UNTRUSTED_FIGURES
 
@@ -71,6 +72,9 @@ def cmd_ledger(args: argparse.Namespace) -> int:
                       f"ε = {DEFAULT_CAP_EPSILON:g}, δ = {DEFAULT_CAP_DELTA:g}.")
             for state in states:
                 print("\n".join(_ledger_lines(state)))
+            from ..core.records.policy import policy_or_error
+
+            print(charged_to_words(policy_or_error(home)))
         if problems:  # shown, then exit 4: no release runs until this is mended
             print(f"{PROG}: the budget ledger and the audit log disagree: "
                   f"{'; '.join(problems)}", file=sys.stderr)
@@ -78,7 +82,32 @@ def cmd_ledger(args: argparse.Namespace) -> int:
         return EXIT_OK
     if args.ledger_command == "prove-file":
         return _prove_file(args, home)
-    raise InputError("argument", None, "ledger needs an action: set-cap, show or prove-file")
+    raise InputError("argument", None, "ledger needs an action: set-cap, show, prove-file, "
+                                       "doctor, migrate or import")
+
+
+def _office_command(args: argparse.Namespace, home) -> int:  # type: ignore[no-untyped-def]
+    """doctor, migrate, import: the office's shared ledger (core/records/office_admin.py)."""
+    from ..core.records import office_admin
+
+    if args.ledger_command == "doctor":
+        found = office_admin.doctor(home)
+        if args.json:
+            _print_json({"ok": found.ok, "lines": found.lines})
+        else:
+            print("\n".join(found.lines))
+        return EXIT_OK if found.ok else EXIT_LEDGER
+    if args.ledger_command == "migrate":
+        before, after = office_admin.migrate_office(home)
+        print(f"The shared ledger's schema is at version {after}"
+              + (" (it already was)." if before == after else
+                 f" (it was {before or 'not there'})."))
+        return EXIT_OK
+    done = office_admin.import_home(home)
+    print(f"Imported {done['releases']} release(s), {done['caps']} dataset(s) and "
+          f"{done['entries']} audit entries into the shared ledger at "
+          f"{done['shared_ledger']}; the chain continues there.")
+    return EXIT_OK
 
 
 def _prove_file(args: argparse.Namespace, home) -> int:  # type: ignore[no-untyped-def]

@@ -236,6 +236,16 @@ def build_parser() -> argparse.ArgumentParser:
     prove.add_argument("--bundle", help="check this bundle's commitment (default: every "
                                         "release of NAME made from the file)")
     prove.add_argument("--json", action="store_true", help="print JSON")
+    # pg26: the office's shared ledger (a policy@2 "ledger" section; issue 26)
+    doctor = ledger_sub.add_parser(
+        "doctor", help="which ledger this home charges; for the office's shared ledger: "
+                       "reachable? schema version? caps? audit chain? (exit 4 on a problem)")
+    doctor.add_argument("--json", action="store_true", help="print JSON")
+    ledger_sub.add_parser("migrate", help="create or upgrade the office's shared ledger's "
+                                          "schema (the privacy officer, once per version)")
+    ledger_sub.add_parser("import", help="move this home's own ledger and audit log into the "
+                                         "office's empty shared ledger, once, keeping the "
+                                         "audit chain")
 
     add_keys_parser(sub)
 

@@ -106,6 +106,12 @@ def cmd_check(args: argparse.Namespace) -> int:
     others = ", ".join(f"{a['accountant']} {shown(a['epsilon'])}" for a in data["alternatives"])
     print(f"  other accountants: {others}")
     print(data["risk"]["sentence"])
+    from ..core.records.books import charged_to_words
+    from ..core.records.policy import Policy, policy_or_error
+
+    policy = policy_or_error(_home(args))
+    if isinstance(policy, Policy) and policy.ledger is not None:  # pg26: whose budget
+        print(charged_to_words(policy))
     for w in data["warnings"]:
         print(f"warning: {w}")
     for f in data["owner_facts"]:

@@ -409,6 +409,10 @@ class Session(QObject):
     def lifetime(self) -> LedgerState | None:
         return self.trust.lifetime(self.plan)
 
+    def charged_to(self, short: bool = False) -> str:
+        """Which ledger a release is charged to (this computer's or the office's)."""
+        return self.trust.charged_to(short)
+
     def earlier_releases(self) -> list[EarlierRelease]:
         return self.trust.earlier_releases(self.plan)
 

@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any
 from ..core.model import Plan
 from ..core.planning.changes import OpChanges
 from ..core.planning.settings import Settings
+from ..core.records.books import charged_to_short, charged_to_words, ledger_for
 from ..core.records.keys import KeyInfo, KeyStore, Passphrase, PublicKey, SecretKey
-from ..core.records.ledger import Ledger, LedgerError, LedgerState
+from ..core.records.ledger import LedgerError, LedgerState
 from ..core.records.policy import (
     Policy,
     PolicyError,
@@ -51,6 +52,7 @@ class TrustModel:
         self.policy: Policy | PolicyError | None = policy_or_error(home)
         self._trusted: Memo[tuple[PublicKey, ...]] = Memo()
         self._lifetime: Memo[LedgerState | None] = Memo()
+        self._ledger_error: PlannerError | None = None
         self._bundles: Memo[dict[str, str]] = Memo()  # the audit log's bundle names
         self._released: Memo[list[EarlierRelease]] = Memo()
         self._known: Memo[tuple[str, ...]] = Memo()
@@ -122,8 +124,14 @@ class TrustModel:
 
     # -- the ledger ---------------------------------------------------------------------------
 
-    def ledger_unreadable(self) -> LedgerError:
-        return LedgerError(f"the budget ledger {self.home.ledger_path} cannot be read")
+    def ledger_unreadable(self) -> PlannerError:
+        """Why the ledger could not be read (the home's or the office's, as it said)."""
+        return self._ledger_error or LedgerError(f"the budget ledger {self.home.ledger_path} "
+                                                 "cannot be read")
+
+    def charged_to(self, short: bool = False) -> str:
+        """Which ledger a release is charged to, in the core's words (records/books.py)."""
+        return (charged_to_short if short else charged_to_words)(self.policy)
 
     def lifetime(self, plan: Plan | None) -> LedgerState | None:
         """The dataset's ledger state (None when the ledger cannot be read)."""
@@ -133,8 +141,9 @@ class TrustModel:
 
         def read() -> LedgerState | None:
             try:  # the effective cap: the smaller of the ledger's and the policy's
-                return effective_state(Ledger(self.home.ledger_path).state(name), self.policy)
-            except PlannerError:
+                return effective_state(ledger_for(self.home, True).state(name), self.policy)
+            except PlannerError as exc:  # the office's ledger unreachable, say
+                self._ledger_error = exc
                 return None
 
         return self._lifetime.get((name, self._ledger_read), read)

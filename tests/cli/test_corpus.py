@@ -74,6 +74,17 @@ def _make_input(case: dict[str, Any], world: dict[str, Path], tmp_path: Path,
         if rest == "dev-zero":
             return Path("/dev/zero")
         path = tmp_path / rest
+        if case["command"] == "policy-install":  # pg26: signed by the key the test trusts
+            from planner_app.core.records.keys import KeyStore
+
+            path.write_text(json.dumps(case["doc"]), encoding="utf-8")
+            store = KeyStore(app_home(world["folder"] / "officer-home"))
+            if "officer" not in store.names():
+                store.create("officer")
+            sig = store.secret("officer").sign(path.read_bytes(), "corpus policy")
+            path.with_name(path.name + ".minisig").write_text(sig, encoding="utf-8")
+            store.export("officer", tmp_path / "officer.pub")
+            return path
         if "fifo" in rest:
             os.mkfifo(path)
         elif rest == "review-link.json":  # a link to a good plan (review: controllers)
@@ -150,6 +161,8 @@ def test_bad_input(case: dict[str, Any], world: dict[str, Path], capsys,  # type
                 str(out_dir / "never.json")]
     elif case["command"] == "review":  # a decision written into the plan file
         args = ["review", str(path), "--approve", "--reviewer", "Ada"]
+    elif case["command"] == "policy-install":  # pg26
+        args = ["policy", "install", str(path), "--trust", str(tmp_path / "officer.pub")]
     elif case["command"] == "release-home":
         args = ["--home", str(path), "release", str(world["plan"]), "--data",
                 str(world["table"]), "--out", str(out_dir / "bundle.zip")]

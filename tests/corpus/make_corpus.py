@@ -785,6 +785,35 @@ plan("quantile-grid-many-rows-release.json",
      "rows (dataset.expected_rows)")
 cases[-1]["command"] = "release"
 
+# pg26: a policy's "ledger" section (the office's shared ledger, issue 26): never a password,
+# only PostgreSQL, only in a policy@2; the test signs each file with a key it trusts, so the
+# refusal is the section's own (policy install, exit 2, nothing installed)
+OFFICE_POLICY = {"format": "planner-app/policy@2", "version": 1, "name": "Office"}
+for name, ledger, message in (
+        ("policy-ledger-password.json", {"url": "postgresql://u:secret@db.example/planner"},
+         "ledger.url: holds a password: credentials never go in the policy"),
+        ("policy-ledger-password-param.json",
+         {"url": "postgresql://u@db.example/planner?password=secret"},
+         "ledger.url: holds a password"),
+        ("policy-ledger-password-field.json",
+         {"url": "postgresql://u@db.example/planner", "password": "secret"},
+         "ledger.password: is not a field of the ledger section"),
+        ("policy-ledger-not-postgres.json", {"url": "mysql://u@db.example/planner"},
+         "ledger.url: must start with postgresql://"),
+        ("policy-ledger-no-url.json", {"sslmode": "require"},
+         "ledger.url: is missing"),
+        ("policy-ledger-not-object.json", "postgresql://u@db.example/planner",
+         "ledger: must be an object"),
+        ("policy-ledger-number.json", {"url": "postgresql://u@db/p", "connect_timeout": True},
+         "ledger.connect_timeout: must be text")):
+    cases.append({"file": f"special/{name}", "command": "policy-install", "exit": 2,
+                  "doc": {**OFFICE_POLICY, "ledger": ledger}, "message": message})
+cases.append({"file": "special/policy-ledger-in-policy-1.json", "command": "policy-install",
+              "exit": 2, "doc": {**OFFICE_POLICY, "format": "planner-app/policy@1",
+                                 "ledger": {"url": "postgresql://u@db.example/planner"}},
+              "message": "format: must be 'planner-app/policy@2' when the policy names a "
+                         "shared ledger"})
+
 (HERE / "cases.json").write_text(json.dumps({"plan": PLAN, "good_table": GOOD,
                                              "synthetic_plan": with_synthetic(),
                                              "cases": cases}, indent=1) + "\n")

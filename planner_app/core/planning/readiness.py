@@ -158,11 +158,19 @@ def budget_rule(plan: Plan, total: Total) -> RuleResult:
                 f"exceeds its budget ε = {b.epsilon:g}, δ = {b.delta:g}. {NOTHING_SPENT}")
 
 
+#: pg26: what to do when the office's shared ledger cannot be reached
+OFFICE_UNREACHABLE = ("Check the network connection to the office's ledger, or ask the "
+                      "privacy officer (planner-app ledger doctor says what is wrong).")
+
+
 def lifetime_rule(plan: Plan, total: Total, measurements: Sequence[Measurement],
                   ledger: LedgerState | PlannerError,
                   policy: Policy | PolicyError | None = None) -> RuleResult:
     if isinstance(ledger, PlannerError):
+        from ..records.ledger_pg import LedgerUnreachable
+
         return RuleResult("ledger", FAIL, f"The budget ledger cannot be read: {ledger}",
+                          OFFICE_UNREACHABLE if isinstance(ledger, LedgerUnreachable) else
                           "Check that the app's folder is readable and writable.",
                           refusal=str(ledger))
     if isinstance(policy, PolicyError):  # its cap may be lower than the ledger's: unknown

@@ -59,6 +59,15 @@ def _os_user() -> str:
         return f"uid:{os.getuid()}" if hasattr(os, "getuid") else "unknown"
 
 
+def audit_entry(seq: int, prev: str | None, event: str, params: dict[str, Any],
+                time: str | None = None) -> dict[str, Any]:
+    """One entry of the chain (the file's or the shared ledger's), its hash included."""
+    entry: dict[str, Any] = {"seq": seq, "time": time or utc_now(), "user": _os_user(),
+                             "event": event, "params": params, "prev": prev or GENESIS}
+    entry["hash"] = entry_hash(entry)
+    return entry
+
+
 @dataclass(frozen=True)
 class ChainProblem:
     line: int
@@ -174,10 +183,7 @@ class AuditLog:
                         from None
             entries = []
             for event, params in items:
-                entry: dict[str, Any] = {"seq": seq, "time": time or utc_now(),
-                                         "user": _os_user(), "event": event,
-                                         "params": params, "prev": prev}
-                entry["hash"] = entry_hash(entry)
+                entry = audit_entry(seq, prev, event, params, time)
                 entries.append(entry)
                 prev, seq = entry["hash"], seq + 1
             _write_all_or_nothing(fd, b"".join(canonical(e) + b"\n" for e in entries),

@@ -161,7 +161,7 @@ class Ledger:
         if row is None:
             return DEFAULT_CAP
         try:
-            cap = Cap(_number(row[0]), _number(row[1]))
+            cap = Cap(number(row[0]), number(row[1]))
         except (TypeError, ValueError):
             raise self._damaged(f"cap for dataset {name!r}") from None
         if cap.epsilon <= 0 or delta_problem(cap.delta):
@@ -181,11 +181,11 @@ class Ledger:
                     raise ValueError
                 for m in measurements:  # each must read back as a measurement
                     measurement_from_dict(m)
-                rho = None if row[8] is None else _number(row[8])
+                rho = None if row[8] is None else number(row[8])
                 record = ReleaseRecord(
                     id=row[0], dataset=row[1], time=row[2], file_name=row[3],
-                    file_sha256=row[4], plan_sha256=row[5], epsilon=_number(row[6]),
-                    delta=_number(row[7]), rho=rho, accountant=row[9], status=row[10],
+                    file_sha256=row[4], plan_sha256=row[5], epsilon=number(row[6]),
+                    delta=number(row[7]), rho=rho, accountant=row[9], status=row[10],
                     bundle_sha256=row[11], measurements=measurements)
             except (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError):
                 raise self._damaged(f"release record ({str(row[0])[:40]!r})") from None
@@ -270,6 +270,13 @@ class Ledger:
         finally:
             con.close()
 
+    shared = False  # the app home's own ledger (ledger_pg.SharedLedger: the office's)
+    where = "this computer's ledger"
+
+    def file_id(self, file_sha256: str) -> str:
+        """How this ledger records a file: its SHA-256 (private to the app home)."""
+        return file_sha256
+
     def datasets_with_file(self, file_sha256: str) -> list[str]:
         con = self._connect()
         try:
@@ -284,13 +291,7 @@ class Ledger:
     # -- writes -----------------------------------------------------------------------------
 
     def set_cap(self, name: str, epsilon: float, delta: float) -> LedgerState:
-        if not name.strip():  # plans refuse a blank dataset name: no cap can ever apply to it
-            raise InputError("argument", "NAME", "the dataset name must not be blank")
-        if not (isinstance(epsilon, (int, float)) and math.isfinite(epsilon) and epsilon > 0):
-            raise InputError("argument", "--epsilon", "the cap's ε must be a number above 0")
-        problem = delta_problem(delta)
-        if problem:
-            raise InputError("argument", "--delta", f"the cap's δ {problem}")
+        self.check_cap(name, epsilon, delta)
         epsilon, delta = float(epsilon), float(delta)
         con = self._connect()
         try:
@@ -314,6 +315,17 @@ class Ledger:
             raise
         finally:
             con.close()
+
+    @staticmethod
+    def check_cap(name: str, epsilon: float, delta: float) -> None:
+        """InputError for a cap no ledger may hold."""
+        if not name.strip():  # plans refuse a blank dataset name: no cap can ever apply to it
+            raise InputError("argument", "NAME", "the dataset name must not be blank")
+        if not (isinstance(epsilon, (int, float)) and math.isfinite(epsilon) and epsilon > 0):
+            raise InputError("argument", "--epsilon", "the cap's ε must be a number above 0")
+        problem = delta_problem(delta)
+        if problem:
+            raise InputError("argument", "--delta", f"the cap's δ {problem}")
 
     def charge(self, *, release_id: str, dataset: str, file_name: str, file_sha256: str,
                plan_sha256: str, compiled: CompiledPlan | None = None,
@@ -348,16 +360,7 @@ class Ledger:
             after = lifetime_total(records, measurements, total, cap.delta)
             if not within(after, cap.epsilon, cap.delta):  # the rule of readiness.py
                 con.execute("ROLLBACK")
-                before = lifetime_total(records, [], None, cap.delta)
-                left = LedgerState(dataset, cap, before, records)
-                raise BudgetExceeded(
-                    f"dataset {dataset!r} has ε = {left.remaining_epsilon:.4g} "
-                    f"(δ = {left.remaining_delta:.3g}) left of its lifetime cap ε = "
-                    f"{cap.epsilon:g}, δ = {cap.delta:g}"
-                    f"{' (the default)' if cap.is_default else ''}"
-                    f"{POLICY_CAP if cap.by_policy else ''}"
-                    f"; this release would bring the total to ε = {after.epsilon:.4g}, "
-                    f"δ = {after.delta:.3g}. Nothing was charged or written.")
+                raise over_cap(dataset, cap, records, after)
             rho = total.rho
             now = utc_now_private()
             con.execute(
@@ -375,8 +378,8 @@ class Ledger:
             row = ReleaseRecord(
                 id=release_id, dataset=dataset, time=now, file_name=file_name,
                 file_sha256=file_sha256, plan_sha256=plan_sha256,
-                epsilon=_number(total.epsilon), delta=_number(total.delta),
-                rho=None if rho is None else _number(rho), accountant=total.accountant,
+                epsilon=number(total.epsilon), delta=number(total.delta),
+                rho=None if rho is None else number(rho), accountant=total.accountant,
                 status="charged", bundle_sha256=None, measurements=json.loads(stored))
             if cap != own or (records and (records[-1].time, records[-1].id) > (now, release_id)):
                 # the state holds the ledger's own cap (the policy's is applied by the
@@ -461,7 +464,23 @@ class Ledger:
             con.close()
 
 
-def _number(value: Any) -> float:
+def over_cap(dataset: str, cap: Cap, records: list[ReleaseRecord], after: Total
+             ) -> BudgetExceeded:
+    """The refusal of a charge that would take ``dataset`` to ``after``, beyond ``cap``
+    (either ledger's)."""
+    before = lifetime_total(records, [], None, cap.delta)
+    left = LedgerState(dataset, cap, before, records)
+    return BudgetExceeded(
+        f"dataset {dataset!r} has ε = {left.remaining_epsilon:.4g} "
+        f"(δ = {left.remaining_delta:.3g}) left of its lifetime cap ε = "
+        f"{cap.epsilon:g}, δ = {cap.delta:g}"
+        f"{' (the default)' if cap.is_default else ''}"
+        f"{POLICY_CAP if cap.by_policy else ''}"
+        f"; this release would bring the total to ε = {after.epsilon:.4g}, "
+        f"δ = {after.delta:.3g}. Nothing was charged or written.")
+
+
+def number(value: Any) -> float:
     """A finite, non-negative number from a ledger cell (text such as 'abc' is damage)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(value)

@@ -45,8 +45,12 @@ from .keys import (
     verify_signature,
 )
 from .ledger import Cap, Ledger, LedgerState
+from .office_config import OfficeLedger, office_ledger_from_dict
 
 POLICY_FORMAT = "planner-app/policy@1"
+#: a policy naming the office's shared ledger (issue 26): an older planner-app refuses it
+#: rather than charging its own ledger in silence
+POLICY_FORMAT_SHARED = "planner-app/policy@2"
 SAME_FILE_RULES = ("refuse", "allow")
 MAX_POLICY_BYTES = 1024 * 1024
 POLICY_DIR = "policy"
@@ -54,7 +58,7 @@ POLICY_FILE = "policy.json"
 OFFICER_FILE = "officer.pub"
 FIELDS = ("format", "version", "name", "max_epsilon_per_release", "max_delta_per_release",
           "lifetime_caps", "default_lifetime_cap", "require_approval_by", "forbidden_columns",
-          "require_reasons", "same_file_new_name")
+          "require_reasons", "same_file_new_name", "ledger")
 
 
 class PolicyError(PlannerError):
@@ -93,6 +97,7 @@ class Policy:
     same_file_new_name: str = "refuse"
     sha256: str = ""  # of the signed file
     signer: PublicKey | None = None  # the officer key that signed it (once verified)
+    ledger: OfficeLedger | None = None  # the office's shared ledger (policy@2), else local
 
     @property
     def title(self) -> str:
@@ -134,7 +139,8 @@ class Policy:
             return None if c is None else {"epsilon": c.epsilon, "delta": c.delta}
 
         return {
-            "format": POLICY_FORMAT, "version": self.version, "name": self.name,
+            "format": POLICY_FORMAT if self.ledger is None else POLICY_FORMAT_SHARED,
+            "version": self.version, "name": self.name,
             "max_epsilon_per_release": self.max_epsilon_per_release,
             "max_delta_per_release": self.max_delta_per_release,
             "lifetime_caps": {k: cap(v) for k, v in sorted(self.lifetime_caps.items())},
@@ -145,6 +151,7 @@ class Policy:
             "forbidden_columns": list(self.forbidden_columns),
             "require_reasons": self.require_reasons,
             "same_file_new_name": self.same_file_new_name,
+            **({} if self.ledger is None else {"ledger": self.ledger.to_dict()}),
             "sha256": self.sha256,
             "signed_by": None if self.signer is None else
             {"name": self.signer.name, "fingerprint": self.signer.fingerprint},
@@ -175,6 +182,9 @@ class Policy:
                               "name.",
                     "allow": "The same data file may be released under a new dataset name "
                              "(with a note)."}[self.same_file_new_name])
+        if self.ledger is not None:
+            out.append(f"Every release is charged to the office's shared ledger at "
+                       f"{self.ledger.where}.")
         return out
 
 
@@ -251,9 +261,12 @@ def policy_from_dict(doc: Any, source: str = "policy") -> Policy:
     for key in doc:
         if key not in FIELDS:
             raise _problem(source, str(key), f"is not a field of a policy ({', '.join(FIELDS)})")
-    if doc.get("format") != POLICY_FORMAT:
+    if doc.get("format") not in (POLICY_FORMAT, POLICY_FORMAT_SHARED):
         raise _problem(source, "format", f"must be {POLICY_FORMAT!r}" +
                        ("" if "format" in doc else " (it is missing)"))
+    if ("ledger" in doc) != (doc.get("format") == POLICY_FORMAT_SHARED):
+        raise _problem(source, "format", f"must be {POLICY_FORMAT_SHARED!r} when the policy "
+                       "names a shared ledger, and only then")
     version = doc.get("version")
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
         raise _problem(source, "version", "must be a whole number of at least 1 (a "
@@ -351,6 +364,7 @@ def policy_from_dict(doc: Any, source: str = "policy") -> Policy:
         forbidden_columns=columns,
         require_reasons=reasons,
         same_file_new_name=same,
+        ledger=None if "ledger" not in doc else office_ledger_from_dict(source, doc["ledger"]),
     )
 
 

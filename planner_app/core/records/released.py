@@ -19,9 +19,9 @@ from ..model import Plan
 from ..planfile import plan_digest
 from ..support.errors import PlannerError
 from ..support.home import AppHome
-from .audit import AuditLog
+from .books import audit_for, ledger_for
 from .headroom import Headroom, again_words, headroom
-from .ledger import Ledger, LedgerState
+from .ledger import LedgerState
 from .policy import effective_state, policy_or_error
 
 
@@ -50,7 +50,7 @@ def bundle_names(home: AppHome) -> dict[str, str]:
     """Each release's bundle file name, from the app home's audit log ("bundle written");
     empty when the log cannot be read (the banner then names no bundle)."""
     try:
-        entries = AuditLog(home.audit_path).read()
+        entries = audit_for(home).read()
     except PlannerError:
         return {}
     out = {}
@@ -118,7 +118,7 @@ def again_warning(home: AppHome, plan: Plan) -> str | None:
     """The command line's warning before it releases a plan that was released before (None
     when it was not, or when the ledger cannot be read: the release itself then says so)."""
     try:
-        state = Ledger(home.ledger_path).state_without_creating(plan.dataset.name)
+        state = ledger_for(home, for_reading=True).state_without_creating(plan.dataset.name)
     except PlannerError:
         return None
     earlier = earlier_releases(plan, state, bundle_names(home))

@@ -31,7 +31,8 @@ from typing import Any
 
 from ..data.tables import file_sha256
 from ..records.audit import utc_now
-from ..records.ledger import Ledger, LedgerError
+from ..records.books import ledger_for
+from ..records.ledger import LedgerError
 from ..support.errors import InputError
 from ..support.home import AppHome
 from ..support.private import private_folder
@@ -199,15 +200,16 @@ def prove_file(home: AppHome, dataset: str, data: Path,
         if name != dataset:
             raise InputError(Path(bundle).name, "release.json",
                              f"is a release of dataset {name!r}, not {dataset!r}")
-        times = {r.id: r.time for r in Ledger(home.ledger_path).state(dataset).releases}
+        times = {r.id: r.time for r in ledger_for(home).state(dataset).releases}
         key = release_key(secret, release_id)
         value = commitment_value(key, digest)
         return Proof(dataset, data.name, digest, [Opening(
             release_id, times.get(release_id, ""), key.hex(), value,
             opens(commitment, key.hex(), digest))])
     openings = []
-    for r in Ledger(home.ledger_path).state(dataset).releases:
-        if r.file_sha256 == digest:
+    ledger = ledger_for(home)
+    for r in ledger.state(dataset).releases:
+        if r.file_sha256 == ledger.file_id(digest):
             key = release_key(secret, r.id)
             openings.append(Opening(r.id, r.time, key.hex(), commitment_value(key, digest),
                                     None))

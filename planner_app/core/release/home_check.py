@@ -15,8 +15,9 @@ from ..data.tables import Table
 from ..model import Plan
 from ..planning.check import CheckReport, check_plan
 from ..planning.settings import load_settings
+from ..records.books import ledger_for
 from ..records.keys import PublicKey, SecretKey
-from ..records.ledger import Ledger, LedgerState
+from ..records.ledger import LedgerError, LedgerState
 from ..records.policy import approval_rule, policy_or_error, trust_note
 from ..records.review import approval_keys
 from ..support.errors import InputError, PlannerError
@@ -62,8 +63,8 @@ def approval_trust(home: AppHome,
 def ledger_state_or_error(home: AppHome, dataset: str) -> LedgerState | PlannerError:
     """The dataset's ledger state for the lifetime rule, or the error reading it (shown as a
     failed rule, not raised: a check shows what a release would refuse)."""
-    try:
-        return Ledger(home.ledger_path).state_without_creating(dataset)
+    try:  # the home's own ledger or the office's shared one (books.py)
+        return ledger_for(home, for_reading=True).state_without_creating(dataset)
     except PlannerError as exc:
         return exc
 
@@ -76,7 +77,11 @@ def check_in_home(plan: Plan, table: Table | None, home: AppHome, *,
     policy (which may require approval by its officers), the approval setting and keys, and
     the other datasets released from the same file. Reads the home; writes nothing."""
     policy = policy_or_error(home)  # the installed policy's rules, as release applies them
-    same_file = file_datasets(home, table) if table is not None and policy else None
+    try:
+        same_file = file_datasets(home, table) if table is not None and policy else None
+        known = known_datasets(home) if policy else None
+    except LedgerError:  # the office's ledger unreachable: its rule says so (not ready)
+        same_file = known = None
     require, trusted = approval_rule(
         policy, approval_required(home, require_approval, bool(trust_files)),
         approval_trust(home, trust_files))
@@ -84,7 +89,7 @@ def check_in_home(plan: Plan, table: Table | None, home: AppHome, *,
                       ledger=ledger_state_or_error(home, plan.dataset.name),
                       require_approval=require, trusted=trusted, policy=policy,
                       file_datasets=same_file,
-                      known_datasets=known_datasets(home) if policy else None,
+                      known_datasets=known,
                       trust_ignored=trust_note(bool(trust_files)),
                       engine_name=engine, progress=progress)
 

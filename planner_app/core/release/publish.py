@@ -44,10 +44,11 @@ from ..model import Plan
 from ..planning.charts import trial_charts
 from ..planning.check import CheckReport, check_plan
 from ..planning.readiness import lifetime_rule, require_ready
-from ..records.audit import AuditLog, canonical, utc_now
+from ..records.audit import canonical, utc_now
+from ..records.books import AnyAudit, AnyLedger, audit_for, has_ledger, ledger_for
 from ..records.crosscheck import measurements_digest
 from ..records.keys import PublicKey, SecretKey
-from ..records.ledger import BudgetExceeded, Ledger, LedgerDisagrees, LedgerState
+from ..records.ledger import BudgetExceeded, LedgerDisagrees, LedgerState
 from ..records.policy import (
     approval_rule,
     effective_cap,
@@ -149,17 +150,17 @@ class ReleaseUnfinished(PlannerError):
 def file_datasets(home: AppHome, table: Table) -> list[str]:
     """The datasets the ledger has released this exact file as (its private record of file
     hashes); reading creates no ledger."""
-    if not home.ledger_path.exists():
+    if not has_ledger(home):
         return []
-    return Ledger(home.ledger_path).datasets_with_file(table.sha256)
+    return ledger_for(home, for_reading=True).datasets_with_file(table.sha256)
 
 
 def known_datasets(home: AppHome) -> list[str]:
     """Every dataset the ledger holds (the policy's dataset-name rule); reading creates no
     ledger."""
-    if not home.ledger_path.exists():
+    if not has_ledger(home):
         return []
-    return Ledger(home.ledger_path).datasets()
+    return ledger_for(home, for_reading=True).datasets()
 
 
 def rehearse(p: Prepared) -> Rehearsal:
@@ -315,8 +316,8 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
     status = approval_status(compiled, trusted)
 
     home.ensure()
-    audit = AuditLog(home.audit_path).require_intact()
-    ledger = Ledger(home.ledger_path)
+    ledger = ledger_for(home)
+    audit = audit_for(home, ledger).require_intact()
     disagreements = ledger.audit_problems(audit.read())
     if disagreements:
         raise LedgerDisagrees(disagreements[0])
@@ -329,7 +330,7 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
         if rule.failed:
             raise BudgetExceeded(rule.refusal)
     hashes = {r.file_sha256 for r in prior.releases}
-    if hashes and table.sha256 not in hashes:
+    if hashes and ledger.file_id(table.sha256) not in hashes:
         notes.append(f"{table.name} differs from the file of earlier releases of "
                      f"{plan.dataset.name!r} (its SHA-256 changed); it is charged to the same "
                      "lifetime budget")
@@ -500,8 +501,8 @@ def complete_release(home: AppHome, doc: dict[str, Any], plan: Plan, out: Path,
     if (doc["record"].get("signed_by") is None) != (sign_with is None):
         raise PlannerError("the release's record and the key given to sign it disagree "
                            "(a signed release needs its key, an unsigned one none)")
-    audit = AuditLog(home.audit_path)
-    ledger = Ledger(home.ledger_path)
+    ledger = ledger_for(home)
+    audit = audit_for(home, ledger)
     step(0.7, "Writing the bundle")
     files = _bundle_files(plan, doc, plan_json, record_json, layout)
     segment = list(doc["segment"])
@@ -529,7 +530,7 @@ def complete_release(home: AppHome, doc: dict[str, Any], plan: Plan, out: Path,
     return bundle_sha
 
 
-def finish_release(home: AppHome, ledger: Ledger, audit: AuditLog, release_id: str,
+def finish_release(home: AppHome, ledger: AnyLedger, audit: AnyAudit, release_id: str,
                    out: Path, bundle_sha: str) -> None:
     """The bundle is in place: mark the ledger row completed, log it, drop the saved record."""
     ledger.complete(release_id, bundle_sha)

@@ -16,9 +16,9 @@ import numpy as np
 from ..kinds.results import QueryRelease, ReleasedValue
 from ..planfile import plan_from_dict
 from ..planning.check import check_plan
-from ..records.audit import AuditLog
+from ..records.books import audit_for, has_ledger, ledger_for
 from ..records.keys import KeyStore, Passphrase, SecretKey
-from ..records.ledger import Ledger, LedgerDisagrees, LedgerError
+from ..records.ledger import LedgerDisagrees, LedgerError
 from ..support.errors import InputError, PlannerError
 from ..support.files import OutputLock, check_output, existing_kind
 from ..support.home import AppHome
@@ -58,13 +58,14 @@ def resume_release(home: AppHome, release_id: str | None = None, *, out: Path | 
                              "which: --resume " + " or ".join(w.release_id for w in waiting))
         release_id = waiting[0].release_id
     pending_path(home, release_id)  # a release id, or InputError
-    if home.ledger_path.exists():  # never a second completion (a new bundle, new entries)
-        audit_log = AuditLog(home.audit_path).require_intact()
+    if has_ledger(home):  # never a second completion (a new bundle, new entries)
+        books = ledger_for(home)
+        audit_log = audit_for(home, books).require_intact()
         entries = audit_log.read()
-        disagree = Ledger(home.ledger_path).audit_problems(entries)
+        disagree = books.audit_problems(entries)
         if disagree:
             raise LedgerDisagrees(disagree[0], "written")
-        charged = Ledger(home.ledger_path).release(release_id)
+        charged = books.release(release_id)
         if charged is not None and charged.status == "completed":
             raise _already_complete(home, release_id, charged.bundle_sha256, entries)
     doc = load_pending(home, release_id)
@@ -82,8 +83,8 @@ def resume_release(home: AppHome, release_id: str | None = None, *, out: Path | 
     plan = plan_from_dict(record["plan"], "the saved record")
     target = Path(out) if out is not None else Path(doc["out"])
     overwrite = overwrite or bool(doc.get("overwrite"))
-    audit = AuditLog(home.audit_path).require_intact()
-    ledger = Ledger(home.ledger_path)
+    ledger = ledger_for(home)
+    audit = audit_for(home, ledger).require_intact()
     row = next((r for r in ledger.state(doc["dataset"]).releases if r.id == release_id), None)
     if row is None:  # never publish what the ledger does not hold as charged
         raise LedgerError(f"the budget ledger has no charge for release {release_id}; it "

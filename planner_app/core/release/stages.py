@@ -19,9 +19,9 @@ from ..dp.mechanisms import RandomSource
 from ..model import Plan
 from ..planfile.compiled import CompiledPlan
 from ..planning.check import CheckReport
-from ..records.audit import AuditLog
+from ..records.books import AnyAudit, AnyLedger
 from ..records.keys import SecretKey
-from ..records.ledger import Ledger, LedgerState
+from ..records.ledger import LedgerState
 from ..records.policy import Policy
 from ..records.review import ApprovalStatus
 from ..support.home import AppHome
@@ -67,8 +67,8 @@ class Trust:
 class Books:
     """The audit log and the ledger, and the dataset's state as read before the charge."""
 
-    audit: AuditLog
-    ledger: Ledger
+    audit: AnyAudit
+    ledger: AnyLedger
     prior: LedgerState
 
 

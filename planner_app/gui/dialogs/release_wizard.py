@@ -240,8 +240,8 @@ class ConfirmPage(QWizardPage):
         state = self.session.lifetime()
         measurements = [m for q in plan.queries for m in self.session.measurements(q)]
         # what is left, in the cap's own accounting (the checklist's and `check`'s sentence)
-        room = f"<p>{escape(headroom_sentence(headroom(state, measurements, total)))}.</p>" \
-            if state else ""
+        room = f"<p>{escape(headroom_sentence(headroom(state, measurements, total)))}. " \
+            f"{escape(self.session.charged_to())}</p>" if state else ""
         stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
         folder = (self.session.path.parent if self.session.path else
                   self.session.table_path.parent if self.session.table_path else Path.home())

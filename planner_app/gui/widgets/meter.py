@@ -78,10 +78,11 @@ class BudgetMeter(QWidget):
         if lifetime is not None:
             text = escape(lifetime.message)
             parts.append(f"<b>{text}</b>" if lifetime.failed else text)
+            parts.append(escape(self.session.charged_to(short=True)))
         refused = [r for r in rules.failures if r.rule.startswith("policy")]
         if refused:  # the organisation's policy (core/planning/policy_rules.py)
             parts.append(f"<b>Refused by the policy</b>: {escape(refused[0].message)}")
         self.text.setText(" ".join(parts))
         self.setToolTip("The composed total uses the tightest valid accountant; the lifetime "
-                        "budget is what the ledger on this computer has recorded for the "
-                        "dataset.")
+                        "budget is what the budget ledger has recorded for the dataset. "
+                        + self.session.charged_to())
