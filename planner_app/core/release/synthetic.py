@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import math
 import warnings
 from fractions import Fraction
@@ -28,6 +29,7 @@ import numpy as np
 
 from ..dp.accuracy import measurement_half_width
 from ..dp.measure import Measurement
+from ..dp.sensitivity import Component
 from ..dp.mechanisms import RandomSource, discrete_gaussian
 from ..dp.synthetic import SCORE_UNITS, exponential_select
 from ..kinds import kind_of
@@ -204,14 +206,23 @@ def measure_synthetic(query: Query, aggregate: Aggregate, ms: list[Measurement],
 
 
 def marginal_cells(query: Query, names: list[str]) -> tuple[str, list[str]]:
-    """A released marginal's group in results.csv ("region", "region × age") and its cells
-    in order ("North", "North | [16, 25)"), as the release writes them and verify rebuilds
-    them."""
+    """A released marginal's group in results.csv ("region", "region × age", with AIM also
+    "region × age × smoker") and its cells in order ("North", "North | [16, 25)"), row-major,
+    as the release writes them and verify rebuilds them."""
     by_column = {c.column: c for c in synth_columns_of(query)}
     texts = [domain_texts(by_column[n]) for n in names]
     if len(names) == 1:
         return names[0], texts[0]
-    return " × ".join(names), [f"{a} | {b}" for a in texts[0] for b in texts[1]]
+    return " × ".join(names), [" | ".join(x) for x in itertools.product(*texts)]
+
+
+def round_measurement(query_id: str, t: int, l1: int, l2_sq: int, cells: int,
+                      sigma_sq: Fraction) -> Measurement:
+    """AIM's round ``t`` measurement as a Measurement (for its interval: the rounds' ρ is
+    accounted once, as the plan's ``rounds`` measurement)."""
+    comp = Component(name=f"round:{t}", step=1.0, l1=l1, l2_sq=l2_sq, cells=cells,
+                     single_cell=False, derivation=f"AIM's round {t}")
+    return Measurement(query_id, comp, "gaussian", 0.0, 0.0, sigma_sq=sigma_sq)
 
 
 def _published(noisy: np.ndarray, clamp_counts: bool) -> list[int]:
@@ -263,7 +274,7 @@ def dry_run_payload(query: Query, aggregate: Aggregate, payload: dict[str, Any],
     cols = list(synth_columns_of(query))
     ones = [mg for mg in payload["marginals"] if len(mg["columns"]) == 1]
     twos = [mg for mg in payload["marginals"] if len(mg["columns"]) == 2]
-    if not twos:
+    if not twos or payload.get("method") == "aim":  # AIM's rounds are fitted as drawn
         return payload
     marginals = list(ones)
     for (i, j), old in zip(likely_tree(query, aggregate), twos, strict=True):
@@ -291,12 +302,19 @@ def placeholder_payload(query: Query) -> dict[str, Any]:
             next(c.size for c in cols if c.column == b)
         marginals.append({"name": f"twoway:{r}", "columns": [a, b], "sigma_sq_steps": "1",
                           "values": [wide] * cells})
-    return {"method": query.mechanism, "columns": [c.column for c in cols],
-            "domains": [domain_texts(c) for c in cols], "marginals": marginals,
-            "one_way_totals": [wide * c.size for c in cols],
-            "selected": selected, "rows": synth_rows_of(query) or 1,
-            "rows_from": rows_from(query),
-            "seed": SEED_BOUND - 1, "versions": synthesis_versions()}
+    out = {"method": query.mechanism, "columns": [c.column for c in cols],
+           "domains": [domain_texts(c) for c in cols], "marginals": marginals,
+           "one_way_totals": [wide * c.size for c in cols],
+           "selected": selected, "rows": synth_rows_of(query) or 1,
+           "rows_from": rows_from(query),
+           "seed": SEED_BOUND - 1, "versions": synthesis_versions()}
+    if query.mechanism == "aim":  # its rounds: MST's pairs' shape, named as AIM's rounds
+        for r, mg in enumerate(marginals[len(cols):], start=1):
+            mg["name"] = f"round:{r}"
+        out["rounds"] = [{"round": r, "columns": list(p), "epsilon": "1/3",
+                          "sigma_sq_steps": "1", "rho": "1/3"}
+                         for r, p in enumerate(selected, start=1)]
+    return out
 
 
 def csv_size_bound(query: Query) -> int:
@@ -318,6 +336,8 @@ def csv_size_bound(query: Query) -> int:
 #: The keys of release.json's ``synthetic.<id>``, no more, no fewer (verify_synthetic).
 PAYLOAD_KEYS = frozenset({"method", "columns", "domains", "marginals", "one_way_totals",
                           "selected", "rows", "rows_from", "seed", "versions"})
+#: An AIM table's: MST's and its rounds (each round's columns, ε, σ² and ρ)
+AIM_PAYLOAD_KEYS = PAYLOAD_KEYS | {"rounds"}
 #: The packages whose versions regenerate the CSV from the payload (public: post-processing).
 SYNTHESIS_PACKAGES = ("mbi", "jax", "numpy")
 #: The key of ``versions`` that names this app's synthesis code (SYNTHESIS_CODE).
@@ -401,9 +421,25 @@ def synthetic_codes(query: Query, payload: dict[str, Any]) -> np.ndarray:
         def marginal(columns: tuple[str, ...]) -> np.ndarray:
             return np.asarray(model.project(columns).datavector(), dtype=np.float64)
 
+        if payload.get("method") == "aim":  # AIM's model is any graph: mbi's own sampler
+            return _mbi_sample(model, names, rows, int(payload["seed"]))
         return tree_sample(names, [c.size for c in cols],
                            [(str(a), str(b)) for a, b in payload["selected"]], marginal, rows,
                            int(payload["seed"]))
+
+
+def _mbi_sample(model: Any, names: list[str], rows: int, seed: int) -> np.ndarray:
+    """Rows of an AIM model by mbi's ``synthetic_data`` (randomized rounding down its
+    junction tree), which draws from numpy's global generator: seeded with the payload's
+    seed for the call and restored after (post-processing of released values)."""
+    state = np.random.get_state()
+    try:
+        np.random.seed(seed)
+        data = model.synthetic_data(rows=rows).to_dict()
+    finally:
+        np.random.set_state(state)
+    out: np.ndarray = np.stack([np.asarray(data[n], dtype=np.int64) for n in names], axis=1)
+    return out
 
 
 def rounded_counts(weights: np.ndarray, total: int) -> np.ndarray:
