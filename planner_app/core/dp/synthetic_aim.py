@@ -206,6 +206,7 @@ def workload(columns: Sequence[SynthColumn], pairs: Sequence[Sequence[str]] | No
     """The workload as column indices: the declared pairs (None: every pair), then the
     declared triples, each sorted."""
     index = {c.column: k for k, c in enumerate(columns)}
+    out: list[Clique]
     if pairs is None:
         out = list(itertools.combinations(range(len(columns)), 2))
     else:

@@ -17,11 +17,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..dp.accounting import AIM_PLD_REFUSAL
 from ..dp.accuracy import Accuracy, measurement_half_width
 from ..dp.measure import Measurement
 from ..dp.sensitivity import Component
 from ..dp.synthetic import SynthPreview, preview, preview_lines, synthetic_measurements
-from ..dp.accounting import AIM_PLD_REFUSAL
 from ..dp.synthetic_aim import aim_measurements
 from ..dp.synthetic_sensitivity import synthetic_components
 from ..model import Plan

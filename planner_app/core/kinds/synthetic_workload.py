@@ -59,8 +59,8 @@ def read_workload(r: FieldReader, method: str, columns: Sequence[SynthColumn]
     """The declared pairs (None: every pair) and triples of an AIM table; refused for MST."""
     for key in ("pairs", "triples"):
         if r.has(key) and method != "aim":
-            r.fail(key, f'is AIM\'s workload; it needs "method": "aim" (MST measures a tree '
-                        f"of pairs it chooses itself)")
+            r.fail(key, 'is AIM\'s workload; it needs "method": "aim" (MST measures a tree '
+                        "of pairs it chooses itself)")
     pairs = _read_cliques(r, "pairs", 2, columns) if r.has("pairs") else None
     if pairs is not None and not pairs and len(columns) > 1:
         r.fail("pairs", "must name at least one pair (leave it out for every pair)")

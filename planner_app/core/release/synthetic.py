@@ -29,8 +29,8 @@ import numpy as np
 
 from ..dp.accuracy import measurement_half_width
 from ..dp.measure import Measurement
-from ..dp.sensitivity import Component
 from ..dp.mechanisms import RandomSource, discrete_gaussian
+from ..dp.sensitivity import Component
 from ..dp.synthetic import SCORE_UNITS, exponential_select
 from ..kinds import kind_of
 from ..kinds.params import synth_columns_of, synth_rows_of
@@ -519,6 +519,15 @@ def synthetic_csv(query: Query, payload: dict[str, Any]) -> bytes:
 # ----------------------------------------------------------------------------- the report
 
 
+def _rounds_words(table: dict[str, Any]) -> list[tuple[str, float]] | None:
+    """AIM's rounds as the report lists them (each marginal and its ρ); None for MST."""
+    rounds = table.get("rounds")
+    if not isinstance(rounds, list):
+        return None
+    return [(" × ".join(map(str, r.get("columns", []))), float(Fraction(str(r.get("rho")))))
+            for r in rounds if isinstance(r, dict)]
+
+
 def synthetic_paragraphs(record: dict[str, Any]) -> list[str]:
     """The report's section on the release's synthetic tables (none: no section): what a
     synthetic table is and is not, and what was measured, from release.json alone (the
@@ -536,6 +545,6 @@ def synthetic_paragraphs(record: dict[str, Any]) -> list[str]:
         out.append(synth_table_words(qid, t.get("rows"), t.get("rows_from") == "plan",
                                      [str(c) for c in t.get("columns", [])],
                                      str(t.get("method", "")),
-                                     [(str(a), str(b)) for a, b in t.get("selected", [])],
-                                     t.get("seed")))
+                                     [tuple(map(str, p)) for p in t.get("selected", [])],
+                                     t.get("seed"), _rounds_words(t)))
     return out

@@ -31,6 +31,7 @@ import numpy as np
 from ..dp.accuracy import measurement_half_width
 from ..dp.measure import Measurement
 from ..dp.mechanisms import RandomSource
+from ..dp.synthetic import SCORE_UNITS
 from ..dp.synthetic_aim import (
     MAX_MODEL_MB,
     RoundParameters,
@@ -45,7 +46,6 @@ from ..kinds.results import Aggregate
 from ..model import Query
 from .synthetic import (
     CLAMPED_NOTE,
-    SCORE_UNITS,
     SEED_BOUND,
     SYNTH_NOTE,
     _import_mbi,
@@ -132,7 +132,7 @@ def measure_aim(query: Query, aggregate: Aggregate, ms: list[Measurement],
         m = round_measurement(query.id, t, budget.l1, budget.l2_sq, true.size, step.sigma_sq)
         noisy = _noised(true, m, source)
         raw.append(noisy)
-        mg = {"name": f"round:{t}", "columns": list(clique_names),
+        mg: dict[str, Any] = {"name": f"round:{t}", "columns": list(clique_names),
               "sigma_sq_steps": str(step.sigma_sq), "values": _published(noisy, clamp_counts)}
         marginals.append(mg)
         selected.append(list(clique_names))

@@ -48,7 +48,6 @@ from ..model import Plan, Query
 from ..support.progress import Progress
 from ..support.progress import report as report_progress
 from .result_columns import tables_of
-from .verify_aim import aim_rounds_problem, round_measurements
 from .synthetic import (
     AIM_PAYLOAD_KEYS,
     CLAMPED_NOTE,
@@ -67,6 +66,7 @@ from .synthetic import (
     synthetic_csv,
     total_variation,
 )
+from .verify_aim import aim_rounds_problem, round_measurements
 
 MARGINAL_KEYS = frozenset({"name", "columns", "sigma_sq_steps", "values"})
 VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+!_-]{0,63}")
