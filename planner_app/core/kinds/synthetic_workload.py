@@ -76,3 +76,22 @@ def workload_words(columns: Sequence[SynthColumn], pairs: Cliques | None,
              "; ".join(" × ".join(p) for p in pairs)]
     parts += [" × ".join(t) for t in triples]
     return "; ".join(parts)
+
+
+def kept_workload(pairs: Cliques | None, triples: Cliques, method: str,
+                  columns: Sequence[str]) -> dict[str, list[list[str]]]:
+    """The plan fields of an edited table's workload (the app's form does not edit it): the
+    declared pairs and triples whose columns are all still the table's, for AIM only. A
+    list left empty is dropped (no pairs: every pair)."""
+    if method != "aim":
+        return {}
+    present = set(columns)
+    out: dict[str, list[list[str]]] = {}
+    if pairs is not None:
+        kept = [list(p) for p in pairs if set(p) <= present]
+        if kept:
+            out["pairs"] = kept
+    kept_triples = [list(t) for t in triples if set(t) <= present]
+    if kept_triples:
+        out["triples"] = kept_triples
+    return out
