@@ -137,6 +137,7 @@ class SynthPreview:
     one_way_error: float | None  # expected total variation distance of a one-way marginal
     two_way_error: float | None  # the same, of a measured two-way marginal
     note: str
+    rounds_rho: float | None = None  # AIM: what its adaptive rounds may spend, at most
 
 
 def expected_tvd(sigma: float, cells: int, rows: float) -> float:
@@ -190,8 +191,9 @@ def preview(query: Query, plan: Plan, columns: Sequence[SynthColumn],
             pair_cells = [cols[a].size * cols[b].size for a in range(len(cols))
                           for b in range(a + 1, len(cols))]
             two = sum(expected_tvd(sigma_two, n, rows) for n in pair_cells) / len(pair_cells)
+    rounds_rho = float(budget_of(query, plan, cols).rounds_budget) if aim else None
     return SynthPreview(query.id, synth_split(query, len(cols)).rho, tuple(items), rows, one, two,
-                        synth_preview_note(len(cols)))
+                        synth_preview_note(len(cols)), rounds_rho)
 
 
 # ----------------------------------------------------------------------------- the selection
@@ -227,7 +229,8 @@ def preview_lines(p: SynthPreview) -> list[str]:
     if aim is not None:  # AIM: its rounds in a line of their own
         lines = synth_preview_lines(len(ones), ones[0].sigma if ones else None, 0, None, None,
                                     p.expected_rows, p.one_way_error, p.two_way_error)
-        return [*lines[:1], aim_rounds_line(aim.cells, aim.sigma, aim.epsilon, p.rho),
+        return [*lines[:1], aim_rounds_line(aim.cells, aim.sigma, aim.epsilon,
+                                            p.rounds_rho or 0.0, p.rho),
                 *lines[1:]]
     twos = [m for m in p.measurements if m.name.startswith("twoway:")]
     rounds = [m for m in p.measurements if m.name.startswith("select:")]

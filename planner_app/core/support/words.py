@@ -310,10 +310,11 @@ def synth_table_words(query_id: str, rows: object, rows_from_plan: bool,
 
 # aim25: AIM's preview and its place in the form's noise list
 def aim_rounds_line(rounds: int, first_sigma: float | None, first_epsilon: float | None,
-                    rho: float) -> str:
+                    rounds_rho: float, rho: float) -> str:
     """AIM's rounds in the preview, one clause without a full stop."""
-    return (f"then up to {rounds} adaptive rounds (AIM), together within ρ = "
-            f"{format_number(rho)} in all: each round chooses the marginal the model gets "
+    return (f"then up to {rounds} adaptive rounds (AIM), together spending at most "
+            f"ρ = {format_number(rounds_rho)} of the table's ρ = {format_number(rho)}: "
+            f"each round chooses the marginal the model gets "
             f"most wrong (exponential mechanism, ε = "
             f"{format_number(first_epsilon if first_epsilon is not None else math.nan)} at "
             f"first) and measures it (σ = "
