@@ -357,3 +357,18 @@ def test_an_old_mst_bundle_still_verifies() -> None:
 
     old = Path(__file__).parents[1] / "data/old_bundles/1452c4e/demo-synthetic-signed.zip"
     assert verify_bundle(old).valid
+
+
+def test_the_owners_comparison_reads_an_aim_bundle(released: dict[str, Any]) -> None:
+    """AIM's selected marginals are of 1 to 3 columns: the comparison took them as pairs and
+    failed (ValueError); a pair inside a measured triple counts as measured."""
+    from planner_app.core.release.synthetic_compare import compare_bundle_with_table
+
+    plan = released["plan"]
+    got = compare_bundle_with_table(plan, load_table(DEMO_TABLE), released["out"], "synth")
+    record = json.loads(released["files"]["release.json"])
+    measured = [set(c) for c in record["synthetic"]["synth"]["selected"]]
+    pairs = [d for d in got if len(d.columns) == 2]
+    assert len(pairs) == 6
+    for d in pairs:
+        assert d.measured == any(set(d.columns) <= m for m in measured)
