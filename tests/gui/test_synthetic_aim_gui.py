@@ -57,3 +57,15 @@ def test_switching_to_mst_drops_the_workload(window, qtbot, tmp_path: Path) -> N
     again = dialog.result_plan.query("survey_synth")
     assert again.mechanism == "mst"
     assert synth_workload_of(again) == (None, ())
+
+
+def test_the_pane_lists_aims_rounds_not_as_a_marginal(window, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The rounds were listed as a measured marginal of "48 cells" with one σ; they are up
+    to 48 rounds whose σ and ε start there and anneal, and AIM's model is no tree."""
+    open_aim(window, tmp_path)
+    window.tabs.setCurrentWidget(window.statistic_pane)
+    window.session.select("survey_synth")
+    text = window.statistic_pane.synthetic.text()
+    assert "48 cells" not in text
+    assert "AIM's adaptive rounds: up to 48" in text
+    assert "tree" not in text
