@@ -39,7 +39,10 @@ from fractions import Fraction
 from ..model import Plan, Query, SynthColumn
 from ..support.errors import InputError
 from ..support.words import (
+    AIM_PREVIEW_NOTE,
     aim_rounds_line,
+    aim_rounds_measured_line,
+    synth_measured_line,
     synth_measurement_words,
     synth_pair_line,
     synth_preview_lines,
@@ -192,8 +195,22 @@ def preview(query: Query, plan: Plan, columns: Sequence[SynthColumn],
                           for b in range(a + 1, len(cols))]
             two = sum(expected_tvd(sigma_two, n, rows) for n in pair_cells) / len(pair_cells)
     rounds_rho = float(budget_of(query, plan, cols).rounds_budget) if aim else None
+    note = AIM_PREVIEW_NOTE if aim else synth_preview_note(len(cols))
     return SynthPreview(query.id, synth_split(query, len(cols)).rho, tuple(items), rows, one, two,
-                        synth_preview_note(len(cols)), rounds_rho)
+                        note, rounds_rho)
+
+
+def measured_lines(p: SynthPreview) -> list[str]:
+    """Each measurement of the preview in words (the app's "Measured:" list): a marginal
+    with its cells and σ, a selection round with its ε, AIM's rounds as rounds."""
+    out = []
+    for m in p.measurements:
+        if m.name == ROUNDS_NAME:
+            out.append(aim_rounds_measured_line(m.cells, m.sigma, m.epsilon))
+        elif m.sigma is not None or m.epsilon is not None:
+            out.append(synth_measured_line(m.what, m.cells, m.sigma, m.epsilon,
+                                           m.name.startswith("twoway:")))
+    return out
 
 
 # ----------------------------------------------------------------------------- the selection

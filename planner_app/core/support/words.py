@@ -309,6 +309,22 @@ def synth_table_words(query_id: str, rows: object, rows_from_plan: bool,
 
 
 # aim25: AIM's preview and its place in the form's noise list
+def aim_rounds_measured_line(rounds: int, first_sigma: float | None,
+                             first_epsilon: float | None) -> str:
+    """AIM's rounds in the preview's list of measurements (not a marginal: each round's σ
+    and ε start here and anneal)."""
+    sigma = format_number(first_sigma if first_sigma is not None else math.nan)
+    eps = format_number(first_epsilon if first_epsilon is not None else math.nan)
+    return (f"AIM's adaptive rounds: up to {rounds}, each a marginal chosen (exponential "
+            f"mechanism, ε = {eps} at first) and measured with noise σ = {sigma} rows a cell "
+            f"at first")
+
+
+AIM_PREVIEW_NOTE = ("expected total variation distance of a measured marginal (0 is exact, "
+                    "1 is all wrong), from the noise alone; marginals not measured are "
+                    "estimated through the fitted model and may be further off")
+
+
 def aim_rounds_line(rounds: int, first_sigma: float | None, first_epsilon: float | None,
                     rounds_rho: float, rho: float) -> str:
     """AIM's rounds in the preview, one clause without a full stop."""
