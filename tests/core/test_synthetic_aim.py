@@ -372,3 +372,20 @@ def test_the_owners_comparison_reads_an_aim_bundle(released: dict[str, Any]) -> 
     assert len(pairs) == 6
     for d in pairs:
         assert d.measured == any(set(d.columns) <= m for m in measured)
+
+
+def test_a_marginal_measured_again_has_a_group_of_its_own(released: dict[str, Any]) -> None:
+    """A column or pair measured in an AIM round was grouped like its first measurement
+    ("region" twice in results.csv and the report); each round's group names its round,
+    and the Released chart draws each column's one-way counts once."""
+    from planner_app.core.planning.preview import synthetic_groups
+    from planner_app.core.release.result_columns import tables_of
+
+    record = json.loads(released["files"]["release.json"])
+    rows = tables_of(record)["synth"].rows()
+    rounds = record["synthetic"]["synth"]["rounds"]
+    groups = list(dict.fromkeys(r["group"] for r in rows))
+    assert groups == ["region", "employment", "age", "smoker"] + [
+        f"{' × '.join(r['columns'])} (AIM round {r['round']})" for r in rounds]
+    drawn, spans = synthetic_groups(rows)
+    assert [s[0] for s in spans] == ["region", "employment", "age", "smoker"]

@@ -39,7 +39,12 @@ from ..kinds.synthetic import cell_text, row_cap, written_texts
 from ..model import Query, SynthColumn
 from ..support.errors import InputError
 from ..support.optional import mbi_problem
-from ..support.words import SYNTH_CLAMPED, SYNTH_REPORT_ABOUT, synth_table_words
+from ..support.words import (
+    SYNTH_CLAMPED,
+    SYNTH_REPORT_ABOUT,
+    aim_round_group,
+    synth_table_words,
+)
 from .bundle import safe_cell
 
 SYNTH_DIR = "synthetic"
@@ -205,15 +210,25 @@ def measure_synthetic(query: Query, aggregate: Aggregate, ms: list[Measurement],
     return cells, payload
 
 
-def marginal_cells(query: Query, names: list[str]) -> tuple[str, list[str]]:
+def marginal_cells(query: Query, names: list[str], round_no: int | None = None
+                   ) -> tuple[str, list[str]]:
     """A released marginal's group in results.csv ("region", "region × age", with AIM also
     "region × age × smoker") and its cells in order ("North", "North | [16, 25)"), row-major,
     as the release writes them and verify rebuilds them."""
     by_column = {c.column: c for c in synth_columns_of(query)}
     texts = [domain_texts(by_column[n]) for n in names]
+    group = " × ".join(names)
+    if round_no is not None:  # AIM's round t: "region (AIM round 5)"
+        group = aim_round_group(group, round_no)
     if len(names) == 1:
-        return names[0], texts[0]
-    return " × ".join(names), [" | ".join(x) for x in itertools.product(*texts)]
+        return group, texts[0]
+    return group, [" | ".join(x) for x in itertools.product(*texts)]
+
+
+def round_of(name: str) -> int | None:
+    """AIM's round number of a marginal named ``round:t`` (None: another marginal)."""
+    kind, _, rest = name.partition(":")
+    return int(rest) if kind == "round" and rest.isdigit() else None
 
 
 def round_measurement(query_id: str, t: int, l1: int, l2_sq: int, cells: int,

@@ -56,6 +56,7 @@ from .synthetic import (
     measure_synthetic,
     noised_rows,
     round_measurement,
+    round_of,
     rows_from,
     synthesis_versions,
 )
@@ -162,7 +163,7 @@ def measure_aim(query: Query, aggregate: Aggregate, ms: list[Measurement],
             query.id, int(mg["name"].split(":")[1]), budget.l1, budget.l2_sq,
             len(mg["values"]), _frac(mg["sigma_sq_steps"]))
         hw = measurement_half_width(m, confidence)
-        label, keys = marginal_cells(query, mg["columns"])
+        label, keys = marginal_cells(query, mg["columns"], round_of(mg["name"]))
         for key, value, was in zip(keys, mg["values"], drawn.tolist(), strict=True):
             cells.append((label, key, int(value), hw,
                           CLAMPED_NOTE if was < 0 and clamp_counts else SYNTH_NOTE))

@@ -61,6 +61,7 @@ from .synthetic import (
     domain_texts,
     marginal_cells,
     noised_rows,
+    round_of,
     rows_from,
     synthesis_versions,
     synthetic_csv,
@@ -241,7 +242,7 @@ def _result_rows_problem(record: dict[str, Any], q: Query, marginals: list[dict[
     want: list[tuple[Any, ...]] = []
     for mg in marginals:
         hw = measurement_half_width(ms[mg["name"]], float(confidence))
-        group, keys = marginal_cells(q, mg["columns"])
+        group, keys = marginal_cells(q, mg["columns"], round_of(mg["name"]))
         for key, v in zip(keys, mg["values"], strict=True):
             want.append((q.id, q.title, group, key, v, v - hw, v + hw, confidence, "gaussian"))
     table = tables_of(record).get(q.id)

@@ -320,9 +320,24 @@ def aim_rounds_measured_line(rounds: int, first_sigma: float | None,
             f"at first")
 
 
+#: how a marginal measured in one of AIM's rounds is grouped in results.csv and the report
+#: ("region (AIM round 5)"), so a column or pair measured again never shares its group's
+#: name with its first measurement; the Released chart draws each column's one-way counts
+#: once and leaves these to the results table
+AIM_ROUND_MARK = " (AIM round "
+
+
+def aim_round_group(group: str, t: int) -> str:
+    return f"{group}{AIM_ROUND_MARK}{t})"
+
+
 AIM_PREVIEW_NOTE = ("expected total variation distance of a measured marginal (0 is exact, "
                     "1 is all wrong), from the noise alone; marginals not measured are "
                     "estimated through the fitted model and may be further off")
+
+#: the owner's comparison: what an orange bar is, by method
+SYNTH_COMPARE_INFERRED = {"mst": "a pair only inferred through the tree",
+                          "aim": "a pair only inferred through the fitted model"}
 
 
 def aim_rounds_line(rounds: int, first_sigma: float | None, first_epsilon: float | None,
