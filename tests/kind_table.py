@@ -18,7 +18,7 @@ MECHANISMS_BY_KIND: dict[str, tuple[str, ...]] = {
     "histogram": ("laplace", "gaussian"),
     "quantile": ("exponential",),
     "randomized_response": ("randomized_response",),
-    "synthetic": ("mst",),
+    "synthetic": ("mst", "aim"),
 }
 NEEDS_COLUMN = ("sum", "mean", "variance", "standard_deviation", "histogram", "quantile",
                 "randomized_response")
