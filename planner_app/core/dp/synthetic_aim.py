@@ -258,9 +258,9 @@ def aim_measurements(query: Query, plan: Plan, columns: Sequence[SynthColumn],
     cap_sigma_sq = Fraction(l2_sq) / (2 * budget.rounds_budget)
     comp = Component(
         name=ROUNDS_NAME, step=1.0, l1=l1, l2_sq=l2_sq, cells=1, single_cell=True,
-        derivation=(f"AIM's adaptive rounds (at most {budget.rounds}): each chooses a "
-                    f"marginal by the exponential mechanism and measures it with discrete "
-                    f"Gaussian noise, {who}: sensitivity {l1}; together at most "
+        derivation=(f"AIM's adaptive rounds (at most {budget.rounds}): each measures, with "
+                    f"discrete Gaussian noise, the marginal it chooses by the exponential "
+                    f"mechanism, {who}: sensitivity {l1}; together at most "
                     f"ρ = {float(budget.rounds_budget):.6g} (zCDP)"))
     out.append(Measurement(query.id, comp, "zcdp",
                            epsilon_from_rho(float(budget.rounds_budget), share_delta),

@@ -315,8 +315,8 @@ def aim_rounds_measured_line(rounds: int, first_sigma: float | None,
     and ε start here and anneal)."""
     sigma = format_number(first_sigma if first_sigma is not None else math.nan)
     eps = format_number(first_epsilon if first_epsilon is not None else math.nan)
-    return (f"AIM's adaptive rounds: up to {rounds}, each a marginal chosen (exponential "
-            f"mechanism, ε = {eps} at first) and measured with noise σ = {sigma} rows a cell "
+    return (f"AIM's adaptive rounds: up to {rounds}, each measuring the marginal it chooses "
+            f"(exponential mechanism, ε = {eps} at first) with noise σ = {sigma} rows a cell "
             f"at first")
 
 
