@@ -216,13 +216,14 @@ def _small_candidates(mbi: Any, domain: Any, weights: dict[tuple[int, ...], int]
     return out
 
 
-def _select(source: RandomSource, aggregate: Aggregate, model: Any,
-            allowed: list[tuple[int, ...]], weights: dict[tuple[int, ...], int],
-            step: RoundParameters, sensitivity: int, names: list[str]) -> tuple[int, ...]:
-    """The round's marginal, by the exact exponential mechanism over integer scores in
-    2^-10 rows: w·(‖x − x̂‖₁ − sqrt(2/π)·σ·cells), x̂ and the bias rounded to 2^-10 first
-    (so a score moves by at most w·Δ₁·2^10 between neighbouring tables)."""
-    sigma = math.sqrt(float(step.sigma_sq))
+def candidate_scores(aggregate: Aggregate, model: Any, allowed: list[tuple[int, ...]],
+                     weights: dict[tuple[int, ...], int], sigma_sq: Fraction,
+                     names: list[str]) -> list[int]:
+    """Each allowed candidate's score, an integer in 2^-10 rows:
+    w·(‖x − x̂‖₁ − sqrt(2/π)·σ·cells), x̂ and the bias rounded to 2^-10 first, so a score
+    moves by at most w·Δ₁·2^10 between neighbouring tables (the model is fitted to released
+    values only; tests/audit/test_synthetic_aim_audit.py checks the bound)."""
+    sigma = math.sqrt(float(sigma_sq))
     scores = []
     for cl in allowed:
         x = true_marginal(aggregate, cl, names)
@@ -230,4 +231,13 @@ def _select(source: RandomSource, aggregate: Aggregate, model: Any,
         l1 = int(np.abs(x * SCORE_UNITS - xhat.astype(np.int64)).sum(dtype=np.int64))
         bias = round(math.sqrt(2 / math.pi) * sigma * x.size * SCORE_UNITS)
         scores.append(weights[cl] * (l1 - bias))
+    return scores
+
+
+def _select(source: RandomSource, aggregate: Aggregate, model: Any,
+            allowed: list[tuple[int, ...]], weights: dict[tuple[int, ...], int],
+            step: RoundParameters, sensitivity: int, names: list[str]) -> tuple[int, ...]:
+    """The round's marginal, by the exact exponential mechanism over ``candidate_scores``
+    at the round's rational ε."""
+    scores = candidate_scores(aggregate, model, allowed, weights, step.sigma_sq, names)
     return allowed[exponential_select_exact(source, scores, step.epsilon, sensitivity)]
