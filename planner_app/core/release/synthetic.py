@@ -46,6 +46,9 @@ from ..support.words import (
     synth_table_words,
 )
 from .bundle import safe_cell
+from .synthetic_sample import mbi_sample, rounded_counts, tree_sample
+
+__all__ = ["rounded_counts", "tree_sample"]  # the samplers live in synthetic_sample.py
 
 SYNTH_DIR = "synthetic"
 ESTIMATION_ITERS = 1000
@@ -437,79 +440,10 @@ def synthetic_codes(query: Query, payload: dict[str, Any]) -> np.ndarray:
             return np.asarray(model.project(columns).datavector(), dtype=np.float64)
 
         if payload.get("method") == "aim":  # AIM's model is any graph: mbi's own sampler
-            return _mbi_sample(model, names, rows, int(payload["seed"]))
+            return mbi_sample(model, names, rows, int(payload["seed"]))
         return tree_sample(names, [c.size for c in cols],
                            [(str(a), str(b)) for a, b in payload["selected"]], marginal, rows,
                            int(payload["seed"]))
-
-
-def _mbi_sample(model: Any, names: list[str], rows: int, seed: int) -> np.ndarray:
-    """Rows of an AIM model by mbi's ``synthetic_data`` (randomized rounding down its
-    junction tree), which draws from numpy's global generator: seeded with the payload's
-    seed for the call and restored after (post-processing of released values)."""
-    state = np.random.get_state()
-    try:
-        np.random.seed(seed)
-        data = model.synthetic_data(rows=rows).to_dict()
-    finally:
-        np.random.set_state(state)
-    out: np.ndarray = np.stack([np.asarray(data[n], dtype=np.int64) for n in names], axis=1)
-    return out
-
-
-def rounded_counts(weights: np.ndarray, total: int) -> np.ndarray:
-    """``total`` split in proportion to ``weights`` (negatives as 0; all 0: evenly), by
-    largest remainders (ties to the first): every count within 1 of its share."""
-    w = np.clip(np.nan_to_num(np.asarray(weights, dtype=np.float64)), 0, None)
-    share = w / w.sum() if w.sum() > 0 else np.full(w.size, 1.0 / w.size)
-    exact = share * total
-    counts: np.ndarray = np.floor(exact).astype(np.int64)
-    left = total - int(counts.sum())
-    if left > 0:
-        order = np.argsort(-(exact - counts), kind="stable")
-        counts[order[:left]] += 1
-    return counts
-
-
-def tree_sample(names: list[str], sizes: list[int], pairs: list[tuple[str, str]],
-                marginal: Any, rows: int, seed: int) -> np.ndarray:
-    """Rows drawn from a tree-shaped model (MST's: the chosen pairs join every column):
-    the first column's values in proportion to its estimated marginal, then down the tree
-    each child's values, within each value of its parent, in proportion to the estimated
-    pair marginal (largest-remainder rounding, so every measured marginal of the model is
-    matched to within a row a cell), shuffled within the parent's value and, at the end,
-    across rows. ``marginal(columns)`` gives the model's marginal (row-major). Randomness
-    here is post-processing of released values: a generator seeded from the payload."""
-    rng = np.random.default_rng(seed)
-    index = {n: k for k, n in enumerate(names)}
-    links: dict[int, list[int]] = {k: [] for k in range(len(names))}
-    for a, b in pairs:
-        links[index[a]].append(index[b])
-        links[index[b]].append(index[a])
-    codes = np.zeros((rows, len(names)), dtype=np.int64)
-    codes[:, 0] = np.repeat(np.arange(sizes[0]), rounded_counts(marginal((names[0],)), rows))
-    seen, queue = {0}, [0]
-    while queue:
-        parent = queue.pop(0)
-        for child in sorted(links[parent]):
-            if child in seen:
-                continue
-            seen.add(child)
-            queue.append(child)
-            joint = marginal((names[parent], names[child])).reshape(sizes[parent], sizes[child])
-            for v in range(sizes[parent]):
-                where = np.flatnonzero(codes[:, parent] == v)
-                if where.size == 0:
-                    continue
-                values = np.repeat(np.arange(sizes[child]),
-                                   rounded_counts(joint[v], int(where.size)))
-                codes[where, child] = rng.permutation(values)
-    for k in range(len(names)):  # a column outside the tree (never with MST): its marginal
-        if k not in seen:
-            codes[:, k] = rng.permutation(np.repeat(
-                np.arange(sizes[k]), rounded_counts(marginal((names[k],)), rows)))
-    out: np.ndarray = codes[rng.permutation(rows)]
-    return out
 
 
 def _fraction(text: str) -> float:
