@@ -18,7 +18,7 @@ MECHANISMS_BY_KIND: dict[str, tuple[str, ...]] = {
     "histogram": ("laplace", "gaussian"),
     "quantile": ("exponential",),
     "randomized_response": ("randomized_response",),
-    "synthetic": ("mst",),
+    "synthetic": ("mst", "aim"),
     "discover_keys": ("laplace_threshold",),
     "discover_bounds": ("exponential",),
 }

@@ -84,7 +84,7 @@ def synth_plan(**query: Any) -> dict[str, Any]:
     ({"rows": 2.5}, "queries[synth].rows", "whole number"),
     ({"delta": None}, "queries[synth].delta", "is required"),
     ({"delta": 0}, "queries[synth].delta", "above 0"),
-    ({"method": "aim"}, "queries[synth].method", "not one of: mst"),
+    ({"method": "gan"}, "queries[synth].method", "not one of: mst, aim"),
     ({"mechanism": "gaussian"}, "queries[synth].mechanism", "method"),
     ({"column": "region"}, "queries[synth].column", "not used by kind synthetic"),
     ({"where": []}, "queries[synth].where", "not used by kind synthetic"),

@@ -306,7 +306,6 @@ synth("rows-too-many", with_synthetic(rows=2_000_000),
       f"{SYNTH}.rows: must be between 1 and 1,000,000, not 2,000,000")
 synth("rows-fraction", with_synthetic(rows=10.5), f"{SYNTH}.rows: must be a whole number")
 synth("rows-text", with_synthetic(rows="100"), f"{SYNTH}.rows: must be a whole number")
-synth("method-aim", with_synthetic(method="aim"), f"{SYNTH}.method: 'aim' is not one of: mst")
 synth("method-unknown", with_synthetic(method="gan"), f"{SYNTH}.method: 'gan' is not one of")
 synth("person-id-column",
       {**with_synthetic(columns=[SYN["columns"][0], {"column": "pid", "categories": ["1", "2"]}]),
@@ -813,6 +812,22 @@ cases.append({"file": "special/policy-ledger-in-policy-1.json", "command": "poli
                                  "ledger": {"url": "postgresql://u@db.example/planner"}},
               "message": "format: must be 'planner-app/policy@2' when the policy names a "
                          "shared ledger"})
+
+# aim25: AIM's workload (pairs, triples) is refused with MST, and checked with AIM; an AIM
+# table's adaptive rounds compose in zCDP only, so the pld accountant is refused
+synth("pairs-with-mst", with_synthetic(pairs=[["g", "x"]]),
+      f'{SYNTH}.pairs: is AIM\'s workload; it needs "method": "aim"')
+synth("aim-pairs-unknown-column", with_synthetic(method="aim", pairs=[["g", "y"]]),
+      f"{SYNTH}.pairs[0]: 'y' is not one of this table's columns")
+synth("aim-pairs-empty", with_synthetic(method="aim", pairs=[]),
+      f"{SYNTH}.pairs: must name at least one pair")
+synth("aim-triples-short", with_synthetic(method="aim", triples=[["g", "x"]]),
+      f"{SYNTH}.triples[0]: must be a list of 3 column names")
+synth("aim-pld-accountant",
+      {**with_synthetic(method="aim"), "budget": {"epsilon": 2.0, "delta": 1e-6,
+                                                  "accountant": "pld"}},
+      "budget.accountant: a synthetic table by AIM spends its rounds adaptively, which only "
+      "zCDP composes")
 
 (HERE / "cases.json").write_text(json.dumps({"plan": PLAN, "good_table": GOOD,
                                              "synthetic_plan": with_synthetic(),

@@ -16,7 +16,9 @@ So every engine (pandas, DuckDB, Spark) gives the same counts, after the same pe
 contribution bounding, through code the engine tests already hold to each other.
 ``SyntheticEngine`` wraps an engine opened on the expanded plan; its ``aggregate`` of a
 synthetic query returns the one-way parts ``oneway:<column>`` and the two-way parts
-``pair:<i>:<j>`` (cells of column i by column j, row-major, i < j). True values: memory only.
+``pair:<i>:<j>`` (cells of column i by column j, row-major, i < j), and for AIM's declared
+triples ``triple:<i>:<j>:<k>`` (i < j < k, row-major), each computed as one pair histogram
+per value of k. True values: memory only.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ..kinds.params import synth_columns_of
+from ..kinds.params import synth_columns_of, synth_workload_of
 from ..kinds.registry import kind_of, make_query
 from ..kinds.results import Aggregate, AggregateFacts
 from ..kinds.shared_data import Marginals
@@ -56,28 +58,60 @@ def _others(cols: tuple[SynthColumn, ...], *skip: int) -> tuple[Condition, ...]:
     return tuple(cond for k, c in enumerate(cols) if k not in skip for cond in in_domain(c))
 
 
+def _pair(qid: str, cols: tuple[SynthColumn, ...], i: int, j: int,
+          base: tuple[Condition, ...]) -> tuple[str, Query]:
+    """The one histogram of the pair (i, j) on the rows ``base`` keeps (its side: "a", i
+    grouped by j; "b", j grouped by i)."""
+    a, b = cols[i], cols[j]
+    name = f"{qid}:{a.column}*{b.column}"
+    if b.categories is not None:
+        return "a", _histogram(name, a, base + in_domain(b),
+                               GroupBy(b.column, tuple(b.categories)))
+    if a.categories is not None:
+        return "b", _histogram(name, b, base + in_domain(a),
+                               GroupBy(a.column, tuple(a.categories)))
+    # both binned: one histogram of a grouped by b's bins
+    return "a", _histogram(name, a, base + in_domain(b),
+                           GroupBy(b.column, tuple(b.labels()), bins=tuple(b.bins or ())))
+
+
+def value_condition(c: SynthColumn, v: int) -> tuple[Condition, ...]:
+    """Conditions that hold exactly when column c's cell is its v-th declared value (a
+    category, or a bin: left-closed, the last closed, as a histogram bins)."""
+    if c.categories is not None:
+        return (Condition(c.column, "in", (c.categories[v],)),)
+    edges = c.bins or ()
+    last = v == len(edges) - 2
+    return (Condition(c.column, ">=", float(edges[v])),
+            Condition(c.column, "<=" if last else "<", float(edges[v + 1])))
+
+
+def triples_of(q: Query) -> list[tuple[int, int, int]]:
+    """The declared triples of an AIM table as sorted column indices (none for MST)."""
+    cols = synth_columns_of(q)
+    index = {c.column: k for k, c in enumerate(cols)}
+    _, triples = synth_workload_of(q)
+    out = [sorted(index[c] for c in t) for t in triples]
+    return [(t[0], t[1], t[2]) for t in out]
+
+
 def derived_queries(q: Query) -> Iterator[tuple[tuple[Any, ...], Query]]:
     """(key, histogram query) for every marginal piece of a synthetic query: keys
     ("one", i), ("pair", i, j, "a") histogram of i grouped by j (by its categories or its
-    bins), ("pair", i, j, "b") histogram of j grouped by i."""
+    bins), ("pair", i, j, "b") histogram of j grouped by i; for AIM's triples (i, j, k),
+    ("triple", i, j, k, v, side): the pair (i, j) on the rows whose k is its v-th value."""
     cols = synth_columns_of(q)
     for i, c in enumerate(cols):
         yield ("one", i), _histogram(f"{q.id}:{c.column}", c, _others(cols, i))
     for i in range(len(cols)):
         for j in range(i + 1, len(cols)):
-            a, b = cols[i], cols[j]
-            base = _others(cols, i, j)
-            name = f"{q.id}:{a.column}*{b.column}"
-            if b.categories is not None:
-                yield ("pair", i, j, "a"), _histogram(
-                    name, a, base + in_domain(b), GroupBy(b.column, tuple(b.categories)))
-            elif a.categories is not None:
-                yield ("pair", i, j, "b"), _histogram(
-                    name, b, base + in_domain(a), GroupBy(a.column, tuple(a.categories)))
-            else:  # both binned: one histogram of a grouped by b's bins
-                yield ("pair", i, j, "a"), _histogram(
-                    name, a, base + in_domain(b),
-                    GroupBy(b.column, tuple(b.labels()), bins=tuple(b.bins or ())))
+            side, query = _pair(q.id, cols, i, j, _others(cols, i, j))
+            yield ("pair", i, j, side), query
+    for i, j, k in triples_of(q):
+        for v in range(cols[k].size):
+            side, query = _pair(f"{q.id}:{v}", cols, i, j,
+                                _others(cols, i, j, k) + value_condition(cols[k], v))
+            yield ("triple", i, j, k, v, side), query
 
 
 def expanded_plan(plan: Plan) -> Plan:
@@ -106,12 +140,20 @@ def synthetic_aggregate(q: Query, aggregate: Any) -> Aggregate:
             continue
         i, j = key[1], key[2]
         na, nb = cols[i].size, cols[j].size
-        if key[3] == "a":  # groups of j, each over i's values: (nb, na)
+        if key[-1] == "a":  # groups of j, each over i's values: (nb, na)
             table = cells.reshape(nb, na).T
-        elif key[3] == "b":  # groups of i, each over j's values: (na, nb)
+        elif key[-1] == "b":  # groups of i, each over j's values: (na, nb)
             table = cells.reshape(na, nb)
         else:
             raise AssertionError(f"unknown marginal piece {key!r}")
+        if key[0] == "triple":  # the slice v of k: cells (i, j, v) of the (i, j, k) cube
+            k, v = key[3], key[4]
+            name = f"triple:{i}:{j}:{k}"
+            if name not in agg.parts:
+                agg.parts[name] = np.zeros(na * nb * cols[k].size, dtype=np.int64)
+            cube = agg.parts[name].reshape(na, nb, cols[k].size)
+            cube[:, :, v] = table
+            continue
         agg.parts[f"pair:{i}:{j}"] = np.ascontiguousarray(table).reshape(-1)
     if facts is not None:
         agg.facts = facts

@@ -120,9 +120,13 @@ def zcdp(measurements: Sequence[Measurement], delta: float) -> Total:
 
 
 MAX_PLD_SIGMA_STEPS = 20_000
+AIM_PLD_REFUSAL = ("a synthetic table by AIM spends its rounds adaptively, which only zCDP "
+                   "composes; use the zcdp accountant, or leave the accountant unset")
 
 
 def _pld_ok(m: Measurement) -> bool:
+    if m.mechanism == "zcdp":  # a ρ spent by adaptive rounds (AIM): zCDP composes it, no PLD
+        return False
     if m.mechanism != "gaussian":
         return True
     assert m.sigma_sq is not None
@@ -134,8 +138,8 @@ def _pld_ok(m: Measurement) -> bool:
 
 def pld_supported(measurements: Iterable[Measurement]) -> bool:
     """A PLD here exists for every measurement but a Gaussian with a very large σ in grid
-    steps, or over several cells with a sensitivity too large to enumerate its shifts; such
-    plans use zcdp."""
+    steps, or over several cells with a sensitivity too large to enumerate its shifts, and a
+    ``zcdp`` budget spent by adaptive rounds (AIM's); such plans use zcdp."""
     return all(_pld_ok(m) for m in measurements)
 
 
@@ -661,6 +665,8 @@ def compose(measurements: Sequence[Measurement], delta: float,
             raise InputError("plan", "budget.accountant", ZCDP_THRESHOLD)
         return zcdp(measurements, delta)
     if accountant == "pld":
+        if any(m.mechanism == "zcdp" for m in measurements):
+            raise InputError("plan", "budget.accountant", AIM_PLD_REFUSAL)
         if not pld_supported(measurements):
             raise InputError("plan", "budget.accountant",
                              "pld cannot account for a gaussian statistic with this large a "

@@ -35,7 +35,7 @@ MAX_SCALE_BITS = 48
 class Measurement:
     query_id: str
     component: Component
-    mechanism: str  # laplace | gaussian | exponential | randomized_response | none
+    mechanism: str  # laplace | gaussian | exponential | randomized_response | zcdp | none
     epsilon: float  # ε charged for this measurement (pure part for gaussian: its (ε, δ))
     delta: float
     scale: Fraction | None = None  # discrete Laplace scale, in steps
@@ -47,7 +47,7 @@ class Measurement:
         """zCDP parameter of this measurement."""
         if self.mechanism == "none":
             return 0.0
-        if self.mechanism == "gaussian":
+        if self.mechanism in ("gaussian", "zcdp"):  # zcdp: a ρ written as a Gaussian's σ²
             assert self.sigma_sq is not None
             return self.component.l2_sq / (2 * float(self.sigma_sq))
         if self.mechanism == "exponential":

@@ -39,6 +39,10 @@ from fractions import Fraction
 from ..model import Plan, Query, SynthColumn
 from ..support.errors import InputError
 from ..support.words import (
+    AIM_PREVIEW_NOTE,
+    aim_rounds_line,
+    aim_rounds_measured_line,
+    synth_measured_line,
     synth_measurement_words,
     synth_pair_line,
     synth_preview_lines,
@@ -46,6 +50,7 @@ from ..support.words import (
 )
 from .measure import Measurement, epsilon_from_rho, exact_epsilon, rho_for, round_up_fraction
 from .mechanisms import RandomSource, bernoulli_exp
+from .synthetic_aim import ROUNDS_NAME, aim_measurements, budget_of
 from .synthetic_sensitivity import synthetic_components
 
 ONE_WAY_SHARE = Fraction(1, 3)
@@ -135,6 +140,7 @@ class SynthPreview:
     one_way_error: float | None  # expected total variation distance of a one-way marginal
     two_way_error: float | None  # the same, of a measured two-way marginal
     note: str
+    rounds_rho: float | None = None  # AIM: what its adaptive rounds may spend, at most
 
 
 def expected_tvd(sigma: float, cells: int, rows: float) -> float:
@@ -153,11 +159,19 @@ def preview(query: Query, plan: Plan, columns: Sequence[SynthColumn],
     of its one- and two-way marginals, from the plan alone (no data): for the app's preview
     and the report (kinds.synthetic.table_preview: the table's own ``columns`` and
     ``synth_rows``). Rows: the dataset's ``expected_rows``, else the table's ``rows``."""
-    ms = synthetic_measurements(query, plan, columns)
+    aim = query.mechanism == "aim"
+    ms = aim_measurements(query, plan, columns) if aim else \
+        synthetic_measurements(query, plan, columns)
     cols = tuple(columns)
     items = []
     for m in ms:
         c = m.component
+        if m.mechanism == "zcdp":  # AIM's rounds: the first round's σ and ε (they anneal)
+            b = budget_of(query, plan, cols)
+            items.append(MarginalPreview(c.name, synth_measurement_words(c.name), b.rounds,
+                                         math.sqrt(float(b.one_way_sigma_sq)),
+                                         float(b.first_epsilon)))
+            continue
         if m.mechanism == "exponential":
             items.append(MarginalPreview(c.name, synth_measurement_words(c.name),
                                          len(cols) * (len(cols) - 1) // 2, None, m.epsilon))
@@ -174,13 +188,29 @@ def preview(query: Query, plan: Plan, columns: Sequence[SynthColumn],
         ones = [expected_tvd(i.sigma, i.cells, rows) for i in items
                 if i.name.startswith("oneway:") and i.sigma is not None]
         one = sum(ones) / len(ones) if ones else None
-        sigma_two = next((i.sigma for i in items if i.name.startswith("twoway:")), None)
+        sigma_two = next((i.sigma for i in items
+                          if i.name.startswith("twoway:") or i.name == ROUNDS_NAME), None)
         if sigma_two is not None and len(cols) > 1:
             pair_cells = [cols[a].size * cols[b].size for a in range(len(cols))
                           for b in range(a + 1, len(cols))]
             two = sum(expected_tvd(sigma_two, n, rows) for n in pair_cells) / len(pair_cells)
+    rounds_rho = float(budget_of(query, plan, cols).rounds_budget) if aim else None
+    note = AIM_PREVIEW_NOTE if aim else synth_preview_note(len(cols))
     return SynthPreview(query.id, synth_split(query, len(cols)).rho, tuple(items), rows, one, two,
-                        synth_preview_note(len(cols)))
+                        note, rounds_rho)
+
+
+def measured_lines(p: SynthPreview) -> list[str]:
+    """Each measurement of the preview in words (the app's "Measured:" list): a marginal
+    with its cells and σ, a selection round with its ε, AIM's rounds as rounds."""
+    out = []
+    for m in p.measurements:
+        if m.name == ROUNDS_NAME:
+            out.append(aim_rounds_measured_line(m.cells, m.sigma, m.epsilon))
+        elif m.sigma is not None or m.epsilon is not None:
+            out.append(synth_measured_line(m.what, m.cells, m.sigma, m.epsilon,
+                                           m.name.startswith("twoway:")))
+    return out
 
 
 # ----------------------------------------------------------------------------- the selection
@@ -212,6 +242,13 @@ def preview_lines(p: SynthPreview) -> list[str]:
     """The preview in words, one line each (the command line's check; the app's pane): the
     sentences are ``support.words.synth_preview_lines``."""
     ones = [m for m in p.measurements if m.name.startswith("oneway:")]
+    aim = next((m for m in p.measurements if m.name == ROUNDS_NAME), None)
+    if aim is not None:  # AIM: its rounds in a line of their own
+        lines = synth_preview_lines(len(ones), ones[0].sigma if ones else None, 0, None, None,
+                                    p.expected_rows, p.one_way_error, p.two_way_error)
+        return [*lines[:1], aim_rounds_line(aim.cells, aim.sigma, aim.epsilon,
+                                            p.rounds_rho or 0.0, p.rho),
+                *lines[1:]]
     twos = [m for m in p.measurements if m.name.startswith("twoway:")]
     rounds = [m for m in p.measurements if m.name.startswith("select:")]
     if twos and not rounds:  # two columns: their one pair, measured without a selection

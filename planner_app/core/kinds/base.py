@@ -81,6 +81,11 @@ class StatisticKind(ABC):
     #: the plan-level refusal of the "basic" accountant for it (None: basic composes it)
     basic_accountant_refusal: ClassVar[str | None] = None
 
+    def pld_accountant_refusal(self, query: Query) -> str | None:
+        """The plan-level refusal of the "pld" accountant for this statistic (None: PLD
+        composes it; AIM's adaptive rounds compose in zCDP only)."""
+        return None
+
     #: its mechanisms, the default first (a synthetic table's is its "method")
     mechanisms: ClassVar[tuple[str, ...]] = ("laplace", "gaussian")
     #: it reads a column

@@ -68,6 +68,10 @@ class SynthParams(KindParams):
 
     columns: tuple[SynthColumn, ...] = ()
     rows: int | None = None
+    #: AIM's workload (method "aim" only): the pairs of columns (None: every pair) and the
+    #: triples, each as declared column names
+    pairs: tuple[tuple[str, ...], ...] | None = None
+    triples: tuple[tuple[str, ...], ...] = ()
 
     def columns_read(self) -> list[tuple[str, str]]:
         return [(f"columns[{i}].column", c.column) for i, c in enumerate(self.columns)]
@@ -157,6 +161,13 @@ def synth_rows_of(query: Query) -> int | None:
     kind)."""
     p = family_of(query, SynthParams)
     return p.rows if p is not None else None
+
+
+def synth_workload_of(query: Query
+                      ) -> tuple[tuple[tuple[str, ...], ...] | None, tuple[tuple[str, ...], ...]]:
+    """An AIM table's declared pairs (None: every pair) and triples."""
+    p = family_of(query, SynthParams)
+    return (p.pairs, p.triples) if p is not None else (None, ())
 
 
 def with_params(query: Query, **changes: Any) -> Query:

@@ -44,6 +44,10 @@ MST_CITATION: Final = (
     "MST: McKenna, Miklau, Sheldon (2021), Winning the NIST Contest: A scalable and general "
     "approach to differentially private synthetic data. Noisy counts of each column and of "
     "the pairs on a tree, from which the rows are generated.")
+AIM_CITATION: Final = (
+    "AIM: McKenna, Mullins, Sheldon, Miklau (2022), AIM: An Adaptive and Iterative Mechanism "
+    "for Differentially Private Synthetic Data. Noisy counts of each column, then of the "
+    "pairs (and declared triples) the model gets most wrong, chosen round by round.")
 NOISE_TIP: Final = "Discrete Laplace (pure ε) or Gaussian (needs δ)"
 #: a mechanism's name in the form's list (the plan's name is the item's data)
 MECHANISM_LABELS: Final = {
@@ -53,9 +57,11 @@ MECHANISM_LABELS: Final = {
     "randomized_response": "Randomized response (local)",
     "mst": "MST (noisy marginals)",
     "laplace_threshold": "Discrete Laplace above a threshold (needs δ)",
+
+    "aim": "AIM (adaptive noisy marginals)",
 }
 #: a mechanism's tooltip in the list, where its name has no room for it
-MECHANISM_TIPS: Final = {"mst": MST_CITATION}
+MECHANISM_TIPS: Final = {"mst": MST_CITATION, "aim": AIM_CITATION}
 
 
 @dataclass(frozen=True)

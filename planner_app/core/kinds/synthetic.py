@@ -17,10 +17,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..dp.accounting import AIM_PLD_REFUSAL
 from ..dp.accuracy import Accuracy, measurement_half_width
 from ..dp.measure import Measurement
 from ..dp.sensitivity import Component
 from ..dp.synthetic import SynthPreview, preview, preview_lines, synthetic_measurements
+from ..dp.synthetic_aim import aim_measurements
 from ..dp.synthetic_sensitivity import synthetic_components
 from ..model import Plan
 from ..model.plan import MAX_EPSILON, PrivacyUnit, Query, SynthColumn
@@ -42,6 +44,7 @@ from .shared_form import (
     FormWords,
 )
 from .shared_release import NoiseDraw, column_domain, synthetic_noise_words
+from .synthetic_workload import read_workload, workload_words
 
 
 def params(query: Query) -> SynthParams:
@@ -93,9 +96,10 @@ def read_synthetic(r: FieldReader, qid: str, label: str) -> Query:
             r.fail(key, "is not used by kind synthetic (declare each column's domain under "
                         "columns)")
     if r.has("mechanism"):
-        r.fail("mechanism", 'is not used by kind synthetic; write "method": "mst"')
+        r.fail("mechanism", 'is not used by kind synthetic; write "method": "mst" or "aim"')
     method = r.choice("method", Synthetic.mechanisms, default="mst")
     columns = _read_columns(r)
+    pairs, triples = read_workload(r, method, columns)
     rows = r.integer("rows", required=False)
     if rows is not None and not 1 <= rows <= MAX_SYNTH_ROWS:
         r.fail("rows", f"must be between 1 and {MAX_SYNTH_ROWS:,}, not {rows:,}")
@@ -120,7 +124,7 @@ def read_synthetic(r: FieldReader, qid: str, label: str) -> Query:
     justification = read_justification(r)
     return Query(id=qid, kind="synthetic", epsilon=epsilon, label=label, mechanism=method,
                  delta=delta, justification=justification,
-                 params=SynthParams(columns=columns, rows=rows))
+                 params=SynthParams(columns=columns, rows=rows, pairs=pairs, triples=triples))
 
 
 def cell_text(value: Any) -> str:
@@ -248,6 +252,10 @@ def synthetic_to_dict(q: Query) -> dict[str, object]:
             columns.append({"column": c.column, "bins": list(c.bins or ())})
     out: dict[str, object] = {"id": q.id, "label": q.label or q.id, "kind": q.kind,
                               "method": q.mechanism, "columns": columns}
+    if p.pairs is not None:
+        out["pairs"] = [list(x) for x in p.pairs]
+    if p.triples:
+        out["triples"] = [list(x) for x in p.triples]
     if p.rows is not None:
         out["rows"] = p.rows
     out["epsilon"] = q.epsilon
@@ -270,16 +278,19 @@ def stated_epsilon(q: dict[str, Any]) -> float:
 class Synthetic(StatisticKind):
     name = "synthetic"
     params_type = SynthParams
-    own_keys = ("columns", "rows", "method")
+    own_keys = ("columns", "rows", "method", "pairs", "triples")
     title = "Synthetic table"
     words = "synthetic table"
-    mechanisms = ("mst",)  # written "method" in the plan (docs/synthetic.md)
+    mechanisms = ("mst", "aim")  # written "method" in the plan (docs/synthetic.md)
     needs_column = False
     not_taken = frozenset({"group_by", "where"})
 
     # --- plan fields -----------------------------------------------------------------------
 
     basic_accountant_refusal = BASIC_REFUSAL
+
+    def pld_accountant_refusal(self, query: Query) -> str | None:
+        return AIM_PLD_REFUSAL if query.mechanism == "aim" else None
 
     def read_query(self, r: FieldReader, qid: str, label: str) -> Query | None:
         return read_synthetic(r, qid, label)
@@ -300,8 +311,11 @@ class Synthetic(StatisticKind):
         return synthetic_components(query, unit, relation, p.columns)
 
     def measurements(self, query: Query, plan: Plan) -> list[Measurement]:
-        """MST's measurements (dp/synthetic.py): zCDP shares of its (ε, δ)."""
+        """MST's measurements (dp/synthetic.py) or AIM's (dp/synthetic_aim.py): zCDP shares
+        of its (ε, δ)."""
         p = params(query)
+        if query.mechanism == "aim":
+            return aim_measurements(query, plan, p.columns)
         return synthetic_measurements(query, plan, p.columns)
 
     def accuracy(self, query: Query, plan: Plan, measurements: list[Measurement],
@@ -342,8 +356,9 @@ class Synthetic(StatisticKind):
         rows = p.rows
         out.append(("Rows", f"{rows:,} made-up rows" if rows is not None else
                     "as many as the noised counts say"))
-        out.append(("Method", query.mechanism.upper() if query.mechanism == "mst"
-                    else query.mechanism))
+        out.append(("Method", query.mechanism.upper()))
+        if query.mechanism == "aim":
+            out.append(("Workload", workload_words(p.columns, p.pairs, p.triples)))
         return out
 
     def missing_words(self, query: Query) -> list[str]:

@@ -257,6 +257,11 @@ def plan_from_dict(obj: Any, source: str = "plan", *, draft: bool = False) -> Pl
                         if kind_of(q).basic_accountant_refusal is not None), None)
         if refusal is not None:
             r.fail("budget.accountant", refusal)
+    if budget.accountant == "pld":  # aim25: adaptive rounds compose in zCDP only
+        refusal = next((kind_of(q).pld_accountant_refusal(q) for q in queries
+                        if kind_of(q).pld_accountant_refusal(q) is not None), None)
+        if refusal is not None:
+            r.fail("budget.accountant", refusal)
     for q in queries:
         problem = kind_of(q).unit_problem(unit, q)
         if problem is not None:

@@ -30,7 +30,7 @@ from ..kinds.params import quantile_level
 from ..kinds.shared_dp import accuracy_for, cell_labels
 from ..model import Plan, Query
 from ..support.numbers import shown_point
-from ..support.words import confidence_percent
+from ..support.words import AIM_ROUND_MARK, confidence_percent
 
 MAX_PREVIEW_CELLS = 24  # bars drawn in one chart; the rest have the same ± (a note says so)
 ILLUSTRATIVE_ROWS = 100  # rows per cell for scale when the plan states no row count
@@ -254,6 +254,8 @@ def synthetic_groups(rows: list[dict[str, Any]], limit: int = MAX_PREVIEW_CELLS
     pairs: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
         group = str(r.get("group") or "")
+        if AIM_ROUND_MARK in group:  # measured again in an AIM round: the results table's
+            continue
         (pairs if " × " in group else order).setdefault(group, []).append(r)
     order = order or pairs  # only pairs given: draw them, under their pair's name
     drawn = [r for cells in order.values() for r in cells]

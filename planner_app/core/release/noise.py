@@ -30,7 +30,7 @@ from ..kinds.shared_release import (  # noqa: F401  (re-exported: verify, tests,
     snap_up,
 )
 from ..model import Plan
-from . import synthetic
+from . import synthetic_aim
 
 
 def privatize(plan: Plan, aggregates: dict[str, Aggregate], *,
@@ -41,7 +41,7 @@ def privatize(plan: Plan, aggregates: dict[str, Aggregate], *,
     """Draw the noise, once, for every query. ``source`` defaults to the OS CSPRNG.
     ``measurements``: each query's, as the check built them (a compiled plan's)."""
     src = source if source is not None else SystemRandomSource()
-    draw = NoiseDraw(src, confidence, clamp_counts, synthetic.measure_synthetic)
+    draw = NoiseDraw(src, confidence, clamp_counts, synthetic_aim.measure_table)
     out = []
     for query in plan.queries:
         ms = measurements_for(query, plan) if measurements is None \

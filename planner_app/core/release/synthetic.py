@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import math
 import warnings
 from fractions import Fraction
@@ -29,6 +30,7 @@ import numpy as np
 from ..dp.accuracy import measurement_half_width
 from ..dp.measure import Measurement
 from ..dp.mechanisms import RandomSource, discrete_gaussian
+from ..dp.sensitivity import Component
 from ..dp.synthetic import SCORE_UNITS, exponential_select
 from ..kinds import kind_of
 from ..kinds.params import synth_columns_of, synth_rows_of
@@ -37,8 +39,16 @@ from ..kinds.synthetic import cell_text, row_cap, written_texts
 from ..model import Query, SynthColumn
 from ..support.errors import InputError
 from ..support.optional import mbi_problem
-from ..support.words import SYNTH_CLAMPED, SYNTH_REPORT_ABOUT, synth_table_words
+from ..support.words import (
+    SYNTH_CLAMPED,
+    SYNTH_REPORT_ABOUT,
+    aim_round_group,
+    synth_table_words,
+)
 from .bundle import safe_cell
+from .synthetic_sample import mbi_sample, rounded_counts, tree_sample
+
+__all__ = ["rounded_counts", "tree_sample"]  # the samplers live in synthetic_sample.py
 
 SYNTH_DIR = "synthetic"
 ESTIMATION_ITERS = 1000
@@ -203,15 +213,34 @@ def measure_synthetic(query: Query, aggregate: Aggregate, ms: list[Measurement],
     return cells, payload
 
 
-def marginal_cells(query: Query, names: list[str]) -> tuple[str, list[str]]:
-    """A released marginal's group in results.csv ("region", "region × age") and its cells
-    in order ("North", "North | [16, 25)"), as the release writes them and verify rebuilds
-    them."""
+def marginal_cells(query: Query, names: list[str], round_no: int | None = None
+                   ) -> tuple[str, list[str]]:
+    """A released marginal's group in results.csv ("region", "region × age", with AIM also
+    "region × age × smoker") and its cells in order ("North", "North | [16, 25)"), row-major,
+    as the release writes them and verify rebuilds them."""
     by_column = {c.column: c for c in synth_columns_of(query)}
     texts = [domain_texts(by_column[n]) for n in names]
+    group = " × ".join(names)
+    if round_no is not None:  # AIM's round t: "region (AIM round 5)"
+        group = aim_round_group(group, round_no)
     if len(names) == 1:
-        return names[0], texts[0]
-    return " × ".join(names), [f"{a} | {b}" for a in texts[0] for b in texts[1]]
+        return group, texts[0]
+    return group, [" | ".join(x) for x in itertools.product(*texts)]
+
+
+def round_of(name: str) -> int | None:
+    """AIM's round number of a marginal named ``round:t`` (None: another marginal)."""
+    kind, _, rest = name.partition(":")
+    return int(rest) if kind == "round" and rest.isdigit() else None
+
+
+def round_measurement(query_id: str, t: int, l1: int, l2_sq: int, cells: int,
+                      sigma_sq: Fraction) -> Measurement:
+    """AIM's round ``t`` measurement as a Measurement (for its interval: the rounds' ρ is
+    accounted once, as the plan's ``rounds`` measurement)."""
+    comp = Component(name=f"round:{t}", step=1.0, l1=l1, l2_sq=l2_sq, cells=cells,
+                     single_cell=False, derivation=f"AIM's round {t}")
+    return Measurement(query_id, comp, "gaussian", 0.0, 0.0, sigma_sq=sigma_sq)
 
 
 def _published(noisy: np.ndarray, clamp_counts: bool) -> list[int]:
@@ -263,7 +292,7 @@ def dry_run_payload(query: Query, aggregate: Aggregate, payload: dict[str, Any],
     cols = list(synth_columns_of(query))
     ones = [mg for mg in payload["marginals"] if len(mg["columns"]) == 1]
     twos = [mg for mg in payload["marginals"] if len(mg["columns"]) == 2]
-    if not twos:
+    if not twos or payload.get("method") == "aim":  # AIM's rounds are fitted as drawn
         return payload
     marginals = list(ones)
     for (i, j), old in zip(likely_tree(query, aggregate), twos, strict=True):
@@ -291,12 +320,19 @@ def placeholder_payload(query: Query) -> dict[str, Any]:
             next(c.size for c in cols if c.column == b)
         marginals.append({"name": f"twoway:{r}", "columns": [a, b], "sigma_sq_steps": "1",
                           "values": [wide] * cells})
-    return {"method": query.mechanism, "columns": [c.column for c in cols],
-            "domains": [domain_texts(c) for c in cols], "marginals": marginals,
-            "one_way_totals": [wide * c.size for c in cols],
-            "selected": selected, "rows": synth_rows_of(query) or 1,
-            "rows_from": rows_from(query),
-            "seed": SEED_BOUND - 1, "versions": synthesis_versions()}
+    out = {"method": query.mechanism, "columns": [c.column for c in cols],
+           "domains": [domain_texts(c) for c in cols], "marginals": marginals,
+           "one_way_totals": [wide * c.size for c in cols],
+           "selected": selected, "rows": synth_rows_of(query) or 1,
+           "rows_from": rows_from(query),
+           "seed": SEED_BOUND - 1, "versions": synthesis_versions()}
+    if query.mechanism == "aim":  # its rounds: MST's pairs' shape, named as AIM's rounds
+        for r, mg in enumerate(marginals[len(cols):], start=1):
+            mg["name"] = f"round:{r}"
+        out["rounds"] = [{"round": r, "columns": list(p), "epsilon": "1/3",
+                          "sigma_sq_steps": "1", "rho": "1/3"}
+                         for r, p in enumerate(selected, start=1)]
+    return out
 
 
 def csv_size_bound(query: Query) -> int:
@@ -318,6 +354,8 @@ def csv_size_bound(query: Query) -> int:
 #: The keys of release.json's ``synthetic.<id>``, no more, no fewer (verify_synthetic).
 PAYLOAD_KEYS = frozenset({"method", "columns", "domains", "marginals", "one_way_totals",
                           "selected", "rows", "rows_from", "seed", "versions"})
+#: An AIM table's: MST's and its rounds (each round's columns, ε, σ² and ρ)
+AIM_PAYLOAD_KEYS = PAYLOAD_KEYS | {"rounds"}
 #: The packages whose versions regenerate the CSV from the payload (public: post-processing).
 SYNTHESIS_PACKAGES = ("mbi", "jax", "numpy")
 #: The key of ``versions`` that names this app's synthesis code (SYNTHESIS_CODE).
@@ -401,64 +439,11 @@ def synthetic_codes(query: Query, payload: dict[str, Any]) -> np.ndarray:
         def marginal(columns: tuple[str, ...]) -> np.ndarray:
             return np.asarray(model.project(columns).datavector(), dtype=np.float64)
 
+        if payload.get("method") == "aim":  # AIM's model is any graph: mbi's own sampler
+            return mbi_sample(model, names, rows, int(payload["seed"]))
         return tree_sample(names, [c.size for c in cols],
                            [(str(a), str(b)) for a, b in payload["selected"]], marginal, rows,
                            int(payload["seed"]))
-
-
-def rounded_counts(weights: np.ndarray, total: int) -> np.ndarray:
-    """``total`` split in proportion to ``weights`` (negatives as 0; all 0: evenly), by
-    largest remainders (ties to the first): every count within 1 of its share."""
-    w = np.clip(np.nan_to_num(np.asarray(weights, dtype=np.float64)), 0, None)
-    share = w / w.sum() if w.sum() > 0 else np.full(w.size, 1.0 / w.size)
-    exact = share * total
-    counts: np.ndarray = np.floor(exact).astype(np.int64)
-    left = total - int(counts.sum())
-    if left > 0:
-        order = np.argsort(-(exact - counts), kind="stable")
-        counts[order[:left]] += 1
-    return counts
-
-
-def tree_sample(names: list[str], sizes: list[int], pairs: list[tuple[str, str]],
-                marginal: Any, rows: int, seed: int) -> np.ndarray:
-    """Rows drawn from a tree-shaped model (MST's: the chosen pairs join every column):
-    the first column's values in proportion to its estimated marginal, then down the tree
-    each child's values, within each value of its parent, in proportion to the estimated
-    pair marginal (largest-remainder rounding, so every measured marginal of the model is
-    matched to within a row a cell), shuffled within the parent's value and, at the end,
-    across rows. ``marginal(columns)`` gives the model's marginal (row-major). Randomness
-    here is post-processing of released values: a generator seeded from the payload."""
-    rng = np.random.default_rng(seed)
-    index = {n: k for k, n in enumerate(names)}
-    links: dict[int, list[int]] = {k: [] for k in range(len(names))}
-    for a, b in pairs:
-        links[index[a]].append(index[b])
-        links[index[b]].append(index[a])
-    codes = np.zeros((rows, len(names)), dtype=np.int64)
-    codes[:, 0] = np.repeat(np.arange(sizes[0]), rounded_counts(marginal((names[0],)), rows))
-    seen, queue = {0}, [0]
-    while queue:
-        parent = queue.pop(0)
-        for child in sorted(links[parent]):
-            if child in seen:
-                continue
-            seen.add(child)
-            queue.append(child)
-            joint = marginal((names[parent], names[child])).reshape(sizes[parent], sizes[child])
-            for v in range(sizes[parent]):
-                where = np.flatnonzero(codes[:, parent] == v)
-                if where.size == 0:
-                    continue
-                values = np.repeat(np.arange(sizes[child]),
-                                   rounded_counts(joint[v], int(where.size)))
-                codes[where, child] = rng.permutation(values)
-    for k in range(len(names)):  # a column outside the tree (never with MST): its marginal
-        if k not in seen:
-            codes[:, k] = rng.permutation(np.repeat(
-                np.arange(sizes[k]), rounded_counts(marginal((names[k],)), rows)))
-    out: np.ndarray = codes[rng.permutation(rows)]
-    return out
 
 
 def _fraction(text: str) -> float:
@@ -483,6 +468,15 @@ def synthetic_csv(query: Query, payload: dict[str, Any]) -> bytes:
 # ----------------------------------------------------------------------------- the report
 
 
+def _rounds_words(table: dict[str, Any]) -> list[tuple[str, float]] | None:
+    """AIM's rounds as the report lists them (each marginal and its ρ); None for MST."""
+    rounds = table.get("rounds")
+    if not isinstance(rounds, list):
+        return None
+    return [(" × ".join(map(str, r.get("columns", []))), float(Fraction(str(r.get("rho")))))
+            for r in rounds if isinstance(r, dict)]
+
+
 def synthetic_paragraphs(record: dict[str, Any]) -> list[str]:
     """The report's section on the release's synthetic tables (none: no section): what a
     synthetic table is and is not, and what was measured, from release.json alone (the
@@ -500,6 +494,6 @@ def synthetic_paragraphs(record: dict[str, Any]) -> list[str]:
         out.append(synth_table_words(qid, t.get("rows"), t.get("rows_from") == "plan",
                                      [str(c) for c in t.get("columns", [])],
                                      str(t.get("method", "")),
-                                     [(str(a), str(b)) for a, b in t.get("selected", [])],
-                                     t.get("seed")))
+                                     [tuple(map(str, p)) for p in t.get("selected", [])],
+                                     t.get("seed"), _rounds_words(t)))
     return out

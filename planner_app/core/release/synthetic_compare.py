@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -40,7 +41,7 @@ class MarginalDistance:
 
     columns: tuple[str, ...]  # one column, or a pair
     tvd: float  # total variation distance of the two distributions, 0 to 1
-    measured: bool  # a one-way marginal, or a pair the release chose and measured
+    measured: bool  # a one-way marginal, or a pair inside a marginal the release measured
 
 
 def synthetic_codes_from_csv(query: Query, data: bytes) -> np.ndarray:
@@ -64,12 +65,14 @@ def synthetic_codes_from_csv(query: Query, data: bytes) -> np.ndarray:
 
 
 def compare_synthetic(query: Query, true_parts: Mapping[str, np.ndarray], codes: np.ndarray,
-                      selected: list[tuple[str, str]]) -> list[MarginalDistance]:
+                      selected: list[tuple[str, ...]]) -> list[MarginalDistance]:
     """Every one-way marginal, then every pair, of the synthetic rows ``codes`` against the
-    real table's (``true_parts``: ``oneway:<column>`` and ``pair:<i>:<j>``, row-major)."""
+    real table's (``true_parts``: ``oneway:<column>`` and ``pair:<i>:<j>``, row-major). A
+    pair is measured when a selected marginal holds it (MST's pairs; AIM's rounds, whose
+    marginals have 1 to 3 columns: a triple measures its pairs)."""
     cols = list(synth_columns_of(query))
     sizes = [c.size for c in cols]
-    chosen = {frozenset(p) for p in selected}
+    chosen = {frozenset(pair) for p in selected for pair in itertools.combinations(p, 2)}
     out = []
     for i, c in enumerate(cols):
         synth = np.bincount(codes[:, i], minlength=sizes[i])
@@ -101,7 +104,7 @@ def compare_bundle_with_table(plan: Plan, table: Table, bundle: Path,
             record: dict[str, Any] = bundle_json(z.read(RECORD))
     except (OSError, KeyError, zipfile.BadZipFile, ValueError) as exc:
         raise InputError(str(bundle), None, f"cannot read {name} ({exc})") from None
-    selected = [(str(a), str(b)) for a, b in
+    selected = [tuple(map(str, p)) for p in
                 record.get("synthetic", {}).get(query_id, {}).get("selected", [])]
     codes = synthetic_codes_from_csv(query, data)
     engine = open_engine(DEFAULT_ENGINE, plan, table, SystemRandomSource())

@@ -49,6 +49,7 @@ from ..support.progress import Progress
 from ..support.progress import report as report_progress
 from .result_columns import tables_of
 from .synthetic import (
+    AIM_PAYLOAD_KEYS,
     CLAMPED_NOTE,
     PAYLOAD_KEYS,
     SEED_BOUND,
@@ -60,11 +61,13 @@ from .synthetic import (
     domain_texts,
     marginal_cells,
     noised_rows,
+    round_of,
     rows_from,
     synthesis_versions,
     synthetic_csv,
     total_variation,
 )
+from .verify_aim import aim_rounds_problem, round_measurements
 
 MARGINAL_KEYS = frozenset({"name", "columns", "sigma_sq_steps", "values"})
 VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+!_-]{0,63}")
@@ -150,6 +153,8 @@ def _payload_problems(plan: Plan, record: dict[str, Any], q: Query, payload: dic
         return found
     problems, want_rows = found
     ms = {m.component.name: m for m in measurements_for(q, plan)}
+    if q.mechanism == "aim":
+        ms.update(round_measurements(plan, q, payload))
     problem = _result_rows_problem(record, q, list(payload["marginals"]), ms, clamped)
     return ([problem] if problem else []) + problems, want_rows
 
@@ -171,9 +176,17 @@ def payload_problems(plan: Plan, q: Query, payload: dict[str, Any], clamped: boo
     marginals = list(payload["marginals"])
     selected = [tuple(p) for p in payload["selected"]]
     rows = payload["rows"]
-    expected_names = [f"oneway:{n}" for n in names] + [f"twoway:{i}" for i in range(1, len(cols))]
+    aim = q.mechanism == "aim"
+    expected_names = [f"oneway:{n}" for n in names] + (
+        [f"round:{t}" for t in range(1, len(marginals) - len(cols) + 1)] if aim else
+        [f"twoway:{i}" for i in range(1, len(cols))])
     if [m.get("name") if isinstance(m, dict) else None for m in marginals] != expected_names:
         return [f"{where}: its marginals are not the measurements the plan gives"]
+    if aim:
+        rounds = aim_rounds_problem(plan, q, payload)
+        if rounds:
+            return [f"{where}: {rounds}"]
+        ms = {**ms, **round_measurements(plan, q, payload)}
     size = {c.column: c.size for c in cols}
     for mg in marginals:
         m = ms[mg["name"]]
@@ -195,7 +208,7 @@ def payload_problems(plan: Plan, q: Query, payload: dict[str, Any], clamped: boo
             return [f"{where}: marginal {mg['name']}'s noise is not the plan's"]
     problems: list[str] = []
     pairs = [tuple(mg["columns"]) for mg in marginals if mg["name"].startswith("twoway:")]
-    if selected != pairs or not _is_tree(names, pairs):
+    if not aim and (selected != pairs or not _is_tree(names, pairs)):
         problems.append(f"{where}: its selected pairs are not a tree over the columns")
     # each one-way total as drawn: the sum of its counts, or, clamped, at most that sum
     totals = payload["one_way_totals"]
@@ -229,7 +242,7 @@ def _result_rows_problem(record: dict[str, Any], q: Query, marginals: list[dict[
     want: list[tuple[Any, ...]] = []
     for mg in marginals:
         hw = measurement_half_width(ms[mg["name"]], float(confidence))
-        group, keys = marginal_cells(q, mg["columns"])
+        group, keys = marginal_cells(q, mg["columns"], round_of(mg["name"]))
         for key, v in zip(keys, mg["values"], strict=True):
             want.append((q.id, q.title, group, key, v, v - hw, v + hw, confidence, "gaussian"))
     table = tables_of(record).get(q.id)
@@ -260,9 +273,10 @@ def _shape_problem(q: Query, payload: dict[str, Any]) -> str | None:
     keys; the plan's method, columns, domain texts and source of rows; whole-number rows; a
     seed in [0, SEED_BOUND); the versions of mbi, jax, numpy and the app's synthesis code;
     each marginal exactly its keys, a text variance, and selected pairs as pairs of texts."""
-    if set(payload) != PAYLOAD_KEYS:
-        extra = sorted(set(payload) - PAYLOAD_KEYS)
-        missing = sorted(PAYLOAD_KEYS - set(payload))
+    keys = AIM_PAYLOAD_KEYS if q.mechanism == "aim" else PAYLOAD_KEYS
+    if set(payload) != keys:
+        extra = sorted(set(payload) - keys)
+        missing = sorted(keys - set(payload))
         return ("its keys are not a synthetic table's"
                 + (f" (unexpected: {', '.join(map(str, extra))})" if extra else "")
                 + (f" (missing: {', '.join(missing)})" if missing else ""))
@@ -289,8 +303,9 @@ def _shape_problem(q: Query, payload: dict[str, Any]) -> str | None:
             isinstance(m, dict) and set(m) == MARGINAL_KEYS
             and isinstance(m["sigma_sq_steps"], str) for m in marginals):
         return "its marginals are not the measurements the plan gives"
+    width = (1, 2, 3) if q.mechanism == "aim" else (2,)  # AIM's rounds: 1 to 3 columns
     if not isinstance(selected, list) or not all(
-            isinstance(p, list) and len(p) == 2 and all(isinstance(c, str) for c in p)
+            isinstance(p, list) and len(p) in width and all(isinstance(c, str) for c in p)
             for p in selected):
         return "its selected pairs are not pairs of columns"
     return None

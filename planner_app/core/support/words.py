@@ -182,6 +182,10 @@ def synth_measurement_words(name: str, columns: int = 3) -> str:
     kind, _, rest = name.partition(":")
     if kind == "oneway":
         return f"counts of {rest}"
+    if kind == "rounds":
+        return "AIM's adaptive rounds"
+    if kind == "round":
+        return f"counts of the marginal chosen in AIM's round {rest}"
     if kind == "twoway" and columns == 2:
         return "counts of its one pair of columns"
     if kind == "twoway":
@@ -288,14 +292,67 @@ def synth_released_line(query_id: str, csv_name: str, rows: int) -> str:
 
 
 def synth_table_words(query_id: str, rows: object, rows_from_plan: bool,
-                      columns: list[str], method: str, pairs: list[tuple[str, str]],
-                      seed: object) -> str:
-    """The report's sentence on one released synthetic table (from release.json alone)."""
+                      columns: list[str], method: str, pairs: list[tuple[str, ...]],
+                      seed: object, rounds: list[tuple[str, float]] | None = None) -> str:
+    """The report's sentence on one released synthetic table (from release.json alone);
+    ``rounds``: AIM's, each round's marginal and its ρ."""
     source = "as the plan states" if rows_from_plan else "from the noised one-way counts"
-    chosen = ", ".join(f"{a} × {b}" for a, b in pairs)
-    return (f"{query_id}: synthetic/{query_id}.csv has {rows} rows ({source}) of the "
-            f"columns {', '.join(columns)}, made with {method.upper()} (Private-PGM); "
-            f"measured pairs: {chosen or 'none'}; sampling seed {seed}.")
+    head = (f"{query_id}: synthetic/{query_id}.csv has {rows} rows ({source}) of the "
+            f"columns {', '.join(columns)}, made with {method.upper()} (Private-PGM)")
+    if rounds is not None:  # aim25: AIM's rounds, each its marginal and its ρ
+        each = "; ".join(f"{t}. {what} (ρ = {rho:.3g})"
+                         for t, (what, rho) in enumerate(rounds, start=1))
+        return (f"{head}; {len(rounds)} adaptive rounds, each measuring the marginal the "
+                f"exponential mechanism chose: {each or 'none'}; sampling seed {seed}.")
+    chosen = ", ".join(" × ".join(p) for p in pairs)
+    return f"{head}; measured pairs: {chosen or 'none'}; sampling seed {seed}."
+
+
+# aim25: AIM's preview and its place in the form's noise list
+def aim_rounds_measured_line(rounds: int, first_sigma: float | None,
+                             first_epsilon: float | None) -> str:
+    """AIM's rounds in the preview's list of measurements (not a marginal: each round's σ
+    and ε start here and anneal)."""
+    sigma = format_number(first_sigma if first_sigma is not None else math.nan)
+    eps = format_number(first_epsilon if first_epsilon is not None else math.nan)
+    return (f"AIM's adaptive rounds: up to {rounds}, each measuring the marginal it chooses "
+            f"(exponential mechanism, ε = {eps} at first) with noise σ = {sigma} rows a cell "
+            f"at first")
+
+
+#: how a marginal measured in one of AIM's rounds is grouped in results.csv and the report
+#: ("region (AIM round 5)"), so a column or pair measured again never shares its group's
+#: name with its first measurement; the Released chart draws each column's one-way counts
+#: once and leaves these to the results table
+AIM_ROUND_MARK = " (AIM round "
+
+
+def aim_round_group(group: str, t: int) -> str:
+    return f"{group}{AIM_ROUND_MARK}{t})"
+
+
+AIM_PREVIEW_NOTE = ("expected total variation distance of a measured marginal (0 is exact, "
+                    "1 is all wrong), from the noise alone; marginals not measured are "
+                    "estimated through the fitted model and may be further off")
+
+#: the owner's comparison: what an orange bar is, by method
+SYNTH_COMPARE_INFERRED = {"mst": "a pair only inferred through the tree",
+                          "aim": "a pair only inferred through the fitted model"}
+
+
+def aim_rounds_line(rounds: int, first_sigma: float | None, first_epsilon: float | None,
+                    rounds_rho: float, rho: float) -> str:
+    """AIM's rounds in the preview, one clause without a full stop."""
+    return (f"then up to {rounds} adaptive rounds (AIM), together spending at most "
+            f"ρ = {format_number(rounds_rho)} of the table's ρ = {format_number(rho)}: "
+            f"each round chooses the marginal the model gets "
+            f"most wrong (exponential mechanism, ε = "
+            f"{format_number(first_epsilon if first_epsilon is not None else math.nan)} at "
+            f"first) and measures it (σ = "
+            f"{format_number(first_sigma if first_sigma is not None else math.nan)} rows a "
+            f"cell at first); when a measurement barely changes the model, later rounds "
+            f"spend four times as much, with half the noise")
+
 
 
 # ----------------------------------------------------------------------------- glossary

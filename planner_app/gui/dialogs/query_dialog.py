@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.kinds import KINDS, StatisticKind, kind_of
+from ...core.kinds.params import synth_workload_of
 from ...core.kinds.shared_form import (
     BOUNDS,
     COUNT_OF,
@@ -42,6 +43,7 @@ from ...core.kinds.shared_form import (
     WHERE,
     YES_NO,
 )
+from ...core.kinds.synthetic_workload import kept_workload
 from ...core.model import Plan, Query
 from ...core.planfile import plan_to_dict
 from ...core.support.words import DISCARD_STATISTIC, DISCARD_STATISTIC_TITLE
@@ -480,6 +482,10 @@ class QueryDialog(QDialog):
         doc: dict[str, Any] = {"id": ident, "kind": self.checks.kind_now().name,
                                "method": self.mechanism.currentData() or "mst"}
         self.synth_panel.write(doc)
+        if self.original is not None:  # AIM's workload, kept where its columns still are
+            pairs, triples = synth_workload_of(self.original)
+            doc.update(kept_workload(pairs, triples, doc["method"],
+                                     [c.get("column") for c in doc.get("columns", [])]))
         doc.update({"epsilon": self.epsilon.value(), "delta": number(self.delta.text())})
         if label:
             doc["label"] = label

@@ -29,6 +29,7 @@ from ...core.planning.charts import text_style
 from ...core.release.synthetic_compare import MarginalDistance, compare_bundle_with_table
 from ...core.support.errors import PlannerError
 from ...core.support.fonts import chart_text
+from ...core.support.words import SYNTH_COMPARE_INFERRED
 from ..file_dialogs import ask_open_file
 from ..session import Session
 from ..widgets.screen_fit import fit_to_screen
@@ -98,6 +99,14 @@ class SyntheticCompareDialog(QDialog):
             self.data = Path(path)
             self.compare()
 
+    def method(self) -> str:
+        """The chosen table's method in the plan it was released from (mst or aim)."""
+        plan = self.plan or self.session.plan
+        qid = self.choice.currentData()
+        if plan is None or qid is None:
+            return "mst"
+        return str(plan.query(qid).mechanism)
+
     def compare(self) -> None:
         """Compute in a worker (the table may be large); the chart follows its answer."""
         plan = self.plan or self.session.plan
@@ -148,9 +157,9 @@ class SyntheticCompareDialog(QDialog):
                 if len(distances) > MAX_BARS else "")
         name = self.data.name if self.data is not None else \
             self.session.table.name if self.session.table is not None else ""
+        inferred = SYNTH_COMPARE_INFERRED.get(self.method(), SYNTH_COMPARE_INFERRED["mst"])
         self.status.setText(f"Compared with {name}. {mean}{more} Blue: measured (every "
-                            "column, and the pairs the release chose); orange: a pair only "
-                            "inferred through the tree.")
+                            f"column, and the pairs the release chose); orange: {inferred}.")
         self.figure.clear()
         ax = self.figure.add_subplot(111)
         # column names as every chart draws them: CJK from a fallback font, else marked

@@ -337,16 +337,11 @@ class StatisticPane(QWidget):
         if q is None or plan is None or not kind_of(q).releases_table():
             self.synthetic_box.setVisible(False)
             return
-        from ...core.dp.synthetic import preview_lines
+        from ...core.dp.synthetic import measured_lines, preview_lines
         from ...core.kinds.synthetic import table_preview
-        from ...core.support.words import synth_measured_line
 
         p = table_preview(q, plan)
-        lines = []
-        for m in p.measurements:
-            if m.sigma is not None or m.epsilon is not None:
-                pair = m.name.startswith("twoway:")
-                lines.append(f"• {synth_measured_line(m.what, m.cells, m.sigma, m.epsilon, pair)}")
+        lines = [f"• {line}" for line in measured_lines(p)]
         said = [f"{t[0].upper()}{t[1:]}." for t in preview_lines(p)]
         said_text = "\n".join([*said, "", "Measured:", *lines, "",
                                f"{p.note[0].upper()}{p.note[1:]}."])
