@@ -34,7 +34,7 @@ from ..model import MAX_EPSILON, delta_problem
 from ..support.errors import InputError, PlannerError
 from ..support.files import atomic_write_bytes, input_file_size
 from ..support.home import AppHome
-from .audit import AuditLog
+from .audit import AuditError, AuditLog
 from .keys import (
     SIG_SUFFIX,
     PublicKey,
@@ -486,9 +486,12 @@ def policy_events(home: AppHome) -> list[dict[str, Any]]:
     try:
         with open(path, encoding="utf-8") as fh:
             lines = [line for line in fh if any(m in line for m in marks)]
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PolicyError(f"the audit log cannot be read to find the installed policy "
-                          f"({type(exc).__name__}); releases are refused") from None
+    except OSError as exc:  # the audit log's own trouble (exit 4), as AuditLog says it
+        raise AuditError(f"the audit log {path} cannot be read to find the installed policy "
+                         f"({exc.strerror}); releases are refused") from None
+    except UnicodeDecodeError as exc:
+        raise AuditError(f"the audit log {path} is not UTF-8 text ({exc.reason}); it is "
+                         "unusable, and releases are refused") from None
     out = []
     for line in lines:
         try:
