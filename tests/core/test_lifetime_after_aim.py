@@ -25,6 +25,7 @@ from planner_app.core.dp.measure import Measurement, epsilon_from_rho, measureme
 from planner_app.core.kinds.shared_dp import measurements_for
 from planner_app.core.model import Plan
 from planner_app.core.planfile import plan_from_dict
+from planner_app.core.records.headroom import spent_note
 from planner_app.core.records.ledger import DEFAULT_CAP, Ledger
 from planner_app.core.records.ledger_state import ReleaseRecord, lifetime_total
 from planner_app.core.release.home_check import check_in_home, release_in_home
@@ -153,7 +154,7 @@ def copied(home: AppHome, tmp_path: Path) -> AppHome:
 
 def lifetime_in(bundle: Path) -> dict[str, Any]:
     with zipfile.ZipFile(bundle) as z:
-        return dict(json.loads(z.read("release.json"))["lifetime"])
+        return dict(json.loads(z.read("release.json"))["ledger"]["spent"])
 
 
 def test_check_and_release_of_a_pld_plan_after_an_aim_release(aim_home: AppHome,
@@ -166,12 +167,19 @@ def test_check_and_release_of_a_pld_plan_after_an_aim_release(aim_home: AppHome,
     assert report.readiness is not None
     rule = next(r for r in report.readiness.results if r.rule == "lifetime")
     assert rule.passed, rule.message
-    assert f"about {10 - want.epsilon:.4g} after this release" in rule.message
+    assert f"about {10 - want.epsilon:.4g} is left after it" in rule.message
+    # it adds more than its own ε (the history is counted another way with it): said so,
+    # never "adds only … which costs less"
+    assert "costs less" not in rule.message
+    assert "the releases' δ added up (1.1e-05) would pass the cap's δ = 1e-05" in rule.message
     result = release_in_home(plan, table, tmp_path / "counts.zip", home)
     spent = Ledger(home.ledger_path).state(DATASET).spent
     assert spent.epsilon == pytest.approx(want.epsilon, rel=1e-9)
     assert spent.delta == pytest.approx(want.delta, rel=1e-12)
     assert lifetime_in(result.bundle_path)["epsilon"] == pytest.approx(want.epsilon, rel=1e-9)
+    note = spent_note(Ledger(home.ledger_path).state(DATASET))  # ledger show: why not the sum
+    assert note is not None and "past the cap's δ = 1e-05" in note
+    assert f"spend ε = {want.epsilon:.4g}" in note
 
 
 def test_a_discovery_of_keys_and_a_pld_plan_after_an_aim_release(aim_home: AppHome,
