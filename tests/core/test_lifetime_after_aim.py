@@ -20,7 +20,15 @@ from typing import Any
 import pytest
 
 from planner_app.core.data.tables import load_table
-from planner_app.core.dp.accounting import AIM_PLD_REFUSAL, Total, compose, within
+from planner_app.core.dp.accounting import (
+    AIM_PLD_REFUSAL,
+    ZCDP_THRESHOLD,
+    Total,
+    accountant_refusal,
+    compose,
+    valid_totals,
+    within,
+)
 from planner_app.core.dp.measure import Measurement, epsilon_from_rho, measurement_to_dict
 from planner_app.core.kinds.shared_dp import measurements_for
 from planner_app.core.model import Plan
@@ -119,17 +127,33 @@ def test_the_plans_own_pld_refusal_stays() -> None:
     assert str(e.value).endswith(AIM_PLD_REFUSAL)
 
 
+@pytest.mark.parametrize("cap_delta", [DEFAULT_CAP.delta, 1e-4])
 @pytest.mark.parametrize("history", [["aim"], ["aim", "keys"], ["keys", "aim"]])
-def test_a_pld_plan_after_aim_composes_with_a_valid_lifetime_total(history: list[str]) -> None:
+def test_a_pld_plan_after_aim_composes_with_a_valid_lifetime_total(history: list[str],
+                                                                   cap_delta: float) -> None:
     plans = [{"aim": small_aim, "keys": keys_discovery}[h]() for h in history]
     records = [record(p, n) for n, p in enumerate(plans)]
     new = counts_pld()
-    after = lifetime_total(records, measured(new), own_total(new), DEFAULT_CAP.delta)
-    want = expected_lifetime([*plans, new], DEFAULT_CAP.delta)
+    after = lifetime_total(records, measured(new), own_total(new), cap_delta)
+    want = expected_lifetime([*plans, new], cap_delta)
     assert after.accountant == want.accountant
     assert after.epsilon == pytest.approx(want.epsilon, rel=1e-9)
     assert after.delta == pytest.approx(want.delta, rel=1e-12)
-    assert within(after, 10.0, DEFAULT_CAP.delta)  # room enough: never a refusal
+    assert within(after, 10.0, cap_delta)  # room enough: never a refusal
+
+
+def test_each_accountant_composes_what_it_can_and_a_plan_keeps_its_refusals() -> None:
+    aim, keys = measured(small_aim()), measured(keys_discovery())
+    assert [t.accountant for t in valid_totals(aim, 1e-5)] == ["basic", "zcdp"]
+    assert [t.accountant for t in valid_totals(keys, 1e-5)] == ["basic", "pld"]
+    assert [t.accountant for t in valid_totals(aim + keys, 1e-5)] == ["basic"]
+    assert accountant_refusal("pld", aim + keys) == AIM_PLD_REFUSAL
+    assert accountant_refusal("zcdp", aim + keys) == ZCDP_THRESHOLD
+    with pytest.raises(InputError, match="discovery of keys"):
+        compose(keys, 1e-5, "zcdp")
+    mixed = compose(aim + keys, 2e-6)  # unnamed: added up, each measurement's own (ε, δ)
+    assert (mixed.accountant, mixed.epsilon) == (
+        "basic", pytest.approx(math.fsum(m.epsilon for m in aim + keys), rel=1e-12))
 
 
 # ----------------------------------------------------------------------------- real releases
