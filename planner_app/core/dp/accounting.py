@@ -646,6 +646,37 @@ def all_pure(measurements: Iterable[Measurement]) -> bool:
                for m in measurements if m.mechanism != "none")
 
 
+PLD_GAUSSIAN_REFUSAL = ("pld cannot account for a gaussian statistic with this large a noise "
+                        "or sensitivity in grid steps; use zcdp")
+
+
+def accountant_refusal(accountant: str, measurements: Sequence[Measurement]) -> str | None:
+    """Why ``accountant`` cannot compose ``measurements`` (None when it can): the one rule
+    for a plan's named accountant, the alternatives `check` lists and a dataset's lifetime.
+    basic composes anything; zcdp no thresholded measurement (a discovery of keys); pld no
+    ``zcdp`` measurement (AIM's adaptive rounds) and no Gaussian it cannot enumerate."""
+    if accountant == "zcdp" and any(thresholded(m) for m in measurements):
+        return ZCDP_THRESHOLD
+    if accountant == "pld":
+        if any(m.mechanism == "zcdp" for m in measurements):
+            return AIM_PLD_REFUSAL
+        if not pld_supported(measurements):
+            return PLD_GAUSSIAN_REFUSAL
+    return None
+
+
+def valid_totals(measurements: Sequence[Measurement], delta: float) -> list[Total]:
+    """The total of every accountant that can compose ``measurements`` (basic always; zcdp
+    and pld at ``delta`` when above 0 and ``accountant_refusal`` lets them), in the order
+    basic, zcdp, pld. Each is valid; basic's δ is the measurements' own, maybe over
+    ``delta``. A history that holds AIM's rounds and a discovery of keys gets basic alone."""
+    out = [basic(measurements)]
+    if delta > 0:
+        out += [way(measurements, delta) for name, way in (("zcdp", zcdp), ("pld", pld))
+                if accountant_refusal(name, measurements) is None]
+    return out
+
+
 def compose(measurements: Sequence[Measurement], delta: float,
             accountant: str | None = None) -> Total:
     """The composed total with the named accountant, or the tightest valid one.
@@ -660,29 +691,15 @@ def compose(measurements: Sequence[Measurement], delta: float,
     problem = accountant_delta_problem(accountant, delta)
     if problem:
         raise InputError("plan", "budget.accountant", problem)
-    if accountant == "zcdp":
-        if any(thresholded(m) for m in measurements):
-            raise InputError("plan", "budget.accountant", ZCDP_THRESHOLD)
-        return zcdp(measurements, delta)
-    if accountant == "pld":
-        if any(m.mechanism == "zcdp" for m in measurements):
-            raise InputError("plan", "budget.accountant", AIM_PLD_REFUSAL)
-        if not pld_supported(measurements):
-            raise InputError("plan", "budget.accountant",
-                             "pld cannot account for a gaussian statistic with this large a "
-                             "noise or sensitivity in grid steps; use zcdp")
-        return pld(measurements, delta)
-    candidates = [basic(measurements)]
-    if delta > 0:
-        b = candidates[0]
-        if b.delta > delta:  # basic needs more δ than the budget allows
-            candidates = []
-        if not any(thresholded(m) for m in measurements):
-            candidates.append(zcdp(measurements, delta))
-        if pld_supported(measurements):
-            candidates.append(pld(measurements, delta))
-    if not candidates:  # basic's δ is over the budget's and nothing else composes them
-        return basic(measurements)
+    if accountant in ("zcdp", "pld"):
+        refusal = accountant_refusal(accountant, measurements)
+        if refusal is not None:
+            raise InputError("plan", "budget.accountant", refusal)
+        return zcdp(measurements, delta) if accountant == "zcdp" else pld(measurements, delta)
+    totals = valid_totals(measurements, delta)
+    # basic only when its δ is within the budget's (or nothing else composes them)
+    candidates = [t for t in totals if t.accountant != "basic" or delta <= 0
+                  or t.delta <= delta] or totals[:1]
     return min(candidates, key=lambda t: (t.epsilon, t.accountant != "basic"))
 
 

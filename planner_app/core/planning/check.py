@@ -25,7 +25,7 @@ from ..data.repeats import Repeats, id_like_columns
 from ..data.source import TableSource
 from ..data.sql_plan import SqlEngine
 from ..data.tables import Table, describe_columns, source_of
-from ..dp.accounting import Total, basic, compose, pld, pld_supported, within, zcdp
+from ..dp.accounting import Total, compose, valid_totals, within
 from ..dp.accuracy import DEFAULT_CONFIDENCE, Accuracy, check_confidence
 from ..dp.measure import Measurement
 from ..dp.mechanisms import SystemRandomSource
@@ -177,11 +177,8 @@ def all_measurements(checks: list[QueryCheck]) -> list[Measurement]:
 
 
 def alternatives_for(measurements: list[Measurement], delta: float) -> list[Total]:
-    out = [basic(measurements)]
-    if delta > 0:
-        out.append(zcdp(measurements, delta))  # inf with a discovery of keys: left out
-        if pld_supported(measurements):
-            out.append(pld(measurements, delta))
+    """Every accountant's total that can compose the plan (``valid_totals``: the one rule)."""
+    out = valid_totals(measurements, delta)
     # an accountant that cannot compute here fails closed with ε = inf: no alternative (and
     # no number a JSON record can hold)
     return [t for t in out if math.isfinite(t.epsilon)] or out[:1]

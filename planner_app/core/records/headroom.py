@@ -52,9 +52,16 @@ class Headroom:
 
     @property
     def composes_below_sum(self) -> bool:
-        """The release adds visibly less than its own ε (so "left" minus its ε would be
-        wrong): shown at the 4 significant figures every sentence uses."""
+        """The release adds visibly other than its own ε, mostly less (so "left" minus its ε
+        would be wrong): shown at the 4 significant figures every sentence uses."""
         return f"{self.adds:.4g}" != f"{self.release.epsilon:.4g}"
+
+    @property
+    def composes_above_sum(self) -> bool:
+        """The release adds visibly more than its own ε: with it, the dataset's releases are
+        counted by a looser accountant than before (the tighter one cannot compose them all
+        within the cap: a discovery of keys after zCDP, a δ that would pass the cap's)."""
+        return self.composes_below_sum and self.adds > self.release.epsilon
 
 
 def headroom(state: LedgerState, measurements: Sequence[Measurement],
@@ -83,6 +90,21 @@ def headroom_sentence(h: Headroom) -> str:
     if not h.fits:
         return (f"{left}: not enough for this release, which would bring its total to "
                 f"ε = {h.after.epsilon:.4g}, δ = {h.after.delta:.3g}")
+    if h.composes_above_sum:
+        own = f"{left}; this release (ε = {h.release.epsilon:.4g}"
+        added = math.fsum([*(r.delta for r in state.releases), h.release.delta])
+        if added > state.cap.delta:  # the releases' own (ε, δ) added up cannot fit the cap
+            return (f"{own}, δ = {h.release.delta:.3g} on its own) adds ε = {h.adds:.4g} to "
+                    f"it, more than its own ε: the releases' δ added up ({added:.3g}) would "
+                    f"pass the cap's δ = {state.cap.delta:g}, so the cap counts each of their "
+                    f"measurements' own ε and δ instead "
+                    f"({accountant_words(h.after.accountant)}); about {h.left_after:.4g} is "
+                    "left after it")
+        return (f"{own} on its own) adds ε = {h.adds:.4g} to it, more than its own ε: the "
+                "cheaper way the dataset's releases were counted so far "
+                f"({accountant_words(state.spent.accountant)}) does not take this one within "
+                f"the cap, so it counts them by {accountant_words(h.after.accountant)}; about "
+                f"{h.left_after:.4g} is left after it")
     if not h.composes_below_sum:
         return f"{left}; about {h.left_after:.4g} after this release"
     return (f"{left}; this release (ε = {h.release.epsilon:.4g} on its own) adds only "
@@ -92,10 +114,17 @@ def headroom_sentence(h: Headroom) -> str:
 
 
 def spent_note(state: LedgerState) -> str | None:
-    """Why the spent total is less than the releases' ε added up (None when it is not)."""
+    """Why the spent total is not the releases' ε added up (None when it is): less, composed
+    together; more, when their δ added up would pass the cap's (``lifetime_total``)."""
     added = math.fsum(r.epsilon for r in state.releases)
     if len(state.releases) < 2 or f"{added:.4g}" == f"{state.spent.epsilon:.4g}":
         return None
+    if state.spent.epsilon > added:
+        return (f"its releases' ε add up to {added:.4g}, but their δ add up to "
+                f"{math.fsum(r.delta for r in state.releases):.3g}, past the cap's "
+                f"δ = {state.cap.delta:g}; the cap counts their measurements within its δ "
+                f"instead ({accountant_words(state.spent.accountant)}): they spend "
+                f"ε = {state.spent.epsilon:.4g}, δ = {state.spent.delta:.3g}")
     return (f"its releases' ε add up to {added:.4g}; composed together "
             f"({accountant_words(state.spent.accountant)}), as the cap counts them, they "
             f"spend ε = {state.spent.epsilon:.4g}, so a new release may add less than its "

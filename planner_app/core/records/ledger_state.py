@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..dp.accounting import Total, compose
+from ..dp.accounting import FIT_TOLERANCE, Total, valid_totals
 from ..dp.measure import Measurement, measurement_from_dict
 
 DEFAULT_CAP_EPSILON = 10.0
@@ -80,8 +80,13 @@ class LedgerState:
 
 def lifetime_total(records: Sequence[ReleaseRecord], extra: Sequence[Measurement],
                    extra_total: Total | None, delta_cap: float) -> Total:
-    """What a dataset has spent: the releases' own (ε, δ) added up (basic composition), or,
-    when tighter, all their measurements composed together at the same total δ."""
+    """What a dataset has spent: the smallest ε of the valid totals whose δ is within the
+    cap's (the smallest of all when none is). The valid totals: the releases' own (ε, δ)
+    added up (basic composition), and all their measurements composed together at the same
+    total δ (at most the cap's) by each accountant that can compose them all
+    (``accounting.valid_totals``: a history with AIM's rounds is never composed by PLD, one
+    with a discovery of keys never by zCDP, one with both by adding each measurement's own
+    (ε, δ) up). Which accountant a plan names plays no part: it is the plan's alone."""
     if not records and not extra:
         return Total(0.0, 0.0, "basic")
     # one exactly rounded sum over every release, the new one among them: the charge's total
@@ -94,8 +99,10 @@ def lifetime_total(records: Sequence[ReleaseRecord], extra: Sequence[Measurement
     measurements += list(extra)
     target = min(dlt, delta_cap)
     if target > 0:
-        candidates.append(compose(measurements, target))
-    return min(candidates, key=lambda t: (t.epsilon, t.accountant != "basic"))
+        candidates += valid_totals(measurements, target)
+    # a total over the cap's δ is valid but cannot fit the cap: one within it goes first
+    return min(candidates, key=lambda t: (t.delta > delta_cap * (1 + FIT_TOLERANCE),
+                                          t.epsilon, t.accountant != "basic"))
 
 
 def lifetime_after(state: LedgerState, measurements: Sequence[Measurement],
