@@ -16,6 +16,7 @@ Only ``release`` writes to it (it charges the ledger); the other functions only 
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -94,6 +95,13 @@ def per_user_home() -> AppHome:
     return folders()
 
 
+def _overwrite_words() -> contextlib.AbstractContextManager[None]:
+    """An existing output's refusal says ``overwrite=True``, this API's word for --force."""
+    from .core.support.files import overwrite_named
+
+    return overwrite_named("overwrite=True")
+
+
 def _plan(plan: PlanLike) -> Plan:
     return plan if isinstance(plan, Plan) else load_plan(plan)
 
@@ -139,8 +147,9 @@ def save_plan(plan: Plan, path: PathLike, overwrite: bool = False) -> Path:
     from .core.planfile import plan_to_json
     from .core.support.files import atomic_write_text, check_output_path
 
-    out = check_output_path(Path(path), overwrite=overwrite)
-    atomic_write_text(out, plan_to_json(plan), overwrite=overwrite)
+    with _overwrite_words():
+        out = check_output_path(Path(path), overwrite=overwrite)
+        atomic_write_text(out, plan_to_json(plan), overwrite=overwrite)
     return out
 
 
@@ -241,7 +250,7 @@ def release(plan: PlanLike, data: PathLike, out: PathLike, *,
         key = KeyStore(target).secret(sign_with, None if passphrase is None
                                       else (lambda _name: passphrase), "sign_with")
     inputs = [Path(data)] + ([] if isinstance(plan, Plan) else [Path(plan)])
-    with naming_plan_file(_plan_name(plan)):
+    with naming_plan_file(_plan_name(plan)), _overwrite_words():
         return release_in_home(loaded, table, Path(out), target, confidence=confidence,
                                clamp_counts=clamp_counts, overwrite=overwrite,
                                require_approval=require_approval, trust_files=list(trust),
