@@ -31,7 +31,7 @@ def test_a_bundle_given_as_the_plan_of_apply_discovery(tmp_path: Path, demo_bund
                      str(tmp_path / "x.json")], capsys)
     assert code == 2
     assert err == ("planner-app: error: d.zip: is a zip file (a release bundle?), not a plan "
-                   "file; give the plan file (JSON text) here\n")
+                   "file (a plan file is JSON text)\n")
     code, err = run(["check", str(bundle)], capsys)
     assert code == 2 and "d.zip: is a zip file (a release bundle?), not a plan file" in err
     assert not (tmp_path / "x.json").exists()

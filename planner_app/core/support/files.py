@@ -378,8 +378,8 @@ def text_of(raw: bytes, source: str, what: str) -> str:
     """A text file's bytes as text (UTF-8, a leading BOM dropped); InputError naming the file
     when they are a zip file (a bundle given in place of ``what``) or not UTF-8."""
     if raw.startswith(ZIP_SIGNATURES):
-        raise _error(source, f"is a zip file (a release bundle?), not a {what}; give the "
-                             f"{what} (JSON text) here")
+        raise _error(source, f"is a zip file (a release bundle?), not a {what} (a {what} "
+                             "is JSON text)")
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
