@@ -77,3 +77,28 @@ def test_the_api_says_overwrite_true(tmp_path: Path, capsys: Any) -> None:
     code, err = run(["plan", "new", "--data", str(DEMO_PLAN.parent / "survey.csv"), "--out",
                      str(target)], capsys)
     assert code == 2 and "plan.json: already exists (use --force to overwrite" in err
+
+
+@pytest.mark.parametrize("digits", [1, 9, 17, 400, 4300, 5000])
+def test_a_long_number_built_in_python_names_its_field(digits: int) -> None:
+    """plan_from_dict given a Python int too long to write out (no JSON text in between)."""
+    from planner_app.core.model.reader import digit_count
+
+    number = 7 * (10 ** digits - 1) // 9  # 77…7 (int("7" * 5000) itself raises)
+    assert digit_count(number) == digits == digit_count(-number)
+    doc = json.loads(DEMO_PLAN.read_text("utf-8"))
+    doc["privacy_unit"]["max_rows"] = 10 ** digits  # digits + 1 digits
+    if digits < 16:
+        return
+    with pytest.raises(api.InputError) as info:
+        api.plan_from_dict(doc)
+    assert str(info.value) == (f"plan: privacy_unit.max_rows: is a {digits + 1:,}-digit "
+                               "number, too large to be a count of rows")
+    if digits < 400:  # a float holds it: the ε's range names it
+        return
+    doc = json.loads(DEMO_PLAN.read_text("utf-8"))
+    doc["queries"][0]["epsilon"] = number
+    with pytest.raises(api.InputError) as info:
+        api.plan_from_dict(doc)
+    assert str(info.value).endswith(f"epsilon: is a {digits:,}-digit number, too large for "
+                                    "any computation")
