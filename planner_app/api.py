@@ -9,13 +9,14 @@ for bad input (the CLI's exit 2), ``BudgetExceeded``, ``ApprovalRequired`` and
 ``PolicyRefused`` for refusals (exit 3), ``LedgerError`` and ``AuditError`` when the ledger
 or audit log cannot be used (exit 4), ``NotABundle`` for a file that is not a bundle.
 
-``home``: the app home's folder (settings, ledger, audit log, keys); default, as for the
-command line, ``$PLANNER_APP_HOME``, else the per-user app folders. Only ``release`` writes
-to it (it charges the ledger); the other functions only read it.
+``home``: the app home's folder (settings, ledger, audit log, keys), or ``per_user_home()``;
+default, as for the command line, ``$PLANNER_APP_HOME``, else the per-user app folders.
+Only ``release`` writes to it (it charges the ledger); the other functions only read it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from .core.records.review import ApprovalRequired
 from .core.release.bundle import NotABundle, Verdict
 from .core.release.publish import PublishResult
 from .core.support.errors import InputError, PlannerError
+from .core.support.home import AppHome
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -39,14 +41,15 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ApprovalRequired", "AuditError", "BudgetExceeded", "Bundle", "BundleNotValid",
-    "CheckReport", "InputError", "LedgerError", "NotABundle", "Picture", "Plan",
+    "AppHome", "CheckReport", "InputError", "LedgerError", "NotABundle", "Picture", "Plan",
     "PlannerError", "PolicyError", "PolicyRefused", "PublishResult", "Verdict",
     "accuracy_charts", "accuracy_table", "belief_chart", "check", "load_plan", "open_bundle",
-    "plan_from_dict", "release", "result_charts", "results", "save_plan", "starter_plan",
-    "total_line", "verify",
+    "per_user_home", "plan_from_dict", "release", "result_charts", "results", "save_plan",
+    "starter_plan", "total_line", "verify",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
+HomeLike = Union[str, "os.PathLike[str]", AppHome]
 PlanLike = Union[Plan, str, "os.PathLike[str]"]
 
 
@@ -77,10 +80,26 @@ class Picture:
         return Path(path)
 
 
-def _home(home: PathLike | None) -> Any:
+def _home(home: PathLike | AppHome | None) -> AppHome:
     from .core.support.home import app_home
 
-    return app_home(home)
+    return home if isinstance(home, AppHome) else app_home(home)
+
+
+def per_user_home() -> AppHome:
+    """The app home in this user's app folders, as ``home=``: the command line's home when
+    neither ``--home`` nor $PLANNER_APP_HOME is given (whatever $PLANNER_APP_HOME says
+    where Python runs). A notebook written without a home uses it."""
+    from .core.support.home import per_user_home as folders
+
+    return folders()
+
+
+def _overwrite_words() -> contextlib.AbstractContextManager[None]:
+    """An existing output's refusal says ``overwrite=True``, this API's word for --force."""
+    from .core.support.files import overwrite_named
+
+    return overwrite_named("overwrite=True")
 
 
 def _plan(plan: PlanLike) -> Plan:
@@ -128,8 +147,9 @@ def save_plan(plan: Plan, path: PathLike, overwrite: bool = False) -> Path:
     from .core.planfile import plan_to_json
     from .core.support.files import atomic_write_text, check_output_path
 
-    out = check_output_path(Path(path), overwrite=overwrite)
-    atomic_write_text(out, plan_to_json(plan), overwrite=overwrite)
+    with _overwrite_words():
+        out = check_output_path(Path(path), overwrite=overwrite)
+        atomic_write_text(out, plan_to_json(plan), overwrite=overwrite)
     return out
 
 
@@ -138,7 +158,7 @@ def save_plan(plan: Plan, path: PathLike, overwrite: bool = False) -> Path:
 
 def check(plan: PlanLike, data: PathLike | None = None, *, confidence: float | None = None,
           require_approval: bool = False, trust: Sequence[PathLike] = (),
-          engine: str = "duckdb", home: PathLike | None = None) -> CheckReport:
+          engine: str = "duckdb", home: HomeLike | None = None) -> CheckReport:
     """What ``planner-app check PLAN [--data TABLE]`` computes: each statistic's noise and
     accuracy, the composed ε and δ, and the release rules of the app home (``report.ready``,
     ``report.readiness``). ``confidence``: of the ± (default: the home's setting, 0.95 unless
@@ -212,7 +232,7 @@ def release(plan: PlanLike, data: PathLike, out: PathLike, *,
             overwrite: bool = False, require_approval: bool = False,
             trust: Sequence[PathLike] = (), sign_with: str | None = None,
             passphrase: str | None = None, engine: str = "duckdb",
-            home: PathLike | None = None) -> PublishResult:
+            home: HomeLike | None = None) -> PublishResult:
     """``planner-app release PLAN --data TABLE --out OUT``: check every rule, charge the app
     home's ledger, draw the noise once and write the signed-or-not bundle ``out``. A refusal
     (budget, approval, policy) raises before anything is charged. ``sign_with``: a key of the
@@ -230,7 +250,7 @@ def release(plan: PlanLike, data: PathLike, out: PathLike, *,
         key = KeyStore(target).secret(sign_with, None if passphrase is None
                                       else (lambda _name: passphrase), "sign_with")
     inputs = [Path(data)] + ([] if isinstance(plan, Plan) else [Path(plan)])
-    with naming_plan_file(_plan_name(plan)):
+    with naming_plan_file(_plan_name(plan)), _overwrite_words():
         return release_in_home(loaded, table, Path(out), target, confidence=confidence,
                                clamp_counts=clamp_counts, overwrite=overwrite,
                                require_approval=require_approval, trust_files=list(trust),
@@ -258,9 +278,26 @@ class Bundle:
     def results(self) -> pd.DataFrame:
         """Every released cell with its interval: results.csv's columns (``value``, ``low``,
         ``high`` as numbers), one row per cell, in release order; any further column a
-        statistic's results carry (consistent values, say) follows them. Raises
-        BundleNotValid for a bundle that did not verify."""
+        statistic's results carry follows them. A release with consistent values
+        (``planner-app/release@3``) adds results.csv's ``consistent``, ``consistent_low`` and
+        ``consistent_high`` (NaN for a statistic in no relation); ``frame.attrs["headline"]``
+        (as ``headline``) says which are the headline values. Raises BundleNotValid for a
+        bundle that did not verify."""
         return _frame(self._record())
+
+    @property
+    def headline(self) -> str:
+        """Which values the plan made the headline ones: ``"consistent"`` (the columns
+        ``consistent``, ``consistent_low``, ``consistent_high``) or ``"raw"`` (``value``,
+        ``low``, ``high``; always so for a release without consistent values)."""
+        return _headline(self._record())
+
+    @property
+    def headline_words(self) -> str:
+        """Which columns of ``results`` hold the headline values, in a sentence."""
+        from .core.release.consistent import results_headline_words
+
+        return results_headline_words(self._record())
 
     def _record(self) -> dict[str, Any]:
         if self.record is None:
@@ -312,17 +349,31 @@ def _frame(record: dict[str, Any]) -> pd.DataFrame:
     import pandas as pd
 
     from .core.release.bundle import RESULT_COLUMNS
+    from .core.release.consistent import CONSISTENT_COLUMNS, consistent_columns
     from .core.release.result_columns import tables_of
 
+    consistent = consistent_columns(record)  # release@3: results.csv's three more columns
+    added = CONSISTENT_COLUMNS if consistent is not None else ()
     parts = []
     for table in tables_of(record).values():
         extra = [c for c in (*table.same, *table.columns) if c not in RESULT_COLUMNS]
         names = [*RESULT_COLUMNS, *dict.fromkeys(extra)]
-        parts.append(pd.DataFrame({c: table.column(c) for c in names}))
+        columns = {c: table.column(c) for c in names}
+        mine = (consistent or {}).get(table.query_id)
+        for c in added:
+            columns[c] = list(mine[c]) if mine is not None else [None] * table.n
+        parts.append(pd.DataFrame(columns))
     if not parts:
-        empty: pd.DataFrame = pd.DataFrame(columns=list(RESULT_COLUMNS))
+        empty: pd.DataFrame = pd.DataFrame(columns=[*RESULT_COLUMNS, *added])
+        empty.attrs["headline"] = _headline(record)
         return empty
     frame: pd.DataFrame = pd.concat(parts, ignore_index=True)
-    for name in ("value", "low", "high", "confidence"):
+    for name in ("value", "low", "high", "confidence", *added):
         frame[name] = pd.to_numeric(frame[name], errors="coerce")
+    frame.attrs["headline"] = _headline(record)
     return frame
+
+
+def _headline(record: dict[str, Any]) -> str:
+    c = record.get("consistency")
+    return "consistent" if isinstance(c, dict) and c.get("headline") == "consistent" else "raw"

@@ -24,17 +24,21 @@ def notebook_target(text: str, option: str, overwrite: bool, keep: list[Path]) -
 
 def cmd_export_notebook(args: argparse.Namespace) -> int:
     from ..core.planfile import load_plan
-    from ..core.release.notebooks import plan_notebook
+    from ..core.release.notebooks import home_words, plan_notebook
     from ..core.support.files import atomic_write_text
+    from ..core.support.home import home_folder
 
     plan_path = Path(args.plan)
     out = notebook_target(args.out, "--out", args.force, [plan_path])
     plan = load_plan(plan_path)  # a plan that does not load makes no notebook (exit 2)
-    atomic_write_text(out, plan_notebook(plan, plan_path, out), overwrite=args.force)
+    home = home_folder(args.home)  # --home, else $PLANNER_APP_HOME; None: per-user folders
+    atomic_write_text(out, plan_notebook(plan, plan_path, out, home), overwrite=args.force)
     if args.json:
-        _print_json({"plan": plan_path.name, "notebook": str(out)})
+        _print_json({"plan": plan_path.name, "notebook": str(out),
+                     "home": None if home is None else str(home)})
     else:
-        print(f"Wrote {out}: it loads {plan_path.name}, checks it with this app home, shows "
+        print(f"Wrote {out}: it loads {plan_path.name}, checks it with "
+              f"{home_words(home).replace('`', '')}, shows "
               "the accuracy table and what ε means, and holds the release commented out. "
               "Open it with Jupyter (pip install notebook) in the Python that has "
               "planner-app.")

@@ -258,7 +258,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     if notebook:
         from ..core.release.notebooks import bundle_notebook
 
-        outputs.append((notebook, bundle_notebook(bundle, Path(notebook)).encode("utf-8")))
+        outputs.append((notebook, bundle_notebook(bundle, Path(notebook), record).encode("utf-8")))
     written = []
     for name, data in outputs:  # every output built before the first is written
         atomic_write_bytes(Path(name), data, overwrite=args.force)

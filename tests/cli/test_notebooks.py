@@ -121,3 +121,46 @@ def test_bundle_notebook_reads_the_bundles_results(tmp_path: Path, capsys: Any,
                     if o.output_type == "execute_result")
     assert "query_id" in shown and "low" in shown  # the results table is shown
     assert pictures(notebook) == len({r["query_id"] for r in expected})
+
+
+# ----------------------------------------------------------------------------- fixapi
+
+
+@pytest.mark.subprocess
+def test_plan_notebook_checks_with_the_home_it_was_exported_with(tmp_path: Path,
+                                                                  capsys: Any) -> None:
+    """``--home H export-notebook``: run where $PLANNER_APP_HOME names another home, the
+    notebook still checks with H (its confidence setting, 0.8 here; the other home has the
+    default 0.95), and its first cell names H."""
+    from planner_app.core.planning.settings import Settings, save_settings
+    from planner_app.core.support.home import app_home
+
+    home = tmp_path / "owner home"
+    save_settings(Settings(confidence=0.8), app_home(home).ensure().settings_path)
+    out = tmp_path / "plan.ipynb"
+    code, said, err = run(["--home", str(home), "export-notebook", str(DEMO_PLAN), "--out",
+                           str(out)], capsys)
+    assert code == 0 and err == "" and str(home.resolve()) in said
+    code, data, _ = run(["--home", str(home), "check", str(DEMO_PLAN), "--json"], capsys)
+    checked = json.loads(data)
+    assert {q["accuracy"]["confidence"] for q in checked["queries"]} == {0.8}
+
+    notebook = execute(out, "import json\nprint(json.dumps([accuracy['confidence']"
+                            ".unique().tolist(), accuracy['half_width'].tolist()]))")
+    assert f"`{home.resolve().as_posix()}`" in notebook.cells[0].source
+    confidences, half_widths = json.loads(printed(notebook.cells[-1]))
+    assert confidences == [0.8]
+    for got, q in zip(half_widths, checked["queries"], strict=True):
+        assert close(got, q["accuracy"]["half_width"])
+
+
+def test_plan_notebook_without_a_home_names_the_per_user_folders(tmp_path: Path,
+                                                                 capsys: Any,
+                                                                 monkeypatch: Any) -> None:
+    monkeypatch.delenv("PLANNER_APP_HOME")
+    out = tmp_path / "plan.ipynb"
+    code, said, _ = run(["export-notebook", str(DEMO_PLAN), "--out", str(out)], capsys)
+    assert code == 0 and "this user's app folders" in said
+    cells = json.loads(out.read_text("utf-8"))["cells"]
+    assert "HOME = api.per_user_home()" in cells[1]["source"]
+    assert "this user's app folders" in cells[0]["source"]

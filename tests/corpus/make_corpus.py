@@ -829,6 +829,26 @@ synth("aim-pld-accountant",
       "budget.accountant: a synthetic table by AIM spends its rounds adaptively, which only "
       "zCDP composes")
 
+# fixapi: a bundle given where a plan is expected is named as one (check, apply-discovery);
+# a whole number too long to read names its field; a missing bundle is named once
+_as_plan = io.BytesIO()
+with zipfile.ZipFile(_as_plan, "w") as _zf:  # a bundle's shape: fixed date, one member
+    _zf.writestr(zipfile.ZipInfo("release.json", date_time=(2020, 1, 1, 0, 0, 0)), "{}")
+plan("bundle-given-as-plan.zip", None, "bundle-given-as-plan.zip: is a zip file (a release "
+     "bundle?), not a plan file", raw=_as_plan.getvalue())
+plan_text("long-int-epsilon.json", json.dumps(with_query(epsilon=7777)).replace("7777", "9" * 5000),
+          "queries[s].epsilon: is a 5,000-digit number, too long to read")
+plan_text("long-int-max-keys.json",
+          json.dumps(with_top(queries=[{**DISCOVER_KEYS, "max_keys": 7777}])).replace(
+              "7777", "1" * 5000),
+          "queries[found].max_keys: is a 5,000-digit number, too long to read")
+plan_text("long-int-negative-rows.json",
+          json.dumps(with_top(dataset={"name": "t", "expected_rows": -7777})).replace(
+              "7777", "2" * 4400),
+          "dataset.expected_rows: is a 4,400-digit number, too long to read")
+cases.append({"file": "bundles/no-such-discovery.zip", "command": "apply-discovery", "exit": 2,
+              "message": "error: no-such-discovery.zip: no such file"})
+
 (HERE / "cases.json").write_text(json.dumps({"plan": PLAN, "good_table": GOOD,
                                              "synthetic_plan": with_synthetic(),
                                              "cases": cases}, indent=1) + "\n")

@@ -77,7 +77,7 @@ class FieldReader:
         if isinstance(value, float) and (not math.isfinite(value) or value != int(value)):
             self.fail(key, "must be a whole number")
         if abs(value) > 2**53:
-            self.fail(key, f"is a {len(str(abs(int(value))))}-digit number, too large to be "
+            self.fail(key, f"is a {digit_count(int(value)):,}-digit number, too large to be "
                            "a count of rows")
         return int(value)
 
@@ -166,13 +166,23 @@ def json_type(value: Any) -> str:
     return type(value).__name__
 
 
+def digit_count(n: int) -> int:
+    """How many decimal digits ``n`` has, without writing it out (str() of an int past 4,300
+    digits raises: "use sys.set_int_max_str_digits()", no message for a person)."""
+    n = abs(n)
+    if n == 0:
+        return 1
+    k = int((n.bit_length() - 1) * 0.30102999566398120)  # floor(log10 n) is k or k + 1
+    return k + 1 + int(n >= int(10 ** (k + 1)))
+
+
 def as_number(value: Any, fail: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         fail(f"must be a number, not {json_type(value)}")
     try:
         number = float(value)
     except OverflowError:  # a JSON integer of hundreds of digits
-        fail(f"is a {len(str(abs(value)))}-digit number, too large for any computation")
+        fail(f"is a {digit_count(value):,}-digit number, too large for any computation")
     if not math.isfinite(number):
         fail("must be a finite number")
     return number

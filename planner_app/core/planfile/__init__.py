@@ -10,11 +10,13 @@ from .serialisation import (
     plan_digest,
     plan_to_dict,
     plan_to_json,
+    read_plan_document,
     save_plan,
 )
 from .validation import PLAN_FIELDS, data_path_problem, plan_from_dict, query_fields
 
 __all__ = [
     "PLAN_FIELDS", "data_path_problem", "load_plan", "parse_plan_text", "query_fields",
+    "read_plan_document",
     "plan_digest", "plan_from_dict", "plan_to_dict", "plan_to_json", "save_plan",
 ]

@@ -12,7 +12,7 @@ from typing import Any
 from ..kinds.registry import kind_of
 from ..model.plan import FORMAT, MAX_PLAN_BYTES, Plan, Query
 from ..support.errors import InputError
-from ..support.files import atomic_write_text, input_file_size
+from ..support.files import atomic_write_text, input_file_size, text_of
 from ..support.json_keys import refusing_duplicate_keys
 from .relations import consistency_to_dict
 from .validation import plan_from_dict
@@ -25,22 +25,74 @@ def _reject_constant(name: str) -> Any:
 _no_duplicate_keys = refusing_duplicate_keys()
 
 
-def parse_plan_text(text: str, source: str = "plan", *, draft: bool = False) -> Plan:
-    """Parse and validate plan JSON text (``draft``: see ``plan_from_dict``)."""
+# the most digits a whole number in a plan may have: Python's own limit for int(text)
+# (sys.get_int_max_str_digits()); no plan field needs a thousandth of it
+MAX_INT_DIGITS = 4300
+
+
+class _LongNumber:
+    """A whole number too long to read, held in place so its field can be named."""
+
+    def __init__(self, digits: int) -> None:
+        self.digits = digits
+
+
+def _plan_int(text: str) -> Any:
+    digits = len(text.lstrip("-"))
+    return _LongNumber(digits) if digits > MAX_INT_DIGITS else int(text)
+
+
+def _item_name(item: Any, index: int) -> str | int:
+    """A list item as the plan's errors name it: a statistic by its id, else its index."""
+    return item["id"] if isinstance(item, dict) and isinstance(item.get("id"), str) else index
+
+
+def _long_number_at(obj: Any, path: str = "") -> tuple[str, int] | None:
+    """Where the first too-long number is (a field path as the plan's errors name it:
+    ``queries[ID].max_keys``), and its digits; None when there is none."""
+    if isinstance(obj, _LongNumber):
+        return path or "plan", obj.digits
+    if isinstance(obj, dict):
+        items: list[tuple[str, Any]] = [(f"{path}.{k}" if path else str(k), v)
+                                        for k, v in obj.items()]
+    elif isinstance(obj, list):
+        items = [(f"{path}[{_item_name(v, i)}]", v) for i, v in enumerate(obj)]
+    else:
+        return None
+    for where, value in items:
+        found = _long_number_at(value, where)
+        if found is not None:
+            return found
+    return None
+
+
+def plan_document(text: str, source: str = "plan") -> Any:
+    """A plan's JSON text as its document, strictly (no NaN, no repeated key, no number
+    too long to read: each an InputError naming the file and where)."""
     try:
-        obj = json.loads(text, parse_constant=_reject_constant,
+        obj = json.loads(text, parse_constant=_reject_constant, parse_int=_plan_int,
                          object_pairs_hook=_no_duplicate_keys)
     except json.JSONDecodeError as exc:
         raise InputError(source, f"line {exc.lineno} column {exc.colno}",
                          f"invalid JSON: {exc.msg}") from None
     except (ValueError, RecursionError) as exc:
         raise InputError(source, None, f"invalid JSON: {str(exc)[:200]}") from None
-    return plan_from_dict(obj, source, draft=draft)
+    found = _long_number_at(obj)
+    if found is not None:
+        where, digits = found
+        raise InputError(source, where, f"is a {digits:,}-digit number, too long to read "
+                                        "and too large for any plan field")
+    return obj
 
 
-def load_plan(path: str | os.PathLike[str], *, draft: bool = False) -> Plan:
-    """Read a plan file; every problem becomes an InputError naming the file. ``draft``: the
-    app opening a plan to edit (see ``plan_from_dict``)."""
+def parse_plan_text(text: str, source: str = "plan", *, draft: bool = False) -> Plan:
+    """Parse and validate plan JSON text (``draft``: see ``plan_from_dict``)."""
+    return plan_from_dict(plan_document(text, source), source, draft=draft)
+
+
+def read_plan_document(path: str | os.PathLike[str]) -> Any:
+    """A plan file's JSON document, as written: every problem reading it (no such file, a
+    bundle given in its place, not UTF-8, not strict JSON) an InputError naming the file."""
     p = Path(path)
     source = p.name
     size = input_file_size(p, "plan file")  # a FIFO or device would hang the read
@@ -55,11 +107,13 @@ def load_plan(path: str | os.PathLike[str], *, draft: bool = False) -> Plan:
         raise InputError(source, None, "is a folder, not a plan file") from None
     except OSError as exc:
         raise InputError(source, None, f"cannot be read ({exc.strerror})") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(source, f"byte {exc.start}", "is not UTF-8 text") from None
-    return parse_plan_text(text, source, draft=draft)
+    return plan_document(text_of(raw, source, "plan file"), source)
+
+
+def load_plan(path: str | os.PathLike[str], *, draft: bool = False) -> Plan:
+    """Read a plan file; every problem becomes an InputError naming the file. ``draft``: the
+    app opening a plan to edit (see ``plan_from_dict``)."""
+    return plan_from_dict(read_plan_document(path), Path(path).name, draft=draft)
 
 
 

@@ -32,7 +32,7 @@ from typing import Any
 
 from ..model import MAX_EPSILON, delta_problem
 from ..support.errors import InputError, PlannerError
-from ..support.files import atomic_write_bytes, input_file_size
+from ..support.files import atomic_write_bytes, input_file_size, text_of
 from ..support.home import AppHome
 from .audit import AuditError, AuditLog
 from .keys import (
@@ -381,11 +381,9 @@ def parse_policy(data: bytes, source: str) -> Policy:
     def no_constant(name: str) -> Any:
         raise InputError(source, None, f"is not strict JSON ({name} is not a number)")
 
+    text = text_of(data, source, "policy file")  # a bundle given here: named as one
     try:
-        text = data.decode("utf-8")
         doc = json.loads(text, object_pairs_hook=no_duplicates, parse_constant=no_constant)
-    except UnicodeDecodeError:
-        raise InputError(source, None, "is not UTF-8 text") from None
     except json.JSONDecodeError as exc:
         raise InputError(source, f"line {exc.lineno}, column {exc.colno}",
                          f"is not valid JSON ({exc.msg})") from None

@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 from ..kinds.synthetic import MAX_SYNTH_CSV_BYTES
 from ..support.cells import FORMULA_START, formula_escaped
-from ..support.errors import PlannerError
+from ..support.errors import InputError, PlannerError
 from ..support.json_keys import refusing_duplicate_keys
 
 RELEASE_FORMAT = "planner-app/release@2"  # results column-wise (result_columns.py)
@@ -60,7 +60,15 @@ ZIP_TIME = (2020, 1, 1, 0, 0, 0)
 
 
 class NotABundle(PlannerError):
-    """The file is not a planner_app bundle at all (exit 2)."""
+    """The file is not a planner_app bundle at all (exit 2). Its message starts with the
+    file's name, as every such message does."""
+
+    def input_error(self, path: Path) -> InputError:
+        """This refusal as the InputError of a command reading the bundle as its input
+        (``plan apply-discovery --bundle``, ``prove``): the file named once, not twice."""
+        text, prefix = str(self), f"{path.name}: "
+        return InputError(path.name, None, text[len(prefix):] if text.startswith(prefix)
+                          else text)
 
 
 class DuplicateKey(ValueError):

@@ -180,8 +180,8 @@ def _bundle_commitment(bundle: Path) -> tuple[str, str, Any]:
         record = bundle_json(files[RECORD])
         return (str(record["dataset"]["name"]), str(record["release_id"]),
                 record["dataset"].get("file_commitment"))
-    except NotABundle as exc:
-        raise InputError(bundle.name, None, str(exc)) from None
+    except NotABundle as exc:  # its message names the file already
+        raise exc.input_error(bundle) from None
     except (KeyError, TypeError, AttributeError, ValueError, UnicodeDecodeError):
         raise InputError(bundle.name, RECORD, "has no release id, dataset or file "
                                               "commitment") from None

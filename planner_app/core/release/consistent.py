@@ -266,6 +266,21 @@ def consistent_summary(section: Mapping[str, Any] | None) -> str:
             f"; the headline values are {head}.")
 
 
+def results_headline_words(record: Mapping[str, Any]) -> str:
+    """For a table of results (the API's DataFrame, the bundle notebook): which columns hold
+    the headline values, and what the others are."""
+    c = record.get("consistency")
+    if not isinstance(c, dict):
+        return ("Every value is a raw noised value: value, with its interval from low to "
+                "high.")
+    both = ("The consistent values (consistent, from consistent_low to consistent_high) add "
+            "up exactly as the plan's relations say; value, low and high are the raw noised "
+            "values (empty consistent columns: a statistic in no relation).")
+    if c.get("headline") == "consistent":
+        return "The headline values are the consistent ones. " + both
+    return "The headline values are the raw noised ones. " + both
+
+
 def headline_rows(record: Mapping[str, Any], query_id: str, rows: list[dict[str, Any]],
                   indices: Sequence[int]) -> list[dict[str, Any]]:
     """The report's rows of a statistic (cells ``indices``) with the plan's headline values:

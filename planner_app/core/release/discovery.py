@@ -16,7 +16,6 @@ discovery is post-processing of a release already charged to the dataset's ledge
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +24,7 @@ from typing import Any
 from ..kinds.registry import KINDS, kind_of
 from ..kinds.shared_release import FOUND_PRIVATELY
 from ..model import Plan, canonical_key
-from ..planfile import plan_from_dict
+from ..planfile import plan_from_dict, read_plan_document
 from ..support.errors import InputError
 from ..support.numbers import shown
 from .bundle import MANIFEST, PLAN, RECORD, bundle_json, read_bundle, sha256_bytes
@@ -80,8 +79,8 @@ def read_discovery(path: Path) -> DiscoveryBundle:
     name = str(path)
     try:
         verdict = verify_bundle(path)
-    except NotABundle as exc:
-        raise InputError(name, None, str(exc)) from None
+    except NotABundle as exc:  # its message names the file already
+        raise exc.input_error(path) from None
     if not verdict.valid:
         raise InputError(name, None, f"is not a valid release bundle: {verdict.problems[0]}")
     files = read_bundle(path)
@@ -269,17 +268,9 @@ def discovery_plan_problem(plan: Plan) -> str | None:
 
 
 def load_plan_document(path: Path) -> dict[str, Any]:
-    """A plan file's JSON document, as written (its discovery names not yet values)."""
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(str(path), None, "no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(str(path), None, f"cannot be read ({exc.__class__.__name__})") \
-            from None
-    except json.JSONDecodeError as exc:
-        raise InputError(str(path), f"line {exc.lineno}, column {exc.colno}",
-                         f"is not JSON: {exc.msg}") from None
+    """A plan file's JSON document, as written (its discovery names not yet values), read
+    as every command reads a plan file (planfile.read_plan_document)."""
+    doc = read_plan_document(path)
     if not isinstance(doc, dict):
         raise InputError(str(path), None, "must be a JSON object (a plan)")
     return doc

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -61,11 +62,26 @@ _SETUP = ("import pandas as pd\n"
           "pd.set_option(\"display.width\", 200)  # a table on one line per row\n")
 
 
-def plan_notebook(plan: Plan, plan_path: Path, out: Path) -> str:
-    """The notebook that loads the plan at ``plan_path``, checks it with this computer's app
-    home, shows the accuracy table, what the total ε means and each statistic's accuracy,
-    and holds the release commented out. ``out``: where it will be written (paths in it are
-    relative to its folder)."""
+def home_words(home: Path | None) -> str:
+    """The app home a plan notebook uses, as its first cell and export-notebook name it."""
+    return (f"the app home at `{home.as_posix()}`" if home is not None
+            else "this user's app folders (the app home when neither `--home` nor "
+                 "`$PLANNER_APP_HOME` is given)")
+
+
+def _home_code(home: Path | None) -> str:
+    """The notebook's ``HOME``: the home written in, never whatever $PLANNER_APP_HOME says
+    where the notebook runs."""
+    if home is None:
+        return "HOME = api.per_user_home()  # this user's app folders\n"
+    return f"HOME = {home.as_posix()!r}  # the app home export-notebook used\n"
+
+
+def plan_notebook(plan: Plan, plan_path: Path, out: Path, home: Path | None) -> str:
+    """The notebook that loads the plan at ``plan_path``, checks it with the app home in
+    ``home`` (an absolute folder; None: this user's app folders), shows the accuracy table,
+    what the total ε means and each statistic's accuracy, and holds the release commented
+    out. ``out``: where it will be written (paths in it are relative to its folder)."""
     name = plan.dataset.name
     table = (plan_path.parent / plan.dataset.path) if plan.dataset.path else Path("TABLE.csv")
     bundle = Path(out).parent / f"{Path(plan_path).stem}-release.zip"
@@ -73,17 +89,19 @@ def plan_notebook(plan: Plan, plan_path: Path, out: Path) -> str:
         ("markdown",
          f"# {name}: the plan, checked\n\n"
          f"Made by `planner-app export-notebook` from `{plan_path.name}`. It loads the plan "
-         "and checks it as `planner-app check` does, with this computer's app home (its "
-         "settings, budget ledger and policy): the ε, noise and accuracy of each statistic, "
+         f"and checks it as `planner-app check` does, with {home_words(home)}: its "
+         "settings, budget ledger and policy (`HOME` below; change it there to use another "
+         "home). It shows the ε, noise and accuracy of each statistic, "
          "the composed total and the release rules. Nothing is released: the last cell's "
          "release is commented out. See docs/api.md for the functions."),
-        ("code", _SETUP + f"plan = api.load_plan({_from(out, plan_path)!r})\n"),
+        ("code", _SETUP + _home_code(home)
+         + f"plan = api.load_plan({_from(out, plan_path)!r})\n"),
         ("markdown",
          "## The check\n\nEach statistic's ε and δ, its ± (`half_width`, at `confidence`, in "
          "`unit`; a share's ± is a share: 0.05 is 5 points) and its noise (scale or σ), then "
          "the composed total and the release rules."),
         ("code",
-         "report = api.check(plan)\n"
+         "report = api.check(plan, home=HOME)\n"
          "accuracy = api.accuracy_table(report)\n"
          "print(accuracy.to_string(float_format=\"{:.6g}\".format))\n"
          "print(api.total_line(report))\n"
@@ -103,20 +121,41 @@ def plan_notebook(plan: Plan, plan_path: Path, out: Path) -> str:
          "    print(picture.title, picture.caption, sep=\"\\n\")\n"
          "    display(picture)\n"),
         ("markdown",
-         "## Release (commented out)\n\nA release charges this computer's budget ledger, "
+         "## Release (commented out)\n\nA release charges the budget ledger of `HOME`, "
          "draws the noise once and writes the bundle; it cannot be taken back. Check the "
          "table's path, then remove the `#` signs to release."),
         ("code",
          f"# result = api.release(plan, data={_from(out, table)!r}, "
-         f"out={_from(out, bundle)!r})\n"
+         f"out={_from(out, bundle)!r}, home=HOME)\n"
          "# print(result.bundle_path, result.release_id)\n"),
     ]
     return _notebook(cells)
 
 
-def bundle_notebook(bundle: Path, out: Path) -> str:
+def _results_words(record: Mapping[str, Any] | None) -> str:
+    """The notebook's words above the results table: which columns there are, and which
+    hold the headline values (a release with consistent values, release@3)."""
+    words = ("## The results\n\nOne row per released cell: `value` with its interval from "
+             "`low` to `high` at `confidence` (results.csv's columns).")
+    c = None if record is None else record.get("consistency")
+    if not isinstance(c, dict):
+        return words
+    head = ("the consistent ones: `consistent`, from `consistent_low` to `consistent_high`"
+            if c.get("headline") == "consistent"
+            else "the raw noised ones: `value`, from `low` to `high`")
+    return (words + " This release also has **consistent values**: `consistent` with its "
+            "interval from `consistent_low` to `consistent_high`, the values closest to the "
+            "raw noised ones that add up exactly as the plan's relations say (computed from "
+            "the noised values alone: no privacy cost; empty for a statistic in no "
+            f"relation). The plan made the headline values {head}.")
+
+
+def bundle_notebook(bundle: Path, out: Path,
+                    record: Mapping[str, Any] | None = None) -> str:
     """The notebook that verifies and opens ``bundle``, shows its results with their
-    intervals and draws them as its report does. ``out``: where it will be written."""
+    intervals and draws them as its report does. ``out``: where it will be written;
+    ``record``: the bundle's release.json, to say which columns hold its headline values
+    (the notebook prints it again from the bundle when run)."""
     cells = [
         ("markdown",
          f"# {bundle.name}: the released results\n\n"
@@ -128,10 +167,8 @@ def bundle_notebook(bundle: Path, out: Path) -> str:
          _SETUP + f"bundle = api.open_bundle({_from(out, bundle)!r})\n"
          "print(bundle.path.name, \"verified\" if bundle.valid else\n"
          "      \"NOT valid: \" + bundle.verdict.problems[0])\n"),
-        ("markdown",
-         "## The results\n\nOne row per released cell: `value` with its interval from `low` "
-         "to `high` at `confidence` (results.csv's columns)."),
-        ("code", "results = bundle.results\nresults\n"),
+        ("markdown", _results_words(record)),
+        ("code", "results = bundle.results\nprint(bundle.headline_words)\nresults\n"),
         ("markdown", "## The results, drawn"),
         ("code",
          "for picture in api.result_charts(bundle):\n"

@@ -9,13 +9,15 @@ refuse before its ledger is charged; ``OutputLock`` holds an output path for one
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import errno
 import os
 import shutil
 import stat
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from .errors import InputError
@@ -65,8 +67,23 @@ def refuse_unless_replaceable(path: Path, overwrite: bool) -> None:
         raise InputError(path.name, None, f"is {kind}, not a regular file; it is never "
                                           "replaced: choose another name")
     if not overwrite:
-        raise InputError(path.name, None, "already exists (use --force to overwrite, or "
-                                          "choose another name)")
+        raise InputError(path.name, None, f"already exists (use {_OVERWRITE.get()} to "
+                                          "overwrite, or choose another name)")
+
+
+# how the caller says "replace it": the command line's option, or the API's argument
+_OVERWRITE: contextvars.ContextVar[str] = contextvars.ContextVar("overwrite", default="--force")
+
+
+@contextlib.contextmanager
+def overwrite_named(words: str) -> Iterator[None]:
+    """Within it, "already exists" tells how to overwrite in ``words`` (the Python API:
+    ``overwrite=True``) instead of the command line's --force."""
+    token = _OVERWRITE.set(words)
+    try:
+        yield
+    finally:
+        _OVERWRITE.reset(token)
 
 
 def name_max(folder: Path) -> int:
@@ -350,6 +367,24 @@ MIN_FREE_BYTES = 1024 * 1024  # a bundle, report or plan needs at least this muc
 
 def _error(name: str, problem: str) -> InputError:
     return InputError(name, None, problem)
+
+
+# a zip file's first bytes (a local file header; an empty zip's end record): a release bundle
+# given where a text file (a plan, a policy) is expected
+ZIP_SIGNATURES = (b"PK\x03\x04", b"PK\x05\x06")
+
+
+def text_of(raw: bytes, source: str, what: str) -> str:
+    """A text file's bytes as text (UTF-8, a leading BOM dropped); InputError naming the file
+    when they are a zip file (a bundle given in place of ``what``) or not UTF-8."""
+    if raw.startswith(ZIP_SIGNATURES):
+        raise _error(source, f"is a zip file (a release bundle?), not a {what} (a {what} "
+                             "is JSON text)")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(source, f"byte {exc.start}", f"is not UTF-8 text, so not a "
+                                                      f"{what}") from None
 
 
 def input_file_size(path: str | os.PathLike[str], what: str = "file") -> int:

@@ -57,13 +57,25 @@ class AppHome:
         return self
 
 
-def app_home(override: str | os.PathLike[str] | None = None) -> AppHome:
-    """The app home: ``override``, else $PLANNER_APP_HOME, else platformdirs' folders."""
+def home_folder(override: str | os.PathLike[str] | None = None) -> Path | None:
+    """The one folder the app home is in: ``override``, else $PLANNER_APP_HOME (absolute);
+    None when it is the per-user folders (``per_user_home``)."""
     chosen = override or os.environ.get(ENV)
-    if chosen:
-        root = Path(chosen).expanduser().resolve()
-        return AppHome(data_dir=root / "data", config_dir=root / "config")
+    return Path(chosen).expanduser().resolve() if chosen else None
+
+
+def per_user_home() -> AppHome:
+    """The app home in platformdirs' per-user data and config folders (whatever
+    $PLANNER_APP_HOME says)."""
     import platformdirs
 
     return AppHome(data_dir=Path(platformdirs.user_data_dir(APP, appauthor=False)),
                    config_dir=Path(platformdirs.user_config_dir(APP, appauthor=False)))
+
+
+def app_home(override: str | os.PathLike[str] | None = None) -> AppHome:
+    """The app home: ``override``, else $PLANNER_APP_HOME, else platformdirs' folders."""
+    root = home_folder(override)
+    if root is not None:
+        return AppHome(data_dir=root / "data", config_dir=root / "config")
+    return per_user_home()

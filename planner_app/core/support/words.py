@@ -681,3 +681,12 @@ def composed_total_words(epsilon: float, delta: float, accountant: str, fits: bo
     """"Composed total: ε = 1.2, δ = 1e-06 (pld accountant); fits the budget: yes"."""
     return (f"Composed total: ε = {shown(epsilon)}, δ = {delta:.3g} ({accountant} "
             f"accountant); fits the budget: {'yes' if fits else 'NO'}")
+
+
+# fixapi: what to do about a plan file the app cannot open: fix the field the message names,
+# or (a file that is no plan at all: a bundle, not JSON) choose the plan file itself
+def plan_open_advice(names_a_field: bool) -> str:
+    """The line below the message of a plan that cannot be opened."""
+    if names_a_field:
+        return "Fix the field it names (see Help → User guide) and open it again."
+    return "Choose the plan file (JSON, usually .json) and open it."

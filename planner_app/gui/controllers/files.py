@@ -16,6 +16,7 @@ from ...core.planfile import load_plan, plan_from_dict, plan_to_dict, save_plan
 from ...core.support.errors import InputError, PlannerError, with_hint
 from ...core.support.field_words import on_screen
 from ...core.support.resources import demo_plan_path, demo_table_path
+from ...core.support.words import plan_open_advice
 from ..data_model import Answered
 from ..file_dialogs import ask_open_file, ask_save_file
 from ..session import Session
@@ -200,8 +201,8 @@ class FileController(QObject):
         try:
             plan = load_plan(path, draft=True)  # may ask for its rows per person
         except InputError as exc:
-            self.host.error("This plan cannot be opened", f"{exc}\n\nFix the field it names (see "
-                                                     "Help → User guide) and open it again.")
+            self.host.error("This plan cannot be opened",
+                            f"{exc}\n\n{plan_open_advice(exc.where is not None)}")
             return False
         self.session.load_plan(plan, path)
         self.host.show_planner()
