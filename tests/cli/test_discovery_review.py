@@ -233,3 +233,20 @@ def test_a_grid_step_wider_than_the_range_is_refused_before_the_charge(
                        str(tmp_path / "d.zip"))
     assert code == 2 and "grid_step" in err, err
     assert charged(capsys) == [] and not (tmp_path / "d.zip").exists()
+
+
+# --- 9. check's sentence and its preview: one computation -----------------------------------
+
+def test_checks_found_with_sentence_agrees_with_its_preview(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import re
+
+    p = tmp_path / "discovery.json"
+    p.write_text(json.dumps(DISCOVERY))
+    code, out, err = run(capsys, "check", str(p))
+    assert code == 0, err
+    sure = re.search(r"a key held by ([\d,]+) or more people is found with 95% confidence", out)
+    chances = re.findall(r"([\d,]+) people: (\d+)%", out)
+    assert sure is not None and chances, out
+    first_sure = min(int(n.replace(",", "")) for n, pc in chances if int(pc) >= 95)
+    assert int(sure[1].replace(",", "")) == first_sure

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 from ..dp.accuracy import Accuracy, measurement_half_width
 from ..dp.measure import Measurement, laplace_epsilon, laplace_scale
 from ..dp.sensitivity import Component, describe_rows, unit_text
-from ..dp.threshold import keep_preview, selection_delta, threshold_for
+from ..dp.threshold import found_at, keep_preview, selection_delta, threshold_for
 from ..model import KindParams, Plan, PrivacyUnit, Query
 from ..model.reader import FieldReader
 from ..model.values import canonical_key
@@ -156,7 +156,9 @@ class DiscoverKeys(StatisticKind):
         hw = measurement_half_width(m, confidence)
         tau = threshold_of(m)
         who = "people" if plan.privacy_unit.kind == "person" else "rows"
-        note = (f"threshold {tau:,} {who}: a key held by {tau + hw:,} or more {who} is "
+        assert m.scale is not None  # the preview's own size (found_at), not τ plus a two-sided ±
+        sure = found_at(m.scale, tau, confidence)
+        note = (f"threshold {tau:,} {who}: a key held by {sure:,} or more {who} is "
                 f"found with {confidence_percent(confidence)} confidence; a key nobody else "
                 f"holds is published with a chance of at most {threshold_delta(m):.2g}")
         return Accuracy(confidence, float(hw), "count", note)
