@@ -34,6 +34,11 @@ from .shared_release import NoiseDraw, noise_for
 
 #: the most keys one person may count in (a wider bound costs more noise than it is worth)
 MAX_KEYS_PER_PERSON = 1_000
+#: the largest δ a discovery of keys may declare (fixdisc). δ is the chance that a key one
+#: person alone holds is published, revealing it outright: above 1e-3 that chance is not
+#: small next to 1/n for a table of a thousand people, and the (ε, δ) the accountants state
+#: become vacuous (at δ = 0.9 the pld total is ε = 0, the zCDP one ε = inf).
+MAX_DISCOVERY_DELTA = 1e-3
 
 
 @dataclass(frozen=True)
@@ -112,6 +117,12 @@ class DiscoverKeys(StatisticKind):
             if not isinstance(counts, bool):
                 r.fail("publish_counts", "must be true or false")
             got["publish_counts"] = counts
+            delta = r.obj.get("delta")
+            if isinstance(delta, (int, float)) and not isinstance(delta, bool) \
+                    and delta > MAX_DISCOVERY_DELTA:
+                r.fail("delta", f"is the chance that a key one person alone holds is "
+                                f"published: at most {MAX_DISCOVERY_DELTA:g} (1e-6 or less is "
+                                "usual; it should be below 1 over the number of people)")
 
     def read_impute(self, r: FieldReader, value: Any, got: Any) -> Any:
         r.fail("missing", "a discovery of keys finds the values present: missing cells are "
