@@ -49,6 +49,10 @@ def params(query: Query) -> FoundBoundsParams:
     return params_of(query, FoundBoundsParams)
 
 
+#: the fewest grid steps between a discovery of bounds' lower and upper (fixdisc)
+MIN_GRID_POINTS = 16
+
+
 class DiscoverBounds(StatisticKind):
     name = "discover_bounds"
     params_type = FoundBoundsParams
@@ -68,6 +72,21 @@ class DiscoverBounds(StatisticKind):
         super().read_own(r, stage, got)
         if stage == "trailing":
             got["quantiles"] = self._read_quantiles(r)
+            self._require_grid_points(r, got)
+
+    @staticmethod
+    def _require_grid_points(r: FieldReader, got: dict[str, Any]) -> None:
+        """A grid of fewer than MIN_GRID_POINTS steps between lower and upper finds no range
+        (a step wider than the range publishes lower twice): refused at plan read, before any
+        charge (fixdisc)."""
+        step, low, high = got.get("grid_step"), got.get("lower"), got.get("upper")
+        if step is None or low is None or high is None:
+            return
+        if (high - low) / step < MIN_GRID_POINTS:
+            r.fail("grid_step", f"is {step:g}, which leaves fewer than {MIN_GRID_POINTS} "
+                                f"steps between lower and upper ({high - low:g} wide): the "
+                                "bounds found could only be a few grid points; use a grid_step "
+                                "of at most 1/1000 of the range")
 
     @staticmethod
     def _read_quantiles(r: FieldReader) -> tuple[float, float]:
