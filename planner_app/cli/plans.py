@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
 
 from ..core.support.errors import InputError
 from ..core.support.numbers import shown

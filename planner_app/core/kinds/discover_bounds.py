@@ -22,6 +22,7 @@ from ..model import Plan, PrivacyUnit, Query
 from ..model.grid import QUANTILE_GRID_BITS
 from ..model.reader import FieldReader
 from ..model.rules import quantile_problem
+from ..support.numbers import shown
 from ..support.words import confidence_percent, format_number
 from .base import StatisticKind
 from .params import BoundedParams, bounds_of, params_of
@@ -83,8 +84,8 @@ class DiscoverBounds(StatisticKind):
         if step is None or low is None or high is None:
             return
         if (high - low) / step < MIN_GRID_POINTS:
-            r.fail("grid_step", f"is {step:g}, which leaves fewer than {MIN_GRID_POINTS} "
-                                f"steps between lower and upper ({high - low:g} wide): the "
+            r.fail("grid_step", f"is {shown(step)}, which leaves fewer than {MIN_GRID_POINTS} "
+                                f"steps between lower and upper ({shown(high - low)} wide): the "
                                 "bounds found could only be a few grid points; use a grid_step "
                                 "of at most 1/1000 of the range")
 
