@@ -109,7 +109,11 @@ def release_in_home(plan: Plan, table: Table, out: Path, home: AppHome, *,
                     discoveries: Sequence[Path | str] = ()) -> PublishResult:
     """``publish`` with the rules of ``home`` (its confidence setting, whether approval is
     required and by whose keys): what ``planner-app release`` and the API's ``release`` run.
-    The ledger is charged inside ``publish``, after every check that needs no noise."""
+    The ledger is charged inside ``publish``, after every check that needs no noise; the
+    discovery bundles the plan names (``discoveries``) are checked before it."""
+    from .discovery import require_discoveries
+
+    require_discoveries(plan, discoveries, "plan", home)
     return publish(plan, table, Path(out), home, confidence=home_confidence(home, confidence),
                    clamp_counts=clamp_counts, overwrite=overwrite,
                    require_approval=approval_required(home, require_approval,
@@ -117,4 +121,4 @@ def release_in_home(plan: Plan, table: Table, out: Path, home: AppHome, *,
                    inputs=list(inputs), sign_with=sign_with,
                    trusted=approval_trust(home, trust_files),
                    trust_ignored=trust_note(bool(trust_files)), engine=engine,
-                   progress=progress, discoveries=discoveries)
+                   progress=progress)

@@ -239,8 +239,7 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
             source: RandomSource | None = None,
             inputs: Sequence[Path] = (),
             sign_with: SecretKey | None = None,
-            trust_ignored: str = "", engine: str = DEFAULT_ENGINE,
-            discoveries: Sequence[Path | str] = ()) -> PublishResult:
+            trust_ignored: str = "", engine: str = DEFAULT_ENGINE) -> PublishResult:
     """Release ``plan`` on ``table`` into the bundle ``out``; see the module docstring.
 
     ``source`` is for tests only (a seeded source makes neighbouring releases comparable);
@@ -250,11 +249,8 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
     ``sign_with``, a key already loaded (its passphrase asked before the charge), signs the
     bundle's manifest (signing.py). ``engine`` computes the aggregates: "duckdb" (the
     default: reads the file in place, any size), "pandas" (in memory) or "spark".
-    ``discoveries``: the bundles of the values the plan says were found privately, checked
-    (discovery.require_discoveries) before anything else, so never after the charge."""
-    from .discovery import require_discoveries
-
-    require_discoveries(plan, discoveries, "plan", home)
+    A plan whose lists or bounds say they were found privately is checked first by
+    discovery.require_discoveries (release_in_home, the app's release)."""
     keep = [home.data_dir, home.config_dir, *inputs]
     # the output path is held from its check to the rename: a second release to it is
     # refused before its charge (the lock is taken before, and kept through, the charge)
