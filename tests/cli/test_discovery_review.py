@@ -250,3 +250,24 @@ def test_checks_found_with_sentence_agrees_with_its_preview(
     assert sure is not None and chances, out
     first_sure = min(int(n.replace(",", "")) for n, pc in chances if int(pc) >= 95)
     assert int(sure[1].replace(",", "")) == first_sure
+
+
+# --- 10. a list found privately is not "copied from the data" ------------------------------
+
+def test_a_verified_discovered_list_is_not_warned_as_copied_from_the_data(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    table, disc, applied = discovered(tmp_path, capsys)
+    doc = json.loads(applied.read_text())
+    assert set(doc["queries"][1]["group_by"]["keys"]) == {"health", "education", "transport"}
+    code, out, err = run(capsys, "release", str(applied), "--data", str(table), "--out",
+                         str(tmp_path / "m.zip"), "--discovery", str(disc))
+    assert code == 0, err
+    assert "exactly the values present" not in out + err
+    # a list typed by hand that equals the data's values is still warned about
+    doc["queries"][1]["justification"]["keys"] = "the three industries we survey"
+    typed = tmp_path / "typed.json"
+    doc["queries"][0]["justification"]["categories"] = "the occupations of the form"
+    doc["queries"][1]["justification"]["bounds"] = "a weekly wage never exceeds this"
+    typed.write_text(json.dumps(doc))
+    code, out, err = run(capsys, "check", str(typed), "--data", str(table))
+    assert "group keys of industry are exactly the values present" in out + err, out + err
