@@ -217,7 +217,14 @@ def cmd_plan_apply_discovery(args: argparse.Namespace) -> int:
 
     source = Path(args.plan)
     out = Path(args.out) if args.out else source
-    if args.out:  # never over a link, a pipe, the plan or the bundle
+    # fixdisc: the README's rule, with or without --out: never over a file without --force
+    # (the plan itself included), never over a link, a pipe or the bundle
+    if out.absolute() == source.absolute() or (out.exists() and source.exists()
+                                               and out.samefile(source)):
+        if not args.force:
+            raise InputError("argument", "--out", f"would write over the plan {source.name}: "
+                             "give --out NEW.json, or --force to replace the plan")
+    else:
         check_output_path(out, overwrite=args.force, keep=[source, Path(args.bundle)])
     doc = load_plan_document(source)
     bundle = read_discovery(Path(args.bundle))

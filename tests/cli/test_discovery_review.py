@@ -271,3 +271,33 @@ def test_a_verified_discovered_list_is_not_warned_as_copied_from_the_data(
     typed.write_text(json.dumps(doc))
     code, out, err = run(capsys, "check", str(typed), "--data", str(table))
     assert "group keys of industry are exactly the values present" in out + err, out + err
+
+
+# --- 6 and 7. apply-discovery changes only what names a discovery, and overwrites only
+# with --force -------------------------------------------------------------------------------
+
+def test_apply_discovery_never_replaces_a_declared_bound_nor_the_plan_without_force(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    table, disc, _applied = discovered(tmp_path, capsys)
+    mixed = json.loads(json.dumps(MAIN))
+    mixed["queries"][1]["upper"] = 5000
+    mixed["queries"][1]["justification"] = {"bounds": "our own upper bound"}
+    p = tmp_path / "mixed.json"
+    p.write_text(json.dumps(mixed))
+    code, _, err = run(capsys, "plan", "apply-discovery", str(p), "--bundle", str(disc),
+                       "--out", str(tmp_path / "mixed-out.json"))
+    assert code == 2 and "queries[wage_by_industry].upper" in err, err
+    assert not (tmp_path / "mixed-out.json").exists()
+
+    main_plan = tmp_path / "main.json"
+    before = main_plan.read_text()
+    code, _, err = run(capsys, "plan", "apply-discovery", str(main_plan), "--bundle",
+                       str(disc))
+    assert code == 2 and "--force" in err and main_plan.read_text() == before, err
+    code, _, err = run(capsys, "plan", "apply-discovery", str(main_plan), "--bundle",
+                       str(disc), "--out", str(main_plan))
+    assert code == 2 and "--force" in err and main_plan.read_text() == before, err
+    code, _, err = run(capsys, "plan", "apply-discovery", str(main_plan), "--bundle",
+                       str(disc), "--force")
+    assert code == 0, err
+    assert "discovered:" not in main_plan.read_text()

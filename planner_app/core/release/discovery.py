@@ -132,7 +132,7 @@ def apply_discovery(doc: dict[str, Any], bundle: DiscoveryBundle, source: str
         if not isinstance(q, dict):
             continue
         where = f"queries[{q.get('id', i)}]"
-        for field, statistic, column in _placeholders(q):
+        for field, statistic, column in _placeholders(q, source):
             found = bundle.found.get(statistic)
             if found is None:
                 held = ", ".join(sorted(bundle.found))
@@ -149,7 +149,7 @@ def apply_discovery(doc: dict[str, Any], bundle: DiscoveryBundle, source: str
     return doc, done
 
 
-def _placeholders(q: dict[str, Any]) -> list[tuple[str, str, str]]:
+def _placeholders(q: dict[str, Any], source: str) -> list[tuple[str, str, str]]:
     """(field, discovery id, column read) for each value of one statistic naming one."""
     out = []
     name = _named(q.get("categories"))
@@ -161,9 +161,16 @@ def _placeholders(q: dict[str, Any]) -> list[tuple[str, str, str]]:
         if name is not None:
             out.append(("group_by.keys", name, str(g.get("column"))))
     lower, upper = _named(q.get("lower")), _named(q.get("upper"))
-    if lower is not None or upper is not None:
-        out.append(("lower" if lower is not None else "upper", lower or upper or "",
-                    str(q.get("column"))))
+    if (lower is None) != (upper is None) or (lower is not None and lower != upper):
+        # fixdisc: a discovered range replaces both bounds and their one reason; a bound the
+        # owner declared is never written over
+        field = "upper" if lower is not None else "lower"
+        raise InputError(source, f"queries[{q.get('id', '?')}].{field}",
+                         f"is {q.get(field)!r} while the other bound names a discovery: a "
+                         "range found privately replaces both bounds, so write the same "
+                         "\"discovered:ID\" in lower and upper, or declare both yourself")
+    if lower is not None:
+        out.append(("lower", lower, str(q.get("column"))))
     return out
 
 
