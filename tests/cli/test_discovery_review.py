@@ -301,3 +301,18 @@ def test_apply_discovery_never_replaces_a_declared_bound_nor_the_plan_without_fo
                        str(disc), "--force")
     assert code == 0, err
     assert "discovered:" not in main_plan.read_text()
+
+
+# --- 8. max_keys above a person's rows is stated, never silently clamped --------------------
+
+def test_max_keys_above_the_rows_of_a_person_is_stated(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = plan([{"id": "occupations", "kind": "discover_keys",
+                 "mechanism": "laplace_threshold", "column": "occupation", "epsilon": 1.0,
+                 "delta": 1e-7, "max_keys": 5}], 1.0)  # a person has at most 2 rows
+    p = tmp_path / "many-keys.json"
+    p.write_text(json.dumps(doc))
+    code, out, err = run(capsys, "check", str(p))
+    assert code == 0, err
+    assert "max_keys 5 is more than the 2 rows a person has" in out, out
+    assert "sensitivity 2" in out

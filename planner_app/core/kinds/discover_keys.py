@@ -145,8 +145,11 @@ class DiscoverKeys(StatisticKind):
         rule = ("add-remove: a person counts once in each of at most "
                 if relation == "add-remove" else
                 "replace-one: a person's keys may all move, at most ")
+        asked = params(query).max_keys
+        clamped = (f" (max_keys {asked:,} is more than the {m:,} row{'s' if m > 1 else ''} a "
+                   f"person has, each holding one key: {m:,} is used)" if asked > m else "")
         what = (f"people per key of {query.column}{describe_rows(query)}, {unit_text(unit)}, "
-                f"{rule}{m:,} key{'s' if m > 1 else ''}: sensitivity {l1}")
+                f"{rule}{m:,} key{'s' if m > 1 else ''}{clamped}: sensitivity {l1}")
         return [Component(name="count", step=1.0, l1=l1, l2_sq=l1, cells=m,
                           single_cell=False, derivation=what)]
 
