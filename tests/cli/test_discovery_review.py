@@ -316,3 +316,27 @@ def test_max_keys_above_the_rows_of_a_person_is_stated(
     assert code == 0, err
     assert "max_keys 5 is more than the 2 rows a person has" in out, out
     assert "sensitivity 2" in out
+
+
+# --- 11. published counts say they were selected above the threshold ------------------------
+
+def test_published_counts_carry_the_selection_note_in_the_record(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import zipfile
+
+    table = census(tmp_path / "census.csv")
+    doc = plan([{"id": "occupations", "kind": "discover_keys",
+                 "mechanism": "laplace_threshold", "column": "occupation", "epsilon": 1.0,
+                 "delta": 1e-7, "publish_counts": True}], 1.0)
+    p = tmp_path / "counts.json"
+    p.write_text(json.dumps(doc))
+    out_zip = tmp_path / "c.zip"
+    code, _, err = run(capsys, "discover", str(p), "--data", str(table), "--out", str(out_zip))
+    assert code == 0, err
+    with zipfile.ZipFile(out_zip) as z:
+        names = z.namelist()
+        text = "".join(z.read(n).decode("utf-8", "replace") for n in names
+                       if n.endswith((".csv", ".json", ".html")))
+    assert "biased upward" in text
+    code, _, err = run(capsys, "verify", str(out_zip))
+    assert code == 0, err

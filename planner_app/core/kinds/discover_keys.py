@@ -79,6 +79,13 @@ def threshold_delta(m: Measurement) -> float:
     return selection_delta(m.scale, threshold_of(m), m.component.cells, _sides(m))
 
 
+def counted_note(threshold: int) -> str:
+    """The note beside a published key's noised count (fixdisc): the count is shown only
+    because it reached the threshold, so it is biased upward and has no interval."""
+    return (f"noised count, published only because it reached the threshold {threshold:,}: "
+            "selected above it, so biased upward (no interval)")
+
+
 def sort_key(label: Any) -> tuple[int, float, str]:
     """The published order: numbers by value, then texts by their text (never the data's)."""
     key = canonical_key(label)
@@ -206,7 +213,8 @@ class DiscoverKeys(StatisticKind):
                 out.append(ReleasedValue(query.id, query.title, None, canonical_key(labels[i]),
                                          noised if publish else None, None, None,
                                          draw.confidence, "laplace_threshold",
-                                         "" if publish else "found (count not published)"))
+                                         counted_note(tau) if publish
+                                         else "found (count not published)"))
         return QueryRelease(query.id, out)
 
     def released_value_problem(self, query: Query, value: float, low: float | None,
