@@ -161,11 +161,15 @@ def _report_discoveries(args: argparse.Namespace, bundle: Path) -> None:
     only with their discovery bundles (--discovery), checked as verify checks them."""
     from ..core.planfile import plan_from_dict
     from ..core.release.bundle import PLAN, bundle_json, read_bundle
+    from ..core.kinds.shared_release import FOUND_PRIVATELY
     from ..core.release.discovery import require_discoveries
 
-    plan = plan_from_dict(bundle_json(read_bundle(bundle)[PLAN]), PLAN)
-    require_discoveries(plan, getattr(args, "discovery", None) or [],
-                        f"{bundle.name}: {PLAN}")
+    given = getattr(args, "discovery", None) or []
+    raw = read_bundle(bundle)[PLAN]
+    if not given and FOUND_PRIVATELY.encode("utf-8") not in raw:
+        return  # names no discovery (an older bundle's plan is not read again)
+    plan = plan_from_dict(bundle_json(raw), PLAN)
+    require_discoveries(plan, given, f"{bundle.name}: {PLAN}")
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
