@@ -159,9 +159,9 @@ def _verify_discoveries(args: argparse.Namespace, problems: list[str]) -> list[s
 def _report_discoveries(args: argparse.Namespace, bundle: Path) -> None:
     """``report``: a release whose lists or bounds say they were found privately is reported
     only with their discovery bundles (--discovery), checked as verify checks them."""
+    from ..core.kinds.shared_release import FOUND_PRIVATELY
     from ..core.planfile import plan_from_dict
     from ..core.release.bundle import PLAN, bundle_json, read_bundle
-    from ..core.kinds.shared_release import FOUND_PRIVATELY
     from ..core.release.discovery import require_discoveries
 
     given = getattr(args, "discovery", None) or []
