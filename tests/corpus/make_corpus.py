@@ -843,7 +843,7 @@ plan("discover-keys-vacuous-delta.json", with_top(queries=[{**DISCOVER_KEYS, "de
      "at most 0.001")
 plan("discover-bounds-step-too-wide.json",
      with_top(queries=[{**DISCOVER_BOUNDS, "grid_step": 1048576}]),
-     "queries[range].grid_step: is 1,048,576, which leaves fewer than 16 steps")
+     "queries[range].grid_step: is 1,048,576, which leaves fewer than 8 steps")
 cases[-1]["command"] = "discover"
 
 (HERE / "cases.json").write_text(json.dumps({"plan": PLAN, "good_table": GOOD,

@@ -51,7 +51,7 @@ def params(query: Query) -> FoundBoundsParams:
 
 
 #: the fewest grid steps between a discovery of bounds' lower and upper (fixdisc)
-MIN_GRID_POINTS = 16
+MIN_GRID_POINTS = 8
 
 
 class DiscoverBounds(StatisticKind):
