@@ -340,3 +340,23 @@ def test_published_counts_carry_the_selection_note_in_the_record(
     assert "biased upward" in text
     code, _, err = run(capsys, "verify", str(out_zip))
     assert code == 0, err
+
+
+# --- 12. discovery statistics released by release, mixed with others (as the docs say) ------
+
+def test_release_takes_a_plan_mixing_a_discovery_with_other_statistics(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    table = census(tmp_path / "census.csv")
+    doc = plan([{"id": "occupations", "kind": "discover_keys",
+                 "mechanism": "laplace_threshold", "column": "occupation", "epsilon": 1.0,
+                 "delta": 1e-7},
+                {"id": "people", "kind": "count", "epsilon": 0.5}], 1.5)
+    p = tmp_path / "mixed.json"
+    p.write_text(json.dumps(doc))
+    out_zip = tmp_path / "mixed.zip"
+    code, _, err = run(capsys, "release", str(p), "--data", str(table), "--out", str(out_zip))
+    assert code == 0, err
+    spent = charged(capsys)
+    assert len(spent) == 1 and 1.4 < spent[0] <= 1.5 * (1 + 1e-12)  # pld: at most the sum
+    code, _, err = run(capsys, "verify", str(out_zip))
+    assert code == 0, err
