@@ -158,11 +158,14 @@ def save_plan(plan: Plan, path: PathLike, overwrite: bool = False) -> Path:
 
 def check(plan: PlanLike, data: PathLike | None = None, *, confidence: float | None = None,
           require_approval: bool = False, trust: Sequence[PathLike] = (),
-          engine: str = "duckdb", home: HomeLike | None = None) -> CheckReport:
+          engine: str = "duckdb", home: HomeLike | None = None,
+          discovery: Sequence[PathLike] = ()) -> CheckReport:
     """What ``planner-app check PLAN [--data TABLE]`` computes: each statistic's noise and
     accuracy, the composed ε and δ, and the release rules of the app home (``report.ready``,
     ``report.readiness``). ``confidence``: of the ± (default: the home's setting, 0.95 unless
-    changed). ``trust``: public key files an approval must be signed by. Writes nothing."""
+    changed). ``trust``: public key files an approval must be signed by. ``discovery``: the
+    discovery bundles the plan's lists and bounds say they were found in (refused, as by the
+    command line's --discovery, when missing or different). Writes nothing."""
     from .core.data.tables import open_table
     from .core.release.home_check import check_in_home, naming_plan_file
 
@@ -171,7 +174,7 @@ def check(plan: PlanLike, data: PathLike | None = None, *, confidence: float | N
     with naming_plan_file(_plan_name(plan)):
         return check_in_home(loaded, table, _home(home), confidence=confidence,
                              require_approval=require_approval, trust_files=list(trust),
-                             engine=engine)
+                             engine=engine, discoveries=[Path(p) for p in discovery])
 
 
 def accuracy_table(report: CheckReport) -> pd.DataFrame:
@@ -232,11 +235,13 @@ def release(plan: PlanLike, data: PathLike, out: PathLike, *,
             overwrite: bool = False, require_approval: bool = False,
             trust: Sequence[PathLike] = (), sign_with: str | None = None,
             passphrase: str | None = None, engine: str = "duckdb",
-            home: HomeLike | None = None) -> PublishResult:
+            home: HomeLike | None = None, discovery: Sequence[PathLike] = ()
+            ) -> PublishResult:
     """``planner-app release PLAN --data TABLE --out OUT``: check every rule, charge the app
     home's ledger, draw the noise once and write the signed-or-not bundle ``out``. A refusal
     (budget, approval, policy) raises before anything is charged. ``sign_with``: a key of the
-    app home (``passphrase`` for it, else $PLANNER_APP_PASSPHRASE)."""
+    app home (``passphrase`` for it, else $PLANNER_APP_PASSPHRASE). ``discovery``: as for
+    ``check``, checked before the charge."""
     from .core.data.tables import open_table
     from .core.release.home_check import naming_plan_file, release_in_home
 
@@ -254,7 +259,8 @@ def release(plan: PlanLike, data: PathLike, out: PathLike, *,
         return release_in_home(loaded, table, Path(out), target, confidence=confidence,
                                clamp_counts=clamp_counts, overwrite=overwrite,
                                require_approval=require_approval, trust_files=list(trust),
-                               inputs=inputs, sign_with=key, engine=engine)
+                               inputs=inputs, sign_with=key, engine=engine,
+                               discoveries=[Path(p) for p in discovery])
 
 
 # ----------------------------------------------------------------------------- bundles

@@ -325,7 +325,17 @@ def build_parser() -> argparse.ArgumentParser:
     apply.add_argument("plan", help="the plan that names the discoveries (JSON)")
     apply.add_argument("--bundle", required=True, help="the discovery bundle (.zip)")
     apply.add_argument("--out", type=_output_arg,
-                       help="write the new plan here (default: replace PLAN)")
-    apply.add_argument("--force", action="store_true", help="overwrite an existing --out")
+                       help="write the new plan here (default: replace PLAN, which needs "
+                            "--force)")
+    apply.add_argument("--force", action="store_true",
+                       help="overwrite an existing --out, or PLAN itself")
     apply.add_argument("--json", action="store_true", help="print JSON")
+    # fixdisc: release and report take the discovery bundles check and verify take
+    release.add_argument("--discovery", action="append", default=[], metavar="BUNDLE.zip",
+                         help="the discovery bundle a declared list or bounds says it was "
+                              "found in (repeat for several); checked before the charge: a "
+                              "plan that names one not given, or differs from it, is refused")
+    report.add_argument("--discovery", action="append", default=[], metavar="BUNDLE.zip",
+                        help="the discovery bundle a list or bounds of this release says it "
+                             "was found in, checked as verify checks it")
     return parser

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
 
 from ..core.support.errors import InputError
 from ..core.support.numbers import shown
@@ -46,13 +45,13 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     use_spark_master(args)  # before anything reads the table
     plan = load_plan(args.plan)
-    _check_discoveries(args, plan)  # disc25: before the table is read
     table = open_table(args.data) if args.data else None
     with _naming_plan_file(args.plan):  # the home's rules, as a release applies them
         report = check_in_home(plan, table, _home(args), confidence=args.confidence,
                                require_approval=args.require_approval,
                                trust_files=getattr(args, "trust", None) or (),
-                               engine=getattr(args, "engine", None) or "duckdb")
+                               engine=getattr(args, "engine", None) or "duckdb",
+                               discoveries=getattr(args, "discovery", None) or [])
     data = report.to_dict()
     from ..core.planfile import plan_digest
 
@@ -212,24 +211,20 @@ def cmd_review(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _check_discoveries(args: argparse.Namespace, plan: Any) -> None:
-    """A value of the plan that says it was found privately equals its discovery bundle's
-    output (``--discovery``); one that is not given, or differs, is refused (exit 2)."""
-    from ..core.release.discovery import discovery_problems, read_discovery
-
-    bundles = [read_discovery(Path(p)) for p in getattr(args, "discovery", None) or []]
-    problems = discovery_problems(plan, bundles, args.plan)
-    if problems:
-        raise InputError(args.plan, None, problems[0])
-
-
 def cmd_plan_apply_discovery(args: argparse.Namespace) -> int:
     from ..core.release.discovery import apply_discovery, load_plan_document, read_discovery
     from ..core.support.files import atomic_write_text, check_output_path
 
     source = Path(args.plan)
     out = Path(args.out) if args.out else source
-    if args.out:  # never over a link, a pipe, the plan or the bundle
+    # fixdisc: the README's rule, with or without --out: never over a file without --force
+    # (the plan itself included), never over a link, a pipe or the bundle
+    if out.absolute() == source.absolute() or (out.exists() and source.exists()
+                                               and out.samefile(source)):
+        if not args.force:
+            raise InputError("argument", "--out", f"would write over the plan {source.name}: "
+                             "give --out NEW.json, or --force to replace the plan")
+    else:
         check_output_path(out, overwrite=args.force, keep=[source, Path(args.bundle)])
     doc = load_plan_document(source)
     bundle = read_discovery(Path(args.bundle))

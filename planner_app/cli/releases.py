@@ -80,7 +80,8 @@ def cmd_release(args: argparse.Namespace) -> int:
                                      trust_files=getattr(args, "trust", None) or (),
                                      inputs=[Path(args.plan), Path(args.data)], sign_with=key,
                                      engine=getattr(args, "engine", None) or "duckdb",
-                                     progress=once_charged)
+                                     progress=once_charged,
+                                     discoveries=getattr(args, "discovery", None) or [])
     state = result.ledger
     summary = {
         "bundle": str(result.bundle_path), "bundle_sha256": result.bundle_sha256,
@@ -141,16 +142,34 @@ def _verify_discoveries(args: argparse.Namespace, problems: list[str]) -> list[s
         discovery_problems,
         named_discoveries,
         read_discovery,
+        refuse_unneeded,
     )
 
     plan = plan_from_dict(bundle_json(read_bundle(Path(args.bundle))[PLAN]), PLAN)
     if not named_discoveries(plan) and not args.discovery:
         return []
     bundles = [read_discovery(Path(p)) for p in args.discovery]
+    refuse_unneeded(plan, bundles)  # fixdisc: a bundle not needed is said, never ignored
     found = discovery_problems(plan, bundles, f"{Path(args.bundle).name}: {PLAN}")
     problems.extend(found)
     return [] if found else [f"every list or bound found privately equals its discovery "
                              f"bundle's output ({', '.join(b.release_id for b in bundles)})"]
+
+
+def _report_discoveries(args: argparse.Namespace, bundle: Path) -> None:
+    """``report``: a release whose lists or bounds say they were found privately is reported
+    only with their discovery bundles (--discovery), checked as verify checks them."""
+    from ..core.kinds.shared_release import FOUND_PRIVATELY
+    from ..core.planfile import plan_from_dict
+    from ..core.release.bundle import PLAN, bundle_json, read_bundle
+    from ..core.release.discovery import require_discoveries
+
+    given = getattr(args, "discovery", None) or []
+    raw = read_bundle(bundle)[PLAN]
+    if not given and FOUND_PRIVATELY.encode("utf-8") not in raw:
+        return  # names no discovery (an older bundle's plan is not read again)
+    plan = plan_from_dict(bundle_json(raw), PLAN)
+    require_discoveries(plan, given, f"{bundle.name}: {PLAN}")
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -234,6 +253,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         print(f"{PROG}: {bundle.name}: NOT valid, so no report: {verdict.problems[0]}",
               file=sys.stderr)
         return EXIT_INTERNAL
+    _report_discoveries(args, bundle)  # fixdisc: as verify, before anything is written
     proven = bool(verdict.origin.get("origin_proven"))
     if trusted and not proven:  # verify_bundle refuses this already; never report it proven
         print(f"{PROG}: {bundle.name}: NOT valid, so no report: its signature is not by a "

@@ -103,7 +103,7 @@ def test_discover_apply_release_verify_and_the_ledger_holds_both(
     assert "Ready to release: yes" in out, out + err
 
     code, out, err = run(capsys, "release", str(applied), "--data", str(table), "--out",
-                         str(main_zip))
+                         str(main_zip), "--discovery", str(disc))
     assert code == 0, err
     code, out, err = run(capsys, "verify", str(main_zip), "--discovery", str(disc))
     assert code == 0 and "equals its discovery bundle's output" in out, out + err

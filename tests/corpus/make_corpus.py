@@ -849,6 +849,23 @@ plan_text("long-int-negative-rows.json",
 cases.append({"file": "bundles/no-such-discovery.zip", "command": "apply-discovery", "exit": 2,
               "message": "error: no-such-discovery.zip: no such file"})
 
+# fixdisc: the review of discovery (issue 25): release refuses a list found privately in a
+# bundle not given (as check does), a discovery of keys with a vacuous delta, and a discovery
+# of bounds whose grid_step leaves too few grid points, all before any charge
+plan("release-discovered-bundle-not-given.json", with_query(justification={
+    "bounds": "found privately in release abc123 (ε = 0.5, δ = 0); bundle manifest SHA-256 "
+              + "0" * 64 + ", statistic range"}),
+     "queries[s].justification.bounds: says it was found privately in release abc123: give "
+     "that discovery bundle with --discovery BUNDLE.zip")
+cases[-1]["command"] = "release"
+plan("discover-keys-vacuous-delta.json", with_top(queries=[{**DISCOVER_KEYS, "delta": 0.9}]),
+     "queries[found].delta: is the chance that a key one person alone holds is published: "
+     "at most 0.001")
+plan("discover-bounds-step-too-wide.json",
+     with_top(queries=[{**DISCOVER_BOUNDS, "grid_step": 1048576}]),
+     "queries[range].grid_step: is 1,048,576, which leaves fewer than 8 steps")
+cases[-1]["command"] = "discover"
+
 (HERE / "cases.json").write_text(json.dumps({"plan": PLAN, "good_table": GOOD,
                                              "synthetic_plan": with_synthetic(),
                                              "cases": cases}, indent=1) + "\n")

@@ -35,21 +35,28 @@ the discrete one, computed exactly for the integer threshold rather than bounded
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
 
-#: the largest threshold searched (a threshold beyond it means a δ far below 1e-300)
-MAX_THRESHOLD = 1 << 40
+#: the largest threshold searched (a threshold beyond it means a δ far below 1e-300, or a
+#: scale beyond 1e16, an ε no release would use)
+MAX_THRESHOLD = 1 << 62
+
+
+def _log_q(scale: Fraction) -> float:
+    """log q = -1/s, computed directly (log(exp(-1/s)) loses digits when s is large)."""
+    return -1 / float(scale)
 
 
 def key_tail(scale: Fraction, threshold: int) -> float:
     """P[1 + Z ≥ threshold] for Z discrete Laplace of ``scale`` (a key held by one person
     clearing the threshold), rounded up."""
     j = threshold - 1
+    log_q = _log_q(scale)
     if j <= 0:
-        return 1.0 if j < 0 else 1 / (1 + math.exp(-1 / float(scale))) * 1.0
-    q = math.exp(-1 / float(scale))
+        return 1.0 if j < 0 else 1 / (1 + math.exp(log_q))
     # q^j / (1 + q) in logs; the relative slack covers the float error of exp and log
-    return min(1.0, math.exp(j * math.log(q) - math.log1p(q)) * (1 + 1e-9))
+    return min(1.0, math.exp(j * log_q - math.log1p(math.exp(log_q))) * (1 + 1e-9))
 
 
 def selection_delta(scale: Fraction, threshold: int, max_keys: int, sides: int = 1
@@ -63,48 +70,72 @@ def selection_delta(scale: Fraction, threshold: int, max_keys: int, sides: int =
     return min(1.0, sides * -math.expm1(max_keys * math.log1p(-p)) * (1 + 1e-9))
 
 
+def _first(low: int, high: int, holds: Callable[[int], bool]) -> int:
+    """The smallest n in [low, high] for which ``holds`` (monotone: false, then true) is
+    true, by bisection: O(log(high - low)) evaluations, never a step at a time (``high``
+    when none before it holds)."""
+    while low < high:
+        mid = (low + high) // 2
+        if holds(mid):
+            high = mid
+        else:
+            low = mid + 1
+    return low
+
+
 def threshold_for(scale: Fraction, max_keys: int, delta: float, sides: int = 1) -> int:
     """The smallest integer threshold τ ≥ 2 whose δ(τ) (over ``sides``) is at most
-    ``delta`` (> 0)."""
+    ``delta`` (> 0): δ(τ) falls as τ grows, so a doubling search for a τ that reaches it,
+    then bisection (the same τ as a search one step at a time, in ~2 log2 τ evaluations)."""
     if not delta > 0:
         raise ValueError("a thresholded selection needs a delta above 0")
-    # δ(τ) falls as τ grows: the first j with m q^j / (1 + q) <= δ, then exact steps
-    q = math.exp(-1 / float(scale))
-    guess = 2 + max(0, int((math.log(delta) - math.log(sides * max_keys)) / math.log(q)) - 2) \
-        if q > 0 else 2
-    tau = max(2, guess)
-    while tau > 2 and selection_delta(scale, tau - 1, max_keys, sides) <= delta:
-        tau -= 1
-    while selection_delta(scale, tau, max_keys, sides) > delta:
-        tau += 1
-        if tau > MAX_THRESHOLD:
+
+    def reaches(tau: int) -> bool:
+        return selection_delta(scale, tau, max_keys, sides) <= delta
+
+    high = 2
+    while not reaches(high):
+        high *= 2
+        if high > MAX_THRESHOLD:
             raise ValueError("no threshold reaches this delta")
-    return tau
+    return _first(max(2, high // 2), high, reaches)
 
 
 def keep_probability(scale: Fraction, threshold: int, people: int) -> float:
     """The chance that a key held by ``people`` people clears the threshold: P[n + Z ≥ τ]
     (public parameters only: what a threshold tends to keep, for the owner's preview)."""
-    q = math.exp(-1 / float(scale))
+    log_q = _log_q(scale)
+    log1p_q = math.log1p(math.exp(log_q))
     j = threshold - people
     if j >= 1:
-        return math.exp(j * math.log(q) - math.log1p(q))
-    return 1.0 - math.exp((1 - j) * math.log(q) - math.log1p(q))
+        return math.exp(j * log_q - log1p_q)
+    return 1.0 - math.exp((1 - j) * log_q - log1p_q)
+
+
+def found_at(scale: Fraction, threshold: int, confidence: float, start: int | None = None
+             ) -> int:
+    """The fewest people (from ``start``, default τ - 1) a key needs to be found with
+    ``confidence``: the preview's last size and the size check's sentence states, one
+    computation for both."""
+    start = max(1, threshold - 1) if start is None else start
+    high = start
+    while keep_probability(scale, threshold, high) < confidence:
+        high = start + 2 * (high - start) + 1
+    return _first(start, high, lambda n: keep_probability(scale, threshold, n) >= confidence)
 
 
 def keep_preview(scale: Fraction, threshold: int, confidence: float = 0.95
                  ) -> list[tuple[int, float]]:
-    """(people, chance of being found) at a few key sizes around the threshold: from the
-    size found half the time to the one found with ``confidence``."""
-    sizes: list[tuple[int, float]] = []
-    n = max(1, threshold - 1)
-    while keep_probability(scale, threshold, n) > 0.1 and n > 1:
-        n -= 1
-    while len(sizes) < 40:
-        p = keep_probability(scale, threshold, n)
-        sizes.append((n, p))
-        if p >= confidence:
-            break
-        n += 1
-    picks = sorted({sizes[0], sizes[len(sizes) // 2], sizes[-1]})
-    return picks
+    """(people, chance of being found) at three key sizes around the threshold: the largest
+    size below it found at most 10% of the time, the first found with ``confidence``, and the
+    one midway; each by bisection, so a scale of 1e12 costs no more than one of 1."""
+    def chance(n: int) -> float:
+        return keep_probability(scale, threshold, n)
+
+    top = max(1, threshold - 1)
+    # the largest n <= top with a chance <= 0.1 (else 1): chance rises with n
+    low = 1 if chance(1) > 0.1 else _first(1, top, lambda n: chance(n + 1) > 0.1
+                                           if n < top else True)
+    high = found_at(scale, threshold, confidence, start=low)
+    middle = low + (high - low + 1) // 2
+    return sorted({(n, chance(n)) for n in (low, middle, high)})

@@ -22,6 +22,7 @@ from ..model import Plan, PrivacyUnit, Query
 from ..model.grid import QUANTILE_GRID_BITS
 from ..model.reader import FieldReader
 from ..model.rules import quantile_problem
+from ..support.numbers import shown
 from ..support.words import confidence_percent, format_number
 from .base import StatisticKind
 from .params import BoundedParams, bounds_of, params_of
@@ -49,6 +50,10 @@ def params(query: Query) -> FoundBoundsParams:
     return params_of(query, FoundBoundsParams)
 
 
+#: the fewest grid steps between a discovery of bounds' lower and upper (fixdisc)
+MIN_GRID_POINTS = 8
+
+
 class DiscoverBounds(StatisticKind):
     name = "discover_bounds"
     params_type = FoundBoundsParams
@@ -68,6 +73,21 @@ class DiscoverBounds(StatisticKind):
         super().read_own(r, stage, got)
         if stage == "trailing":
             got["quantiles"] = self._read_quantiles(r)
+            self._require_grid_points(r, got)
+
+    @staticmethod
+    def _require_grid_points(r: FieldReader, got: dict[str, Any]) -> None:
+        """A grid of fewer than MIN_GRID_POINTS steps between lower and upper finds no range
+        (a step wider than the range publishes lower twice): refused at plan read, before any
+        charge (fixdisc)."""
+        step, low, high = got.get("grid_step"), got.get("lower"), got.get("upper")
+        if step is None or low is None or high is None:
+            return
+        if (high - low) / step < MIN_GRID_POINTS:
+            r.fail("grid_step", f"is {shown(step)}, which leaves fewer than {MIN_GRID_POINTS} "
+                                f"steps between lower and upper ({shown(high - low)} wide): the "
+                                "bounds found could only be a few grid points; use a grid_step "
+                                "of at most 1/1000 of the range")
 
     @staticmethod
     def _read_quantiles(r: FieldReader) -> tuple[float, float]:

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 from ..dp.accuracy import Accuracy, measurement_half_width
 from ..dp.measure import Measurement, laplace_epsilon, laplace_scale
 from ..dp.sensitivity import Component, describe_rows, unit_text
-from ..dp.threshold import keep_preview, selection_delta, threshold_for
+from ..dp.threshold import found_at, keep_preview, selection_delta, threshold_for
 from ..model import KindParams, Plan, PrivacyUnit, Query
 from ..model.reader import FieldReader
 from ..model.values import canonical_key
@@ -34,6 +34,11 @@ from .shared_release import NoiseDraw, noise_for
 
 #: the most keys one person may count in (a wider bound costs more noise than it is worth)
 MAX_KEYS_PER_PERSON = 1_000
+#: the largest δ a discovery of keys may declare (fixdisc). δ is the chance that a key one
+#: person alone holds is published, revealing it outright: above 1e-3 that chance is not
+#: small next to 1/n for a table of a thousand people, and the (ε, δ) the accountants state
+#: become vacuous (at δ = 0.9 the pld total is ε = 0, the zCDP one ε = inf).
+MAX_DISCOVERY_DELTA = 1e-3
 
 
 @dataclass(frozen=True)
@@ -74,6 +79,13 @@ def threshold_delta(m: Measurement) -> float:
     return selection_delta(m.scale, threshold_of(m), m.component.cells, _sides(m))
 
 
+def counted_note(threshold: int) -> str:
+    """The note beside a published key's noised count (fixdisc): the count is shown only
+    because it reached the threshold, so it is biased upward and has no interval."""
+    return (f"noised count, published only because it reached the threshold {threshold:,}: "
+            "selected above it, so biased upward (no interval)")
+
+
 def sort_key(label: Any) -> tuple[int, float, str]:
     """The published order: numbers by value, then texts by their text (never the data's)."""
     key = canonical_key(label)
@@ -112,6 +124,12 @@ class DiscoverKeys(StatisticKind):
             if not isinstance(counts, bool):
                 r.fail("publish_counts", "must be true or false")
             got["publish_counts"] = counts
+            delta = r.obj.get("delta")
+            if isinstance(delta, (int, float)) and not isinstance(delta, bool) \
+                    and delta > MAX_DISCOVERY_DELTA:
+                r.fail("delta", f"is the chance that a key one person alone holds is "
+                                f"published: at most {MAX_DISCOVERY_DELTA:g} (1e-6 or less is "
+                                "usual; it should be below 1 over the number of people)")
 
     def read_impute(self, r: FieldReader, value: Any, got: Any) -> Any:
         r.fail("missing", "a discovery of keys finds the values present: missing cells are "
@@ -134,8 +152,11 @@ class DiscoverKeys(StatisticKind):
         rule = ("add-remove: a person counts once in each of at most "
                 if relation == "add-remove" else
                 "replace-one: a person's keys may all move, at most ")
+        asked = params(query).max_keys
+        clamped = (f" (max_keys {asked:,} is more than the {m:,} row{'s' if m > 1 else ''} a "
+                   f"person has, each holding one key: {m:,} is used)" if asked > m else "")
         what = (f"people per key of {query.column}{describe_rows(query)}, {unit_text(unit)}, "
-                f"{rule}{m:,} key{'s' if m > 1 else ''}: sensitivity {l1}")
+                f"{rule}{m:,} key{'s' if m > 1 else ''}{clamped}: sensitivity {l1}")
         return [Component(name="count", step=1.0, l1=l1, l2_sq=l1, cells=m,
                           single_cell=False, derivation=what)]
 
@@ -156,7 +177,9 @@ class DiscoverKeys(StatisticKind):
         hw = measurement_half_width(m, confidence)
         tau = threshold_of(m)
         who = "people" if plan.privacy_unit.kind == "person" else "rows"
-        note = (f"threshold {tau:,} {who}: a key held by {tau + hw:,} or more {who} is "
+        assert m.scale is not None  # the preview's own size (found_at), not τ plus a two-sided ±
+        sure = found_at(m.scale, tau, confidence)
+        note = (f"threshold {tau:,} {who}: a key held by {sure:,} or more {who} is "
                 f"found with {confidence_percent(confidence)} confidence; a key nobody else "
                 f"holds is published with a chance of at most {threshold_delta(m):.2g}")
         return Accuracy(confidence, float(hw), "count", note)
@@ -190,7 +213,8 @@ class DiscoverKeys(StatisticKind):
                 out.append(ReleasedValue(query.id, query.title, None, canonical_key(labels[i]),
                                          noised if publish else None, None, None,
                                          draw.confidence, "laplace_threshold",
-                                         "" if publish else "found (count not published)"))
+                                         counted_note(tau) if publish
+                                         else "found (count not published)"))
         return QueryRelease(query.id, out)
 
     def released_value_problem(self, query: Query, value: float, low: float | None,

@@ -41,6 +41,7 @@ from ..kinds.shared_dp import (
     rr_refusal,
     useless_warning,
 )
+from ..kinds.shared_release import FOUND_PRIVATELY
 from ..kinds.synthetic import id_column_problem, stated_epsilon
 from ..model import Plan, Query, canonical_keys
 from ..planfile.compiled import CompiledPlan
@@ -347,7 +348,9 @@ def copied_from_data(query: Query, facts: Callable[[str], ColumnFacts | None]) -
     declared list (categories, group keys, a synthetic column's categories) equal to exactly
     the values present."""
     out = []
-    bounds = bounds_of(query)
+    found = {k for k, v in (query.justification or {}).items()  # fixdisc: found privately,
+             if isinstance(v, str) and v.startswith(FOUND_PRIVATELY)}  # not copied
+    bounds = bounds_of(query) if "bounds" not in found else None
     ranges = [("bounds", query.column, *(bounds or (None, None)))]
     ranges += [("outer bin edges", c.column, c.bins[0], c.bins[-1])
                for c in synth_columns_of(query) if c.bins]
@@ -357,8 +360,9 @@ def copied_from_data(query: Query, facts: Callable[[str], ColumnFacts | None]) -
             out.append(f"the {what} of {column} equal the data's own minimum and maximum; "
                        "bounds must come from knowledge of the domain, not from the data")
     cells = cells_of(query)
-    lists = [("categories", query.column, cells.categories if cells is not None else None)]
-    if query.group_by is not None:
+    lists = [("categories", query.column, cells.categories
+              if cells is not None and "categories" not in found else None)]
+    if query.group_by is not None and "keys" not in found:
         lists.append(("group keys", query.group_by.column, query.group_by.keys))
     lists += [("categories", c.column, c.categories) for c in synth_columns_of(query)]
     for what, column, declared in lists:

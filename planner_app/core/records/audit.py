@@ -13,6 +13,7 @@ from __future__ import annotations
 import getpass
 import hashlib
 import json
+import math
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -40,6 +41,19 @@ def utc_now() -> str:
 def utc_now_private() -> str:
     """A fine time for the private ledger only (it orders releases); never published."""
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def finite(obj: Any) -> Any:
+    """``obj`` with every infinite or NaN number written as a word ("inf", "-inf", "nan"):
+    JSON has no such numbers, and an audit entry is never lost or crashed for one (a total
+    that fails closed is ε = inf)."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return "nan" if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
+    if isinstance(obj, dict):
+        return {k: finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [finite(v) for v in obj]
+    return obj
 
 
 def canonical(obj: Any) -> bytes:
@@ -154,6 +168,7 @@ class AuditLog:
 
     def _append_entries(self, items: list[tuple[str, dict[str, Any]]],
                         time: str | None = None) -> list[dict[str, Any]]:
+        items = [(event, finite(params)) for event, params in items]  # no inf/NaN in JSON
         try:
             private_folder(self.path.parent)
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)

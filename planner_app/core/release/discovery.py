@@ -17,6 +17,7 @@ discovery is post-processing of a release already charged to the dataset's ledge
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from ..kinds.shared_release import FOUND_PRIVATELY
 from ..model import Plan, canonical_key
 from ..planfile import plan_from_dict, read_plan_document
 from ..support.errors import InputError
+from ..support.home import AppHome
 from ..support.numbers import shown
 from .bundle import MANIFEST, PLAN, RECORD, bundle_json, read_bundle, sha256_bytes
 from .result_columns import tables_of
@@ -129,7 +131,7 @@ def apply_discovery(doc: dict[str, Any], bundle: DiscoveryBundle, source: str
         if not isinstance(q, dict):
             continue
         where = f"queries[{q.get('id', i)}]"
-        for field, statistic, column in _placeholders(q):
+        for field, statistic, column in _placeholders(q, source):
             found = bundle.found.get(statistic)
             if found is None:
                 held = ", ".join(sorted(bundle.found))
@@ -146,7 +148,7 @@ def apply_discovery(doc: dict[str, Any], bundle: DiscoveryBundle, source: str
     return doc, done
 
 
-def _placeholders(q: dict[str, Any]) -> list[tuple[str, str, str]]:
+def _placeholders(q: dict[str, Any], source: str) -> list[tuple[str, str, str]]:
     """(field, discovery id, column read) for each value of one statistic naming one."""
     out = []
     name = _named(q.get("categories"))
@@ -158,9 +160,16 @@ def _placeholders(q: dict[str, Any]) -> list[tuple[str, str, str]]:
         if name is not None:
             out.append(("group_by.keys", name, str(g.get("column"))))
     lower, upper = _named(q.get("lower")), _named(q.get("upper"))
-    if lower is not None or upper is not None:
-        out.append(("lower" if lower is not None else "upper", lower or upper or "",
-                    str(q.get("column"))))
+    if (lower is None) != (upper is None) or (lower is not None and lower != upper):
+        # fixdisc: a discovered range replaces both bounds and their one reason; a bound the
+        # owner declared is never written over
+        field = "upper" if lower is not None else "lower"
+        raise InputError(source, f"queries[{q.get('id', '?')}].{field}",
+                         f"is {q.get(field)!r} while the other bound names a discovery: a "
+                         "range found privately replaces both bounds, so write the same "
+                         "\"discovered:ID\" in lower and upper, or declare both yourself")
+    if lower is not None:
+        out.append(("lower", lower, str(q.get("column"))))
     return out
 
 
@@ -274,3 +283,54 @@ def load_plan_document(path: Path) -> dict[str, Any]:
     if not isinstance(doc, dict):
         raise InputError(str(path), None, "must be a JSON object (a plan)")
     return doc
+
+
+def require_discoveries(plan: Plan, paths: Sequence[Path | str], source: str = "plan",
+                        home: AppHome | None = None) -> list[DiscoveryBundle]:
+    """The one rule for a plan's values that say they were found privately (fixdisc), used
+    by check, release (before the charge), verify, report, the API and the app: every
+    discovery the plan names must be given (``paths``) and its output must equal the declared
+    value; a bundle given but not named is refused (never silently ignored); and, with
+    ``home`` (check and release), the discovery must be a release of this dataset charged in
+    this home's ledger, so that its ε counts against the same lifetime cap. InputError (one
+    line) otherwise; the verified bundles when all is well."""
+    bundles = [read_discovery(Path(p)) for p in paths]
+    refuse_unneeded(plan, bundles)
+    problems = discovery_problems(plan, bundles, source)
+    if problems:
+        raise InputError(source, None, problems[0])
+    if home is not None:
+        for b in bundles:
+            _require_charged_here(plan, b, home)
+    return bundles
+
+
+def refuse_unneeded(plan: Plan, bundles: Sequence[DiscoveryBundle]) -> None:
+    """InputError for a discovery bundle given that no value of ``plan`` names."""
+    named = {release for _q, _f, release, _m, _s in named_discoveries(plan)}
+    for b in bundles:
+        if b.release_id not in named:
+            raise InputError(str(b.path), None, f"is discovery release {b.release_id}, which "
+                             "no list or bound of the plan says it was found in: it is not "
+                             "needed (give --discovery only for a discovery the plan names)")
+
+
+def _require_charged_here(plan: Plan, bundle: DiscoveryBundle, home: AppHome) -> None:
+    """A discovery bundle used by a plan of this home: a release of the plan's dataset whose
+    charge this home's ledger holds (by its release id). A bundle made in another home (or
+    for another dataset) is refused: its ε would otherwise escape this dataset's lifetime
+    cap, which the issue requires it to count against."""
+    from ..records.books import ledger_for
+
+    dataset = plan.dataset.name
+    if bundle.dataset != dataset:
+        raise InputError(str(bundle.path), None, f"is a release of dataset "
+                         f"{bundle.dataset!r}, not of {dataset!r}: a discovery is used only "
+                         "for the dataset it was charged to")
+    state = ledger_for(home, for_reading=True).state_without_creating(dataset)
+    held = {r.id for r in state.releases}
+    if bundle.release_id not in held:
+        raise InputError(str(bundle.path), None, f"is release {bundle.release_id}, which "
+                         f"the ledger of this app home does not hold for {dataset!r}: a "
+                         "discovery must be charged to the same dataset's lifetime budget "
+                         "(run planner-app discover in this app home)")

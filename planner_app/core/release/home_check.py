@@ -72,10 +72,16 @@ def ledger_state_or_error(home: AppHome, dataset: str) -> LedgerState | PlannerE
 def check_in_home(plan: Plan, table: Table | None, home: AppHome, *,
                   confidence: float | None = None, require_approval: bool = False,
                   trust_files: Sequence[str | os.PathLike[str]] = (),
-                  engine: str = DEFAULT_ENGINE, progress: Progress = None) -> CheckReport:
+                  engine: str = DEFAULT_ENGINE, progress: Progress = None,
+                  discoveries: Sequence[Path | str] = ()) -> CheckReport:
     """``check_plan`` with the release rules of ``home``: its lifetime budget, its installed
     policy (which may require approval by its officers), the approval setting and keys, and
-    the other datasets released from the same file. Reads the home; writes nothing."""
+    the other datasets released from the same file. Reads the home; writes nothing.
+    ``discoveries``: the bundles of the lists and bounds the plan says it found privately
+    (discovery.require_discoveries: refused, InputError, when missing or different)."""
+    from .discovery import require_discoveries
+
+    require_discoveries(plan, discoveries, "plan", home)
     policy = policy_or_error(home)  # the installed policy's rules, as release applies them
     try:
         same_file = file_datasets(home, table) if table is not None and policy else None
@@ -99,10 +105,15 @@ def release_in_home(plan: Plan, table: Table, out: Path, home: AppHome, *,
                     overwrite: bool = False, require_approval: bool = False,
                     trust_files: Sequence[str | os.PathLike[str]] = (),
                     inputs: Sequence[Path] = (), sign_with: SecretKey | None = None,
-                    engine: str = DEFAULT_ENGINE, progress: Progress = None) -> PublishResult:
+                    engine: str = DEFAULT_ENGINE, progress: Progress = None,
+                    discoveries: Sequence[Path | str] = ()) -> PublishResult:
     """``publish`` with the rules of ``home`` (its confidence setting, whether approval is
     required and by whose keys): what ``planner-app release`` and the API's ``release`` run.
-    The ledger is charged inside ``publish``, after every check that needs no noise."""
+    The ledger is charged inside ``publish``, after every check that needs no noise; the
+    discovery bundles the plan names (``discoveries``) are checked before it."""
+    from .discovery import require_discoveries
+
+    require_discoveries(plan, discoveries, "plan", home)
     return publish(plan, table, Path(out), home, confidence=home_confidence(home, confidence),
                    clamp_counts=clamp_counts, overwrite=overwrite,
                    require_approval=approval_required(home, require_approval,

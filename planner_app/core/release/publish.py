@@ -248,7 +248,9 @@ def publish(plan: Plan, table: Table, out: Path, home: AppHome, *,
     ``trusted``: the keys a required approval must be signed by (review.approval_keys).
     ``sign_with``, a key already loaded (its passphrase asked before the charge), signs the
     bundle's manifest (signing.py). ``engine`` computes the aggregates: "duckdb" (the
-    default: reads the file in place, any size), "pandas" (in memory) or "spark"."""
+    default: reads the file in place, any size), "pandas" (in memory) or "spark".
+    A plan whose lists or bounds say they were found privately is checked first by
+    discovery.require_discoveries (release_in_home, the app's release)."""
     keep = [home.data_dir, home.config_dir, *inputs]
     # the output path is held from its check to the rename: a second release to it is
     # refused before its charge (the lock is taken before, and kept through, the charge)

@@ -42,6 +42,7 @@ from ...core.records.ledger import BudgetExceeded, LedgerDisagrees, LedgerError
 from ...core.records.policy import PolicyError, PolicyRefused
 from ...core.records.review import ApprovalRequired
 from ...core.release.consistent import consistent_cell_texts, consistent_summary
+from ...core.release.discovery import require_discoveries
 from ...core.release.pending import list_pending
 from ...core.release.publish import PublishResult, ReleaseUnfinished, publish
 from ...core.release.report import cell_name, format_interval, format_value
@@ -315,6 +316,9 @@ class ProgressPage(QWizardPage):
                                       unsigned=unsigned)
             # the checklist lets a release start only with a plan and a table (core/readiness)
             assert plan is not None and table is not None
+            # a list found privately needs its discovery bundle, which the app cannot take
+            # yet: such a plan is refused here as the command line refuses it (fixdisc)
+            require_discoveries(plan, (), "plan", home)
             return publish(plan, table, out, home, require_approval=require,
                            confidence=confidence, progress=progress, inputs=inputs,
                            trusted=trusted, sign_with=sign_key)
