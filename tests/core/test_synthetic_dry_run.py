@@ -15,7 +15,7 @@ from planner_app.core.dp.mechanisms import SeededRandomSource
 from planner_app.core.planfile import plan_from_dict
 from planner_app.core.records.ledger import Ledger
 from planner_app.core.release import publish as pub
-from planner_app.core.release import synthetic
+from planner_app.core.release import synthetic, synthetic_aim
 from planner_app.core.support.errors import InputError
 from planner_app.core.support.home import app_home
 from tests.conftest import DEMO_TABLE, plan_dict
@@ -50,7 +50,8 @@ def test_a_defect_in_the_two_way_payload_is_refused_before_the_charge(
         defect(payload)
         return (*rest, payload)
 
-    monkeypatch.setattr(synthetic, "measure_synthetic", broken)
+    # the noise step reaches MST through synthetic_aim.measure_table (by method)
+    monkeypatch.setattr(synthetic_aim, "measure_synthetic", broken)
     refused_before_the_charge(tmp_path, clamp)
 
 
