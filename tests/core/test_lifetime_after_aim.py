@@ -181,6 +181,7 @@ def lifetime_in(bundle: Path) -> dict[str, Any]:
         return dict(json.loads(z.read("release.json"))["ledger"]["spent"])
 
 
+@pytest.mark.synth  # a real AIM release (JAX): CI's second stage
 def test_check_and_release_of_a_pld_plan_after_an_aim_release(aim_home: AppHome,
                                                               tmp_path: Path) -> None:
     home = copied(aim_home, tmp_path)
@@ -206,6 +207,7 @@ def test_check_and_release_of_a_pld_plan_after_an_aim_release(aim_home: AppHome,
     assert f"spend ε = {want.epsilon:.4g}" in note
 
 
+@pytest.mark.synth  # a real AIM release (JAX): CI's second stage
 def test_a_discovery_of_keys_and_a_pld_plan_after_an_aim_release(aim_home: AppHome,
                                                                  tmp_path: Path) -> None:
     home = copied(aim_home, tmp_path)
