@@ -158,15 +158,10 @@ class Ledger:
     def _cap(self, con: sqlite3.Connection, name: str) -> Cap:
         row = con.execute("SELECT cap_epsilon, cap_delta FROM datasets WHERE name = ?",
                           (name,)).fetchone()
-        if row is None:
-            return DEFAULT_CAP
         try:
-            cap = Cap(number(row[0]), number(row[1]))
-        except (TypeError, ValueError):
+            return stored_cap(row)
+        except ValueError:
             raise self._damaged(f"cap for dataset {name!r}") from None
-        if cap.epsilon <= 0 or delta_problem(cap.delta):
-            raise self._damaged(f"cap for dataset {name!r}")
-        return cap
 
     def _records(self, con: sqlite3.Connection, name: str) -> list[ReleaseRecord]:
         rows = con.execute(
@@ -478,6 +473,21 @@ def over_cap(dataset: str, cap: Cap, records: list[ReleaseRecord], after: Total
         f"{POLICY_CAP if cap.by_policy else ''}"
         f"; this release would bring the total to ε = {after.epsilon:.4g}, "
         f"δ = {after.delta:.3g}. Nothing was charged or written.")
+
+
+def stored_cap(row: Sequence[Any] | None) -> Cap:
+    """A dataset's cap as a ledger stores it (ε, δ), or the default cap when none is stored;
+    ValueError when the stored one is not a positive ε and a valid δ (a damaged ledger). The
+    one rule for the home's SQLite ledger and the office's shared one."""
+    if row is None:
+        return DEFAULT_CAP
+    try:
+        cap = Cap(number(row[0]), number(row[1]))
+    except TypeError:
+        raise ValueError("not numbers") from None
+    if cap.epsilon <= 0 or delta_problem(cap.delta):
+        raise ValueError("out of range")
+    return cap
 
 
 def number(value: Any) -> float:

@@ -28,13 +28,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..dp.accounting import Total, within
 from ..dp.measure import Measurement, measurement_from_dict, measurement_to_dict
-from ..model import delta_problem
 from ..planfile.compiled import CompiledPlan
 from ..support.errors import InputError
 from .audit import AuditError, ChainProblem, audit_entry, utc_now, utc_now_private, verify_chain
 from .crosscheck import CAP_EVENT, Row, cap_problems, row_problems
 from .ledger import (
-    DEFAULT_CAP,
     BudgetExceeded,
     Cap,
     LedgerDisagrees,
@@ -44,6 +42,7 @@ from .ledger import (
     lifetime_total,
     number,
     over_cap,
+    stored_cap,
 )
 from .ledger_schema import SCHEMA_VERSION, schema_version
 from .office_config import OfficeLedger, OfficeSecretMissing, file_identity
@@ -151,15 +150,10 @@ class SharedLedger:
     def _cap(self, con: psycopg.Connection[Any], name: str) -> Cap:
         row = con.execute("SELECT cap_epsilon, cap_delta FROM planner_datasets WHERE name = %s",
                           (name,)).fetchone()
-        if row is None:
-            return DEFAULT_CAP
         try:
-            cap = Cap(number(row[0]), number(row[1]))
-        except (TypeError, ValueError):
+            return stored_cap(row)
+        except ValueError:
             raise self._damaged(f"cap for dataset {name!r}") from None
-        if cap.epsilon <= 0 or delta_problem(cap.delta):
-            raise self._damaged(f"cap for dataset {name!r}")
-        return cap
 
     def _records(self, con: psycopg.Connection[Any], name: str) -> list[ReleaseRecord]:
         rows = con.execute(
