@@ -30,7 +30,7 @@ from .results import Aggregate, QueryRelease, ReleasedValue
 from .shared_data import AggregateDescription, GridStepCounts
 from .shared_form import BOUNDS, COLUMN, MISSING, WHERE
 from .shared_plan import Stage, bounds_to_dict
-from .shared_release import NoiseDraw, bounded_missing_words, on_grid, range_problem
+from .shared_release import NoiseDraw, bounded_missing_words, grid_point_problem
 
 #: the default quantiles of the lower and the upper bound (1st and 99th percentile)
 DEFAULT_QUANTILES = (0.01, 0.99)
@@ -170,10 +170,7 @@ class DiscoverBounds(StatisticKind):
                                high: float | None, half: float | None) -> str | None:
         p = params(query)
         assert p.lower is not None and p.upper is not None
-        problem = range_problem(value, p.lower, p.upper)
-        if problem is None and not on_grid(value, self.grid(query).step):
-            return "the value is not on the grid"
-        return problem
+        return grid_point_problem(value, p.lower, p.upper, self.grid(query).step)
 
     def discovered_rows_problem(self, query: Query, plan: Plan,
                                 rows: list[tuple[str, float | None]]) -> str | None:

@@ -33,8 +33,7 @@ from .shared_release import (
     NoiseDraw,
     ValueRows,
     bounded_missing_words,
-    on_grid,
-    range_problem,
+    grid_point_problem,
 )
 
 
@@ -141,10 +140,7 @@ class Quantile(StatisticKind):
                                high: float | None, half: float | None) -> str | None:
         p = params(query)
         assert p.lower is not None and p.upper is not None
-        problem = range_problem(value, p.lower, p.upper)
-        if problem is None and not on_grid(value, self.grid(query).step):
-            return "the value is not on the grid"
-        return problem
+        return grid_point_problem(value, p.lower, p.upper, self.grid(query).step)
 
     def missing_words(self, query: Query) -> list[str]:
         return bounded_missing_words(query)

@@ -419,6 +419,15 @@ def range_problem(value: float, lo_b: float, hi_b: float) -> str | None:
     return None
 
 
+def grid_point_problem(value: float, lo_b: float, hi_b: float, step: float) -> str | None:
+    """A value drawn as a point of a grid (a quantile, a bound found privately) lies within
+    the declared bounds and on the grid."""
+    problem = range_problem(value, lo_b, hi_b)
+    if problem is None and not on_grid(value, step):
+        return "the value is not on the grid"
+    return problem
+
+
 def inside_problem(value: float, low: float | None, high: float | None) -> str | None:
     """A released value lies inside its interval."""
     if low is None or high is None or not low <= value <= high:
