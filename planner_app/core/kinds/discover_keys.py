@@ -30,6 +30,7 @@ from ..dp.measure import (
     laplace_scale,
     multi_cell_gaussian_sigma_sq,
 )
+from ..dp.selected import selected_interval
 from ..dp.sensitivity import Component, describe_rows, unit_text
 from ..dp.threshold import (
     GaussianNoise,
@@ -133,11 +134,14 @@ def threshold_delta(m: Measurement) -> float:
     return selection_delta(m.scale, threshold_of(m), m.component.cells, _sides(m))
 
 
-def counted_note(threshold: int) -> str:
-    """The note beside a published key's noised count (fixdisc): the count is shown only
-    because it reached the threshold, so it is biased upward and has no interval."""
-    return (f"noised count, published only because it reached the threshold {threshold:,}: "
-            "selected above it, so biased upward (no interval)")
+def counted_note(threshold: int, confidence: float) -> str:
+    """The note beside a published key's noised count: the count is shown only because it
+    reached the threshold, so near it the count is biased upward; its interval is the one
+    given that it was published (dp/selected.py), which allows for that."""
+    return (f"noised count, published only because it reached the threshold {threshold:,}, so "
+            "biased upward near it; the interval holds the true count with "
+            f"{confidence_percent(confidence)} confidence among the keys published, reaching "
+            "further down near the threshold")
 
 
 def _too_small(query: Query, l1: int, epsilon: float) -> None:
@@ -293,14 +297,15 @@ class DiscoverKeys(StatisticKind):
         tau = sel.threshold
         publish = params(query).publish_counts
         out: list[ReleasedValue] = []
+        note = counted_note(tau, draw.confidence) if publish else "found (count not published)"
         for j, i in enumerate(order):
             noised = int(counts[i]) + int(noise[j])
             if noised >= tau:
+                low, high = (selected_interval(sel.preview, tau, noised, draw.confidence)
+                             if publish else (None, None))
                 out.append(ReleasedValue(query.id, query.title, None, canonical_key(labels[i]),
-                                         noised if publish else None, None, None,
-                                         draw.confidence, query.mechanism,
-                                         counted_note(tau) if publish
-                                         else "found (count not published)"))
+                                         noised if publish else None, low, high,
+                                         draw.confidence, query.mechanism, note))
         return QueryRelease(query.id, out)
 
     def released_value_problem(self, query: Query, value: float, low: float | None,
@@ -350,9 +355,18 @@ class DiscoverKeys(StatisticKind):
 
     def report_meaning(self, record_query: dict[str, Any], query: Query | None,
                        confidence: float) -> str:
+        counted = ""
+        if query is not None and params(query).publish_counts:
+            counted = (" Each published count was published because it reached the "
+                       "threshold, so near it the count is biased upward (a key held by fewer "
+                       "people is published only when its noise was large); its interval is "
+                       "computed given that it was published and holds the true count with "
+                       f"{confidence_percent(confidence)} confidence among the published "
+                       "keys, reaching further down near the threshold.")
         return ("The keys are those whose noised count of people reached the threshold; a "
                 "key held by few people may be missing, and nothing is said about the keys "
-                "that were not found. " + str(record_query["accuracy"].get("note", "")) + ".")
+                "that were not found. " + str(record_query["accuracy"].get("note", "")) + "."
+                + counted)
 
     def describe(self, column: str | None, kind_name: str, imputed: bool = False,
                  id_column: str | None = None, max_rows: int = 1, people: bool = False) -> str:
