@@ -246,15 +246,17 @@ class DiscoverKeys(StatisticKind):
         # every cell one person moves, by 1 each: m under add-remove, 2m under replace-one
         counts = Component(name="count", step=1.0, l1=l1, l2_sq=l1, cells=l1,
                            single_cell=l1 == 1,
-                           derivation=comp.derivation + f" (L2 sensitivity √{l1}); discrete "
-                           f"Gaussian at δ = {noise_delta:.3g}, half the declared δ")
+                           derivation=comp.derivation + f" (L2 sensitivity "
+                           f"{'√' + str(l1) if l1 > 1 else 1}), at δ = {noise_delta:.3g}, half "
+                           "the declared δ")
         sigma_sq = (exact_gaussian_sigma_sq(1, query.epsilon, noise_delta) if l1 == 1 else
                     multi_cell_gaussian_sigma_sq(l1, l1, l1, query.epsilon, noise_delta))
         cut = Component(name="threshold", step=1.0, l1=l1, l2_sq=0, cells=keys,
                         single_cell=False,
-                        derivation=f"threshold: a key nobody else holds, one of at most "
-                        f"{keys:,} a person has, is published with a chance of at most "
-                        f"δ = {cut_delta:.3g}, the other half of the declared δ")
+                        derivation=f"the threshold: a key only one person holds (of the at "
+                        f"most {keys:,} key{'s' if keys > 1 else ''} a person counts in) is "
+                        f"published with a chance of at most δ = {cut_delta:.3g}, the other "
+                        "half of the declared δ")
         return [Measurement(query.id, counts, "gaussian", query.epsilon, noise_delta,
                             sigma_sq=sigma_sq),
                 Measurement(query.id, cut, "threshold", 0.0, cut_delta)]
