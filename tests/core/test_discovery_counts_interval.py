@@ -102,3 +102,36 @@ def test_a_release_with_counts_gives_each_its_interval_and_says_why(tmp_path: An
     meaning = KINDS["discover_keys"].report_meaning(
         {"accuracy": {"note": "n"}}, plan.queries[0], CONFIDENCE)
     assert "biased upward" in meaning
+
+
+def test_verify_recomputes_each_interval_and_takes_the_old_empty_ones(tmp_path: Any) -> None:
+    """A forged bundle (everything rebuilt consistently) whose interval is narrowed is
+    refused; one whose intervals are empty, as releases before them wrote, still verifies."""
+    from planner_app.core.release.verify_release import verify_bundle
+    from tests.core.test_discovery_kinds import _release
+    from tests.record_rows import edit_rows
+    from tests.trust.forge import DROP, forge
+
+    out, _ = _release(tmp_path, plan_doc({**KEYS, "publish_counts": True, "epsilon": 3.0}))
+
+    def narrowed(record: dict[str, Any]) -> None:
+        def change(rows: list[dict[str, Any]]) -> None:
+            row = next(r for r in rows if r["query_id"] == "jobs")
+            row["low"] = row["value"] - 1
+        edit_rows(record, change)
+
+    def emptied(record: dict[str, Any]) -> None:
+        def change(rows: list[dict[str, Any]]) -> None:
+            for r in rows:
+                if r["query_id"] == "jobs":
+                    r["low"] = r["high"] = None
+        edit_rows(record, change)
+
+    forged, old = tmp_path / "forged.zip", tmp_path / "old.zip"
+    forge(out, forged, change=narrowed, signature=DROP)
+    result = verify_bundle(forged)
+    assert not result.valid
+    assert any("its interval is not the one its noised count and the threshold give" in p
+               for p in result.problems), result.problems
+    forge(out, old, change=emptied, signature=DROP)
+    assert verify_bundle(old).valid, verify_bundle(old).problems

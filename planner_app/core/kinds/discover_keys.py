@@ -315,22 +315,34 @@ class DiscoverKeys(StatisticKind):
         return None
 
     def discovered_rows_problem(self, query: Query, plan: Plan,
-                                rows: list[tuple[str, float | None]]) -> str | None:
-        """What verify finds wrong with the published keys: (key, noised count) in order."""
+                                rows: list[tuple[str, float | None]],
+                                ends: list[tuple[float | None, float | None]] | None = None,
+                                confidence: float | None = None) -> str | None:
+        """What verify finds wrong with the published keys: (key, noised count) in order,
+        and each published count's interval, recomputed from the public parameters and the
+        count (a release made before the intervals left them empty: still valid)."""
         keys = [k for k, _ in rows]
         if len(set(keys)) != len(keys):
             return "a key is published twice"
         if keys != sorted(keys, key=sort_key):
             return "the keys are not in sorted order"
         publish = params(query).publish_counts
-        tau = selection_of(self.measurements(query, plan)).threshold
-        for key, value in rows:
+        sel = selection_of(self.measurements(query, plan))
+        tau = sel.threshold
+        for n, (key, value) in enumerate(rows):
             if publish and value is None:
                 return f"key {key!r} has no noised count"
             if not publish and value is not None:
                 return f"key {key!r} has a count, which the plan does not publish"
             if value is not None and value < tau:
                 return f"key {key!r} has a noised count below the threshold {tau}"
+            low, high = ends[n] if ends is not None else (None, None)
+            if low is None and high is None:
+                continue
+            if value is None or confidence is None or not float(value).is_integer() or \
+                    (low, high) != selected_interval(sel.preview, tau, int(value), confidence):
+                return (f"key {key!r}: its interval is not the one its noised count and the "
+                        "threshold give")
         return None
 
     def missing_words(self, query: Query) -> list[str]:
