@@ -19,7 +19,7 @@ MECHANISMS_BY_KIND: dict[str, tuple[str, ...]] = {
     "quantile": ("exponential",),
     "randomized_response": ("randomized_response",),
     "synthetic": ("mst", "aim"),
-    "discover_keys": ("laplace_threshold",),
+    "discover_keys": ("laplace_threshold", "gaussian_threshold"),
     "discover_bounds": ("exponential",),
 }
 NEEDS_COLUMN = ("sum", "mean", "variance", "standard_deviation", "histogram", "quantile",

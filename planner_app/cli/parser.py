@@ -334,7 +334,8 @@ def build_parser() -> argparse.ArgumentParser:
     release.add_argument("--discovery", action="append", default=[], metavar="BUNDLE.zip",
                          help="the discovery bundle a declared list or bounds says it was "
                               "found in (repeat for several); checked before the charge: a "
-                              "plan that names one not given, or differs from it, is refused")
+                              "plan that names one not given, or differs from it, is refused "
+                              "(with --resume: checked again before the bundle is written)")
     report.add_argument("--discovery", action="append", default=[], metavar="BUNDLE.zip",
                         help="the discovery bundle a list or bounds of this release says it "
                              "was found in, checked as verify checks it")

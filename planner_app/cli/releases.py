@@ -46,7 +46,8 @@ def cmd_release(args: argparse.Namespace) -> int:
                                     sign_with=(load_signing_key(home, args.sign_with)
                                                if args.sign_with else None),
                                     passphrase=terminal_passphrase(),
-                                    unsigned=getattr(args, "unsigned", False))
+                                    unsigned=getattr(args, "unsigned", False),
+                                    discoveries=getattr(args, "discovery", []))
         except AlreadyComplete as done:  # what was asked for is done: exit 0
             print(str(done)[0].upper() + str(done)[1:] + ".")
             return EXIT_OK

@@ -188,3 +188,61 @@ def test_a_person_at_the_range_edge_moves_the_bounds_within_epsilon() -> None:
     b = outcomes(BOUNDS, EDGE_D2, upper, runs, seed=37)
     lower, claimed = epsilon_lower_bound(a, b, 0.0), claimed_epsilon(BOUNDS)
     assert lower <= claimed, f"measured ε >= {lower:.3f} > claimed {claimed:.3f}"
+
+
+# --- the Gaussian variant (gaussian_threshold) --------------------------------------------------
+# core25: the same neighbours with discrete Gaussian noise; its claim is (ε, δ) with half the δ
+# the noise's and half the threshold's (dp/threshold.py).
+
+GDELTA = 1e-3  # the largest a discovery may declare: the Gaussian's ε then shows most
+GAUSS = {**KEYS, "mechanism": "gaussian_threshold", "epsilon": 3.0, "delta": GDELTA}
+
+
+def test_gaussian_a_key_only_one_person_has_is_published_at_most_with_its_delta() -> None:
+    hits = outcomes(GAUSS, LONELY_D2, published("z"), RUNS, seed=43)
+    assert rate_lower_bound(hits) <= GDELTA / 2  # the threshold's half of δ
+    never = outcomes(GAUSS, LONELY_D, published("z"), 200, seed=45)
+    assert not never.any()
+
+
+def test_gaussian_the_audit_catches_a_lowered_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(discover_keys, "gaussian_threshold_for", lambda *args: 2)
+    hits = outcomes(GAUSS, LONELY_D2, published("z"), 1000, seed=43)
+    assert rate_lower_bound(hits) > 100 * GDELTA, "a lowered threshold was not caught"
+
+
+def _gauss_common_bound(runs: int = RUNS) -> float:
+    a = outcomes(GAUSS, COMMON_D, count_of("a"), runs, seed=53)
+    b = outcomes(GAUSS, COMMON_D2, count_of("a"), runs, seed=59)
+    return epsilon_lower_bound(a, b, GDELTA)
+
+
+def test_gaussian_one_more_person_moves_the_keys_release_within_its_epsilon() -> None:
+    lower, claimed = _gauss_common_bound(), claimed_epsilon(GAUSS)
+    assert claimed == pytest.approx(GAUSS["epsilon"])  # the threshold adds δ, not ε
+    assert lower <= claimed, f"measured ε >= {lower:.3f} > claimed {claimed:.3f}"
+    assert lower > 0.25 * claimed, f"the audit saw only {lower:.3f}"  # not blind
+
+
+def test_gaussian_the_audit_catches_half_the_noise(monkeypatch: pytest.MonkeyPatch) -> None:
+    """σ halved (σ² a quarter): the count's shift of one person is seen beyond the claim."""
+    from fractions import Fraction
+
+    real = discover_keys.exact_gaussian_sigma_sq
+    monkeypatch.setattr(discover_keys, "exact_gaussian_sigma_sq",
+                        lambda *args: real(*args) / Fraction(4))
+    lower = _gauss_common_bound(3 * RUNS)  # the Gaussian's far tail needs more runs
+    assert lower > GAUSS["epsilon"], f"half the noise not detected (ε_low = {lower:.3f})"
+
+
+def test_gaussian_a_person_over_max_keys_counts_in_one_key_within_epsilon() -> None:
+    query = {**GAUSS, "max_keys": 1}
+    project = total_of(("a", "b", "c"))
+    a = outcomes(query, OVER_D, project, RUNS, seed=61, unit=PERSON_K3)
+    b = outcomes(query, OVER_D2, project, RUNS, seed=67, unit=PERSON_K3)
+    lower, claimed = epsilon_lower_bound(a, b, GDELTA), claimed_epsilon(query, PERSON_K3)
+    assert lower <= claimed, f"measured ε >= {lower:.3f} > claimed {claimed:.3f}"
+    hits = outcomes(query, OVER_LONELY_D2, lambda r: float(any(v.cell in ("y", "z")
+                                                               for v in r.values)),
+                    RUNS, seed=71, unit=PERSON_K3)
+    assert rate_lower_bound(hits) <= GDELTA / 2

@@ -111,6 +111,10 @@ KINDS: dict[str, list[dict[str, Any]]] = {
          "column": "g", "delta": 1e-6, "where": WHERE},
         {"id": "found_range", "kind": "discover_bounds", "column": "x", "lower": -1000,
          "upper": 1000},
+        # core25: the Gaussian variant, its counts published with their intervals
+        {"id": "found_groups_gauss", "kind": "discover_keys",
+         "mechanism": "gaussian_threshold", "column": "g", "delta": 1e-6, "max_keys": 2,
+         "publish_counts": True},
     ],
 }
 CONSISTENCY = {"consistent": {"relations": [{"total": "all", "parts": "all_by_g"}],

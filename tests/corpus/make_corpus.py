@@ -866,6 +866,20 @@ plan("discover-bounds-step-too-wide.json",
      "queries[range].grid_step: is 1,048,576, which leaves fewer than 8 steps")
 cases[-1]["command"] = "discover"
 
+# core25: the Gaussian discovery of keys (gaussian_threshold): a plain gaussian is not a
+# discovery's mechanism, its delta must be above 0, and an epsilon at which its noise would be
+# set by delta alone is refused naming epsilon, all before any charge
+plan("discover-keys-plain-gaussian.json",
+     with_top(queries=[{**DISCOVER_KEYS, "mechanism": "gaussian"}]),
+     "queries[found].mechanism: 'gaussian' is not one of: laplace_threshold, gaussian_threshold")
+plan("discover-keys-gaussian-no-delta.json",
+     with_top(queries=[{**DISCOVER_KEYS, "mechanism": "gaussian_threshold", "delta": 0}]),
+     "queries[found].delta: the gaussian_threshold mechanism needs a delta above 0")
+plan("discover-keys-gaussian-tiny-epsilon.json",
+     with_top(queries=[{**DISCOVER_KEYS, "mechanism": "gaussian_threshold", "epsilon": 1e-15}]),
+     "queries[found].epsilon: ε = 1e-15 is too small for this statistic to say anything")
+cases[-1]["command"] = "discover"
+
 (HERE / "cases.json").write_text(json.dumps({"plan": PLAN, "good_table": GOOD,
                                              "synthetic_plan": with_synthetic(),
                                              "cases": cases}, indent=1) + "\n")

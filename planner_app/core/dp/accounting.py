@@ -105,6 +105,12 @@ def thresholded(m: Measurement) -> bool:
     return m.mechanism == "laplace" and m.delta > 0
 
 
+def threshold_only(m: Measurement) -> bool:
+    """The threshold of a Gaussian discovery of keys (``gaussian_threshold``): (0, δ)-DP, a
+    δ added to its Gaussian's, which every accountant composes (dp/threshold.py)."""
+    return m.mechanism == "threshold"
+
+
 #: why zcdp cannot compose a discovery of keys (compose's refusal when it is named)
 ZCDP_THRESHOLD = ("zcdp cannot account for a discovery of keys (its threshold's δ is not a "
                   "zCDP parameter); use pld or basic")
@@ -116,7 +122,12 @@ def zcdp(measurements: Sequence[Measurement], delta: float) -> Total:
     if any(thresholded(m) for m in measurements):
         return Total(math.inf, delta, "zcdp")
     rho = _sums(measurements)[2]
-    return Total(epsilon_from_rho(rho, delta), delta, "zcdp", rho)
+    # a Gaussian discovery's threshold: approximate zCDP (ρ, δ_t) is (ε(ρ, δ - δ_t), δ)-DP
+    # (OpenDP's make_gaussian_threshold states it so); inf when its δ leaves none for ρ
+    cut = math.fsum(m.delta for m in measurements if threshold_only(m))
+    if cut > 0 and not cut < delta:
+        return Total(math.inf, delta, "zcdp", rho)
+    return Total(epsilon_from_rho(rho, delta - cut), delta, "zcdp", rho)
 
 
 MAX_PLD_SIGMA_STEPS = 20_000
@@ -151,7 +162,7 @@ def _pld_of(m: Measurement, older_grid: bool = False) -> PrivacyLossDistribution
     from dp_accounting.pld import privacy_loss_distribution as pld
 
     d = PLD_DISCRETISATION
-    if thresholded(m):  # (ε, δ)-DP: the worst pair of any such mechanism dominates it
+    if thresholded(m) or threshold_only(m):  # (ε, δ)-DP: its worst pair dominates it
         return pld.from_privacy_parameters(
             common.DifferentialPrivacyParameters(m.epsilon, m.delta),
             value_discretization_interval=d)
@@ -255,7 +266,7 @@ def _pld_key(m: Measurement) -> _Key:
             m.component.cells if m.mechanism == "gaussian" and not m.component.single_cell
             else None, m.scale, m.sigma_sq, m.truth,
             m.epsilon if m.mechanism in ("exponential",) or not m.component.single_cell else None,
-            m.delta if thresholded(m) else None)
+            m.delta if thresholded(m) or threshold_only(m) else None)
 
 
 def _nbytes(p: PrivacyLossDistribution) -> int:

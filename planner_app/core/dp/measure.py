@@ -35,7 +35,9 @@ MAX_SCALE_BITS = 48
 class Measurement:
     query_id: str
     component: Component
-    mechanism: str  # laplace | gaussian | exponential | randomized_response | zcdp | none
+    # laplace | gaussian | exponential | randomized_response | zcdp | none | threshold (a
+    # Gaussian discovery of keys' threshold: (0, δ), no noise of its own)
+    mechanism: str
     epsilon: float  # ε charged for this measurement (pure part for gaussian: its (ε, δ))
     delta: float
     scale: Fraction | None = None  # discrete Laplace scale, in steps
@@ -45,7 +47,7 @@ class Measurement:
     @property
     def rho(self) -> float:
         """zCDP parameter of this measurement."""
-        if self.mechanism == "none":
+        if self.mechanism in ("none", "threshold"):  # a threshold's δ is added, not a ρ
             return 0.0
         if self.mechanism in ("gaussian", "zcdp"):  # zcdp: a ρ written as a Gaussian's σ²
             assert self.sigma_sq is not None

@@ -30,12 +30,40 @@ keys a person may hold) and of Google's ``LaplacePartitionSelection``
 (cc/algorithms/partition-selection.h, which PipelineDP's partition selection calls through
 PyDP): a per-key δ of ``1 - (1 - δ)^(1/m)`` for ``m`` partitions contributed. Here the tail is
 the discrete one, computed exactly for the integer threshold rather than bounded.
+
+**The Gaussian variant** (mechanism ``gaussian_threshold``, issue 25) is the same selection with
+discrete Gaussian noise of variance σ² (the exact sampler of mechanisms.py). Its declared δ is
+split in two halves, as Google's ``GaussianPartitionSelection`` (partition-selection.h: its
+``threshold_delta = delta / 2``, ``noise_delta = delta - threshold_delta``; PipelineDP's
+Gaussian partition selection calls it through PyDP) splits it:
+
+* ``δ_noise``: σ² is calibrated so that the vector of the common keys' noised counts (L2
+  sensitivity √m, at most m cells moved by 1; 2m under replace-one) is (ε, δ_noise)-DP -- the
+  discrete Gaussian of measure.py, the exact curve of its shifts where it can be certified;
+* ``δ_threshold``: the threshold τ is the smallest with ``sides · (1 - (1 - P[1 + Z ≥ τ])^m)``
+  at most ``δ - δ_noise``, where P[Z ≥ j] ≤ P[N(0, σ²) ≥ j - 1] (Canonne, Kamath, Steinke 2020,
+  *The Discrete Gaussian for Differential Privacy*, Proposition 25) -- the bound OpenDP's
+  ``make_gaussian_threshold`` uses (its ``NoiseThresholdPrivacyMap`` for ``ZExpFamily<2>`` over
+  ``L02InfDistance``: ρ from the L2 distance, δ = 1 - (1 - P[Z > τ - d_∞])^{d_0} through
+  ``conservative_discrete_gaussian_tail_to_alpha``).
+
+Composition: let p ≤ δ_threshold be the chance that one of the person's keys nobody else holds
+is published, and A the event that none is. For any set S of outputs, with G the common keys'
+noised counts and H = sup_S (P[G(D') ∈ S] - e^ε P[G(D) ∈ S]) ≤ δ_noise,
+``P_D'[S] - e^ε P_D[S] ≤ (1 - p) H + p`` and, the other way, writing x, y for the two
+probabilities of G, ``x - e^ε (1 - p) y = (1 - p)(x - e^ε y) + p x ≤ (1 - p) H + p``. So the
+release is (ε, δ_noise + δ_threshold)-DP, within the declared δ; and the bound
+``p + (1 - p) H`` is exactly the hockey-stick divergence of the Gaussian composed with a (0, p)
+pair: the accountants compose the discovery as two measurements, the Gaussian (ε, δ_noise, σ²)
+and a ``threshold`` measurement (0, δ_threshold) -- basic adds them, PLD composes their privacy
+loss distributions, zCDP adds ρ and the δ (approximate zCDP, as OpenDP states it).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from fractions import Fraction
 
 #: the largest threshold searched (a threshold beyond it means a δ far below 1e-300, or a
@@ -63,11 +91,45 @@ def selection_delta(scale: Fraction, threshold: int, max_keys: int, sides: int =
                     ) -> float:
     """δ(τ): the chance that any of a person's ``max_keys`` keys nobody else holds is
     published, rounded up; ``sides`` = 2 under replace-one (the old keys' and the new ones')."""
-    p = key_tail(scale, threshold)
+    return _union(key_tail(scale, threshold), max_keys, sides)
+
+
+def gaussian_key_tail(sigma_sq: Fraction, threshold: int) -> float:
+    """An upper bound of P[1 + Z ≥ threshold] for Z discrete Gaussian of variance ``sigma_sq``:
+    P[Z ≥ j] ≤ P[N(0, σ²) ≥ j - 1] (CKS 2020, Proposition 25), rounded up."""
+    j = threshold - 1
+    if j <= 0:
+        return 1.0
+    sigma = math.sqrt(float(sigma_sq))
+    return min(1.0, 0.5 * math.erfc((j - 1) / (sigma * math.sqrt(2))) * (1 + 1e-9))
+
+
+def gaussian_selection_delta(sigma_sq: Fraction, threshold: int, max_keys: int,
+                             sides: int = 1) -> float:
+    """δ_threshold(τ) of the Gaussian variant: the chance that any of a person's ``max_keys``
+    keys nobody else holds is published (over ``sides``), rounded up."""
+    return _union(gaussian_key_tail(sigma_sq, threshold), max_keys, sides)
+
+
+def _union(p: float, max_keys: int, sides: int) -> float:
+    """sides · (1 - (1 - p)^m), accurately for small p, rounded up."""
     if p >= 1.0:
         return 1.0
-    # 1 - (1 - p)^m, accurately for small p: -expm1(m * log1p(-p))
     return min(1.0, sides * -math.expm1(max_keys * math.log1p(-p)) * (1 + 1e-9))
+
+
+def gaussian_threshold_for(sigma_sq: Fraction, max_keys: int, delta: float,
+                           sides: int = 1) -> int:
+    """The smallest integer τ ≥ 2 whose Gaussian δ_threshold(τ) is at most ``delta``."""
+    return _threshold(lambda tau: gaussian_selection_delta(sigma_sq, tau, max_keys, sides)
+                      <= delta, delta)
+
+
+def _gaussian_at_least(sigma_sq: Fraction, j: int) -> float:
+    """P[Z ≥ j] for Z discrete Gaussian, approximately (the owner's preview, never a privacy
+    claim): the normal with a continuity correction."""
+    sigma = math.sqrt(float(sigma_sq))
+    return 0.5 * math.erfc((j - 0.5) / (sigma * math.sqrt(2)))
 
 
 def _first(low: int, high: int, holds: Callable[[int], bool]) -> int:
@@ -87,12 +149,13 @@ def threshold_for(scale: Fraction, max_keys: int, delta: float, sides: int = 1) 
     """The smallest integer threshold τ ≥ 2 whose δ(τ) (over ``sides``) is at most
     ``delta`` (> 0): δ(τ) falls as τ grows, so a doubling search for a τ that reaches it,
     then bisection (the same τ as a search one step at a time, in ~2 log2 τ evaluations)."""
+    return _threshold(lambda tau: selection_delta(scale, tau, max_keys, sides) <= delta, delta)
+
+
+def _threshold(reaches: Callable[[int], bool], delta: float) -> int:
+    """The smallest τ ≥ 2 that ``reaches`` (monotone) the δ: doubling, then bisection."""
     if not delta > 0:
         raise ValueError("a thresholded selection needs a delta above 0")
-
-    def reaches(tau: int) -> bool:
-        return selection_delta(scale, tau, max_keys, sides) <= delta
-
     high = 2
     while not reaches(high):
         high *= 2
@@ -101,9 +164,22 @@ def threshold_for(scale: Fraction, max_keys: int, delta: float, sides: int = 1) 
     return _first(max(2, high // 2), high, reaches)
 
 
-def keep_probability(scale: Fraction, threshold: int, people: int) -> float:
+@dataclass(frozen=True)
+class GaussianNoise:
+    """The preview's noise when it is the discrete Gaussian of variance ``sigma_sq`` (a bare
+    Fraction is the discrete Laplace's scale)."""
+
+    sigma_sq: Fraction
+
+
+Noise = Fraction | GaussianNoise
+
+
+def keep_probability(scale: Noise, threshold: int, people: int) -> float:
     """The chance that a key held by ``people`` people clears the threshold: P[n + Z ≥ τ]
     (public parameters only: what a threshold tends to keep, for the owner's preview)."""
+    if isinstance(scale, GaussianNoise):
+        return _gaussian_at_least(scale.sigma_sq, threshold - people)
     log_q = _log_q(scale)
     log1p_q = math.log1p(math.exp(log_q))
     j = threshold - people
@@ -112,7 +188,7 @@ def keep_probability(scale: Fraction, threshold: int, people: int) -> float:
     return 1.0 - math.exp((1 - j) * log_q - log1p_q)
 
 
-def found_at(scale: Fraction, threshold: int, confidence: float, start: int | None = None
+def found_at(scale: Noise, threshold: int, confidence: float, start: int | None = None
              ) -> int:
     """The fewest people (from ``start``, default τ - 1) a key needs to be found with
     ``confidence``: the preview's last size and the size check's sentence states, one
@@ -124,7 +200,7 @@ def found_at(scale: Fraction, threshold: int, confidence: float, start: int | No
     return _first(start, high, lambda n: keep_probability(scale, threshold, n) >= confidence)
 
 
-def keep_preview(scale: Fraction, threshold: int, confidence: float = 0.95
+def keep_preview(scale: Noise, threshold: int, confidence: float = 0.95
                  ) -> list[tuple[int, float]]:
     """(people, chance of being found) at three key sizes around the threshold: the largest
     size below it found at most 10% of the time, the first found with ``confidence``, and the

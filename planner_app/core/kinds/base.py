@@ -349,9 +349,12 @@ class StatisticKind(ABC):
         ``half``: the stated accuracy's half-width."""
 
     def discovered_rows_problem(self, query: Query, plan: Plan,
-                                rows: list[tuple[str, float | None]]) -> str | None:
+                                rows: list[tuple[str, float | None]],
+                                ends: list[tuple[float | None, float | None]] | None = None,
+                                confidence: float | None = None) -> str | None:
         """What verify finds wrong with the released (cell, value) rows of a kind whose cells
-        are found in the data (``discovers_cells``); None: nothing."""
+        are found in the data (``discovers_cells``); None: nothing. ``ends``: each row's
+        (low, high) as results.csv holds them, at the release's ``confidence``."""
         return None
 
     @abstractmethod

@@ -173,7 +173,9 @@ class DiscoverBounds(StatisticKind):
         return grid_point_problem(value, p.lower, p.upper, self.grid(query).step)
 
     def discovered_rows_problem(self, query: Query, plan: Plan,
-                                rows: list[tuple[str, float | None]]) -> str | None:
+                                rows: list[tuple[str, float | None]],
+                                ends: list[tuple[float | None, float | None]] | None = None,
+                                confidence: float | None = None) -> str | None:
         if tuple(c for c, _ in rows) != BOUND_CELLS:
             return "must hold the rows lower then upper"
         values = [v for _, v in rows]

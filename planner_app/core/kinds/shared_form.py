@@ -57,6 +57,8 @@ MECHANISM_LABELS: Final = {
     "randomized_response": "Randomized response (local)",
     "mst": "MST (noisy marginals)",
     "laplace_threshold": "Discrete Laplace above a threshold (needs δ)",
+    # core25: the Gaussian variant of a discovery of keys
+    "gaussian_threshold": "Discrete Gaussian above a threshold (needs δ)",
 
     "aim": "AIM (adaptive noisy marginals)",
 }

@@ -75,9 +75,13 @@ def _os_user() -> str:
 
 def audit_entry(seq: int, prev: str | None, event: str, params: dict[str, Any],
                 time: str | None = None) -> dict[str, Any]:
-    """One entry of the chain (the file's or the shared ledger's), its hash included."""
+    """One entry of the chain (the file's or the shared ledger's), its hash included. Its
+    infinite and NaN numbers are written as words (``finite``) here, the one place both
+    logs build an entry, so that the file and PostgreSQL hold and hash the same entry
+    (core25: the shared ledger's append failed on them)."""
     entry: dict[str, Any] = {"seq": seq, "time": time or utc_now(), "user": _os_user(),
-                             "event": event, "params": params, "prev": prev or GENESIS}
+                             "event": event, "params": finite(params),
+                             "prev": prev or GENESIS}
     entry["hash"] = entry_hash(entry)
     return entry
 

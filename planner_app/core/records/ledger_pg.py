@@ -441,7 +441,8 @@ def append_entries(con: psycopg.Connection[Any], items: list[tuple[str, dict[str
     for event, params in items:
         entry = audit_entry(seq, prev, event, params, time)
         con.execute("INSERT INTO planner_audit(seq, hash, prev, entry) VALUES (%s, %s, %s, %s)",
-                    (seq, entry["hash"], entry["prev"], json.dumps(entry, sort_keys=True)))
+                    (seq, entry["hash"], entry["prev"],
+                     json.dumps(entry, sort_keys=True, allow_nan=False)))
         out.append(entry)
         seq, prev = seq + 1, entry["hash"]
     return out

@@ -8,6 +8,7 @@ ledger does not hold as charged. The CLI's ``release --resume`` and the release 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,8 @@ def resume_release(home: AppHome, release_id: str | None = None, *, out: Path | 
                    overwrite: bool = False, progress: Progress = None,
                    sign_with: SecretKey | None = None,
                    passphrase: Passphrase | None = None,
-                   unsigned: bool = False) -> PublishResult:
+                   unsigned: bool = False,
+                   discoveries: Sequence[Path | str] = ()) -> PublishResult:
     """Complete an unfinished release from its saved record, without drawing new noise and
     without a second charge. ``release_id`` may be left out when there is exactly one;
     ``out`` writes the bundle somewhere other than first asked.
@@ -44,7 +46,13 @@ def resume_release(home: AppHome, release_id: str | None = None, *, out: Path | 
     protected). A missing key or a wrong passphrase fails here, before anything is written.
     ``unsigned`` completes a signed release without its signature (its key was lost): the
     saved record's ``signed_by`` is dropped before the bundle is written, and the audit log
-    says so; still no new noise and no new charge."""
+    says so; still no new noise and no new charge.
+
+    ``discoveries``: the discovery bundles of the lists and bounds the plan says it found
+    privately. The first attempt checked them before its charge (discovery.
+    require_discoveries); the bundle written here publishes the same plan, so the same rule
+    is applied again before anything is written (core25): refused, one line, the release
+    left resumable, when one is missing, differs or is not needed."""
     def step(fraction: float, message: str) -> None:
         if progress is not None:
             progress(fraction, message)
@@ -81,6 +89,9 @@ def resume_release(home: AppHome, release_id: str | None = None, *, out: Path | 
     else:
         sign_with = _signing_key(home, record, sign_with, passphrase)
     plan = plan_from_dict(record["plan"], "the saved record")
+    from .discovery import require_discoveries
+
+    require_discoveries(plan, discoveries, "the saved record", home)
     target = Path(out) if out is not None else Path(doc["out"])
     overwrite = overwrite or bool(doc.get("overwrite"))
     ledger = ledger_for(home)

@@ -540,7 +540,7 @@ def _results(files: dict[str, bytes], scans: dict[str, AnswerScan], plan: Plan,
             continue
         got = by_query.get(q.id, [])
         if kind_of(q).discovers_cells:  # its cells are found in the data, not declared
-            problem = _discovered_problem(q, plan, got)
+            problem = _discovered_problem(q, plan, got, confidence)
             if problem:
                 problems.append(f"{RESULTS}: statistic {q.id!r}: {problem}")
             continue
@@ -594,17 +594,19 @@ def _consistency(plan: Plan, record: dict[str, Any], problems: list[str]) -> Non
         problems.append(f"{RECORD}: its consistent values are not what the plan's relations "
                         "make of its raw noised values")
 
-def _discovered_problem(q: Any, plan: Plan, got: list[tuple[int, dict[str, str]]]
-                        ) -> str | None:
+def _discovered_problem(q: Any, plan: Plan, got: list[tuple[int, dict[str, str]]],
+                        confidence: float | None = None) -> str | None:
     """What is wrong with the rows of a statistic whose cells are found in the data (a
-    discovery): its kind's own check of (cell, value) in order."""
+    discovery): its kind's own check of (cell, value) and their intervals, in order."""
     rows: list[tuple[str, float | None]] = []
+    ends: list[tuple[float | None, float | None]] = []
     for n, cells in got:
         try:
             rows.append((cells["cell"], _number(cells["value"])))
+            ends.append((_number(cells.get("low", "")), _number(cells.get("high", ""))))
         except ValueError:
             return f"line {n}: a value is not a number"
-    return kind_of(q).discovered_rows_problem(q, plan, rows)
+    return kind_of(q).discovered_rows_problem(q, plan, rows, ends, confidence)
 
 
 def _row_problem(q: Any, plan: Plan, value: float | None, low: float | None,

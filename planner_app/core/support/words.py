@@ -690,3 +690,18 @@ def plan_open_advice(names_a_field: bool) -> str:
     if names_a_field:
         return "Fix the field it names (see Help → User guide) and open it again."
     return "Choose the plan file (JSON, usually .json) and open it."
+
+
+# core25: how a measurement's noise is named on the Statistic tab ("How the noise is set"),
+# the core's one rule; a Gaussian discovery's threshold draws none of its own
+def noise_words(mechanism: str, scale: float | None, sigma: float | None) -> str:
+    """The noise of one measurement, in words (its scale or σ in the statistic's units)."""
+    if mechanism == "none":
+        return "no noise needed"
+    if scale is not None:
+        return f"discrete Laplace noise of scale {format_number(scale)}"
+    if sigma is not None:
+        return f"discrete Gaussian noise with σ = {format_number(sigma)}"
+    if mechanism == "threshold":
+        return "no noise of its own: it adds to δ, not to ε"
+    return mechanism.replace("_", " ")

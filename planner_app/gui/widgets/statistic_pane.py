@@ -34,7 +34,7 @@ from ...core.planning.preview import preview_for
 from ...core.support.field_words import on_screen
 from ...core.support.words import (
     confidence_percent,
-    format_number,
+    noise_words,
     plain_terms,
     squared_unit_words,
 )
@@ -304,11 +304,7 @@ class StatisticPane(QWidget):
         ms = self.session.measurements(q)
         lines = []
         for m in ms:
-            noise = ("no noise needed" if m.mechanism == "none" else
-                     f"discrete Laplace noise of scale {format_number(m.scale_value)}"
-                     if m.scale_value is not None else
-                     f"discrete Gaussian noise with σ = {format_number(m.sigma_value)}"
-                     if m.sigma_value is not None else m.mechanism.replace("_", " "))
+            noise = noise_words(m.mechanism, m.scale_value, m.sigma_value)
             lines.append(f"• {m.component.derivation}; {noise}.")
         self.derivation.setText(plain_terms("\n".join(lines)))  # the record's words, plainly
         eps = self.session.query_epsilon(q)
