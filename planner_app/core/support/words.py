@@ -690,3 +690,18 @@ def plan_open_advice(names_a_field: bool) -> str:
     if names_a_field:
         return "Fix the field it names (see Help → User guide) and open it again."
     return "Choose the plan file (JSON, usually .json) and open it."
+
+
+# cal26: a release refused because it has no place in its programme (records/programme.py
+# says why), and the timeline of a dataset's spending (planning/forecast.py)
+PROGRAMME_REFUSED_TITLE = "Refused: not this programme's release"
+PROGRAMME_REFUSED_ADVICE = ("Nothing was charged. A plan released on a schedule is released "
+                            "once for each of its dates, on that date or within its window, "
+                            "and only as it was first released; a changed plan is a new "
+                            "programme with a new name.")
+TIMELINE_TITLE = "Spending over time"
+TIMELINE_EXPLAIN = ("Each dataset's lifetime ε after every release so far (solid) and after "
+                    "each release its programmes still plan (dashed), against its cap. The "
+                    "planned figures assume each programme spends what its last release "
+                    "spent; the ledger composes them as it will when they are charged.")
+TIMELINE_NO_DATASET = "No dataset has a release or a cap in this ledger yet."
