@@ -109,7 +109,10 @@ def _office_command(args: argparse.Namespace, home) -> int:  # type: ignore[no-u
     done = office_admin.import_home(home)
     print(f"Imported {done['releases']} release(s), {done['caps']} dataset(s) and "
           f"{done['entries']} audit entries into the shared ledger at "
-          f"{done['shared_ledger']}; the chain continues there.")
+          f"{done['shared_ledger']}; "
+          + ("they follow the office's own history in its chain, each naming its place in "
+             "this home's chain (which still verifies), and each dataset's cap is the lower "
+             "of the two." if done.get("merged") else "the chain continues there."))
     return EXIT_OK
 
 
