@@ -20,7 +20,7 @@ from ..dp.accounting import Total, within
 from ..model.plan import Plan
 from ..planfile.programme import MAX_DATES, scheduled_dates, slot_for
 from ..planfile.validation import plan_from_dict
-from ..records.books import audit_for, ledger_for
+from ..records.books import audit_for, has_ledger, ledger_for
 from ..records.ledger_state import Cap, LedgerState, ReleaseRecord, lifetime_total
 from ..records.policy import effective_state, policy_or_error
 from ..records.programme import programme_releases, today_utc
@@ -240,3 +240,21 @@ def forecast_lines(found: Forecast) -> list[str]:
         lines.append("  (no release yet, none planned)")
     lines.append(found.words())
     return lines
+
+
+def timeline_datasets(home: AppHome, plan: Plan | None = None) -> list[str]:
+    """The datasets a timeline can show: those of the ledger this home charges, and the
+    open plan's (first, when it has a programme)."""
+    ledger = ledger_for(home, for_reading=True)
+    names = ledger.datasets() if has_ledger(home) else []
+    if plan is not None and plan.dataset.name:
+        names = [plan.dataset.name, *(n for n in names if n != plan.dataset.name)]
+    return names
+
+
+def plan_forecast(home: AppHome, dataset: str, plan: Plan | None = None) -> Forecast:
+    """The app's timeline of ``dataset``: the books' programmes, and the open plan's when it
+    is a programme of this dataset (planned as it stands, before its first release)."""
+    plans = [plan] if plan is not None and plan.programme is not None and \
+        plan.dataset.name == dataset else []
+    return home_forecast(home, dataset, plans)
