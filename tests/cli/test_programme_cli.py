@@ -158,3 +158,20 @@ def test_ledger_forecast_refuses_a_plan_that_is_no_programme(tmp_path: Path) -> 
     assert done.returncode == 2
     assert done.stderr.strip() == ("planner-app: error: plain.json: programme: is required "
                                    "for a forecast: the plan is not released on a schedule")
+
+
+def test_check_and_review_say_what_the_programme_is(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    later = today() + dt.timedelta(days=40)
+    plan = programme_plan(tmp_path / "p.json", {"name": "m", "dates": [later.isoformat()]})
+    done = run_in_process(["check", str(plan)], home)
+    assert done.returncode == 0, done.stderr
+    assert (f"Released on a schedule: programme 'm': released on {later}; each release within "
+            f"7 days of its date; today ({today()}) is no release date: the next is {later}."
+            in done.stdout)
+    done = run_in_process(["review", str(plan), "--approve", "--reviewer", "Ann"], home)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1].startswith(
+        "This decision covers every release of programme 'm': released on ")
+    # the approval is of the plan with its schedule: it still reads as a plan@2
+    assert json.loads(plan.read_text())["format"] == FORMAT_PROGRAMME

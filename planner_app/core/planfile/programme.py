@@ -144,3 +144,21 @@ def schedule_words(p: Programme) -> str:
         when = f"every {p.every} from {p.start}{until}"
     return (f"programme {p.name!r}: released {when}; each release within {p.window_days} "
             f"day{'s' if p.window_days != 1 else ''} of its date")
+
+
+def programme_decision_words(p: Programme, decision: str) -> str:
+    """What a review of a programme's plan decides: every scheduled release, at once (the
+    decision is bound to the plan's SHA-256, which holds the schedule)."""
+    return (f"This decision covers every release of {schedule_words(p)}; each is checked "
+            "against its date when it is made, and a changed plan or schedule is a new "
+            f"plan to review{'' if decision == 'approved' else ' (none is approved now)'}.")
+
+
+def today_words(p: Programme, today: dt.date) -> str:
+    """Where ``today`` stands in the programme, for `check` (the release decides the same)."""
+    slot = slot_for(p, today)
+    if slot is not None:
+        return f"today ({today.isoformat()}) a release belongs to its date {slot}"
+    upcoming = next_date(p, today)
+    return (f"today ({today.isoformat()}) is no release date: "
+            + (f"the next is {upcoming}" if upcoming else "it has no date left"))
