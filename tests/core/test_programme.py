@@ -159,3 +159,18 @@ def test_a_programme_with_no_date_left_plans_nothing() -> None:
     found = forecast(_empty(Cap(10.0, 1e-5)), [], [plan], today=dt.date(2027, 6, 1))
     assert found.planned == [] and found.runs_out is None
     assert "is planned" in found.words()
+
+
+def test_the_json_schema_describes_a_programme() -> None:
+    import jsonschema
+
+    from planner_app.core.support.resources import resource_path
+
+    schema = json.loads(resource_path("plan.schema.json").read_text(encoding="utf-8"))
+    for programme in ({"name": "m", "start": "2027-01-31", "every": "month", "end": "2027-12-31"},
+                      {"name": "m", "dates": ["2027-01-01", "2027-06-01"], "window_days": 3}):
+        doc = plan_to_dict(read(programme_plan(programme)))
+        jsonschema.validate(doc, schema)
+    with pytest.raises(jsonschema.ValidationError):  # dates and a cadence at once
+        jsonschema.validate(programme_plan({"name": "m", "dates": ["2027-01-01"],
+                                            "every": "month"}), schema)
