@@ -169,6 +169,10 @@ def test_check_and_review_say_what_the_programme_is(tmp_path: Path) -> None:
     assert (f"Released on a schedule: programme 'm': released on {later}; each release within "
             f"7 days of its date; today ({today()}) is no release date: the next is {later}."
             in done.stdout)
+    # the checklist says so too: not ready today
+    assert "Ready to release: NO" in done.stdout
+    assert f"is not a release date of programme 'm'. Release on its next date, {later}" \
+        in done.stdout
     done = run_in_process(["review", str(plan), "--approve", "--reviewer", "Ann"], home)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1].startswith(

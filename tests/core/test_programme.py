@@ -174,3 +174,17 @@ def test_the_json_schema_describes_a_programme() -> None:
     with pytest.raises(jsonschema.ValidationError):  # dates and a cadence at once
         jsonschema.validate(programme_plan({"name": "m", "dates": ["2027-01-01"],
                                             "every": "month"}), schema)
+
+
+def test_the_schedule_rule_of_the_checklist() -> None:
+    from planner_app.core.planning.readiness import schedule_rule
+
+    plan = read(programme_plan({"name": "m", "dates": ["2027-01-01", "2027-03-01"]}))
+    on = schedule_rule(plan, dt.date(2027, 1, 3))
+    assert on is not None and on.passed and "2027-01-01" in on.message
+    off = schedule_rule(plan, dt.date(2027, 2, 1))
+    assert off is not None and off.failed and off.where == "programme"
+    assert off.line == ("Today (2027-02-01) is not a release date of programme 'm'. Release "
+                        "on its next date, 2027-03-01, or within 7 days after.")
+    assert off.refusal.startswith("2027-02-01 is not a release date of programme 'm'")
+    assert schedule_rule(read(plan_dict())) is None  # a plan on no schedule: no rule
