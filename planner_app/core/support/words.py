@@ -705,3 +705,12 @@ TIMELINE_EXPLAIN = ("Each dataset's lifetime ε after every release so far (soli
                     "planned figures assume each programme spends what its last release "
                     "spent; the ledger composes them as it will when they are charged.")
 TIMELINE_NO_DATASET = "No dataset has a release or a cap in this ledger yet."
+# the timeline's legend and notes (gui/widgets/timeline_chart.py draws them)
+TIMELINE_RELEASED = "released (lifetime ε after each)"
+TIMELINE_PLANNED = "planned by the programme"
+TIMELINE_REFUSED = "would cross the cap: refused"
+TIMELINE_CAP = "lifetime cap ε = {cap}"
+TIMELINE_AXIS = "Lifetime ε spent"
+TIMELINE_TODAY = "today"
+TIMELINE_EMPTY = "No release yet, and none planned"
+TIMELINE_COMPOSING = "Composing the lifetime spending of {name!r}…"

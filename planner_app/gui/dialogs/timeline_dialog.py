@@ -19,7 +19,12 @@ from ...core.planning.forecast import Forecast, plan_forecast, timeline_datasets
 from ...core.records.books import charged_to_words
 from ...core.records.policy import policy_or_error
 from ...core.support.errors import PlannerError
-from ...core.support.words import TIMELINE_EXPLAIN, TIMELINE_NO_DATASET, TIMELINE_TITLE
+from ...core.support.words import (
+    TIMELINE_COMPOSING,
+    TIMELINE_EXPLAIN,
+    TIMELINE_NO_DATASET,
+    TIMELINE_TITLE,
+)
 from ..session import Session
 from ..widgets.timeline_chart import TimelineChart
 from ..workers import Worker, WorkerSlot
@@ -70,7 +75,7 @@ class TimelineDialog(QDialog):
     def show_dataset(self, name: str) -> None:
         """Compute the forecast of ``name`` on a worker, then draw it."""
         self.forecast = None
-        self.words.setText(f"Composing the lifetime spending of {name!r}…")
+        self.words.setText(TIMELINE_COMPOSING.format(name=name))
         home, plan = self.session.home, self.session.plan
         worker = Worker(lambda _progress, _cancel: plan_forecast(home, name, plan))
         worker.signals.finished.connect(self._shown)

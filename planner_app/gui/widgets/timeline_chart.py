@@ -11,6 +11,15 @@ from matplotlib.figure import Figure
 
 from ...core.planning.forecast import Forecast
 from ...core.support.numbers import shown
+from ...core.support.words import (
+    TIMELINE_AXIS,
+    TIMELINE_CAP,
+    TIMELINE_EMPTY,
+    TIMELINE_PLANNED,
+    TIMELINE_REFUSED,
+    TIMELINE_RELEASED,
+    TIMELINE_TODAY,
+)
 
 
 def _day(text: str) -> float:
@@ -35,7 +44,7 @@ class TimelineChart(FigureCanvasQTAgg):
         ax.clear()
         ax.xaxis_date()
         if found is None or not found.points:
-            ax.text(0.5, 0.5, "No release yet, and none planned", ha="center", va="center",
+            ax.text(0.5, 0.5, TIMELINE_EMPTY, ha="center", va="center",
                     transform=ax.transAxes, color="0.4")
             ax.set_xticks([])
             ax.set_yticks([])
@@ -49,25 +58,25 @@ class TimelineChart(FigureCanvasQTAgg):
         if past:
             ax.step([_day(p.date) for p in past], [p.epsilon for p in past], where="post",
                     color="#2471a3", linewidth=2, marker="o", markersize=6, zorder=3,
-                    label="released (lifetime ε after each)")
+                    label=TIMELINE_RELEASED)
         if fits:
             start = past[-1:] if past else []
             line = start + fits
             ax.step([_day(p.date) for p in line], [p.epsilon for p in line], where="post",
                     color="#2471a3", linewidth=1.5, linestyle="--", marker="o",
-                    markersize=3, markerfacecolor="white", label="planned by the programme")
+                    markersize=3, markerfacecolor="white", label=TIMELINE_PLANNED)
         if over:
             ax.plot([_day(p.date) for p in over], [p.epsilon for p in over], "x",
                     color="#c0392b", markersize=9, markeredgewidth=2,
-                    label="would cross the cap: refused")
+                    label=TIMELINE_REFUSED)
         ax.axhline(cap, color="#c0392b", linewidth=1.2,
-                   label=f"lifetime cap ε = {shown(cap)}")
+                   label=TIMELINE_CAP.format(cap=shown(cap)))
         ax.axvline(_day(found.today), color="0.6", linewidth=0.8, linestyle=":")
-        ax.annotate("today", (_day(found.today), 0), xytext=(3, 3),
+        ax.annotate(TIMELINE_TODAY, (_day(found.today), 0), xytext=(3, 3),
                     textcoords="offset points", fontsize=8, color="0.4")
         top = max([cap, *(p.epsilon for p in found.points)])
         ax.set_ylim(0, top * 1.12)
-        ax.set_ylabel("Lifetime ε spent")
+        ax.set_ylabel(TIMELINE_AXIS)
         locator = AutoDateLocator(maxticks=8)
         ax.xaxis.set_major_locator(locator)
         ax.xaxis.set_major_formatter(ConciseDateFormatter(locator))
