@@ -188,3 +188,34 @@ def test_the_schedule_rule_of_the_checklist() -> None:
                         "on its next date, 2027-03-01, or within 7 days after.")
     assert off.refusal.startswith("2027-02-01 is not a release date of programme 'm'")
     assert schedule_rule(read(plan_dict())) is None  # a plan on no schedule: no rule
+
+
+def test_a_long_programme_lists_three_years_and_finds_the_run_out_by_halving() -> None:
+    """Weekly counts of ε = 0.25 against a cap of ε = 10: the 40th fits exactly (0.25 is
+    exact in binary), the 41st is refused. The first 36 are listed, then the last within the
+    cap and the first over it, with the three between them counted."""
+    from planner_app.core.planfile.programme import scheduled_dates
+    from planner_app.core.planning.forecast import MAX_SHOWN, forecast_lines
+
+    plan = read(programme_plan(
+        {"name": "w", "start": "2030-01-07", "every": "week", "end": "2031-06-30"},
+        budget={"epsilon": 0.25, "delta": 0.0},
+        queries=[{"id": "n", "kind": "count", "epsilon": 0.25}]))
+    dates = scheduled_dates(plan.programme)
+    found = forecast(_empty(Cap(10.0, 1e-6)), [], [plan], today=dt.date(2029, 12, 1))
+    assert MAX_SHOWN == 36 and found.hidden == 3
+    assert [p.date for p in found.planned] == dates[:36] + [dates[39], dates[40]]
+    assert [p.epsilon for p in found.planned] == pytest.approx(
+        [0.25 * n for n in range(1, 37)] + [10.0, 10.25])
+    assert found.last_within is not None and found.last_within.date == dates[39]
+    assert found.runs_out == dates[40]
+    assert found.words().startswith(f"At this rate the cap of ε = 10 lasts until "
+                                    f"{month_words(dates[39])}")
+    assert any("3 more planned release(s), all within the cap" in line
+               for line in forecast_lines(found))
+    # a cap that holds them all: the last date's total, and how many releases it covers
+    roomy = forecast(_empty(Cap(1000.0, 1e-6)), [], [plan], today=dt.date(2029, 12, 1))
+    assert roomy.runs_out is None and roomy.planned_count == len(dates)
+    assert roomy.planned[-1].date == dates[-1]
+    assert roomy.planned[-1].epsilon == pytest.approx(0.25 * len(dates))
+    assert roomy.words().startswith(f"All {len(dates)} planned release(s) fit")

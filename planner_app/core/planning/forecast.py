@@ -29,6 +29,7 @@ from ..support.home import AppHome
 from ..support.numbers import shown
 from .check import check_plan
 
+MAX_SHOWN = 36  # planned releases listed one by one (three years of monthly ones)
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
           "September", "October", "November", "December")
 
@@ -58,6 +59,15 @@ class Forecast:
     today: str
     points: list[ForecastPoint]
     programmes: list[str] = field(default_factory=list)
+    # planned releases within the cap left out of ``points`` (after the first MAX_SHOWN,
+    # before the last one within the cap); the totals of those shown are exact
+    hidden: int = 0
+
+    @property
+    def planned_count(self) -> int:
+        """How many planned releases the forecast covers, shown or not (up to the first
+        one over the cap)."""
+        return len(self.planned) + self.hidden
 
     @property
     def past(self) -> list[ForecastPoint]:
@@ -92,7 +102,7 @@ class Forecast:
                     f"{cap} is left.")
         if self.runs_out is None:
             last = planned[-1]
-            return (f"All {len(planned)} planned release(s) fit {cap}: after the last, on "
+            return (f"All {self.planned_count} planned release(s) fit {cap}: after the last, on "
                     f"{last.date}, the lifetime total is ε = {shown(last.epsilon)}.")
         fits = self.last_within
         if fits is None:
@@ -108,6 +118,7 @@ class Forecast:
 
     def to_dict(self) -> dict[str, Any]:
         return {"dataset": self.dataset, "cap": self.cap.to_dict(), "today": self.today,
+                "hidden": self.hidden,
                 "programmes": self.programmes, "runs_out": self.runs_out,
                 "last_within": None if self.last_within is None else self.last_within.date,
                 "words": self.words(), "points": [p.to_dict() for p in self.points]}
@@ -183,19 +194,55 @@ def forecast(state: LedgerState, entries: Sequence[dict[str, Any]],
         programmes[plan.programme.name] = _Plan(plan.programme.name,
                                                 _remaining(plan, done, today), template)
     upcoming = sorted((d, name) for name, p in programmes.items() for d in p.dates)
+    upcoming = upcoming[:MAX_DATES]
     history = list(records)
-    for date, name in upcoming[:MAX_DATES]:
-        t = programmes[name].spends
-        history.append(ReleaseRecord(
-            id=f"planned:{name}:{date}", dataset=state.dataset, time=date, file_name="",
-            file_sha256="", plan_sha256=t.plan_sha256, epsilon=t.epsilon, delta=t.delta,
-            rho=t.rho, accountant=t.accountant, status="planned", bundle_sha256=None,
-            measurements=t.measurements))
-        point = _point(date, lifetime_total(history, [], None, cap.delta), cap, True, name)
-        points.append(point)
-        if not point.fits:  # the ledger refuses this one: nothing after it is charged
-            break
-    return Forecast(state.dataset, cap, today.isoformat(), points, sorted(programmes))
+    for date, name in upcoming:
+        history.append(_planned(state.dataset, date, name, programmes[name].spends))
+
+    def after(n: int) -> ForecastPoint:
+        """The point of the n-th planned release (from 1): the lifetime total after it."""
+        date, name = upcoming[n - 1]
+        total = lifetime_total(history[:len(records) + n], [], None, cap.delta)
+        return _point(date, total, cap, True, name)
+
+    shown = 0
+    for n in range(1, min(len(upcoming), MAX_SHOWN) + 1):
+        points.append(after(n))
+        shown = n
+        if not points[-1].fits:  # the ledger refuses this one: nothing after it is charged
+            return Forecast(state.dataset, cap, today.isoformat(), points, sorted(programmes))
+    hidden = 0
+    if shown < len(upcoming):
+        # beyond the table's rows: the lifetime total only grows with each release, so the
+        # first one over the cap is found by halving (each total composed exactly, as the
+        # ledger will), and shown with the last one within it
+        last = after(len(upcoming))
+        if last.fits:
+            hidden, tail = len(upcoming) - shown - 1, [last]
+        else:
+            lo, hi = shown, len(upcoming)  # after(lo) fits, after(hi) does not
+            over = last
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                point = after(mid)
+                if point.fits:
+                    lo = mid
+                else:
+                    hi, over = mid, point
+            tail = ([after(lo)] if lo > shown else []) + [over]
+            hidden = hi - shown - len(tail)
+        points += tail
+    return Forecast(state.dataset, cap, today.isoformat(), points, sorted(programmes),
+                    hidden)
+
+
+def _planned(dataset: str, date: str, name: str, t: ReleaseRecord) -> ReleaseRecord:
+    """A planned release as a ledger row: what the programme's template spends, on its date."""
+    return ReleaseRecord(
+        id=f"planned:{name}:{date}", dataset=dataset, time=date, file_name="",
+        file_sha256="", plan_sha256=t.plan_sha256, epsilon=t.epsilon, delta=t.delta,
+        rho=t.rho, accountant=t.accountant, status="planned", bundle_sha256=None,
+        measurements=t.measurements)
 
 
 def _point(date: str, total: Total, cap: Cap, planned: bool, name: str | None
@@ -231,7 +278,11 @@ def forecast_lines(found: Forecast) -> list[str]:
             f"programmes: {', '.join(found.programmes) or 'none'}; today {found.today}")
     lines = [head, f"  {'date':<10}  {'release':<22}  {'lifetime ε':>10}  {'δ':>8}  "
                    f"{'of the cap':>10}"]
-    for p in found.points:
+    gap_after = len(found.past) + MAX_SHOWN - 1 if found.hidden else -1
+    for i, p in enumerate(found.points):
+        if i == gap_after + 1:
+            lines.append(f"  {'…':<10}  {found.hidden} more planned release(s), all within "
+                         "the cap")
         what = (f"planned ({p.programme})" if p.planned else "past")[:22]
         share = f"{p.epsilon / cap.epsilon:.0%}" if p.fits else "OVER: refused"
         lines.append(f"  {p.date:<10}  {what:<22}  {shown(p.epsilon):>10}  "
