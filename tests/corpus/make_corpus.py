@@ -885,6 +885,11 @@ plan("programme-every-fortnight.json",
 plan("forecast-plan-not-a-programme.json", with_top(),
      "programme: is required for a forecast: the plan is not released on a schedule")
 cases[-1]["command"] = "forecast"
+plan("forecast-plan-of-another-dataset.json",
+     with_top(format=_AT2, dataset={"name": "other"},
+              programme={"name": "m", "dates": ["2099-01-01"]}),
+     "dataset.name: is 'other', not the dataset 'corpus' forecast")
+cases[-1]["command"] = "forecast"
 
 (HERE / "cases.json").write_text(json.dumps({"plan": PLAN, "good_table": GOOD,
                                              "synthetic_plan": with_synthetic(),
