@@ -53,8 +53,10 @@ def programme_releases(records: Sequence[ReleaseRecord], entries: Sequence[dict[
     charged = {r.id: r for r in records}
     found: dict[str, ProgrammeRelease] = {}
     for entry in entries:
-        params = entry.get("params") if isinstance(entry, dict) else None
-        if entry.get("event") != REQUESTED or not isinstance(params, dict):
+        if not isinstance(entry, dict) or entry.get("event") != REQUESTED:
+            continue
+        params = entry.get("params")
+        if not isinstance(params, dict):
             continue
         rid, programme = params.get("release_id"), params.get("programme")
         if rid not in charged or not isinstance(programme, dict):
