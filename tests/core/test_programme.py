@@ -219,3 +219,18 @@ def test_a_long_programme_lists_three_years_and_finds_the_run_out_by_halving() -
     assert roomy.planned[-1].date == dates[-1]
     assert roomy.planned[-1].epsilon == pytest.approx(0.25 * len(dates))
     assert roomy.words().startswith(f"All {len(dates)} planned release(s) fit")
+
+
+def test_a_damaged_audit_entry_is_skipped_by_the_programme_reader() -> None:
+    from planner_app.core.records.ledger_state import ReleaseRecord
+    from planner_app.core.records.programme import programme_releases
+
+    record = ReleaseRecord(id="r1", dataset="test", time="2027-01-01T00:00:00Z",
+                           file_name="t.csv", file_sha256="0" * 64, plan_sha256="a" * 64,
+                           epsilon=1.0, delta=0.0, rho=None, accountant="basic",
+                           status="completed", bundle_sha256=None)
+    good = {"event": "release requested", "params": {
+        "release_id": "r1", "dataset": "test", "plan_sha256": "a" * 64,
+        "programme": {"name": "m", "date": "2027-01-01", "schedule": {"name": "m"}}}}
+    found = programme_releases([record], [42, ["x"], good])
+    assert [(r.release_id, r.name, r.date) for r in found] == [("r1", "m", "2027-01-01")]
