@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from planner_app.core.model.plan import FORMAT as PLAN_FORMAT
+from planner_app.core.model.plan import FORMAT_PROGRAMME as PLAN_FORMAT_PROGRAMME
 from planner_app.core.planning.settings import SCHEMA_VERSION as SETTINGS_SCHEMA
 from planner_app.core.records.ledger import SCHEMA_VERSION as LEDGER_SCHEMA
 from planner_app.core.records.ledger_schema import SCHEMA_VERSION as SHARED_LEDGER_SCHEMA
@@ -39,6 +40,7 @@ def expected_sections() -> list[str]:
     names += [f"Settings schema {n}" for n in range(1, SETTINGS_SCHEMA + 1)]
     names += [POLICY_FORMAT_SHARED]  # pg26
     names += [f"Shared ledger schema {n}" for n in range(1, SHARED_LEDGER_SCHEMA + 1)]
+    names += [PLAN_FORMAT_PROGRAMME]  # cal26
     return names
 
 
@@ -59,5 +61,5 @@ def test_every_section_names_the_commit_it_starts_from() -> None:
 def test_the_table_of_formats_lists_what_the_code_writes() -> None:
     text = CHANGELOG.read_text(encoding="utf-8")
     for name in (PLAN_FORMAT, RELEASE_FORMAT, APPROVAL_FORMAT, POLICY_FORMAT, PENDING_FORMAT,
-                 POLICY_FORMAT_SHARED):
+                 POLICY_FORMAT_SHARED, PLAN_FORMAT_PROGRAMME):
         assert f"| `{name}` |" in text, name

@@ -80,7 +80,7 @@ def _raised_by(*names: str) -> tuple[type[BaseException], ...]:
 def _refusal(exc: PlannerError) -> bool:
     """Refused because the budget or the organisation's policy does not allow it (exit 3)."""
     return isinstance(exc, _raised_by("ledger.BudgetExceeded", "review.ApprovalRequired",
-                                      "policy.PolicyRefused"))
+                                      "policy.PolicyRefused", "programme.ProgrammeRefused"))
 
 
 def _unusable_books(exc: PlannerError) -> bool:

@@ -15,6 +15,7 @@ from .common import (
     EXIT_OK,
     PROG,
     _home,
+    _naming_plan_file,
     _print_json,
 )
 
@@ -82,8 +83,10 @@ def cmd_ledger(args: argparse.Namespace) -> int:
         return EXIT_OK
     if args.ledger_command == "prove-file":
         return _prove_file(args, home)
-    raise InputError("argument", None, "ledger needs an action: set-cap, show, prove-file, "
-                                       "doctor, migrate or import")
+    if args.ledger_command == "forecast":
+        return _forecast(args, home)
+    raise InputError("argument", None, "ledger needs an action: set-cap, show, forecast, "
+                                       "prove-file, doctor, migrate or import")
 
 
 def _office_command(args: argparse.Namespace, home) -> int:  # type: ignore[no-untyped-def]
@@ -106,7 +109,40 @@ def _office_command(args: argparse.Namespace, home) -> int:  # type: ignore[no-u
     done = office_admin.import_home(home)
     print(f"Imported {done['releases']} release(s), {done['caps']} dataset(s) and "
           f"{done['entries']} audit entries into the shared ledger at "
-          f"{done['shared_ledger']}; the chain continues there.")
+          f"{done['shared_ledger']}; "
+          + ("they follow the office's own history in its chain, each naming its place in "
+             "this home's chain (which still verifies), and each dataset's cap is the lower "
+             "of the two." if done.get("merged") else "the chain continues there."))
+    return EXIT_OK
+
+
+def _forecast(args: argparse.Namespace, home) -> int:  # type: ignore[no-untyped-def]
+    """cal26: the dataset's past and planned spending against its cap (core/planning/
+    forecast.py), as a table and the sentence of when the cap runs out."""
+    from ..core.planfile import load_plan
+    from ..core.planning.forecast import forecast_lines, home_forecast
+    from ..core.records.books import audit_for, ledger_for
+
+    plans = []
+    for path in args.plan:
+        with _naming_plan_file(path):
+            plans.append(load_plan(path))
+    with _naming_plan_file(args.plan[0] if args.plan else "plan"):
+        found = home_forecast(home, args.name, plans)
+    ledger = ledger_for(home, for_reading=True)
+    problems = ledger.audit_problems(audit_for(home, ledger).read())
+    if args.json:
+        _print_json(found.to_dict())
+    else:
+        if problems:
+            from ..core.records.crosscheck import UNTRUSTED_FIGURES
+
+            print(UNTRUSTED_FIGURES)
+        print("\n".join(forecast_lines(found)))
+    if problems:
+        print(f"{PROG}: the budget ledger and the audit log disagree: "
+              f"{'; '.join(problems)}", file=sys.stderr)
+        return EXIT_LEDGER
     return EXIT_OK
 
 

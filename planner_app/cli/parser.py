@@ -246,6 +246,15 @@ def build_parser() -> argparse.ArgumentParser:
     ledger_sub.add_parser("import", help="move this home's own ledger and audit log into the "
                                          "office's empty shared ledger, once, keeping the "
                                          "audit chain")
+    # cal26: the calendar of releases (a plan's "programme"; issue 26)
+    forecast = ledger_sub.add_parser(
+        "forecast", help="a dataset's past and planned spending against its cap, and when "
+                         "the cap runs out at its programmes' rate (exit 4 when the ledger "
+                         "and the audit log disagree)")
+    forecast.add_argument("name", help="the dataset's name (as in its plans)")
+    forecast.add_argument("--plan", action="append", default=[], metavar="PLAN",
+                          help="also a programme plan of NAME not released yet (repeatable)")
+    forecast.add_argument("--json", action="store_true", help="print JSON")
 
     add_keys_parser(sub)
 

@@ -99,6 +99,12 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     for line in relation_lines(plan):  # issue 27
         print(line)
+    if plan.programme is not None:  # cal26: a plan released on a schedule
+        from ..core.planfile.programme import schedule_words, today_words
+        from ..core.records.programme import today_utc
+
+        print(f"Released on a schedule: {schedule_words(plan.programme)}; "
+              f"{today_words(plan.programme, today_utc())}.")
     t = data["total"]
     print()
     print(composed_total_words(t["epsilon"], t["delta"], t["accountant"], data["fits_budget"]))
@@ -208,6 +214,10 @@ def cmd_review(args: argparse.Namespace) -> int:
             " (unsigned: a release that trusts keys will not accept it)"
         print(f"{path.name}: {decision} by {entry['reviewer']}{signed}; plan SHA-256 "
               f"{entry['plan_sha256'][:16]}…. A change to the plan needs a new review.")
+        if plan.programme is not None:  # cal26: one decision for the whole programme
+            from ..core.planfile.programme import programme_decision_words
+
+            print(programme_decision_words(plan.programme, decision))
     return EXIT_OK
 
 

@@ -175,6 +175,8 @@ def test_bad_input(case: dict[str, Any], world: dict[str, Path], capsys,  # type
         args = ["report", str(path), "--notebook", str(out_dir / "results.ipynb")]
     elif case["command"] == "report-notebook-out":  # api27: a bundle's notebook written there
         args = ["report", str(world["folder"] / "first.zip"), "--notebook", str(path)]
+    elif case["command"] == "forecast":  # cal26: a programme plan's forecast
+        args = ["ledger", "forecast", "corpus", "--plan", str(path)]
     else:
         args = ["verify", str(path)]
     code, out, err = run(args, capsys)

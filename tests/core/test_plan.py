@@ -32,7 +32,7 @@ def q(**fields: Any) -> dict[str, Any]:
 
 BAD_PLANS = [
     # (plan, expected field in message, expected words)
-    (plan_dict(format="planner-app/plan@2"), "format", "unknown format version"),
+    (plan_dict(format="planner-app/plan@3"), "format", "unknown format version"),  # cal26: @2
     ({k: v for k, v in plan_dict().items() if k != "format"}, "format", "required"),
     (plan_dict(extra=1), "extra", "unknown field"),
     (plan_dict(dataset={"name": ""}), "dataset.name", "blank"),

@@ -103,7 +103,8 @@ table("semicolon.csv", "x;g\n1;a\n2;b\n", 0, "Composed total")
 plan("truncated.json", None, "invalid JSON", raw=json.dumps(PLAN).encode()[:-20])
 plan("empty.json", None, "invalid JSON", raw=b"")
 plan("a-list.json", [1, 2, 3], "a plan must be a JSON object")
-plan("format-2.json", with_top(format="planner-app/plan@2"), "unknown format version")
+# cal26: plan@2 exists (a plan with a programme); an unknown version is now plan@3
+plan("format-3.json", with_top(format="planner-app/plan@3"), "unknown format version")
 plan("no-format.json", {k: v for k, v in PLAN.items() if k != "format"}, "format: is required")
 plan("unknown-field.json", with_top(epsilon=1), "epsilon: unknown field")
 plan("duplicate-key.json", None, "appears twice",
@@ -879,6 +880,30 @@ plan("discover-keys-gaussian-tiny-epsilon.json",
      with_top(queries=[{**DISCOVER_KEYS, "mechanism": "gaussian_threshold", "epsilon": 1e-15}]),
      "queries[found].epsilon: ε = 1e-15 is too small for this statistic to say anything")
 cases[-1]["command"] = "discover"
+
+# cal26: a programme (a plan released on a schedule, plan@2): its dates named by field, the
+# format it needs, and `ledger forecast --plan` given a plan that is no programme (a release
+# on a day that is no scheduled date's is a refusal, exit 3: tests/cli/test_programme_cli.py)
+_AT2 = "planner-app/plan@2"
+plan("programme-not-a-date.json",
+     with_top(format=_AT2, programme={"name": "m", "start": "2027-02-30", "every": "month"}),
+     "programme.start: '2027-02-30' is not a date of the calendar")
+plan("programme-in-plan-at-1.json", with_top(programme={"name": "m", "dates": ["2099-01-01"]}),
+     'programme: needs "format": "planner-app/plan@2"')
+plan("programme-dates-out-of-order.json",
+     with_top(format=_AT2, programme={"name": "m", "dates": ["2099-02-01", "2099-01-01"]}),
+     "programme.dates[1]: must come after the date before it")
+plan("programme-every-fortnight.json",
+     with_top(format=_AT2, programme={"name": "m", "start": "2099-01-01", "every": "fortnight"}),
+     "programme.every: 'fortnight' is not one of: week, month, quarter, year")
+plan("forecast-plan-not-a-programme.json", with_top(),
+     "programme: is required for a forecast: the plan is not released on a schedule")
+cases[-1]["command"] = "forecast"
+plan("forecast-plan-of-another-dataset.json",
+     with_top(format=_AT2, dataset={"name": "other"},
+              programme={"name": "m", "dates": ["2099-01-01"]}),
+     "dataset.name: is 'other', not the dataset 'corpus' forecast")
+cases[-1]["command"] = "forecast"
 
 (HERE / "cases.json").write_text(json.dumps({"plan": PLAN, "good_table": GOOD,
                                              "synthetic_plan": with_synthetic(),

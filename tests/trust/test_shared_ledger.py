@@ -187,4 +187,4 @@ def test_import_moves_a_homes_history_in_once(office: Office, tmp_path: Path) ->
     assert office.release(home, office.plan(1.0), "s2.zip")[0] == 3
     # once: a second import is refused, nothing changed
     code, _, err = office.run(home, "ledger", "import")
-    assert code == 4 and "already holds history" in err
+    assert code == 4 and "already in" in err and "twice" in err

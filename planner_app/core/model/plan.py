@@ -15,6 +15,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 FORMAT = "planner-app/plan@1"
+# cal26 (issue 26): a plan released on a schedule (its ``programme``) is written as plan@2; every
+# other plan is still plan@1, byte for byte. Both are read.
+FORMAT_PROGRAMME = "planner-app/plan@2"
+FORMATS = (FORMAT, FORMAT_PROGRAMME)
 OPS = ("==", "!=", "<", "<=", ">", ">=", "in")
 RELATIONS = ("add-remove", "replace-one")
 ACCOUNTANTS = ("basic", "zcdp", "pld")
@@ -218,6 +222,25 @@ class Consistency:
     headline: str = "raw"
 
 
+#: how often a programme's releases come when it declares a cadence (cal26)
+CADENCES = ("week", "month", "quarter", "year")
+
+
+@dataclass(frozen=True)
+class Programme:
+    """A plan released on a schedule (cal26, issue 26): the same plan, on new data about the
+    same people, at each of its dates. ``dates`` are ISO dates (YYYY-MM-DD): the explicit
+    list, or empty with ``start``, ``every`` and (optionally) ``end``. A release belongs to
+    the latest date on or before its day, within ``window_days`` of it and before the next."""
+
+    name: str
+    start: str | None = None
+    every: str | None = None
+    end: str | None = None
+    dates: tuple[str, ...] = ()
+    window_days: int = 7
+
+
 @dataclass(frozen=True)
 class Plan:
     dataset: Dataset
@@ -228,6 +251,7 @@ class Plan:
     justification: str | None = None
     approvals: tuple[Mapping[str, Any], ...] = ()
     consistency: Consistency | None = None  # relations between statistics (issue 27)
+    programme: Programme | None = None  # released on a schedule (cal26, issue 26)
 
     def query(self, query_id: str) -> Query:
         for q in self.queries:

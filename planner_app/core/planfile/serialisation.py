@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from ..kinds.registry import kind_of
-from ..model.plan import FORMAT, MAX_PLAN_BYTES, Plan, Query
+from ..model.plan import FORMAT, FORMAT_PROGRAMME, MAX_PLAN_BYTES, Plan, Query
 from ..support.errors import InputError
 from ..support.files import atomic_write_text, input_file_size, text_of
 from ..support.json_keys import refusing_duplicate_keys
+from .programme import programme_to_dict
 from .relations import consistency_to_dict
 from .validation import plan_from_dict
 
@@ -157,7 +158,7 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
     if plan.budget.accountant:
         budget["accountant"] = plan.budget.accountant
     out: dict[str, Any] = {
-        "format": FORMAT,
+        "format": FORMAT if plan.programme is None else FORMAT_PROGRAMME,  # cal26
         "dataset": dataset,
         "privacy_unit": unit,
         "neighbouring": plan.neighbouring,
@@ -170,6 +171,8 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
         out["approvals"] = [dict(a) for a in plan.approvals]
     if plan.consistency is not None:  # issue 27; absent from every plan without relations
         out["consistency"] = consistency_to_dict(plan.consistency)
+    if plan.programme is not None:  # cal26; absent from every plan not on a schedule
+        out["programme"] = programme_to_dict(plan.programme)
     return out
 
 

@@ -17,6 +17,8 @@ from ..model.plan import (
     _ID_RE,
     ACCOUNTANTS,
     FORMAT,
+    FORMAT_PROGRAMME,
+    FORMATS,
     MAX_QUERIES,
     OPS,
     RELATIONS,
@@ -46,6 +48,7 @@ from ..model.rules import (
     read_justification,
 )
 from ..support.errors import InputError
+from .programme import read_programme
 from .relations import read_consistency
 
 
@@ -230,7 +233,8 @@ def _read_delta(r: FieldReader, mechanism: str, needs_delta: bool = False) -> fl
 
 
 PLAN_FIELDS = ("format", "dataset", "privacy_unit", "neighbouring", "budget", "queries",
-               "justification", "approvals", "consistency")
+               "justification", "approvals", "consistency",
+               "programme")  # cal26
 
 
 def plan_from_dict(obj: Any, source: str = "plan", *, draft: bool = False) -> Plan:
@@ -242,10 +246,15 @@ def plan_from_dict(obj: Any, source: str = "plan", *, draft: bool = False) -> Pl
         raise InputError(source, None, f"a plan must be a JSON object, not {json_type(obj)}")
     if "format" not in obj:
         raise InputError(source, "format", f'is required ("format": "{FORMAT}")')
-    if obj["format"] != FORMAT:
+    if obj["format"] not in FORMATS:
         raise InputError(source, "format",
-                         f"unknown format version {obj['format']!r} (this version reads {FORMAT})")
+                         f"unknown format version {obj['format']!r} (this version reads "
+                         f"{' and '.join(FORMATS)})")
     r = FieldReader(source, obj, "", PLAN_FIELDS)
+    # cal26: a programme is written as plan@2, whose readers know what it means
+    if r.has("programme") and obj["format"] != FORMAT_PROGRAMME:
+        r.fail("programme", f'needs "format": "{FORMAT_PROGRAMME}" (a plan released on a '
+                            "schedule)")
     dataset = _read_dataset(r)
     unit = _read_unit(r, draft)
     neighbouring = r.choice("neighbouring", RELATIONS, default="add-remove")
@@ -271,6 +280,7 @@ def plan_from_dict(obj: Any, source: str = "plan", *, draft: bool = False) -> Pl
         dataset=dataset, privacy_unit=unit, budget=budget, queries=queries,
         neighbouring=neighbouring, justification=r.text("justification", required=False),
         approvals=approvals, consistency=consistency,
+        programme=read_programme(r),  # cal26
     )
 
 

@@ -36,6 +36,7 @@ A rule whose input is not given (no ledger, no table, approval not required) is 
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -45,6 +46,7 @@ from ..dp.measure import Measurement
 from ..kinds import kind_of
 from ..model import Plan, PrivacyUnit, Query, max_rows_problem
 from ..planfile.compiled import CompiledPlan
+from ..planfile.programme import next_date
 from ..records.headroom import headroom, headroom_sentence
 from ..records.keys import PublicKey
 from ..records.ledger import (
@@ -54,6 +56,7 @@ from ..records.ledger import (
     LedgerState,
 )
 from ..records.policy import Policy, PolicyError, PolicyRefused, effective_state
+from ..records.programme import ProgrammeRefused, release_date, today_utc
 from ..records.review import ApprovalRequired, approval_status
 from ..support.errors import InputError, PlannerError
 from ..support.optional import mbi_problem
@@ -73,7 +76,7 @@ from .rule_results import is_reason as is_reason
 from .rule_results import missing_reasons as missing_reasons
 
 RULES = ("table", "statistics", "reasons", "budget", "lifetime", "ledger", "approval", "people",
-         "rows", "unit")
+         "rows", "unit", "schedule")
 
 
 class NotReady(InputError):
@@ -350,6 +353,26 @@ def people_unchecked(plan: Plan) -> str | None:
             "check with the data (planner-app check PLAN --data TABLE) checks it.")
 
 
+def schedule_rule(plan: Plan, today: dt.date | None = None) -> RuleResult | None:
+    """cal26: a programme's plan is released on one of its dates (None: no programme). The
+    release checks the same, and that its date has no release yet, from the books."""
+    if plan.programme is None:
+        return None
+    today = today or today_utc()
+    try:
+        slot = release_date(plan.programme, today)
+    except ProgrammeRefused as exc:
+        upcoming = next_date(plan.programme, today)
+        return RuleResult("schedule", FAIL, f"Today ({today.isoformat()}) is not a release "
+                          f"date of programme {plan.programme.name!r}.",
+                          f"Release on its next date, {upcoming}, or within "
+                          f"{plan.programme.window_days} days after." if upcoming else
+                          "The programme has no date left: a new programme needs a new plan.",
+                          where="programme", refusal=str(exc))
+    return RuleResult("schedule", PASS, f"Today's release is the one of {slot} in programme "
+                                        f"{plan.programme.name!r} (one release per date).")
+
+
 def readiness(plan: Plan, total: Total, measurements: Sequence[Measurement], *,
               ledger: LedgerState | PlannerError | None = None,
               require_approval: bool = False, unit_confirmed: bool | None = None,
@@ -416,6 +439,9 @@ def readiness(plan: Plan, total: Total, measurements: Sequence[Measurement], *,
         out.append(rows)
     if unit_confirmed is not None:
         out.append(unit_rule(plan, unit_confirmed))
+    schedule = schedule_rule(plan)
+    if schedule is not None:
+        out.append(schedule)
     return Readiness(tuple(out))
 
 
@@ -431,6 +457,7 @@ _REFUSALS: dict[str, type[PlannerError]] = {
     "ledger": LedgerError, "policy": PolicyError, "policy-release": PolicyRefused,
     "policy-columns": PolicyRefused, "policy-reasons": PolicyRefused,
     "policy-same-file": PolicyRefused, "policy-name": PolicyRefused,
+    "schedule": ProgrammeRefused,  # cal26
 }
 
 

@@ -35,6 +35,7 @@ from .ledger_state import (
     lifetime_after,
     lifetime_total,
 )
+from .programme import Admit, ProgrammeRefused
 
 __all__ = ["DEFAULT_CAP", "DEFAULT_CAP_DELTA", "DEFAULT_CAP_EPSILON", "BudgetExceeded", "Cap",
            "Ledger", "LedgerDisagrees", "LedgerError", "LedgerState", "ReleaseRecord",
@@ -326,12 +327,14 @@ class Ledger:
                plan_sha256: str, compiled: CompiledPlan | None = None,
                total: Total | None = None, measurements: Sequence[Measurement] | None = None,
                audit_entry: dict[str, Any] | None = None,
-               cap_limit: Callable[[Cap], Cap] | None = None) -> LedgerState:
+               cap_limit: Callable[[Cap], Cap] | None = None,
+               admit: Admit | None = None) -> LedgerState:
         """Charge a release, or raise BudgetExceeded with nothing charged. Returns the state
         after the charge, whose ``spent`` is the lifetime total this charge composed (once).
         What is charged: ``compiled``'s total and measurements (the check's), or ``total``
         and ``measurements``. ``cap_limit`` lowers the dataset's cap (the policy's cap) for
-        this decision, under the same lock."""
+        this decision, under the same lock; ``admit`` (a programme's place, programme.py)
+        may refuse it there, from the dataset's records and the audit log."""
         if compiled is not None:
             total, measurements = compiled.total, compiled.all_measurements
             dicts = compiled.measurement_dicts
@@ -345,13 +348,16 @@ class Ledger:
             con.execute("BEGIN IMMEDIATE")  # one writer at a time decides
             # every charge and cap as the audit log recorded it, under the lock: an edited
             # row or cap never lets a release through (crosscheck.py)
-            disagree = self._audit_problems(con, None)
+            entries = AuditLog(self.audit_path).read()
+            disagree = self._audit_problems(con, entries)
             if disagree:
                 raise LedgerDisagrees(disagree[0])
             own = cap = self._cap(con, dataset)
             if cap_limit is not None:
                 cap = cap_limit(cap)
             records = self._records(con, dataset)
+            if admit is not None:  # cal26: a programme's release in its place, under the lock
+                admit(records, entries)
             after = lifetime_total(records, measurements, total, cap.delta)
             if not within(after, cap.epsilon, cap.delta):  # the rule of readiness.py
                 con.execute("ROLLBACK")
@@ -383,7 +389,7 @@ class Ledger:
             # what _state would read back, with the total composed above (the same records
             # in the same order, the same measurements, the same cap), not composed again
             return LedgerState(dataset, own, after, [*records, row])
-        except (BudgetExceeded, LedgerError):
+        except (BudgetExceeded, LedgerError, ProgrammeRefused):
             _rollback(con)
             raise
         except sqlite3.Error as exc:

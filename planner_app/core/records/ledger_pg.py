@@ -46,6 +46,7 @@ from .ledger import (
 )
 from .ledger_schema import SCHEMA_VERSION, schema_version
 from .office_config import OfficeLedger, OfficeSecretMissing, file_identity
+from .programme import Admit, ProgrammeRefused
 
 if TYPE_CHECKING:
     import psycopg
@@ -257,7 +258,7 @@ class SharedLedger:
                 except (errors.SerializationFailure, errors.DeadlockDetected):
                     _rollback(con)
                     time.sleep(random.uniform(0, 0.02 * (attempt + 1)))
-                except (BudgetExceeded, LedgerError, InputError, AuditError):
+                except (BudgetExceeded, LedgerError, InputError, AuditError, ProgrammeRefused):
                     _rollback(con)
                     raise
             raise LedgerError(f"{self.where} is too busy (the charge was retried {RETRIES} "
@@ -290,7 +291,8 @@ class SharedLedger:
                plan_sha256: str, compiled: CompiledPlan | None = None,
                total: Total | None = None, measurements: Sequence[Measurement] | None = None,
                audit_entry: dict[str, Any] | None = None,
-               cap_limit: Callable[[Cap], Cap] | None = None) -> LedgerState:
+               cap_limit: Callable[[Cap], Cap] | None = None,
+               admit: Admit | None = None) -> LedgerState:
         """As ``Ledger.charge``, in the office's database."""
         if compiled is not None:
             total, measurements = compiled.total, compiled.all_measurements
@@ -308,13 +310,16 @@ class SharedLedger:
         def work(con: psycopg.Connection[Any]) -> LedgerState:
             # one charge per dataset at a time; SERIALIZABLE guards the rest
             con.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 26))", (dataset,))
-            disagree = self._audit_problems(con, None)
+            entries = read_audit(con, self.where)
+            disagree = self._audit_problems(con, entries)
             if disagree:
                 raise LedgerDisagrees(disagree[0])
             cap = self._cap(con, dataset)
             if cap_limit is not None:
                 cap = cap_limit(cap)
             records = self._records(con, dataset)
+            if admit is not None:  # cal26: a programme's release in its place, under the lock
+                admit(records, entries)
             after = lifetime_total(records, charged_measurements, charged_total, cap.delta)
             if not within(after, cap.epsilon, cap.delta):
                 raise over_cap(dataset, cap, records, after)

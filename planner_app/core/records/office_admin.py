@@ -16,6 +16,7 @@ from .ledger import Ledger, LedgerError
 from .ledger_pg import SharedLedger, append_entries, read_audit
 from .ledger_schema import SCHEMA_VERSION, migrate, schema_version
 from .office_config import OfficeLedger
+from .office_import import merge_into
 from .policy import load_policy
 
 IMPORTED_EVENT = "ledger imported"
@@ -123,9 +124,10 @@ def migrate_office(home: AppHome) -> tuple[int, int]:
 
 
 def import_home(home: AppHome) -> dict[str, Any]:
-    """Copy this home's own ledger and audit log into an empty shared ledger, entry for
-    entry (the same chain, the same hashes), then add a "ledger imported" entry. A shared
-    ledger that already holds history is refused: two chains cannot become one."""
+    """Copy this home's own ledger and audit log into the shared ledger, then add a "ledger
+    imported" entry. Into an empty one entry for entry (the same chain, the same hashes);
+    into one that holds history (cal26) appended to the office's chain, each entry naming
+    where it stood in the home's (office_import.py). A home imported before is refused."""
     import psycopg
 
     shared = SharedLedger(_office(home))
@@ -155,9 +157,13 @@ def import_home(home: AppHome) -> dict[str, Any]:
                                "FROM planner_releases) + (SELECT count(*) FROM "
                                "planner_datasets)").fetchone()
             if held and held[0]:
-                raise LedgerError(f"{shared.where} already holds history; a home's history "
-                                  "is imported only into an empty shared ledger (the first "
-                                  "home), nothing was imported")
+                # cal26: the office's chain goes on; the home's entries are appended to it
+                # (office_import.py), or refused when they are there already
+                merge_into(con, shared.where, entries, rows, caps, counted,
+                           lambda sha: file_identity(secret, sha))
+                _finish_import(con, shared, entries, rows, merged=True)
+                return {"entries": len(entries), "releases": len(rows), "caps": len(caps),
+                        "shared_ledger": shared.config.where, "merged": True}
             for e in entries:
                 con.execute("INSERT INTO planner_audit(seq, hash, prev, entry) VALUES "
                             "(%s, %s, %s, %s)", (int(e["seq"]), e["hash"], e["prev"],
@@ -180,20 +186,28 @@ def import_home(home: AppHome) -> dict[str, Any]:
                      json.dumps(r.measurements), seq, digest))
             con.execute("INSERT INTO planner_counters(name, value) VALUES "
                         "('releases_charged', %s)", (counted,))
-            last = entries[-1]["hash"] if entries else None
-            append_entries(con, [(IMPORTED_EVENT, {"entries": len(entries),
-                                                   "releases": len(rows),
-                                                   "chain_head": last})], None, shared.where)
-            problems = shared._audit_problems(con, None)
-            if problems:  # never leave an import the next charge would refuse
-                raise LedgerError(f"the imported history does not check ({problems[0]}); "
-                                  "nothing was imported")
+            _finish_import(con, shared, entries, rows, merged=False)
     except psycopg.Error as exc:
         raise shared.unreachable(exc, "imported") from None
     finally:
         con.close()
     return {"entries": len(entries), "releases": len(rows), "caps": len(caps),
-            "shared_ledger": shared.config.where}
+            "shared_ledger": shared.config.where, "merged": False}
+
+
+def _finish_import(con: Any, shared: SharedLedger, entries: list[dict[str, Any]],
+                   rows: list[Any], merged: bool) -> None:
+    """The "ledger imported" entry, then the whole history checked inside the transaction:
+    never leave an import the next charge would refuse."""
+    last = entries[-1]["hash"] if entries else None
+    first = entries[0]["hash"] if entries else None
+    append_entries(con, [(IMPORTED_EVENT, {"entries": len(entries), "releases": len(rows),
+                                           "chain_head": last, "chain_first": first,
+                                           "appended": merged})], None, shared.where)
+    problems = shared._audit_problems(con, None)
+    if problems:
+        raise LedgerError(f"the imported history does not check ({problems[0]}); "
+                          "nothing was imported")
 
 
 def _audit_refs(home: AppHome) -> dict[str, tuple[int | None, str | None]]:

@@ -55,6 +55,15 @@ from ..records.policy import (
     effective_state,
     load_policy,
 )
+from ..records.programme import (
+    ProgrammeRefused,
+    admit_rule,
+    place_problem,
+    programme_params,
+    programme_releases,
+    release_date,
+    today_utc,
+)
 from ..records.review import approval_status
 from ..support.errors import NO_MEMORY, InputError, PlannerError, out_of_memory
 from ..support.files import OutputLock, atomic_write_bytes, check_output
@@ -281,6 +290,8 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
             progress(fraction, message)
 
     out = check_output(Path(out), overwrite)  # again, now that the path is held
+    # cal26: a programme's release is made on one of its dates (public: the plan and the day)
+    slot = None if plan.programme is None else release_date(plan.programme, today_utc())
     require_synthesis(plan.queries)  # mbi, for a synthetic table: before anything is read
     require_valid_relations(plan)  # issue 27: relations still fit a plan edited in the app
     step(0.05, "Checking the plan against the data")
@@ -325,6 +336,12 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
         raise LedgerDisagrees(disagreements[0])
     notes = list(report.warnings) + list(report.owner_facts)
     prior = ledger.state(plan.dataset.name)
+    if slot is not None:  # its date's first release, of the programme's plan (again under
+        # the charge's lock)
+        problem = place_problem(plan, compiled.digest, slot,
+                                programme_releases(prior.releases, audit.read()))
+        if problem is not None:
+            raise ProgrammeRefused(problem)
     if policy is not None:  # the policy's cap, before anything is written (the charge
         # tests it again under its lock)
         rule = lifetime_rule(plan, compiled.total, compiled.all_measurements,
@@ -352,7 +369,7 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
         aggregates=aggregates,
         trust=Trust(status=status, policy=policy, sign_with=sign_with),
         books=Books(audit=audit, ledger=ledger, prior=prior),
-        rng=rng, notes=notes)
+        rng=rng, notes=notes, programme_date=slot)
     prepared.rehearsal = rehearse(prepared)
     return prepared
 
@@ -382,10 +399,14 @@ def charge_and_release(p: Prepared) -> PublishResult:
     created = utc_now()
     # what the ledger row will hold, for the ledger's cross-check (records/crosscheck.py):
     # public parameters only (release.json lists the same measurements)
+    # cal26: a programme's release names its place (the plan's public dates), so the books
+    # alone say which dates were released
+    placed = {} if p.programme_date is None else {
+        "programme": programme_params(plan, p.programme_date)}
     first = audit.append("release requested", {
         **params, "release_prev": None, "epsilon": total.epsilon,
         "delta": total.delta, "accountant": total.accountant,
-        "measurements_sha256": measurements_digest(compiled.measurement_dicts)},
+        "measurements_sha256": measurements_digest(compiled.measurement_dicts), **placed},
         time=created)
     segment = [first]
     _checkpoint("requested")
@@ -396,7 +417,9 @@ def charge_and_release(p: Prepared) -> PublishResult:
                           file_name=table.name, file_sha256=table.sha256, plan_sha256=plan_sha,
                           compiled=compiled, audit_entry=first,
                           cap_limit=None if policy is None else
-                          (lambda cap: effective_cap(cap, policy, plan.dataset.name)))
+                          (lambda cap: effective_cap(cap, policy, plan.dataset.name)),
+                          admit=None if p.programme_date is None else
+                          admit_rule(plan, plan_sha, p.programme_date))
     charged = state = effective_state(state, policy)
     segment.append(audit.append("release charged", {
         "release_id": release_id, "release_prev": segment[-1]["hash"],

@@ -98,6 +98,7 @@ class Prepared:
     rng: RandomSource
     notes: list[str] = field(default_factory=list)
     rehearsal: Rehearsal | None = None
+    programme_date: str | None = None  # cal26: the scheduled date this release belongs to
 
 
 def public_check(report: CheckReport) -> dict[str, Any]:

@@ -705,3 +705,26 @@ def noise_words(mechanism: str, scale: float | None, sigma: float | None) -> str
     if mechanism == "threshold":
         return "no noise of its own: it adds to δ, not to ε"
     return mechanism.replace("_", " ")
+
+# cal26: a release refused because it has no place in its programme (records/programme.py
+# says why), and the timeline of a dataset's spending (planning/forecast.py)
+PROGRAMME_REFUSED_TITLE = "Refused: not this programme's release"
+PROGRAMME_REFUSED_ADVICE = ("Nothing was charged. A plan released on a schedule is released "
+                            "once for each of its dates, on that date or within its window, "
+                            "and only as it was first released; a changed plan is a new "
+                            "programme with a new name.")
+TIMELINE_TITLE = "Spending over time"
+TIMELINE_EXPLAIN = ("Each dataset's lifetime ε after every release so far (solid) and after "
+                    "each release its programmes still plan (dashed), against its cap. The "
+                    "planned figures assume each programme spends what its last release "
+                    "spent; the ledger composes them as it will when they are charged.")
+TIMELINE_NO_DATASET = "No dataset has a release or a cap in this ledger yet."
+# the timeline's legend and notes (gui/widgets/timeline_chart.py draws them)
+TIMELINE_RELEASED = "released (lifetime ε after each)"
+TIMELINE_PLANNED = "planned by the programme"
+TIMELINE_REFUSED = "would cross the cap: refused"
+TIMELINE_CAP = "lifetime cap ε = {cap}"
+TIMELINE_AXIS = "Lifetime ε spent"
+TIMELINE_TODAY = "today"
+TIMELINE_EMPTY = "No release yet, and none planned"
+TIMELINE_COMPOSING = "Composing the lifetime spending of {name!r}…"

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from ..dialogs.keys_dialog import KeysDialog
     from ..dialogs.release_wizard import ReleaseWizard
     from ..dialogs.review_bundle import BundleDialog, ReviewDialog
+    from ..dialogs.timeline_dialog import TimelineDialog
 
 REVIEW_FILTER = "Plans and bundles (*.json *.zip);;All files (*)"
 
@@ -40,6 +41,7 @@ class Launchers:
         self.files = files
         self.bundle_dialog: BundleDialog | None = None  # the last bundle viewer opened
         self.keys_dialog: KeysDialog | None = None
+        self.timeline_dialog: TimelineDialog | None = None  # cal26
 
     @property
     def _parent(self) -> QWidget:
@@ -112,6 +114,15 @@ class Launchers:
             QMessageBox.warning(self._parent, "Organisation's policy cannot be trusted",
                                 f"{policy}\n\nNothing can be released until you install the "
                                 "privacy officer's signed policy file again.")
+
+    def show_timeline(self) -> TimelineDialog:
+        """Release → Spending over time…: past and planned spending against each cap."""
+        from ..dialogs.timeline_dialog import TimelineDialog
+
+        dialog = TimelineDialog(self.session, self._parent)
+        self.timeline_dialog = dialog
+        dialog.show()
+        return dialog
 
     def release(self) -> ReleaseWizard | None:
         from ..dialogs.release_wizard import ReleaseWizard

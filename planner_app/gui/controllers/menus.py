@@ -68,6 +68,10 @@ class MenuController:
         self.require_action.setCheckable(True)
         self.policy_action = act("Organisation's &policy…", launchers.show_policy, None,
                                  "The policy installed in this app home (read-only)")
+        # cal26: the calendar of releases, past and planned spending against each cap
+        self.timeline_action = act("Spending over &time…", launchers.show_timeline, None,
+                                   "Each dataset's past and planned lifetime spending "
+                                   "against its cap")
         self.show_require()
         self.guide_action = act("&User guide", launchers.show_guide,
                                 QKeySequence.StandardKey.HelpContents)
@@ -117,6 +121,7 @@ class MenuController:
         release_menu.addSeparator()
         release_menu.addAction(self.require_action)
         release_menu.addAction(self.policy_action)
+        release_menu.addAction(self.timeline_action)
         release_menu.addMenu(self.sign_menu)  # a setting (gui/signing)
         view_menu = bar.addMenu("&View")
         for i, name in enumerate(tabs):

@@ -40,6 +40,7 @@ from ...core.records.headroom import headroom, headroom_sentence
 from ...core.records.keys import SecretKey
 from ...core.records.ledger import BudgetExceeded, LedgerDisagrees, LedgerError
 from ...core.records.policy import PolicyError, PolicyRefused
+from ...core.records.programme import ProgrammeRefused
 from ...core.records.review import ApprovalRequired
 from ...core.release.consistent import consistent_cell_texts, consistent_summary
 from ...core.release.discovery import require_discoveries
@@ -50,7 +51,11 @@ from ...core.release.resume import pending_signer, resume_release
 from ...core.support.errors import PlannerError
 from ...core.support.field_words import on_screen
 from ...core.support.numbers import shown
-from ...core.support.words import confidence_percent
+from ...core.support.words import (
+    PROGRAMME_REFUSED_ADVICE,
+    PROGRAMME_REFUSED_TITLE,
+    confidence_percent,
+)
 from ..file_dialogs import ask_save_file
 from ..session import Answered, Session
 from ..signing import ask_signing_key
@@ -346,6 +351,7 @@ class ProgressPage(QWizardPage):
         what = {
             BudgetExceeded: ("Refused: not enough budget", "Lower some statistics' ε; the "
                              "message says whose lifetime cap it is."),
+            ProgrammeRefused: (PROGRAMME_REFUSED_TITLE, PROGRAMME_REFUSED_ADVICE),  # cal26
             PolicyRefused: ("Refused by the organisation's policy", "Nothing was charged. "
                             "Change the plan as the message says (Release → Organisation's "
                             "policy… shows the whole policy)."),
