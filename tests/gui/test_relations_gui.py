@@ -5,6 +5,7 @@ headline values in the plan (one undo step each)."""
 from __future__ import annotations
 
 import json
+import zipfile
 from html import unescape
 from pathlib import Path
 
@@ -48,3 +49,25 @@ def test_a_table_where_the_relations_hold_passes_the_checks(window, qtbot,  # ty
     assert "The plan fits census" in wizard.checklist.items.text()
     assert wizard.checklist.isComplete()
     wizard.reject()
+
+
+def test_the_results_chart_draws_the_headline_values(window, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """With the consistent values as the headline, the chart's bars are the consistent
+    values of release.json (not the raw noised ones) and its caption says so."""
+    from tests.gui.conftest import release_with_wizard
+
+    _open(window, tmp_path, census_frame(2000))
+    out = tmp_path / "census.zip"
+    wizard = release_with_wizard(window, qtbot, out)
+    record = json.loads(zipfile.ZipFile(out).read("release.json"))
+    section = {q["query_id"]: q for q in record["consistency"]["queries"]}
+    page = wizard.results
+    assert page.chart_choice.currentText() == "People by district"  # the widest chart
+    bars = page._drawing.artists["bars"]
+    heights = [b.get_height() for b in bars]
+    assert heights == [float(v) for v in section["by_district"]["value"]]
+    raw = [float(page.table.item(i, 2).text().replace(",", ""))
+           for i in range(page.table.rowCount())
+           if page.table.item(i, 0).text() == "People by district"]
+    assert heights != raw  # the noise made the two differ somewhere
+    assert "Drawn: the consistent values, the headline values" in page.chart_caption.text()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -21,6 +22,7 @@ from ..model.plan import HEADLINES
 from ..planfile.relations import cell_tree, relation_data_problem
 from ..planfile.serialisation import plan_to_dict
 from ..planfile.validation import plan_from_dict
+from ..planning.preview import Chart, release_chart
 from ..support.errors import InputError
 
 #: results.csv's columns after RESULT_COLUMNS when the release has consistent values
@@ -298,3 +300,35 @@ def headline_rows(record: Mapping[str, Any], query_id: str, rows: list[dict[str,
         out.append({**row, "value": q["value"][i], "low": q["low"][i], "high": q["high"][i],
                     "note": raw + (f"; {row['note']}" if row.get("note") else "")})
     return out
+
+
+def headline_chart(query: Mapping[str, Any], rows: list[dict[str, Any]],
+                   bounds: tuple[float, float] | None,
+                   section: Mapping[str, Any] | None) -> Chart | None:
+    """The chart of a released statistic (``rows``: its cells, release order) drawing the
+    plan's headline values: its consistent values when the plan made them the headline,
+    else the raw noised ones; the caption says which, when the statistic has both. None
+    when no cell has a value to draw."""
+    qid = str(query["id"])
+    both = bool(section) and any(q.get("query_id") == qid
+                                 for q in (section or {}).get("queries", []))
+    shown = headline_rows({"consistency": section} if section else {}, qid, rows,
+                          range(len(rows)))
+    kept = [r for r in shown if r.get("value") is not None]
+    if not kept:
+        return None
+    chart = release_chart(dict(query), kept, bounds)
+    if not both:
+        return chart
+    assert section is not None
+    drawn = (HEADLINE_DRAWN_CONSISTENT if section.get("headline") == "consistent"
+             else HEADLINE_DRAWN_RAW)
+    return replace(chart, caption=f"{chart.caption} {drawn}")
+
+
+#: what the results chart of a statistic with consistent values draws (the headline's)
+HEADLINE_DRAWN_CONSISTENT = ("Drawn: the consistent values, the headline values (they add "
+                             "up as the plan's relations say); the raw noised values are in "
+                             "the table.")
+HEADLINE_DRAWN_RAW = ("Drawn: the raw noised values, the headline values; the consistent "
+                      "values are in the table.")
