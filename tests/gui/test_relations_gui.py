@@ -71,3 +71,97 @@ def test_the_results_chart_draws_the_headline_values(window, qtbot, tmp_path: Pa
            if page.table.item(i, 0).text() == "People by district"]
     assert heights != raw  # the noise made the two differ somewhere
     assert "Drawn: the consistent values, the headline values" in page.chart_caption.text()
+
+
+def _relations(window, qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
+    _open(window, tmp_path, census_frame(300))
+    dialog = window.launchers.edit_relations()
+    qtbot.addWidget(dialog)
+    return dialog
+
+
+def _choose(combo, data) -> None:  # type: ignore[no-untyped-def]
+    at = combo.findData(data)
+    assert at >= 0, [combo.itemData(i) for i in range(combo.count())]
+    combo.setCurrentIndex(at)
+
+
+def test_the_owner_chooses_the_headline_values_in_the_plan(window, qtbot,  # type: ignore[no-untyped-def]
+                                                           tmp_path: Path) -> None:
+    from planner_app.core.planfile import plan_digest
+
+    dialog = _relations(window, qtbot, tmp_path)
+    session = window.session
+    assert dialog.headline.currentData() == "consistent"
+    before = plan_digest(session.plan)
+    _choose(dialog.headline, "raw")
+    assert session.plan.consistency.headline == "raw"
+    # the headline is part of what an officer approves: the plan's digest changed
+    assert plan_digest(session.plan) != before
+    assert session.undo_text == "Choose the headline values"
+    session.undo()
+    assert session.plan.consistency.headline == "consistent"
+    assert dialog.headline.currentData() == "consistent"  # the dialog reads the plan again
+    dialog.non_negative.setChecked(False)
+    assert session.plan.consistency.non_negative is False
+
+
+def test_the_preview_shows_the_consistent_and_raw_accuracy(window, qtbot,  # type: ignore[no-untyped-def]
+                                                           tmp_path: Path) -> None:
+    _relations(window, qtbot, tmp_path)
+    window.session.select("by_region")
+    window.tabs.setCurrentWidget(window.statistic_pane)
+    caption = window.statistic_pane.preview_caption.text()
+    assert "Consistent values (they add up as the plan's relations say): about ±" in caption
+    assert "(the raw noised values: ±" in caption
+    assert "The headline values are the consistent values." in caption
+
+
+def test_relations_are_removed_added_and_refused_with_the_core_message(  # type: ignore[no-untyped-def]
+        window, qtbot, tmp_path: Path, dialogs: Dialogs) -> None:
+    dialog = _relations(window, qtbot, tmp_path)
+    session = window.session
+    assert dialog.relations.count() == 2
+    assert dialog.relations.item(0).text() == "People by region: the cells add up to People"
+    # the same parts twice: the plan reader's own one-line refusal, nothing changed
+    _choose(dialog.total, "nation")
+    _choose(dialog.parts, "by_region")
+    assert not dialog.add()
+    assert dialogs.shown[-1][1] == "This relation cannot be declared"
+    assert "consistency.relations[2].parts: 'by_region' is already the parts of " \
+           "relations[0]" in dialogs.shown[-1][2]
+    assert len(session.plan.consistency.relations) == 2
+    # remove the districts' relation (one undo step), then declare it again in the table
+    dialog.relations.setCurrentRow(1)
+    dialog.remove_selected()
+    assert [r.parts for r in session.plan.consistency.relations] == ["by_region"]
+    assert dialog.relations.count() == 1
+    _choose(dialog.total, "by_region")
+    _choose(dialog.parts, "by_district")
+    assert dialog.within.rowCount() == 20  # one row per district
+    assert not dialog.add()  # no district placed yet
+    assert "place each key of 'by_district' within one key of 'by_region'" in \
+        dialogs.shown[-1][2]
+    _choose(dialog.within.cellWidget(0, 1), "R1")  # one placed, the others not
+    assert not dialog.add()
+    assert "within: has no entry for 'by_region''s key 'R2'" in \
+        dialogs.shown[-1][2]
+    for i in range(dialog.within.rowCount()):
+        district = dialog.within.item(i, 0).text()
+        _choose(dialog.within.cellWidget(i, 1), district.split("-")[0])
+    assert dialog.add()
+    relations = session.plan.consistency.relations
+    assert [(r.total, r.parts) for r in relations] == [("nation", "by_region"),
+                                                       ("by_region", "by_district")]
+    assert dict(relations[1].within)["R2"] == ("R2-D1", "R2-D2", "R2-D3", "R2-D4", "R2-D5")
+    session.undo()
+    session.undo()
+    assert len(session.plan.consistency.relations) == 2  # as it was opened
+    assert dialog.relations.count() == 2
+    # every relation removed: no consistency section, and the options wait for one
+    dialog.relations.setCurrentRow(0)
+    dialog.remove_selected()
+    dialog.relations.setCurrentRow(0)
+    dialog.remove_selected()
+    assert session.plan.consistency is None
+    assert not dialog.headline.isEnabled() and dialog.empty.isVisibleTo(dialog)

@@ -332,3 +332,39 @@ HEADLINE_DRAWN_CONSISTENT = ("Drawn: the consistent values, the headline values 
                              "the table.")
 HEADLINE_DRAWN_RAW = ("Drawn: the raw noised values, the headline values; the consistent "
                       "values are in the table.")
+
+
+def planned_consistent_words(plan: Plan, measurements: Mapping[str, Sequence[Measurement]],
+                             query_id: str, raw_half_width: float | None,
+                             confidence: float) -> str:
+    """Before the release, for the app's preview of a statistic in the plan's relations: the
+    planned ± of its consistent values beside the raw ones', and which are the headline
+    values ("" for a statistic in no relation). From public parameters only: the linear
+    estimate's error is a fixed linear map of the noise, whatever the true values."""
+    c = plan.consistency
+    if c is None:
+        return ""
+    try:
+        tree = cell_tree(plan)
+    except (KeyError, AttributeError):  # relations an edit left stale: the reader names them
+        return ""
+    if query_id not in tree.query_ids:
+        return ""
+    noise = [cell_noise(qid, measurements[qid]) for qid in tree.query_ids
+             for _ in tree.cells_of(qid)]
+    made = consistent_values([0.0] * tree.size, noise, tree.parent, non_negative=False,
+                             integer=False, confidence=confidence)
+    half = max((float(made.high[i]) - float(made.low[i])) / 2
+               for i in tree.cells_of(query_id))
+    raw = "" if raw_half_width is None or not math.isfinite(raw_half_width) else \
+        f" (the raw noised values: ± {_short(raw_half_width)})"
+    head = ("the consistent values" if c.headline == "consistent"
+            else "the raw noised values")
+    return (f"Consistent values (they add up as the plan's relations say): about "
+            f"± {_short(half)}{raw}"
+            + (", never below 0" if c.non_negative else "")
+            + f". The headline values are {head}.")
+
+
+def _short(x: float) -> str:
+    return f"{x:,.1f}" if x < 100 else f"{x:,.0f}"

@@ -25,6 +25,7 @@ from .host import WindowHost
 if TYPE_CHECKING:
     from ...core.model import Query
     from ..dialogs.keys_dialog import KeysDialog
+    from ..dialogs.relations_dialog import RelationsDialog
     from ..dialogs.release_wizard import ReleaseWizard
     from ..dialogs.review_bundle import BundleDialog, ReviewDialog
 
@@ -40,6 +41,7 @@ class Launchers:
         self.files = files
         self.bundle_dialog: BundleDialog | None = None  # the last bundle viewer opened
         self.keys_dialog: KeysDialog | None = None
+        self.relations_dialog: RelationsDialog | None = None
 
     @property
     def _parent(self) -> QWidget:
@@ -89,6 +91,18 @@ class Launchers:
         self.session.refresh_trusted()
         dialog = KeysDialog(self.session, self._parent)
         self.keys_dialog = dialog
+        dialog.show()
+        return dialog
+
+    def edit_relations(self) -> RelationsDialog | None:
+        """Edit → Relations between statistics…: which statistics add up, and the headline
+        values (gui27)."""
+        from ..dialogs.relations_dialog import RelationsDialog
+
+        if self.session.plan is None:
+            return None
+        dialog = RelationsDialog(self.session, self._parent)
+        self.relations_dialog = dialog
         dialog.show()
         return dialog
 
