@@ -122,7 +122,10 @@ def test_relations_are_removed_added_and_refused_with_the_core_message(  # type:
     dialog = _relations(window, qtbot, tmp_path)
     session = window.session
     assert dialog.relations.count() == 2
-    assert dialog.relations.item(0).text() == "People by region: the cells add up to People"
+    assert dialog.relations.item(0).text() == "The cells of People by region add up to People"
+    assert dialog.relations.item(1).text() == ("The cells of People by district add up to "
+                                               "People by region: each district to the "
+                                               "region it lies within")
     # the same parts twice: the plan reader's own one-line refusal, nothing changed
     _choose(dialog.total, "nation")
     _choose(dialog.parts, "by_region")

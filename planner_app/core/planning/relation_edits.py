@@ -61,13 +61,14 @@ def needs_within(plan: Plan, total_id: str, parts_id: str) -> bool:
 def relation_sentence(plan: Plan, relation: Relation) -> str:
     """One relation in plain words, with the statistics' titles."""
     parts, total = plan.query(relation.parts), plan.query(relation.total)
+    head = f"The cells of {parts.title} add up to {total.title}"
     if relation.within:
         assert total.group_by is not None and parts.group_by is not None
-        return (f"{parts.title}: each {parts.group_by.column} adds up to its "
-                f"{total.group_by.column} in {total.title}")
+        return (f"{head}: each {parts.group_by.column} to the {total.group_by.column} it "
+                "lies within")
     if total.group_by is not None:
-        return f"{parts.title}: each group adds up to its group in {total.title}"
-    return f"{parts.title}: the cells add up to {total.title}"
+        return f"{head}, group by group"
+    return head
 
 
 def _consistency(plan: Plan) -> Consistency:

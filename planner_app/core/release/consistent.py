@@ -367,4 +367,5 @@ def planned_consistent_words(plan: Plan, measurements: Mapping[str, Sequence[Mea
 
 
 def _short(x: float) -> str:
-    return f"{x:,.1f}" if x < 100 else f"{x:,.0f}"
+    """A planned ± as the pane shows one: 7.3, 9, 1,234."""
+    return f"{x:,.1f}".removesuffix(".0") if x < 100 else f"{x:,.0f}"

@@ -62,7 +62,7 @@ class RelationsDialog(QDialog):
         self.session = session
         self._within_wanted = False
         self.setWindowTitle(RELATIONS_TITLE)
-        fit_to_screen(self, 760, 640)
+        fit_to_screen(self, 760, 700)
         layout = QVBoxLayout(self)
         intro = QLabel(RELATIONS_INTRO)
         intro.setWordWrap(True)
@@ -72,6 +72,7 @@ class RelationsDialog(QDialog):
         box = QVBoxLayout(declared)
         self.relations = QListWidget()
         self.relations.setAccessibleName("The plan's relations")
+        self.relations.setMaximumHeight(self.fontMetrics().height() * 8)  # the table below
         self.relations.currentRowChanged.connect(lambda _row: self._enable())
         box.addWidget(self.relations)
         self.empty = QLabel(RELATIONS_NONE)
@@ -80,7 +81,7 @@ class RelationsDialog(QDialog):
         self.remove_button = QPushButton("Remove the selected relation")
         self.remove_button.clicked.connect(self.remove_selected)
         box.addWidget(self.remove_button)
-        layout.addWidget(declared, 2)
+        layout.addWidget(declared)
 
         adding = QGroupBox("Add a relation")
         form = QFormLayout(adding)
@@ -104,7 +105,8 @@ class RelationsDialog(QDialog):
         self.need_two = QLabel(RELATIONS_NEED_TWO)
         self.need_two.setWordWrap(True)
         form.addRow(self.need_two)
-        layout.addWidget(adding, 3)
+        layout.addWidget(adding)
+        self._layout, self._adding = layout, adding
         self.total.currentIndexChanged.connect(lambda _i: self._fill_parts())
         self.parts.currentIndexChanged.connect(lambda _i: self._fill_within())
 
@@ -128,6 +130,7 @@ class RelationsDialog(QDialog):
             lambda i: self._option(lambda: session.set_consistency_options(
                 headline=str(self.headline.itemData(i)))))
 
+        layout.addStretch(1)  # the room the within table takes when it is shown
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
@@ -189,6 +192,9 @@ class RelationsDialog(QDialog):
         wanted = plan is not None and total_id is not None and parts_id is not None and \
             needs_within(plan, str(total_id), str(parts_id))
         self._within_wanted = wanted
+        if hasattr(self, "_layout"):  # the table takes the spare room, else the stretch
+            self._layout.setStretchFactor(self._adding, 1 if wanted else 0)
+            self._layout.setStretch(self._layout.count() - 2, 0 if wanted else 1)
         self.within.setVisible(wanted)
         self.within_help.setVisible(wanted)
         self._enable()
