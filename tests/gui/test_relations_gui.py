@@ -89,19 +89,25 @@ def _choose(combo, data) -> None:  # type: ignore[no-untyped-def]
 def test_the_owner_chooses_the_headline_values_in_the_plan(window, qtbot,  # type: ignore[no-untyped-def]
                                                            tmp_path: Path) -> None:
     from planner_app.core.planfile import plan_digest
+    from planner_app.core.records.review import approval_status, review
 
     dialog = _relations(window, qtbot, tmp_path)
     session = window.session
+    # an officer approved this exact plan, its consistent values the headline
+    session.load_plan(review(session.plan, "officer", "approved"), session.path)
+    assert approval_status(session.plan, ()).state == "approved"
     assert dialog.headline.currentData() == "consistent"
     before = plan_digest(session.plan)
     _choose(dialog.headline, "raw")
     assert session.plan.consistency.headline == "raw"
-    # the headline is part of what an officer approves: the plan's digest changed
+    # the headline is part of what an officer approves: the approval no longer holds
     assert plan_digest(session.plan) != before
+    assert approval_status(session.plan, ()).state != "approved"
     assert session.undo_text == "Choose the headline values"
     session.undo()
     assert session.plan.consistency.headline == "consistent"
     assert dialog.headline.currentData() == "consistent"  # the dialog reads the plan again
+    assert approval_status(session.plan, ()).state == "approved"
     dialog.non_negative.setChecked(False)
     assert session.plan.consistency.non_negative is False
 
@@ -168,3 +174,20 @@ def test_relations_are_removed_added_and_refused_with_the_core_message(  # type:
     dialog.remove_selected()
     assert session.plan.consistency is None
     assert not dialog.headline.isEnabled() and dialog.empty.isVisibleTo(dialog)
+
+
+def test_the_review_window_shows_the_relations_and_headline(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The officer sees what the approval covers: the relations and the headline values."""
+    from PySide6.QtWidgets import QLabel
+
+    from planner_app.core.planfile import plan_from_dict
+    from planner_app.core.support.home import app_home
+    from planner_app.gui.dialogs.review_bundle import ReviewDialog
+
+    path = tmp_path / "census-plan.json"
+    path.write_text(json.dumps(census_plan(1.0)), encoding="utf-8")
+    dialog = ReviewDialog(plan_from_dict(census_plan(1.0)), path, app_home(tmp_path / "h"))
+    qtbot.addWidget(dialog)
+    text = " ".join(unescape(label.text()) for label in dialog.findChildren(QLabel))
+    assert "the cells of 'by_region' add up to 'nation'" in text
+    assert "Headline values: consistent." in text
