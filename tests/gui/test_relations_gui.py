@@ -70,7 +70,8 @@ def test_the_results_chart_draws_the_headline_values(window, qtbot, tmp_path: Pa
            for i in range(page.table.rowCount())
            if page.table.item(i, 0).text() == "People by district"]
     assert heights != raw  # the noise made the two differ somewhere
-    assert "Drawn: the consistent values, the headline values" in page.chart_caption.text()
+    assert "These are the consistent values (the headline values)" in \
+        page.chart_caption.text()
 
 
 def _relations(window, qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]

@@ -327,11 +327,11 @@ def headline_chart(query: Mapping[str, Any], rows: list[dict[str, Any]],
 
 
 #: what the results chart of a statistic with consistent values draws (the headline's)
-HEADLINE_DRAWN_CONSISTENT = ("Drawn: the consistent values, the headline values (they add "
-                             "up as the plan's relations say); the raw noised values are in "
+HEADLINE_DRAWN_CONSISTENT = ("These are the consistent values (the headline values): they add "
+                             "up as the plan's relations say; the raw noised values are in "
                              "the table.")
-HEADLINE_DRAWN_RAW = ("Drawn: the raw noised values, the headline values; the consistent "
-                      "values are in the table.")
+HEADLINE_DRAWN_RAW = ("These are the raw noised values (the headline values); the consistent "
+                      "values, which add up, are in the table.")
 
 
 def planned_consistent_words(plan: Plan, measurements: Mapping[str, Sequence[Measurement]],
