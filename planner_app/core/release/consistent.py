@@ -8,13 +8,17 @@ the bytes. results.csv carries the same numbers in three more columns.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..dp.consistent import CellNoise, consistent_values
+import numpy as np
+from scipy.special import ndtri  # type: ignore[import-untyped]
+
+from ..dp.consistent import CellNoise, consistent_values, linear_sd
 from ..dp.measure import Measurement
 from ..kinds.results import Aggregate, QueryRelease, ReleasedValues
 from ..model import Plan
@@ -350,12 +354,13 @@ def planned_consistent_words(plan: Plan, measurements: Mapping[str, Sequence[Mea
         return ""
     if query_id not in tree.query_ids:
         return ""
-    noise = [cell_noise(qid, measurements[qid]) for qid in tree.query_ids
-             for _ in tree.cells_of(qid)]
-    made = consistent_values([0.0] * tree.size, noise, tree.parent, non_negative=False,
-                             integer=False, confidence=confidence)
-    half = max((float(made.high[i]) - float(made.low[i])) / 2
-               for i in tree.cells_of(query_id))
+    if tree.size > PREVIEW_CELLS:
+        return (f"Consistent values: their ± is worked out at the release ({tree.size:,} "
+                "cells in the plan's relations).")
+    variances = tuple(cell_noise(qid, measurements[qid]).variance for qid in tree.query_ids
+                      for _ in tree.cells_of(qid))
+    halves = _planned_half_widths(variances, tuple(tree.parent.tolist()), confidence)
+    half = max(halves[i] for i in tree.cells_of(query_id))
     raw = "" if raw_half_width is None or not math.isfinite(raw_half_width) else \
         f" (the raw noised values: ± {_short(raw_half_width)})"
     head = ("the consistent values" if c.headline == "consistent"
@@ -364,6 +369,21 @@ def planned_consistent_words(plan: Plan, measurements: Mapping[str, Sequence[Mea
             f"± {_short(half)}{raw}"
             + (", never below 0" if c.non_negative else "")
             + f". The headline values are {head}.")
+
+
+#: the app's preview states the consistent values' ± for relations of at most this many cells
+#: (its linear algebra grows with the cube of the cells; a drag of ε asks again each step)
+PREVIEW_CELLS = 300
+
+
+@functools.lru_cache(maxsize=32)
+def _planned_half_widths(variances: tuple[float, ...], parent: tuple[int, ...],
+                         confidence: float) -> tuple[float, ...]:
+    """Each cell's planned ± of its linear consistent value, as a normal approximation of
+    its error (a sum of many noises); the release computes the exact interval."""
+    sd = linear_sd(np.asarray(variances), np.asarray(parent, dtype=np.int64))
+    z = float(ndtri(0.5 + confidence / 2))
+    return tuple(float(v) * z for v in sd)
 
 
 def _short(x: float) -> str:
