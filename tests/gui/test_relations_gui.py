@@ -122,6 +122,12 @@ def test_the_preview_shows_the_consistent_and_raw_accuracy(window, qtbot,  # typ
     assert "Consistent values (they add up as the plan's relations say): about ±" in caption
     assert "(the raw noised values: ±" in caption
     assert "The headline values are the consistent values." in caption
+    # the pane follows the plan: a new headline, and another related statistic's ε
+    window.session.set_consistency_options(headline="raw")
+    caption = window.statistic_pane.preview_caption.text()
+    assert "The headline values are the raw noised values." in caption
+    window.session.set_epsilon("by_district", 2.0)
+    assert window.statistic_pane.preview_caption.text() != caption
 
 
 def test_relations_are_removed_added_and_refused_with_the_core_message(  # type: ignore[no-untyped-def]

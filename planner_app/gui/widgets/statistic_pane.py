@@ -237,12 +237,24 @@ class StatisticPane(QWidget):
     def update_for(self, changes: OpChanges) -> None:
         """Bring the pane up to date with what changed, and only that."""
         if changes.selection or changes.touches(self.session.selected) or changes.table \
-                or changes.column_types or changes.review:
+                or changes.column_types or changes.review or changes.relations \
+                or self._related_changed(changes):
             self.refresh()
         elif changes.held:
             q = self._query()
             with QSignalBlocker(self.hold):
                 self.hold.setChecked(q is not None and q.id in self.session.held)
+
+    def _related_changed(self, changes: OpChanges) -> bool:
+        """gui27: another statistic in the same relations changed (its ε moves the selected
+        one's consistent ±)."""
+        from ...core.planfile.relations import related_ids
+
+        plan, selected = self.session.plan, self.session.selected
+        if not changes.statistics or plan is None or plan.consistency is None:
+            return False
+        related = set(related_ids(plan.consistency.relations))
+        return selected in related and bool(related & changes.statistics)
 
     def refresh(self) -> None:
         self.accuracy_label.setText(f"Accuracy ({confidence_percent(self.session.confidence)})")
