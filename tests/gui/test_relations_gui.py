@@ -198,3 +198,20 @@ def test_the_review_window_shows_the_relations_and_headline(qtbot, tmp_path: Pat
     text = " ".join(unescape(label.text()) for label in dialog.findChildren(QLabel))
     assert "the cells of 'by_region' add up to 'nation'" in text
     assert "Headline values: consistent." in text
+
+
+def test_a_relation_an_edit_made_stale_is_shown_and_can_be_removed(window, qtbot,  # type: ignore[no-untyped-def]
+                                                                  tmp_path: Path,
+                                                                  dialogs: Dialogs) -> None:
+    """A statistic edited after its relation was declared (its group_by gone): the dialog
+    still lists the relation, the release names it, and removing it works."""
+    from dataclasses import replace
+
+    dialog = _relations(window, qtbot, tmp_path)
+    session = window.session
+    session.replace_query(replace(session.plan.query("by_district"), group_by=None))
+    assert dialog.relations.count() == 2
+    assert dialog.relations.item(1).text().startswith("The cells of People by district")
+    dialog.relations.setCurrentRow(1)
+    dialog.remove_selected()
+    assert [r.parts for r in session.plan.consistency.relations] == ["by_region"]

@@ -62,8 +62,7 @@ def relation_sentence(plan: Plan, relation: Relation) -> str:
     """One relation in plain words, with the statistics' titles."""
     parts, total = plan.query(relation.parts), plan.query(relation.total)
     head = f"The cells of {parts.title} add up to {total.title}"
-    if relation.within:
-        assert total.group_by is not None and parts.group_by is not None
+    if relation.within and total.group_by is not None and parts.group_by is not None:
         return (f"{head}: each {parts.group_by.column} to the {total.group_by.column} it "
                 "lies within")
     if total.group_by is not None:
