@@ -215,3 +215,21 @@ def test_a_relation_an_edit_made_stale_is_shown_and_can_be_removed(window, qtbot
     dialog.relations.setCurrentRow(1)
     dialog.remove_selected()
     assert [r.parts for r in session.plan.consistency.relations] == ["by_region"]
+
+
+def test_the_editor_speaks_plain_words(window, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The relations editor holds none of the user test's terms (issue 22's scan)."""
+    from PySide6.QtWidgets import QAbstractButton, QComboBox, QGroupBox, QLabel
+
+    from tests.gui.test_jargon_scan import jargon
+
+    dialog = _relations(window, qtbot, tmp_path)
+    _choose(dialog.total, "by_region")
+    _choose(dialog.parts, "by_district")
+    texts = [w.text() for kind in (QLabel, QAbstractButton) for w in dialog.findChildren(kind)]
+    texts += [w.title() for w in dialog.findChildren(QGroupBox)]
+    texts += [w.itemText(i) for w in dialog.findChildren(QComboBox) for i in range(w.count())]
+    texts += [dialog.relations.item(i).text() for i in range(dialog.relations.count())]
+    assert len(texts) > 20
+    found = [text for text in texts if jargon(text) or "_" in text]
+    assert not found, found

@@ -702,8 +702,8 @@ RELATIONS_INTRO = (
     "values are part of the plan a privacy officer approves: changing them needs a new "
     "approval.")
 RELATIONS_NONE = "No relation yet: every statistic is published with its own noise only."
-RELATIONS_NEED_TWO = ("Add a count or a sum, and a histogram or a statistic with a group_by "
-                      "of the same kind, to declare a relation.")
+RELATIONS_NEED_TWO = ("To declare a relation the plan needs a count or a sum, and a histogram "
+                      "or a statistic of the same kind broken down by group.")
 RELATION_REFUSED_TITLE = "This relation cannot be declared"
 RELATIONS_WITHIN_HELP = ("The two statistics are grouped by different columns: say in which "
                          "{total} each {parts} lies (from your knowledge of the areas, never "
