@@ -124,12 +124,12 @@ class DataModel:
     # -- answers at once ----------------------------------------------------------------------
 
     def fit_problems(self, plan: Plan | None) -> list[InputError]:
-        from ..core.data.fit import plan_problems
+        from ..core.data.relations_fit import table_problems
 
         table = self.table
         if plan is None or table is None:
             return []
-        return self._fit.get((plan, table), lambda: plan_problems(
+        return self._fit.get((plan, table), lambda: table_problems(
             plan, self.table_source(), table.name, self.counted()))
 
     def query_fit(self, query: Query) -> tuple[list[InputError], YesNoTally | None]:
@@ -216,7 +216,7 @@ class DataModel:
         self._slots.setdefault(what, WorkerSlot()).start(worker)
 
     def ask_fit_problems(self, plan: Plan | None) -> list[InputError] | None:
-        from ..core.data.fit import plan_problems
+        from ..core.data.relations_fit import table_problems
 
         table = self.table
         if plan is None or table is None:
@@ -231,7 +231,7 @@ class DataModel:
             self._fit.put((plan, table), [answer] if isinstance(answer, InputError) else answer)
 
         self.ask(Answered.FIT, ("fit", id(plan), id(table)),
-                 lambda: plan_problems(plan, source, name, counted), store)
+                 lambda: table_problems(plan, source, name, counted), store)
         return None
 
     def ask_query_checks(self, query: Query) -> QueryChecks | None:

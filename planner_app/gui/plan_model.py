@@ -8,7 +8,7 @@ callback turns it into an ``OpChanges`` (what changed) that ``emit`` announces."
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..core.dp.accounting import Total, compose
@@ -16,7 +16,8 @@ from ..core.dp.accuracy import Accuracy
 from ..core.dp.measure import Measurement
 from ..core.kinds.shared_dp import accuracy_for, measurements_for
 from ..core.model import Plan, PrivacyUnit, Query
-from ..core.planning import plan_edits
+from ..core.model.plan import Scalar
+from ..core.planning import plan_edits, relation_edits
 from ..core.planning.changes import OpChanges, plan_changes
 from ..core.planning.editing import (
     GoalResult,
@@ -213,6 +214,34 @@ class PlanModel:
         """Point the plan at another table (what it records: a relative path or a name)."""
         self.apply(f"Use the plan with {table_name}",
                    plan_edits.set_dataset(self.current(), path=path_text))
+
+    # gui27: the plan's relations (core/planning/relation_edits.py), one undo step each
+    def add_relation(self, total_id: str, parts_id: str,
+                     within: Sequence[tuple[Scalar, Sequence[Scalar]]] = ()) -> None:
+        plan = self.current()
+        self.apply(f"Add the relation {plan.query(parts_id).title!r} to "
+                   f"{plan.query(total_id).title!r}",
+                   relation_edits.add_relation(plan, total_id, parts_id, within))
+
+    def remove_relation(self, index: int) -> None:
+        plan = self.current()
+        assert plan.consistency is not None
+        rel = plan.consistency.relations[index]
+        self.apply(f"Remove the relation {plan.query(rel.parts).title!r} to "
+                   f"{plan.query(rel.total).title!r}",
+                   relation_edits.remove_relation(plan, index))
+
+    def set_consistency_options(self, *, non_negative: bool | None = None,
+                                integer: bool | None = None,
+                                headline: str | None = None) -> None:
+        """The consistent values' options or the headline values; no undo step when
+        unchanged."""
+        plan = self.current()
+        new = relation_edits.set_options(plan, non_negative=non_negative, integer=integer,
+                                         headline=headline)
+        if new is not plan:
+            self.apply("Choose the headline values" if headline is not None else
+                       "Change how the consistent values are made", new)
 
     # -- the engine's numbers -----------------------------------------------------------------
 

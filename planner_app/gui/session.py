@@ -12,7 +12,7 @@ undo, redo, load, settings change and operation."""
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -24,6 +24,7 @@ from ..core.dp.accounting import Total
 from ..core.dp.accuracy import Accuracy, check_confidence
 from ..core.dp.measure import Measurement
 from ..core.model import Plan, PrivacyUnit, Query
+from ..core.model.plan import Scalar
 from ..core.planning.changes import OpChanges
 from ..core.planning.editing import GoalResult, HarmPreset
 from ..core.planning.readiness import Readiness, RuleResult
@@ -237,6 +238,20 @@ class Session(QObject):
 
     def attach_table(self, path_text: str, table_name: str) -> None:
         self.plans.attach_table(path_text, table_name)
+
+    # gui27: the plan's relations and headline values (one undo step each)
+    def add_relation(self, total_id: str, parts_id: str,
+                     within: Sequence[tuple[Scalar, Sequence[Scalar]]] = ()) -> None:
+        self.plans.add_relation(total_id, parts_id, within)
+
+    def remove_relation(self, index: int) -> None:
+        self.plans.remove_relation(index)
+
+    def set_consistency_options(self, *, non_negative: bool | None = None,
+                                integer: bool | None = None,
+                                headline: str | None = None) -> None:
+        self.plans.set_consistency_options(non_negative=non_negative, integer=integer,
+                                           headline=headline)
 
     def set_held(self, query_id: str, held: bool) -> None:
         """Hold (or release) a statistic's ε when the budget is split."""

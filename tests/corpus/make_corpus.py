@@ -905,6 +905,16 @@ plan("forecast-plan-of-another-dataset.json",
      "dataset.name: is 'other', not the dataset 'corpus' forecast")
 cases[-1]["command"] = "forecast"
 
+# gui27: a histogram whose declared categories miss a value the count includes (g = b):
+# check --data names it and the release refuses it before the charge, naming the relation
+plan("relation-histogram-misses-a-category.json",
+     with_relations([{"total": "ng", "parts": "h1"}],
+                    [{"id": "ng", "kind": "count", "column": "g", "epsilon": 0.1},
+                     {"id": "h1", "kind": "histogram", "column": "g", "categories": ["a"],
+                      "epsilon": 0.1, "justification": {"categories": "the first option"}}]),
+     "consistency.relations[0]: in this table the cells of 'h1' do not add up to 'ng'")
+cases[-1]["command"] = "release"
+
 (HERE / "cases.json").write_text(json.dumps({"plan": PLAN, "good_table": GOOD,
                                              "synthetic_plan": with_synthetic(),
                                              "cases": cases}, indent=1) + "\n")

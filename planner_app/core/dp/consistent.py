@@ -90,6 +90,14 @@ def _projection(b: np.ndarray, var: np.ndarray) -> np.ndarray:
     return np.asarray(b @ np.linalg.solve(m, b.T * w[None, :]))
 
 
+def linear_sd(var: np.ndarray, parent: np.ndarray) -> np.ndarray:
+    """Each cell's standard deviation of the linear consistent value's error (from the
+    noises' variances alone): what the app's preview states before the release."""
+    b, _ = leaf_matrix(parent)
+    proj = _projection(b, var)
+    return np.asarray(np.sqrt(np.einsum("ij,j,ij->i", proj, var, proj)))
+
+
 def non_negative_leaves(b: np.ndarray, var: np.ndarray, y: np.ndarray) -> np.ndarray:
     """The non-negative weighted least squares of the leaves (scipy's NNLS)."""
     root_w = 1.0 / np.sqrt(var)

@@ -311,8 +311,16 @@ def relation_data_problem(plan: Plan, exact: Mapping[str, Sequence[int]]) -> \
     (``exact``: each related statistic's true cells, release order): a row the total counts
     but no part does (outside the declared keys or categories, or an empty group cell).
     For the owner only, before the charge; the numbers are not named."""
+    problems = relation_data_problems(plan, exact)
+    return problems[0] if problems else None
+
+
+def relation_data_problems(plan: Plan, exact: Mapping[str, Sequence[int]]) -> \
+        list[tuple[str, str]]:
+    """(field, problem) of every relation that does not hold on the table's exact counts, in
+    plan order (``relation_data_problem``'s rule; `check --data` and the app list them all)."""
     if plan.consistency is None:
-        return None
+        return []
     tree = cell_tree(plan)
     values = [int(v) for qid in tree.query_ids for v in exact[qid]]
     sums = [0] * tree.size
@@ -320,14 +328,15 @@ def relation_data_problem(plan: Plan, exact: Mapping[str, Sequence[int]]) -> \
         if p >= 0:
             sums[p] += values[j]
     has_parts = set(tree.parent.tolist())
+    out = []
     for i, rel in enumerate(plan.consistency.relations):
-        for j in tree.cells_of(rel.total):
-            if j in has_parts and sums[j] != values[j]:
-                return (f"consistency.relations[{i}]",
+        if any(j in has_parts and sums[j] != values[j] for j in tree.cells_of(rel.total)):
+            out.append((f"consistency.relations[{i}]",
                         f"in this table the cells of {rel.parts!r} do not add up to "
                         f"{rel.total!r}: some row counted by {rel.total!r} is in no cell of "
                         f"{rel.parts!r} (a value outside its declared categories or keys, "
                         "an empty cell, or a part outside the total's key it is declared "
-                        "within). A relation must hold in the data: declare every value, "
-                        "or remove the relation")
-    return None
+                        "within), so consistent values under this relation would be biased. "
+                        "A relation must hold in the data: declare every value, or remove "
+                        "the relation"))
+    return out

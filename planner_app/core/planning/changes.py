@@ -28,6 +28,7 @@ class OpChanges:
     ledger: bool = False  # the dataset's lifetime budget was read again
     history: bool = False  # the undo stack, the saved state or the plan's file
     selection: bool = False  # another statistic was selected (a view's state, not the plan's)
+    relations: bool = False  # gui27: the plan's relations, their options or headline values
 
     def __or__(self, other: OpChanges) -> OpChanges:
         values = {}
@@ -43,7 +44,7 @@ class OpChanges:
     def plan(self) -> bool:
         """Anything in the plan changed."""
         return bool(self.statistics) or self.statistic_list or self.budget or self.dataset \
-            or self.unit or self.review or self.plan_replaced
+            or self.unit or self.review or self.plan_replaced or self.relations
 
     @property
     def all_statistics(self) -> bool:
@@ -63,7 +64,8 @@ class OpChanges:
     def everything(cls) -> OpChanges:
         return cls(statistic_list=True, budget=True, dataset=True, unit=True, review=True,
                    plan_replaced=True, table=True, column_types=True, held=True,
-                   settings=True, ledger=True, history=True, selection=True)
+                   settings=True, ledger=True, history=True, selection=True,
+                   relations=True)
 
 
 def plan_changes(before: Plan | None, after: Plan | None) -> OpChanges:
@@ -84,4 +86,5 @@ def plan_changes(before: Plan | None, after: Plan | None) -> OpChanges:
         or before.neighbouring != after.neighbouring,
         review=before.justification != after.justification
         or before.approvals != after.approvals,
+        relations=before.consistency != after.consistency,
     )

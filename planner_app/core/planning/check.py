@@ -21,6 +21,7 @@ from ..data.engines import ReleaseEngine, open_engine
 from ..data.facts import ColumnFacts, ColumnInfo, cell_facts
 from ..data.facts import column_facts as source_column_facts
 from ..data.fit import plan_only_notes, require_fit
+from ..data.relations_fit import relation_problems
 from ..data.repeats import Repeats, id_like_columns
 from ..data.source import TableSource
 from ..data.sql_plan import SqlEngine
@@ -52,6 +53,7 @@ from ..support.errors import InputError, PlannerError
 from ..support.progress import Progress
 from ..support.progress import report as report_progress
 from .readiness import Readiness, readiness_of, rows_are_people_recorded
+from .rule_results import FAIL, PASS, RuleResult
 
 HIGH_EPSILON = 10.0
 
@@ -265,17 +267,34 @@ def _finish_check(plan: Plan, table: Table | None, confidence: float,
                             accuracies={c.query.id: c.accuracy for c in checks},
                             total=total, alternatives=tuple(alternatives))
     report = CheckReport(plan, checks, total, alternatives, compiled=compiled)
+    # issue 27: a relation the table breaks is refused by the release; say so first (the
+    # owner's screen only: the messages name no number)
+    in_data = [] if table is None else relations_rules(plan, engine)
     # over budget and missing reasons are release rules: report.readiness, not warnings
     report.readiness = readiness_of(
         compiled, ledger=ledger, require_approval=require_approval, trusted=trusted,
         policy=policy, file_datasets=file_datasets, known_datasets=known_datasets,
         trust_ignored=trust_ignored,
-        repeating=None if table is None else unit_repeats(plan, table, columns))
+        repeating=None if table is None else unit_repeats(plan, table, columns),
+        extra=in_data)
     report.warnings = warnings
     if table is not None:
         assert engine is not None
         _check_against_table(report, table, engine)
     return report
+
+
+def relations_rules(plan: Plan, engine: ReleaseEngine | None) -> list[RuleResult]:
+    """With the table: whether each of the plan's relations holds in it (none without
+    relations), as a release rule, since the release refuses a relation the data breaks."""
+    if plan.consistency is None or engine is None:
+        return []
+    problems = relation_problems(plan, engine)
+    if not problems:
+        return [RuleResult("relations", PASS, "The plan's relations hold in this table: each "
+                                              "total is the sum of its parts.")]
+    return [RuleResult("relations", FAIL, f"{p.where}: {p.problem[0].upper()}{p.problem[1:]}.",
+                       where=p.where, refusal=p.problem) for p in problems]
 
 
 def unit_repeats(plan: Plan, table: Table,

@@ -76,7 +76,8 @@ from .rule_results import is_reason as is_reason
 from .rule_results import missing_reasons as missing_reasons
 
 RULES = ("table", "statistics", "reasons", "budget", "lifetime", "ledger", "approval", "people",
-         "rows", "unit", "schedule")
+         "rows", "unit", "schedule",
+         "relations")  # gui27: with the table, a plan's relations hold in it (check.py)
 
 
 class NotReady(InputError):

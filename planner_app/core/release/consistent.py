@@ -8,12 +8,17 @@ the bytes. results.csv carries the same numbers in three more columns.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
-from ..dp.consistent import CellNoise, consistent_values
+import numpy as np
+from scipy.special import ndtri  # type: ignore[import-untyped]
+
+from ..dp.consistent import CellNoise, consistent_values, linear_sd
 from ..dp.measure import Measurement
 from ..kinds.results import Aggregate, QueryRelease, ReleasedValues
 from ..model import Plan
@@ -21,6 +26,7 @@ from ..model.plan import HEADLINES
 from ..planfile.relations import cell_tree, relation_data_problem
 from ..planfile.serialisation import plan_to_dict
 from ..planfile.validation import plan_from_dict
+from ..planning.preview import Chart, release_chart
 from ..support.errors import InputError
 
 #: results.csv's columns after RESULT_COLUMNS when the release has consistent values
@@ -298,3 +304,88 @@ def headline_rows(record: Mapping[str, Any], query_id: str, rows: list[dict[str,
         out.append({**row, "value": q["value"][i], "low": q["low"][i], "high": q["high"][i],
                     "note": raw + (f"; {row['note']}" if row.get("note") else "")})
     return out
+
+
+def headline_chart(query: Mapping[str, Any], rows: list[dict[str, Any]],
+                   bounds: tuple[float, float] | None,
+                   section: Mapping[str, Any] | None) -> Chart | None:
+    """The chart of a released statistic (``rows``: its cells, release order) drawing the
+    plan's headline values: its consistent values when the plan made them the headline,
+    else the raw noised ones; the caption says which, when the statistic has both. None
+    when no cell has a value to draw."""
+    qid = str(query["id"])
+    both = bool(section) and any(q.get("query_id") == qid
+                                 for q in (section or {}).get("queries", []))
+    shown = headline_rows({"consistency": section} if section else {}, qid, rows,
+                          range(len(rows)))
+    kept = [r for r in shown if r.get("value") is not None]
+    if not kept:
+        return None
+    chart = release_chart(dict(query), kept, bounds)
+    if not both:
+        return chart
+    assert section is not None
+    drawn = (HEADLINE_DRAWN_CONSISTENT if section.get("headline") == "consistent"
+             else HEADLINE_DRAWN_RAW)
+    return replace(chart, caption=f"{chart.caption} {drawn}")
+
+
+#: what the results chart of a statistic with consistent values draws (the headline's)
+HEADLINE_DRAWN_CONSISTENT = ("These are the consistent values (the headline values): they add "
+                             "up as the plan's relations say; the raw noised values are in "
+                             "the table.")
+HEADLINE_DRAWN_RAW = ("These are the raw noised values (the headline values); the consistent "
+                      "values, which add up, are in the table.")
+
+
+def planned_consistent_words(plan: Plan, measurements: Mapping[str, Sequence[Measurement]],
+                             query_id: str, raw_half_width: float | None,
+                             confidence: float) -> str:
+    """Before the release, for the app's preview of a statistic in the plan's relations: the
+    planned ± of its consistent values beside the raw ones', and which are the headline
+    values ("" for a statistic in no relation). From public parameters only: the linear
+    estimate's error is a fixed linear map of the noise, whatever the true values."""
+    c = plan.consistency
+    if c is None:
+        return ""
+    try:
+        tree = cell_tree(plan)
+    except (KeyError, AttributeError):  # relations an edit left stale: the reader names them
+        return ""
+    if query_id not in tree.query_ids:
+        return ""
+    if tree.size > PREVIEW_CELLS:
+        return (f"Consistent values: their ± is worked out at the release ({tree.size:,} "
+                "cells in the plan's relations).")
+    variances = tuple(cell_noise(qid, measurements[qid]).variance for qid in tree.query_ids
+                      for _ in tree.cells_of(qid))
+    halves = _planned_half_widths(variances, tuple(tree.parent.tolist()), confidence)
+    half = max(halves[i] for i in tree.cells_of(query_id))
+    raw = "" if raw_half_width is None or not math.isfinite(raw_half_width) else \
+        f" (the raw noised values: ± {_short(raw_half_width)})"
+    head = ("the consistent values" if c.headline == "consistent"
+            else "the raw noised values")
+    return (f"Consistent values (they add up as the plan's relations say): about "
+            f"± {_short(half)}{raw}"
+            + (", never below 0" if c.non_negative else "")
+            + f". The headline values are {head}.")
+
+
+#: the app's preview states the consistent values' ± for relations of at most this many cells
+#: (its linear algebra grows with the cube of the cells; a drag of ε asks again each step)
+PREVIEW_CELLS = 300
+
+
+@functools.lru_cache(maxsize=32)
+def _planned_half_widths(variances: tuple[float, ...], parent: tuple[int, ...],
+                         confidence: float) -> tuple[float, ...]:
+    """Each cell's planned ± of its linear consistent value, as a normal approximation of
+    its error (a sum of many noises); the release computes the exact interval."""
+    sd = linear_sd(np.asarray(variances), np.asarray(parent, dtype=np.int64))
+    z = float(ndtri(0.5 + confidence / 2))
+    return tuple(float(v) * z for v in sd)
+
+
+def _short(x: float) -> str:
+    """A planned ± as the pane shows one: 7.3, 9, 1,234."""
+    return f"{x:,.1f}".removesuffix(".0") if x < 100 else f"{x:,.0f}"

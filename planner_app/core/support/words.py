@@ -728,3 +728,23 @@ TIMELINE_AXIS = "Lifetime ε spent"
 TIMELINE_TODAY = "today"
 TIMELINE_EMPTY = "No release yet, and none planned"
 TIMELINE_COMPOSING = "Composing the lifetime spending of {name!r}…"
+
+# gui27: the app's relations editor (Edit → Relations between statistics…, issue 27)
+RELATIONS_TITLE = "Relations between statistics"
+RELATIONS_INTRO = (
+    "A relation says that the cells of one statistic add up to another: a histogram's cells "
+    "to a count, a count by region to the total count, districts to their regions. The "
+    "release then also publishes consistent values, which add up exactly; they are made "
+    "from the noised values alone and cost no privacy. The relations and the headline "
+    "values are part of the plan a privacy officer approves: changing them needs a new "
+    "approval.")
+RELATIONS_NONE = "No relation yet: every statistic is published with its own noise only."
+RELATIONS_NEED_TWO = ("To declare a relation the plan needs a count or a sum, and a histogram "
+                      "or a statistic of the same kind broken down by group.")
+RELATION_REFUSED_TITLE = "This relation cannot be declared"
+RELATIONS_WITHIN_HELP = ("The two statistics are grouped by different columns: say in which "
+                         "{total} each {parts} lies (from your knowledge of the areas, never "
+                         "from the data).")
+RELATIONS_NON_NEGATIVE = "No consistent value below 0 (biases small cells upward a little)"
+RELATIONS_INTEGER = "Whole numbers that still add up exactly (counts only)"
+RELATIONS_HEADLINE = "Headline values (shown first in the report and the results)"

@@ -25,6 +25,7 @@ from .host import WindowHost
 if TYPE_CHECKING:
     from ...core.model import Query
     from ..dialogs.keys_dialog import KeysDialog
+    from ..dialogs.relations_dialog import RelationsDialog
     from ..dialogs.release_wizard import ReleaseWizard
     from ..dialogs.review_bundle import BundleDialog, ReviewDialog
     from ..dialogs.timeline_dialog import TimelineDialog
@@ -42,6 +43,7 @@ class Launchers:
         self.bundle_dialog: BundleDialog | None = None  # the last bundle viewer opened
         self.keys_dialog: KeysDialog | None = None
         self.timeline_dialog: TimelineDialog | None = None  # cal26
+        self.relations_dialog: RelationsDialog | None = None
 
     @property
     def _parent(self) -> QWidget:
@@ -91,6 +93,18 @@ class Launchers:
         self.session.refresh_trusted()
         dialog = KeysDialog(self.session, self._parent)
         self.keys_dialog = dialog
+        dialog.show()
+        return dialog
+
+    def edit_relations(self) -> RelationsDialog | None:
+        """Edit → Relations between statistics…: which statistics add up, and the headline
+        values (gui27)."""
+        from ..dialogs.relations_dialog import RelationsDialog
+
+        if self.session.plan is None:
+            return None
+        dialog = RelationsDialog(self.session, self._parent)
+        self.relations_dialog = dialog
         dialog.show()
         return dialog
 

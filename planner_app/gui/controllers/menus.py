@@ -57,6 +57,10 @@ class MenuController:
                                SP.SP_ArrowForward)
         self.add_action = act("&Add statistic…", launchers.add_statistic,
                               QKeySequence("Ctrl+Shift+A"), "Add a statistic")
+        self.relations_action = act("Re&lations between statistics…",
+                                    launchers.edit_relations, None,
+                                    "Which statistics add up to which, and the headline "
+                                    "values")
         self.demo_action = act("Open the &demo", files.open_demo)
         self.release_action = act("&Release…", launchers.release, QKeySequence("Ctrl+R"),
                                   "Check, confirm, spend the budget and write a release bundle")
@@ -115,6 +119,7 @@ class MenuController:
         edit_menu.addAction(self.redo_action)
         edit_menu.addSeparator()
         edit_menu.addAction(self.add_action)
+        edit_menu.addAction(self.relations_action)
         release_menu = bar.addMenu("&Release")
         release_menu.addAction(self.release_action)
         release_menu.addAction(self.review_plan_action)
@@ -149,7 +154,7 @@ class MenuController:
         self.undo_action.setText(f"&Undo {s.undo_text}" if s.can_undo else "&Undo")
         self.redo_action.setText(f"&Redo {s.redo_text}" if s.can_redo else "&Redo")
         for a in (self.save_action, self.save_as_action, self.add_action, self.release_action,
-                  self.review_plan_action):
+                  self.review_plan_action, self.relations_action):
             a.setEnabled(has_plan)
         waiting = s.unit_unanswered()  # statistics wait for who one person is
         self.add_action.setEnabled(has_plan and waiting is None)

@@ -33,7 +33,7 @@ from ...core.kinds.params import bounds_of
 from ...core.model import Plan
 from ...core.planning.changes import OpChanges
 from ...core.planning.charts import ChartDrawing
-from ...core.planning.preview import Chart, release_chart
+from ...core.planning.preview import Chart
 from ...core.planning.readiness import WARN, NotReady, unit_sentence
 from ...core.records.crosscheck import DISAGREE_ADVICE, DISAGREE_TITLE
 from ...core.records.headroom import headroom, headroom_sentence
@@ -42,7 +42,11 @@ from ...core.records.ledger import BudgetExceeded, LedgerDisagrees, LedgerError
 from ...core.records.policy import PolicyError, PolicyRefused
 from ...core.records.programme import ProgrammeRefused
 from ...core.records.review import ApprovalRequired
-from ...core.release.consistent import consistent_cell_texts, consistent_summary
+from ...core.release.consistent import (
+    consistent_cell_texts,
+    consistent_summary,
+    headline_chart,
+)
 from ...core.release.discovery import require_discoveries
 from ...core.release.pending import list_pending
 from ...core.release.publish import PublishResult, ReleaseUnfinished, publish
@@ -456,7 +460,8 @@ class ResultsPage(QWizardPage):
                     self.table.setItem(i, j, QTableWidgetItem(text))
         plan = self.wizard_.session.plan
         self.compare_button.setVisible(bool(self._synthetic_ids()))
-        self._charts = released_charts(result, plan) if plan is not None else []
+        self._charts = released_charts(result, plan, result.consistency) \
+            if plan is not None else []
         with QSignalBlocker(self.chart_choice):
             self.chart_choice.clear()
             self.chart_choice.addItems([title for title, _ in self._charts])
@@ -515,18 +520,18 @@ class ResultsPage(QWizardPage):
             self._drawing.fit()
 
 
-def released_charts(result: PublishResult, plan: Plan) -> list[tuple[str, Chart]]:
-    """Each released statistic as the report draws it (core release_chart): its values with
-    their intervals, on an axis of its own (a count and a mean never share one)."""
+def released_charts(result: PublishResult, plan: Plan,
+                    consistency: dict[str, Any] | None = None) -> list[tuple[str, Chart]]:
+    """Each released statistic as the report draws it (core release_chart): its headline
+    values with their intervals (the consistent ones when the plan made them the headline:
+    core headline_chart), on an axis of its own (a count and a mean never share one)."""
     charts = []
     for r in result.releases:
         q = plan.query(r.query_id)
-        rows = [v.to_dict() for v in r.values if v.value is not None]
-        if not rows:
-            continue
-        bounds = bounds_of(q)
-        chart = release_chart({"id": q.id, "kind": q.kind, "column": q.column}, rows, bounds)
-        charts.append((q.title, chart))
+        chart = headline_chart({"id": q.id, "kind": q.kind, "column": q.column},
+                               [v.to_dict() for v in r.values], bounds_of(q), consistency)
+        if chart is not None:
+            charts.append((q.title, chart))
     return charts
 
 

@@ -38,6 +38,7 @@ from ...core.kinds import kind_of, title_of
 from ...core.kinds.params import counted_of, synth_columns_of
 from ...core.model import Plan, PrivacyUnit, Query
 from ...core.planfile import load_plan, plan_digest
+from ...core.planfile.relations import relation_lines
 from ...core.planning.changes import OpChanges
 from ...core.planning.check import check_plan
 from ...core.planning.parameters import MISSING_LABEL, parameter_lines
@@ -161,7 +162,9 @@ class ReviewDialog(QDialog):
             f"ε = {format_number(total.epsilon)}, δ = {total.delta:.3g} ({total.accountant}).</p>"
             f"<p>{risk.sentence}</p><p><i>Reason for ε:</i> "
             f"{html.escape(plan.justification or 'none given')}</p>"
-            f"<p>Plan SHA-256 {plan_digest(plan)}</p>")
+            # gui27: the relations and the headline values are part of what is approved
+            + "".join(f"<p>{html.escape(line)}</p>" for line in relation_lines(plan))
+            + f"<p>Plan SHA-256 {plan_digest(plan)}</p>")
         head.setWordWrap(True)
         layout.addWidget(head)
         rows = []

@@ -237,12 +237,24 @@ class StatisticPane(QWidget):
     def update_for(self, changes: OpChanges) -> None:
         """Bring the pane up to date with what changed, and only that."""
         if changes.selection or changes.touches(self.session.selected) or changes.table \
-                or changes.column_types or changes.review:
+                or changes.column_types or changes.review or changes.relations \
+                or self._related_changed(changes):
             self.refresh()
         elif changes.held:
             q = self._query()
             with QSignalBlocker(self.hold):
                 self.hold.setChecked(q is not None and q.id in self.session.held)
+
+    def _related_changed(self, changes: OpChanges) -> bool:
+        """gui27: another statistic in the same relations changed (its ε moves the selected
+        one's consistent ±)."""
+        from ...core.planfile.relations import related_ids
+
+        plan, selected = self.session.plan, self.session.selected
+        if not changes.statistics or plan is None or plan.consistency is None:
+            return False
+        related = set(related_ids(plan.consistency.relations))
+        return selected in related and bool(related & changes.statistics)
 
     def refresh(self) -> None:
         self.accuracy_label.setText(f"Accuracy ({confidence_percent(self.session.confidence)})")
@@ -362,9 +374,31 @@ class StatisticPane(QWidget):
             self.preview_box.setVisible(False)
             return
         self.preview_box.setVisible(True)
-        chart = preview_for(q, plan, acc if acc is not None else self.session.accuracy(q))
+        acc = acc if acc is not None else self.session.accuracy(q)
+        chart = preview_for(q, plan, acc)
         self.preview.show_chart(chart)
-        self.preview_caption.setText(" ".join(t for t in (chart.caption, chart.more) if t))
+        self.preview_caption.setText(" ".join(t for t in (chart.caption, chart.more,
+                                                          self._consistent_words(q, acc))
+                                              if t))
+
+    def _consistent_words(self, q, acc) -> str:  # type: ignore[no-untyped-def]
+        """gui27: a statistic in the plan's relations: its consistent values' planned ±
+        beside the raw ones', and which are the headline values (the core's words)."""
+        from ...core.planfile.relations import related_ids
+        from ...core.release.consistent import planned_consistent_words
+        from ...core.support.errors import InputError
+
+        plan = self.session.plan
+        if plan is None or plan.consistency is None or \
+                q.id not in related_ids(plan.consistency.relations):
+            return ""
+        try:
+            ms = {qid: self.session.measurements(plan.query(qid))
+                  for qid in related_ids(plan.consistency.relations)}
+            return planned_consistent_words(plan, ms, q.id, acc.half_width,
+                                            self.session.confidence)
+        except (InputError, KeyError):  # a relation an edit left stale: the reader names it
+            return ""
 
     def _data_answered(self, kind: str) -> None:
         q = self._query()
