@@ -468,7 +468,9 @@ class StatisticsModel(HeaderedModel):
                 return f"{q.epsilon:.4g}"
             if col == 3:
                 acc = self.session.accuracy(q)
-                text = format_half_width(acc)
+                plan = self.session.plan
+                assert plan is not None  # a row is a statistic of the plan
+                text = kind_of(q).accuracy_cell(q, plan, acc)  # a discovery: what it finds
                 # the sentence is in the tooltip and the statistic pane; the mark keeps the
                 # column narrow enough for the statistics' names
                 return f"⚠ {text}" if useless_warning(q, acc) else text
