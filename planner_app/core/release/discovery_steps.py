@@ -186,3 +186,55 @@ def in_app(text: str) -> str:
     for cli, app in APP_WORDS:
         text = text.replace(cli, app)
     return text
+
+
+# -- the app's "Find … privately" dialog: its words, beside the rule ----------------------
+
+#: what each button of the statistic form finds, into which field ("Find the … privately…")
+FIND_WHAT = {"categories": ("categories", KEYS), "keys": ("group keys", KEYS),
+             "bounds": ("bounds", BOUNDS)}
+
+
+def find_button_text(field: str) -> str:
+    return f"Find the {FIND_WHAT[field][0]} privately…"
+
+
+def find_title(field: str, column: str) -> str:
+    return f"Find the {FIND_WHAT[field][0]} of {column or '(no column)'} privately"
+
+
+FIND_INTRO = (
+    "A discovery is a release of its own: it is charged to the dataset's lifetime budget "
+    "now, its result is written to a signed bundle, and the list or bounds it finds are "
+    "written into the statistic with the reason “found privately in release …”. Prefer a "
+    "public list (an official classification, a form's options) when one exists: it costs "
+    "nothing and keeps the rare values.")
+FIND_GRID_TIP = ("A wide range known without the data (the bounds are chosen inside it): "
+                 "values outside it are clamped")
+FIND_NO_TABLE = "Open the table first (File → Open table…): a discovery reads it."
+FIND_NO_COLUMN = "Choose the column first: the discovery finds its values."
+FIND_APPROVAL_ADVICE = (
+    "Nothing was charged. Save the discovery plan (“Save the discovery plan…”), send it to "
+    "your privacy officer to review and sign, then open the plan they send back with “Use an "
+    "approved discovery plan…” and find again.")
+FIND_DONE = "Found privately in release {release} and written into the statistic: {what}."
+
+
+def approved_plan_problem(plan: Plan, request: FindRequest, main: Plan) -> str | None:
+    """Why an approved discovery plan the owner opens cannot stand for this "Find …": it must
+    hold one discovery of the same kind, of the same column, for the same dataset (checked
+    before anything is charged)."""
+    from .discovery import discovery_plan_problem
+
+    problem = discovery_plan_problem(plan)
+    if problem:
+        return problem
+    if plan.dataset.name != main.dataset.name:
+        return (f"is a plan of dataset {plan.dataset.name!r}, not of {main.dataset.name!r}: "
+                "a discovery is charged to one dataset and used for it")
+    kinds = {KEYS: "discover_keys", BOUNDS: "discover_bounds"}
+    if len(plan.queries) != 1 or plan.queries[0].kind != kinds[request.finds] or \
+            plan.queries[0].column != request.column:
+        return (f"must hold one {kinds[request.finds]} statistic of the column "
+                f"{request.column!r}, the one this button finds")
+    return None
