@@ -80,3 +80,28 @@ def test_the_app_releases_a_plan_with_its_discovery_bundle(  # type: ignore[no-u
     assert len(releases) == 2  # the discovery and the plan, each charged once
     assert main(["verify", str(out), "--discovery", str(bundle)]) == 0
     assert "equals its discovery bundle's output" in capsys.readouterr().out
+
+
+def test_the_bundle_viewer_checks_the_discoveries_as_verify_does(  # type: ignore[no-untyped-def]
+        window, qtbot, tmp_path: Path, capsys) -> None:
+    """A reader's viewer of a release whose list was found privately: the bundle verifies,
+    and its discovery is said to be unchecked until the discovery bundle is given; another
+    discovery bundle is refused as `verify --discovery` refuses it, the right one accepted."""
+    from planner_app.core.data.tables import open_table
+    from planner_app.core.release.publish import publish
+
+    plan, bundle = demo_with_found_regions(window.session.home, tmp_path)
+    out = tmp_path / "main.zip"
+    publish(plan, open_table(demo_table_path()), out, window.session.home)
+    other = discover(window.session.home, FindRequest("keys", "employment", 1.0, 1e-7),
+                     tmp_path / "employment.zip")
+    dialog = window.launchers.review_bundle(out)
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(lambda: dialog.opened is not None, timeout=60_000)
+    row = dialog.discoveries
+    assert row.isVisibleTo(dialog) and "not checked" in row.line.text()
+    assert row.add(other) is False and "not needed" in row.line.text()
+    assert main(["verify", str(out), "--discovery", str(other)]) == 2  # the same verdict
+    capsys.readouterr()
+    assert row.add(bundle) is True and "✓" in row.line.text()
+    assert main(["verify", str(out), "--discovery", str(bundle)]) == 0

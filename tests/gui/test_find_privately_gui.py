@@ -35,7 +35,7 @@ def _new_statistic(window, qtbot, kind: str, column: str, label: str):  # type: 
 
 def _find(form, qtbot, field: str, tmp_path: Path, **typed: str):  # type: ignore[no-untyped-def]
     """Press "Find … privately…", type ``typed`` into its dialog, spend, and wait."""
-    button = form.find.buttons[field]
+    button = form.finder.buttons[field]
     assert button.isVisible() and button.text().startswith("Find the ")
     button.click()
     dialog = form.find_dialog
@@ -55,7 +55,7 @@ def _accept(window, form) -> None:  # type: ignore[no-untyped-def]
     form.buttons.accepted.emit()
     assert form.result() == QDialog.DialogCode.Accepted, form.error.text()
     window.session.add_query(form.result_plan.query(form.result_id))
-    window.launchers._remember_found(form.find.bundles)
+    window.launchers._remember_found(form.finder.bundles)
 
 
 def test_an_owner_who_types_no_list_releases_from_the_app(  # type: ignore[no-untyped-def]
@@ -66,7 +66,7 @@ def test_an_owner_who_types_no_list_releases_from_the_app(  # type: ignore[no-un
     table = pd.read_csv(demo_table_path())
 
     jobs = _new_statistic(window, qtbot, "histogram", "employment", "Employment")
-    assert not jobs.find.buttons["bounds"].isVisible()  # a histogram has no bounds
+    assert not jobs.finder.buttons["bounds"].isVisible()  # a histogram has no bounds
     found = _find(jobs, qtbot, "categories", tmp_path, epsilon="0.5", delta="1e-7")
     preview = found.preview.text()
     assert "Cost: ε = 0.5, δ = 1e-07" in preview and "people" in preview, preview
@@ -79,7 +79,7 @@ def test_an_owner_who_types_no_list_releases_from_the_app(  # type: ignore[no-un
     wages.group_column.setCurrentText("region")
     _find(wages, qtbot, "keys", tmp_path, epsilon="0.5", delta="1e-7")
     assert wages.group_keys.toPlainText().splitlines() == sorted(table.region.unique())
-    _find(wages, qtbot, "bounds", tmp_path, epsilon="1", lower="0", upper="1000000",
+    _find(wages, qtbot, "bounds", tmp_path, epsilon="1", search_low="0", search_high="1000000",
           grid_reason="no yearly income in the survey reaches a million")
     low, high = float(wages.lower.text()), float(wages.upper.text())
     assert 0 <= low < table.income.median() < high <= 1_000_000
@@ -108,14 +108,14 @@ def test_the_discovery_fields_round_trip_in_the_form(demo, qtbot) -> None:  # ty
     panel = form.discovery_panel
     assert panel.max_keys.isVisible() and panel.publish_counts.isVisible()
     assert not panel.quantiles_row.isVisible()
-    assert not any(b.isVisible() for b in form.find.buttons.values())
+    assert not any(b.isVisible() for b in form.finder.buttons.values())
     panel.max_keys.setText("2")
     panel.publish_counts.setChecked(True)
     doc = form.to_dict()
     assert (doc["max_keys"], doc["publish_counts"]) == (2, True)
     form.kind.setCurrentIndex(form.kind.findData("discover_bounds"))
     assert panel.quantiles_row.isVisible() and not panel.max_keys.isVisible()
-    assert not form.find.buttons["bounds"].isVisible()  # it finds bounds itself
+    assert not form.finder.buttons["bounds"].isVisible()  # it finds bounds itself
     panel.quantile_low.setText("0.05")
     assert form.to_dict()["quantiles"] == [0.05, 0.99]
 
@@ -135,3 +135,42 @@ def test_the_preview_reads_no_data(demo, qtbot) -> None:  # type: ignore[no-unty
     qtbot.addWidget(second)
     assert second.preview.text() == before
     assert not second.run_button.isEnabled() and "Open the table" in second.error.text()
+
+
+def test_a_discovery_that_needs_approval_is_refused_then_released_approved(  # type: ignore[no-untyped-def]
+        demo, qtbot, dialogs, tmp_path: Path) -> None:
+    """"Require approval before release" holds for a discovery as for any plan: refused
+    before the charge, with what to do; the discovery plan saved for the officer, approved,
+    and opened back is released and its list written into the form."""
+    from planner_app.core.planfile import load_plan, plan_to_json
+    from planner_app.core.records.keys import KeyStore
+    from planner_app.core.records.review import review
+    from planner_app.core.support.home import app_home
+
+    officer = KeyStore(app_home(tmp_path / "officer"))
+    officer.create("ada")
+    session = demo.session
+    session.set_require_approval(True)
+    session.trust_key(officer.export("ada", tmp_path / "ada.pub"))
+    form = _new_statistic(demo, qtbot, "histogram", "employment", "Employment")
+    form.finder.buttons["categories"].click()
+    dialog = form.find_dialog
+    dialog.path.setText(str(tmp_path / "jobs.zip"))
+    dialog.run_button.click()
+    qtbot.waitUntil(lambda: bool(dialogs.shown), timeout=60_000)
+    _kind, title, text = dialogs.shown[-1]
+    assert title == "Refused: approval needed" and "Nothing was charged" in text, text
+    assert "Save the discovery plan" in text and dialog.isVisible()
+    ledger = Ledger(session.home.ledger_path)
+    assert ledger.state_without_creating("demo-survey").releases == []
+    assert not (tmp_path / "jobs.zip").exists()
+
+    saved = dialog.save_plan(tmp_path / "discovery.json")
+    approved = review(load_plan(saved), "ada", "approved", key=officer.secret("ada"))
+    (tmp_path / "approved.json").write_text(plan_to_json(approved))
+    assert dialog.use_approved(tmp_path / "approved.json")
+    dialog.run_button.click()
+    qtbot.waitUntil(lambda: dialog.found is not None, timeout=120_000)
+    qtbot.waitUntil(lambda: bool(form.categories.toPlainText()), timeout=10_000)
+    assert form.list_reason.text().startswith("found privately in release ")
+    assert len(ledger.state_without_creating("demo-survey").releases) == 1

@@ -205,7 +205,8 @@ def find_title(field: str, column: str) -> str:
 
 FIND_INTRO = (
     "A discovery is a release of its own: it is charged to the dataset's lifetime budget "
-    "now, its result is written to a signed bundle, and the list or bounds it finds are "
+    "now, its result is written to a bundle (signed, if you sign releases), and the list or "
+    "bounds it finds are "
     "written into the statistic with the reason “found privately in release …”. Prefer a "
     "public list (an official classification, a form's options) when one exists: it costs "
     "nothing and keeps the rare values.")
@@ -238,3 +239,41 @@ def approved_plan_problem(plan: Plan, request: FindRequest, main: Plan) -> str |
         return (f"must hold one {kinds[request.finds]} statistic of the column "
                 f"{request.column!r}, the one this button finds")
     return None
+
+
+# -- a release bundle's discoveries, checked by its reader (verify --discovery) ----------
+
+def bundle_plan(bundle: Path) -> Plan:
+    """The plan inside a release bundle (InputError naming the bundle when unreadable)."""
+    from ..planfile import plan_from_dict
+    from .bundle import PLAN, bundle_json, read_bundle
+
+    return plan_from_dict(bundle_json(read_bundle(bundle)[PLAN]), f"{bundle.name}: {PLAN}")
+
+
+def found_in(plan: Plan) -> list[str]:
+    """The discovery releases a plan's lists and bounds say they were found in, in order."""
+    return list(dict.fromkeys(release for *_, release, _m, _s in named_discoveries(plan)))
+
+
+def bundle_discovery_item(bundle: Path, paths: Sequence[Path]) -> tuple[bool, str] | None:
+    """``verify BUNDLE --discovery …``'s rule for a reader: None when the release's plan
+    names no discovery and none is given; else (ok, line): each list or bound found
+    privately must equal its discovery bundle's output, every bundle given must be named."""
+    from .bundle import PLAN
+    from .discovery import discovery_problems, read_discovery, refuse_unneeded
+
+    try:
+        plan = bundle_plan(bundle)
+        if not named_discoveries(plan) and not paths:
+            return None
+        bundles = [read_discovery(Path(p)) for p in paths]
+        refuse_unneeded(plan, bundles)
+        problems = discovery_problems(plan, bundles, f"{bundle.name}: {PLAN}")
+    except InputError as exc:
+        return False, in_app(str(exc)).replace("“Discovery bundles…” in the release "
+                                               "checklist", "“Check its discoveries…”")
+    if problems:
+        return False, problems[0]
+    return True, (f"Every list or bound found privately equals its discovery bundle's output "
+                  f"({', '.join(b.path.name for b in bundles)})")

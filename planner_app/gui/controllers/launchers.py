@@ -170,7 +170,7 @@ class Launchers:
                 self.session.add_query(new)
             else:
                 self.session.replace_query(new, query.id)
-            self._remember_found(dialog.find.bundles)
+            self._remember_found(dialog.finder.bundles)
 
     def _remember_found(self, bundles: list[tuple[Path, str]]) -> None:
         """The discovery bundles the form found lists or bounds in, kept for the release of

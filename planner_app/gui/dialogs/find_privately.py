@@ -105,12 +105,12 @@ class FindDialog(QDialog):
         self.max_keys.setToolTip("A person counts in at most this many values (each row "
                                  "holds one)")
         self.publish_counts = QCheckBox("Publish the noised count of each value found")
-        self.lower, self.upper = NumberField(), NumberField()
-        for box, value in zip((self.lower, self.upper), bounds, strict=True):
+        self.search_low, self.search_high = NumberField(), NumberField()
+        for box, value in zip((self.search_low, self.search_high), bounds, strict=True):
             if isinstance(value, (int, float)):
                 box.setValue(value)
-        self.lower.setPlaceholderText("lowest value searched")
-        self.upper.setPlaceholderText("highest value searched")
+        self.search_low.setPlaceholderText("lowest value searched")
+        self.search_high.setPlaceholderText("highest value searched")
         self.q_low, self.q_high = NumberField(DEFAULT_QUANTILES[0]), \
             NumberField(DEFAULT_QUANTILES[1])
         self.grid_reason = QLineEdit()
@@ -121,7 +121,8 @@ class FindDialog(QDialog):
             form.addRow("Keys per person", self.max_keys)
             form.addRow("", self.publish_counts)
         else:
-            form.addRow("Search between", _pair(self.lower, "and", self.upper, FIND_GRID_TIP))
+            form.addRow("Search between", _pair(self.search_low, "and", self.search_high,
+                                                FIND_GRID_TIP))
             form.addRow("Quantiles", _pair(self.q_low, "and", self.q_high,
                                            "The levels of the lower and the upper bound"))
             form.addRow("Why this range", self.grid_reason)
@@ -166,8 +167,10 @@ class FindDialog(QDialog):
         self.approved_button.clicked.connect(lambda: self.use_approved())
         self.cancel_button.clicked.connect(self.reject)
         self.run_button.clicked.connect(self.run)
-        for box in (self.epsilon, self.delta, self.max_keys, self.lower, self.upper,
-                    self.q_low, self.q_high, self.grid_reason, self.path):
+        boxes: list[QLineEdit] = [self.epsilon, self.delta, self.max_keys, self.search_low,
+                                  self.search_high, self.q_low, self.q_high, self.grid_reason,
+                                  self.path]
+        for box in boxes:
             box.textChanged.connect(self.update_preview)
         self.publish_counts.toggled.connect(self.update_preview)
         self.update_preview()
@@ -183,7 +186,7 @@ class FindDialog(QDialog):
                                max_keys=typed_number(self.max_keys.text()),
                                publish_counts=self.publish_counts.isChecked())
         return FindRequest(BOUNDS, self.column, typed_number(self.epsilon.text()),
-                           lower=self.lower.value(), upper=self.upper.value(),
+                           lower=self.search_low.value(), upper=self.search_high.value(),
                            quantiles=(self.q_low.value(), self.q_high.value()),
                            grid_reason=self.grid_reason.text())
 
@@ -400,7 +403,7 @@ def bring_back(form: Any, dialog: FindDialog, field: str) -> bool:
         box.setPlainText("\n".join(str(k) for k in keys))
         form.list_reason.setText(reasons.get(field, reason))
         form.declare.setChecked(True)
-    form.find.reasons[field] = reasons.get(field, reason)
-    form.find.bundles.append((path, bundle.release_id))
+    form.finder.reasons[field] = reasons.get(field, reason)
+    form.finder.bundles.append((path, bundle.release_id))
     form.checks.update_warning()
     return True

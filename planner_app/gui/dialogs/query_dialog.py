@@ -117,7 +117,7 @@ class QueryDialog(QDialog):
         self.synth_panel = SyntheticPanel(self.domain_panel, self.column_panel.column)
         self.reasons_panel = ReasonsPanel()
         self.discovery_panel = DiscoveryPanel()  # gui25: the discovery kinds' own fields
-        self.find = FindButtons(self.find_privately)  # gui25: "Find … privately…"
+        self.finder = FindButtons(self.find_privately)  # gui25: "Find … privately…"
         self.find_dialog: QDialog | None = None
         c, y, r, sp = self.column_panel, self.yes_no_panel, self.rows_panel, self.synth_panel
         # the form's controls, by their names (tests, scripts and _show_refused find them so)
@@ -159,16 +159,16 @@ class QueryDialog(QDialog):
         self.synth_panel.add_rows(form)
         self.column_panel.add_rows(form)
         self.bounds_panel.add_rows(form)
-        self.find.add_row(form, "bounds")
+        self.finder.add_row(form, "bounds")
         self.domain_panel.add_rows(form)
-        self.find.add_row(form, "categories")
+        self.finder.add_row(form, "categories")
         self.reasons_panel.add_bounds_row(form)
         self.yes_no_panel.add_rows(form)
         self.reasons_panel.add_list_rows(form)
         self.quantile_panel.add_rows(form)
         self.discovery_panel.add_rows(form)
         self.rows_panel.add_group_rows(form)
-        self.find.add_row(form, "keys")
+        self.finder.add_row(form, "keys")
         self.expected_panel.add_rows(form)
         layout.addWidget(self.rows_panel.conditions_box)
         self._conditions_box = self.rows_panel.conditions_box
@@ -388,7 +388,7 @@ class QueryDialog(QDialog):
                              (self.list_reason, not bins if synth else True),
                              (self.declare, not bins if synth else True)):
             show_row(forms, widget, show)
-        for widget, show in [*self.discovery_panel.rows(fields), *self.find.rows(
+        for widget, show in [*self.discovery_panel.rows(fields), *self.finder.rows(
                 bounded and not kind.is_discovery, domain and not bins, groups)]:
             show_row(forms, widget, show)
         for form, row, show in ((self._form, self.rows_panel.group_layout, groups),
@@ -491,7 +491,7 @@ class QueryDialog(QDialog):
                 justification["keys"] = reason
             if self.checks.reads_yes_no() and "yes" in doc:
                 justification["values"] = reason
-        justification.update(self.find.kept_reasons(doc))  # found privately here
+        justification.update(self.finder.kept_reasons(doc))  # found privately here
         if justification:
             doc["justification"] = justification
         return doc
