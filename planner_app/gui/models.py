@@ -483,6 +483,8 @@ class StatisticsModel(HeaderedModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if col == 4:
                 return "Hold this statistic's ε when the budget is split among the others"
+            if col == 3 and kind_of(q).is_discovery:  # gui25: its threshold, in words
+                return kind_of(q).pane_accuracy_note(q, self.session.accuracy(q))
             if col == 3:
                 useless = useless_warning(q, self.session.accuracy(q))
                 return f"{useless[0].upper()}{useless[1:]}" if useless else (

@@ -32,5 +32,9 @@ def test_the_list_says_what_a_discovery_finds(  # type: ignore[no-untyped-def]
     q = plan.query("jobs")
     m = kind_of(q).measurements(q, plan)[0]
     people = found_at(m.scale, threshold_of(m), window.session.confidence)
-    assert texts == [f"keys held by {people:,}+ people", "a lower and an upper bound"], texts
+    assert texts == [f"keys of {people:,}+ people", "lower and upper bound"], texts
     assert not any("±" in t for t in texts)
+    from PySide6.QtCore import Qt
+
+    tip = model.data(model.index(0, 3), Qt.ItemDataRole.ToolTipRole)
+    assert tip.startswith(f"threshold {threshold_of(m):,} people") and "Half-width" not in tip

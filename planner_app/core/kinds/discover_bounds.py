@@ -220,4 +220,4 @@ class DiscoverBounds(StatisticKind):
 
     # gui25: what the app's list of statistics says instead of a ±: what it publishes
     def accuracy_cell(self, query: Query, plan: Plan, acc: Accuracy) -> str:
-        return "a lower and an upper bound"
+        return "lower and upper bound"

@@ -283,4 +283,4 @@ class DiscoverKeys(StatisticKind):
         assert m.scale is not None
         sure = found_at(m.scale, threshold_of(m), acc.confidence)
         who = "people" if plan.privacy_unit.kind == "person" else "rows"
-        return f"keys held by {sure:,}+ {who}"
+        return f"keys of {sure:,}+ {who}"

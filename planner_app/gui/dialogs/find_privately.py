@@ -170,8 +170,8 @@ class FindDialog(QDialog):
         boxes: list[QLineEdit] = [self.epsilon, self.delta, self.max_keys, self.search_low,
                                   self.search_high, self.q_low, self.q_high, self.grid_reason,
                                   self.path]
-        for box in boxes:
-            box.textChanged.connect(self.update_preview)
+        for edit in boxes:
+            edit.textChanged.connect(self.update_preview)
         self.publish_counts.toggled.connect(self.update_preview)
         self.update_preview()
         fit_to_screen(self, 640, 560)
@@ -258,9 +258,13 @@ class FindDialog(QDialog):
                                  "Plans (*.json)")
             if path is None:
                 return None
-        save_plan(plan, path)
-        self.status.setText(f"Discovery plan saved to {path}.")
-        return path
+        target = path
+        done = self.session.op(self, lambda _progress, _cancel: save_plan(plan, target),
+                               OpChanges(), "The discovery plan was not saved").run()
+        if done is None and not target.exists():
+            return None
+        self.status.setText(f"Discovery plan saved to {target}.")
+        return target
 
     def use_approved(self, path: Path | None = None) -> bool:
         """Release an approved discovery plan instead of the fields' (it must find the same
