@@ -174,3 +174,24 @@ def test_a_discovery_that_needs_approval_is_refused_then_released_approved(  # t
     qtbot.waitUntil(lambda: bool(form.categories.toPlainText()), timeout=10_000)
     assert form.list_reason.text().startswith("found privately in release ")
     assert len(ledger.state_without_creating("demo-survey").releases) == 1
+
+
+def test_a_discovery_that_finds_no_key_says_so_and_leaves_the_form(  # type: ignore[no-untyped-def]
+        demo, qtbot, dialogs, tmp_path: Path) -> None:
+    """At a tiny ε the threshold is above every region's count: the discovery is charged
+    (its release stands) and the core's line says there is no list to use; the form's list
+    stays empty and no bundle is kept for the plan."""
+    form = _new_statistic(demo, qtbot, "histogram", "region", "Regions")
+    form.finder.buttons["categories"].click()
+    dialog = form.find_dialog
+    dialog.epsilon.setText("0.001")
+    dialog.path.setText(str(tmp_path / "none.zip"))
+    assert "Threshold" in dialog.preview.text()
+    dialog.run_button.click()
+    qtbot.waitUntil(lambda: bool(dialogs.shown), timeout=120_000)
+    _kind, title, text = dialogs.shown[-1]
+    assert title == "The discovery found nothing to use" and "no key" in text, text
+    assert form.categories.toPlainText() == "" and form.finder.bundles == []
+    releases = Ledger(demo.session.home.ledger_path).state_without_creating(
+        "demo-survey").releases
+    assert len(releases) == 1 and (tmp_path / "none.zip").exists()

@@ -86,6 +86,7 @@ class FindDialog(QDialog):
         self.found: tuple[Path, DiscoveryBundle, str] | None = None
         self.approved: Plan | None = None  # an approved discovery plan the owner opened
         self.slot = WorkerSlot()
+        self.running = False
         self.setWindowTitle(find_title(field, column))
         layout = QVBoxLayout(self)
         intro = QLabel(FIND_INTRO)
@@ -317,18 +318,28 @@ class FindDialog(QDialog):
                            confidence=confidence, progress=progress, inputs=inputs,
                            trusted=trusted, sign_with=sign)
 
-        self.run_button.setEnabled(False)
+        self.running = True  # no way back now: Cancel and Escape wait for the answer
+        for button in (self.run_button, self.cancel_button, self.save_button,
+                       self.approved_button):
+            button.setEnabled(False)
         self.bar.setVisible(True)
         session.op(self, work, session.released, "The discovery did not happen") \
             .progress(self._progress).success(self._released).failure(self._failed) \
             .still_changed(lambda exc: OpChanges(ledger=isinstance(exc, ReleaseUnfinished))) \
             .run_in_background(self.slot)
 
+    def reject(self) -> None:
+        """Cancel or Escape, except while the discovery is being released (it may have been
+        charged: its result is brought back into the form)."""
+        if not self.running:
+            super().reject()
+
     def _progress(self, fraction: float, message: str) -> None:
         self.bar.setValue(int(fraction * 1000))
         self.status.setText(message)
 
     def _released(self, result: PublishResult) -> None:
+        self.running = False
         path = Path(result.bundle_path)
         try:
             bundle = read_discovery(path)  # verified, as apply-discovery reads it
@@ -341,6 +352,9 @@ class FindDialog(QDialog):
         self.accept()
 
     def _failed(self, exc: BaseException) -> None:
+        self.running = False
+        for button in (self.cancel_button, self.save_button, self.approved_button):
+            button.setEnabled(True)
         self.bar.setVisible(False)
         title, advice = next(((t, a) for cls, (t, a) in REFUSED.items()
                               if isinstance(exc, cls)),
