@@ -124,8 +124,8 @@ def find_preview(main: Plan, request: FindRequest, confidence: float) -> FindPre
                      f"points near its {format_number(lo)} and {format_number(hi)} quantiles, "
                      f"searched between {format_number(request.lower or 0)} and "
                      f"{format_number(request.upper or 0)}.")
-        chances = [_first_upper(line) + f": {format_half_width(checked.accuracy)}"
-                   for line in lines]
+        chances = [_first_upper(line) + f": {format_half_width(checked.accuracy)} (a "
+                   "rank is a row's place in the column sorted by value)" for line in lines]
     return FindPreview(cost, publishes, chances)
 
 
