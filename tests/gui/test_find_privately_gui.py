@@ -76,6 +76,7 @@ def test_an_owner_who_types_no_list_releases_from_the_app(  # type: ignore[no-un
     _accept(window, jobs)
 
     wages = _new_statistic(window, qtbot, "mean", "income", "Income by region")
+    assert not wages.finder.buttons["keys"].isEnabled()  # no group column yet
     wages.group_column.setCurrentText("region")
     _find(wages, qtbot, "keys", tmp_path, epsilon="0.5", delta="1e-7")
     assert wages.group_keys.toPlainText().splitlines() == sorted(table.region.unique())

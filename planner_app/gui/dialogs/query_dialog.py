@@ -389,7 +389,8 @@ class QueryDialog(QDialog):
                              (self.declare, not bins if synth else True)):
             show_row(forms, widget, show)
         for widget, show in [*self.discovery_panel.rows(fields), *self.finder.rows(
-                bounded and not kind.is_discovery, domain and not bins, groups)]:
+                bounded and not kind.is_discovery, domain and not bins, groups,
+                self.checks.has_groups())]:
             show_row(forms, widget, show)
         for form, row, show in ((self._form, self.rows_panel.group_layout, groups),
                                 (self._more, self.rows_panel.missing_layout,

@@ -101,8 +101,11 @@ class FindButtons:
         self.holders[field].setLayout(row)
         form.addRow("", self.holders[field])
 
-    def rows(self, bounded: bool, categories: bool, groups: bool) -> list[tuple[QWidget, bool]]:
-        """Each button's row, shown with the field it fills."""
+    def rows(self, bounded: bool, categories: bool, groups: bool,
+             grouped: bool = True) -> list[tuple[QWidget, bool]]:
+        """Each button's row, shown with the field it fills; the group keys' usable only once
+        a group column is chosen (``grouped``)."""
+        self.buttons["keys"].setEnabled(grouped)
         return [(self.holders["bounds"], bounded), (self.holders["categories"], categories),
                 (self.holders["keys"], groups)]
 
