@@ -468,7 +468,9 @@ class StatisticsModel(HeaderedModel):
                 return f"{q.epsilon:.4g}"
             if col == 3:
                 acc = self.session.accuracy(q)
-                text = format_half_width(acc)
+                plan = self.session.plan
+                assert plan is not None  # a row is a statistic of the plan
+                text = kind_of(q).accuracy_cell(q, plan, acc)  # a discovery: what it finds
                 # the sentence is in the tooltip and the statistic pane; the mark keeps the
                 # column narrow enough for the statistics' names
                 return f"⚠ {text}" if useless_warning(q, acc) else text
@@ -481,6 +483,8 @@ class StatisticsModel(HeaderedModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if col == 4:
                 return "Hold this statistic's ε when the budget is split among the others"
+            if col == 3 and kind_of(q).is_discovery:  # gui25: its threshold, in words
+                return kind_of(q).pane_accuracy_note(q, self.session.accuracy(q))
             if col == 3:
                 useless = useless_warning(q, self.session.accuracy(q))
                 return f"{useless[0].upper()}{useless[1:]}" if useless else (

@@ -160,10 +160,34 @@ class Session(QObject):
 
     def load_plan(self, plan: Plan, path: Path | None = None, saved: bool = True) -> None:
         """Open a plan (a new undo history); ``saved`` False marks it as having changes."""
+        if path is None or path != self.path:
+            self._discoveries = ()  # another plan's bundles are not this one's
         self.plans.load(plan, path, saved)
 
     def close_plan(self) -> None:
+        self._discoveries = ()
         self.plans.close()
+
+    # -- discovery bundles (gui25) ----------------------------------------------------------
+
+    _discoveries: tuple[Path, ...] = ()
+
+    @property
+    def discoveries(self) -> tuple[Path, ...]:
+        """The discovery bundles the plan's lists and bounds were found in, as the owner gave
+        them (Release → the checklist's "Discovery bundles…", or a "Find … privately" of the
+        statistic form): what the release checks the plan against (``--discovery``)."""
+        return self._discoveries
+
+    def set_discoveries(self, paths: list[Path] | tuple[Path, ...]) -> None:
+        """The discovery bundles given for the plan being edited (each once, in order)."""
+        unique = tuple(dict.fromkeys(Path(p) for p in paths))
+        if unique != self._discoveries:
+            self._discoveries = unique
+            self._emit(OpChanges(review=True))  # the checklist's discovery line
+
+    def add_discovery(self, path: Path) -> None:
+        self.set_discoveries([*self._discoveries, Path(path)])
 
     def mark_saved(self, path: Path) -> None:
         self.plans.doc.mark_saved(path)

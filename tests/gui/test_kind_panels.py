@@ -27,6 +27,9 @@ def test_the_form_shows_the_kinds_panels_and_mechanisms(demo, qtbot, name: str) 
         sf.WHERE: dialog._conditions_box, sf.MISSING: dialog.missing,
         sf.SYNTH_COLUMNS: dialog.synth_list, sf.SYNTH_ROWS: dialog.synth_rows,
         sf.COUNT_OF: dialog.count_present, sf.COLUMN: dialog.column,
+        sf.MAX_KEYS: dialog.discovery_panel.max_keys,
+        sf.PUBLISH_COUNTS: dialog.discovery_panel.publish_counts,
+        sf.QUANTILES: dialog.discovery_panel.quantiles_row,
     }
     assert {f for f, widget in shown.items() if widget.isVisible()} == fields - {sf.DELTA}
     # the categories of a domain (bins unticked), with its list's reason

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..dp.accuracy import Accuracy
+from ..dp.accuracy import Accuracy, format_half_width
 from ..dp.measure import Measurement, Share, calibrate, even_shares
 from ..dp.sensitivity import (
     Component,
@@ -51,7 +51,7 @@ from .shared_release import (
 )
 
 if TYPE_CHECKING:
-    from ..dp.accuracy import Accuracy
+    from ..dp.accuracy import Accuracy, format_half_width
     from ..model.plan import Query
 
 
@@ -441,3 +441,8 @@ class StatisticKind(ABC):
     def pane_accuracy_note(self, query: Query, acc: Accuracy) -> str:
         """The note under the statistic pane's ± (a quantile says it in percentiles)."""
         return acc.note
+
+    # gui25: the list of statistics' accuracy cell; a discovery says what it publishes
+    def accuracy_cell(self, query: Query, plan: Plan, acc: Accuracy) -> str:
+        """The app's list of statistics: the ± of ``acc`` in its shown unit."""
+        return format_half_width(acc)

@@ -28,7 +28,7 @@ from .base import StatisticKind
 from .params import BoundedParams, bounds_of, params_of
 from .results import Aggregate, QueryRelease, ReleasedValue
 from .shared_data import AggregateDescription, GridStepCounts
-from .shared_form import BOUNDS, COLUMN, MISSING, WHERE
+from .shared_form import BOUNDS, COLUMN, MISSING, QUANTILES, WHERE
 from .shared_plan import Stage, bounds_to_dict
 from .shared_release import NoiseDraw, bounded_missing_words, grid_point_problem
 
@@ -218,4 +218,8 @@ class DiscoverBounds(StatisticKind):
 
     # --- the app's form ----------------------------------------------------------------------
     def form_fields(self) -> frozenset[str]:
-        return frozenset({COLUMN, MISSING, WHERE, BOUNDS})
+        return frozenset({COLUMN, MISSING, WHERE, BOUNDS, QUANTILES})
+
+    # gui25: what the app's list of statistics says instead of a ±: what it publishes
+    def accuracy_cell(self, query: Query, plan: Plan, acc: Accuracy) -> str:
+        return "lower and upper bound"

@@ -51,7 +51,7 @@ from .base import StatisticKind
 from .params import params_of
 from .results import Aggregate, QueryRelease, ReleasedValue
 from .shared_data import AggregateDescription, KeyCounts
-from .shared_form import COLUMN, DELTA, MISSING, WHERE
+from .shared_form import COLUMN, DELTA, MAX_KEYS, MISSING, PUBLISH_COUNTS, WHERE
 from .shared_plan import Stage
 from .shared_release import NoiseDraw, noise_for
 
@@ -388,4 +388,12 @@ class DiscoverKeys(StatisticKind):
 
     # --- the app's form ----------------------------------------------------------------------
     def form_fields(self) -> frozenset[str]:
-        return frozenset({COLUMN, MISSING, WHERE, DELTA})
+        return frozenset({COLUMN, MISSING, WHERE, DELTA, MAX_KEYS, PUBLISH_COUNTS})
+
+    # gui25: what the app's list of statistics says instead of a ±: the keys it tends to find
+    def accuracy_cell(self, query: Query, plan: Plan, acc: Accuracy) -> str:
+        m = self.measurements(query, plan)[0]
+        assert m.scale is not None
+        sure = found_at(m.scale, threshold_of(m), acc.confidence)
+        who = "people" if plan.privacy_unit.kind == "person" else "rows"
+        return f"keys of {sure:,}+ {who}"

@@ -13,7 +13,9 @@ The groups are named by what they edit in the plan file:
 - ``expected_count``: the public guess of the rows a ± is computed from;
 - ``group_by``, ``where``, ``missing``: the rows a statistic reads;
 - ``synth_columns``, ``synth_rows``: a synthetic table's columns and rows to generate;
-- ``delta``: δ is asked whatever the mechanism (a synthetic table's zCDP measurements).
+- ``delta``: δ is asked whatever the mechanism (a synthetic table's zCDP measurements);
+- ``max_keys``, ``publish_counts``: a discovery of keys' keys per person and whether the
+  found keys' noised counts are published; ``quantiles``: a discovery of bounds' two levels.
 """
 
 from __future__ import annotations
@@ -35,10 +37,14 @@ MISSING: Final = "missing"
 SYNTH_COLUMNS: Final = "synth_columns"
 SYNTH_ROWS: Final = "synth_rows"
 DELTA: Final = "delta"
+# gui25: the discovery kinds' own fields
+MAX_KEYS: Final = "max_keys"
+PUBLISH_COUNTS: Final = "publish_counts"
+QUANTILES: Final = "quantiles"
 #: every group a kind's form may show
 FORM_FIELDS: Final = frozenset({COLUMN, COUNT_OF, BOUNDS, DOMAIN, QUANTILE, YES_NO, SHARE_HINT,
                                 EXPECTED_COUNT, GROUP_BY, WHERE, MISSING, SYNTH_COLUMNS,
-                                SYNTH_ROWS, DELTA})
+                                SYNTH_ROWS, DELTA, MAX_KEYS, PUBLISH_COUNTS, QUANTILES})
 
 MST_CITATION: Final = (
     "MST: McKenna, Miklau, Sheldon (2021), Winning the NIST Contest: A scalable and general "

@@ -195,6 +195,18 @@ class Launchers:
                 self.session.add_query(new)
             else:
                 self.session.replace_query(new, query.id)
+            self._remember_found(dialog.finder.bundles)
+
+    def _remember_found(self, bundles: list[tuple[Path, str]]) -> None:
+        """The discovery bundles the form found lists or bounds in, kept for the release of
+        the plan (gui25), those the plan still names (the core's reasons)."""
+        from ...core.release.discovery import named_discoveries
+
+        plan = self.session.plan
+        named = {release for *_, release, _m, _s in named_discoveries(plan)} if plan else set()
+        for path, release in bundles:
+            if release in named:
+                self.session.add_discovery(path)
 
     def add_statistic(self) -> None:
         if self.session.plan is None:

@@ -52,6 +52,7 @@ from ..widgets.form_fields import AMBER, RED, NoteArea, NumberField
 from ..widgets.screen_fit import fit_to_screen
 from .kind_panels.column import ColumnPanel
 from .kind_panels.common import name_controls, number, show_row
+from .kind_panels.discovery import DiscoveryPanel, FindButtons
 from .kind_panels.domain import DomainPanel
 from .kind_panels.expected import ExpectedCountPanel
 from .kind_panels.quantile import QuantilePanel
@@ -115,6 +116,9 @@ class QueryDialog(QDialog):
                                     self._refusal_stale)
         self.synth_panel = SyntheticPanel(self.domain_panel, self.column_panel.column)
         self.reasons_panel = ReasonsPanel()
+        self.discovery_panel = DiscoveryPanel()  # gui25: the discovery kinds' own fields
+        self.finder = FindButtons(self.find_privately)  # gui25: "Find … privately…"
+        self.find_dialog: QDialog | None = None
         c, y, r, sp = self.column_panel, self.yes_no_panel, self.rows_panel, self.synth_panel
         # the form's controls, by their names (tests, scripts and _show_refused find them so)
         self.column, self.column_row, self.count_present, self.count_people = (
@@ -155,12 +159,16 @@ class QueryDialog(QDialog):
         self.synth_panel.add_rows(form)
         self.column_panel.add_rows(form)
         self.bounds_panel.add_rows(form)
+        self.finder.add_row(form, "bounds")
         self.domain_panel.add_rows(form)
+        self.finder.add_row(form, "categories")
         self.reasons_panel.add_bounds_row(form)
         self.yes_no_panel.add_rows(form)
         self.reasons_panel.add_list_rows(form)
         self.quantile_panel.add_rows(form)
+        self.discovery_panel.add_rows(form)
         self.rows_panel.add_group_rows(form)
+        self.finder.add_row(form, "keys")
         self.expected_panel.add_rows(form)
         layout.addWidget(self.rows_panel.conditions_box)
         self._conditions_box = self.rows_panel.conditions_box
@@ -304,6 +312,7 @@ class QueryDialog(QDialog):
         self.bounds_panel.load(q)
         self.domain_panel.load(q)
         self.quantile_panel.load(q)
+        self.discovery_panel.load(q)
         self.expected_panel.load(q)
         self.rows_panel.load(q)
         self.yes_no_panel.load(q)
@@ -379,6 +388,10 @@ class QueryDialog(QDialog):
                              (self.list_reason, not bins if synth else True),
                              (self.declare, not bins if synth else True)):
             show_row(forms, widget, show)
+        for widget, show in [*self.discovery_panel.rows(fields), *self.finder.rows(
+                bounded and not kind.is_discovery, domain and not bins, groups,
+                self.checks.has_groups())]:
+            show_row(forms, widget, show)
         for form, row, show in ((self._form, self.rows_panel.group_layout, groups),
                                 (self._more, self.rows_panel.missing_layout,
                                  MISSING in fields)):
@@ -393,6 +406,12 @@ class QueryDialog(QDialog):
         self.checks.update_warning()
 
     # -- a synthetic table's columns ------------------------------------------------------------
+
+    def find_privately(self, field: str) -> None:
+        """"Find … privately…" (find_privately.py): its dialog, then what it found here."""
+        from .find_privately import find_into_form
+
+        self.find_dialog = find_into_form(self, field)
 
     def _synth_selected(self, row: int) -> None:
         self.synth_panel.selected(row)
@@ -449,6 +468,7 @@ class QueryDialog(QDialog):
             doc["of"] = "people"
         if QUANTILE in fields:
             self.quantile_panel.write(doc)
+        self.discovery_panel.write(doc, fields)
         if EXPECTED_COUNT in fields:
             self.expected_panel.write(doc)
         if YES_NO in fields:
@@ -472,6 +492,7 @@ class QueryDialog(QDialog):
                 justification["keys"] = reason
             if self.checks.reads_yes_no() and "yes" in doc:
                 justification["values"] = reason
+        justification.update(self.finder.kept_reasons(doc))  # found privately here
         if justification:
             doc["justification"] = justification
         return doc

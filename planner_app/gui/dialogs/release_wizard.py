@@ -48,11 +48,12 @@ from ...core.release.consistent import (
     headline_chart,
 )
 from ...core.release.discovery import require_discoveries
+from ...core.release.discovery_steps import discovery_item, in_app
 from ...core.release.pending import list_pending
 from ...core.release.publish import PublishResult, ReleaseUnfinished, publish
 from ...core.release.report import cell_name, format_interval, format_value
 from ...core.release.resume import pending_signer, resume_release
-from ...core.support.errors import PlannerError
+from ...core.support.errors import InputError, PlannerError
 from ...core.support.field_words import on_screen
 from ...core.support.numbers import shown
 from ...core.support.words import (
@@ -66,6 +67,7 @@ from ..signing import ask_signing_key
 from ..table_link import problem_line
 from ..widgets.screen_fit import fit_to_screen
 from ..workers import WorkerSlot
+from .discovery_bundles import DiscoveryBundlesRow
 
 
 def checklist(session: Session) -> list[tuple[bool, str]]:
@@ -77,6 +79,10 @@ def checklist(session: Session) -> list[tuple[bool, str]]:
              for r in session.release_rules().results if r.rule != "unit"]
     if session.table is not None:  # the plan against the table (core/data/fit.py)
         items.insert(1, fit_item(session))
+    # gui25: the lists and bounds found privately, against the bundles given (--discovery)
+    found = discovery_item(session.plan, session.discoveries, session.home)
+    if found is not None:
+        items.append(found)
     return items
 
 
@@ -143,6 +149,10 @@ class ChecklistPage(QWizardPage):
         self.resume_button.clicked.connect(self._resume)
         layout.addWidget(self.unfinished)
         layout.addWidget(self.resume_button)
+        # gui25: the discovery bundles the plan's lists and bounds were found in
+        self.discovery = DiscoveryBundlesRow(session)
+        self.discovery.changed.connect(self._discoveries_changed)
+        layout.addWidget(self.discovery)
         self.pending: list = []
         layout.addStretch(1)
         session.dataAnswered.connect(self._data_answered)
@@ -158,6 +168,11 @@ class ChecklistPage(QWizardPage):
         rows = checklist(self.session)
         self.ok = all(ok for ok, _ in rows)
         self.items.setText("<br>".join(_mark(ok, text) for ok, text in rows))
+        self.discovery.refresh()
+
+    def _discoveries_changed(self) -> None:
+        self._show_items()
+        self.completeChanged.emit()
 
     def initializePage(self) -> None:  # noqa: N802
         self.session.refresh_lifetime()  # a release from the command line may have spent some
@@ -316,6 +331,7 @@ class ProgressPage(QWizardPage):
         sign_key = self.wizard_.sign_key
         unsigned = self.wizard_.resume_unsigned
         inputs = [self.session.table_path] if self.session.table_path is not None else []
+        discoveries = list(self.session.discoveries)  # gui25: as --discovery gives them
         # the work has started (and may have charged): there is no way back from here
         self.wizard_.button(QWizard.WizardButton.BackButton).setEnabled(False)
 
@@ -325,9 +341,12 @@ class ProgressPage(QWizardPage):
                                       unsigned=unsigned)
             # the checklist lets a release start only with a plan and a table (core/readiness)
             assert plan is not None and table is not None
-            # a list found privately needs its discovery bundle, which the app cannot take
-            # yet: such a plan is refused here as the command line refuses it (fixdisc)
-            require_discoveries(plan, (), "plan", home)
+            # a list found privately needs its discovery bundle, given in the checklist: the
+            # one rule of release --discovery, before the charge (fixdisc, gui25)
+            try:
+                require_discoveries(plan, discoveries, "plan", home)
+            except InputError as exc:
+                raise InputError(exc.source, exc.where, in_app(exc.problem)) from None
             return publish(plan, table, out, home, require_approval=require,
                            confidence=confidence, progress=progress, inputs=inputs,
                            trusted=trusted, sign_with=sign_key)

@@ -67,6 +67,7 @@ from ..session import Session
 from ..widgets.canvases import RiskChart
 from ..widgets.screen_fit import fit_to_screen
 from ..workers import Worker, WorkerSlot
+from .bundle_discoveries import BundleDiscoveries
 from .plan_diff_view import PlanDiffDialog
 
 #: The progress bar's steps (a fraction of 1 in thousandths).
@@ -408,6 +409,8 @@ class BundleDialog(QDialog):
         self.trust_button.setEnabled(False)
         origin_row.addWidget(self.trust_button, 0, Qt.AlignmentFlag.AlignTop)
         layout.addLayout(origin_row)
+        self.discoveries = BundleDiscoveries(path)  # gui25: as verify --discovery
+        layout.addWidget(self.discoveries)
         self.trusted: list[PublicKey] = []
         self.tabs = QTabWidget()
         layout.addWidget(self.tabs, 1)
@@ -484,6 +487,7 @@ class BundleDialog(QDialog):
                               for p in verdict.problems[:12])
                     + "</ul>")
         self.verdict.setText(text)
+        self.discoveries.show_for(verdict.valid)
         self.origin.setText(origin_html(opened))
         self.trust_button.setEnabled(opened.provenance is not None)
         self.tabs.clear()

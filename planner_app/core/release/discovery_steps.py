@@ -1,0 +1,279 @@
+"""The app's steps of a discovery (issue 25, gui25), Qt-free so that the app decides nothing
+of its own: the one-statistic discovery plan an owner's "Find … privately" makes from the
+plan being edited, what it will cost and publish (from the kind, on public parameters only:
+never the data), its output written into a statistic as ``plan apply-discovery`` writes it,
+and the release checklist's line for the discovery bundles given (``require_discoveries``,
+the rule ``check --discovery`` and ``release --discovery`` apply)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..dp.accuracy import format_half_width
+from ..kinds.discover_bounds import DEFAULT_QUANTILES
+from ..model import Plan
+from ..planfile import plan_from_dict, plan_to_dict
+from ..planning.check import check_plan
+from ..support.errors import InputError
+from ..support.home import AppHome
+from ..support.numbers import shown
+from ..support.words import format_number
+from .discovery import (
+    PLACEHOLDER,
+    DiscoveryBundle,
+    apply_discovery,
+    named_discoveries,
+    require_discoveries,
+)
+
+#: what a "Find … privately" finds: a list of keys, or a lower and an upper bound
+KEYS, BOUNDS = "keys", "bounds"
+#: the plan keys a discovery plan takes from the plan being edited (its dataset, who one
+#: person is, the neighbouring relation); never its statistics, approvals or relations
+KEPT = ("format", "dataset", "privacy_unit", "neighbouring")
+
+
+@dataclass(frozen=True)
+class FindRequest:
+    """What the owner asked to find: the column, the cost, and the kind's public fields."""
+
+    finds: str  # KEYS or BOUNDS
+    column: str
+    epsilon: float
+    delta: float = 0.0  # a discovery of keys only (its threshold's δ)
+    max_keys: int = 1
+    publish_counts: bool = False
+    lower: float | None = None  # a discovery of bounds: the wide public grid searched
+    upper: float | None = None
+    quantiles: tuple[float, float] = DEFAULT_QUANTILES
+    grid_reason: str = ""  # why the grid is public (the bounds' reason of the discovery)
+
+    @property
+    def statistic(self) -> str:
+        """The discovery statistic's id: what it finds, of which column."""
+        safe = "".join(c if c.isalnum() or c in "_.-" else "_" for c in self.column)[:40]
+        return f"{safe or 'column'}_{self.finds}"
+
+
+def discovery_plan(main: Plan, request: FindRequest) -> Plan:
+    """The discovery plan of one statistic for ``main``'s dataset (InputError, naming the
+    field, when the request is not a valid discovery: the plan's own rules)."""
+    doc = {k: v for k, v in plan_to_dict(main).items() if k in KEPT}
+    q: dict[str, Any] = {"id": request.statistic, "column": request.column,
+                         "epsilon": request.epsilon,
+                         "label": f"{request.column}: {request.finds} found privately"}
+    if request.finds == KEYS:
+        q.update({"kind": "discover_keys", "mechanism": "laplace_threshold",
+                  "delta": request.delta, "max_keys": request.max_keys})
+        if request.publish_counts:
+            q["publish_counts"] = True
+    elif request.finds == BOUNDS:
+        q.update({"kind": "discover_bounds", "lower": request.lower, "upper": request.upper,
+                  "quantiles": list(request.quantiles)})
+        if request.grid_reason.strip():
+            q["justification"] = {"bounds": request.grid_reason.strip()}
+    else:
+        raise InputError("discovery", "finds", f"must be {KEYS!r} or {BOUNDS!r}")
+    doc["budget"] = {"epsilon": request.epsilon,
+                     "delta": request.delta if request.delta > 0 else main.budget.delta}
+    doc["queries"] = [q]
+    doc["justification"] = (f"Discovery of the {request.finds} of {request.column} for "
+                            f"{main.dataset.name}, made in the app")
+    return plan_from_dict(doc, "discovery")
+
+
+@dataclass(frozen=True)
+class FindPreview:
+    """What a discovery will cost and publish, in words (public parameters only)."""
+
+    cost: str
+    publishes: str
+    chances: list[str]
+
+
+def find_preview(main: Plan, request: FindRequest, confidence: float) -> FindPreview:
+    """The sentences the app's "Find … privately" dialog shows before anything is spent:
+    the kind's own accuracy note and check lines (its threshold and the chance a key of n
+    people is found, or each bound's rank error), computed from the plan's public parameters
+    (ε, δ, the rows a person may have), never from the table."""
+    plan = discovery_plan(main, request)
+    report = check_plan(plan, confidence=confidence)
+    (checked,) = report.queries
+    total = report.total
+    cost = (f"Cost: ε = {shown(total.epsilon)}"
+            + (f", δ = {total.delta:.3g}" if total.delta else "")
+            + f", charged to the lifetime budget of {main.dataset.name!r} like any release.")
+    from ..kinds.registry import kind_of
+
+    kind = kind_of(checked.query)
+    lines = [line for line in kind.check_lines(checked.query, plan,
+                                               checked.accuracy.to_dict()) if line]
+    if request.finds == KEYS:
+        publishes = (f"Published: the values of {request.column} held by enough people, "
+                     "sorted by their text"
+                     + (", each with its noised count" if request.publish_counts else
+                        " (their counts are not published)")
+                     + "; nothing about the values not found (not their number).")
+        chances = [_first_upper(line) for line in lines]
+    else:
+        lo, hi = request.quantiles
+        publishes = (f"Published: a lower and an upper bound of {request.column}, grid "
+                     f"points near its {format_number(lo)} and {format_number(hi)} quantiles, "
+                     f"searched between {format_number(request.lower or 0)} and "
+                     f"{format_number(request.upper or 0)}.")
+        chances = [_first_upper(line) + f": {format_half_width(checked.accuracy)} (a "
+                   "rank is a row's place in the column sorted by value)" for line in lines]
+    return FindPreview(cost, publishes, chances)
+
+
+def _first_upper(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def found_into_statistic(query: dict[str, Any], field: str, bundle: DiscoveryBundle,
+                         statistic: str, main: Plan) -> dict[str, Any]:
+    """The statistic's plan JSON (``query``) with ``bundle``'s discovery ``statistic`` written
+    into ``field`` ("categories", "keys" or "bounds") and that field's reason set, exactly as
+    ``plan apply-discovery`` writes it (apply_discovery: the same checks of dataset, column
+    and kind; InputError naming the field otherwise)."""
+    q = dict(query)
+    name = f"{PLACEHOLDER}{statistic}"
+    if field == "categories":
+        q["categories"] = name
+    elif field == "keys":
+        q["group_by"] = {**dict(q.get("group_by") or {}), "keys": name}
+    elif field == "bounds":
+        q["lower"] = q["upper"] = name
+    else:
+        raise InputError("statistic", field, "is not a list or bounds a discovery finds")
+    doc = {"dataset": {"name": main.dataset.name}, "queries": [q]}
+    applied, _done = apply_discovery(doc, bundle, "statistic")
+    out: dict[str, Any] = applied["queries"][0]
+    return out
+
+
+def discovery_item(plan: Plan, paths: Sequence[Path], home: AppHome
+                   ) -> tuple[bool, str] | None:
+    """The release checklist's line for the plan's lists and bounds found privately: None
+    when the plan names none and no bundle is given; else (ok, line), the line being the
+    refusal of ``require_discoveries`` (the one rule of check and release --discovery) or
+    what holds."""
+    if not named_discoveries(plan) and not paths:
+        return None
+    try:
+        bundles = require_discoveries(plan, list(paths), "plan", home)
+    except InputError as exc:
+        return False, in_app(str(exc))
+    names = ", ".join(b.path.name for b in bundles)
+    return True, (f"Every list or bound found privately equals its discovery bundle's output "
+                  f"({names})")
+
+
+#: the command line's words for giving a discovery bundle, and the app's
+APP_WORDS = (("with --discovery BUNDLE.zip", "with “Discovery bundles…” in the release "
+                                             "checklist"),
+             ("(give --discovery only for a discovery the plan names)",
+              "(give only the discovery bundles the plan names)"),
+             ("(run planner-app discover in this app home)",
+              "(find it privately in this app home)"))
+
+
+def in_app(text: str) -> str:
+    """A discovery refusal in the app's words: its controls, not the command line's flags."""
+    for cli, app in APP_WORDS:
+        text = text.replace(cli, app)
+    return text
+
+
+# -- the app's "Find … privately" dialog: its words, beside the rule ----------------------
+
+#: what each button of the statistic form finds, into which field ("Find the … privately…")
+FIND_WHAT = {"categories": ("categories", KEYS), "keys": ("group keys", KEYS),
+             "bounds": ("bounds", BOUNDS)}
+
+
+def find_button_text(field: str) -> str:
+    return f"Find the {FIND_WHAT[field][0]} privately…"
+
+
+def find_title(field: str, column: str) -> str:
+    return f"Find the {FIND_WHAT[field][0]} of {column or '(no column)'} privately"
+
+
+FIND_INTRO = (
+    "A discovery is a release of its own: it is charged to the dataset's lifetime budget "
+    "now, its result is written to a bundle (signed, if you sign releases), and the list or "
+    "bounds it finds are "
+    "written into the statistic with the reason “found privately in release …”. Prefer a "
+    "public list (an official classification, a form's options) when one exists: it costs "
+    "nothing and keeps the rare values.")
+FIND_GRID_TIP = ("A wide range known without the data (the bounds are chosen inside it): "
+                 "values outside it are clamped")
+FIND_NO_TABLE = "Open the table first (File → Open table…): a discovery reads it."
+FIND_NO_COLUMN = "Choose the column first: the discovery finds its values."
+FIND_APPROVAL_ADVICE = (
+    "Nothing was charged. Save the discovery plan (“Save the discovery plan…”), send it to "
+    "your privacy officer to review and sign, then open the plan they send back with “Use an "
+    "approved discovery plan…” and find again.")
+FIND_DONE = "Found privately in release {release} and written into the statistic: {what}."
+
+
+def approved_plan_problem(plan: Plan, request: FindRequest, main: Plan) -> str | None:
+    """Why an approved discovery plan the owner opens cannot stand for this "Find …": it must
+    hold one discovery of the same kind, of the same column, for the same dataset (checked
+    before anything is charged)."""
+    from .discovery import discovery_plan_problem
+
+    problem = discovery_plan_problem(plan)
+    if problem:
+        return problem
+    if plan.dataset.name != main.dataset.name:
+        return (f"is a plan of dataset {plan.dataset.name!r}, not of {main.dataset.name!r}: "
+                "a discovery is charged to one dataset and used for it")
+    kinds = {KEYS: "discover_keys", BOUNDS: "discover_bounds"}
+    if len(plan.queries) != 1 or plan.queries[0].kind != kinds[request.finds] or \
+            plan.queries[0].column != request.column:
+        return (f"must hold one {kinds[request.finds]} statistic of the column "
+                f"{request.column!r}, the one this button finds")
+    return None
+
+
+# -- a release bundle's discoveries, checked by its reader (verify --discovery) ----------
+
+def bundle_plan(bundle: Path) -> Plan:
+    """The plan inside a release bundle (InputError naming the bundle when unreadable)."""
+    from ..planfile import plan_from_dict
+    from .bundle import PLAN, bundle_json, read_bundle
+
+    return plan_from_dict(bundle_json(read_bundle(bundle)[PLAN]), f"{bundle.name}: {PLAN}")
+
+
+def found_in(plan: Plan) -> list[str]:
+    """The discovery releases a plan's lists and bounds say they were found in, in order."""
+    return list(dict.fromkeys(release for *_, release, _m, _s in named_discoveries(plan)))
+
+
+def bundle_discovery_item(bundle: Path, paths: Sequence[Path]) -> tuple[bool, str] | None:
+    """``verify BUNDLE --discovery …``'s rule for a reader: None when the release's plan
+    names no discovery and none is given; else (ok, line): each list or bound found
+    privately must equal its discovery bundle's output, every bundle given must be named."""
+    from .bundle import PLAN
+    from .discovery import discovery_problems, read_discovery, refuse_unneeded
+
+    try:
+        plan = bundle_plan(bundle)
+        if not named_discoveries(plan) and not paths:
+            return None
+        bundles = [read_discovery(Path(p)) for p in paths]
+        refuse_unneeded(plan, bundles)
+        problems = discovery_problems(plan, bundles, f"{bundle.name}: {PLAN}")
+    except InputError as exc:
+        return False, in_app(str(exc)).replace("“Discovery bundles…” in the release "
+                                               "checklist", "“Check its discoveries…”")
+    if problems:
+        return False, problems[0]
+    return True, (f"Every list or bound found privately equals its discovery bundle's output "
+                  f"({', '.join(b.path.name for b in bundles)})")
