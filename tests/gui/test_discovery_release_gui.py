@@ -105,3 +105,35 @@ def test_the_bundle_viewer_checks_the_discoveries_as_verify_does(  # type: ignor
     capsys.readouterr()
     assert row.add(bundle) is True and "✓" in row.line.text()
     assert main(["verify", str(out), "--discovery", str(bundle)]) == 0
+
+
+def test_the_app_completes_an_unfinished_release_with_its_discovery_bundle(  # type: ignore[no-untyped-def]
+        window, qtbot, dialogs, tmp_path: Path, capsys, monkeypatch) -> None:
+    """A release of a plan with a list found privately, charged but not written: the
+    wizard's "complete it" checks the discovery bundles given in the checklist again (the
+    rule of `release --resume --discovery`), then writes the bundle without a second charge."""
+    from tests.gui.test_resume_wizard import unfinished_release
+
+    plan, bundle = demo_with_found_regions(window.session.home, tmp_path)
+    path = tmp_path / "found.json"
+    save_plan(plan, path)
+    window.files.load_table(demo_table_path(), synchronous=True)
+    assert window.files.open_plan(path, confirmed=True)
+    out = tmp_path / "main.zip"
+    release_id = unfinished_release(window, out, monkeypatch)
+    assert [r.status for r in _releases(window)] == ["completed", "charged"]
+    # (unfinished_release's monkeypatch.undo() also undid the dialogs fixture's patches)
+    from PySide6.QtWidgets import QMessageBox
+    for name in ("question", "warning", "critical", "information"):
+        monkeypatch.setattr(QMessageBox, name, staticmethod(dialogs.record(name)))
+    wizard = window.launchers.release()
+    qtbot.addWidget(wizard)
+    page = wizard.checklist
+    page.discovery.add(bundle)
+    page.resume_button.click()
+    qtbot.waitUntil(lambda: wizard.result is not None or bool(dialogs.shown), timeout=60_000)
+    assert wizard.result is not None, dialogs.shown
+    assert wizard.result.release_id == release_id and out.exists()
+    assert [r.status for r in _releases(window)] == ["completed", "completed"]
+    assert main(["verify", str(out), "--discovery", str(bundle)]) == 0
+    assert "equals its discovery bundle's output" in capsys.readouterr().out

@@ -337,8 +337,12 @@ class ProgressPage(QWizardPage):
 
         def work(progress, cancel):  # type: ignore[no-untyped-def]
             if resume_id is not None:  # no new noise, no new charge
-                return resume_release(home, resume_id, progress=progress, sign_with=sign_key,
-                                      unsigned=unsigned)
+                try:  # the discovery rule again, as release --resume --discovery (core25)
+                    return resume_release(home, resume_id, progress=progress,
+                                          sign_with=sign_key, unsigned=unsigned,
+                                          discoveries=discoveries)
+                except InputError as exc:
+                    raise InputError(exc.source, exc.where, in_app(exc.problem)) from None
             # the checklist lets a release start only with a plan and a table (core/readiness)
             assert plan is not None and table is not None
             # a list found privately needs its discovery bundle, given in the checklist: the
