@@ -303,7 +303,7 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
         report = check_plan(plan, table, confidence=confidence, engine=aggregator,
                             require_approval=require_approval, trusted=trusted,
                             policy=policy, file_datasets=same_file, known_datasets=known,
-                            trust_ignored=trust_ignored)
+                            trust_ignored=trust_ignored, every_alternative=False)
         # the release rules of readiness.py (the wizard's checklist and `check` show the
         # same); the lifetime cap is the ledger's, checked by its charge under the lock
         assert report.readiness is not None and report.compiled is not None
