@@ -150,6 +150,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3,
                         help="runs of each command (the row parts above 1M: one)")
     parser.add_argument("--quick", action="store_true", help="small tables; writes nothing")
+    parser.add_argument("--title", default=SECTION, help="the results.md section to write")
     args = parser.parse_args()
     sizes = QUICK_ROWS if args.quick else ROWS
     folder = engine.DATA / ("quick" if args.quick else "")
@@ -176,10 +177,10 @@ def main() -> None:
             print(f"[{label}]", file=sys.stderr)
             body += part_rows(label, sizes[label], trees, caches, work,
                               args.repeat if sizes[label] <= 1_000_000 else 1, folder)
-    section = "\n".join([SECTION, "", *body])
+    section = "\n".join([args.title, "", *body])
     print(section)
     if not args.quick:
-        write_section(SECTION, section)
+        write_section(args.title, section)
 
 
 if __name__ == "__main__":

@@ -96,9 +96,11 @@ def main() -> None:
     ap.add_argument("--before", type=Path, help="another planner_app tree: run it and this "
                     "checkout side by side, case by case, in this one run")
     ap.add_argument("--write", action="store_true", help="with --before: write the section")
+    ap.add_argument("--title", default=PAIRED_TITLE,
+                    help="with --before: the results.md section to write")
     args = ap.parse_args()
     if args.before:
-        paired(args.before, args.code, args.only.split(","), args.write)
+        paired(args.before, args.code, args.only.split(","), args.write, args.title)
         return
     if args.table:
         print(table_rows(*(json.loads(p.read_text()) for p in args.table)))
@@ -127,7 +129,11 @@ def main() -> None:
     print(f"figures: {work / 'figures.json'}")
 
 
-def paired(before_code: Path, after_code: Path, names: list[str], write: bool) -> None:
+PAIRED_TITLE = "## Many categories: a release vs bare pandas, before and after (issue 24, cats24)"
+
+
+def paired(before_code: Path, after_code: Path, names: list[str], write: bool,
+           title: str = PAIRED_TITLE) -> None:
     """Each case with the old tree, then the new one, each followed by its own bare-pandas
     run (so each ratio is of two processes that ran back to back)."""
     import os
@@ -158,8 +164,8 @@ def paired(before_code: Path, after_code: Path, names: list[str], write: bool) -
     rev = subprocess.run(["git", "-C", str(be.ROOT), "rev-parse", "--short", "HEAD"],
                          capture_output=True, text=True).stdout.strip()
     section = "\n".join([
-        "## Many categories: a release vs bare pandas, before and after (issue 24, cats24)", "",
-        f"Machine: {os.cpu_count()} cores, shared with six other developers' sessions (load "
+        title, "",
+        f"Machine: {os.cpu_count()} cores, shared with other developers' sessions (load "
         f"average {load:.1f} at the start: wall times are inflated by the load, read CPU), "
         f"CPython {platform.python_version()}; {datetime.now(timezone.utc):%Y-%m-%d %H:%M} "
         f"UTC. `python bench/bench_many_cells.py --before DIR --only {','.join(names)} "
@@ -172,8 +178,7 @@ def paired(before_code: Path, after_code: Path, names: list[str], write: bool) -
         table_rows(runs["before"], runs["after"]), ""])
     print(section)
     if write:
-        write_section("## Many categories: a release vs bare pandas, before and after "
-                      "(issue 24, cats24)", section)
+        write_section(title, section)
 
 
 def table_rows(before: dict[str, Any], after: dict[str, Any]) -> str:

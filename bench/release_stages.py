@@ -26,7 +26,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 DATA = Path(os.environ.get("PLANNER_BENCH_DATA", "/tmp/bench-data"))
-MARK = "## Many categories: where a release's CPU goes, stage by stage ({}; issue 24, cats24)"
+MARK = "## Many categories: where a release's CPU goes, stage by stage ({}; issue 24, {})"
 
 #: (label, module, function): a stage is the CPU spent inside the function (nested stages
 #: are also counted in their parents)
@@ -46,6 +46,12 @@ STAGES = [
     ("the rehearsal before the charge, in all", "planner_app.core.release.publish", "rehearse"),
     ("the report, HTML + PDF (both builds)", "planner_app.core.release.publish",
      "_report_files"),
+    ("of which the HTML (both builds)", "planner_app.core.release.publish", "report_html"),
+    ("of which the PDF (both builds)", "planner_app.core.release.publish", "report_pdf"),
+    ("of which the charts drawn (matplotlib)", "planner_app.core.planning.charts",
+     "render_png"),
+    ("of which the PDF documents made (their fonts read)",
+     "planner_app.core.release.report_layout", "new_document"),
     ("after the charge, in all", "planner_app.core.release.publish", "charge_and_release"),
     ("the noise (dry run and real)", "planner_app.core.release.publish", "privatize"),
     ("release.json", "planner_app.core.release.publish", "record_bytes"),
@@ -118,6 +124,7 @@ def main() -> None:
     ap.add_argument("--before", type=Path, help="another planner_app tree")
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--name", default="one plan", help="the case, in the section's title")
+    ap.add_argument("--tag", default="cats24", help="the session, in the section's title")
     ap.add_argument("release", nargs=argparse.REMAINDER, help="-- PLAN --data TABLE")
     a = ap.parse_args()
     args = [x for x in a.release if x != "--"]
@@ -128,7 +135,7 @@ def main() -> None:
     labels = ["imports of the release command"] + [s[0] for s in STAGES] + ["the whole process"]
     rev = subprocess.run(["git", "-C", str(HERE.parent), "rev-parse", "--short", "HEAD"],
                          capture_output=True, text=True).stdout.strip()
-    mark = MARK.format(a.name)
+    mark = MARK.format(a.name, a.tag)
     lines = [mark, "",
              f"`python bench/release_stages.py --before DIR --write -- {' '.join(args)}` "
              f"(before = the tree in DIR, after = {rev}); "

@@ -17,11 +17,13 @@ from .common import (
     _home,
     _naming_plan_file,
     _print_json,
+    one_shot_gc,
     use_spark_master,
 )
 
 
 def cmd_release(args: argparse.Namespace) -> int:
+    one_shot_gc()  # before the imports below: they are most of the objects made
     from ..core.data.tables import open_table
     from ..core.planfile import load_plan
     from ..core.records.released import again_warning

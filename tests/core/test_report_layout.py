@@ -8,6 +8,8 @@ import json
 from datetime import datetime
 from pathlib import Path
 
+import pytest
+
 from planner_app.core.data.tables import load_table
 from planner_app.core.planfile import load_plan
 from planner_app.core.release.bundle import read_bundle
@@ -22,23 +24,65 @@ from planner_app.core.support.home import app_home
 from tests.conftest import DEMO_PLAN, DEMO_TABLE
 
 
-def test_the_real_build_lays_out_again_only_the_statistics(tmp_path: Path) -> None:
+def test_each_block_is_laid_out_once_before_the_charge_and_once_after(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 24: the rehearsal built the whole PDF (each block tried on the scratch page,
+    then drawn) and the real build did it all again: each statistic's table was laid out
+    four times a release. Now the rehearsal lays each block out once (a trial build, on the
+    scratch page) and the real build draws a block whose rehearsed height fits the room left
+    straight onto its page: counted by the statistics' tables laid out."""
+    from planner_app.core.release import report
+
+    laid_out = {"n": 0}
+    real_table_rows = report.table_rows
+
+    def counted(*args: object, **kwargs: object) -> None:
+        laid_out["n"] += 1
+        real_table_rows(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(report, "table_rows", counted)
+    plan = load_plan(DEMO_PLAN)
+    n = len(plan.queries)
+    prepared = prepare(plan, load_table(DEMO_TABLE), tmp_path / "b.zip",
+                       app_home(tmp_path / "home"))
+    assert laid_out["n"] == n  # the rehearsal: each statistic once
+    assert prepared.rehearsal is not None and prepared.rehearsal.layout is not None
+    layout = prepared.rehearsal.layout
+    assert layout.drawn == 0 and layout.documents == 1  # a trial: its scratch page only
+    assert layout.tried > 2 * n  # every block, the statistics and the text
+    rehearsed = layout.tried
+    laid_out["n"] = 0
+    charge_and_release(prepared)
+    assert layout.misses == 0
+    # each statistic drawn once; tried first only where its rehearsed height did not fit
+    # the room left on the page (the real values may fit where the placeholders did not)
+    assert laid_out["n"] == n + (layout.tried - rehearsed) < 2 * n
+    assert layout.direct > 0
+    files = read_bundle(tmp_path / "b.zip")
+    record = json.loads(files["release.json"])
+    assert files["report.pdf"] == report_pdf(record)  # as verify rebuilds it, alone
+
+
+def test_heights_that_miss_lay_the_report_out_afresh(tmp_path: Path) -> None:
+    """A block drawn from a rehearsed height that does not fit after all (here: every height
+    made 0, so each named block is drawn where it is) is caught when it crosses the page,
+    and the report is laid out again without them: the same bytes as a report built alone."""
     plan = load_plan(DEMO_PLAN)
     prepared = prepare(plan, load_table(DEMO_TABLE), tmp_path / "b.zip",
                        app_home(tmp_path / "home"))
     assert prepared.rehearsal is not None and prepared.rehearsal.layout is not None
     layout = prepared.rehearsal.layout
-    scratch, rehearsed = layout.scratch, layout.tried
+    layout.bounds = dict.fromkeys(layout.bounds, 0.0)
     charge_and_release(prepared)
-    # the statistics' tables hold the noised values now: each is tried again, and the one
-    # answer that states the lifetime budget after this release (the rehearsal's counted no
-    # release yet); the guarantee and the other answers are the rehearsal's text
-    assert layout.tried - rehearsed == len(plan.queries) + 1
-    assert rehearsed > 2 * len(plan.queries)
-    assert layout.scratch is scratch  # one scratch document (its fonts read once)
+    assert layout.misses == 1
     files = read_bundle(tmp_path / "b.zip")
     record = json.loads(files["release.json"])
-    assert files["report.pdf"] == report_pdf(record)  # as verify rebuilds it, alone
+    assert files["report.pdf"] == report_pdf(record)
+    # and from the rehearsal's own heights, made to miss as well
+    wrong = ReportLayout()
+    report_pdf(record, None, wrong, trial=True)
+    wrong.bounds = dict.fromkeys(wrong.bounds, 0.0)
+    assert report_pdf(record, None, wrong) == files["report.pdf"] and wrong.misses == 1
 
 
 def _document(blocks: list[list[tuple[str, str, float]]], layout: ReportLayout) -> bytes:

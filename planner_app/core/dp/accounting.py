@@ -676,16 +676,32 @@ def accountant_refusal(accountant: str, measurements: Sequence[Measurement]) -> 
     return None
 
 
-def valid_totals(measurements: Sequence[Measurement], delta: float) -> list[Total]:
+def valid_totals(measurements: Sequence[Measurement], delta: float,
+                 with_pld: bool = True) -> list[Total]:
     """The total of every accountant that can compose ``measurements`` (basic always; zcdp
     and pld at ``delta`` when above 0 and ``accountant_refusal`` lets them), in the order
     basic, zcdp, pld. Each is valid; basic's δ is the measurements' own, maybe over
-    ``delta``. A history that holds AIM's rounds and a discovery of keys gets basic alone."""
+    ``delta``. A history that holds AIM's rounds and a discovery of keys gets basic alone.
+    ``with_pld=False`` leaves pld out (``composes_pld``: a release whose total needs none)."""
     out = [basic(measurements)]
     if delta > 0:
         out += [way(measurements, delta) for name, way in (("zcdp", zcdp), ("pld", pld))
-                if accountant_refusal(name, measurements) is None]
+                if (with_pld or name != "pld")
+                and accountant_refusal(name, measurements) is None]
     return out
+
+
+def composes_pld(measurements: Sequence[Measurement], delta: float,
+                 accountant: str | None = None) -> bool:
+    """Whether ``compose`` builds a PLD for this total: the pld accountant named, or none
+    named for measurements that are not all pure ε (the tightest of every valid total).
+    A PLD needs dp-accounting, which imports much of scipy (about a second of CPU a
+    process): a release whose total needs none lists the other alternatives without it
+    (issue 24)."""
+    if accountant == "pld":
+        return True
+    return (accountant is None and not all_pure(measurements) and delta > 0
+            and accountant_refusal("pld", measurements) is None)
 
 
 def compose(measurements: Sequence[Measurement], delta: float,

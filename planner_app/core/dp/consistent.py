@@ -21,8 +21,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import nnls  # type: ignore[import-untyped]
-from scipy.special import ndtri  # type: ignore[import-untyped]
+
+# scipy (about a second of imports) is imported where it is used: only a plan with relations
+# needs it, and every release imports this module (issue 24)
 
 #: the public seed of every simulation of the intervals (so verify redoes them exactly)
 SEED = 20261127
@@ -100,6 +101,8 @@ def linear_sd(var: np.ndarray, parent: np.ndarray) -> np.ndarray:
 
 def non_negative_leaves(b: np.ndarray, var: np.ndarray, y: np.ndarray) -> np.ndarray:
     """The non-negative weighted least squares of the leaves (scipy's NNLS)."""
+    from scipy.optimize import nnls  # type: ignore[import-untyped]
+
     root_w = 1.0 / np.sqrt(var)
     z, _ = nnls(b * root_w[:, None], y * root_w, maxiter=50 * b.shape[1] + 100)
     return np.asarray(z)
@@ -184,6 +187,8 @@ def consistent_values(y: Sequence[float], noise: Sequence[CellNoise], parent: np
                         projection=proj)
     alpha = 1.0 - confidence
     if all(c.kind == "gaussian" for c in noise):
+        from scipy.special import ndtri  # type: ignore[import-untyped]
+
         half = float(ndtri(1.0 - alpha / 2)) * sd
         lo_err, hi_err = -half, half
         method = "closed form (the linear estimate's error is Gaussian)"

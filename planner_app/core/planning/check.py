@@ -26,7 +26,7 @@ from ..data.repeats import Repeats, id_like_columns
 from ..data.source import TableSource
 from ..data.sql_plan import SqlEngine
 from ..data.tables import Table, describe_columns, source_of
-from ..dp.accounting import Total, compose, valid_totals, within
+from ..dp.accounting import Total, compose, composes_pld, valid_totals, within
 from ..dp.accuracy import DEFAULT_CONFIDENCE, Accuracy, check_confidence
 from ..dp.measure import Measurement
 from ..dp.mechanisms import SystemRandomSource
@@ -179,9 +179,13 @@ def all_measurements(checks: list[QueryCheck]) -> list[Measurement]:
     return [m for c in checks for m in c.measurements]
 
 
-def alternatives_for(measurements: list[Measurement], delta: float) -> list[Total]:
-    """Every accountant's total that can compose the plan (``valid_totals``: the one rule)."""
-    out = valid_totals(measurements, delta)
+def alternatives_for(measurements: list[Measurement], delta: float,
+                     accountant: str | None = None, every: bool = True) -> list[Total]:
+    """Every accountant's total that can compose the plan (``valid_totals``: the one rule).
+    ``every=False`` (a release): the pld alternative only when the total itself composed a
+    PLD (``composes_pld``); `check` and the app list every one."""
+    with_pld = every or composes_pld(measurements, delta, accountant)
+    out = valid_totals(measurements, delta, with_pld=with_pld)
     # an accountant that cannot compute here fails closed with ε = inf: no alternative (and
     # no number a JSON record can hold)
     return [t for t in out if math.isfinite(t.epsilon)] or out[:1]
@@ -199,7 +203,8 @@ def check_plan(plan: Plan, table: Table | None = None,
                trust_ignored: str = "",
                engine_name: str = DEFAULT_ENGINE,
                progress: Progress = None,
-               columns: Sequence[ColumnInfo] | None = None) -> CheckReport:
+               columns: Sequence[ColumnInfo] | None = None,
+               every_alternative: bool = True) -> CheckReport:
     """The report; with a table, also its fit to the data (pass ``engine`` to reuse one, or
     ``engine_name`` to choose which engine reads the table: duckdb, pandas or spark).
     Its ``readiness`` holds the release rules (with the lifetime rule when ``ledger`` is
@@ -207,7 +212,9 @@ def check_plan(plan: Plan, table: Table | None = None,
     any are given; the organisation's rules when ``policy``; see readiness()).
     ``progress(fraction, message)``: one step per statistic, then the composed total.
     ``columns``: the table's column facts when the caller read them already
-    (``tables.describe_columns``): the ``people`` rule then reads the table no more."""
+    (``tables.describe_columns``): the ``people`` rule then reads the table no more.
+    ``every_alternative=False`` (the release): the pld alternative only when the total
+    composed a PLD (``alternatives_for``)."""
     check_confidence(confidence)  # before any work: every caller (release too) comes here
     checks = []
     warnings: list[str] = []
@@ -238,7 +245,7 @@ def check_plan(plan: Plan, table: Table | None = None,
                              ledger=ledger, require_approval=require_approval,
                              trusted=trusted, policy=policy, file_datasets=file_datasets,
                              known_datasets=known_datasets, trust_ignored=trust_ignored,
-                             columns=columns)
+                             columns=columns, every_alternative=every_alternative)
     finally:
         if own and engine is not None:
             engine.close()
@@ -249,7 +256,8 @@ def _finish_check(plan: Plan, table: Table | None, confidence: float,
                   *, ledger: LedgerState | PlannerError | None, require_approval: bool,
                   trusted: Sequence[PublicKey], policy: Policy | PolicyError | None,
                   file_datasets: Sequence[str] | None, known_datasets: Sequence[str] | None,
-                  trust_ignored: str, columns: Sequence[ColumnInfo] | None) -> CheckReport:
+                  trust_ignored: str, columns: Sequence[ColumnInfo] | None,
+                  every_alternative: bool = True) -> CheckReport:
     # the quantile's work rule reads the public row count the release reads (never the
     # table's own): check --data and the release refuse the same plans
     rows = plan.dataset.expected_rows
@@ -261,7 +269,8 @@ def _finish_check(plan: Plan, table: Table | None, confidence: float,
         warnings.extend(f"{q.id}: {w}" for w in statistic_warnings(q, acc, rows))
     measurements = all_measurements(checks)
     total = compose(measurements, plan.budget.delta, plan.budget.accountant)
-    alternatives = alternatives_for(measurements, plan.budget.delta)
+    alternatives = alternatives_for(measurements, plan.budget.delta, plan.budget.accountant,
+                                    every=every_alternative)
     compiled = CompiledPlan(plan=plan, confidence=confidence,
                             measurements={c.query.id: tuple(c.measurements) for c in checks},
                             accuracies={c.query.id: c.accuracy for c in checks},

@@ -201,10 +201,12 @@ def preflight_bundle(p: Prepared) -> Rehearsal:
         record["signed_by"] = signed_by_entry(trust.sign_with)
     try:
         # the report's text in full; each kind of chart drawn once, every chart's texts drawn
-        # (charts.TrialCharts): the placeholder pictures are thrown away with the rest
-        layout = ReportLayout()  # what the real build takes over (report_layout.py)
+        # (charts.TrialCharts): the placeholder pictures are thrown away with the rest. The
+        # PDF is a trial build: each block laid out once, on the scratch document, which is
+        # written out; the real build takes over what it found (report_layout.py)
+        layout = ReportLayout()
         with trial_charts() as trial:
-            reports = _report_files(r.plan, record, layout)
+            reports = _report_files(r.plan, record, layout, trial=True)
         # the JSON and CSV files cannot fail on these values: only their size is estimated
         # (compact JSON, at most half the size of the indented files the bundle holds)
         data = 2 * len(json.dumps(record, ensure_ascii=False, allow_nan=False).encode())
@@ -314,7 +316,7 @@ def prepare(plan: Plan, table: Table, out: Path, home: AppHome, *,
         report = check_plan(plan, table, confidence=confidence, engine=aggregator,
                             require_approval=require_approval, trusted=trusted,
                             policy=policy, file_datasets=same_file, known_datasets=known,
-                            trust_ignored=trust_ignored)
+                            trust_ignored=trust_ignored, every_alternative=False)
         # the release rules of readiness.py (the wizard's checklist and `check` show the
         # same); the lifetime cap is the ledger's, checked by its charge under the lock
         assert report.readiness is not None and report.compiled is not None
@@ -504,11 +506,12 @@ def _bundle_files(plan: Plan, doc: dict[str, Any], plan_json: bytes | None = Non
 
 
 def _report_files(plan: Plan, record: dict[str, Any],
-                  layout: ReportLayout | None = None) -> dict[str, bytes]:
-    """The files written from templates: the reports and the README."""
+                  layout: ReportLayout | None = None, trial: bool = False) -> dict[str, bytes]:
+    """The files written from templates: the reports and the README (``trial``: the
+    rehearsal's PDF, report.report_pdf)."""
     return {
         REPORT_HTML: report_html(record, plan).encode("utf-8"),
-        REPORT_PDF: report_pdf(record, plan, layout),
+        REPORT_PDF: report_pdf(record, plan, layout, trial),
         README: readme_text(plan, record).encode("utf-8"),
     }
 

@@ -44,11 +44,11 @@ from ..support.words import (
 from ..support.words import format_number as rounded
 from .consistent import consistency_paragraphs, headline_rows
 from .report_layout import (
+    LayoutMiss,
     ReportLayout,
     draw_text,
     keep_text_together,
     keep_together,
-    new_document,
 )
 from .result_columns import tables_of
 from .signing import approval_words, signature_words
@@ -584,15 +584,35 @@ def table_rows(pdf: Any, widths: tuple[float, ...], aligns: tuple[str, ...],
 
 
 def report_pdf(record: dict[str, Any], plan: Plan | None = None,
-               layout: ReportLayout | None = None) -> bytes:
+               layout: ReportLayout | None = None, trial: bool = False) -> bytes:
     """The report as PDF; ``plan`` as for report_html. ``layout``: what an earlier build of
-    this release's report laid out (report_layout.py; the same bytes with it or without)."""
+    this release's report laid out (report_layout.py; the same bytes with it or without).
+    ``trial``: the rehearsal's build (report_layout.py): every block laid out once on the
+    layout's scratch document, which is written out and returned (its bytes are only
+    measured); what it found is left in ``layout`` for the real build."""
     if plan is None:
         plan = _declared_plan(record)
+    layout = ReportLayout() if layout is None else layout  # where blocks are tried
+    if trial:
+        layout.trial = True
+        try:
+            _lay_out(record, plan, layout, layout.scratch)
+        finally:
+            layout.trial = False
+        return layout.write_trial()
+    try:
+        return bytes(_lay_out(record, plan, layout, layout.document()).output())
+    except LayoutMiss:  # a block drawn from the rehearsal's height landed elsewhere
+        layout.misses += 1
+        layout.bounds.clear()
+        return bytes(_lay_out(record, plan, layout, layout.document()).output())
+
+
+def _lay_out(record: dict[str, Any], plan: Plan | None, layout: ReportLayout,
+             pdf: Any) -> Any:
+    """``report_pdf``'s document, drawn on ``pdf`` (not yet written)."""
     total = record["total"]
     risk = record["risk"]
-    layout = ReportLayout() if layout is None else layout  # where blocks are tried
-    pdf = new_document()
     try:
         created = datetime.strptime(record["created_utc"][:19], "%Y-%m-%dT%H:%M:%S")
         pdf.set_creation_date(created)
@@ -633,7 +653,7 @@ def report_pdf(record: dict[str, Any], plan: Plan | None = None,
             para(f"{s['more']} Parameters: {s['params']}.".strip(), 7.5, out)
             result_chart_pdf(out, record, s, width, drawn)
 
-        keep_together(pdf, statistic, layout)
+        keep_together(pdf, statistic, layout, name=("statistic", s["query"]["id"]))
     if len(explained) > MAX_PDF_STATISTICS:
         # past a hundred, a page per statistic helps no reader (and fpdf lays out every
         # paragraph twice: seconds per hundred); one line per cell, as results.csv has them
@@ -668,7 +688,8 @@ def report_pdf(record: dict[str, Any], plan: Plan | None = None,
         ("heading", "The privacy guarantee", 14),
         ("para", f"This release spent ε = {shown(total['epsilon'])}, δ = {total['delta']:.3g} "
                  f"({total['accountant']} accounting).", 10),
-        ("para", f"{risk['sentence']} {risk.get('lower', '')}", 10)], width, layout)
+        ("para", f"{risk['sentence']} {risk.get('lower', '')}", 10)], width, layout,
+        ("guarantee",))
     para(f"{risk.get('out_of_100', '')} {risk.get('delta', '')}")
     side = min(width, 120)
     if pdf.will_page_break(side * 3.8 / 6):  # chart_png's aspect
@@ -681,11 +702,12 @@ def report_pdf(record: dict[str, Any], plan: Plan | None = None,
     items = transparency(record, plan)
 
     keep_text_together(pdf, [("heading", "Transparency", 14), ("heading", items[0][0], 9),
-                             ("para", items[0][1], 8.5)], width, layout)
+                             ("para", items[0][1], 8.5)], width, layout,
+                       ("answer", items[0][0]))
     for question, answer in items[1:]:
         keep_text_together(pdf, [("heading", question, 9), ("para", answer, 8.5)], width,
-                           layout)
-    return bytes(pdf.output())
+                           layout, ("answer", question))
+    return pdf
 
 
 # ----------------------------------------------------------------------------- result charts

@@ -395,8 +395,9 @@ def _same(fresh: Any, stated: Any) -> bool:
 def _recompute(plan: Plan, record: dict[str, Any], problems: list[str],
                progress: Progress = None) -> None:
     try:
+        # the alternatives are not compared: no PLD unless the total composes one
         report = check_plan(plan, confidence=float(record["confidence"]),
-                            progress=part(progress, 0.0, 0.95))
+                            progress=part(progress, 0.0, 0.95), every_alternative=False)
     except InputError as exc:
         problems.append(f"{PLAN}: cannot be recomputed ({exc})")
         return
