@@ -142,6 +142,11 @@ def test_a_second_release_to_the_same_out_is_refused_before_its_charge(tmp_path:
     finally:
         os.kill(first.pid, signal.SIGKILL)
         first.wait(timeout=30)
+    # killed before its charge (test_release_cli's kill -9 test leaves this window to this
+    # test, ci23): nothing charged, no bundle, no partial one, an audit log that verifies
+    assert Ledger(app_home(home).ledger_path).state("demo-survey").releases == []
+    assert not out.exists() and list(tmp_path.glob(".same.zip.*.partial")) == []
+    assert AuditLog(app_home(home).audit_path).verify() is None
     # the path is free again once its holder is gone
     done = run(release_args(out), home)
     assert done.returncode == 0, done.stderr
