@@ -203,6 +203,18 @@ def demo_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def synthetic_demo(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The demo table's synthetic table (300 rows, seed 8: tests.core.test_synthetic_tie's
+    ``demo_bundle``) released once per test process (ci23: four modules each released the
+    same one, a JAX fit of 5 to 10 s). Read it, never change it: a test writes new files
+    under its ``folder`` only with names of its own, and copies ``record`` before a change."""
+    pytest.importorskip("mbi")
+    from tests.core.test_synthetic_tie import demo_bundle as synthetic_demo_bundle
+
+    return synthetic_demo_bundle(tmp_path_factory.mktemp("synthetic-demo"))
+
+
+@pytest.fixture(scope="session")
 def spark_session() -> Any:
     """The test process's Spark session (one per xdist worker: a JVM start costs 10 to 30 s),
     started on first use and shared by every Spark test in the process (the engine's

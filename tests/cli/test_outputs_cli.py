@@ -142,6 +142,11 @@ def test_a_second_release_to_the_same_out_is_refused_before_its_charge(tmp_path:
     finally:
         os.kill(first.pid, signal.SIGKILL)
         first.wait(timeout=30)
+    # killed before its charge (test_release_cli's kill -9 test leaves this window to this
+    # test, ci23): nothing charged, no bundle, no partial one, an audit log that verifies
+    assert Ledger(app_home(home).ledger_path).state("demo-survey").releases == []
+    assert not out.exists() and list(tmp_path.glob(".same.zip.*.partial")) == []
+    assert AuditLog(app_home(home).audit_path).verify() is None
     # the path is free again once its holder is gone
     done = run(release_args(out), home)
     assert done.returncode == 0, done.stderr
@@ -160,11 +165,31 @@ def test_a_release_killed_after_its_noise_is_completed_by_resume(tmp_path: Path,
     proc = paused(release_args(out), home, stage)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)
+    # what the kill left (these windows' checks moved here from test_release_cli's kill -9
+    # test, ci23): the charge, a partial bundle only while it was being written, a whole
+    # bundle that verifies only once it was renamed, an audit log that verifies
     ledger = Ledger(app_home(home).ledger_path)
     [row] = ledger.state("demo-survey").releases
     assert row.status == "charged"
     spent = ledger.state("demo-survey").spent.epsilon
+    assert spent > 3  # charged at least what was drawn
+    leftovers = list(tmp_path.glob(".k.zip.*.partial"))
+    assert len(leftovers) == (1 if stage == "bundle-temp-written" else 0)
+    if stage == "renamed":
+        assert verify_bundle(out).valid
+    else:
+        assert not out.exists()
+    assert AuditLog(app_home(home).audit_path).verify() is None
     saved = json.loads((app_home(home).data_dir / "pending" / f"{row.id}.json").read_text())
+    # another release works meanwhile and is charged on top
+    done = run(release_args(tmp_path / "next.zip"), home)
+    assert done.returncode == 0, done.stderr
+    state = ledger.state("demo-survey")
+    assert {r.id: r.status for r in state.releases} == {
+        row.id: "charged", **{r.id: "completed" for r in state.releases if r.id != row.id}}
+    assert len(state.releases) == 2 and state.spent.epsilon > spent
+    spent = state.spent.epsilon
+    # then the killed one is completed from its saved record
     done = run(["release", "--resume", "--json"], home)
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
@@ -174,7 +199,8 @@ def test_a_release_killed_after_its_noise_is_completed_by_resume(tmp_path: Path,
     assert record["release_id"] == row.id
     assert record["results"] == saved["record"]["results"]  # the same noised values
     state = ledger.state("demo-survey")
-    assert [(r.id, r.status) for r in state.releases] == [(row.id, "completed")]
+    assert row.id in {r.id for r in state.releases}
+    assert [r.status for r in state.releases] == ["completed", "completed"]
     assert state.spent.epsilon == spent  # no second charge
     assert list(tmp_path.glob(".k.zip.*.partial")) == []
     assert AuditLog(app_home(home).audit_path).verify() is None

@@ -159,7 +159,15 @@ def test_concurrent_releases_never_pass_the_cap(tmp_path: Path) -> None:
     assert AuditLog(app_home(home).audit_path).verify() is None
 
 
-STAGES = ["requested", "charged", "noised", "sealed", "bundle-temp-written", "renamed"]
+# kill -9 at each window of a release that leaves a different state on disk (ci23, issue 23:
+# each case is a process of its own, 10 to 17 s): "charged" left the same files as "noised"
+# (the noise is drawn in memory between the two: same ledger row, audit entries, no pending
+# record), so "noised" alone covers that window. "requested" is killed in
+# tests/cli/test_outputs_cli.py's test of two releases to one --out; "saved",
+# "bundle-temp-written" and "renamed" there too
+# (test_a_release_killed_after_its_noise_is_completed_by_resume), which checks the same
+# state after the kill, a next release charged on top, then `release --resume`.
+STAGES = ["noised", "sealed"]
 
 
 @pytest.mark.subprocess  # kill -9 of a real process
@@ -182,20 +190,10 @@ def test_kill_9_mid_release_leaves_a_charge_and_no_partial_bundle(tmp_path: Path
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)
     state = Ledger(app_home(home).ledger_path).state("demo-survey")
-    leftovers = list(tmp_path.glob(".k.zip.*.partial"))
-    assert len(leftovers) == (1 if stage == "bundle-temp-written" else 0)
-    if stage == "renamed":
-        # killed after the rename: the bundle is complete and verifies
-        from planner_app.core.release.verify_release import verify_bundle
-
-        assert verify_bundle(out).valid
-    else:
-        assert not out.exists()  # ...nor at the target path
-    if stage == "requested":
-        assert state.releases == []  # nothing charged, nothing drawn
-    else:
-        assert len(state.releases) == 1 and state.releases[0].status == "charged"
-        assert state.spent.epsilon > 3  # charged at least what was drawn
+    assert list(tmp_path.glob(".k.zip.*.partial")) == []  # no partial bundle...
+    assert not out.exists()  # ...nor at the target path
+    assert len(state.releases) == 1 and state.releases[0].status == "charged"
+    assert state.spent.epsilon > 3  # charged at least what was drawn
     assert AuditLog(app_home(home).audit_path).verify() is None
     # the next release works and is charged on top
     out.unlink(missing_ok=True)

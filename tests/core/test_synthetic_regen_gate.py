@@ -19,15 +19,15 @@ from planner_app.core.release.publish import publish
 from planner_app.core.support.home import app_home
 from tests.conftest import DEMO_TABLE
 from tests.core.test_synthetic import synth_plan
-from tests.core.test_synthetic_tie import _members, demo_bundle
+from tests.core.test_synthetic_tie import _members
 from tests.record_rows import edit_rows, result_rows
 
 pytest.importorskip("mbi")
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    return demo_bundle(tmp_path_factory.mktemp("gate"))
+def demo(synthetic_demo: dict[str, Any]) -> dict[str, Any]:
+    return synthetic_demo  # demo_bundle, released once per process (tests/conftest.py)
 
 
 def forged(src: Path, dst: Path, change: Any) -> Path:

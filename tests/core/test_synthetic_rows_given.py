@@ -6,13 +6,10 @@ collapsed: 300 rows all 'North', all non-smokers.)"""
 from __future__ import annotations
 
 import io
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
-
-from tests.core.test_synthetic_tie import demo_bundle
 
 pytest.importorskip("mbi")
 
@@ -35,8 +32,8 @@ def _one_way_tvds(bundle: dict[str, Any]) -> dict[str, float]:
     return out
 
 
-def test_stated_rows_keep_the_noised_shares(tmp_path: Path) -> None:
-    bundle = demo_bundle(tmp_path)  # 300 rows stated; the demo table has about 3,800
+def test_stated_rows_keep_the_noised_shares(synthetic_demo: dict[str, Any]) -> None:
+    bundle = synthetic_demo  # demo_bundle: 300 rows stated; the demo table has about 3,800
     assert bundle["record"]["synthetic"]["synth"]["rows"] == 300
     tvds = _one_way_tvds(bundle)
     assert set(tvds) == {"region", "employment", "age", "smoker"}

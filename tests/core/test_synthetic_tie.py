@@ -165,8 +165,8 @@ def test_verify_refuses_a_negative_marginal_when_counts_were_clamped(
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    return demo_bundle(tmp_path_factory.mktemp("tvd"))
+def demo(synthetic_demo: dict[str, Any]) -> dict[str, Any]:
+    return synthetic_demo  # demo_bundle below, released once per process (tests/conftest.py)
 
 
 def demo_bundle(folder: Path) -> dict[str, Any]:

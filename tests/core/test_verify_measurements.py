@@ -13,15 +13,14 @@ from typing import Any
 import pytest
 
 from planner_app.core.release.verify_release import verify_bundle
-from tests.core.test_synthetic_tie import demo_bundle
 from tests.trust.forge import DROP, forge
 
 pytest.importorskip("mbi")
 
 
 @pytest.fixture(scope="module")
-def genuine(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path: Path = demo_bundle(tmp_path_factory.mktemp("measured"))["path"]
+def genuine(synthetic_demo: dict[str, Any]) -> Path:
+    path: Path = synthetic_demo["path"]  # demo_bundle, once per process (tests/conftest.py)
     return path
 
 
