@@ -24,7 +24,15 @@ from ..core.support.errors import (
     out_of_memory,
 )
 from ..core.support.home import HomeUnusable
-from .common import EXIT_INPUT, EXIT_INTERNAL, EXIT_LEDGER, EXIT_OK, EXIT_REFUSED, PROG
+from .common import (
+    EXIT_INPUT,
+    EXIT_INTERNAL,
+    EXIT_LEDGER,
+    EXIT_OK,
+    EXIT_REFUSED,
+    PROG,
+    one_blas_thread_under_a_memory_limit,
+)
 from .desktop import cmd_gui
 from .diffs import cmd_diff
 from .keys import cmd_keys
@@ -92,6 +100,7 @@ def _unusable_books(exc: PlannerError) -> bool:
 def main(argv: Sequence[str] | None = None) -> int:
     debug = os.environ.get("PLANNER_APP_DEBUG") == "1"
     _escape_what_the_terminal_cannot_show()
+    one_blas_thread_under_a_memory_limit()
     args: argparse.Namespace | None = None
     try:
         parser = build_parser()

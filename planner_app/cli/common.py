@@ -8,6 +8,7 @@ import contextlib
 import gc
 import json
 import math
+import os
 import re
 import sys
 from pathlib import Path
@@ -195,3 +196,22 @@ def one_shot_gc() -> None:
     reference counting; cycles (matplotlib's figures) still go at the younger collections.
     Never in the app, a long-lived process (it keeps Python's default)."""
     gc.set_threshold(*ONE_SHOT_GC)
+
+
+def one_blas_thread_under_a_memory_limit() -> None:
+    """Under an address-space limit (``ulimit -v``), have OpenBLAS start no threads of its own.
+
+    scipy brings its own OpenBLAS, loaded only when a plan needs the accounting's PLD; each of
+    its threads maps a 32 MB buffer when it starts, and when the limit refuses the map,
+    OpenBLAS retries for ever: `release` hung at 100% CPU instead of saying the machine ran
+    out of memory. With one thread nothing is mapped at load, and an allocation refused later
+    is a MemoryError the command reports. Without a limit nothing changes; a value the user
+    set wins."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - Windows has no address-space limit to respect
+        return
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    if limit != resource.RLIM_INFINITY:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
