@@ -89,10 +89,20 @@ def test_what_a_kind_releases_passes_its_own_verify_check(plan: Plan) -> None:
         half = accuracy_for(q, plan, DEFAULT_CONFIDENCE).half_width
         for v in r.values:
             assert v.query_id == q.id and v.value is not None, q.id
-            assert (v.low is not None) == kind.gives_interval, q.id
+            assert (v.low is not None) == kind.interval_given(q), q.id
             assert kind.released_value_problem(q, float(v.value), v.low, v.high, half) is None
-        if kind.gives_interval and not kind.publishes_answers and not kind.makes_table:
+        if kind.interval_given(q) and not kind.publishes_answers and not kind.makes_table:
             v = r.values[0]
             assert v.low is not None and v.high is not None
             moved = float(v.high) + 1.0  # a value moved out of its own interval is found
-            assert kind.released_value_problem(q, moved, v.low, v.high, half) is not None, q.id
+            if kind.discovers_cells:  # its rows are checked together, intervals recomputed
+                rows = [(str(w.cell), float(w.value)) for w in r.values]
+                ends = [(w.low, w.high) for w in r.values]
+                assert kind.discovered_rows_problem(q, plan, rows, ends,
+                                                    DEFAULT_CONFIDENCE) is None, q.id
+                rows[0] = (rows[0][0], moved)
+                assert kind.discovered_rows_problem(q, plan, rows, ends,
+                                                    DEFAULT_CONFIDENCE) is not None, q.id
+            else:
+                assert kind.released_value_problem(q, moved, v.low, v.high, half) is not None, \
+                    q.id

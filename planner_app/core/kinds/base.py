@@ -318,8 +318,14 @@ class StatisticKind(ABC):
     makes_table: ClassVar[bool] = False
     #: publishes its noised answer file, noised/<id>.csv (randomized response)
     publishes_answers: ClassVar[bool] = False
-    #: its released values carry an interval in value units (a quantile's is a rank error)
+    #: its released values carry an interval in value units (a quantile's is a rank error);
+    #: ask ``interval_given(query)`` where a statistic's own fields may change it
     gives_interval: ClassVar[bool] = True
+
+    def interval_given(self, query: Query) -> bool:
+        """Whether this statistic's released values carry an interval (the kind's rule;
+        a kind whose fields decide it says so here)."""
+        return self.gives_interval
     #: its public parameters name δ even when it is 0 (a synthetic table's δ is its own)
     always_shows_delta: ClassVar[bool] = False
     #: drawn as bars even with one cell (a histogram's cells)

@@ -287,6 +287,11 @@ class DiscoverKeys(StatisticKind):
     gives_interval = False
     always_shows_delta = True
 
+    def interval_given(self, query: Query) -> bool:
+        """The keys carry no interval; their counts, when published, do (given the key was
+        kept: core/dp/selected.py)."""
+        return params(query).publish_counts
+
     def release(self, query: Query, aggregate: Aggregate, ms: list[Measurement],
                 draw: NoiseDraw) -> QueryRelease:
         """Noise on every present key's count, drawn in the order of the keys' sorted text

@@ -32,7 +32,7 @@ def placeholder_releases(plan: Plan, confidence: float) -> list[QueryRelease]:
     for q in plan.queries:  # column-wise, as the noise makes them: no object per cell
         cells = cell_labels(q)
         n = len(cells)
-        ends = [wide if kind_of(q).gives_interval else None] * n
+        ends = [wide if kind_of(q).interval_given(q) else None] * n
         values = ReleasedValues(q.id, q.title, cells, [wide] * n, ends, ends, confidence,
                                 "laplace", note)
         out.append(QueryRelease(q.id, values, synthetic=placeholder_payload(q)

@@ -10,9 +10,8 @@ from typing import Any
 
 from PySide6.QtWidgets import QCheckBox, QFormLayout, QHBoxLayout, QLabel, QPushButton, QWidget
 
-from ....core.kinds.discover_bounds import DEFAULT_QUANTILES
-from ....core.kinds.discover_bounds import params as bounds_params
-from ....core.kinds.discover_keys import params as keys_params
+from ....core.kinds.discover_bounds import DEFAULT_QUANTILES, FoundBoundsParams
+from ....core.kinds.discover_keys import KeysParams
 from ....core.kinds.shared_form import MAX_KEYS, PUBLISH_COUNTS, QUANTILES
 from ....core.model import Query
 from ....core.release.discovery_steps import find_button_text
@@ -56,12 +55,12 @@ class DiscoveryPanel:
                 (self.quantiles_row, QUANTILES in fields)]
 
     def load(self, q: Query) -> None:
-        if q.kind == "discover_keys":
-            p = keys_params(q)
+        p = q.params  # the kind's own fields, typed (core/kinds)
+        if isinstance(p, KeysParams):
             self.max_keys.setValue(p.max_keys)
             self.publish_counts.setChecked(p.publish_counts)
-        elif q.kind == "discover_bounds":
-            low, high = bounds_params(q).quantiles
+        elif isinstance(p, FoundBoundsParams):
+            low, high = p.quantiles
             self.quantile_low.setValue(low)
             self.quantile_high.setValue(high)
 
