@@ -278,9 +278,10 @@ def forecast_lines(found: Forecast) -> list[str]:
             f"programmes: {', '.join(found.programmes) or 'none'}; today {found.today}")
     lines = [head, f"  {'date':<10}  {'release':<22}  {'lifetime ε':>10}  {'δ':>8}  "
                    f"{'of the cap':>10}"]
-    gap_after = len(found.past) + MAX_SHOWN - 1 if found.hidden else -1
+    # the releases left out sit between the first MAX_SHOWN planned ones and the tail
+    gap_at = len(found.past) + MAX_SHOWN if found.hidden else None
     for i, p in enumerate(found.points):
-        if i == gap_after + 1:
+        if i == gap_at:
             lines.append(f"  {'…':<10}  {found.hidden} more planned release(s), all within "
                          "the cap")
         what = (f"planned ({p.programme})" if p.planned else "past")[:22]
