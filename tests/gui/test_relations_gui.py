@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 import zipfile
 from html import unescape
+from pathlib import Path
 
 import pytest
-from pathlib import Path
 
 from tests.census import census_frame, census_plan
 from tests.gui.conftest import Dialogs
