@@ -71,3 +71,39 @@ def test_a_second_release_for_the_same_date_is_refused_in_the_app(window, qtbot,
     # the wizard's checklist, the meter and `check` read the same rule
     assert window.session.release_rules().get("schedule").failed
     assert len(Ledger(window.session.home.ledger_path).state("test").releases) == 1
+
+
+def test_releases_left_out_of_a_long_forecast_are_not_drawn_as_a_flat_step(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """walk2627: weekly counts of ε = 0.25 for a year and a half against a cap of ε = 1000:
+    36 planned releases are listed, then the last (the 78th); the chart drew the 41 left out
+    as a flat step at ε = 9 up to the last date and a jump there. Now the step ends at the
+    36th and a dotted line joins it to the last, named in the legend."""
+    import datetime as dt
+
+    from planner_app.core.planfile import parse_plan_text
+    from planner_app.core.planfile.programme import scheduled_dates
+    from planner_app.core.planning.forecast import forecast
+    from planner_app.core.records.ledger_state import Cap, LedgerState, lifetime_total
+    from planner_app.gui.widgets.timeline_chart import TimelineChart, _day
+
+    doc = plan_dict(format=FORMAT_PROGRAMME, budget={"epsilon": 0.25, "delta": 0.0},
+                    queries=[{"id": "n", "kind": "count", "epsilon": 0.25}],
+                    programme={"name": "w", "start": "2030-01-07", "every": "week",
+                               "end": "2031-06-30"})
+    plan = parse_plan_text(json.dumps(doc), "p.json")
+    dates = scheduled_dates(plan.programme)
+    cap = Cap(1000.0, 1e-6)
+    found = forecast(LedgerState("test", cap, lifetime_total([], [], None, 1e-6), []), [],
+                     [plan], today=dt.date(2029, 12, 1))
+    assert found.hidden == len(dates) - 37
+    chart = TimelineChart()
+    qtbot.addWidget(chart)
+    chart.show_forecast(found)
+    lines = {line.get_label(): line for line in chart.axes.get_lines()}
+    step = lines["planned by the programme"]
+    # the dashed step ends at the 36th planned release (ε = 9), not at the last date
+    assert max(step.get_xdata()) == _day(dates[35])
+    assert max(step.get_ydata()) == 9.0
+    gap = lines[f"{len(dates) - 37} more planned release(s), not drawn one by one"]
+    assert list(gap.get_xdata()) == [_day(dates[35]), _day(dates[-1])]
+    assert list(gap.get_ydata()) == [9.0, 0.25 * len(dates)]
