@@ -395,7 +395,7 @@ def schedule_rule(plan: Plan, today: dt.date | None = None,
         return RuleResult(
             "schedule", FAIL, problem[:1].upper() + problem[1:].removesuffix(
                 "; nothing was charged") + ".",
-            "Give the changed plan a new programme name and have it reviewed again."
+            "Rename the programme in the plan (programme.name), then send it for review."
             if changed else
             f"Release on the programme's next date, {upcoming}, or within "
             f"{plan.programme.window_days} days after." if upcoming else
