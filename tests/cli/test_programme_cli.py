@@ -199,3 +199,8 @@ def test_check_after_today_s_release_says_the_date_is_taken(tmp_path: Path) -> N
                                    f"{today()}")
     assert "Today's release is the one of" not in after.stdout
     assert "Release on the programme's next date" in after.stdout
+    # a changed plan under the same programme name: check says what the release refuses
+    changed = programme_plan(tmp_path / "q.json", monthly_from_today(), epsilon=0.5)
+    out = run_in_process(["check", str(changed)], home).stdout
+    assert "NO   The plan of programme 'monthly' changed since its first release" in out
+    assert "Rename the programme in the plan (programme.name)" in out
