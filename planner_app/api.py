@@ -217,11 +217,13 @@ def accuracy_charts(report: CheckReport) -> list[Picture]:
     """Each statistic's planned accuracy drawn as the app's preview draws it (an
     illustration from the plan, not the data)."""
     from .core.planning.charts import chart_png
-    from .core.planning.preview import preview_for
+    from .core.release.consistent import headline_preview
 
     pictures = []
-    for c in report.queries:
-        chart = preview_for(c.query, report.plan, c.accuracy)
+    measurements = {c.query.id: c.measurements for c in report.queries}
+    for c in report.queries:  # the consistent values' ± when they are the headline values
+        chart = headline_preview(c.query, report.plan, c.accuracy, measurements,
+                                 c.accuracy.confidence)
         pictures.append(Picture(chart_png(chart), c.query.title,
                                 " ".join(p for p in (chart.caption, chart.more) if p)))
     return pictures

@@ -58,7 +58,7 @@ class SessionRules:
         state = self._trust.lifetime(plan)
         return again_blocked(plan, self._plans.total(), self._plans.all_measurements(plan),
                              state if state is not None else self._trust.ledger_unreadable(),
-                             self._trust.policy)
+                             self._trust.policy, self._trust.programme_history(plan))
 
     def release_rules(self, unit_confirmed: bool | None = None) -> Readiness:
         """The core's release rules (readiness.py) for the plan as it stands: what the
@@ -66,9 +66,10 @@ class SessionRules:
         plan = self._plans.plan
         assert plan is not None
         state, table = self._trust.lifetime(plan), self._data.table
+        history = self._trust.programme_history(plan)
         key = (plan, state, table, self._trust.approval_required, self._settings.confidence,
                unit_confirmed, self._trust.policy, self._trust.file_datasets(),
-               self._trust.known_datasets(), self._trust.approval_keys_in_force)
+               self._trust.known_datasets(), self._trust.approval_keys_in_force, history)
 
         def decide() -> Readiness:
             return readiness(
@@ -81,7 +82,8 @@ class SessionRules:
                 table_loaded=table is not None,
                 table_name=table.name if table is not None else "",
                 accuracies=self._plans.all_accuracies(plan),
-                repeating=self._data.repeating if table is not None else None)
+                repeating=self._data.repeating if table is not None else None,
+                programme_history=history)
 
         return self._readiness.get(key, decide)  # the meter asks on every slider step
 

@@ -26,6 +26,7 @@ from ..core.records.policy import (
     effective_state,
     policy_or_error,
 )
+from ..core.records.programme import ProgrammeRelease
 from ..core.records.released import EarlierRelease, bundle_names, earlier_releases
 from ..core.records.review import approval_keys
 from ..core.support.errors import InputError, PlannerError
@@ -55,6 +56,7 @@ class TrustModel:
         self._ledger_error: PlannerError | None = None
         self._bundles: Memo[dict[str, str]] = Memo()  # the audit log's bundle names
         self._released: Memo[list[EarlierRelease]] = Memo()
+        self._programme: Memo[list[ProgrammeRelease] | None] = Memo()
         self._known: Memo[tuple[str, ...]] = Memo()
         self._same_file: Memo[tuple[str, ...] | None] = Memo()
         self._bundle_paths: dict[str, Path] = {}  # bundles this session wrote, by release id
@@ -147,6 +149,16 @@ class TrustModel:
                 return None
 
         return self._lifetime.get((name, self._ledger_read), read)
+
+    def programme_history(self, plan: Plan | None) -> list[ProgrammeRelease] | None:
+        """The programme releases of the plan's dataset in the books (home_check's
+        programme_history), read once per ledger read; None for a plan with no programme."""
+        if plan is None or plan.programme is None:
+            return None
+        from ..core.release.home_check import programme_history
+
+        return self._programme.get((plan.dataset.name, self._ledger_read),
+                                   lambda: programme_history(self.home, plan))
 
     def earlier_releases(self, plan: Plan | None) -> list[EarlierRelease]:
         """The releases of this exact plan in the ledger (records/released.py), oldest

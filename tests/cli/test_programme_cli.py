@@ -179,3 +179,28 @@ def test_check_and_review_say_what_the_programme_is(tmp_path: Path) -> None:
         "This decision covers every release of programme 'm': released on ")
     # the approval is of the plan with its schedule: it still reads as a plan@2
     assert json.loads(plan.read_text())["format"] == FORMAT_PROGRAMME
+
+
+def test_check_after_today_s_release_says_the_date_is_taken(tmp_path: Path) -> None:
+    """walk2627: once today's date of a programme had its release, `check` still said
+    "ok   Today's release is the one of … (one release per date)" and "Ready to release: yes",
+    while the release refuses it. check reads the same books as the release."""
+    home = tmp_path / "home"
+    plan = programme_plan(tmp_path / "p.json", monthly_from_today())
+    before = run_in_process(["check", str(plan)], home)
+    assert f"ok   Today's release is the one of {today()}" in before.stdout
+    code, err = release(plan, tmp_path / "a.zip", home)
+    assert code == 0, err
+    after = run_in_process(["check", str(plan)], home)
+    assert "Traceback" not in after.stderr
+    assert "Ready to release: NO" in after.stdout
+    line = next(x for x in after.stdout.splitlines() if "already has its release" in x)
+    assert line.strip().startswith(f"NO   Programme 'monthly' already has its release for "
+                                   f"{today()}")
+    assert "Today's release is the one of" not in after.stdout
+    assert "Release on the programme's next date" in after.stdout
+    # a changed plan under the same programme name: check says what the release refuses
+    changed = programme_plan(tmp_path / "q.json", monthly_from_today(), epsilon=0.5)
+    out = run_in_process(["check", str(changed)], home).stdout
+    assert "NO   The plan of programme 'monthly' changed since its first release" in out
+    assert "Rename the programme in the plan (programme.name)" in out

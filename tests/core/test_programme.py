@@ -234,3 +234,25 @@ def test_a_damaged_audit_entry_is_skipped_by_the_programme_reader() -> None:
         "programme": {"name": "m", "date": "2027-01-01", "schedule": {"name": "m"}}}}
     found = programme_releases([record], [42, ["x"], good])
     assert [(r.release_id, r.name, r.date) for r in found] == [("r1", "m", "2027-01-01")]
+
+
+def test_the_forecast_table_has_no_gap_line_when_no_release_is_left_out() -> None:
+    """walk2627: a forecast that lists every planned release (a few, or exactly one past the
+    36 listed) printed "… 0 more planned release(s)" as its first row, above the releases."""
+    from planner_app.core.planning.forecast import MAX_SHOWN, forecast_lines
+
+    few = forecast(_empty(Cap(3.5, 1e-6)), [], [read(programme_plan(
+        {"name": "m", "start": "2028-01-15", "every": "month", "end": "2028-12-15"}))],
+        today=dt.date(2027, 12, 1))
+    plan = read(programme_plan(
+        {"name": "w", "start": "2030-01-07", "every": "week", "end": "2030-09-16"},
+        budget={"epsilon": 0.25, "delta": 0.0},
+        queries=[{"id": "n", "kind": "count", "epsilon": 0.25}]))
+    assert len(scheduled_dates(plan.programme)) == MAX_SHOWN + 1
+    one_more = forecast(_empty(Cap(1000.0, 1e-6)), [], [plan], today=dt.date(2029, 12, 1))
+    for found in (few, one_more):
+        assert found.hidden == 0
+        lines = forecast_lines(found)
+        assert not any("more planned release(s)" in line for line in lines)
+        # the header, the column names, one row per point, the sentence
+        assert len(lines) == 2 + len(found.points) + 1

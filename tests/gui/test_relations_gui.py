@@ -9,6 +9,8 @@ import zipfile
 from html import unescape
 from pathlib import Path
 
+import pytest
+
 from tests.census import census_frame, census_plan
 from tests.gui.conftest import Dialogs
 
@@ -233,3 +235,47 @@ def test_the_editor_speaks_plain_words(window, qtbot, tmp_path: Path) -> None:  
     assert len(texts) > 20
     found = [text for text in texts if jargon(text) or "_" in text]
     assert not found, found
+
+
+def test_the_preview_error_bars_are_the_consistent_values_when_they_are_the_headline(  # type: ignore[no-untyped-def]
+        window, qtbot, tmp_path: Path) -> None:
+    """walk2627: the preview's error bars were the raw ± even with the consistent values as
+    the headline. Four region counts that add up to the nation's, each with the same
+    Laplace noise (ε = 0.1, one row moves one count by 1: a discrete Laplace of parameter
+    0.1, variance 2e^-0.1 / (1 - e^-0.1)^2): the linear consistent value of a region has
+    the variance σ² (1 - 1/5) (least squares under one sum of five equal variances), so its
+    planned ± at 95% is 1.96 σ √(4/5)."""
+    import math
+
+    from scipy.stats import norm
+
+    from tests.census import districts_of
+
+    regions = list(districts_of(4, 5))
+    reasons = {"keys": "the official list of areas"}
+    doc = {"format": "planner-app/plan@1", "dataset": {"name": "census"},
+           "privacy_unit": {"kind": "row"}, "budget": {"epsilon": 0.2, "delta": 0.0},
+           "queries": [
+               {"id": "nation", "label": "People", "kind": "count", "epsilon": 0.1},
+               {"id": "by_region", "label": "People by region", "kind": "count",
+                "epsilon": 0.1, "group_by": {"column": "region", "keys": regions},
+                "justification": reasons}],
+           "consistency": {"relations": [{"total": "nation", "parts": "by_region"}],
+                           "headline": "consistent"}}
+    _open(window, tmp_path, census_frame(300), doc)
+    window.session.select("by_region")
+    window.tabs.setCurrentWidget(window.statistic_pane)
+    t = 0.1
+    variance = 2 * math.exp(-t) / (1 - math.exp(-t)) ** 2
+    expected = float(norm.ppf(0.975)) * math.sqrt(variance * 4 / 5)
+    chart = window.statistic_pane.preview.drawing.chart
+    assert [m.high - m.centre for m in chart.marks] == \
+        [pytest.approx(expected, rel=1e-6)] * 4
+    assert [m.centre - m.low for m in chart.marks] == [pytest.approx(expected, rel=1e-6)] * 4
+    assert "of the consistent values, the headline values" in chart.caption
+    raw = window.session.accuracy(window.session.plan.query("by_region")).half_width
+    assert raw > expected * 1.05  # the raw ± is wider: the bars changed
+    # the raw values as the headline: the bars are the raw ± again
+    window.session.set_consistency_options(headline="raw")
+    chart = window.statistic_pane.preview.drawing.chart
+    assert [m.high - m.centre for m in chart.marks] == [pytest.approx(raw)] * 4

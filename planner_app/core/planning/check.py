@@ -49,6 +49,7 @@ from ..planfile.compiled import CompiledPlan
 from ..records.keys import PublicKey
 from ..records.ledger import LedgerState
 from ..records.policy import Policy, PolicyError
+from ..records.programme import ProgrammeRelease
 from ..support.errors import InputError, PlannerError
 from ..support.progress import Progress
 from ..support.progress import report as report_progress
@@ -204,7 +205,8 @@ def check_plan(plan: Plan, table: Table | None = None,
                engine_name: str = DEFAULT_ENGINE,
                progress: Progress = None,
                columns: Sequence[ColumnInfo] | None = None,
-               every_alternative: bool = True) -> CheckReport:
+               every_alternative: bool = True,
+               programme_history: Sequence[ProgrammeRelease] | None = None) -> CheckReport:
     """The report; with a table, also its fit to the data (pass ``engine`` to reuse one, or
     ``engine_name`` to choose which engine reads the table: duckdb, pandas or spark).
     Its ``readiness`` holds the release rules (with the lifetime rule when ``ledger`` is
@@ -214,7 +216,8 @@ def check_plan(plan: Plan, table: Table | None = None,
     ``columns``: the table's column facts when the caller read them already
     (``tables.describe_columns``): the ``people`` rule then reads the table no more.
     ``every_alternative=False`` (the release): the pld alternative only when the total
-    composed a PLD (``alternatives_for``)."""
+    composed a PLD (``alternatives_for``). ``programme_history``: the dataset's programme
+    releases from the books, for the schedule rule (readiness)."""
     check_confidence(confidence)  # before any work: every caller (release too) comes here
     checks = []
     warnings: list[str] = []
@@ -245,7 +248,8 @@ def check_plan(plan: Plan, table: Table | None = None,
                              ledger=ledger, require_approval=require_approval,
                              trusted=trusted, policy=policy, file_datasets=file_datasets,
                              known_datasets=known_datasets, trust_ignored=trust_ignored,
-                             columns=columns, every_alternative=every_alternative)
+                             columns=columns, every_alternative=every_alternative,
+                             programme_history=programme_history)
     finally:
         if own and engine is not None:
             engine.close()
@@ -257,7 +261,9 @@ def _finish_check(plan: Plan, table: Table | None, confidence: float,
                   trusted: Sequence[PublicKey], policy: Policy | PolicyError | None,
                   file_datasets: Sequence[str] | None, known_datasets: Sequence[str] | None,
                   trust_ignored: str, columns: Sequence[ColumnInfo] | None,
-                  every_alternative: bool = True) -> CheckReport:
+                  every_alternative: bool = True,
+                  programme_history: Sequence[ProgrammeRelease] | None = None
+                  ) -> CheckReport:
     # the quantile's work rule reads the public row count the release reads (never the
     # table's own): check --data and the release refuse the same plans
     rows = plan.dataset.expected_rows
@@ -285,7 +291,7 @@ def _finish_check(plan: Plan, table: Table | None, confidence: float,
         policy=policy, file_datasets=file_datasets, known_datasets=known_datasets,
         trust_ignored=trust_ignored,
         repeating=None if table is None else unit_repeats(plan, table, columns),
-        extra=in_data)
+        extra=in_data, programme_history=programme_history)
     report.warnings = warnings
     if table is not None:
         assert engine is not None

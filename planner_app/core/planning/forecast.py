@@ -87,6 +87,15 @@ class Forecast:
         return planned[first_over - 1]
 
     @property
+    def gap(self) -> tuple[ForecastPoint, ForecastPoint] | None:
+        """The two planned releases shown between which ``hidden`` ones are left out (the
+        last of the first MAX_SHOWN and the next one shown), or None when none is."""
+        if not self.hidden:
+            return None
+        at = len(self.past) + MAX_SHOWN
+        return self.points[at - 1], self.points[at]
+
+    @property
     def runs_out(self) -> str | None:
         """The date of the first planned release that would cross the cap, or None."""
         return next((p.date for p in self.planned if not p.fits), None)
@@ -278,9 +287,9 @@ def forecast_lines(found: Forecast) -> list[str]:
             f"programmes: {', '.join(found.programmes) or 'none'}; today {found.today}")
     lines = [head, f"  {'date':<10}  {'release':<22}  {'lifetime ε':>10}  {'δ':>8}  "
                    f"{'of the cap':>10}"]
-    gap_after = len(found.past) + MAX_SHOWN - 1 if found.hidden else -1
-    for i, p in enumerate(found.points):
-        if i == gap_after + 1:
+    gap = found.gap  # the releases left out sit between the first MAX_SHOWN and the tail
+    for p in found.points:
+        if gap is not None and p is gap[1]:
             lines.append(f"  {'…':<10}  {found.hidden} more planned release(s), all within "
                          "the cap")
         what = (f"planned ({p.programme})" if p.planned else "past")[:22]

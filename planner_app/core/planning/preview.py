@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -135,11 +136,14 @@ def _limits(marks: tuple[Mark, ...], span: tuple[float, float] | None,
 
 
 def preview_for(query: Query, plan: Plan, accuracy: Accuracy | None = None,
-                confidence: float | None = None, limit: int = MAX_PREVIEW_CELLS) -> Chart:
+                confidence: float | None = None, limit: int = MAX_PREVIEW_CELLS,
+                consistent: Sequence[float] | None = None) -> Chart:
     """The release's look before it exists, from the plan alone.
 
     ``accuracy`` is the one the caller shows in words (the statistic pane passes its own), so
-    text and picture share one number; without it, accuracy_for at ``confidence``."""
+    text and picture share one number; without it, accuracy_for at ``confidence``.
+    ``consistent``: each cell's planned ± of its consistent values, when those are the
+    headline values (release/consistent.headline_preview): the error bars draw them."""
     if accuracy is None:
         accuracy = accuracy_for(query, plan, confidence or DEFAULT_CONFIDENCE)
     names = cell_names(query)
@@ -161,6 +165,11 @@ def preview_for(query: Query, plan: Plan, accuracy: Accuracy | None = None,
 
     bars = len(names) > 1 or kind_of(query).always_bars
     marks = tuple(Mark(name, centre, *interval()) for name in names[:limit])
+    if consistent is not None and finite and len(consistent) == len(names):
+        return _consistent_preview(query, unit, marks, consistent[:limit],
+                                   (span, span if bars else extent), bars,
+                                   confidence_percent(accuracy.confidence), len(names), limit,
+                                   drawn_words(query, plan, len(names), where, bars, stated))
     more = (f"The first {limit} of {len(names):,} cells are drawn; every cell has the same ±."
             if len(names) > limit else "")
     pct = confidence_percent(accuracy.confidence)
@@ -168,12 +177,7 @@ def preview_for(query: Query, plan: Plan, accuracy: Accuracy | None = None,
             "the ± is unbounded" if not finite else
             f"the {'error bar' if bars else 'line'} is the planned ± "
             f"{format_number_short(hw)} at {pct}")
-    if kind_of(query).illustrated_by_rows:
-        scale = (" (the plan's approximate row count, split evenly)" if stated else
-                 f" ({ILLUSTRATIVE_ROWS} rows per cell for scale: the plan states no row count)")
-        drawn = f"{'each bar' if bars else 'the point'} is drawn {where}{scale}"
-    else:
-        drawn = f"{'each bar' if bars else 'the point'} is drawn {where}"
+    drawn = drawn_words(query, plan, len(names), where, bars, stated)
     caption = (f"Illustration from the plan, not your data: {drawn}; {plus}"
                + (" (the same for every cell)." if bars and finite else ".")
                + (" Shaded: the values it can take." if span is not None and not bars else ""))
@@ -182,6 +186,39 @@ def preview_for(query: Query, plan: Plan, accuracy: Accuracy | None = None,
                  hw if finite else None,
                  (f"± {format_number_short(hw)}" + (f" at {pct} on every bar" if bars else ""))
                  if hw is not None and finite else "")
+
+
+def drawn_words(query: Query, plan: Plan, cells: int, where: str, bars: bool,
+                stated: bool) -> str:
+    """Where the preview draws its bars or point, in words."""
+    if kind_of(query).illustrated_by_rows:
+        scale = (" (the plan's approximate row count, split evenly)" if stated else
+                 f" ({ILLUSTRATIVE_ROWS} rows per cell for scale: the plan states no row count)")
+        return f"{'each bar' if bars else 'the point'} is drawn {where}{scale}"
+    return f"{'each bar' if bars else 'the point'} is drawn {where}"
+
+
+def _consistent_preview(query: Query, unit: str, raw: tuple[Mark, ...],
+                        halves: Sequence[float],
+                        spans: tuple[tuple[float, float] | None, tuple[float, float] | None],
+                        bars: bool,
+                        pct: str, cells: int, limit: int, drawn: str) -> Chart:
+    """The preview of a statistic whose headline values are its consistent values: each
+    error bar is its cell's planned ± of the consistent value (walk2627: it was the raw ±)."""
+    marks = tuple(Mark(m.label, m.centre, m.centre - h, m.centre + h)
+                  for m, h in zip(raw, halves, strict=False))
+    most = max(halves)
+    same = max(halves) - min(halves) <= 1e-9 * max(1.0, most)
+    each = f"± {format_number_short(most)}" if same else \
+        f"up to ± {format_number_short(most)}"
+    more = (f"The first {limit} of {cells:,} cells are drawn." if cells > limit else "")
+    caption = (f"Illustration from the plan, not your data: {drawn}; the "
+               f"{'error bar' if bars else 'line'} is the planned {each} at {pct} of the "
+               "consistent values, the headline values.")
+    return Chart("bars" if bars else "line", marks, _value_words(query, unit), spans[0],
+                 _limits(marks, spans[1], bars), caption, more, most,
+                 f"{each} at {pct}" + (" on every bar" if bars else "")
+                 + " (consistent values)")
 
 
 # ----------------------------------------------------------------------------- after release

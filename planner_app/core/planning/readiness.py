@@ -47,6 +47,7 @@ from ..kinds import kind_of
 from ..model import Plan, PrivacyUnit, Query, max_rows_problem
 from ..planfile.compiled import CompiledPlan
 from ..planfile.programme import next_date
+from ..planfile.serialisation import plan_digest
 from ..records.headroom import headroom, headroom_sentence
 from ..records.keys import PublicKey
 from ..records.ledger import (
@@ -56,7 +57,13 @@ from ..records.ledger import (
     LedgerState,
 )
 from ..records.policy import Policy, PolicyError, PolicyRefused, effective_state
-from ..records.programme import ProgrammeRefused, release_date, today_utc
+from ..records.programme import (
+    ProgrammeRefused,
+    ProgrammeRelease,
+    place_problem,
+    release_date,
+    today_utc,
+)
 from ..records.review import ApprovalRequired, approval_status
 from ..support.errors import InputError, PlannerError
 from ..support.optional import mbi_problem
@@ -208,11 +215,17 @@ def lifetime_rule(plan: Plan, total: Total, measurements: Sequence[Measurement],
 
 def again_blocked(plan: Plan, total: Total, measurements: Sequence[Measurement],
                   ledger: LedgerState | PlannerError,
-                  policy: Policy | PolicyError | None = None) -> RuleResult | None:
-    """Before the app asks "Release again?": the checklist's lifetime rule when it fails (the
-    cap cannot cover this release, or the ledger or policy cannot be read), else None. A
-    release that cannot happen is not asked about; the rule's words say why instead (walk 2,
-    finding 22)."""
+                  policy: Policy | PolicyError | None = None,
+                  programme_history: Sequence[ProgrammeRelease] | None = None
+                  ) -> RuleResult | None:
+    """Before the app asks "Release again?": the checklist's schedule rule when it fails (a
+    programme's date already released, given ``programme_history``), else its lifetime rule
+    when it fails (the cap cannot cover this release, or the ledger or policy cannot be
+    read), else None. A release that cannot happen is not asked about; the rule's words say
+    why instead (walk 2, finding 22; walk2627)."""
+    schedule = schedule_rule(plan, history=programme_history)
+    if schedule is not None and schedule.failed:
+        return schedule
     rule = lifetime_rule(plan, total, measurements, ledger, policy)
     return None if rule.passed else rule
 
@@ -354,9 +367,13 @@ def people_unchecked(plan: Plan) -> str | None:
             "check with the data (planner-app check PLAN --data TABLE) checks it.")
 
 
-def schedule_rule(plan: Plan, today: dt.date | None = None) -> RuleResult | None:
-    """cal26: a programme's plan is released on one of its dates (None: no programme). The
-    release checks the same, and that its date has no release yet, from the books."""
+def schedule_rule(plan: Plan, today: dt.date | None = None,
+                  history: Sequence[ProgrammeRelease] | None = None,
+                  digest: str | None = None) -> RuleResult | None:
+    """cal26: a programme's plan is released on one of its dates (None: no programme).
+    ``history``: the dataset's programme releases from the books (``programme_history``):
+    then also, as the release checks, that today's date has no release yet and that the
+    programme's plan (``digest``: this plan's SHA-256) is the one first released."""
     if plan.programme is None:
         return None
     today = today or today_utc()
@@ -370,6 +387,20 @@ def schedule_rule(plan: Plan, today: dt.date | None = None) -> RuleResult | None
                           f"{plan.programme.window_days} days after." if upcoming else
                           "The programme has no date left: a new programme needs a new plan.",
                           where="programme", refusal=str(exc))
+    problem = None if history is None else place_problem(
+        plan, digest or plan_digest(plan), slot, history)
+    if problem is not None:  # the words the release refuses with (records/programme.py)
+        upcoming = next_date(plan.programme, today)
+        changed = "changed since its first release" in problem
+        return RuleResult(
+            "schedule", FAIL, problem[:1].upper() + problem[1:].removesuffix(
+                "; nothing was charged") + ".",
+            "Rename the programme in the plan (programme.name), then send it for review."
+            if changed else
+            f"Release on the programme's next date, {upcoming}, or within "
+            f"{plan.programme.window_days} days after." if upcoming else
+            "The programme has no date left: a new programme needs a new plan.",
+            where="programme", refusal=problem)
     return RuleResult("schedule", PASS, f"Today's release is the one of {slot} in programme "
                                         f"{plan.programme.name!r} (one release per date).")
 
@@ -386,7 +417,8 @@ def readiness(plan: Plan, total: Total, measurements: Sequence[Measurement], *,
               known_datasets: Sequence[str] | None = None,
               trust_ignored: str = "",
               repeating: Sequence[Repeats] | None = None,
-              compiled: CompiledPlan | None = None) -> Readiness:
+              compiled: CompiledPlan | None = None,
+              programme_history: Sequence[ProgrammeRelease] | None = None) -> Readiness:
     """Every release rule for ``plan`` whose inputs are given (see the module docstring).
 
     ``ledger``: the dataset's ledger state, or the error reading it, or None (not consulted).
@@ -401,7 +433,9 @@ def readiness(plan: Plan, total: Total, measurements: Sequence[Measurement], *,
     approval refusal adds when the policy's officers override the caller's --trust keys.
     ``repeating``: the table's id-like repeating columns (the ``people`` rule); None: no
     table was read, the rule is left out. ``compiled``: ``plan`` compiled (its digest is made
-    once, from the document the release writes).
+    once, from the document the release writes). ``programme_history``: the dataset's
+    programme releases from the books (``programme_history``; None: not consulted), for the
+    schedule rule's one release per date.
     """
     if isinstance(ledger, LedgerState):
         ledger = effective_state(ledger, policy)
@@ -440,7 +474,8 @@ def readiness(plan: Plan, total: Total, measurements: Sequence[Measurement], *,
         out.append(rows)
     if unit_confirmed is not None:
         out.append(unit_rule(plan, unit_confirmed))
-    schedule = schedule_rule(plan)
+    schedule = schedule_rule(plan, history=programme_history,
+                             digest=compiled.digest if compiled is not None else None)
     if schedule is not None:
         out.append(schedule)
     return Readiness(tuple(out))

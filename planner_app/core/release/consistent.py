@@ -18,15 +18,16 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtri  # type: ignore[import-untyped]
 
+from ..dp.accuracy import Accuracy
 from ..dp.consistent import CellNoise, consistent_values, linear_sd
 from ..dp.measure import Measurement
 from ..kinds.results import Aggregate, QueryRelease, ReleasedValues
-from ..model import Plan
+from ..model import Plan, Query
 from ..model.plan import HEADLINES
 from ..planfile.relations import cell_tree, relation_data_problem
 from ..planfile.serialisation import plan_to_dict
 from ..planfile.validation import plan_from_dict
-from ..planning.preview import Chart, release_chart
+from ..planning.preview import Chart, preview_for, release_chart
 from ..support.errors import InputError
 
 #: results.csv's columns after RESULT_COLUMNS when the release has consistent values
@@ -357,10 +358,7 @@ def planned_consistent_words(plan: Plan, measurements: Mapping[str, Sequence[Mea
     if tree.size > PREVIEW_CELLS:
         return (f"Consistent values: their ± is worked out at the release ({tree.size:,} "
                 "cells in the plan's relations).")
-    variances = tuple(cell_noise(qid, measurements[qid]).variance for qid in tree.query_ids
-                      for _ in tree.cells_of(qid))
-    halves = _planned_half_widths(variances, tuple(tree.parent.tolist()), confidence)
-    half = max(halves[i] for i in tree.cells_of(query_id))
+    half = max(_query_halves(tree, measurements, query_id, confidence))
     raw = "" if raw_half_width is None or not math.isfinite(raw_half_width) else \
         f" (the raw noised values: ± {_short(raw_half_width)})"
     head = ("the consistent values" if c.headline == "consistent"
@@ -369,6 +367,36 @@ def planned_consistent_words(plan: Plan, measurements: Mapping[str, Sequence[Mea
             f"± {_short(half)}{raw}"
             + (", never below 0" if c.non_negative else "")
             + f". The headline values are {head}.")
+
+
+def _query_halves(tree: Any, measurements: Mapping[str, Sequence[Measurement]],
+                  query_id: str, confidence: float) -> list[float]:
+    """Each cell of ``query_id``: the planned ± of its linear consistent value."""
+    variances = tuple(cell_noise(qid, measurements[qid]).variance for qid in tree.query_ids
+                      for _ in tree.cells_of(qid))
+    halves = _planned_half_widths(variances, tuple(tree.parent.tolist()), confidence)
+    return [halves[i] for i in tree.cells_of(query_id)]
+
+
+def headline_preview(query: Query, plan: Plan, accuracy: Accuracy,
+                     measurements: Mapping[str, Sequence[Measurement]],
+                     confidence: float) -> Chart:
+    """The preview chart of ``query`` (planning/preview.preview_for), its error bars the
+    planned ± of the consistent values when they are the plan's headline values and the
+    statistic is in its relations (walk2627: the bars were the raw ± then too). The app's
+    statistic pane and the API draw it. ``measurements``: of every statistic in the
+    relations (or more)."""
+    c = plan.consistency
+    halves: list[float] | None = None
+    if c is not None and c.headline == "consistent":
+        try:
+            tree = cell_tree(plan)
+        except (KeyError, AttributeError):  # relations an edit left stale
+            tree = None
+        if tree is not None and query.id in tree.query_ids and tree.size <= PREVIEW_CELLS \
+                and all(qid in measurements for qid in tree.query_ids):
+            halves = _query_halves(tree, measurements, query.id, confidence)
+    return preview_for(query, plan, accuracy, consistent=halves)
 
 
 #: the app's preview states the consistent values' ± for relations of at most this many cells

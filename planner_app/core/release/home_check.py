@@ -15,10 +15,11 @@ from ..data.tables import Table
 from ..model import Plan
 from ..planning.check import CheckReport, check_plan
 from ..planning.settings import load_settings
-from ..records.books import ledger_for
+from ..records.books import audit_for, ledger_for
 from ..records.keys import PublicKey, SecretKey
 from ..records.ledger import LedgerError, LedgerState
 from ..records.policy import approval_rule, policy_or_error, trust_note
+from ..records.programme import ProgrammeRelease, programme_releases
 from ..records.review import approval_keys
 from ..support.errors import InputError, PlannerError
 from ..support.home import AppHome
@@ -69,6 +70,20 @@ def ledger_state_or_error(home: AppHome, dataset: str) -> LedgerState | PlannerE
         return exc
 
 
+def programme_history(home: AppHome, plan: Plan) -> list[ProgrammeRelease] | None:
+    """The programme releases of the plan's dataset in the books this home charges, for the
+    schedule rule (one release per date); None for a plan with no programme, or when the
+    books cannot be read (the lifetime rule says so)."""
+    if plan.programme is None:
+        return None
+    try:
+        ledger = ledger_for(home, for_reading=True)
+        records = ledger.state_without_creating(plan.dataset.name).releases
+        return programme_releases(records, audit_for(home, ledger).read()) if records else []
+    except PlannerError:
+        return None
+
+
 def check_in_home(plan: Plan, table: Table | None, home: AppHome, *,
                   confidence: float | None = None, require_approval: bool = False,
                   trust_files: Sequence[str | os.PathLike[str]] = (),
@@ -93,6 +108,7 @@ def check_in_home(plan: Plan, table: Table | None, home: AppHome, *,
         approval_trust(home, trust_files))
     return check_plan(plan, table, confidence=home_confidence(home, confidence),
                       ledger=ledger_state_or_error(home, plan.dataset.name),
+                      programme_history=programme_history(home, plan),
                       require_approval=require, trusted=trusted, policy=policy,
                       file_datasets=same_file,
                       known_datasets=known,

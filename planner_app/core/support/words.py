@@ -748,3 +748,6 @@ RELATIONS_WITHIN_HELP = ("The two statistics are grouped by different columns: s
 RELATIONS_NON_NEGATIVE = "No consistent value below 0 (biases small cells upward a little)"
 RELATIONS_INTEGER = "Whole numbers that still add up exactly (counts only)"
 RELATIONS_HEADLINE = "Headline values (shown first in the report and the results)"
+
+# walk2627: the timeline's planned releases left out between the first ones and the last
+TIMELINE_GAP = "{n} more planned release(s), not drawn one by one"

@@ -375,11 +375,27 @@ class StatisticPane(QWidget):
             return
         self.preview_box.setVisible(True)
         acc = acc if acc is not None else self.session.accuracy(q)
-        chart = preview_for(q, plan, acc)
+        chart = self._headline_preview(q, plan, acc)
         self.preview.show_chart(chart)
         self.preview_caption.setText(" ".join(t for t in (chart.caption, chart.more,
                                                           self._consistent_words(q, acc))
                                               if t))
+
+    def _headline_preview(self, q, plan, acc):  # type: ignore[no-untyped-def]
+        """The core's preview; its error bars the consistent values' ± when those are the
+        headline values (release/consistent.headline_preview)."""
+        from ...core.planfile.relations import related_ids
+        from ...core.release.consistent import headline_preview
+        from ...core.support.errors import InputError
+
+        if plan.consistency is None or q.id not in related_ids(plan.consistency.relations):
+            return preview_for(q, plan, acc)
+        try:
+            ms = {qid: self.session.measurements(plan.query(qid))
+                  for qid in related_ids(plan.consistency.relations)}
+        except (InputError, KeyError):  # a relation an edit left stale: the reader names it
+            return preview_for(q, plan, acc)
+        return headline_preview(q, plan, acc, ms, self.session.confidence)
 
     def _consistent_words(self, q, acc) -> str:  # type: ignore[no-untyped-def]
         """gui27: a statistic in the plan's relations: its consistent values' planned ±

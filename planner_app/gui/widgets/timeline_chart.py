@@ -15,6 +15,7 @@ from ...core.support.words import (
     TIMELINE_AXIS,
     TIMELINE_CAP,
     TIMELINE_EMPTY,
+    TIMELINE_GAP,
     TIMELINE_PLANNED,
     TIMELINE_REFUSED,
     TIMELINE_RELEASED,
@@ -59,12 +60,23 @@ class TimelineChart(FigureCanvasQTAgg):
             ax.step([_day(p.date) for p in past], [p.epsilon for p in past], where="post",
                     color="#2471a3", linewidth=2, marker="o", markersize=6, zorder=3,
                     label=TIMELINE_RELEASED)
-        if fits:
+        gap = found.gap  # planned releases left out: a dotted line, never a flat step
+        stepped = fits if gap is None else [p for p in fits
+                                            if p.date <= gap[0].date]
+        if stepped:
             start = past[-1:] if past else []
-            line = start + fits
+            line = start + stepped
             ax.step([_day(p.date) for p in line], [p.epsilon for p in line], where="post",
                     color="#2471a3", linewidth=1.5, linestyle="--", marker="o",
                     markersize=3, markerfacecolor="white", label=TIMELINE_PLANNED)
+        if gap is not None:
+            ax.plot([_day(gap[0].date), _day(gap[1].date)],
+                    [gap[0].epsilon, gap[1].epsilon], color="#2471a3", linewidth=1.2,
+                    linestyle=":", label=TIMELINE_GAP.format(n=found.hidden))
+            tail = [p for p in fits if p.date > gap[0].date]
+            if tail:
+                ax.plot([_day(p.date) for p in tail], [p.epsilon for p in tail], "o",
+                        color="#2471a3", markersize=3, markerfacecolor="white")
         if over:
             ax.plot([_day(p.date) for p in over], [p.epsilon for p in over], "x",
                     color="#c0392b", markersize=9, markeredgewidth=2,
