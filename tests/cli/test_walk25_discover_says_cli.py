@@ -57,3 +57,16 @@ def test_discover_says_what_it_found_and_when_it_found_no_key(
     assert float(said[1]) == pytest.approx(low, rel=1e-3)
     assert float(said[2]) == pytest.approx(high, rel=1e-3)
     assert "plan apply-discovery" in out
+
+
+def test_plan_new_points_to_discovery_for_what_the_owner_does_not_know(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """walk25: `plan new` told a newcomer the bounds and categories must come from the
+    domain and stopped there; it now names `planner-app discover` for those not known."""
+    pd.DataFrame({"pid": range(20), "colour": ["red", "blue"] * 10,
+                  "weight": range(20)}).to_csv(tmp_path / "t.csv", index=False)
+    assert main(["--home", str(tmp_path / "home"), "plan", "new", "--data",
+                 str(tmp_path / "t.csv"), "--out", str(tmp_path / "p.json")]) == 0
+    out = capsys.readouterr().out
+    need = [line for line in out.splitlines() if "need bounds or categories" in line]
+    assert len(need) == 1 and "planner-app discover" in need[0]

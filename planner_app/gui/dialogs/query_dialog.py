@@ -68,7 +68,6 @@ from .kind_panels.yes_no import YesNoPanel
 from .query_checks import FormChecks
 
 
-
 class QueryDialog(QDialog):
     """The statistic form: the panels its kind shows, and its checks (``checks``, a
     FormChecks it owns: warnings while typing, and what OK refuses)."""
