@@ -404,6 +404,8 @@ def _use_keys_found_before(form: Any, field: str, column: str) -> bool:
     from ...core.release.discovery_steps import found_again_question, keys_found_before
 
     session: Session = form.session
+    if session.plan is None:
+        return False
     kept = [*session.discoveries, *(path for path, _release in form.finder.bundles)]
     earlier = keys_found_before(kept, session.plan.dataset.name, column)
     if earlier is None:

@@ -36,6 +36,7 @@ from ..widgets.form_fields import NoteArea
 from .kind_panels.column import ColumnPanel
 from .kind_panels.common import lines as typed_lines
 from .kind_panels.common import number
+from .kind_panels.discovery import FindButtons
 from .kind_panels.rows import RowsPanel
 from .kind_panels.synthetic import SyntheticPanel
 from .kind_panels.yes_no import YesNoPanel
@@ -64,6 +65,8 @@ class StatisticForm(Protocol):
     lower: QLineEdit
     upper: QLineEdit
     list_reason: QLineEdit
+    bounds_reason: QLineEdit
+    finder: FindButtons
     declare: QCheckBox
     missing: QComboBox
     fields: QWidget
