@@ -220,6 +220,9 @@ FIND_APPROVAL_ADVICE = (
     "your privacy officer to review and sign, then open the plan they send back with “Use an "
     "approved discovery plan…” and find again.")
 FIND_DONE = "Found privately in release {release} and written into the statistic: {what}."
+# walk25: a bundle name typed that exists already is replaced only when the owner says so
+FIND_REPLACE_TITLE = "Replace the bundle?"
+FIND_REPLACE = "{name} already exists in {folder}. Replace it with this discovery's bundle?"
 # walk25: the keys of a column found already for this plan are used again, at no cost
 FIND_AGAIN_TITLE = "The keys of {column} were found already"
 FIND_AGAIN = (

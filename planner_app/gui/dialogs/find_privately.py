@@ -40,6 +40,8 @@ from ...core.release.discovery_steps import (
     FIND_INTRO,
     FIND_NO_COLUMN,
     FIND_NO_TABLE,
+    FIND_REPLACE,
+    FIND_REPLACE_TITLE,
     FIND_WHAT,
     KEYS,
     FindRequest,
@@ -304,6 +306,13 @@ class FindDialog(QDialog):
         table, home = session.table, session.home
         assert table is not None
         out = Path(self.path.text().strip())
+        # walk25: asked here, before the charge (the core's refusal names --force, a flag)
+        overwrite = out.is_file() and QMessageBox.question(
+            self, FIND_REPLACE_TITLE, FIND_REPLACE.format(name=out.name, folder=out.parent),
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No
+        ) == QMessageBox.StandardButton.Yes
+        if out.is_file() and not overwrite:
+            return
         sign = None
         if session.signing_key:
             sign = ask_signing_key(self, session, session.signing_key)
@@ -314,7 +323,7 @@ class FindDialog(QDialog):
         inputs = [session.table_path] if session.table_path is not None else []
 
         def work(progress, cancel):  # type: ignore[no-untyped-def]
-            return publish(plan, table, out, home, require_approval=require,
+            return publish(plan, table, out, home, require_approval=require, overwrite=overwrite,
                            confidence=confidence, progress=progress, inputs=inputs,
                            trusted=trusted, sign_with=sign)
 
