@@ -32,3 +32,13 @@ def test_a_list_found_privately_is_not_called_copied(  # type: ignore[no-untyped
     assert found.categories.toPlainText().splitlines() == regions  # the very same list
     qtbot.waitUntil(lambda: "Checking" not in found.warning.text(), timeout=20_000)
     assert COPIED not in found.warning.text()
+
+
+def test_a_reason_found_privately_shows_its_start(  # type: ignore[no-untyped-def]
+        demo, qtbot, dialogs, tmp_path: Path) -> None:
+    """walk25: the one-line reason field showed the end of the long reason (a manifest hash
+    and "statistic region_keys"), not "found privately in release …"."""
+    form = _new_statistic(demo, qtbot, "histogram", "region", "Found privately")
+    _find(form, qtbot, "categories", tmp_path, epsilon="0.5", delta="1e-7")
+    assert form.list_reason.text().startswith("found privately in release ")
+    assert form.list_reason.cursorPosition() == 0

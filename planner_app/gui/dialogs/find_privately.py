@@ -453,11 +453,13 @@ def write_found(form: Any, field: str, path: Path, bundle: DiscoveryBundle, stat
         form.lower.setText(number_text(q["lower"]))
         form.upper.setText(number_text(q["upper"]))
         form.bounds_reason.setText(reasons.get("bounds", reason))
+        form.bounds_reason.setCursorPosition(0)  # walk25: its start, "found privately in …"
     else:
         keys = q["categories"] if field == "categories" else q["group_by"]["keys"]
         box = form.categories if field == "categories" else form.group_keys
         box.setPlainText("\n".join(str(k) for k in keys))
         form.list_reason.setText(reasons.get(field, reason))
+        form.list_reason.setCursorPosition(0)  # walk25: not the end of a manifest hash
         form.declare.setChecked(True)
     form.finder.reasons[field] = reasons.get(field, reason)
     if all(kept != path for kept, _release in form.finder.bundles):
