@@ -163,8 +163,10 @@ def cmd_plan_new(args: argparse.Namespace) -> int:
     else:
         print(f"Wrote a starter plan with {len(queries)} statistics to {out}.")
         print(f"{starter.to_fill_in} of them need bounds or categories that you know from the "
-              "domain (never from the data), and each a reason in place of its TODO; "
-              "`planner-app check` names each missing field and reason.")
+              "domain (never copied from the data), and each a reason in place of its TODO; "
+              "`planner-app check` names each missing field and reason. Not known? Find "
+              "them privately, charged to the budget: `planner-app discover` "
+              "(docs/discovery.md).")
         for r in repeating:  # read from the table: printed for the owner, never written
             print(f"note (for you only, never written to the plan): {repeat_note(r)}")
         if repeating and starter.id_column == repeating[0].column:

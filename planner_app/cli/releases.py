@@ -133,7 +133,16 @@ def cmd_discover(args: argparse.Namespace) -> int:
     if problem:
         raise InputError(args.plan, None, problem)
     args.resume, args.unsigned, args.clamp_counts = None, False, False
-    return cmd_release(args)
+    code = cmd_release(args)
+    if code == EXIT_OK and not args.json:  # what was found, and how to use it
+        from ..core.release.discovery import found_lines, read_discovery
+
+        for line in found_lines(read_discovery(Path(args.out))):
+            print(line)
+        print(f"Use them: name them in your plan (\"discovered:ID\"), then {PROG} plan "
+              f"apply-discovery PLAN.json --bundle {args.out} --out NEW.json "
+              "(docs/discovery.md)")
+    return code
 
 
 def _verify_discoveries(args: argparse.Namespace, problems: list[str]) -> list[str]:

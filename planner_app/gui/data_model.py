@@ -73,7 +73,8 @@ class DataModel:
         # by _fit_key(query): problems and tally; notes; by column: facts, values
         self._query_fit: MemoMap[Query, tuple[list[InputError], YesNoTally | None]] = \
             MemoMap()
-        self._notes: MemoMap[Query, list[str]] = MemoMap()
+        #: the warnings of copied_from_data, by the statistic's fit and its lists found privately
+        self._notes: MemoMap[tuple[Query, frozenset[str]], list[str]] = MemoMap()
         self._facts: MemoMap[str, Any] = MemoMap(limit=100_000)
         self._values: MemoMap[tuple[str, int], list[str]] = MemoMap()
         self._asking: dict[Any, Worker] = {}  # questions under way, by what they ask
@@ -235,19 +236,20 @@ class DataModel:
         return None
 
     def ask_query_checks(self, query: Query) -> QueryChecks | None:
-        from ..core.planning.check import copied_from_data, declared_columns
+        from ..core.planning.check import copied_from_data, declared_columns, found_privately
 
         table = self.table
         if table is None:
             return QueryChecks([], None, [])
         key = _fit_key(query)
-        fit, notes = self._query_fit.peek(key), self._notes.peek(key)
+        notes_key = (key, found_privately(query))  # walk25: a list found privately is no copy
+        fit, notes = self._query_fit.peek(key), self._notes.peek(notes_key)
         if fit is not None and notes is not None:
             return QueryChecks(fit[0], fit[1], notes)
         if not self.asks_on_worker():
             problems, tally = self.query_fit(query)
             notes = copied_from_data(query, self.column_facts)
-            self._notes.put(key, notes)
+            self._notes.put(notes_key, notes)
             return QueryChecks(problems, tally, notes)
         known = {c: self._read_facts(c) for c in declared_columns(query) if c in table.columns}
         source, counted, name = self.table_source(), self.counted(), table.name
@@ -270,9 +272,9 @@ class DataModel:
             for c, f in facts.items():
                 self._facts.put(c, f)
             self._query_fit.put(key, (problems, tally))
-            self._notes.put(key, notes)
+            self._notes.put(notes_key, notes)
 
-        self.ask(Answered.QUERY, ("query", key), work, store)
+        self.ask(Answered.QUERY, ("query", notes_key), work, store)
         return None
 
     def ask_column_values(self, column: str, limit: int = 50) -> list[str] | None:

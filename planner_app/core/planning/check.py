@@ -376,14 +376,20 @@ def declared_columns(query: Query) -> list[str]:
     return list(dict.fromkeys(c for c in named if c is not None))
 
 
+def found_privately(query: Query) -> frozenset[str]:
+    """The reasons (justification keys) of ``query`` that say their values were found
+    privately by a discovery: copied_from_data does not warn about those."""
+    return frozenset(k for k, v in (query.justification or {}).items()
+                     if isinstance(v, str) and v.startswith(FOUND_PRIVATELY))
+
+
 def copied_from_data(query: Query, facts: Callable[[str], ColumnFacts | None]) -> list[str]:
     """Warnings when a query's public parameters look read off the data: bounds (or a
     synthetic column's outer bin edges) equal to the observed minimum and maximum, or a
     declared list (categories, group keys, a synthetic column's categories) equal to exactly
     the values present."""
     out = []
-    found = {k for k, v in (query.justification or {}).items()  # fixdisc: found privately,
-             if isinstance(v, str) and v.startswith(FOUND_PRIVATELY)}  # not copied
+    found = found_privately(query)  # fixdisc: found privately, not copied
     bounds = bounds_of(query) if "bounds" not in found else None
     ranges = [("bounds", query.column, *(bounds or (None, None)))]
     ranges += [("outer bin edges", c.column, c.bins[0], c.bins[-1])

@@ -37,6 +37,7 @@ A rule whose input is not given (no ledger, no table, approval not required) is 
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -160,6 +161,13 @@ def budget_rule(plan: Plan, total: Total) -> RuleResult:
                           f"The total ε = {total.epsilon:.4g}, δ = {total.delta:.3g} "
                           f"({total.accountant}) is within this release's budget ε = "
                           f"{b.epsilon:g}, δ = {b.delta:g}.")
+    declared = sum(q.delta for q in plan.queries)
+    if declared >= b.delta and not math.isfinite(total.epsilon):  # walk25: not "ε = inf"
+        said = (f"the statistics' δ add up to {declared:.3g}, which leaves nothing of this "
+                f"release's budget δ = {b.delta:g}, so no ε can be stated")
+        return RuleResult("budget", FAIL, f"Over budget: {said}.",
+                          "Lower some statistics' δ or raise the budget's δ.", where="budget",
+                          refusal=f"{said}. {NOTHING_SPENT}")
     return RuleResult(
         "budget", FAIL,
         f"Over budget: the total ε = {total.epsilon:.4g}, δ = {total.delta:.3g} "

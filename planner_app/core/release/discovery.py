@@ -73,6 +73,31 @@ class DiscoveryBundle:
                 f"statistic {statistic}")
 
 
+#: a discovery of keys none of whose keys cleared the threshold (apply-discovery, discover)
+NO_KEY_FOUND = ("found no key above its threshold: there is no list to use (declare a "
+                "public list, or discover again with more ε)")
+#: how many keys ``found_lines`` names before it says how many more there are
+KEYS_SHOWN = 12
+
+
+def found_lines(bundle: DiscoveryBundle) -> list[str]:
+    """What each discovery of the bundle found, one line each (its published output only),
+    for the owner who ran ``discover``: a discovery that found no key says so at once."""
+    lines = []
+    for f in bundle.found.values():
+        if f.bounds is not None:
+            lines.append(f"{f.statistic} found the bounds of {f.column}: "
+                         f"{shown(f.bounds[0])} to {shown(f.bounds[1])}")
+        elif not f.keys:
+            lines.append(f"{f.statistic} {NO_KEY_FOUND}")
+        else:
+            more = len(f.keys) - KEYS_SHOWN
+            named = ", ".join(f.keys[:KEYS_SHOWN]) + (f" and {more} more" if more > 0 else "")
+            lines.append(f"{f.statistic} found {len(f.keys)} key"
+                         f"{'s' if len(f.keys) != 1 else ''} of {f.column}: {named}")
+    return lines
+
+
 def read_discovery(path: Path) -> DiscoveryBundle:
     """A discovery bundle, verified first (InputError naming the file when it is not a valid
     bundle or holds no discovery)."""
@@ -184,8 +209,7 @@ def _apply(q: dict[str, Any], field: str, found: FoundValues, reason: str, sourc
                              "discovery of bounds, not of keys")
         if not found.keys:
             raise InputError(source, f"{where}.{field}", f"discovery {found.statistic!r} "
-                             "found no key above its threshold: there is no list to use "
-                             "(declare a public list, or discover again with more ε)")
+                             f"{NO_KEY_FOUND}")
         if field == "categories":
             q["categories"] = list(found.keys)
             reasons["categories"] = reason

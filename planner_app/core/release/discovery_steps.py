@@ -26,6 +26,7 @@ from .discovery import (
     DiscoveryBundle,
     apply_discovery,
     named_discoveries,
+    read_discovery,
     require_discoveries,
 )
 
@@ -219,6 +220,43 @@ FIND_APPROVAL_ADVICE = (
     "your privacy officer to review and sign, then open the plan they send back with “Use an "
     "approved discovery plan…” and find again.")
 FIND_DONE = "Found privately in release {release} and written into the statistic: {what}."
+# walk25: a bundle name typed that exists already is replaced only when the owner says so
+FIND_REPLACE_TITLE = "Replace the bundle?"
+FIND_REPLACE = "{name} already exists in {folder}. Replace it with this discovery's bundle?"
+# walk25: the keys of a column found already for this plan are used again, at no cost
+FIND_AGAIN_TITLE = "The keys of {column} were found already"
+FIND_AGAIN = (
+    "{count} keys of {column} were found privately in release {release} (ε = {epsilon}, "
+    "δ = {delta}) for this plan. Use them again? It costs nothing: they are published "
+    "already. Finding them again would charge the dataset's budget a second time, and a "
+    "second noised list of the same column tells more about its rarer values than one.")
+
+
+def keys_found_before(paths: Sequence[Path], dataset: str, column: str
+                      ) -> tuple[Path, DiscoveryBundle, str] | None:
+    """The latest of ``paths`` (discovery bundles kept for the plan) that found the keys of
+    ``column`` in ``dataset``, with its statistic; None when none did (a bundle that no
+    longer reads is passed over: finding again stays possible)."""
+    for path in reversed(paths):
+        try:
+            bundle = read_discovery(path)
+        except (InputError, OSError):
+            continue
+        if bundle.dataset != dataset:
+            continue
+        for f in bundle.found.values():
+            if f.keys and f.column == column:
+                return path, bundle, f.statistic
+    return None
+
+
+def found_again_question(bundle: DiscoveryBundle, statistic: str) -> tuple[str, str]:
+    """The title and the question that offer the keys ``bundle`` found, again."""
+    f = bundle.found[statistic]
+    return (FIND_AGAIN_TITLE.format(column=f.column),
+            FIND_AGAIN.format(count=len(f.keys or ()), column=f.column,
+                              release=bundle.release_id, epsilon=shown(f.epsilon),
+                              delta=f"{f.delta:.3g}"))
 
 
 def approved_plan_problem(plan: Plan, request: FindRequest, main: Plan) -> str | None:

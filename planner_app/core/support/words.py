@@ -751,3 +751,12 @@ RELATIONS_HEADLINE = "Headline values (shown first in the report and the results
 
 # walk2627: the timeline's planned releases left out between the first ones and the last
 TIMELINE_GAP = "{n} more planned release(s), not drawn one by one"
+
+# walk25: the statistic form's guide at its bottom (it names the "Find … privately…" buttons)
+STATISTIC_FORM_GUIDE = (
+    "Bounds, categories and group keys must be public: from knowledge of the domain — a "
+    "form's limits, an official list — never copied from this data (its own minimum, maximum "
+    "or list of values would leak it). When no such list or range exists, \"Find … "
+    "privately…\" under the field finds them in the table with noise, as a release of its "
+    "own charged to the dataset's budget. Values outside the bounds are clamped; values "
+    "outside the list are left out.")

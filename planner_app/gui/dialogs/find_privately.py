@@ -40,6 +40,8 @@ from ...core.release.discovery_steps import (
     FIND_INTRO,
     FIND_NO_COLUMN,
     FIND_NO_TABLE,
+    FIND_REPLACE,
+    FIND_REPLACE_TITLE,
     FIND_WHAT,
     KEYS,
     FindRequest,
@@ -304,6 +306,13 @@ class FindDialog(QDialog):
         table, home = session.table, session.home
         assert table is not None
         out = Path(self.path.text().strip())
+        # walk25: asked here, before the charge (the core's refusal names --force, a flag)
+        overwrite = out.is_file() and QMessageBox.question(
+            self, FIND_REPLACE_TITLE, FIND_REPLACE.format(name=out.name, folder=out.parent),
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No
+        ) == QMessageBox.StandardButton.Yes
+        if out.is_file() and not overwrite:
+            return
         sign = None
         if session.signing_key:
             sign = ask_signing_key(self, session, session.signing_key)
@@ -314,7 +323,7 @@ class FindDialog(QDialog):
         inputs = [session.table_path] if session.table_path is not None else []
 
         def work(progress, cancel):  # type: ignore[no-untyped-def]
-            return publish(plan, table, out, home, require_approval=require,
+            return publish(plan, table, out, home, require_approval=require, overwrite=overwrite,
                            confidence=confidence, progress=progress, inputs=inputs,
                            trusted=trusted, sign_with=sign)
 
@@ -388,6 +397,8 @@ def find_into_form(form: Any, field: str) -> FindDialog | None:
         column = form.group_column.currentText() if form.checks.has_groups() else ""
     else:
         column = form.checks.chosen_column() or ""
+    if field != "bounds" and column and _use_keys_found_before(form, field, column):
+        return None
     bounds = (typed_number(form.lower.text()), typed_number(form.upper.text()))
     dialog = FindDialog(session, field, column, bounds, form)
     dialog.accepted.connect(lambda: bring_back(form, dialog, field))
@@ -395,15 +406,42 @@ def find_into_form(form: Any, field: str) -> FindDialog | None:
     return dialog
 
 
+def _use_keys_found_before(form: Any, field: str, column: str) -> bool:
+    """walk25: the keys of ``column`` found already for this plan (its kept bundles, or this
+    form's) are offered again at no cost, rather than charged a second time; True when the
+    owner took them (written into the form as a new discovery's would be)."""
+    from ...core.release.discovery_steps import found_again_question, keys_found_before
+
+    session: Session = form.session
+    if session.plan is None:
+        return False
+    kept = [*session.discoveries, *(path for path, _release in form.finder.bundles)]
+    earlier = keys_found_before(kept, session.plan.dataset.name, column)
+    if earlier is None:
+        return False
+    title, text = found_again_question(earlier[1], earlier[2])
+    answer = QMessageBox.question(form, title, text, QMessageBox.StandardButton.Yes
+                                  | QMessageBox.StandardButton.No)
+    if answer != QMessageBox.StandardButton.Yes:
+        return False
+    return write_found(form, field, *earlier)
+
+
 def bring_back(form: Any, dialog: FindDialog, field: str) -> bool:
     """What ``dialog`` found, written into the form's ``field`` with its reason "found
     privately in release …"; the bundle is kept for the plan's release. A result that
     cannot be used (no key cleared the threshold, no range) is said in a dialog."""
+    assert dialog.found is not None
+    return write_found(form, field, *dialog.found)
+
+
+def write_found(form: Any, field: str, path: Path, bundle: DiscoveryBundle, statistic: str
+                ) -> bool:
+    """``bundle``'s ``statistic`` written into the form's ``field`` (see bring_back)."""
     from ...core.release.discovery_steps import found_into_statistic
     from ..widgets.form_fields import number_text
 
-    assert dialog.found is not None and form.session.plan is not None
-    path, bundle, statistic = dialog.found
+    assert form.session.plan is not None
     try:
         q = found_into_statistic(form.to_dict(), field, bundle, statistic, form.session.plan)
     except InputError as exc:
@@ -415,13 +453,16 @@ def bring_back(form: Any, dialog: FindDialog, field: str) -> bool:
         form.lower.setText(number_text(q["lower"]))
         form.upper.setText(number_text(q["upper"]))
         form.bounds_reason.setText(reasons.get("bounds", reason))
+        form.bounds_reason.setCursorPosition(0)  # walk25: its start, "found privately in …"
     else:
         keys = q["categories"] if field == "categories" else q["group_by"]["keys"]
         box = form.categories if field == "categories" else form.group_keys
         box.setPlainText("\n".join(str(k) for k in keys))
         form.list_reason.setText(reasons.get(field, reason))
+        form.list_reason.setCursorPosition(0)  # walk25: not the end of a manifest hash
         form.declare.setChecked(True)
     form.finder.reasons[field] = reasons.get(field, reason)
-    form.finder.bundles.append((path, bundle.release_id))
+    if all(kept != path for kept, _release in form.finder.bundles):
+        form.finder.bundles.append((path, bundle.release_id))
     form.checks.update_warning()
     return True

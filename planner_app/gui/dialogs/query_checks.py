@@ -36,6 +36,7 @@ from ..widgets.form_fields import NoteArea
 from .kind_panels.column import ColumnPanel
 from .kind_panels.common import lines as typed_lines
 from .kind_panels.common import number
+from .kind_panels.discovery import FindButtons
 from .kind_panels.rows import RowsPanel
 from .kind_panels.synthetic import SyntheticPanel
 from .kind_panels.yes_no import YesNoPanel
@@ -64,6 +65,8 @@ class StatisticForm(Protocol):
     lower: QLineEdit
     upper: QLineEdit
     list_reason: QLineEdit
+    bounds_reason: QLineEdit
+    finder: FindButtons
     declare: QCheckBox
     missing: QComboBox
     fields: QWidget
@@ -193,6 +196,14 @@ class FormChecks(QObject):
                   if not p.problem.startswith("no column")]
         self.form.warning.setText("\n".join(dict.fromkeys(lines)))
 
+    def _found_reasons(self) -> dict[str, str]:
+        """walk25: the reasons of the lists and bounds found privately here, while the form's
+        reason fields still say so (the core then does not call them copied from the data)."""
+        shown = {"categories": self.form.list_reason.text(), "keys": self.form.list_reason.text(),
+                 "bounds": self.form.bounds_reason.text()}
+        return {field: reason for field, reason in self.form.finder.reasons.items()
+                if shown[field] == reason}
+
     def update_warning(self, *_args: object) -> None:
         """The core's check for parameters read off the data, on the form as it stands."""
         if SYNTH_COLUMNS in self.fields_now():
@@ -210,7 +221,8 @@ class FormChecks(QObject):
             if self.has_categories() else None,
             group_by=self.form.rows_panel.group_by() if self.has_groups() else None,
             yes=self.form.yes_no_panel.typed("yes") if self.reads_yes_no() else None,
-            no=self.form.yes_no_panel.typed("no") if self.reads_yes_no() else None)
+            no=self.form.yes_no_panel.typed("no") if self.reads_yes_no() else None,
+            justification=self._found_reasons() or None)
         # the core's rules, on a worker for a large table (None until the answer arrives)
         checks = self.session.ask_query_checks(draft)
         problems: list[InputError]

@@ -46,7 +46,11 @@ from ...core.kinds.shared_form import (
 from ...core.kinds.synthetic_workload import kept_workload
 from ...core.model import Plan, Query
 from ...core.planfile import plan_to_dict
-from ...core.support.words import DISCARD_STATISTIC, DISCARD_STATISTIC_TITLE
+from ...core.support.words import (
+    DISCARD_STATISTIC,
+    DISCARD_STATISTIC_TITLE,
+    STATISTIC_FORM_GUIDE,
+)
 from ..session import Session
 from ..widgets.form_fields import AMBER, RED, NoteArea, NumberField
 from ..widgets.screen_fit import fit_to_screen
@@ -62,11 +66,6 @@ from .kind_panels.scalar import BoundsPanel
 from .kind_panels.synthetic import SyntheticPanel
 from .kind_panels.yes_no import YesNoPanel
 from .query_checks import FormChecks
-
-GUIDE = ("Bounds, categories and group keys must come from knowledge of the domain — a form's "
-         "limits, an official list — never from this data: the data's own minimum, maximum or "
-         "list of values would leak it. Values outside the bounds are clamped; values outside "
-         "the list are left out.")
 
 
 class QueryDialog(QDialog):
@@ -193,9 +192,9 @@ class QueryDialog(QDialog):
         mech.addStretch(1)  # ε and δ beside their boxes
         more.addRow("Noise", mech)
 
-        guide = QLabel(GUIDE)
-        guide.setWordWrap(True)
-        layout.addWidget(guide)
+        self.guide = QLabel(STATISTIC_FORM_GUIDE)
+        self.guide.setWordWrap(True)
+        layout.addWidget(self.guide)
         layout.addStretch(1)
         # warnings and the red message in spaces of their own, outside the scrolled fields:
         # what they say while typing never moves a field or OK
