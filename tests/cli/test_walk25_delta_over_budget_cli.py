@@ -26,8 +26,12 @@ def test_a_delta_above_the_budget_is_named_not_an_infinite_epsilon(
     (tmp_path / "d.json").write_text(json.dumps(plan))
     home = ["--home", str(tmp_path / "home")]
     main([*home, "check", str(tmp_path / "d.json")])  # says "Ready to release: NO"
-    budget_line = [line for line in capsys.readouterr().out.splitlines()
-                   if "Over budget" in line]
+    out = capsys.readouterr().out
+    budget_line = [line for line in out.splitlines() if "Over budget" in line]
+    # the lifetime line neither: no "ε = inf on its own", no "adds only" beside it
+    [lifetime] = [line for line in out.splitlines() if "Dataset 't' has" in line]
+    assert "inf" not in lifetime and "adds only" not in lifetime, lifetime
+    assert "cannot be stated" in lifetime and "adds ε = 1" in lifetime, lifetime
     assert len(budget_line) == 1
     assert "δ add up to 1e-05" in budget_line[0] and "budget δ = 1e-06" in budget_line[0]
     assert "inf" not in budget_line[0]

@@ -90,6 +90,11 @@ def headroom_sentence(h: Headroom) -> str:
     if not h.fits:
         return (f"{left}: not enough for this release, which would bring its total to "
                 f"ε = {h.after.epsilon:.4g}, δ = {h.after.delta:.3g}")
+    if not math.isfinite(h.release.epsilon):  # its δ alone passes its budget's (walk25)
+        return (f"{left}; this release's own ε cannot be stated within its budget's δ (the "
+                "budget line says why); counted with the dataset's releases "
+                f"({accountant_words(h.after.accountant)}) it adds ε = {h.adds:.4g}; about "
+                f"{h.left_after:.4g} is left after it")
     if h.composes_above_sum:
         own = f"{left}; this release (ε = {h.release.epsilon:.4g}"
         added = math.fsum([*(r.delta for r in state.releases), h.release.delta])
