@@ -30,14 +30,15 @@ from __future__ import annotations
 
 import math
 
-from scipy.special import log_ndtr  # type: ignore[import-untyped]
-
 from .threshold import GaussianNoise, Noise
 
 
 def log_tail(noise: Noise, j: int) -> float:
     """log P[Z ≥ j] for the discrete Laplace of scale ``noise`` (or the discrete Gaussian)."""
     if isinstance(noise, GaussianNoise):
+        # scipy only here: the kinds are loaded at every start (the app's window, --help)
+        from scipy.special import log_ndtr  # type: ignore[import-untyped]
+
         sigma = math.sqrt(float(noise.sigma_sq))
         return float(log_ndtr(-(j - 0.5) / sigma))
     log_q = -1 / float(noise)

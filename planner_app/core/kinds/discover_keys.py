@@ -397,8 +397,7 @@ class DiscoverKeys(StatisticKind):
 
     # gui25: what the app's list of statistics says instead of a ±: the keys it tends to find
     def accuracy_cell(self, query: Query, plan: Plan, acc: Accuracy) -> str:
-        m = self.measurements(query, plan)[0]
-        assert m.scale is not None
-        sure = found_at(m.scale, threshold_of(m), acc.confidence)
+        sel = selection_of(self.measurements(query, plan))  # Laplace or Gaussian (core25)
+        sure = found_at(sel.preview, sel.threshold, acc.confidence)
         who = "people" if plan.privacy_unit.kind == "person" else "rows"
         return f"keys of {sure:,}+ {who}"

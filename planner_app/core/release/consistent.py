@@ -16,7 +16,6 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
-from scipy.special import ndtri  # type: ignore[import-untyped]
 
 from ..dp.accuracy import Accuracy
 from ..dp.consistent import CellNoise, consistent_values, linear_sd
@@ -409,6 +408,8 @@ def _planned_half_widths(variances: tuple[float, ...], parent: tuple[int, ...],
                          confidence: float) -> tuple[float, ...]:
     """Each cell's planned ± of its linear consistent value, as a normal approximation of
     its error (a sum of many noises); the release computes the exact interval."""
+    from scipy.special import ndtri  # type: ignore[import-untyped]  # not at every release
+
     sd = linear_sd(np.asarray(variances), np.asarray(parent, dtype=np.int64))
     z = float(ndtri(0.5 + confidence / 2))
     return tuple(float(v) * z for v in sd)
