@@ -172,20 +172,9 @@ class Ledger:
         out = []
         for row in rows:
             try:
-                measurements = json.loads(row[12])
-                if not isinstance(measurements, list):
-                    raise ValueError
-                for m in measurements:  # each must read back as a measurement
-                    measurement_from_dict(m)
-                rho = None if row[8] is None else number(row[8])
-                record = ReleaseRecord(
-                    id=row[0], dataset=row[1], time=row[2], file_name=row[3],
-                    file_sha256=row[4], plan_sha256=row[5], epsilon=number(row[6]),
-                    delta=number(row[7]), rho=rho, accountant=row[9], status=row[10],
-                    bundle_sha256=row[11], measurements=measurements)
-            except (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError):
+                out.append(stored_record(row))
+            except ValueError:
                 raise self._damaged(f"release record ({str(row[0])[:40]!r})") from None
-            out.append(record)
         return out
 
     def _state(self, con: sqlite3.Connection, name: str) -> LedgerState:
@@ -494,6 +483,25 @@ def stored_cap(row: Sequence[Any] | None) -> Cap:
     if cap.epsilon <= 0 or delta_problem(cap.delta):
         raise ValueError("out of range")
     return cap
+
+
+def stored_record(row: Sequence[Any]) -> ReleaseRecord:
+    """A release record as a ledger stores it: (id, dataset, time, file name, file id, plan
+    hash, ε, δ, ρ, accountant, status, bundle hash, measurements as JSON); ValueError when a
+    cell is damaged. The one rule for the home's SQLite ledger and the office's shared one."""
+    try:
+        measurements = json.loads(row[12])
+        if not isinstance(measurements, list):
+            raise ValueError
+        for m in measurements:  # each must read back as a measurement
+            measurement_from_dict(m)
+        return ReleaseRecord(
+            id=row[0], dataset=row[1], time=row[2], file_name=row[3], file_sha256=row[4],
+            plan_sha256=row[5], epsilon=number(row[6]), delta=number(row[7]),
+            rho=None if row[8] is None else number(row[8]), accountant=row[9],
+            status=row[10], bundle_sha256=row[11], measurements=measurements)
+    except (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError):
+        raise ValueError("a damaged release record") from None
 
 
 def number(value: Any) -> float:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..dp.accounting import Total, within
-from ..dp.measure import Measurement, measurement_from_dict, measurement_to_dict
+from ..dp.measure import Measurement, measurement_to_dict
 from ..planfile.compiled import CompiledPlan
 from ..support.errors import InputError
 from .audit import AuditError, ChainProblem, audit_entry, utc_now, utc_now_private, verify_chain
@@ -40,9 +40,9 @@ from .ledger import (
     LedgerState,
     ReleaseRecord,
     lifetime_total,
-    number,
     over_cap,
     stored_cap,
+    stored_record,
 )
 from .ledger_schema import SCHEMA_VERSION, schema_version
 from .office_config import OfficeLedger, OfficeSecretMissing, file_identity
@@ -164,18 +164,8 @@ class SharedLedger:
         out = []
         for row in rows:
             try:
-                measurements = json.loads(row[12])
-                if not isinstance(measurements, list):
-                    raise ValueError
-                for m in measurements:
-                    measurement_from_dict(m)
-                out.append(ReleaseRecord(
-                    id=row[0], dataset=row[1], time=row[2], file_name=row[3],
-                    file_sha256=row[4], plan_sha256=row[5], epsilon=number(row[6]),
-                    delta=number(row[7]), rho=None if row[8] is None else number(row[8]),
-                    accountant=row[9], status=row[10], bundle_sha256=row[11],
-                    measurements=measurements))
-            except (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError):
+                out.append(stored_record(row))
+            except ValueError:
                 raise self._damaged(f"release record ({str(row[0])[:40]!r})") from None
         return out
 
