@@ -107,7 +107,7 @@ class Forecast:
         planned = self.planned
         if not planned:
             return (f"No release of {self.dataset!r} is planned: no programme of it has a "
-                    f"date left; {shown(max(0.0, self.cap.epsilon - self._spent()))} of "
+                    f"date left; ε = {shown(max(0.0, self.cap.epsilon - self._spent()))} of "
                     f"{cap} is left.")
         if self.runs_out is None:
             last = planned[-1]
