@@ -15,18 +15,21 @@ from tests.gui.conftest import SHOTS
 ROWS = 5_000_000
 
 
-@pytest.fixture(scope="module")
-def big_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def write_big_csv(path: Path, rows: int) -> Path:
     """id, age (empty on every 10th row), smoker yes/no, region text; written by DuckDB."""
-    path = tmp_path_factory.mktemp("big") / "big.csv"
     con = duckdb.connect()
     con.execute(f"""COPY (SELECT i AS id,
                            CASE WHEN i % 10 = 0 THEN NULL ELSE 18 + i % 70 END AS age,
                            CASE WHEN i % 3 = 0 THEN 'yes' ELSE 'no' END AS smoker,
                            'region ' || (i % 7) AS region
-                    FROM range({ROWS}) t(i)) TO '{path}' (HEADER)""")
+                    FROM range({rows}) t(i)) TO '{path}' (HEADER)""")
     con.close()
     return path
+
+
+@pytest.fixture(scope="module")
+def big_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_big_csv(tmp_path_factory.mktemp("big") / "big.csv", ROWS)
 
 
 def rss_mb() -> float:
