@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QTimer
-
 import pytest
+from PySide6.QtCore import QTimer
 
 from planner_app.core.planfile import plan_from_dict
 from tests.conftest import plan_dict, with_reasons
