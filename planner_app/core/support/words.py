@@ -760,3 +760,19 @@ STATISTIC_FORM_GUIDE = (
     "privately…\" under the field finds them in the table with noise, as a release of its "
     "own charged to the dataset's budget. Values outside the bounds are clamped; values "
     "outside the list are left out.")
+
+# disc25c: a release's lists and bounds found privately, verified with or without their
+# discovery bundles (release/discovery_verdict.py decides; verify, report and the bundle
+# viewer say its lines). Without the bundle the release is still valid: what was not checked
+# is said, one line per discovery release, with how to check it.
+DISCOVERY_NOT_CHECKED = ("{fields} say{s} {they} found privately in release {release}: not "
+                         "checked, as its discovery bundle was not given ({how})")
+DISCOVERY_HOW_CLI = "give that bundle with --discovery DISCOVERY.zip to check"
+DISCOVERY_HOW_APP = "give that bundle with “Check its discoveries…” to check"
+#: the command line's words for giving a discovery bundle, and the bundle viewer's
+DISCOVERY_VIEWER_WORDS = (("with --discovery BUNDLE.zip", "with “Check its discoveries…”"),
+                          ("(give --discovery only for a discovery the plan names)",
+                           "(give only the discovery bundles the plan names)"))
+DISCOVERY_CHECKED = ("every list or bound found privately in release {releases} equals its "
+                     "discovery bundle's output ({names})")
+DISCOVERY_NOT_VALID = "NOT valid with the discovery bundle given: {problem}"
