@@ -8,7 +8,7 @@ the rule ``check --discovery`` and ``release --discovery`` apply)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +93,8 @@ class FindPreview:
     cost: str
     publishes: str
     chances: list[str]
+    #: disc25c: what the plan's public numbers say may go wrong (bounds on a small table)
+    warnings: list[str] = field(default_factory=list)
 
 
 def find_preview(main: Plan, request: FindRequest, confidence: float) -> FindPreview:
@@ -125,9 +127,13 @@ def find_preview(main: Plan, request: FindRequest, confidence: float) -> FindPre
                      f"points near its {format_number(lo)} and {format_number(hi)} quantiles, "
                      f"searched between {format_number(request.lower or 0)} and "
                      f"{format_number(request.upper or 0)}.")
-        chances = [_first_upper(line) + f": {format_half_width(checked.accuracy)} (a "
-                   "rank is a row's place in the column sorted by value)" for line in lines]
-    return FindPreview(cost, publishes, chances)
+        first, *more = lines
+        chances = [_first_upper(first) + f": {format_half_width(checked.accuracy)} (a "
+                   "rank is a row's place in the column sorted by value)."]
+        chances += [_first_upper(line) + "." for line in more]
+    warnings = [_first_upper(w) + "." for w in kind.plan_warnings(checked.query, plan,
+                                                                  checked.accuracy)]
+    return FindPreview(cost, publishes, chances, warnings)
 
 
 def _first_upper(text: str) -> str:

@@ -776,3 +776,19 @@ DISCOVERY_VIEWER_WORDS = (("with --discovery BUNDLE.zip", "with “Check its dis
 DISCOVERY_CHECKED = ("every list or bound found privately in release {releases} equals its "
                      "discovery bundle's output ({names})")
 DISCOVERY_NOT_VALID = "NOT valid with the discovery bundle given: {problem}"
+
+# disc25c: bounds found privately on a table too small for their quantiles (the rule:
+# kinds/discover_bounds.small_table_warning, from the plan's public row count only)
+BOUNDS_SMALL_TABLE = (
+    "on {rows} rows (the plan's expected rows) the {which} found privately can land far from "
+    "the data: the rank error (± {ranks} ranks at {confidence} confidence) is larger than "
+    "the {level} distance from the {edge} of the table ({room} rows). What helps: "
+    "more ε{more}, {quantiles}or public bounds")
+BOUNDS_SMALL_TABLE_QUANTILES = ("quantiles at least {need} from each end (the share of rows "
+                                "below the lower bound and above the upper one), ")
+BOUNDS_SMALL_TABLE_MORE = " (about ε = {epsilon} for these quantiles)"
+BOUNDS_ROWS_UNKNOWN = (
+    "how close the bounds come to these quantiles depends on the number of rows: on fewer "
+    "than about {rows} rows the rank error is larger than the quantile's distance from the "
+    "edge of the table, and a bound can land far from the data (state the table's expected "
+    "rows in the plan to be warned)")

@@ -226,6 +226,8 @@ class FindDialog(QDialog):
             else:
                 text = "".join(f"<p>{escape(t)}</p>" for t in (p.cost, p.publishes,
                                                                  *p.chances))
+                text += "".join(f"<p style='color:#b9770e'>⚠ {escape(w)}</p>"
+                                for w in p.warnings)
         self.preview.setText(text)
         self.error.setText(problem or "")
         self.run_button.setEnabled(problem is None and main is not None)
