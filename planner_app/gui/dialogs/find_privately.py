@@ -53,6 +53,7 @@ from ...core.release.discovery_steps import (
 from ...core.release.publish import PublishResult, ReleaseUnfinished, publish
 from ...core.support.errors import InputError, PlannerError
 from ...core.support.field_words import on_screen
+from ...core.support.outputs import default_output_folder
 from ..file_dialogs import ask_open_file, ask_save_file
 from ..operations import failure_text
 from ..session import Session
@@ -234,8 +235,7 @@ class FindDialog(QDialog):
 
     def _default_path(self) -> Path:
         s = self.session
-        folder = (s.path.parent if s.path else s.table_path.parent if s.table_path
-                  else Path.home())
+        folder = default_output_folder(s.path, s.table_path, s.home)  # disc25c: the wizard's
         stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
         name = s.plan.dataset.name if s.plan is not None else "dataset"
         what = FIND_WHAT[self.field][0].replace(" ", "-")
