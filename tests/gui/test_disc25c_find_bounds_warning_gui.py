@@ -32,3 +32,24 @@ def test_the_find_dialog_warns_on_a_table_too_small_for_its_quantiles(  # type: 
     dialog.q_low.setText("0.05")
     dialog.q_high.setText("0.95")
     assert "⚠" not in dialog.preview.text(), dialog.preview.text()
+
+
+def test_the_preview_shows_every_line_in_a_small_dialog(  # type: ignore[no-untyped-def]
+        window, qtbot) -> None:
+    """At 200% on a 1400 × 1000 screen the dialog has about 640 × 440 points: the preview's
+    last lines were cut off. Its text now scrolls with the form, never squeezed."""
+    window.files.load_table(demo_table_path(), synchronous=True)
+    assert window.files.open_plan(demo_plan_path(), confirmed=True)
+    dialog = FindDialog(window.session, "bounds", "income", parent=window)
+    qtbot.addWidget(dialog)
+    dialog.search_low.setText("0")
+    dialog.search_high.setText("1000000")
+    dialog.show()
+    dialog.resize(640, 440)
+    qtbot.waitUntil(lambda: dialog.height() <= 460, timeout=5_000)
+    for _ in range(3):
+        qtbot.wait(20)
+    label = dialog.preview
+    assert "⚠" in label.text()
+    assert label.height() >= label.heightForWidth(label.width()), \
+        (label.height(), label.heightForWidth(label.width()))

@@ -271,7 +271,7 @@ def small_table_warning(query: Query, plan: Plan, accuracy: Accuracy) -> str | N
     room, which, edge, level = min(short)
     quantile = f"{format_number(level)} quantile's"
     if len(short) == 2 and math.isclose(rooms[0][0], rooms[1][0]):
-        which, edge = "bounds", "bottom and the top"
+        which, edge = "bounds", "bottom and top"
         quantile = f"{format_number(lo)} and {format_number(hi)} quantiles'"
     # the rank error is (ranks - 1) / ε' · ε + 1 at ε': the ε that brings it within the room
     more = ("" if room <= 1 else BOUNDS_SMALL_TABLE_MORE.format(

@@ -780,13 +780,11 @@ DISCOVERY_NOT_VALID = "NOT valid with the discovery bundle given: {problem}"
 # disc25c: bounds found privately on a table too small for their quantiles (the rule:
 # kinds/discover_bounds.small_table_warning, from the plan's public row count only)
 BOUNDS_SMALL_TABLE = (
-    "on {rows} rows (the plan's expected rows) the {which} found privately can land far from "
-    "the data: the rank error (± {ranks} ranks at {confidence} confidence) is larger than "
-    "the {level} distance from the {edge} of the table ({room} rows). What helps: "
-    "more ε{more}, {quantiles}or public bounds")
-BOUNDS_SMALL_TABLE_QUANTILES = ("quantiles at least {need} from each end (the share of rows "
-                                "below the lower bound and above the upper one), ")
-BOUNDS_SMALL_TABLE_MORE = " (about ε = {epsilon} for these quantiles)"
+    "on {rows} rows (the plan's expected rows) the {which} can land far from the data: the "
+    "rank error (± {ranks} ranks, {confidence} confidence) exceeds the {level} distance from "
+    "the {edge} of the table ({room} rows). More ε{more}, {quantiles}or public bounds help")
+BOUNDS_SMALL_TABLE_MORE = " (about ε = {epsilon})"
+BOUNDS_SMALL_TABLE_QUANTILES = "quantiles at least {need} from each end, "
 BOUNDS_ROWS_UNKNOWN = (
     "how close the bounds come to these quantiles depends on the number of rows: on fewer "
     "than about {rows} rows the rank error is larger than the quantile's distance from the "
