@@ -767,8 +767,8 @@ STATISTIC_FORM_GUIDE = (
 # is said, one line per discovery release, with how to check it.
 DISCOVERY_NOT_CHECKED = ("{fields} say{s} {they} found privately in release {release}: not "
                          "checked, as its discovery bundle was not given ({how})")
-DISCOVERY_HOW_CLI = "give that bundle with --discovery DISCOVERY.zip to check"
-DISCOVERY_HOW_APP = "give that bundle with “Check its discoveries…” to check"
+DISCOVERY_HOW_CLI = "to check, give that bundle with --discovery DISCOVERY.zip"
+DISCOVERY_HOW_APP = "to check, give that bundle with “Check its discoveries…”"
 #: the command line's words for giving a discovery bundle, and the bundle viewer's
 DISCOVERY_VIEWER_WORDS = (("with --discovery BUNDLE.zip", "with “Check its discoveries…”"),
                           ("(give --discovery only for a discovery the plan names)",
