@@ -20,7 +20,9 @@ from .common import (
 )
 
 
-def _ledger_lines(state) -> list[str]:  # type: ignore[no-untyped-def]
+def _ledger_lines(state, marks=None) -> list[str]:  # type: ignore[no-untyped-def]
+    """``marks``: release id -> the discovery statistics it released (disc25c)."""
+    from ..core.records.discovery_marks import discovery_mark_words
     from ..core.records.headroom import spent_note
 
     cap = state.cap
@@ -35,7 +37,9 @@ def _ledger_lines(state) -> list[str]:  # type: ignore[no-untyped-def]
         lines.append(f"  ({note})")
     for r in state.releases:
         lines.append(f"  {r.time}  ε = {shown(r.epsilon)}  δ = {r.delta:.3g}  {r.accountant:<6} "
-                     f"{r.status:<9} {r.file_name}  plan {r.plan_sha256[:12]}")
+                     f"{r.status:<9} {r.file_name}  plan {r.plan_sha256[:12]}"
+                     + (f"  {discovery_mark_words(marks[r.id])}" if marks and r.id in marks
+                        else ""))
     return lines
 
 
@@ -60,19 +64,29 @@ def cmd_ledger(args: argparse.Namespace) -> int:
     if args.ledger_command == "show":
         names = [args.name] if args.name else ledger.datasets()
         states = [ledger.state(n) for n in names]
-        problems = ledger.audit_problems(audit_for(home, ledger).read())
+        entries = audit_for(home, ledger).read()
+        problems = ledger.audit_problems(entries)
+        from ..core.records.discovery_marks import DISCOVERIES, discovery_marks
+
+        marks = discovery_marks(entries)  # disc25c: which releases were discoveries
         if problems and not args.json:  # never edited spending shown as if it were fine
             from ..core.records.crosscheck import UNTRUSTED_FIGURES
 
             print(UNTRUSTED_FIGURES)
         if args.json:
-            _print_json(states[0].to_dict() if args.name else [s.to_dict() for s in states])
+            shown_states = []
+            for state in states:
+                d = state.to_dict()
+                for r in d["releases"]:
+                    r[DISCOVERIES] = list(marks.get(r["id"], ()))
+                shown_states.append(d)
+            _print_json(shown_states[0] if args.name else shown_states)
         else:
             if not states:
                 print(f"No dataset has a release or a cap yet. The default lifetime cap is "
                       f"ε = {DEFAULT_CAP_EPSILON:g}, δ = {DEFAULT_CAP_DELTA:g}.")
             for state in states:
-                print("\n".join(_ledger_lines(state)))
+                print("\n".join(_ledger_lines(state, marks)))
             from ..core.records.policy import policy_or_error
 
             print(charged_to_words(policy_or_error(home)))

@@ -285,8 +285,10 @@ def build_parser() -> argparse.ArgumentParser:
     # disc25
     verify.add_argument("--discovery", action="append", default=[], metavar="BUNDLE.zip",
                         help="the discovery bundle a list or bounds of this release says it "
-                             "was found in: verify checks the plan's values equal its output "
-                             "(a plan that names one not given is refused)")
+                             "was found in (repeat for several): verify checks the plan's "
+                             "values equal its output, else NOT valid (exit 1); without it the "
+                             "release is still valid and a 'not checked:' line names each "
+                             "discovery release not given")
 
     policy = sub.add_parser("policy", help="the organisation's signed policy: sign, install, "
                                            "show")
@@ -347,5 +349,6 @@ def build_parser() -> argparse.ArgumentParser:
                               "(with --resume: checked again before the bundle is written)")
     report.add_argument("--discovery", action="append", default=[], metavar="BUNDLE.zip",
                         help="the discovery bundle a list or bounds of this release says it "
-                             "was found in, checked as verify checks it")
+                             "was found in, checked as verify checks it (without it the "
+                             "report is written and the values are said not checked)")
     return parser

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..core.support.errors import InputError
 from ..core.support.numbers import shown
@@ -20,6 +21,9 @@ from .common import (
     one_shot_gc,
     use_spark_master,
 )
+
+if TYPE_CHECKING:
+    from ..core.release.discovery_verdict import DiscoveryVerdict
 
 
 def cmd_release(args: argparse.Namespace) -> int:
@@ -145,43 +149,13 @@ def cmd_discover(args: argparse.Namespace) -> int:
     return code
 
 
-def _verify_discoveries(args: argparse.Namespace, problems: list[str]) -> list[str]:
-    """The checks of the values the bundle's plan says were found privately (--discovery):
-    their lines, and any problem added to ``problems``."""
-    from ..core.planfile import plan_from_dict
-    from ..core.release.bundle import PLAN, bundle_json, read_bundle
-    from ..core.release.discovery import (
-        discovery_problems,
-        named_discoveries,
-        read_discovery,
-        refuse_unneeded,
-    )
+def _discovery_verdict(args: argparse.Namespace, bundle: Path) -> DiscoveryVerdict:
+    """The core's verdict on the lists and bounds the bundle's plan says were found
+    privately, with the discovery bundles given (--discovery; verify and report alike)."""
+    from ..core.release.discovery_verdict import bundle_discovery_verdict
 
-    plan = plan_from_dict(bundle_json(read_bundle(Path(args.bundle))[PLAN]), PLAN)
-    if not named_discoveries(plan) and not args.discovery:
-        return []
-    bundles = [read_discovery(Path(p)) for p in args.discovery]
-    refuse_unneeded(plan, bundles)  # fixdisc: a bundle not needed is said, never ignored
-    found = discovery_problems(plan, bundles, f"{Path(args.bundle).name}: {PLAN}")
-    problems.extend(found)
-    return [] if found else [f"every list or bound found privately equals its discovery "
-                             f"bundle's output ({', '.join(b.release_id for b in bundles)})"]
-
-
-def _report_discoveries(args: argparse.Namespace, bundle: Path) -> None:
-    """``report``: a release whose lists or bounds say they were found privately is reported
-    only with their discovery bundles (--discovery), checked as verify checks them."""
-    from ..core.kinds.shared_release import FOUND_PRIVATELY
-    from ..core.planfile import plan_from_dict
-    from ..core.release.bundle import PLAN, bundle_json, read_bundle
-    from ..core.release.discovery import require_discoveries
-
-    given = getattr(args, "discovery", None) or []
-    raw = read_bundle(bundle)[PLAN]
-    if not given and FOUND_PRIVATELY.encode("utf-8") not in raw:
-        return  # names no discovery (an older bundle's plan is not read again)
-    plan = plan_from_dict(bundle_json(raw), PLAN)
-    require_discoveries(plan, given, f"{bundle.name}: {PLAN}")
+    return bundle_discovery_verdict(bundle, [Path(p) for p in
+                                             getattr(args, "discovery", None) or []])
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -200,12 +174,16 @@ def cmd_verify(args: argparse.Namespace) -> int:
                          "problems": [str(exc)], "not_a_bundle": True})
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_INPUT
-    if verdict.valid and getattr(args, "discovery", None) is not None:  # disc25
-        verdict.checks.extend(_verify_discoveries(args, verdict.problems))
+    found = _discovery_verdict(args, Path(args.bundle)) if verdict.valid else None
+    if found is not None:  # disc25c: checked when given, else said not checked (still valid)
+        verdict.checks.extend(found.checks)
+        verdict.problems.extend(found.problems)
         verdict.valid = not verdict.problems
+    not_checked = list(found.not_checked) if found is not None else []
     origin = origin_lines(verdict.origin, verdict.bundle)
     if args.json:
-        _print_json({**verdict.to_dict(), "origin_words": origin})
+        _print_json({**verdict.to_dict(), "not_checked": not_checked,
+                     "origin_words": origin})
     elif verdict.valid:
         print(f"{verdict.bundle}: verified"
               + ("" if verdict.origin.get("origin_proven") else " (integrity only, not origin)"))
@@ -213,6 +191,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
             print(f"  ok: {check}")
         for line in verdict.information:
             print(f"  info: {line}")
+        for line in not_checked:
+            print(f"  not checked: {line}")
         for line in origin:
             print(f"  {line}")
     if not verdict.valid:
@@ -265,7 +245,11 @@ def cmd_report(args: argparse.Namespace) -> int:
         print(f"{PROG}: {bundle.name}: NOT valid, so no report: {verdict.problems[0]}",
               file=sys.stderr)
         return EXIT_INTERNAL
-    _report_discoveries(args, bundle)  # fixdisc: as verify, before anything is written
+    found = _discovery_verdict(args, bundle)  # disc25c: as verify, before anything is written
+    if found.problems:
+        print(f"{PROG}: {bundle.name}: NOT valid, so no report: {found.problems[0]}",
+              file=sys.stderr)
+        return EXIT_INTERNAL
     proven = bool(verdict.origin.get("origin_proven"))
     if trusted and not proven:  # verify_bundle refuses this already; never report it proven
         print(f"{PROG}: {bundle.name}: NOT valid, so no report: its signature is not by a "
@@ -297,11 +281,15 @@ def cmd_report(args: argparse.Namespace) -> int:
         written.append(name)
     if args.json:
         _print_json({"bundle": bundle.name, "verified": True, "origin_proven": proven,
-                     "written": written})
+                     "written": written, "not_checked": list(found.not_checked)})
     else:
         print(f"{bundle.name}: verified"
               + ("" if proven else " (integrity only, not origin)")
               + f"; wrote {', '.join(written)}")
+        for line in found.checks:
+            print(f"  ok: {line}")
+        for line in found.not_checked:
+            print(f"  not checked: {line}")
         if not proven:
             print("  to prove who released it: add --trust OWNER.pub (the owner's public key)")
         if registry:

@@ -397,6 +397,11 @@ class StatisticKind(ABC):
         """Lines ``planner-app check`` adds under the statistic (its accuracy in words)."""
         return []
 
+    def plan_warnings(self, query: Query, plan: Plan, accuracy: Accuracy) -> list[str]:
+        """Warnings ``check`` and the app give about this statistic from the plan's public
+        numbers alone (disc25c: bounds found on a table too small for their quantiles)."""
+        return []
+
     def report_meaning(self, record_query: dict[str, Any], query: Query | None,
                        confidence: float) -> str:
         """What a released value of this statistic means, in the report (``record_query``:

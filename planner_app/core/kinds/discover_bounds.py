@@ -23,7 +23,14 @@ from ..model.grid import QUANTILE_GRID_BITS
 from ..model.reader import FieldReader
 from ..model.rules import quantile_problem
 from ..support.numbers import shown
-from ..support.words import confidence_percent, format_number
+from ..support.words import (
+    BOUNDS_ROWS_UNKNOWN,
+    BOUNDS_SMALL_TABLE,
+    BOUNDS_SMALL_TABLE_MORE,
+    BOUNDS_SMALL_TABLE_QUANTILES,
+    confidence_percent,
+    format_number,
+)
 from .base import StatisticKind
 from .params import BoundedParams, bounds_of, params_of
 from .results import Aggregate, QueryRelease, ReleasedValue
@@ -203,7 +210,16 @@ class DiscoverBounds(StatisticKind):
                 ("Noise", "exponential mechanism, ε split over the two bounds")]
 
     def check_lines(self, query: Query, plan: Plan, accuracy: dict[str, Any]) -> list[str]:
-        return [str(accuracy.get("note", ""))]
+        lines = [str(accuracy.get("note", ""))]
+        ranks = accuracy.get("half_width")
+        if plan.dataset.expected_rows is None and isinstance(ranks, (int, float)):
+            lines.append(BOUNDS_ROWS_UNKNOWN.format(
+                rows=format_number(math.ceil(rows_needed(query, float(ranks))))))
+        return lines
+
+    def plan_warnings(self, query: Query, plan: Plan, accuracy: Accuracy) -> list[str]:
+        warning = small_table_warning(query, plan, accuracy)
+        return [warning] if warning else []
 
     def report_meaning(self, record_query: dict[str, Any], query: Query | None,
                        confidence: float) -> str:
@@ -223,3 +239,53 @@ class DiscoverBounds(StatisticKind):
     # gui25: what the app's list of statistics says instead of a ±: what it publishes
     def accuracy_cell(self, query: Query, plan: Plan, acc: Accuracy) -> str:
         return "lower and upper bound"
+
+
+# disc25c: the exponential mechanism's rank error against the quantile's own rank ----------
+
+def rows_needed(query: Query, ranks: float) -> float:
+    """The fewest rows on which each bound's quantile lies further from the table's edge
+    than the rank error ``ranks``: a quantile q is q·n rows from the bottom, 1 - q from the
+    top."""
+    lo, hi = params(query).quantiles
+    return ranks / min(lo, 1 - hi)
+
+
+def small_table_warning(query: Query, plan: Plan, accuracy: Accuracy) -> str | None:
+    """The warning when the plan's public row count (``dataset.expected_rows``) is so small
+    that a bound's rank error exceeds its quantile's distance from the table's edge: the
+    mechanism then picks grid points outside the data about as readily as inside it (an
+    outsider's bmi on 442 rows at ε = 1: 0.2 to 70 against a true 18 to 42). None when the
+    row count is not stated (nothing is said from the data) or the quantiles are far enough
+    in."""
+    rows = plan.dataset.expected_rows
+    ranks = accuracy.half_width
+    if rows is None or ranks is None:
+        return None
+    lo, hi = params(query).quantiles
+    rooms = [(lo * rows, "lower bound", "bottom", lo), ((1 - hi) * rows, "upper bound", "top",
+                                                        hi)]
+    short = [r for r in rooms if ranks > r[0]]
+    if not short:
+        return None
+    room, which, edge, level = min(short)
+    quantile = f"{format_number(level)} quantile's"
+    if len(short) == 2 and math.isclose(rooms[0][0], rooms[1][0]):
+        which, edge = "bounds", "bottom and top"
+        quantile = f"{format_number(lo)} and {format_number(hi)} quantiles'"
+    # the rank error is (ranks - 1) / ε' · ε + 1 at ε': the ε that brings it within the room
+    more = ("" if room <= 1 else BOUNDS_SMALL_TABLE_MORE.format(
+        epsilon=format_number(_up((ranks - 1) * query.epsilon / (room - 1)))))
+    need = ranks / rows
+    return BOUNDS_SMALL_TABLE.format(
+        rows=format_number(rows), which=which, ranks=format_number(round(ranks, 1)),
+        confidence=confidence_percent(accuracy.confidence), level=quantile,
+        edge=edge, room=format_number(round(room, 1)), more=more,
+        quantiles=BOUNDS_SMALL_TABLE_QUANTILES.format(
+            need=format_number(_up(need))) if need < 0.5 else "")
+
+
+def _up(x: float) -> float:
+    """``x`` rounded up at two significant digits (a suggestion that is enough, never less)."""
+    scale = 10.0 ** (1 - math.floor(math.log10(x)))
+    return math.ceil(x * scale - 1e-9) / scale

@@ -95,7 +95,9 @@ class QueryCheck:
             "mechanism": q.mechanism,
             "sensitivity": h.component.l2_value if gaussian else h.component.l1_value,
             "sensitivity_norm": "L2" if gaussian else "L1",
-            "derivation": " | ".join(m.component.derivation for m in self.measurements),
+            # one sentence per distinct derivation (a discovery of bounds' two are the same)
+            "derivation": " | ".join(dict.fromkeys(m.component.derivation
+                                                   for m in self.measurements)),
             "epsilon": q.epsilon,
             "delta": q.delta,
             "epsilon_spent": self.epsilon_spent,
@@ -273,6 +275,7 @@ def _finish_check(plan: Plan, table: Table | None, confidence: float,
         if table is None:  # with the data, the fit check decides instead (fit.py)
             warnings.extend(plan_only_notes(q))
         warnings.extend(f"{q.id}: {w}" for w in statistic_warnings(q, acc, rows))
+        warnings.extend(f"{q.id}: {w}" for w in kind_of(q).plan_warnings(q, plan, acc))
     measurements = all_measurements(checks)
     total = compose(measurements, plan.budget.delta, plan.budget.accountant)
     alternatives = alternatives_for(measurements, plan.budget.delta, plan.budget.accountant,

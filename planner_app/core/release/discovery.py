@@ -250,14 +250,24 @@ def discovery_problems(plan: Plan, bundles: list[DiscoveryBundle], source: str =
     against the given discovery bundles: each must be a given bundle (InputError naming the
     missing one: refused, not skipped), with the same manifest hash, and the declared value
     must equal that bundle's output."""
+    given = {b.release_id for b in bundles}
+    for qid, field, release, _manifest, _statistic in named_discoveries(plan):
+        if release not in given:
+            raise InputError(source, f"queries[{qid}].justification.{field}",
+                             f"says it was found privately in release {release}: give that "
+                             "discovery bundle with --discovery BUNDLE.zip to check it")
+    return given_discovery_problems(plan, bundles)
+
+
+def given_discovery_problems(plan: Plan, bundles: Sequence[DiscoveryBundle]) -> list[str]:
+    """What is wrong with the values of ``plan`` found privately in one of ``bundles`` (the
+    values found in a release not given are passed over: the caller decides about them)."""
     by_release = {b.release_id: b for b in bundles}
     problems = []
     for qid, field, release, manifest, statistic in named_discoveries(plan):
         b = by_release.get(release)
         if b is None:
-            raise InputError(source, f"queries[{qid}].justification.{field}",
-                             f"says it was found privately in release {release}: give that "
-                             "discovery bundle with --discovery BUNDLE.zip to check it")
+            continue
         if b.manifest_sha256 != manifest:
             problems.append(f"{qid}: {field} names release {release} with manifest SHA-256 "
                             f"{manifest[:12]}…, but {b.path.name} has {b.manifest_sha256[:12]}…")

@@ -8,7 +8,7 @@ the rule ``check --discovery`` and ``release --discovery`` apply)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +93,8 @@ class FindPreview:
     cost: str
     publishes: str
     chances: list[str]
+    #: disc25c: what the plan's public numbers say may go wrong (bounds on a small table)
+    warnings: list[str] = field(default_factory=list)
 
 
 def find_preview(main: Plan, request: FindRequest, confidence: float) -> FindPreview:
@@ -125,9 +127,13 @@ def find_preview(main: Plan, request: FindRequest, confidence: float) -> FindPre
                      f"points near its {format_number(lo)} and {format_number(hi)} quantiles, "
                      f"searched between {format_number(request.lower or 0)} and "
                      f"{format_number(request.upper or 0)}.")
-        chances = [_first_upper(line) + f": {format_half_width(checked.accuracy)} (a "
-                   "rank is a row's place in the column sorted by value)" for line in lines]
-    return FindPreview(cost, publishes, chances)
+        first, *more = lines
+        chances = [_first_upper(first) + f": {format_half_width(checked.accuracy)} (a "
+                   "rank is a row's place in the column sorted by value)."]
+        chances += [_first_upper(line) + "." for line in more]
+    warnings = [_first_upper(w) + "." for w in kind.plan_warnings(checked.query, plan,
+                                                                  checked.accuracy)]
+    return FindPreview(cost, publishes, chances, warnings)
 
 
 def _first_upper(text: str) -> str:
@@ -277,41 +283,3 @@ def approved_plan_problem(plan: Plan, request: FindRequest, main: Plan) -> str |
         return (f"must hold one {kinds[request.finds]} statistic of the column "
                 f"{request.column!r}, the one this button finds")
     return None
-
-
-# -- a release bundle's discoveries, checked by its reader (verify --discovery) ----------
-
-def bundle_plan(bundle: Path) -> Plan:
-    """The plan inside a release bundle (InputError naming the bundle when unreadable)."""
-    from ..planfile import plan_from_dict
-    from .bundle import PLAN, bundle_json, read_bundle
-
-    return plan_from_dict(bundle_json(read_bundle(bundle)[PLAN]), f"{bundle.name}: {PLAN}")
-
-
-def found_in(plan: Plan) -> list[str]:
-    """The discovery releases a plan's lists and bounds say they were found in, in order."""
-    return list(dict.fromkeys(release for *_, release, _m, _s in named_discoveries(plan)))
-
-
-def bundle_discovery_item(bundle: Path, paths: Sequence[Path]) -> tuple[bool, str] | None:
-    """``verify BUNDLE --discovery …``'s rule for a reader: None when the release's plan
-    names no discovery and none is given; else (ok, line): each list or bound found
-    privately must equal its discovery bundle's output, every bundle given must be named."""
-    from .bundle import PLAN
-    from .discovery import discovery_problems, read_discovery, refuse_unneeded
-
-    try:
-        plan = bundle_plan(bundle)
-        if not named_discoveries(plan) and not paths:
-            return None
-        bundles = [read_discovery(Path(p)) for p in paths]
-        refuse_unneeded(plan, bundles)
-        problems = discovery_problems(plan, bundles, f"{bundle.name}: {PLAN}")
-    except InputError as exc:
-        return False, in_app(str(exc)).replace("“Discovery bundles…” in the release "
-                                               "checklist", "“Check its discoveries…”")
-    if problems:
-        return False, problems[0]
-    return True, (f"Every list or bound found privately equals its discovery bundle's output "
-                  f"({', '.join(b.path.name for b in bundles)})")

@@ -47,6 +47,7 @@ from ..planning.readiness import lifetime_rule, require_ready
 from ..records.audit import canonical, utc_now
 from ..records.books import AnyAudit, AnyLedger, audit_for, has_ledger, ledger_for
 from ..records.crosscheck import measurements_digest
+from ..records.discovery_marks import DISCOVERIES
 from ..records.keys import PublicKey, SecretKey
 from ..records.ledger import BudgetExceeded, LedgerDisagrees, LedgerState
 from ..records.policy import (
@@ -403,8 +404,12 @@ def charge_and_release(p: Prepared) -> PublishResult:
     # public parameters only (release.json lists the same measurements)
     # cal26: a programme's release names its place (the plan's public dates), so the books
     # alone say which dates were released
-    placed = {} if p.programme_date is None else {
+    placed: dict[str, Any] = {} if p.programme_date is None else {
         "programme": programme_params(plan, p.programme_date)}
+    # disc25c: a discovery's statistics named (public), so the books mark it as one
+    found = [q.id for q in plan.queries if kind_of(q).is_discovery]
+    if found:
+        placed[DISCOVERIES] = found
     first = audit.append("release requested", {
         **params, "release_prev": None, "epsilon": total.epsilon,
         "delta": total.delta, "accountant": total.accountant,

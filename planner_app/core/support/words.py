@@ -760,3 +760,33 @@ STATISTIC_FORM_GUIDE = (
     "privately…\" under the field finds them in the table with noise, as a release of its "
     "own charged to the dataset's budget. Values outside the bounds are clamped; values "
     "outside the list are left out.")
+
+# disc25c: a release's lists and bounds found privately, verified with or without their
+# discovery bundles (release/discovery_verdict.py decides; verify, report and the bundle
+# viewer say its lines). Without the bundle the release is still valid: what was not checked
+# is said, one line per discovery release, with how to check it.
+DISCOVERY_NOT_CHECKED = ("{fields} say{s} {they} found privately in release {release}: not "
+                         "checked, as its discovery bundle was not given ({how})")
+DISCOVERY_HOW_CLI = "to check, give that bundle with --discovery DISCOVERY.zip"
+DISCOVERY_HOW_APP = "to check, give that bundle with “Check its discoveries…”"
+#: the command line's words for giving a discovery bundle, and the bundle viewer's
+DISCOVERY_VIEWER_WORDS = (("with --discovery BUNDLE.zip", "with “Check its discoveries…”"),
+                          ("(give --discovery only for a discovery the plan names)",
+                           "(give only the discovery bundles the plan names)"))
+DISCOVERY_CHECKED = ("every list or bound found privately in release {releases} equals its "
+                     "discovery bundle's output ({names})")
+DISCOVERY_NOT_VALID = "NOT valid with the discovery bundle given: {problem}"
+
+# disc25c: bounds found privately on a table too small for their quantiles (the rule:
+# kinds/discover_bounds.small_table_warning, from the plan's public row count only)
+BOUNDS_SMALL_TABLE = (
+    "on {rows} rows (the plan's expected rows) the {which} can land far from the data: the "
+    "rank error (± {ranks} ranks, {confidence} confidence) exceeds the {level} distance from "
+    "the {edge} of the table ({room} rows). More ε{more}, {quantiles}or public bounds help")
+BOUNDS_SMALL_TABLE_MORE = " (about ε = {epsilon})"
+BOUNDS_SMALL_TABLE_QUANTILES = "quantiles at least {need} from each end, "
+BOUNDS_ROWS_UNKNOWN = (
+    "how close the bounds come to these quantiles depends on the number of rows: on fewer "
+    "than about {rows} rows the rank error is larger than the quantile's distance from the "
+    "edge of the table, and a bound can land far from the data (state the table's expected "
+    "rows in the plan to be warned)")

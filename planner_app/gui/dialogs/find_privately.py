@@ -11,16 +11,19 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QMessageBox,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -53,6 +56,7 @@ from ...core.release.discovery_steps import (
 from ...core.release.publish import PublishResult, ReleaseUnfinished, publish
 from ...core.support.errors import InputError, PlannerError
 from ...core.support.field_words import on_screen
+from ...core.support.outputs import default_output_folder
 from ..file_dialogs import ask_open_file, ask_save_file
 from ..operations import failure_text
 from ..session import Session
@@ -90,7 +94,12 @@ class FindDialog(QDialog):
         self.slot = WorkerSlot()
         self.running = False
         self.setWindowTitle(find_title(field, column))
-        layout = QVBoxLayout(self)
+        outer = QVBoxLayout(self)
+        # disc25c: what is asked and the preview scroll, the bundle and the buttons stay: at
+        # 200% on a 1400 × 1000 screen the preview's last lines were cut off
+        self.body = QWidget()
+        layout = QVBoxLayout(self.body)
+        layout.setContentsMargins(0, 0, 0, 0)
         intro = QLabel(FIND_INTRO)
         intro.setWordWrap(True)
         layout.addWidget(intro)
@@ -136,6 +145,14 @@ class FindDialog(QDialog):
         self.error = NoteArea(2, RED)
         self.error.setAccessibleName("Why the discovery cannot run")
         layout.addWidget(self.error)
+        layout.addStretch(1)
+        self.scroller = QScrollArea()
+        self.scroller.setWidgetResizable(True)
+        self.scroller.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroller.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroller.setWidget(self.body)
+        outer.addWidget(self.scroller, 1)
+        layout = outer
         where = QHBoxLayout()
         self.path = QLineEdit(str(self._default_path()))
         self.path.setAccessibleName("Where to write the discovery bundle")
@@ -226,14 +243,15 @@ class FindDialog(QDialog):
             else:
                 text = "".join(f"<p>{escape(t)}</p>" for t in (p.cost, p.publishes,
                                                                  *p.chances))
+                text += "".join(f"<p style='color:#b9770e'>⚠ {escape(w)}</p>"
+                                for w in p.warnings)
         self.preview.setText(text)
         self.error.setText(problem or "")
         self.run_button.setEnabled(problem is None and main is not None)
 
     def _default_path(self) -> Path:
         s = self.session
-        folder = (s.path.parent if s.path else s.table_path.parent if s.table_path
-                  else Path.home())
+        folder = default_output_folder(s.path, s.table_path, s.home)  # disc25c: the wizard's
         stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
         name = s.plan.dataset.name if s.plan is not None else "dataset"
         what = FIND_WHAT[self.field][0].replace(" ", "-")

@@ -56,6 +56,7 @@ from ...core.release.resume import pending_signer, resume_release
 from ...core.support.errors import InputError, PlannerError
 from ...core.support.field_words import on_screen
 from ...core.support.numbers import shown
+from ...core.support.outputs import default_output_folder
 from ...core.support.words import (
     PROGRAMME_REFUSED_ADVICE,
     PROGRAMME_REFUSED_TITLE,
@@ -268,8 +269,8 @@ class ConfirmPage(QWizardPage):
         room = f"<p>{escape(headroom_sentence(headroom(state, measurements, total)))}. " \
             f"{escape(self.session.charged_to())}</p>" if state else ""
         stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-        folder = (self.session.path.parent if self.session.path else
-                  self.session.table_path.parent if self.session.table_path else Path.home())
+        folder = default_output_folder(self.session.path, self.session.table_path,
+                                       self.session.home)  # disc25c: one rule, in the core
         if not self.path.text():
             self.path.setText(str(folder / f"{plan.dataset.name}-release-{stamp}.zip"))
         self.text.setText(

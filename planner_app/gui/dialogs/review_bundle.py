@@ -410,6 +410,7 @@ class BundleDialog(QDialog):
         origin_row.addWidget(self.trust_button, 0, Qt.AlignmentFlag.AlignTop)
         layout.addLayout(origin_row)
         self.discoveries = BundleDiscoveries(path)  # gui25: as verify --discovery
+        self.discoveries.checked.connect(self._headline)
         layout.addWidget(self.discoveries)
         self.trusted: list[PublicKey] = []
         self.tabs = QTabWidget()
@@ -471,23 +472,8 @@ class BundleDialog(QDialog):
         assert isinstance(opened, OpenedBundle)
         self.opened = opened
         self._show_checking(False)
-        verdict = opened.verdict
-        name = html.escape(self.path.name)
-        proven = verdict.origin.get("origin_proven")
-        if verdict.valid:
-            text = ("<h2 style='color:#1e8449'>✓ Verified"
-                    + (" — origin proven" if proven else " (integrity only, not origin)")
-                    # what was checked, in plain words: the detail under the headline
-                    + f"</h2><p style='font-size:small'>{name}: "
-                    + "; ".join(html.escape(plain_terms(c)) for c in verdict.checks) + ".</p>")
-        else:  # problems quote names from the bundle: escaped, never read as markup
-            text = (f"<h2 style='color:#c0392b'>✗ NOT valid</h2><p>{name} failed "
-                    "verification; do not rely on its numbers.</p><ul>"
-                    + "".join(f"<li>{html.escape(plain_terms(p))}</li>"
-                              for p in verdict.problems[:12])
-                    + "</ul>")
-        self.verdict.setText(text)
-        self.discoveries.show_for(verdict.valid)
+        self._headline([])
+        self.discoveries.show_for(opened.verdict.valid)
         self.origin.setText(origin_html(opened))
         self.trust_button.setEnabled(opened.provenance is not None)
         self.tabs.clear()
@@ -503,6 +489,29 @@ class BundleDialog(QDialog):
                 widget = None
             self.tabs.addTab(widget or QLabel("This part of the bundle cannot be shown."),
                              title)
+
+    def _headline(self, discovery_problems: list[str]) -> None:
+        """The verdict at the top: the bundle's own, and the problems its discovery bundles
+        given showed (disc25c: a list found privately that differs makes it NOT valid, as
+        verify --discovery says)."""
+        assert self.opened is not None
+        verdict = self.opened.verdict
+        name = html.escape(self.path.name)
+        proven = verdict.origin.get("origin_proven")
+        problems = list(verdict.problems) + discovery_problems
+        if not problems:
+            text = ("<h2 style='color:#1e8449'>✓ Verified"
+                    + (" — origin proven" if proven else " (integrity only, not origin)")
+                    # what was checked, in plain words: the detail under the headline
+                    + f"</h2><p style='font-size:small'>{name}: "
+                    + "; ".join(html.escape(plain_terms(c)) for c in verdict.checks) + ".</p>")
+        else:  # problems quote names from the bundle: escaped, never read as markup
+            text = (f"<h2 style='color:#c0392b'>✗ NOT valid</h2><p>{name} failed "
+                    "verification; do not rely on its numbers.</p><ul>"
+                    + "".join(f"<li>{html.escape(plain_terms(p))}</li>"
+                              for p in problems[:12])
+                    + "</ul>")
+        self.verdict.setText(text)
 
     def _results_tab(self, opened: OpenedBundle) -> QWidget | None:
         if opened.results is None:
