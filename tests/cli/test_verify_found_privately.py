@@ -3,7 +3,7 @@
 and in --json's ``not_checked``, one line naming the discovery release and how to check it;
 with the bundle it is checked (a list that differs: NOT valid, exit 1); a bundle the plan
 does not name is refused (exit 2). ``report`` follows the same rule. The app's viewer says
-the same of the same bundles (tests/gui/test_disc25c_viewer_found_privately_gui.py).
+the same of the same bundles (tests/gui/test_viewer_found_privately_gui.py).
 
 Independent answers: the discovery release id read from the discovery bundle's own
 release.json, the declared list edited by hand (tests/found_bundles.py)."""

@@ -2,13 +2,13 @@
 is too small for the quantiles asked (disc25c): the demo plan states 3,800 rows, on which the
 1% quantile is 38 rows from the bottom, within the rank error at ε = 1; at ε = 10 or at the
 5% and 95% quantiles the warning goes. Independent answer: the exponential mechanism's rank
-error computed in tests/core/test_disc25c_bounds_small_table.py."""
+error computed in tests/core/test_bounds_small_table.py."""
 
 from __future__ import annotations
 
 from planner_app.core.support.resources import demo_plan_path, demo_table_path
 from planner_app.gui.dialogs.find_privately import FindDialog
-from tests.core.test_disc25c_bounds_small_table import rank_error
+from tests.core.test_bounds_small_table import rank_error
 
 
 def test_the_find_dialog_warns_on_a_table_too_small_for_its_quantiles(  # type: ignore[no-untyped-def]
