@@ -101,15 +101,20 @@ def _env(tree: Path) -> dict[str, str]:
     return env
 
 
+# `python -c` puts the working folder first on sys.path, before PYTHONPATH: run from a
+# neutral folder, or a run started in the checkout measures the checkout as "before" too
+NEUTRAL = tempfile.mkdtemp(prefix="planner-cwd-")
+
+
 def slider(tree: Path, n: int, steps: int) -> list[float]:
     done = subprocess.run([sys.executable, "-c", STEP, str(n), str(steps)], capture_output=True,
-                          text=True, env=_env(tree), check=True, timeout=3600)
+                          text=True, env=_env(tree), check=True, timeout=3600, cwd=NEUTRAL)
     return [float(t) for t in json.loads(done.stdout.strip().splitlines()[-1])]
 
 
 def _cpu_of(cmd: list[str], env: dict[str, str]) -> float:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(cmd, capture_output=True, env=env, check=True, timeout=600)
+    subprocess.run(cmd, capture_output=True, env=env, check=True, timeout=600, cwd=NEUTRAL)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 

@@ -23,7 +23,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -70,28 +70,60 @@ def within(total: Total, epsilon: float, delta: float) -> bool:
             and total.delta <= delta * (1 + FIT_TOLERANCE))
 
 
-_SUMS: OrderedDict[tuple[int, ...], tuple[list[Measurement], float, float, float]] = OrderedDict()
+class _Facts(NamedTuple):
+    """What every accountant asks of a list of measurements, found in one walk of it."""
+
+    epsilon: float  # Σε (math.fsum: exact, so in any order the same)
+    delta: float  # Σδ
+    rho: float  # Σρ
+    any_thresholded: bool  # a discovery of keys (``thresholded``)
+    threshold_delta: float  # Σδ of the Gaussian discoveries' thresholds (``threshold_only``)
+    any_zcdp: bool  # AIM's adaptive rounds
+    pure: bool  # ``all_pure``
+    pld_ok: bool | None  # ``pld_supported``: found on first asking (it enumerates shifts)
+
+
+_SUMS: OrderedDict[tuple[int, ...], tuple[list[Measurement], _Facts]] = OrderedDict()
 _sums_lock = threading.Lock()
 
 
-def _sums(measurements: Sequence[Measurement]) -> tuple[float, float, float]:
-    """Σε, Σδ and Σρ of ``measurements`` (math.fsum: exact, so in any order the same), kept
-    for the last few lists: the editor composes the same measurements for the release and
-    again for the dataset's lifetime at each slider step. Keyed by the objects' ids, with the
-    objects held so that no id is reused while it is a key (measurements are frozen)."""
+def _facts(measurements: Sequence[Measurement]) -> _Facts:
+    """The ``_Facts`` of ``measurements``, kept for the last few lists: the editor composes
+    the same measurements for the release and again for the dataset's lifetime at each
+    slider step, and each accountant's rule asked its own question of all of them (at 1,000
+    statistics a dozen walks a step). Keyed by the objects' ids, with the objects held so
+    that no id is reused while it is a key (measurements are frozen)."""
     key = tuple(map(id, measurements))
     with _sums_lock:
         hit = _SUMS.get(key)
     if hit is not None:
-        return hit[1], hit[2], hit[3]
-    eps = math.fsum(m.epsilon for m in measurements)
-    delta = math.fsum(m.delta for m in measurements)
-    rho = math.fsum(m.rho for m in measurements)
+        return hit[1]
+    noisy = [m for m in measurements if m.mechanism != "none"]
+    facts = _Facts(
+        math.fsum(m.epsilon for m in measurements),
+        math.fsum(m.delta for m in measurements),
+        math.fsum(m.rho for m in measurements),
+        any(thresholded(m) for m in measurements),
+        math.fsum(m.delta for m in measurements if threshold_only(m)),
+        any(m.mechanism == "zcdp" for m in measurements),
+        all(m.delta == 0 and m.mechanism != "gaussian" for m in noisy),
+        None)
+    _keep(key, measurements, facts)
+    return facts
+
+
+def _keep(key: tuple[int, ...], measurements: Sequence[Measurement], facts: _Facts) -> None:
     with _sums_lock:
-        _SUMS[key] = (list(measurements), eps, delta, rho)
+        _SUMS[key] = (list(measurements), facts)
+        _SUMS.move_to_end(key)
         if len(_SUMS) > 4:
             _SUMS.popitem(last=False)
-    return eps, delta, rho
+
+
+def _sums(measurements: Sequence[Measurement]) -> tuple[float, float, float]:
+    """Σε, Σδ and Σρ of ``measurements``."""
+    facts = _facts(measurements)
+    return facts.epsilon, facts.delta, facts.rho
 
 
 def basic(measurements: Sequence[Measurement]) -> Total:
@@ -119,12 +151,13 @@ ZCDP_THRESHOLD = ("zcdp cannot account for a discovery of keys (its threshold's 
 def zcdp(measurements: Sequence[Measurement], delta: float) -> Total:
     """ρ added up, then (ε, δ) at ``delta``; ε = inf (fails closed) with a thresholded
     measurement among them."""
-    if any(thresholded(m) for m in measurements):
+    facts = _facts(measurements)
+    if facts.any_thresholded:
         return Total(math.inf, delta, "zcdp")
-    rho = _sums(measurements)[2]
+    rho = facts.rho
     # a Gaussian discovery's threshold: approximate zCDP (ρ, δ_t) is (ε(ρ, δ - δ_t), δ)-DP
     # (OpenDP's make_gaussian_threshold states it so); inf when its δ leaves none for ρ
-    cut = math.fsum(m.delta for m in measurements if threshold_only(m))
+    cut = facts.threshold_delta
     if cut > 0 and not cut < delta:
         return Total(math.inf, delta, "zcdp", rho)
     return Total(epsilon_from_rho(rho, delta - cut), delta, "zcdp", rho)
@@ -365,6 +398,8 @@ class PldTree:
         self._objects: dict[int, tuple[Measurement, int]] = {}  # id(m) -> (m, key id)
         self._places: dict[str, int] = {}  # statistic id -> digest
         self._last: tuple[tuple[tuple[str, int], ...], _Node] | None = None
+        # the last call's measurements (held: their ids are not reused) and their ids
+        self._last_ids: tuple[list[Measurement], tuple[int, ...]] | None = None
         self._shape: _Shape | None = None  # the last call's tree, to reuse its nodes
         self._epsilons: OrderedDict[tuple[int, float], float] = OrderedDict()
         # a statistic's measurements (key ids and counts, as met) -> its leaf, in key order:
@@ -516,12 +551,20 @@ class PldTree:
             self._first.clear()
             self._objects.clear()
             self._last = None
+            self._last_ids = None
         if len(self._places) > _MAX_NAMES:
             self._places.clear()
         if len(self._orders) > _MAX_NAMES:
             self._orders.clear()
         self._call += 1
         self._call_bytes = 0
+        held = list(measurements)
+        ids = tuple(map(id, held))
+        last = self._last
+        if (last is not None and self._last_ids is not None
+                and self._last_ids[1] == ids):  # the very objects again (the meter, then the
+            return last[1].ident, last[1].value  # lifetime without history): the same root
+        measurements = held
         objects = self._objects
         named_list = []
         for m in measurements:
@@ -532,9 +575,9 @@ class PldTree:
         named = tuple(named_list)
         if not named:
             return None
-        last = self._last
         if last is not None and last[0] == named:  # the same measurements again (the meter,
-            return last[1].ident, last[1].value  # then the lifetime): the same root
+            self._last_ids = (held, ids)  # then the lifetime): the same root
+            return last[1].ident, last[1].value
         by_query: dict[str, dict[int, int]] = {}
         for qid, kid in named:
             counts = by_query.get(qid)
@@ -562,6 +605,7 @@ class PldTree:
             leaves.append(met)
         node = self._compose(shape, leaves)
         self._last = (named, node)
+        self._last_ids = (held, ids)
         if self._bytes > self.limit:
             with self._lock:
                 self._evict(self.limit)
@@ -666,12 +710,17 @@ def accountant_refusal(accountant: str, measurements: Sequence[Measurement]) -> 
     for a plan's named accountant, the alternatives `check` lists and a dataset's lifetime.
     basic composes anything; zcdp no thresholded measurement (a discovery of keys); pld no
     ``zcdp`` measurement (AIM's adaptive rounds) and no Gaussian it cannot enumerate."""
-    if accountant == "zcdp" and any(thresholded(m) for m in measurements):
+    if accountant == "zcdp" and _facts(measurements).any_thresholded:
         return ZCDP_THRESHOLD
     if accountant == "pld":
-        if any(m.mechanism == "zcdp" for m in measurements):
+        facts = _facts(measurements)
+        if facts.any_zcdp:
             return AIM_PLD_REFUSAL
-        if not pld_supported(measurements):
+        ok = facts.pld_ok
+        if ok is None:
+            ok = pld_supported(measurements)
+            _keep(tuple(map(id, measurements)), measurements, facts._replace(pld_ok=ok))
+        if not ok:
             return PLD_GAUSSIAN_REFUSAL
     return None
 
@@ -700,7 +749,7 @@ def composes_pld(measurements: Sequence[Measurement], delta: float,
     (issue 24)."""
     if accountant == "pld":
         return True
-    return (accountant is None and not all_pure(measurements) and delta > 0
+    return (accountant is None and not _facts(measurements).pure and delta > 0
             and accountant_refusal("pld", measurements) is None)
 
 
@@ -713,7 +762,7 @@ def compose(measurements: Sequence[Measurement], delta: float,
     a slightly smaller ε, but with a δ, which weakens every promise made from it (the belief
     bound holds only "except with a chance of δ"), and a δ would be charged to the ledger
     for a release that spends none."""
-    if accountant == "basic" or (accountant is None and all_pure(measurements)):
+    if accountant == "basic" or (accountant is None and _facts(measurements).pure):
         return basic(measurements)
     problem = accountant_delta_problem(accountant, delta)
     if problem:

@@ -106,9 +106,12 @@ class BudgetPane(QWidget):
         self.table.setHorizontalHeaderLabels(
             ["Statistic", "Now", "Weight", "Target ± (95%)", "Needs ε"])
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(
-            QHeaderView.ResizeMode.ResizeToContents)
+        # columns as wide as their texts, measured here for the cells that change: Qt's
+        # ResizeToContents measured all rows of every column after any change (at 1,000
+        # statistics about 18 ms of each ε slider step, the pane shown or not)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.itemChanged.connect(lambda item: self._grow([item.row()], [item.column()]))
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.table.setAccessibleName("Statistics with weights and accuracy targets")
         share_layout.addWidget(self.table)
@@ -226,6 +229,7 @@ class BudgetPane(QWidget):
             text = "" if q.id not in targets else (
                 "unreachable" if q.id in result.unreachable else f"{eps:.4g}")
             self.table.setItem(row, COL_NEEDS, QTableWidgetItem(text))
+        self.table.resizeColumnToContents(COL_NEEDS)
         self._needs_filled = True
         self._show_goal()
 
@@ -260,6 +264,7 @@ class BudgetPane(QWidget):
             item = self.table.item(row, COL_NEEDS)
             if item is not None:
                 item.setText("")
+        self.table.resizeColumnToContents(COL_NEEDS)
         self._needs_filled = False
 
     def _use_goal(self) -> None:
@@ -302,6 +307,7 @@ class BudgetPane(QWidget):
         plan = self.session.plan
         if plan is None or not ids:
             return
+        rows = []
         with QSignalBlocker(self.table):
             for row, q in enumerate(plan.queries):
                 if q.id not in ids:  # only the edited rows' cells are looked up
@@ -310,6 +316,21 @@ class BudgetPane(QWidget):
                 if name is not None and now is not None:
                     name.setText(q.title)
                     now.setText(self._now_text(q))
+                    rows.append(row)
+        self._grow(rows, [COL_NAME, COL_NOW])
+
+    def _grow(self, rows: list[int], columns: list[int]) -> None:
+        """Widen a column to a wider text in ``rows``; never narrow it while editing (a slider
+        drag does not make the table jump): ``refresh`` fits every column again."""
+        grid = 1 if self.table.showGrid() else 0
+        model = self.table.model()
+        for column in columns:
+            if not rows:
+                return
+            wanted = max(self.table.sizeHintForIndex(model.index(row, column)).width()
+                         for row in rows) + grid
+            if wanted > self.table.columnWidth(column):
+                self.table.setColumnWidth(column, wanted)
 
     def _show_budget(self) -> None:
         plan = self.session.plan
@@ -413,3 +434,4 @@ class BudgetPane(QWidget):
                 needs = QTableWidgetItem(old_needs.get(q.id, ""))
                 needs.setFlags(needs.flags() & ~Qt.ItemFlag.ItemIsEditable)
                 self.table.setItem(row, COL_NEEDS, needs)
+        self.table.resizeColumnsToContents()
