@@ -314,32 +314,47 @@ class Bundle:
         return self.record
 
 
-def verify(bundle: PathLike, trust: Sequence[PathLike] = ()) -> Verdict:
-    """``planner-app verify BUNDLE [--trust OWNER.pub]``: the verdict (``.valid``,
-    ``.problems``, ``.checks``); with ``trust``, the signature must be by one of those keys.
-    Raises NotABundle for a file that is not a bundle at all."""
+def verify(bundle: PathLike, trust: Sequence[PathLike] = (),
+           discovery: Sequence[PathLike] = ()) -> Verdict:
+    """``planner-app verify BUNDLE [--trust OWNER.pub] [--discovery D.zip]``: the verdict
+    (``.valid``, ``.problems``, ``.checks``, ``.not_checked``); with ``trust``, the signature
+    must be by one of those keys; with ``discovery``, the lists and bounds the plan says were
+    found privately are checked against those discovery bundles (without them the bundle
+    stays valid and ``.not_checked`` says what was not checked). Raises NotABundle for a
+    file that is not a bundle at all, InputError for a discovery bundle the plan does not
+    name."""
     from .core.records.keys import load_trusted
+    from .core.release.discovery_verdict import with_discoveries
     from .core.release.verify_release import verify_bundle
 
-    return verify_bundle(Path(bundle), trusted=load_trusted(list(trust)))
+    path = Path(bundle)
+    verdict = verify_bundle(path, trusted=load_trusted(list(trust)))
+    with_discoveries(verdict, path, [Path(p) for p in discovery])
+    return verdict
 
 
-def open_bundle(bundle: PathLike, trust: Sequence[PathLike] = ()) -> Bundle:
-    """Verify a bundle (as ``verify``) and open it: its results (``.results``), its plan and
-    release record. A bundle that fails verification opens with ``valid`` false."""
+def open_bundle(bundle: PathLike, trust: Sequence[PathLike] = (),
+                discovery: Sequence[PathLike] = ()) -> Bundle:
+    """Verify a bundle (as ``verify``, ``discovery`` included) and open it: its results
+    (``.results``), its plan and release record. A bundle that fails verification opens
+    with ``valid`` false."""
     from .core.records.keys import load_trusted
     from .core.release.bundle import RECORD, bundle_json, read_bundle
+    from .core.release.discovery_verdict import with_discoveries
     from .core.release.opened_bundle import open_bundle as open_verified
 
     path = Path(bundle)
     opened = open_verified(path, load_trusted(list(trust)))
+    with_discoveries(opened.verdict, path, [Path(p) for p in discovery])
     record = bundle_json(read_bundle(path)[RECORD]) if opened.verdict.valid else None
     return Bundle(path, opened.verdict, opened, record)
 
 
-def results(bundle: PathLike, trust: Sequence[PathLike] = ()) -> pd.DataFrame:
-    """``open_bundle(bundle, trust).results``: the released values with their intervals."""
-    return open_bundle(bundle, trust).results
+def results(bundle: PathLike, trust: Sequence[PathLike] = (),
+            discovery: Sequence[PathLike] = ()) -> pd.DataFrame:
+    """``open_bundle(bundle, trust, discovery).results``: the released values with their
+    intervals."""
+    return open_bundle(bundle, trust, discovery).results
 
 
 def result_charts(bundle: Bundle) -> list[Picture]:

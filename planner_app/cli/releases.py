@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..core.support.errors import InputError
 from ..core.support.numbers import shown
@@ -21,9 +20,6 @@ from .common import (
     one_shot_gc,
     use_spark_master,
 )
-
-if TYPE_CHECKING:
-    from ..core.release.discovery_verdict import DiscoveryVerdict
 
 
 def cmd_release(args: argparse.Namespace) -> int:
@@ -149,18 +145,15 @@ def cmd_discover(args: argparse.Namespace) -> int:
     return code
 
 
-def _discovery_verdict(args: argparse.Namespace, bundle: Path) -> DiscoveryVerdict:
-    """The core's verdict on the lists and bounds the bundle's plan says were found
-    privately, with the discovery bundles given (--discovery; verify and report alike)."""
-    from ..core.release.discovery_verdict import bundle_discovery_verdict
-
-    return bundle_discovery_verdict(bundle, [Path(p) for p in
-                                             getattr(args, "discovery", None) or []])
+def _discoveries(args: argparse.Namespace) -> list[Path]:
+    """The discovery bundles given (--discovery; verify and report alike)."""
+    return [Path(p) for p in getattr(args, "discovery", None) or []]
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
     from ..core.records.keys import load_trusted
     from ..core.release.bundle import NotABundle
+    from ..core.release.discovery_verdict import with_discoveries
     from ..core.release.signing import origin_lines
     from ..core.release.verify_release import verify_bundle
 
@@ -174,16 +167,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
                          "problems": [str(exc)], "not_a_bundle": True})
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_INPUT
-    found = _discovery_verdict(args, Path(args.bundle)) if verdict.valid else None
-    if found is not None:  # disc25c: checked when given, else said not checked (still valid)
-        verdict.checks.extend(found.checks)
-        verdict.problems.extend(found.problems)
-        verdict.valid = not verdict.problems
-    not_checked = list(found.not_checked) if found is not None else []
+    # disc25c: checked when given, else said not checked (still valid)
+    with_discoveries(verdict, Path(args.bundle), _discoveries(args))
+    not_checked = verdict.not_checked
     origin = origin_lines(verdict.origin, verdict.bundle)
     if args.json:
-        _print_json({**verdict.to_dict(), "not_checked": not_checked,
-                     "origin_words": origin})
+        _print_json({**verdict.to_dict(), "origin_words": origin})
     elif verdict.valid:
         print(f"{verdict.bundle}: verified"
               + ("" if verdict.origin.get("origin_proven") else " (integrity only, not origin)"))
@@ -218,6 +207,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     from ..core.records.keys import load_trusted
     from ..core.release.bundle import RECORD, NotABundle, read_bundle
+    from ..core.release.discovery_verdict import with_discoveries
     from ..core.release.report import report_html, report_pdf
     from ..core.release.verify_release import verify_bundle
     from ..core.support.files import atomic_write_bytes, check_output_path
@@ -241,13 +231,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     except NotABundle as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_INPUT
+    found = with_discoveries(verdict, bundle, _discoveries(args))  # as verify, before writing
     if not verdict.valid:
         print(f"{PROG}: {bundle.name}: NOT valid, so no report: {verdict.problems[0]}",
-              file=sys.stderr)
-        return EXIT_INTERNAL
-    found = _discovery_verdict(args, bundle)  # disc25c: as verify, before anything is written
-    if found.problems:
-        print(f"{PROG}: {bundle.name}: NOT valid, so no report: {found.problems[0]}",
               file=sys.stderr)
         return EXIT_INTERNAL
     proven = bool(verdict.origin.get("origin_proven"))

@@ -478,8 +478,12 @@ class Verdict:
     information: list[str] = field(default_factory=list)
     #: each synthetic table's TVDs: {query id: verify_synthetic.SyntheticFit's table entry}
     synthetic: dict[str, Any] = field(default_factory=dict)
+    #: lists or bounds found privately whose discovery bundle was not given, one line per
+    #: discovery release (discovery_verdict.with_discoveries); never a reason to fail
+    not_checked: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {"bundle": self.bundle, "valid": self.valid, "problems": self.problems,
                 "checks": self.checks, "summary": self.summary, "origin": self.origin,
-                "information": self.information, "synthetic": self.synthetic}
+                "information": self.information, "synthetic": self.synthetic,
+                "not_checked": self.not_checked}

@@ -20,7 +20,7 @@ from ..model import Plan
 from ..planfile import plan_from_dict
 from ..support import words
 from ..support.errors import InputError
-from .bundle import PLAN, bundle_json, read_bundle
+from .bundle import PLAN, Verdict, bundle_json, read_bundle
 from .discovery import (
     given_discovery_problems,
     named_discoveries,
@@ -101,3 +101,20 @@ def bundle_discovery_verdict(bundle: Path, paths: Sequence[Path], reader: str = 
         return DiscoveryVerdict()
     return discovery_verdict(
         plan_from_dict(bundle_json(raw), f"{bundle.name}: {PLAN}"), paths, reader)
+
+
+def with_discoveries(verdict: Verdict, bundle: Path, paths: Sequence[Path],
+                     reader: str = CLI) -> DiscoveryVerdict:
+    """Join a release bundle's discoveries' verdict into the bundle's own, for every reader
+    (verify, report, the API): their checks and problems become the verdict's (a problem
+    makes the bundle NOT valid), their not-checked lines its ``not_checked``. Returns the
+    discoveries' verdict alone (empty for a bundle that did not verify, which is left as it
+    is). InputError for a discovery bundle refused, as ``discovery_verdict``."""
+    if not verdict.valid:
+        return DiscoveryVerdict()
+    found = bundle_discovery_verdict(bundle, paths, reader)
+    verdict.checks.extend(found.checks)
+    verdict.problems.extend(found.problems)
+    verdict.not_checked.extend(found.not_checked)
+    verdict.valid = not verdict.problems
+    return found
