@@ -21,9 +21,11 @@ from planner_app.core.support.home import app_home
 from tests.found_bundles import FoundBundles, found_bundles
 
 
-@pytest.fixture
-def bundles(tmp_path: Path) -> FoundBundles:
-    return found_bundles(app_home(), tmp_path)
+@pytest.fixture(scope="module")
+def bundles(tmp_path_factory: pytest.TempPathFactory) -> FoundBundles:
+    """Made once for the file (three releases and two discoveries), read only below."""
+    folder = tmp_path_factory.mktemp("found")
+    return found_bundles(app_home(folder / "home").ensure(), folder)
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
