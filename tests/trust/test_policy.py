@@ -482,6 +482,25 @@ def test_the_charge_tests_the_policy_cap_under_its_lock(tmp_path: Path) -> None:
     assert [r.id for r in ledger.state("d").releases] == ["a", "b"]
 
 
+def test_a_policy_cap_equal_to_the_ledger_s_is_said_to_be_the_policy_s() -> None:
+    """A policy whose cap equals the default (ε 10, δ 1e-5) binds it: raising the ledger's
+    cap would not lift it, so the cap is labelled the policy's, not "(the default)"; a policy
+    above the ledger's cap in ε leaves the ledger's cap and its label."""
+    from planner_app.core.records.ledger import DEFAULT_CAP, Cap
+    from planner_app.core.records.policy import effective_cap
+
+    def policy_with(eps: float, delta: float) -> Any:
+        return parse_policy(json.dumps(base_policy(
+            default_lifetime_cap={"epsilon": eps, "delta": delta})).encode(), "p.json")
+
+    same = effective_cap(DEFAULT_CAP, policy_with(10, 1e-5), "d")
+    assert (same.epsilon, same.delta, same.is_default, same.by_policy) == (10, 1e-5, False, True)
+    looser = effective_cap(DEFAULT_CAP, policy_with(12, 1e-5), "d")
+    assert looser == DEFAULT_CAP
+    own = Cap(3, 1e-6)
+    assert effective_cap(own, policy_with(3, 1e-6), "d") == Cap(3, 1e-6, False, by_policy=True)
+
+
 # ----------------------------------------------------------------------------- review fixes
 
 
