@@ -695,13 +695,16 @@ def trust_note(trust_given: bool) -> str:
 
 def effective_cap(cap: Cap, policy: Policy | None, dataset: str) -> Cap:
     """The smaller of the ledger's cap and the policy's cap for ``dataset`` (each of ε and
-    δ on its own)."""
+    δ on its own). It is the policy's (``by_policy``, said so) whenever the policy alone
+    would give it, also when the ledger's cap is the same: raising the ledger's cap would
+    not lift it."""
     limit = policy.cap_for(dataset) if policy is not None else None
     if limit is None:
         return cap
     eps, dlt = min(cap.epsilon, limit.epsilon), min(cap.delta, limit.delta)
-    if (eps, dlt) == (cap.epsilon, cap.delta):
-        return cap
+    if (eps, dlt) != (limit.epsilon, limit.delta):
+        return cap if (eps, dlt) == (cap.epsilon, cap.delta) else Cap(eps, dlt, False,
+                                                                      by_policy=True)
     return Cap(eps, dlt, False, by_policy=True)
 
 
