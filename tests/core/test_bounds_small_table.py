@@ -107,3 +107,43 @@ def test_check_says_the_sensitivity_of_a_discovery_of_bounds_once(
     assert main(["check", str(path)]) == 0
     out = capsys.readouterr().out
     assert out.count("so sensitivity 1") == 1, out
+
+
+# walk25c: a quantile at 0 or 1 (the column's minimum or maximum) has no row beyond it -----
+
+@pytest.mark.parametrize("quantiles", [(0.0, 0.99), (0.01, 1.0), (0.0, 1.0), (0.0, 0.5)])
+def test_check_of_a_quantile_at_the_edge_says_why_instead_of_failing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        quantiles: tuple[float, float]) -> None:
+    """An outsider's ``check`` of quantiles [0, 1] with no row count stopped with "internal
+    error (ZeroDivisionError)": the rows the bounds need were divided by a quantile's
+    distance from the edge, 0. No number of rows puts a row beyond the minimum, so check
+    says the bound can land far from the data on a table of any size."""
+    path = tmp_path / "bmi.json"
+    path.write_text(json.dumps(bmi_plan(None, quantiles=quantiles)))
+    assert main(["check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "on a table of any size" in out, out
+    assert "fewer than about" not in out
+
+
+def test_the_find_dialogs_preview_of_a_quantile_at_the_edge() -> None:
+    """The Find-the-bounds dialog reads the same check lines: the same sentence, no error."""
+    from planner_app.core.release.discovery_steps import BOUNDS, FindRequest, find_preview
+
+    plan = plan_from_dict(bmi_plan(None))
+    request = FindRequest(BOUNDS, "bmi", 1.0, lower=0, upper=100, quantiles=(0.0, 0.99),
+                          grid_reason="no bmi reaches 100")
+    preview = find_preview(plan, request, 0.95)
+    assert any("on a table of any size" in line for line in preview.chances), preview
+
+
+def test_more_epsilon_is_not_suggested_when_no_epsilon_can_help() -> None:
+    """At a quantile of 0 (no row beyond it) the rank error, at least 1 rank at any ε, always
+    exceeds the quantile's distance from the edge: "More ε" would be false advice."""
+    (warning,) = warnings_of(bmi_plan(442, quantiles=(0.0, 0.99)))
+    assert "more ε" not in warning.lower(), warning
+    assert "quantiles at least" in warning and "public bounds" in warning
+    (warning,) = warnings_of(bmi_plan(1, quantiles=(0.01, 0.99)))  # 0.01 rows from the edge
+    assert "more ε" not in warning.lower(), warning
+    assert warning.startswith("on 1 row ("), warning
