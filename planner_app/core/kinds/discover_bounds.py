@@ -25,6 +25,7 @@ from ..model.rules import quantile_problem
 from ..support.numbers import shown
 from ..support.words import (
     BOUNDS_AT_THE_EDGE,
+    BOUNDS_ROWS_HOW_CLI,
     BOUNDS_ROWS_UNKNOWN,
     BOUNDS_SMALL_TABLE,
     BOUNDS_SMALL_TABLE_HELPS,
@@ -218,7 +219,8 @@ class DiscoverBounds(StatisticKind):
         if plan.dataset.expected_rows is None and isinstance(ranks, (int, float)):
             needed = rows_needed(query, float(ranks))
             lines.append(BOUNDS_AT_THE_EDGE if math.isinf(needed) else
-                         BOUNDS_ROWS_UNKNOWN.format(rows=format_number(math.ceil(needed))))
+                         BOUNDS_ROWS_UNKNOWN.format(rows=format_number(math.ceil(needed)),
+                                                    how=BOUNDS_ROWS_HOW_CLI))
         return lines
 
     def plan_warnings(self, query: Query, plan: Plan, accuracy: Accuracy) -> list[str]:

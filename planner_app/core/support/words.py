@@ -791,8 +791,11 @@ BOUNDS_SMALL_TABLE_QUANTILES = "quantiles at least {need} from each end, "
 BOUNDS_ROWS_UNKNOWN = (
     "how close the bounds come to these quantiles depends on the number of rows: on fewer "
     "than about {rows} rows the rank error is larger than the quantile's distance from the "
-    "edge of the table, and a bound can land far from the data (state the table's expected "
-    "rows in the plan to be warned)")
+    "edge of the table, and a bound can land far from the data ({how})")
+#: walk25c: how to state the public row count, on the command line and in the app
+BOUNDS_ROWS_HOW_CLI = "state the table's expected rows in the plan to be warned"
+BOUNDS_ROWS_HOW_APP = ("type about how many rows the table has, a public figure, in the Data "
+                       "tab's “About how many rows (public)” to be warned")
 #: walk25c: a quantile of 0 or 1 has no row beyond it, whatever the table's size
 BOUNDS_AT_THE_EDGE = (
     "a quantile of 0 or 1 is the column's minimum or maximum: no row lies beyond it, so on "
