@@ -174,7 +174,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
                          "problems": [str(exc)], "not_a_bundle": True})
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_INPUT
-    found = _discovery_verdict(args, Path(args.bundle)) if verdict.valid else None
+    try:
+        found = _discovery_verdict(args, Path(args.bundle)) if verdict.valid else None
+    except InputError as exc:  # walk25c: --json still prints a verdict (a script parses it)
+        if args.json:
+            _print_json({"bundle": verdict.bundle, "valid": False, "problems": [str(exc)],
+                         "discovery_refused": True})
+        raise
     if found is not None:  # disc25c: checked when given, else said not checked (still valid)
         verdict.checks.extend(found.checks)
         verdict.problems.extend(found.problems)
