@@ -82,4 +82,7 @@ def test_without_a_row_count_the_dialog_names_the_apps_own_field(  # type: ignor
     qtbot.addWidget(later)
     later.search_low.setText("0")
     later.search_high.setText("1000000")
-    assert "⚠" in later.preview.text() and "3,800 rows" in later.preview.text()
+    text = later.preview.text()
+    assert "⚠" in text and "3,800 rows" in text, text
+    assert "plan's expected rows" not in text.replace("&#x27;", "'"), text
+    assert f"“{field}”" in text, text  # where the figure comes from, in the app's words
