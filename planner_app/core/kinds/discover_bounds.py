@@ -26,6 +26,7 @@ from ..support.numbers import shown
 from ..support.words import (
     BOUNDS_AT_THE_EDGE,
     BOUNDS_ROWS_HOW_CLI,
+    BOUNDS_ROWS_STATED_CLI,
     BOUNDS_ROWS_UNKNOWN,
     BOUNDS_SMALL_TABLE,
     BOUNDS_SMALL_TABLE_HELPS,
@@ -290,7 +291,8 @@ def small_table_warning(query: Query, plan: Plan, accuracy: Accuracy) -> str | N
     helps = (BOUNDS_SMALL_TABLE_HELPS.format(more=more, quantiles=quantiles)
              if more or quantiles else BOUNDS_SMALL_TABLE_ONLY_PUBLIC)
     return BOUNDS_SMALL_TABLE.format(
-        rows=format_number(rows) + (" row" if rows == 1 else " rows"), which=which,
+        rows=format_number(rows) + (" row" if rows == 1 else " rows"),
+        stated=BOUNDS_ROWS_STATED_CLI, which=which,
         ranks=format_number(round(ranks, 1)),
         confidence=confidence_percent(accuracy.confidence), level=quantile,
         edge=edge, room=format_number(round(room, 1)), helps=helps[:1].upper() + helps[1:])

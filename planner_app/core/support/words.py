@@ -780,7 +780,7 @@ DISCOVERY_NOT_VALID = "NOT valid with the discovery bundle given: {problem}"
 # disc25c: bounds found privately on a table too small for their quantiles (the rule:
 # kinds/discover_bounds.small_table_warning, from the plan's public row count only)
 BOUNDS_SMALL_TABLE = (
-    "on {rows} (the plan's expected rows) the {which} can land far from the data: the "
+    "on {rows} ({stated}) the {which} can land far from the data: the "
     "rank error (± {ranks} ranks, {confidence} confidence) exceeds the {level} distance from "
     "the {edge} of the table ({room} rows). {helps}")
 #: walk25c: what helps, the first of them capitalised (more ε only when some ε can help)
@@ -793,6 +793,8 @@ BOUNDS_ROWS_UNKNOWN = (
     "than about {rows} rows the rank error is larger than the quantile's distance from the "
     "edge of the table, and a bound can land far from the data ({how})")
 #: walk25c: how to state the public row count, on the command line and in the app
+BOUNDS_ROWS_STATED_CLI = "the plan's expected rows"
+BOUNDS_ROWS_STATED_APP = "the Data tab's “About how many rows (public)”"
 BOUNDS_ROWS_HOW_CLI = "state the table's expected rows in the plan to be warned"
 BOUNDS_ROWS_HOW_APP = ("type about how many rows the table has, a public figure, in the Data "
                        "tab's “About how many rows (public)” to be warned")
