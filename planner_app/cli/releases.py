@@ -99,6 +99,10 @@ def cmd_release(args: argparse.Namespace) -> int:
         "signed_by": result.signed_by,
     }
     if args.json:
+        if getattr(args, "command", None) == "discover":  # walk25c: what it found, too
+            from ..core.release.discovery import read_discovery
+
+            summary["found"] = read_discovery(result.bundle_path).found_dict()
         _print_json(summary)
         return EXIT_OK
     t = result.report.total
