@@ -147,3 +147,36 @@ def test_more_epsilon_is_not_suggested_when_no_epsilon_can_help() -> None:
     (warning,) = warnings_of(bmi_plan(1, quantiles=(0.01, 0.99)))  # 0.01 rows from the edge
     assert "more ε" not in warning.lower(), warning
     assert warning.startswith("bmi_bounds: on 1 row ("), warning
+
+
+# walk25c: the owner's own check with the data says what the table's rows mean -------------
+
+def test_check_with_the_data_notes_for_the_owner_a_table_too_small(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An outsider's 569-row table: with no stated row count, or a stated one far too large
+    (2,000,000,000), check --data said nothing, and the bounds found came out far from the
+    data. The owner's check with the data now says it from the table's own rows, as a note
+    for the owner only (never a warning that travels); a table large enough says nothing."""
+    import pandas as pd
+
+    ranks = rank_error(1.0)
+    small = math.floor(ranks / 0.01) // 4  # far fewer rows than the 1% quantile needs
+    table = tmp_path / "bmi.csv"
+    pd.DataFrame({"bmi": [18 + (i % 25) for i in range(small)]}).to_csv(table, index=False)
+    for stated in (None, 2_000_000_000):
+        path = tmp_path / "bmi.json"
+        path.write_text(json.dumps(bmi_plan(stated)))
+        assert main(["check", str(path), "--data", str(table)]) == 0
+        out = capsys.readouterr().out
+        notes = [line for line in out.splitlines() if line.startswith("note (for you only")]
+        assert any(f"this table's {small:,} rows" in n and "land far" in n for n in notes), out
+        assert not any(line.startswith("warning: bmi_bounds") for line in out.splitlines())
+        doc = json.loads(path.read_text())
+        report = check_plan(plan_from_dict(doc))
+        assert not [w for w in report.warnings if "this table" in w]  # nothing published
+    big = tmp_path / "big.csv"
+    rows = math.ceil(ranks / 0.01) + 10
+    pd.DataFrame({"bmi": [18 + (i % 25) for i in range(rows)]}).to_csv(big, index=False)
+    path.write_text(json.dumps(bmi_plan(None)))
+    assert main(["check", str(path), "--data", str(big)]) == 0
+    assert "this table's" not in capsys.readouterr().out
