@@ -11,7 +11,7 @@ so the lower bound is never above the upper one.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..dp.accuracy import Accuracy, quantile_work_refusal
@@ -27,6 +27,7 @@ from ..support.words import (
     BOUNDS_AT_THE_EDGE,
     BOUNDS_ROWS_HOW_CLI,
     BOUNDS_ROWS_STATED_CLI,
+    BOUNDS_ROWS_STATED_OWNER,
     BOUNDS_ROWS_UNKNOWN,
     BOUNDS_SMALL_TABLE,
     BOUNDS_SMALL_TABLE_HELPS,
@@ -228,6 +229,20 @@ class DiscoverBounds(StatisticKind):
         warning = small_table_warning(query, plan, accuracy)
         return [warning] if warning else []
 
+    reads_row_count = True
+
+    def owner_row_notes(self, query: Query, plan: Plan, accuracy: Accuracy, rows: int
+                        ) -> list[str]:
+        """walk25c: the small-table warning on the table's own rows, for the owner only,
+        when the plan's public figure does not give it already (none stated, or one too
+        large)."""
+        if small_table_warning(query, plan, accuracy) is not None:
+            return []
+        own = replace(plan, dataset=replace(plan.dataset, expected_rows=max(rows, 1)))
+        note = small_table_warning(query, own, accuracy, stated=BOUNDS_ROWS_STATED_OWNER,
+                                   counted="this table's ")
+        return [note] if note else []
+
     def report_meaning(self, record_query: dict[str, Any], query: Query | None,
                        confidence: float) -> str:
         return ("The two values are grid points chosen by the exponential mechanism near the "
@@ -259,7 +274,8 @@ def rows_needed(query: Query, ranks: float) -> float:
     return ranks / room if room > 0 else math.inf  # walk25c: no row lies beyond 0 or 1
 
 
-def small_table_warning(query: Query, plan: Plan, accuracy: Accuracy) -> str | None:
+def small_table_warning(query: Query, plan: Plan, accuracy: Accuracy,
+                        stated: str = BOUNDS_ROWS_STATED_CLI, counted: str = "") -> str | None:
     """The warning when the plan's public row count (``dataset.expected_rows``) is so small
     that a bound's rank error exceeds its quantile's distance from the table's edge: the
     mechanism then picks grid points outside the data about as readily as inside it (an
@@ -291,8 +307,8 @@ def small_table_warning(query: Query, plan: Plan, accuracy: Accuracy) -> str | N
     helps = (BOUNDS_SMALL_TABLE_HELPS.format(more=more, quantiles=quantiles)
              if more or quantiles else BOUNDS_SMALL_TABLE_ONLY_PUBLIC)
     return BOUNDS_SMALL_TABLE.format(
-        rows=format_number(rows) + (" row" if rows == 1 else " rows"),
-        stated=BOUNDS_ROWS_STATED_CLI, which=which,
+        rows=counted + format_number(rows) + (" row" if rows == 1 else " rows"),
+        stated=stated, which=which,
         ranks=format_number(round(ranks, 1)),
         confidence=confidence_percent(accuracy.confidence), level=quantile,
         edge=edge, room=format_number(round(room, 1)), helps=helps[:1].upper() + helps[1:])

@@ -794,6 +794,7 @@ BOUNDS_ROWS_UNKNOWN = (
     "edge of the table, and a bound can land far from the data ({how})")
 #: walk25c: how to state the public row count, on the command line and in the app
 BOUNDS_ROWS_STATED_CLI = "the plan's expected rows"
+BOUNDS_ROWS_STATED_OWNER = "counted in the data"
 BOUNDS_ROWS_STATED_APP = "the Data tab's “About how many rows (public)”"
 BOUNDS_ROWS_HOW_CLI = "state the table's expected rows in the plan to be warned"
 BOUNDS_ROWS_HOW_APP = ("type about how many rows the table has, a public figure, in the Data "
