@@ -37,7 +37,7 @@ def _ledger_lines(state, marks=None) -> list[str]:  # type: ignore[no-untyped-de
         lines.append(f"  ({note})")
     for r in state.releases:
         lines.append(f"  {r.time}  ε = {shown(r.epsilon)}  δ = {r.delta:.3g}  {r.accountant:<6} "
-                     f"{r.status:<9} {r.file_name}  plan {r.plan_sha256[:12]}"
+                     f"{r.status:<9} {r.file_name}  plan {r.plan_sha256[:12]}  release {r.id}"
                      + (f"  {discovery_mark_words(marks[r.id])}" if marks and r.id in marks
                         else ""))
     return lines

@@ -95,6 +95,10 @@ def cmd_release(args: argparse.Namespace) -> int:
         "signed_by": result.signed_by,
     }
     if args.json:
+        if getattr(args, "command", None) == "discover":  # walk25c: what it found, too
+            from ..core.release.discovery import read_discovery
+
+            summary["found"] = read_discovery(result.bundle_path).found_dict()
         _print_json(summary)
         return EXIT_OK
     t = result.report.total
@@ -167,8 +171,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
                          "problems": [str(exc)], "not_a_bundle": True})
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_INPUT
-    # disc25c: checked when given, else said not checked (still valid)
-    with_discoveries(verdict, Path(args.bundle), _discoveries(args))
+    try:  # disc25c: checked when given, else said not checked (still valid)
+        with_discoveries(verdict, Path(args.bundle), _discoveries(args))
+    except InputError as exc:  # walk25c: --json still prints a verdict (a script parses it)
+        if args.json:
+            _print_json({"bundle": verdict.bundle, "valid": False, "problems": [str(exc)],
+                         "discovery_refused": True})
+        raise
     not_checked = verdict.not_checked
     origin = origin_lines(verdict.origin, verdict.bundle)
     if args.json:

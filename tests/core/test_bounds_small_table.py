@@ -107,3 +107,76 @@ def test_check_says_the_sensitivity_of_a_discovery_of_bounds_once(
     assert main(["check", str(path)]) == 0
     out = capsys.readouterr().out
     assert out.count("so sensitivity 1") == 1, out
+
+
+# walk25c: a quantile at 0 or 1 (the column's minimum or maximum) has no row beyond it -----
+
+@pytest.mark.parametrize("quantiles", [(0.0, 0.99), (0.01, 1.0), (0.0, 1.0), (0.0, 0.5)])
+def test_check_of_a_quantile_at_the_edge_says_why_instead_of_failing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        quantiles: tuple[float, float]) -> None:
+    """An outsider's ``check`` of quantiles [0, 1] with no row count stopped with "internal
+    error (ZeroDivisionError)": the rows the bounds need were divided by a quantile's
+    distance from the edge, 0. No number of rows puts a row beyond the minimum, so check
+    says the bound can land far from the data on a table of any size."""
+    path = tmp_path / "bmi.json"
+    path.write_text(json.dumps(bmi_plan(None, quantiles=quantiles)))
+    assert main(["check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "on a table of any size" in out, out
+    assert "fewer than about" not in out
+
+
+def test_the_find_dialogs_preview_of_a_quantile_at_the_edge() -> None:
+    """The Find-the-bounds dialog reads the same check lines: the same sentence, no error."""
+    from planner_app.core.release.discovery_steps import BOUNDS, FindRequest, find_preview
+
+    plan = plan_from_dict(bmi_plan(None))
+    request = FindRequest(BOUNDS, "bmi", 1.0, lower=0, upper=100, quantiles=(0.0, 0.99),
+                          grid_reason="no bmi reaches 100")
+    preview = find_preview(plan, request, 0.95)
+    assert any("on a table of any size" in line for line in preview.chances), preview
+
+
+def test_more_epsilon_is_not_suggested_when_no_epsilon_can_help() -> None:
+    """At a quantile of 0 (no row beyond it) the rank error, at least 1 rank at any ε, always
+    exceeds the quantile's distance from the edge: "More ε" would be false advice."""
+    (warning,) = warnings_of(bmi_plan(442, quantiles=(0.0, 0.99)))
+    assert "more ε" not in warning.lower(), warning
+    assert "quantiles at least" in warning.lower() and "public bounds" in warning.lower()
+    (warning,) = warnings_of(bmi_plan(1, quantiles=(0.01, 0.99)))  # 0.01 rows from the edge
+    assert "more ε" not in warning.lower(), warning
+    assert warning.startswith("bmi_bounds: on 1 row ("), warning
+
+
+# walk25c: the owner's own check with the data says what the table's rows mean -------------
+
+def test_check_with_the_data_notes_for_the_owner_a_table_too_small(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An outsider's 569-row table: with no stated row count, or a stated one far too large
+    (2,000,000,000), check --data said nothing, and the bounds found came out far from the
+    data. The owner's check with the data now says it from the table's own rows, as a note
+    for the owner only (never a warning that travels); a table large enough says nothing."""
+    import pandas as pd
+
+    ranks = rank_error(1.0)
+    small = math.floor(ranks / 0.01) // 4  # far fewer rows than the 1% quantile needs
+    table = tmp_path / "bmi.csv"
+    pd.DataFrame({"bmi": [18 + (i % 25) for i in range(small)]}).to_csv(table, index=False)
+    for stated in (None, 2_000_000_000):
+        path = tmp_path / "bmi.json"
+        path.write_text(json.dumps(bmi_plan(stated)))
+        assert main(["check", str(path), "--data", str(table)]) == 0
+        out = capsys.readouterr().out
+        notes = [line for line in out.splitlines() if line.startswith("note (for you only")]
+        assert any(f"this table's {small:,} rows" in n and "land far" in n for n in notes), out
+        assert not any(line.startswith("warning: bmi_bounds") for line in out.splitlines())
+        doc = json.loads(path.read_text())
+        report = check_plan(plan_from_dict(doc))
+        assert not [w for w in report.warnings if "this table" in w]  # nothing published
+    big = tmp_path / "big.csv"
+    rows = math.ceil(ranks / 0.01) + 10
+    pd.DataFrame({"bmi": [18 + (i % 25) for i in range(rows)]}).to_csv(big, index=False)
+    path.write_text(json.dumps(bmi_plan(None)))
+    assert main(["check", str(path), "--data", str(big)]) == 0
+    assert "this table's" not in capsys.readouterr().out

@@ -915,6 +915,13 @@ plan("relation-histogram-misses-a-category.json",
      "consistency.relations[0]: in this table the cells of 'h1' do not add up to 'ng'")
 cases[-1]["command"] = "release"
 
+# walk25c: a discovery of bounds at quantile 0 or 1 (the column's minimum or maximum): check
+# said "internal error (ZeroDivisionError)"; it now says why such a bound can land far (exit 0)
+plan("discover-bounds-quantiles-at-the-edge.json",
+     with_top(queries=[{**DISCOVER_BOUNDS, "quantiles": [0, 1]}]),
+     "on a table of any size")
+cases[-1]["exit"] = 0
+
 (HERE / "cases.json").write_text(json.dumps({"plan": PLAN, "good_table": GOOD,
                                              "synthetic_plan": with_synthetic(),
                                              "cases": cases}, indent=1) + "\n")

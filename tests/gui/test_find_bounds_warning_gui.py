@@ -6,6 +6,8 @@ error computed in tests/core/test_bounds_small_table.py."""
 
 from __future__ import annotations
 
+from PySide6.QtWidgets import QLabel
+
 from planner_app.core.support.resources import demo_plan_path, demo_table_path
 from planner_app.gui.dialogs.find_privately import FindDialog
 from tests.core.test_bounds_small_table import rank_error
@@ -53,3 +55,34 @@ def test_the_preview_shows_every_line_in_a_small_dialog(  # type: ignore[no-unty
     assert "⚠" in label.text()
     assert label.height() >= label.heightForWidth(label.width()), \
         (label.height(), label.heightForWidth(label.width()))
+
+
+def test_without_a_row_count_the_dialog_names_the_apps_own_field(  # type: ignore[no-untyped-def]
+        window, qtbot) -> None:
+    """walk25c: with no public row count the dialog said "state the table's expected rows in
+    the plan to be warned", the command line's words: an owner of the app has no plan file
+    to edit, and the field is the Data tab's "About how many rows (public)". Stating it
+    there brings the warning."""
+    window.files.load_table(demo_table_path(), synchronous=True)
+    assert window.files.open_plan(demo_plan_path(), confirmed=True)
+    window.session.set_dataset(expected_rows=None)
+    assert window.session.plan.dataset.expected_rows is None
+    label = window.data_pane.findChildren(QLabel)
+    field = "About how many rows (public)"
+    assert any(w.text() == field for w in label)  # the field the sentence names
+    dialog = FindDialog(window.session, "bounds", "income", parent=window)
+    qtbot.addWidget(dialog)
+    dialog.search_low.setText("0")
+    dialog.search_high.setText("1000000")
+    text = dialog.preview.text()
+    assert f"“{field}”" in text and "Data tab" in text, text
+    assert "in the plan" not in text, text
+    window.session.set_dataset(expected_rows=3800)
+    later = FindDialog(window.session, "bounds", "income", parent=window)
+    qtbot.addWidget(later)
+    later.search_low.setText("0")
+    later.search_high.setText("1000000")
+    text = later.preview.text()
+    assert "⚠" in text and "3,800 rows" in text, text
+    assert "plan's expected rows" not in text.replace("&#x27;", "'"), text
+    assert f"“{field}”" in text, text  # where the figure comes from, in the app's words

@@ -397,6 +397,15 @@ class StatisticKind(ABC):
         """Lines ``planner-app check`` adds under the statistic (its accuracy in words)."""
         return []
 
+    def owner_row_notes(self, query: Query, plan: Plan, accuracy: Accuracy, rows: int
+                        ) -> list[str]:
+        """Notes for the owner only (``check --data``, the release's notes; never published)
+        from the table's own row count ``rows`` (walk25c: bounds found on a small table)."""
+        return []
+
+    #: whether ``owner_row_notes`` reads the table's row count (counted only when one does)
+    reads_row_count = False
+
     def plan_warnings(self, query: Query, plan: Plan, accuracy: Accuracy) -> list[str]:
         """Warnings ``check`` and the app give about this statistic from the plan's public
         numbers alone (disc25c: bounds found on a table too small for their quantiles)."""

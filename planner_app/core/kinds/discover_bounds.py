@@ -11,7 +11,7 @@ so the lower bound is never above the upper one.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..dp.accuracy import Accuracy, quantile_work_refusal
@@ -24,9 +24,15 @@ from ..model.reader import FieldReader
 from ..model.rules import quantile_problem
 from ..support.numbers import shown
 from ..support.words import (
+    BOUNDS_AT_THE_EDGE,
+    BOUNDS_ROWS_HOW_CLI,
+    BOUNDS_ROWS_STATED_CLI,
+    BOUNDS_ROWS_STATED_OWNER,
     BOUNDS_ROWS_UNKNOWN,
     BOUNDS_SMALL_TABLE,
+    BOUNDS_SMALL_TABLE_HELPS,
     BOUNDS_SMALL_TABLE_MORE,
+    BOUNDS_SMALL_TABLE_ONLY_PUBLIC,
     BOUNDS_SMALL_TABLE_QUANTILES,
     confidence_percent,
     format_number,
@@ -213,13 +219,29 @@ class DiscoverBounds(StatisticKind):
         lines = [str(accuracy.get("note", ""))]
         ranks = accuracy.get("half_width")
         if plan.dataset.expected_rows is None and isinstance(ranks, (int, float)):
-            lines.append(BOUNDS_ROWS_UNKNOWN.format(
-                rows=format_number(math.ceil(rows_needed(query, float(ranks))))))
+            needed = rows_needed(query, float(ranks))
+            lines.append(BOUNDS_AT_THE_EDGE if math.isinf(needed) else
+                         BOUNDS_ROWS_UNKNOWN.format(rows=format_number(math.ceil(needed)),
+                                                    how=BOUNDS_ROWS_HOW_CLI))
         return lines
 
     def plan_warnings(self, query: Query, plan: Plan, accuracy: Accuracy) -> list[str]:
         warning = small_table_warning(query, plan, accuracy)
         return [warning] if warning else []
+
+    reads_row_count = True
+
+    def owner_row_notes(self, query: Query, plan: Plan, accuracy: Accuracy, rows: int
+                        ) -> list[str]:
+        """walk25c: the small-table warning on the table's own rows, for the owner only,
+        when the plan's public figure does not give it already (none stated, or one too
+        large)."""
+        if small_table_warning(query, plan, accuracy) is not None:
+            return []
+        own = replace(plan, dataset=replace(plan.dataset, expected_rows=max(rows, 1)))
+        note = small_table_warning(query, own, accuracy, stated=BOUNDS_ROWS_STATED_OWNER,
+                                   counted="this table's ")
+        return [note] if note else []
 
     def report_meaning(self, record_query: dict[str, Any], query: Query | None,
                        confidence: float) -> str:
@@ -248,10 +270,12 @@ def rows_needed(query: Query, ranks: float) -> float:
     than the rank error ``ranks``: a quantile q is q·n rows from the bottom, 1 - q from the
     top."""
     lo, hi = params(query).quantiles
-    return ranks / min(lo, 1 - hi)
+    room = min(lo, 1 - hi)
+    return ranks / room if room > 0 else math.inf  # walk25c: no row lies beyond 0 or 1
 
 
-def small_table_warning(query: Query, plan: Plan, accuracy: Accuracy) -> str | None:
+def small_table_warning(query: Query, plan: Plan, accuracy: Accuracy,
+                        stated: str = BOUNDS_ROWS_STATED_CLI, counted: str = "") -> str | None:
     """The warning when the plan's public row count (``dataset.expected_rows``) is so small
     that a bound's rank error exceeds its quantile's distance from the table's edge: the
     mechanism then picks grid points outside the data about as readily as inside it (an
@@ -273,16 +297,21 @@ def small_table_warning(query: Query, plan: Plan, accuracy: Accuracy) -> str | N
     if len(short) == 2 and math.isclose(rooms[0][0], rooms[1][0]):
         which, edge = "bounds", "bottom and top"
         quantile = f"{format_number(lo)} and {format_number(hi)} quantiles'"
-    # the rank error is (ranks - 1) / ε' · ε + 1 at ε': the ε that brings it within the room
+    # the rank error is (ranks - 1) / ε' · ε + 1 at ε': the ε that brings it within the room;
+    # it is at least 1 rank at any ε, so within a room of 1 row or less no ε helps (walk25c)
     more = ("" if room <= 1 else BOUNDS_SMALL_TABLE_MORE.format(
         epsilon=format_number(_up((ranks - 1) * query.epsilon / (room - 1)))))
     need = ranks / rows
+    quantiles = (BOUNDS_SMALL_TABLE_QUANTILES.format(need=format_number(_up(need)))
+                 if need < 0.5 else "")
+    helps = (BOUNDS_SMALL_TABLE_HELPS.format(more=more, quantiles=quantiles)
+             if more or quantiles else BOUNDS_SMALL_TABLE_ONLY_PUBLIC)
     return BOUNDS_SMALL_TABLE.format(
-        rows=format_number(rows), which=which, ranks=format_number(round(ranks, 1)),
+        rows=counted + format_number(rows) + (" row" if rows == 1 else " rows"),
+        stated=stated, which=which,
+        ranks=format_number(round(ranks, 1)),
         confidence=confidence_percent(accuracy.confidence), level=quantile,
-        edge=edge, room=format_number(round(room, 1)), more=more,
-        quantiles=BOUNDS_SMALL_TABLE_QUANTILES.format(
-            need=format_number(_up(need))) if need < 0.5 else "")
+        edge=edge, room=format_number(round(room, 1)), helps=helps[:1].upper() + helps[1:])
 
 
 def _up(x: float) -> float:

@@ -472,6 +472,13 @@ def _check_against_table(report: CheckReport, table: Table,
             seen = facts(q.column)
             if seen is not None and seen.numeric_share < 0.5:
                 warn.append(f"{q.id}: most cells of {q.column} are not numbers")
+    # walk25c: what the table's own row count means for bounds found privately (owner only)
+    readers = [qc for qc in report.queries if kind_of(qc.query).reads_row_count]
+    if readers:
+        rows = table.n_rows
+        for qc in readers:
+            owner.extend(f"{qc.query.id}: {n}" for n in kind_of(qc.query).owner_row_notes(
+                qc.query, plan, qc.accuracy, rows))
 
 
 def synthetic_cell_notes(q: Query, plan: Plan, source: TableSource,

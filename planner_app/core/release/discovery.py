@@ -66,6 +66,20 @@ class DiscoveryBundle:
     dataset: str
     found: dict[str, FoundValues]
 
+    def found_dict(self) -> dict[str, dict[str, Any]]:
+        """What each discovery found, for --json (walk25c): its column, its keys or its
+        bounds, and its ε and δ (its published output only)."""
+        out: dict[str, dict[str, Any]] = {}
+        for f in self.found.values():
+            entry: dict[str, Any] = {"kind": f.kind, "column": f.column,
+                                     "epsilon": f.epsilon, "delta": f.delta}
+            if f.bounds is not None:
+                entry["bounds"] = list(f.bounds)
+            else:
+                entry["keys"] = list(f.keys or ())
+            out[f.statistic] = entry
+        return out
+
     def reason(self, statistic: str) -> str:
         f = self.found[statistic]
         return (f"{FOUND_PRIVATELY}{self.release_id} (ε = {shown(f.epsilon)}, "

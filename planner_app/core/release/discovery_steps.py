@@ -20,7 +20,13 @@ from ..planning.check import check_plan
 from ..support.errors import InputError
 from ..support.home import AppHome
 from ..support.numbers import shown
-from ..support.words import format_number
+from ..support.words import (
+    BOUNDS_ROWS_HOW_APP,
+    BOUNDS_ROWS_HOW_CLI,
+    BOUNDS_ROWS_STATED_APP,
+    BOUNDS_ROWS_STATED_CLI,
+    format_number,
+)
 from .discovery import (
     PLACEHOLDER,
     DiscoveryBundle,
@@ -130,9 +136,11 @@ def find_preview(main: Plan, request: FindRequest, confidence: float) -> FindPre
         first, *more = lines
         chances = [_first_upper(first) + f": {format_half_width(checked.accuracy)} (a "
                    "rank is a row's place in the column sorted by value)."]
-        chances += [_first_upper(line) + "." for line in more]
-    warnings = [_first_upper(w) + "." for w in kind.plan_warnings(checked.query, plan,
-                                                                  checked.accuracy)]
+        # walk25c: the app's field for the public row count, not the plan file's
+        chances += [_first_upper(line.replace(BOUNDS_ROWS_HOW_CLI, BOUNDS_ROWS_HOW_APP)) + "."
+                    for line in more]
+    warnings = [_first_upper(w.replace(BOUNDS_ROWS_STATED_CLI, BOUNDS_ROWS_STATED_APP)) + "."
+                for w in kind.plan_warnings(checked.query, plan, checked.accuracy)]
     return FindPreview(cost, publishes, chances, warnings)
 
 

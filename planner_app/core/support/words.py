@@ -780,13 +780,28 @@ DISCOVERY_NOT_VALID = "NOT valid with the discovery bundle given: {problem}"
 # disc25c: bounds found privately on a table too small for their quantiles (the rule:
 # kinds/discover_bounds.small_table_warning, from the plan's public row count only)
 BOUNDS_SMALL_TABLE = (
-    "on {rows} rows (the plan's expected rows) the {which} can land far from the data: the "
+    "on {rows} ({stated}) the {which} can land far from the data: the "
     "rank error (± {ranks} ranks, {confidence} confidence) exceeds the {level} distance from "
-    "the {edge} of the table ({room} rows). More ε{more}, {quantiles}or public bounds help")
-BOUNDS_SMALL_TABLE_MORE = " (about ε = {epsilon})"
+    "the {edge} of the table ({room} rows). {helps}")
+#: walk25c: what helps, the first of them capitalised (more ε only when some ε can help)
+BOUNDS_SMALL_TABLE_HELPS = "{more}{quantiles}or public bounds help"
+BOUNDS_SMALL_TABLE_MORE = "more ε (about ε = {epsilon}), "
+BOUNDS_SMALL_TABLE_ONLY_PUBLIC = "Public bounds help"
 BOUNDS_SMALL_TABLE_QUANTILES = "quantiles at least {need} from each end, "
 BOUNDS_ROWS_UNKNOWN = (
     "how close the bounds come to these quantiles depends on the number of rows: on fewer "
     "than about {rows} rows the rank error is larger than the quantile's distance from the "
-    "edge of the table, and a bound can land far from the data (state the table's expected "
-    "rows in the plan to be warned)")
+    "edge of the table, and a bound can land far from the data ({how})")
+#: walk25c: how to state the public row count, on the command line and in the app
+BOUNDS_ROWS_STATED_CLI = "the plan's expected rows"
+BOUNDS_ROWS_STATED_OWNER = "counted in the data"
+BOUNDS_ROWS_STATED_APP = "the Data tab's “About how many rows (public)”"
+BOUNDS_ROWS_HOW_CLI = "state the table's expected rows in the plan to be warned"
+BOUNDS_ROWS_HOW_APP = ("type about how many rows the table has, a public figure, in the Data "
+                       "tab's “About how many rows (public)” to be warned")
+#: walk25c: a quantile of 0 or 1 has no row beyond it, whatever the table's size
+BOUNDS_AT_THE_EDGE = (
+    "a quantile of 0 or 1 is the column's minimum or maximum: no row lies beyond it, so on "
+    "a table of any size every grid point beyond the data is as likely as the data's own "
+    "edge, and the bound can land anywhere in the searched range outside the data; "
+    "quantiles such as 0.01 and 0.99 come closer")

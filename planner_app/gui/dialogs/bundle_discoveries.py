@@ -61,7 +61,10 @@ class BundleDiscoveries(QWidget):
             verdict = bundle_discovery_verdict(self.bundle, self.given, APP)
         except PlannerError as exc:  # refused (not needed, not valid): said, not kept
             self.given.pop()
-            self._lines([("✗", str(exc))])
+            # walk25c: above the verdict on the bundles still given, so the lines saying
+            # what is not checked yet stay
+            self._say(bundle_discovery_verdict(self.bundle, self.given, APP),
+                      [("✗", str(exc))])
             return False
         self._say(verdict)
         self.checked.emit(list(verdict.problems))
@@ -69,10 +72,12 @@ class BundleDiscoveries(QWidget):
             self.given.pop()  # a bundle refused is not kept: the reader may give another
         return not verdict.problems
 
-    def _say(self, verdict: DiscoveryVerdict) -> None:
+    def _say(self, verdict: DiscoveryVerdict,
+             refused: list[tuple[str, str]] | None = None) -> None:
         from ...core.support.words import DISCOVERY_NOT_VALID
 
-        self._lines([("✗", DISCOVERY_NOT_VALID.format(problem=p)) for p in verdict.problems]
+        self._lines((refused or [])
+                    + [("✗", DISCOVERY_NOT_VALID.format(problem=p)) for p in verdict.problems]
                     + [("✓", c[:1].upper() + c[1:]) for c in verdict.checks]
                     + [("⚠", n) for n in verdict.not_checked])
 

@@ -114,8 +114,9 @@ class DataPane(QWidget):
         self.expected_rows.setMaximumWidth(140)
         self.expected_rows.setToolTip("A public, approximate number of rows (say, from a "
                                       "published report). Only used to show the accuracy of "
-                                      "means, variances, quantiles and yes/no shares; never "
-                                      "read from the data")
+                                      "means, variances, quantiles and yes/no shares, and to "
+                                      "warn when bounds found privately may land far from "
+                                      "the data; never read from the data")
         self.expected_rows.setAccessibleName("Approximate public number of rows")
         dataset_layout.addWidget(QLabel("Name"))
         dataset_layout.addWidget(self.dataset_name, 1)
