@@ -64,3 +64,21 @@ def test_a_plan_folder_that_is_gone_gets_the_releases_folder(tmp_path: Path) -> 
     home = app_home(tmp_path / "home")
     assert default_output_folder(tmp_path / "gone" / "p.json", None, home) == \
         tmp_path / "home" / "data" / "releases"
+
+
+def test_a_proposed_bundle_name_is_one_file_name_without_spaces() -> None:
+    """The Find dialog proposed "…-discovery-mean texture-bounds-….zip" (walk25c: awkward in a
+    shell), and a column named with a slash would have named a folder that does not exist.
+    Each part of the name keeps its letters (any script), digits, dots and underscores; the
+    rest becomes single dashes."""
+    from datetime import datetime, timezone
+
+    from planner_app.core.support.outputs import bundle_file_name
+
+    when = datetime(2026, 11, 27, 19, 30, 5, tzinfo=timezone.utc)
+    name = bundle_file_name(["demo survey", "discovery", "income/month (€)", "bounds"], when)
+    assert name == "demo-survey-discovery-income-month-bounds-20261127-193005.zip"
+    assert Path(name).name == name and " " not in name
+    assert bundle_file_name(["Überblick", "release"], when) == \
+        "Überblick-release-20261127-193005.zip"
+    assert bundle_file_name(["///", "release"], when) == "release-20261127-193005.zip"

@@ -8,6 +8,9 @@ with ``--home``/$PLANNER_APP_HOME and is created owner-only when first proposed.
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Sequence
+from datetime import datetime, timezone
 from pathlib import Path
 
 from .home import AppHome
@@ -53,3 +56,13 @@ def default_output_folder(plan_path: Path | None, table_path: Path | None,
     except OSError:
         pass  # said when the bundle is written there (the release's own check)
     return folder
+
+
+def bundle_file_name(parts: Sequence[str], when: datetime | None = None) -> str:
+    """The proposed file name of a new bundle: ``parts`` (the dataset's name, what it is, a
+    column…) and the UTC time, joined by dashes. Each part keeps its letters (any script),
+    digits, dots and underscores; spaces, slashes and the rest become single dashes, so the
+    name is one file name that a shell takes as it is (walk25c)."""
+    stamp = (when or datetime.now(timezone.utc)).strftime("%Y%m%d-%H%M%S")
+    words = [re.sub(r"[^\w.]+", "-", part).strip("-.") for part in parts]
+    return "-".join([w for w in words if w] + [stamp]) + ".zip"

@@ -6,7 +6,6 @@ signed bundle; the form then writes what was found as ``plan apply-discovery`` d
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -56,7 +55,7 @@ from ...core.release.discovery_steps import (
 from ...core.release.publish import PublishResult, ReleaseUnfinished, publish
 from ...core.support.errors import InputError, PlannerError
 from ...core.support.field_words import on_screen
-from ...core.support.outputs import default_output_folder
+from ...core.support.outputs import bundle_file_name, default_output_folder
 from ..file_dialogs import ask_open_file, ask_save_file
 from ..operations import failure_text
 from ..session import Session
@@ -252,10 +251,9 @@ class FindDialog(QDialog):
     def _default_path(self) -> Path:
         s = self.session
         folder = default_output_folder(s.path, s.table_path, s.home)  # disc25c: the wizard's
-        stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
         name = s.plan.dataset.name if s.plan is not None else "dataset"
-        what = FIND_WHAT[self.field][0].replace(" ", "-")
-        return folder / f"{name}-discovery-{self.column}-{what}-{stamp}.zip"
+        return folder / bundle_file_name([name, "discovery", self.column,
+                                          FIND_WHAT[self.field][0]])
 
     def _choose_path(self) -> None:
         chosen = ask_save_file(self, "Write the discovery bundle", self.path.text(),

@@ -3,7 +3,6 @@ release in a worker with progress, then the results with charts. It calls core.p
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -56,7 +55,7 @@ from ...core.release.resume import pending_signer, resume_release
 from ...core.support.errors import InputError, PlannerError
 from ...core.support.field_words import on_screen
 from ...core.support.numbers import shown
-from ...core.support.outputs import default_output_folder
+from ...core.support.outputs import bundle_file_name, default_output_folder
 from ...core.support.words import (
     PROGRAMME_REFUSED_ADVICE,
     PROGRAMME_REFUSED_TITLE,
@@ -268,11 +267,10 @@ class ConfirmPage(QWizardPage):
         # what is left, in the cap's own accounting (the checklist's and `check`'s sentence)
         room = f"<p>{escape(headroom_sentence(headroom(state, measurements, total)))}. " \
             f"{escape(self.session.charged_to())}</p>" if state else ""
-        stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
         folder = default_output_folder(self.session.path, self.session.table_path,
                                        self.session.home)  # disc25c: one rule, in the core
         if not self.path.text():
-            self.path.setText(str(folder / f"{plan.dataset.name}-release-{stamp}.zip"))
+            self.path.setText(str(folder / bundle_file_name([plan.dataset.name, "release"])))
         self.text.setText(
             f"<p>You are about to release <b>{len(plan.queries)} statistics</b> about the "
             f"dataset <b>{escape(plan.dataset.name)}</b>.</p>"
