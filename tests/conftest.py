@@ -203,6 +203,23 @@ def demo_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def found_privately(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """tests/found_bundles.py's release bundles whose lists were found privately (three
+    releases and two discoveries, about 10 CPU s), made once per test process in an app home
+    of their own (``.home``: give it as ``--home`` to read its ledger). ci23: six test files
+    each made them again. Read them and that home, never change them: a test that releases
+    works in a home of its own."""
+    from dataclasses import replace
+
+    from planner_app.core.support.home import app_home as home_at
+    from tests.found_bundles import found_bundles
+
+    folder = tmp_path_factory.mktemp("found-privately")
+    home = folder / "home"
+    return replace(found_bundles(home_at(home).ensure(), folder), home=home)
+
+
+@pytest.fixture(scope="session")
 def synthetic_demo(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The demo table's synthetic table (300 rows, seed 8: tests.core.test_synthetic_tie's
     ``demo_bundle``) released once per test process (ci23: four modules each released the

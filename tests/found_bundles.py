@@ -27,6 +27,7 @@ class FoundBundles:
     regions: Path
     employment: Path
     release: str  # the discovery release the plans name
+    home: Path | None = None  # the app home they were released in (the conftest fixture's)
 
 
 def found_bundles(home: AppHome, folder: Path) -> FoundBundles:

@@ -13,14 +13,12 @@ import pytest
 from planner_app import api
 from planner_app.cli import main
 from planner_app.core.support.errors import InputError
-from planner_app.core.support.home import app_home
-from tests.found_bundles import FoundBundles, found_bundles
+from tests.found_bundles import FoundBundles
 
 
-@pytest.fixture(scope="module")
-def bundles(tmp_path_factory: pytest.TempPathFactory) -> FoundBundles:
-    folder = tmp_path_factory.mktemp("found")  # read only by the tests below
-    return found_bundles(app_home(folder / "home").ensure(), folder)
+@pytest.fixture
+def bundles(found_privately: FoundBundles) -> FoundBundles:
+    return found_privately  # made once per test process (tests/conftest.py)
 
 
 def cli_verdict(capsys: pytest.CaptureFixture[str], *args: str) -> dict:  # type: ignore[type-arg]

@@ -9,23 +9,21 @@ from __future__ import annotations
 
 import json
 import zipfile
-from pathlib import Path
 
 import pytest
 
 from planner_app.cli import main
-from planner_app.core.support.home import app_home
-from tests.found_bundles import found_bundles
+from tests.found_bundles import FoundBundles
 
 
-def test_ledger_show_names_each_release(tmp_path: Path,
+def test_ledger_show_names_each_release(found_privately: FoundBundles,
                                         capsys: pytest.CaptureFixture[str]) -> None:
-    b = found_bundles(app_home(), tmp_path)
+    b = found_privately  # made once per test process, in a home of its own
     ids = []
     for bundle in (b.regions, b.main, b.mismatched, b.employment):
         with zipfile.ZipFile(bundle) as z:
             ids.append(json.loads(z.read("release.json"))["release_id"])
-    assert main(["ledger", "show", "demo-survey"]) == 0
+    assert main(["--home", str(b.home), "ledger", "show", "demo-survey"]) == 0
     lines = [line for line in capsys.readouterr().out.splitlines() if "  ε = " in line]
     assert len(lines) == 4, lines
     for line, release in zip(lines, ids, strict=True):  # in the order they were charged

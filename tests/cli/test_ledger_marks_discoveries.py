@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 
 from planner_app.cli import main
-from planner_app.core.support.home import app_home
-from tests.found_bundles import found_bundles
+from tests.found_bundles import FoundBundles
 
 
 def _record(bundle: Path) -> dict:
@@ -21,19 +20,19 @@ def _record(bundle: Path) -> dict:
         return json.loads(z.read("release.json"))
 
 
-def test_ledger_show_marks_the_discoveries(tmp_path: Path,
+def test_ledger_show_marks_the_discoveries(found_privately: FoundBundles,
                                            capsys: pytest.CaptureFixture[str]) -> None:
-    b = found_bundles(app_home(), tmp_path)
+    b = found_privately  # made once per test process, in a home of its own
     found = {_record(p)["release_id"]: [q["id"] for q in _record(p)["queries"]]
              for p in (b.regions, b.employment)}
     plain = {_record(p)["release_id"] for p in (b.main, b.mismatched)}
-    assert main(["ledger", "show", "demo-survey"]) == 0
+    assert main(["--home", str(b.home), "ledger", "show", "demo-survey"]) == 0
     lines = capsys.readouterr().out.splitlines()
     marked = [line for line in lines if "discovery (" in line]
     assert len(marked) == 2, lines
     for ids in found.values():
         assert any(f"discovery ({', '.join(ids)})" in line for line in marked), (ids, marked)
-    assert main(["ledger", "show", "demo-survey", "--json"]) == 0
+    assert main(["--home", str(b.home), "ledger", "show", "demo-survey", "--json"]) == 0
     releases = json.loads(capsys.readouterr().out)["releases"]
     assert {r["id"]: r["discoveries"] for r in releases if r["discoveries"]} == found
     assert {r["id"] for r in releases if not r["discoveries"]} == plain

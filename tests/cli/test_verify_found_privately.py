@@ -17,15 +17,12 @@ from pathlib import Path
 import pytest
 
 from planner_app.cli import main
-from planner_app.core.support.home import app_home
-from tests.found_bundles import FoundBundles, found_bundles
+from tests.found_bundles import FoundBundles
 
 
-@pytest.fixture(scope="module")
-def bundles(tmp_path_factory: pytest.TempPathFactory) -> FoundBundles:
-    """Made once for the file (three releases and two discoveries), read only below."""
-    folder = tmp_path_factory.mktemp("found")
-    return found_bundles(app_home(folder / "home").ensure(), folder)
+@pytest.fixture
+def bundles(found_privately: FoundBundles) -> FoundBundles:
+    return found_privately  # made once per test process (tests/conftest.py)
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

@@ -14,13 +14,12 @@ from pathlib import Path
 import pytest
 
 from planner_app.cli import main
-from planner_app.core.support.home import app_home
-from tests.found_bundles import FoundBundles, found_bundles
+from tests.found_bundles import FoundBundles
 
 
 @pytest.fixture
-def bundles(tmp_path: Path) -> FoundBundles:
-    return found_bundles(app_home(), tmp_path)
+def bundles(found_privately: FoundBundles) -> FoundBundles:
+    return found_privately  # made once per test process (tests/conftest.py)
 
 
 def test_a_refused_discovery_bundle_still_gives_a_json_verdict(

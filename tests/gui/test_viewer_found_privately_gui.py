@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from planner_app.cli import main
-from tests.found_bundles import found_bundles
 
 
 def _viewer(window, qtbot, bundle: Path):  # type: ignore[no-untyped-def]
@@ -20,8 +19,8 @@ def _viewer(window, qtbot, bundle: Path):  # type: ignore[no-untyped-def]
 
 
 def test_the_viewer_and_verify_give_one_verdict(  # type: ignore[no-untyped-def]
-        window, qtbot, tmp_path: Path, capsys) -> None:
-    b = found_bundles(window.session.home, tmp_path)
+        window, qtbot, found_privately, capsys) -> None:
+    b = found_privately  # made once per test process (tests/conftest.py)
     dialog = _viewer(window, qtbot, b.main)
     row = dialog.discoveries
     assert "✓ Verified" in dialog.verdict.text()
