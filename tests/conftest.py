@@ -151,6 +151,35 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         for mark in _marks_for(item):
             item.add_marker(mark)
+    if hasattr(config, "workerinput"):  # an xdist worker (its own "dist" option reads "no")
+        _fast_units_first(items)
+
+
+# ----------------------------------------------------------------------------- fast tests first
+# Issue 23: .ci/run runs the whole suite in one run (a second stage cost a second collection
+# of every test), and still runs the fast command's tests first, so a broken core shows in
+# the first minutes. Under `--dist loadfile` the scheduler's units (a file; Spark's one unit,
+# below) go out in collection order (pytest_xdist_make_scheduler turns xdist's reordering
+# off): the units whose every test the fast command selects, then the others; within each,
+# the units with more tests first, as xdist's own reordering had them.
+
+#: the markers the README's fast command deselects
+SLOW_MARKS = frozenset({"spark", "synth", "gui", "subprocess", "audit", "heavy", "postgres",
+                        "slow"})
+
+
+def _unit_of(nodeid: str) -> str:
+    return "spark" if spark_by_id(nodeid) else nodeid.split("::", 1)[0]
+
+
+def _fast_units_first(items: list[pytest.Item]) -> None:
+    units: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        units.setdefault(_unit_of(item.nodeid), []).append(item)
+    slow = {unit for unit, its in units.items()
+            if any(SLOW_MARKS & {m.name for m in it.iter_markers()} for it in its)}
+    order = sorted(units, key=lambda unit: (unit in slow, -len(units[unit])))  # stable
+    items[:] = [item for unit in order for item in units[unit]]
 
 
 # ----------------------------------------------------------------------------- one Spark worker
@@ -177,6 +206,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
         def _split_scope(self, nodeid: str) -> str:
             return "spark" if spark_by_id(nodeid) else str(super()._split_scope(nodeid))
 
+    config.option.loadscopereorder = False  # the collection's order: fast units first, above
     return OneSparkWorker(config, log)
 
 
