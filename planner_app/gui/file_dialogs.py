@@ -79,3 +79,13 @@ def ask_save_file(parent: QWidget | None, caption: str, suggested: str | Path,
     folder = path.parent if path.is_absolute() else None
     return _ask(parent, caption, start_folder(parent, folder) / path.name, name_filter,
                 save=True)
+
+
+def ask_save_bundle(parent: QWidget | None, caption: str, suggested: str | Path) -> str | None:
+    """The release bundle the person chose to write (``.zip`` added when left off), or
+    None: the release wizard's and the discovery dialog's one question."""
+    chosen = ask_save_file(parent, caption, suggested, "Release bundles (*.zip)")
+    if chosen is None:
+        return None
+    name = str(chosen)
+    return name if name.endswith(".zip") else name + ".zip"

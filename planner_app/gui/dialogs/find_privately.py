@@ -56,7 +56,7 @@ from ...core.release.publish import PublishResult, ReleaseUnfinished, publish
 from ...core.support.errors import InputError, PlannerError
 from ...core.support.field_words import on_screen
 from ...core.support.outputs import bundle_file_name, default_output_folder
-from ..file_dialogs import ask_open_file, ask_save_file
+from ..file_dialogs import ask_open_file, ask_save_bundle, ask_save_file
 from ..operations import failure_text
 from ..session import Session
 from ..signing import ask_signing_key
@@ -256,11 +256,9 @@ class FindDialog(QDialog):
                                           FIND_WHAT[self.field][0]])
 
     def _choose_path(self) -> None:
-        chosen = ask_save_file(self, "Write the discovery bundle", self.path.text(),
-                               "Release bundles (*.zip)")
+        chosen = ask_save_bundle(self, "Write the discovery bundle", self.path.text())
         if chosen is not None:
-            name = str(chosen)
-            self.path.setText(name if name.endswith(".zip") else name + ".zip")
+            self.path.setText(chosen)
 
     # -- a plan for the officer, and the approved plan back ------------------------------
 

@@ -61,7 +61,7 @@ from ...core.support.words import (
     PROGRAMME_REFUSED_TITLE,
     confidence_percent,
 )
-from ..file_dialogs import ask_save_file
+from ..file_dialogs import ask_save_bundle
 from ..session import Answered, Session
 from ..signing import ask_signing_key
 from ..table_link import problem_line
@@ -252,11 +252,9 @@ class ConfirmPage(QWizardPage):
         self.path.textChanged.connect(self.completeChanged)
 
     def _browse(self) -> None:
-        chosen = ask_save_file(self, "Write the release bundle", self.path.text(),
-                               "Release bundles (*.zip)")
+        chosen = ask_save_bundle(self, "Write the release bundle", self.path.text())
         if chosen is not None:
-            name = str(chosen)
-            self.path.setText(name if name.endswith(".zip") else name + ".zip")
+            self.path.setText(chosen)
 
     def initializePage(self) -> None:  # noqa: N802
         plan = self.session.plan
