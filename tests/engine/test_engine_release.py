@@ -4,6 +4,7 @@ nowhere."""
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 
 from planner_app.core.data.sql_plan import salt_from
@@ -43,7 +44,8 @@ def test_the_salt_is_written_nowhere(tmp_path: Path) -> None:
     bundle = tmp_path / "b.zip"
     publish(plan, open_table(DEMO_TABLE), bundle, home, source=SeededRandomSource(5))
     salt = salt_from(SeededRandomSource(5))  # the release's first draw
-    secrets = [salt.hex().encode(), salt.hex()[:16].encode(), salt]
+    text = base64.urlsafe_b64encode(salt).rstrip(b"=")  # the salted keys' text form
+    secrets = [salt.hex().encode(), salt.hex()[:16].encode(), salt, text, text[:16]]
     blobs = list(read_bundle(bundle).values()) + [bundle.read_bytes()]
     blobs += [p.read_bytes() for p in (tmp_path / "home").rglob("*") if p.is_file()]
     assert len(blobs) > 5

@@ -12,6 +12,7 @@ exported.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 from collections.abc import Sequence
 from typing import Any
@@ -81,9 +82,10 @@ KEY_HEX_CHARS = 12  # 48 bits: a short key the engines compare fast; ties go by 
 
 def row_keys(salt: bytes, n: int) -> np.ndarray:
     """The bounding key of rows 0..n-1 (their positions in the file), as the SQL engines
-    compute it: the first 12 lowercase hex digits of sha256(salt's hex, ':', position).
-    Sorted stably, equal keys keep position order, as the engines' ``ORDER BY key, row``."""
-    prefix = salt.hex() + ":"
+    compute it (docs/engine.md): the first 12 lowercase hex digits of sha256 of the salt in
+    URL-safe base64 without its padding, ':', and the position in decimal. Sorted stably,
+    equal keys keep position order, as the engines' ``ORDER BY key, row``."""
+    prefix = base64.urlsafe_b64encode(salt).decode("ascii").rstrip("=") + ":"
     return np.array([hashlib.sha256((prefix + str(i)).encode("ascii")).hexdigest()
                      [:KEY_HEX_CHARS] for i in range(n)], dtype=object)
 

@@ -6,7 +6,8 @@ sql_runner.py; engines.py, the composition root, names them.
 What SqlEngine computes (docs/engine.md has the privacy argument):
 
 - Bounding: with a person unit, each person keeps the ``max_rows`` rows whose key
-  ``substr(sha256(salt_hex || ':' || __row), 1, 12)`` is smallest, ties by ``__row``
+  ``sql_keys.salted_key(salt, __row)`` (12 hex digits of ``sha256(salt_text || __row)``) is
+  smallest, ties by ``__row``
   (``row_number() OVER (PARTITION BY id ORDER BY key, __row)``). The salt is 32 secret
   bytes drawn from the release's random source and never written anywhere; the tests' pandas
   oracle (tests/oracle/pandas_engine.py) given the same salt keeps exactly the same rows.
@@ -63,7 +64,7 @@ from .cells_sql import (
 )
 from .facts import VALUE_ROWS, plan_columns, values_sql, values_table
 from .fit import NEITHER, NUMERIC_SHARE, fit_rule, nested_problem
-from .source import TableSource, engine_problem, ident, literal, memory_problem
+from .source import TableSource, engine_problem, ident, memory_problem
 from .sql_aggregates import (
     MISSING,
     UNDECLARED,
@@ -74,13 +75,12 @@ from .sql_aggregates import (
     row_counts,
     yes_no_answers,
 )
-from .sql_keys import key_counts
+from .sql_keys import key_counts, salted_key
 from .sql_runner import ROW, DuckDBRunner, SqlRunner
 
 if TYPE_CHECKING:
     import duckdb
 
-KEY_CHARS = 12  # 48 bits; the bounding key: this many hex digits of the row's sha256
 
 #: The texts pandas' CSV reader reads as bools (a column of only these is a bool column).
 _PANDAS_BOOL_TEXTS = frozenset({"True", "TRUE", "true", "False", "FALSE", "false"})
@@ -455,8 +455,7 @@ class SqlEngine:
                 names += ", __id"  # counts of people count distinct ids
             derived = (f"SELECT {exprs}, r.{ident(str(unit.id_column))} AS __id, "
                        f"r.{ROW} AS {ROW} FROM src r {joins}")
-            salt = literal(self._salt.hex() + ":")
-            key = f"substr(sha256(concat({salt}, CAST({ROW} AS VARCHAR))), 1, {KEY_CHARS})"
+            key = salted_key(self._salt, f"CAST({ROW} AS VARCHAR)")
             sql = (f"SELECT {names} FROM ({derived}) d QUALIFY row_number() OVER (PARTITION BY "
                    f"__id ORDER BY {key}, {ROW}) <= {unit.rows_per_unit}")
         else:
