@@ -157,8 +157,24 @@ def grid_aggregate(e: DerivedTable, q: Query, what: GridSums | GridStepCounts,
     step = _grid_step_sql(value, what.lower, what.upper, float(grid.step),
                           grid.lo, grid.hi)
     inside_sql = f"{keys['g']} >= 0" + ("" if impute else f" AND {v} IS NOT NULL")
-    # facts: rows per group and missing flag
-    t = e.grouped(dict(keys), {}, where)
+
+    def inside(expr: str) -> str:  # a cell's number on the grid; 0 on a row no cell reads
+        return f"CASE WHEN {inside_sql} THEN {expr} ELSE 0 END"
+
+    # one GROUP BY gives the facts (rows per group and missing flag) and the cells (issue 24:
+    # a scan of ``b`` each, 10^8 rows at scale); a row no cell reads is told apart by its keys
+    grid_keys = {"g": keys["g"], "m": keys["m"]}
+    sums: dict[str, str] = {}
+    if isinstance(what, GridStepCounts):
+        grid_keys["s"] = inside(step)
+    else:
+        centred = f"({step} - {grid.centre})" if what.centred else step
+        if "sum" in what.parts:
+            sums["s1"] = inside(centred)
+        if "sumsq" in what.parts:
+            sums["s2"] = inside(f"CAST({centred} AS DECIMAL(38,0)) * "
+                                f"CAST({centred} AS DECIMAL(38,0))")
+    t = e.grouped(grid_keys, sums, where)
     g, m, n = (np.asarray(t[c], dtype=np.int64) for c in ("g", "m", "n"))
     facts.rows_considered = int(n.sum())
     facts.outside_declared = int(n[g < 0].sum())
@@ -167,34 +183,28 @@ def grid_aggregate(e: DerivedTable, q: Query, what: GridSums | GridStepCounts,
         facts.missing_imputed = missing_here
     else:
         facts.missing_dropped = missing_here
-    cell_where = f"({where}) AND {inside_sql}"
+    read = (g >= 0) & (True if impute else m == 0)  # the rows of the cells
 
     if isinstance(what, GridStepCounts):
-        t = e.grouped({"g": keys["g"], "s": step}, {}, cell_where)
-        g, s, n = (np.asarray(t[c], dtype=np.int64) for c in ("g", "s", "n"))
+        steps = np.asarray(t["s"], dtype=np.int64)
         agg.step_counts = []
         for cell in range(n_cells):
-            here = g == cell
-            order = np.argsort(s[here], kind="stable")
-            agg.step_counts.append((s[here][order], n[here][order]))
+            here = read & (g == cell)
+            # an imputed and a present cell on the same step are two groups (m): one count
+            values, where_in = np.unique(steps[here], return_inverse=True)
+            counts = np.zeros(values.size, dtype=np.int64)
+            np.add.at(counts, where_in, n[here])
+            agg.step_counts.append((values, counts))
         return agg
 
-    centred = f"({step} - {grid.centre})" if what.centred else step
-    sums: dict[str, str] = {}
-    if "sum" in what.parts:
-        sums["s1"] = centred
-    if "sumsq" in what.parts:
-        sums["s2"] = f"CAST({centred} AS DECIMAL(38,0)) * CAST({centred} AS DECIMAL(38,0))"
-    t = e.grouped({"g": keys["g"]}, sums, cell_where)
-    gg = np.asarray(t["g"], dtype=np.int64)
+    gg = g[read]
     if "count" in what.parts:
-        agg.parts["count"] = _exact_bincount(gg, np.asarray(t["n"], dtype=np.int64),
-                                             n_cells)
+        agg.parts["count"] = _exact_bincount(gg, n[read], n_cells)
     # the sums are exact integers of any size (128-bit in the engine, Python ints here)
     if "sum" in what.parts:
-        agg.parts["sum"] = _exact_bincount(gg, _ints(t["s1"]), n_cells)
+        agg.parts["sum"] = _exact_bincount(gg, _ints(t["s1"])[read], n_cells)
     if "sumsq" in what.parts:
-        agg.parts["sumsq"] = _exact_bincount(gg, _ints(t["s2"]), n_cells)
+        agg.parts["sumsq"] = _exact_bincount(gg, _ints(t["s2"])[read], n_cells)
     return agg
 
 
