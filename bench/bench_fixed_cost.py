@@ -104,13 +104,14 @@ def part_commands(trees: dict[str, Path], caches: dict[str, Path], work: Path,
 
 
 def part_rows(label: str, rows: int, trees: dict[str, Path], caches: dict[str, Path],
-              work: Path, repeat: int, folder: Path) -> list[str]:
+              work: Path, repeat: int, folder: Path,
+              formats: tuple[str, ...] = ("csv", "parquet")) -> list[str]:
     plan = data.write_plan(data.survey_plan(rows), work / f"plan12-{rows}.json")
     lines = [f"### {rows:,} rows: the 12-statistic plan of bench/engine_data.py", "",
              f"Median of {repeat} run(s) of each, in turn.", "",
              "| file | process | CPU | wall | peak RSS | release / DuckDB alone (CPU) | "
              "(wall) |", "|---|---|---:|---:|---:|---:|---:|"]
-    for fmt in ("csv", "parquet"):
+    for fmt in formats:
         table = data.survey_table(folder, rows, fmt)
         runs: dict[str, list[dict[str, Any]]] = {"before": [], "after": [], "duckdb": []}
         for i in range(repeat):
@@ -149,6 +150,8 @@ def main() -> None:
                         help="comma-separated of 1m, 10m, 100m (100m: hours and 10 GB)")
     parser.add_argument("--repeat", type=int, default=3,
                         help="runs of each command (the row parts above 1M: one)")
+    parser.add_argument("--formats", default="csv,parquet",
+                        help="the files of the row parts: csv, parquet or both")
     parser.add_argument("--quick", action="store_true", help="small tables; writes nothing")
     parser.add_argument("--title", default=SECTION, help="the results.md section to write")
     args = parser.parse_args()
@@ -176,7 +179,8 @@ def main() -> None:
         for label in [x.strip() for x in args.rows.split(",") if x.strip()]:
             print(f"[{label}]", file=sys.stderr)
             body += part_rows(label, sizes[label], trees, caches, work,
-                              args.repeat if sizes[label] <= 1_000_000 else 1, folder)
+                              args.repeat if sizes[label] <= 1_000_000 else 1, folder,
+                              tuple(f.strip() for f in args.formats.split(",") if f.strip()))
     section = "\n".join([args.title, "", *body])
     print(section)
     if not args.quick:
