@@ -4,5 +4,4 @@ from PyInstaller.utils.hooks import collect_submodules
 
 hiddenimports = (collect_submodules("planner_app")
                  + ["planner_app.resources", "fpdf", "openpyxl", "matplotlib.backends.backend_qtagg",
-                    "matplotlib.backends.backend_agg"]
-                 + collect_submodules("dp_accounting"))
+                    "matplotlib.backends.backend_agg"])

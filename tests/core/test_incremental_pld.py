@@ -18,16 +18,19 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from dp_accounting.pld import pld_pmf
 from dp_accounting.pld import privacy_loss_distribution as dp_pld
 
 from planner_app.core.dp import accounting, pld_ops
 from planner_app.core.dp.accounting import PldTree
 from planner_app.core.dp.measure import Measurement, laplace_scale
+from planner_app.core.dp.pld_pmf import Pmf, to_dense
 from planner_app.core.dp.sensitivity import Component
 from planner_app.core.kinds.shared_dp import measurements_for
 from planner_app.core.model import Plan
 from planner_app.core.planfile.serialisation import load_plan, save_plan
 from planner_app.core.support.resources import demo_plan_path
+from tests.core import pld_reference as ref
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -175,7 +178,7 @@ def test_the_tree_agrees_with_a_plain_chain_of_dp_accounting_compositions() -> N
             else:
                 m = Measurement(f"q{i}", comp, kind, eps, 0.0)
             ms.append(m)
-        chain = reduce(lambda a, b: a.compose(b), [accounting._pld_of(m) for m in ms])
+        chain = reduce(lambda a, b: a.compose(b), [ref.pld_of(m) for m in ms])
         expected = chain.get_epsilon_for_delta(1e-6)
         got = accounting.pld(ms, 1e-6).epsilon
         assert math.isclose(got, expected, rel_tol=1e-7, abs_tol=1e-12)
@@ -186,42 +189,46 @@ def _plds() -> list[dp_pld.PrivacyLossDistribution]:
         dp_pld.from_laplace_mechanism(1.0, value_discretization_interval=1e-4),
         dp_pld.from_discrete_gaussian_mechanism(3.0, value_discretization_interval=1e-4),
         dp_pld.from_randomized_response(0.3, 2, value_discretization_interval=1e-4),
-        accounting.discrete_laplace_pld(Fraction(7, 3), 5),
+        ref.theirs(accounting.discrete_laplace_pld(Fraction(7, 3), 5)),
         dp_pld.from_gaussian_mechanism(2.0, value_discretization_interval=1e-4,
                                        use_connect_dots=False),
     ]
     plan = _plan(40, 2)
     root = PldTree().root(_measurements(plan))
     assert root is not None
-    out.append(root[1])  # a large composed one (its tails are long runs of tiny masses)
+    out.append(ref.theirs(root[1]))  # a large composed one (its tails: long runs of tiny masses)
     return out
 
 
-def _same(a: dp_pld.PrivacyLossDistribution, b: dp_pld.PrivacyLossDistribution) -> None:
-    for pa, pb in ((a._pmf_remove, b._pmf_remove), (a._pmf_add, b._pmf_add)):
-        da, db = pa.to_dense_pmf(), pb.to_dense_pmf()
-        assert da._lower_loss == db._lower_loss
-        assert da._infinity_mass == db._infinity_mass
-        assert np.array_equal(da._probs, db._probs)
+def _same(a: Pmf, b: dp_pld.PrivacyLossDistribution | pld_pmf.PLDPmf) -> None:
+    """The same PMF, dense (pld_reference.assert_same also holds sparse to its order)."""
+    pb = b._pmf_remove if isinstance(b, dp_pld.PrivacyLossDistribution) else b
+    da, db = to_dense(a), pb.to_dense_pmf()
+    assert da.lower_loss == db._lower_loss
+    assert da.infinity_mass == db._infinity_mass
+    assert np.array_equal(da.probs, db._probs)
 
 
 def test_compose_is_dp_accountings_compose_to_the_bit() -> None:
     plds = _plds()
     for a in plds:
         for b in plds:
-            _same(pld_ops.compose(a, b), a.compose(b))
-    # not symmetric: the add and remove PMFs each
+            _same(pld_ops.compose(ref.ours(a), ref.ours(b)), a.compose(b))
+    # not symmetric: the add and remove PMFs each (the product's PLDs are all symmetric)
     pair = dp_pld.from_gaussian_mechanism(1.5, value_discretization_interval=1e-4,
                                           sampling_prob=0.5)
-    _same(pld_ops.compose(pair, plds[0]), pair.compose(plds[0]))
+    both = pair.compose(plds[0])
+    for mine, theirs in ((pair._pmf_remove, both._pmf_remove), (pair._pmf_add, both._pmf_add)):
+        _same(pld_ops.compose(ref.ours(mine), ref.ours(plds[0])), theirs)
 
 
 def test_epsilon_for_delta_is_dp_accountings_to_the_bit() -> None:
     plds = _plds()
-    plds += [pld_ops.compose(plds[-1], plds[-1]), plds[0].self_compose(30)]
+    plds += [plds[-1].compose(plds[-1]), plds[0].self_compose(30)]
     for value in plds:
         for delta in (0.5, 1e-1, 1e-3, 1e-6, 1e-9, 1e-12, 1e-300, 0.0):
-            assert pld_ops.epsilon_for_delta(value, delta) == value.get_epsilon_for_delta(delta)
+            assert (pld_ops.epsilon_for_delta(ref.ours(value), delta)
+                    == value.get_epsilon_for_delta(delta))
 
 
 @pytest.mark.parametrize("max_bytes", [256 * 2**20, 3_000_000, 600_000])

@@ -23,6 +23,7 @@ from planner_app.core.planfile.serialisation import load_plan
 from planner_app.core.planning.check import check_plan
 from planner_app.core.release import verify_release
 from planner_app.core.support.resources import demo_plan_path
+from tests.core import pld_reference as ref
 
 
 def _plan(n: int, seed: int) -> Plan:
@@ -44,7 +45,7 @@ def _old_total(plan: Plan) -> float:
                 groups.setdefault(accounting._pld_key(m), []).append(m)
     total = None
     for key, times in sorted(((k, len(v)) for k, v in groups.items()), key=repr):
-        one = accounting._pld_of(groups[key][0])
+        one = ref.pld_of(groups[key][0])
         part = one.self_compose(times) if times > 1 else one
         total = part if total is None else total.compose(part)
     assert total is not None

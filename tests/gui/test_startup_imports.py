@@ -61,3 +61,31 @@ def test_the_probe_sees_a_heavy_import_when_there_is_one(tmp_path: Path) -> None
                           timeout=120)
     assert done.returncode == 0, done.stderr
     assert "pandas" in json.loads(done.stdout.strip().splitlines()[-1])["loaded"]
+
+
+# Issue 24: the app's smoke test opens the demo table and plan (a Gaussian count: its total
+# composes a privacy loss distribution), edits an ε and renders every pane; the PLD code is
+# the product's own (core/dp/pld_pmf.py, pld_mechanisms.py), so none of dp-accounting,
+# scipy.signal or scipy.stats (about 0.65 CPU s to import) is loaded for it.
+SMOKE = """
+import json, sys
+from planner_app.cli import main
+code = main(["gui", "--smoke-test", "--home", sys.argv[1]])
+names = sys.argv[2].split(",")
+print(json.dumps({"code": code, "composed": "scipy.fft" in sys.modules,  # a convolution
+                  "loaded": sorted(m for m in sys.modules
+                                   if m in names or m.startswith(tuple(n + "." for n in names)))}))
+"""
+
+
+@pytest.mark.subprocess
+def test_the_demo_edited_in_the_app_composes_its_pld_without_dp_accounting(
+        tmp_path: Path) -> None:
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    done = subprocess.run([sys.executable, "-c", SMOKE, str(tmp_path / "home"),
+                           "dp_accounting,scipy.signal,scipy.stats"],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["code"] == 0 and seen["composed"]
+    assert seen["loaded"] == []

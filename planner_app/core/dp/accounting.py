@@ -6,8 +6,9 @@
   the maximum, not the sum.
 * zcdp: ρ adds up (pure ε gives ε²/2, the exponential mechanism ε²/8, a discrete Gaussian
   Δ₂²/2σ²), then converted to (ε, δ) at the budget's δ. Needs δ > 0.
-* pld: privacy loss distributions composed with Google's dp-accounting (pessimistic
-  discretisation, so the result is an upper bound). Needs δ > 0. A Gaussian over cells one
+* pld: privacy loss distributions composed as Google's dp-accounting composes them
+  (pessimistic discretisation, so the result is an upper bound; its code carried in
+  pld_pmf.py, pld_mechanisms.py and pld_ops.py). Needs δ > 0. A Gaussian over cells one
   person can touch several of is accounted by its maximal shifts (``shift_patterns``).
 
 The default is the tightest valid accountant.
@@ -23,12 +24,12 @@ from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
 from ..support.errors import InputError
-from . import pld_ops
+from . import pld_mechanisms, pld_ops
 from .gaussian import shift_patterns
 from .laplace_pld import (  # noqa: F401 (re-exported)
     DIRECT_LAPLACE_OUTPUTS,
@@ -37,11 +38,7 @@ from .laplace_pld import (  # noqa: F401 (re-exported)
     discrete_laplace_pld_before_exact_grid,
 )
 from .measure import Measurement, epsilon_from_rho
-
-if TYPE_CHECKING:  # dp-accounting has no type information: these names are Any to mypy
-    from dp_accounting.pld.pld_pmf import DensePLDPmf
-    from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
-
+from .pld_pmf import DensePmf, Pmf, SparsePmf, connect_dots, self_compose, to_dense
 
 
 @dataclass(frozen=True)
@@ -187,18 +184,13 @@ def pld_supported(measurements: Iterable[Measurement]) -> bool:
     return all(_pld_ok(m) for m in measurements)
 
 
-def _pld_of(m: Measurement, older_grid: bool = False) -> PrivacyLossDistribution:
-    """A measurement's PLD; ``older_grid``: as releases computed it before the exact grid
-    (a discrete Laplace by ``discrete_laplace_pld_before_exact_grid``, a discrete Gaussian's
-    σ always a float step down), to verify their bundles."""
-    from dp_accounting.pld import common
-    from dp_accounting.pld import privacy_loss_distribution as pld
-
+def _pld_of(m: Measurement, older_grid: bool = False) -> Pmf:
+    """A measurement's PLD (symmetric: one PMF); ``older_grid``: as releases computed it
+    before the exact grid (a discrete Laplace by ``discrete_laplace_pld_before_exact_grid``, a
+    discrete Gaussian's σ always a float step down), to verify their bundles."""
     d = PLD_DISCRETISATION
     if thresholded(m) or threshold_only(m):  # (ε, δ)-DP: its worst pair dominates it
-        return pld.from_privacy_parameters(
-            common.DifferentialPrivacyParameters(m.epsilon, m.delta),
-            value_discretization_interval=d)
+        return pld_mechanisms.privacy_parameters(m.epsilon, m.delta, d)
     if m.mechanism == "laplace" and m.component.single_cell:
         assert m.scale is not None
         if older_grid:
@@ -212,66 +204,57 @@ def _pld_of(m: Measurement, older_grid: bool = False) -> PrivacyLossDistribution
         if older_grid or Fraction(sigma) ** 2 > m.sigma_sq:
             sigma = math.nextafter(sigma, 0.0)
         if m.component.single_cell:
-            return pld.from_discrete_gaussian_mechanism(
-                sigma, sensitivity=m.component.l1, value_discretization_interval=d)
+            return pld_mechanisms.discrete_gaussian(sigma, m.component.l1, d)
         patterns = shift_patterns(m.component.l1, m.component.l2_sq, m.component.cells)
         assert patterns is not None
         return _max_pld([_shift_pld(sigma, pattern, d) for pattern in patterns], d)
     if m.mechanism == "randomized_response":
         assert m.truth is not None
         noise = math.nextafter(float(1 - m.truth), 0.0)
-        one = pld.from_randomized_response(noise, 2, value_discretization_interval=d)
-        return one.self_compose(m.component.l1) if m.component.l1 > 1 else one
+        one = pld_mechanisms.randomized_response(noise, d)
+        return self_compose(one, m.component.l1) if m.component.l1 > 1 else one
     # pure ε: the worst pair of any ε-DP mechanism dominates it
-    return pld.from_privacy_parameters(
-        common.DifferentialPrivacyParameters(m.epsilon, 0.0), value_discretization_interval=d)
+    return pld_mechanisms.privacy_parameters(m.epsilon, 0.0, d)
 
 
-def _shift_pld(sigma: float, pattern: tuple[int, ...], d: float) -> PrivacyLossDistribution:
+def _shift_pld(sigma: float, pattern: tuple[int, ...], d: float) -> Pmf:
     """PLD of independent discrete Gaussians on cells shifted by ``pattern``: the
     composition of the one-dimensional PLDs."""
-    from dp_accounting.pld import privacy_loss_distribution as pld
-
-    total: PrivacyLossDistribution | None = None
+    total: Pmf | None = None
     for part in sorted(set(pattern)):
-        one = pld.from_discrete_gaussian_mechanism(sigma, sensitivity=part,
-                                                   value_discretization_interval=d)
+        one = pld_mechanisms.discrete_gaussian(sigma, part, d)
         times = pattern.count(part)
-        piece = one.self_compose(times) if times > 1 else one
-        total = piece if total is None else total.compose(piece)
+        piece = self_compose(one, times) if times > 1 else one
+        total = piece if total is None else pld_ops.compose(total, piece)
     assert total is not None  # a shift pattern has at least one shifted cell
     return total
 
 
-def _max_pld(plds: list[PrivacyLossDistribution], d: float) -> PrivacyLossDistribution:
+def _max_pld(plds: list[Pmf], d: float) -> Pmf:
     """One PLD that dominates each of ``plds`` (all symmetric): pessimistic connect-the-dots
     (Doroshenko et al. 2022) on the largest of their δ(ε) at every loss on the grid. The
     largest of hockey-stick curves is again convex in e^ε, so a pair with that curve exists
     and the connect-the-dots PLD dominates it."""
     if len(plds) == 1:
         return plds[0]
-    from dp_accounting.pld import pld_pmf
-    from dp_accounting.pld import privacy_loss_distribution as pld
-
-    pmfs = [p._pmf_remove.to_dense_pmf() for p in plds]  # noqa: SLF001 - symmetric PLDs
-    lower = min(pm._lower_loss for pm in pmfs)  # noqa: SLF001
-    upper = max(pm._lower_loss + pm.size - 1 for pm in pmfs)  # noqa: SLF001
+    pmfs = [to_dense(p) for p in plds]
+    lower = min(pm.lower_loss for pm in pmfs)
+    upper = max(pm.lower_loss + pm.size - 1 for pm in pmfs)
     grid = np.arange(lower, upper + 1)
     deltas = np.max([_deltas_on_grid(pm, grid, d) for pm in pmfs], axis=0)
     deltas = np.minimum(1.0, np.maximum(0.0, deltas * (1 + 1e-9) + 1e-15))  # float error
-    return pld.PrivacyLossDistribution(
-        pld_pmf.create_pmf_pessimistic_connect_dots(d, grid, deltas))
+    return connect_dots(d, grid, deltas)
 
 
-def _deltas_on_grid(pm: DensePLDPmf, grid: np.ndarray, d: float) -> np.ndarray:
+def _deltas_on_grid(pm: DensePmf, grid: np.ndarray, d: float) -> np.ndarray:
     """δ(ε) of a dense PLD pmf at every ε = g·d, in one pass: δ(ε) = ∞-mass +
     Σ_{L > ε} p_L (1 - e^(ε - L)), from reverse cumulative sums."""
-    lower, probs = pm._lower_loss, np.asarray(pm._probs)  # noqa: SLF001
+    lower, probs = pm.lower_loss, np.asarray(pm.probs)
     losses = (lower + np.arange(probs.size)) * d
     tail_p = np.append(np.cumsum(probs[::-1])[::-1], 0.0)
     tail_q = np.append(np.cumsum((probs * np.exp(-losses))[::-1])[::-1], 0.0)
     first = np.clip(grid - lower + 1, 0, probs.size)  # the first loss above g·d
-    deltas: np.ndarray = pm._infinity_mass + np.maximum(  # noqa: SLF001
+    deltas: np.ndarray = pm.infinity_mass + np.maximum(
         0.0, tail_p[first] - np.exp(grid * d) * tail_q[first])
     return deltas
 
@@ -285,7 +268,7 @@ class _Node:
 
     __slots__ = ("ident", "size", "used", "value")
 
-    def __init__(self, ident: int, value: PrivacyLossDistribution, size: int, used: int) -> None:
+    def __init__(self, ident: int, value: Pmf, size: int, used: int) -> None:
         self.ident = ident
         self.value = value
         self.size = size
@@ -302,14 +285,11 @@ def _pld_key(m: Measurement) -> _Key:
             m.delta if thresholded(m) or threshold_only(m) else None)
 
 
-def _nbytes(p: PrivacyLossDistribution) -> int:
-    """The memory a PLD holds: its pmfs' arrays (a sparse pmf's entries at 100 bytes each)."""
-    pmfs = [p._pmf_remove] if p._symmetric else [p._pmf_remove, p._pmf_add]  # noqa: SLF001
-    size = 400
-    for pmf in pmfs:
-        probs = getattr(pmf, "_probs", None)
-        size += int(probs.nbytes) if probs is not None else 100 * len(pmf._loss_probs)  # noqa: SLF001
-    return size
+def _nbytes(p: Pmf) -> int:
+    """The memory a PLD holds: its array (a sparse pmf's entries at 100 bytes each)."""
+    if isinstance(p, SparsePmf):
+        return 400 + 100 * len(p.loss_probs)
+    return 400 + int(p.probs.nbytes)
 
 
 PLD_CACHE_BYTES = 256 * 2**20  # at most
@@ -420,7 +400,7 @@ class PldTree:
             self._call_bytes += hit.size
         return hit
 
-    def _put(self, key: object, value: PrivacyLossDistribution) -> _Node:
+    def _put(self, key: object, value: Pmf) -> _Node:
         with self._lock:
             hit = self._nodes.get(key)
             if hit is not None:  # another thread composed it meanwhile: keep the one
@@ -478,7 +458,7 @@ class PldTree:
         hit = self._get(key)
         if hit is None:
             one = _pld_of(self._first[kid][0], self.older_grid)
-            hit = self._put(key, one.self_compose(times) if times > 1 else one)
+            hit = self._put(key, self_compose(one, times) if times > 1 else one)
         return hit
 
     def _leaf(self, parts: tuple[tuple[int, int], ...]) -> _Node:
@@ -544,7 +524,7 @@ class PldTree:
         return root
 
     def root(self, measurements: Iterable[Measurement]
-             ) -> tuple[int, PrivacyLossDistribution] | None:
+             ) -> tuple[int, Pmf] | None:
         """The composed PLD of the noisy ``measurements`` with its id, or None without any."""
         if len(self._kids) > _MAX_NAMES or len(self._objects) > _MAX_NAMES:
             self._kids.clear()  # ids are never reused, so older nodes only age out
@@ -611,7 +591,7 @@ class PldTree:
                 self._evict(self.limit)
         return node.ident, node.value
 
-    def epsilon(self, root: tuple[int, PrivacyLossDistribution], delta: float) -> float:
+    def epsilon(self, root: tuple[int, Pmf], delta: float) -> float:
         """ε at ``delta`` of a composed PLD (cached: the meter and the lifetime ask twice)."""
         key = (root[0], delta)
         with self._lock:
@@ -653,10 +633,10 @@ def pld_as_chain(measurements: Sequence[Measurement], delta: float,
             groups.setdefault(_pld_key(m), []).append(m)
     if not groups:
         return Total(0.0, delta, "pld")
-    total: PrivacyLossDistribution | None = None
+    total: Pmf | None = None
     for key, times in sorted(((k, len(v)) for k, v in groups.items()), key=repr):
         one = _pld_of(groups[key][0], older_grid)
-        part = one.self_compose(times) if times > 1 else one
+        part = self_compose(one, times) if times > 1 else one
         total = part if total is None else pld_ops.compose(total, part)
     assert total is not None
     eps = float(pld_ops.epsilon_for_delta(total, delta))
@@ -744,9 +724,8 @@ def composes_pld(measurements: Sequence[Measurement], delta: float,
                  accountant: str | None = None) -> bool:
     """Whether ``compose`` builds a PLD for this total: the pld accountant named, or none
     named for measurements that are not all pure ε (the tightest of every valid total).
-    A PLD needs dp-accounting, which imports much of scipy (about a second of CPU a
-    process): a release whose total needs none lists the other alternatives without it
-    (issue 24)."""
+    A PLD needs scipy.fft (about 0.25 CPU s of a process to import): a release whose total
+    needs none lists the other alternatives without it (issue 24)."""
     if accountant == "pld":
         return True
     return (accountant is None and not _facts(measurements).pure and delta > 0

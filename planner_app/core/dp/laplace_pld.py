@@ -12,12 +12,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-if TYPE_CHECKING:  # dp-accounting has no type information: these names are Any to mypy
-    from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
+from .pld_pmf import DensePmf
 
 PLD_DISCRETISATION = 1e-4
 DIRECT_LAPLACE_OUTPUTS = 20_000
@@ -42,7 +40,7 @@ def _ceil_exact(approx: np.ndarray, magnitude: float, numerator: Callable[[int],
 
 
 def discrete_laplace_pld(scale: Fraction, sensitivity: int,
-                         d: float = PLD_DISCRETISATION) -> PrivacyLossDistribution:
+                         d: float = PLD_DISCRETISATION) -> DensePmf:
     """Pessimistic PLD of the discrete Laplace mechanism (P(x) ∝ exp(-|x|/scale)) for an
     integer sensitivity, in closed form.
 
@@ -88,7 +86,7 @@ def discrete_laplace_pld(scale: Fraction, sensitivity: int,
 
 
 def discrete_laplace_pld_before_exact_grid(scale: Fraction, sensitivity: int,
-                         d: float = PLD_DISCRETISATION) -> PrivacyLossDistribution:
+                         d: float = PLD_DISCRETISATION) -> DensePmf:
     """``discrete_laplace_pld`` as releases computed it before the exact grid, for verifying
     their bundles: each loss divided by d in floats and bumped by 1e-9 before ``ceil``, so a
     loss on a grid point (0.01 on 1e-4) went one step up, and the bucketed path put every
@@ -126,15 +124,11 @@ def discrete_laplace_pld_before_exact_grid(scale: Fraction, sensitivity: int,
 
 
 def _dense_pld(js: list[np.ndarray], masses: list[np.ndarray],
-               d: float) -> PrivacyLossDistribution:
+               d: float) -> DensePmf:
     """The pessimistic PLD whose loss j·d has the summed mass of every bucket at j."""
-    from dp_accounting.pld import pld_pmf
-    from dp_accounting.pld import privacy_loss_distribution as pld
-
     all_js = np.concatenate(js)
     all_masses = np.concatenate(masses)
     lower = int(all_js.min())
     probs = np.zeros(int(all_js.max()) - lower + 1)
     np.add.at(probs, all_js - lower, all_masses)
-    pmf = pld_pmf.DensePLDPmf(d, lower, probs, 0.0, True)
-    return pld.PrivacyLossDistribution(pmf)
+    return DensePmf(d, lower, probs, 0.0)

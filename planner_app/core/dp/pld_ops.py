@@ -1,13 +1,33 @@
-"""Two of dp-accounting's PLD operations, the same to the bit and without Python loops.
+# Copyright 2022 Google LLC.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# Modified for planner_app: dp-accounting 0.6.0's compose_pmfs / DensePLDPmf.compose and
+# _get_epsilon_for_delta (dp_accounting/pld/pld_pmf.py), with numpy in place of Python loops
+# and scipy.fft in place of scipy.signal.fftconvolve, the same sums in the same order.
+"""Composing two PLDs and finding ε for δ, the same to the bit as dp-accounting and without
+Python loops.
 
 dp-accounting (``dp_accounting.pld.pld_pmf``) walks arrays element by element in Python in
 two places the editor hits at every ε slider step: cutting the tails of a composed PMF
-(``_truncate_tails``) and finding ε for a δ (``_get_epsilon_for_delta``). On the PMFs of a
-1,000-statistic plan (about 230,000 losses) each walk costs milliseconds to tens of
-milliseconds. The functions here compute the same floating-point sums in the same order:
-numpy's cumulative sum adds in sequence, as the loops do, and every ``exp`` and ``log`` the
-result depends on is Python's ``math`` one, as in the loops. So the PLDs and the ε are the
-same numbers to the last bit; tests/core/test_incremental_pld.py compares them with
+(``_truncate_tails``, pld_pmf.truncate_tails here) and finding ε for a δ
+(``_get_epsilon_for_delta``). On the PMFs of a 1,000-statistic plan (about 230,000 losses)
+each walk costs milliseconds to tens of milliseconds. The functions here compute the same
+floating-point sums in the same order: numpy's cumulative sum adds in sequence, as the loops
+do, and every ``exp`` and ``log`` the result depends on is Python's ``math`` one, as in the
+loops. A convolution is scipy.signal's ``fftconvolve`` step for step over scipy.fft (scipy.signal
+itself costs about half a CPU second to import). So the PLDs and the ε are the same numbers to
+the last bit; tests/core/test_incremental_pld.py and test_pld_carried.py compare them with
 dp-accounting's own on many PMFs.
 """
 
@@ -16,46 +36,23 @@ from __future__ import annotations
 import math
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-if TYPE_CHECKING:  # dp-accounting has no type information
-    from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
+from .pld_pmf import (
+    MAX_PMF_SPARSE_SIZE,
+    TAIL_MASS_TRUNCATION,
+    DensePmf,
+    Pmf,
+    SparsePmf,
+    compose_sparse,
+    sparse_epsilon_for_delta,
+    to_dense,
+    truncate_tails,
+)
 
-TAIL_MASS_TRUNCATION = 1e-15  # PrivacyLossDistribution.compose's default
 _BLOCK = 4096
-
-
-def _prefix_to_truncate(arr: np.ndarray, threshold: float) -> int:
-    """The longest prefix whose running sum stays at or below ``threshold`` (the loop in
-    dp-accounting's ``_truncate_tails``: ``s += val`` until ``s > threshold``)."""
-    running: Any = 0
-    for start in range(0, len(arr), _BLOCK):  # tails are short: sum a block at a time
-        sums = np.cumsum(np.concatenate(([running], arr[start:start + _BLOCK])))[1:]
-        over = np.flatnonzero(sums > threshold)
-        if over.size:
-            return start + int(over[0])
-        running = sums[-1]
-    return len(arr)
-
-
-def _truncate_tails(probs: np.ndarray, tail_mass_truncation: float,
-                    pessimistic_estimate: bool) -> tuple[int, np.ndarray, float]:
-    """dp-accounting's ``pld_pmf._truncate_tails``, line for line but the loop."""
-    if tail_mass_truncation == 0:
-        return 0, probs, 0
-    left_idx = _prefix_to_truncate(probs, tail_mass_truncation / 2)
-    right_idx = len(probs) - _prefix_to_truncate(np.flip(probs), tail_mass_truncation / 2)
-    right_idx = max(right_idx, left_idx + 1)
-    left_mass = np.sum(probs[:left_idx])
-    right_mass = np.sum(probs[right_idx:])
-    truncated_probs = probs[left_idx:right_idx]
-    if pessimistic_estimate:
-        truncated_probs[0] += left_mass
-        return left_idx, truncated_probs, right_mass
-    truncated_probs[-1] += right_mass
-    return left_idx, truncated_probs, 0
 
 
 _SPECTRA: OrderedDict[tuple[int, int], tuple[np.ndarray, Any]] = OrderedDict()
@@ -98,55 +95,38 @@ def _fftconvolve(in1: np.ndarray, in2: np.ndarray) -> np.ndarray:
     return np.array(ret[:shape[0]], copy=True)
 
 
-def _compose_pmfs(pmf1: Any, pmf2: Any, tail_mass_truncation: float) -> Any:
-    """dp-accounting's ``pld_pmf.compose_pmfs`` (dense PMFs: ``DensePLDPmf.compose``)."""
-    from dp_accounting.pld import pld_pmf
-
-    if (isinstance(pmf1, pld_pmf.SparsePLDPmf) and isinstance(pmf2, pld_pmf.SparsePLDPmf)
-            and pmf1.size * pmf2.size <= pld_pmf._MAX_PMF_SPARSE_SIZE):  # noqa: SLF001
-        return pmf1.compose(pmf2, tail_mass_truncation)
-    a = pmf1.to_dense_pmf()
-    b = pmf2.to_dense_pmf()
-    a.validate_composable(b)
-    # pylint: disable=protected-access
-    lower_loss = a._lower_loss + b._lower_loss  # noqa: SLF001
-    probs = _fftconvolve(a._probs, b._probs)  # noqa: SLF001
-    infinity_mass = (a._infinity_mass + b._infinity_mass  # noqa: SLF001
-                     - a._infinity_mass * b._infinity_mass)  # noqa: SLF001
-    offset, probs, right_tail = _truncate_tails(probs, tail_mass_truncation,
-                                                a._pessimistic_estimate)  # noqa: SLF001
-    return pld_pmf.DensePLDPmf(a._discretization, lower_loss + offset, probs,  # noqa: SLF001
-                               infinity_mass + right_tail, a._pessimistic_estimate)  # noqa: SLF001
+def compose(first: Pmf, second: Pmf,
+            tail_mass_truncation: float = TAIL_MASS_TRUNCATION) -> Pmf:
+    """``first.compose(second)`` (dp-accounting's ``PrivacyLossDistribution.compose``, that
+    is ``compose_pmfs``): sparse while both are and the product of their sizes is small, else
+    dense (``DensePLDPmf.compose``); the same PMF, bit for bit."""
+    if (isinstance(first, SparsePmf) and isinstance(second, SparsePmf)
+            and first.size * second.size <= MAX_PMF_SPARSE_SIZE):
+        return compose_sparse(first, second, tail_mass_truncation)
+    a = to_dense(first)
+    b = to_dense(second)
+    lower_loss = a.lower_loss + b.lower_loss
+    probs = _fftconvolve(a.probs, b.probs)
+    infinity_mass = a.infinity_mass + b.infinity_mass - a.infinity_mass * b.infinity_mass
+    offset, probs, right_tail = truncate_tails(probs, tail_mass_truncation)
+    return DensePmf(a.discretization, lower_loss + offset, probs, infinity_mass + right_tail)
 
 
-def compose(first: PrivacyLossDistribution, second: PrivacyLossDistribution,
-            tail_mass_truncation: float = TAIL_MASS_TRUNCATION) -> PrivacyLossDistribution:
-    """``first.compose(second)``: the same PLD, bit for bit."""
-    from dp_accounting.pld import privacy_loss_distribution as pld
-
-    remove = _compose_pmfs(first._pmf_remove, second._pmf_remove,  # noqa: SLF001
-                           tail_mass_truncation)
-    if first._symmetric and second._symmetric:  # noqa: SLF001
-        return pld.PrivacyLossDistribution(remove)
-    add = _compose_pmfs(first._pmf_add, second._pmf_add, tail_mass_truncation)  # noqa: SLF001
-    return pld.PrivacyLossDistribution(remove, add)
-
-
-def _pmf_epsilon(pmf: Any, delta: float) -> float:
-    """``pmf.get_epsilon_for_delta(delta)`` (dp-accounting's ``_get_epsilon_for_delta`` on a
-    dense PMF), block by block from the largest loss down, as the loop goes."""
-    from dp_accounting.pld import pld_pmf
-
-    if not isinstance(pmf, pld_pmf.DensePLDPmf):
-        return float(pmf.get_epsilon_for_delta(delta))
-    infinity_mass = pmf._infinity_mass  # noqa: SLF001
+def epsilon_for_delta(pmf: Pmf, delta: float) -> float:
+    """``pmf.get_epsilon_for_delta(delta)``: the smallest ε whose hockey-stick divergence is
+    at most ``delta`` (inf when none is finite), the same ε, bit for bit. A dense PMF's
+    (dp-accounting's ``_get_epsilon_for_delta``) is walked block by block from the largest
+    loss down, as the loop goes."""
+    if isinstance(pmf, SparsePmf):
+        return sparse_epsilon_for_delta(pmf, delta)
+    infinity_mass = pmf.infinity_mass
     if infinity_mass > delta:
         return math.inf
-    d = pmf._discretization  # noqa: SLF001
-    probs = np.flip(pmf._probs)  # noqa: SLF001
+    d = pmf.discretization
+    probs = np.flip(pmf.probs)
     n = len(probs)
     # the loop's running values before element i: losses count down from the top by -d
-    loss = (pmf._lower_loss + n - 1) * d  # noqa: SLF001
+    loss = (pmf.lower_loss + n - 1) * d
     upper: Any = infinity_mass
     lower: Any = 0
     start = 0
@@ -184,9 +164,3 @@ def _pmf_epsilon(pmf: Any, delta: float) -> float:
     return math.log((upper - delta) / lower)
 
 
-def epsilon_for_delta(value: PrivacyLossDistribution, delta: float) -> float:
-    """``value.get_epsilon_for_delta(delta)``: the same ε, bit for bit."""
-    eps = _pmf_epsilon(value._pmf_remove, delta)  # noqa: SLF001
-    if value._symmetric:  # noqa: SLF001
-        return eps
-    return max(eps, _pmf_epsilon(value._pmf_add, delta))  # noqa: SLF001
