@@ -30,7 +30,7 @@ from planner_app.core.support.resources import demo_plan_path
 from tests.core import pld_reference as ref
 
 D = accounting.PLD_DISCRETISATION
-DELTAS = (0.5, 1e-1, 1e-3, 1e-6, 1e-9, 1e-12, 1e-300, 0.0)
+DELTAS = (0.5, 1e-3, 1e-6, 1e-12, 1e-300, 0.0)
 
 
 def _same_epsilons(mine: Pmf, theirs: dpl.PrivacyLossDistribution) -> None:
@@ -40,7 +40,7 @@ def _same_epsilons(mine: Pmf, theirs: dpl.PrivacyLossDistribution) -> None:
 
 # σ from below one step (a few outputs, a sparse PMF of far-apart losses) to the largest the
 # accountant takes (MAX_PLD_SIGMA_STEPS: a sparse PMF of a few close losses), through dense
-SIGMAS = (0.2, 0.45, 1.0, 1.7, 3.0, 7.3, 25.0, 55.5, 140.0, 600.0, 1000.0, 2718.28, 9000.0)
+SIGMAS = (0.2, 0.45, 1.0, 3.0, 7.3, 25.0, 140.0, 1000.0, 9000.0)
 
 
 @pytest.mark.parametrize("sigma", SIGMAS)
@@ -117,7 +117,7 @@ def test_a_gaussian_whose_truncation_is_below_half_its_sensitivity_is_refused_al
         pld_mechanisms.discrete_gaussian(0.1, 5, D)
 
 
-@pytest.mark.parametrize("epsilon", [0.0, 1e-4, 0.01, 0.0371, 0.3, 1.0, 2.5, 7.0])
+@pytest.mark.parametrize("epsilon", [0.0, 0.01, 0.0371, 1.0, 7.0])
 def test_the_privacy_parameters_pld_is_dp_accountings(epsilon: float) -> None:
     for delta in (0.0, 1e-12, 1e-9, 1e-6, 5e-5, 0.01):
         mine = pld_mechanisms.privacy_parameters(epsilon, delta, D)
@@ -127,7 +127,7 @@ def test_the_privacy_parameters_pld_is_dp_accountings(epsilon: float) -> None:
         ref.assert_same(mine, theirs)
         _same_epsilons(mine, theirs)
         # sparse while 2^times <= 1000, then dense (1,000 times: only the short ones)
-        for times in (2, 5, 9, 10, 40) + ((1000,) if epsilon <= 0.01 else ()):
+        for times in (2, 9, 40) + ((1000,) if epsilon <= 0.01 else ()):
             composed = self_compose(mine, times)
             ref.assert_same(composed, theirs.self_compose(times))
             _same_epsilons(composed, theirs.self_compose(times))
@@ -209,18 +209,17 @@ def _cells(l1: int, l2_sq: int, cells: int) -> Component:
 
 def _measurements() -> list[Measurement]:
     out = []
-    for sigma_sq in (Fraction(4), Fraction(2500), Fraction(49, 4), Fraction(1037, 3),
-                     Fraction(90_000), Fraction(7_000_003)):
+    for sigma_sq in (Fraction(4), Fraction(49, 4), Fraction(1037, 3), Fraction(7_000_003)):
         for l1 in (1, 2, 5):
             comp = Component("sum", 1.0, l1, l1 * l1, 1, True, "")
             out.append(Measurement("g", comp, "gaussian", 0.5, 1e-7, sigma_sq=sigma_sq))
     for (l1, l2_sq, cells), sigma_sq in itertools.product(
             ((2, 2, 2), (2, 4, 2), (3, 5, 3), (3, 9, 4), (4, 8, 4)),
-            (Fraction(12), Fraction(30), Fraction(400))):
+            (Fraction(12), Fraction(400))):
         out.append(Measurement("h", _cells(l1, l2_sq, cells), "gaussian", 1.0, 1e-6,
                                sigma_sq=sigma_sq))
     for truth in (Fraction(3, 4), Fraction(9, 10), Fraction(997, 1000)):
-        for rows in (1, 2, 3, 10, 11):
+        for rows in (1, 3, 11):
             comp = Component("answers", 1.0, rows, rows, 1, True, "")
             out.append(Measurement("r", comp, "randomized_response", 1.0, 0.0, truth=truth))
     for eps in (0.01, 0.1, 1.3):
@@ -242,7 +241,7 @@ def test_each_measurements_pld_is_the_one_built_with_dp_accounting(older_grid: b
         ref.assert_same(mine, theirs)
         _same_epsilons(mine, theirs)
         multi += m.mechanism == "gaussian" and not m.component.single_cell
-    assert multi == 15  # every multi-cell Gaussian went through _max_pld
+    assert multi == 10  # every multi-cell Gaussian went through _max_pld
 
 
 def _demo_measurements(n: int) -> tuple[list[Measurement], float]:
