@@ -6,7 +6,9 @@ operations live in planner_app/core/dp (pld_pmf.py, pld_mechanisms.py, pld_ops.p
 independent answer is dp-accounting itself, installed for the tests: every PMF (sparse or
 dense, its losses, masses and mass at +∞) and every ε for δ is compared with ``==`` over a
 broad grid of parameters, composed and self-composed, and the accountant's PLD of each kind
-of measurement (both grids) against the one it built with dp-accounting before.
+of measurement (both grids) against the one it built with dp-accounting before. The CI runs
+a share of each grid (every kind of PMF); ``python -m pytest -m slow tests/core/
+test_pld_carried.py`` runs the rest.
 """
 
 from __future__ import annotations
@@ -40,10 +42,16 @@ def _same_epsilons(mine: Pmf, theirs: dpl.PrivacyLossDistribution) -> None:
 
 # σ from below one step (a few outputs, a sparse PMF of far-apart losses) to the largest the
 # accountant takes (MAX_PLD_SIGMA_STEPS: a sparse PMF of a few close losses), through dense
-SIGMAS = (0.2, 0.45, 1.0, 3.0, 7.3, 25.0, 140.0, 1000.0, 9000.0)
+SIGMAS = (0.2, 0.45, 1.0, 1.7, 3.0, 7.3, 25.0, 55.5, 140.0, 600.0, 1000.0, 2718.28, 9000.0)
+# the CI's share of them (each kind of PMF); the rest run with ``-m slow``, on demand
+CI_SIGMAS = (0.2, 1.0, 7.3, 140.0, 9000.0)
 
 
-@pytest.mark.parametrize("sigma", SIGMAS)
+def _in_ci(values: tuple[object, ...], ci: tuple[object, ...]) -> list[object]:
+    return [v if v in ci else pytest.param(v, marks=pytest.mark.slow) for v in values]
+
+
+@pytest.mark.parametrize("sigma", _in_ci(SIGMAS, CI_SIGMAS))
 def test_the_discrete_gaussian_is_dp_accountings(sigma: float) -> None:
     kinds = set()
     for sensitivity in (1, 2, 3, 5, 8):
@@ -117,7 +125,8 @@ def test_a_gaussian_whose_truncation_is_below_half_its_sensitivity_is_refused_al
         pld_mechanisms.discrete_gaussian(0.1, 5, D)
 
 
-@pytest.mark.parametrize("epsilon", [0.0, 0.01, 0.0371, 1.0, 7.0])
+@pytest.mark.parametrize("epsilon", _in_ci((0.0, 1e-4, 0.01, 0.0371, 0.3, 1.0, 2.5, 7.0),
+                                           (0.0, 0.01, 1.0)))
 def test_the_privacy_parameters_pld_is_dp_accountings(epsilon: float) -> None:
     for delta in (0.0, 1e-12, 1e-9, 1e-6, 5e-5, 0.01):
         mine = pld_mechanisms.privacy_parameters(epsilon, delta, D)
@@ -133,8 +142,9 @@ def test_the_privacy_parameters_pld_is_dp_accountings(epsilon: float) -> None:
             _same_epsilons(composed, theirs.self_compose(times))
 
 
-@pytest.mark.parametrize("truth", [Fraction(51, 100), Fraction(3, 5), Fraction(3, 4),
-                                   Fraction(9, 10), Fraction(99, 100), Fraction(999, 1000)])
+@pytest.mark.parametrize("truth", _in_ci(
+    (Fraction(51, 100), Fraction(3, 5), Fraction(3, 4), Fraction(9, 10), Fraction(99, 100),
+     Fraction(999, 1000)), (Fraction(3, 5), Fraction(99, 100))))
 def test_randomized_response_and_its_self_compositions_are_dp_accountings(
         truth: Fraction) -> None:
     noise = math.nextafter(float(1 - truth), 0.0)  # as the accountant takes it
