@@ -1,14 +1,14 @@
-"""Randomized response's answer file, made cheaper without changing what is published
-(issue 13): one unstable sort per permutation, the two index steps composed, the dry run on a
-small stand-in, the answer file's CSV built with numpy.
+"""Randomized response's answer file, made cheaper (issue 13: one unstable sort per
+permutation, the dry run on a small stand-in, the answer file's CSV built with numpy; issue
+24: one permutation a file, not two).
 
-The published answer file for a seeded source is pinned to what the code before the change
-gave (digests recorded by running it), and to an independent re-implementation of that code.
+The published answer file for a seeded source is pinned to an independent re-implementation
+of its construction, and its order is checked to be uniform. (Issue 13 pinned it to digests of
+the file before its change; issue 24 changes which draws make it, not its law.)
 """
 
 from __future__ import annotations
 
-import hashlib
 from fractions import Fraction
 from typing import Any
 
@@ -25,37 +25,14 @@ from planner_app.core.release.publish import DRY_RUN_ANSWERS, dry_run
 from planner_app.core.support.errors import InputError
 from tests.conftest import plan_dict
 
-# (answers, length) -> (sha256 of np.packbits(file) [:16], yes, size), recorded from the code
-# before this change (mechanisms.randomized_answer_file at 12a861f)
-RECORDED = {
-    (0, 0): ("e3b0c44298fc1c14", 0, 0),
-    (0, 5): ("9e076ceaf246b600", 2, 5),
-    (1, 0): ("e3b0c44298fc1c14", 0, 0),
-    (1, 1): ("76be8b528d0075f7", 1, 1),
-    (7, 3): ("e4ff5e7d7a7f08e9", 2, 3),
-    (1000, 1000): ("387cee73bfaafeef", 492, 1000),
-    (1000, 700): ("6ec665466af26b4e", 353, 700),
-    (1000, 1300): ("a3149c8c6ade63d1", 652, 1300),
-    (50_000, 49_000): ("e94a094a5e4c0826", 24591, 49000),
-    (50_000, 51_234): ("4048042912d74633", 25611, 51234),
-}
-
 
 def seeded_answers(n: int) -> np.ndarray:
     return (SeededRandomSource(n + 1).words(n) & np.uint64(1)).astype(bool)
 
 
-@pytest.mark.parametrize("n,length", sorted(RECORDED))
-def test_seeded_answer_file_is_the_one_recorded_before_the_change(n: int, length: int) -> None:
-    out = randomized_answer_file(SeededRandomSource(1000 + n + length), seeded_answers(n),
-                                 Fraction(3, 5), length)
-    digest = hashlib.sha256(np.packbits(out).tobytes()).hexdigest()[:16]
-    assert out.dtype == bool
-    assert (digest, int(out.sum()), int(out.size)) == RECORDED[(n, length)]
-
-
-def old_permutation(source: Any, n: int) -> np.ndarray:
-    """The permutation as the code before the change drew it (stable sort of 64-bit keys)."""
+def permutation(source: Any, n: int) -> np.ndarray:
+    """A uniform permutation as the code draws it, written again: 64-bit keys, a stable sort,
+    drawn again while two keys are equal."""
     while True:
         keys = source.words(n)
         order = np.argsort(keys, kind="stable")
@@ -64,27 +41,82 @@ def old_permutation(source: Any, n: int) -> np.ndarray:
             return order
 
 
-def old_answer_file(source: Any, answers: np.ndarray, truth: Fraction, length: int) -> np.ndarray:
-    """The answer file as the code before the change built it: subset, coins, shuffle."""
+def one_shuffle_answer_file(source: Any, answers: np.ndarray, truth: Fraction,
+                            length: int) -> np.ndarray:
+    """The answer file as issue 24 builds it, written again: the noised answers; then the
+    first ``length`` of one uniform order of them, or all of them and the coins in one uniform
+    order. (Issue 13's file drew a second permutation to pick "all of them" first, which a
+    uniform shuffle of the whole file makes redundant: the same law, one sort of n keys
+    less.)"""
     n = int(answers.size)
     noised = rr_noise(source, answers, truth)
-    kept = noised[old_permutation(source, n)[:max(0, length)]]
-    coins = (source.words(max(0, length - n)) & U64(1)).astype(bool)
-    out = np.concatenate([kept, coins])
-    result: np.ndarray = out[old_permutation(source, out.size)]
-    return result
+    if length <= n:
+        out: np.ndarray = noised[permutation(source, n)[:max(0, length)]]
+        return out
+    coins = (source.words(length - n) & U64(1)).astype(bool)
+    both = np.concatenate([noised, coins])
+    shuffled: np.ndarray = both[permutation(source, length)]
+    return shuffled
+
+
+@pytest.mark.parametrize("n,length", [(0, 0), (0, 5), (1, 0), (1, 1), (7, 3), (1000, 1000),
+                                      (1000, 700), (1000, 1300), (50_000, 49_000),
+                                      (50_000, 51_234)])
+def test_seeded_answer_file_is_the_one_written_again(n: int, length: int) -> None:
+    out = randomized_answer_file(SeededRandomSource(1000 + n + length), seeded_answers(n),
+                                 Fraction(3, 5), length)
+    again = one_shuffle_answer_file(SeededRandomSource(1000 + n + length), seeded_answers(n),
+                                    Fraction(3, 5), length)
+    assert out.dtype == bool and out.size == length
+    assert np.array_equal(out, again)
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_answer_file_equals_the_old_construction(seed: int) -> None:
+def test_answer_file_equals_the_construction_written_again(seed: int) -> None:
     rng = np.random.default_rng(seed)
     n = int(rng.integers(0, 3000))
     length = max(0, n + int(rng.integers(-400, 400)))
     answers = rng.random(n) < 0.3
     truth = Fraction(int(rng.integers(1, 100)), 101)
     new = randomized_answer_file(SeededRandomSource(seed), answers, truth, length)
-    old = old_answer_file(SeededRandomSource(seed), answers, truth, length)
-    assert new.dtype == old.dtype and np.array_equal(new, old)
+    again = one_shuffle_answer_file(SeededRandomSource(seed), answers, truth, length)
+    assert new.dtype == again.dtype and np.array_equal(new, again)
+
+
+def test_the_answer_file_draws_one_permutation(monkeypatch: Any) -> None:
+    """Issue 24: one sort of 64-bit keys a file (two before), whether it is cut or padded."""
+    from planner_app.core.dp import mechanisms
+
+    sorted_sizes: list[int] = []
+    real = mechanisms.uniform_permutation
+
+    def counting(source: Any, n: int) -> np.ndarray:
+        sorted_sizes.append(n)
+        return real(source, n)
+
+    monkeypatch.setattr(mechanisms, "uniform_permutation", counting)
+    answers = seeded_answers(500)
+    for length in (300, 500, 800):
+        sorted_sizes.clear()
+        randomized_answer_file(SeededRandomSource(length), answers, Fraction(3, 5), length)
+        assert sorted_sizes == [max(500, length)]
+
+
+@pytest.mark.parametrize("length", [2, 3, 5])
+def test_every_order_of_the_file_is_equally_likely(length: int) -> None:
+    """With every answer kept (truth 1), the file of [yes, no, no] cut to 2, whole, or padded
+    with two coins: each position holds the yes equally often, and the file holds it with
+    the chance a uniform subset gives (2/3 when cut to 2)."""
+    src = SeededRandomSource(17 + length)
+    answers = np.array([True, False, False])
+    at = np.zeros(length)
+    runs = 6000
+    for _ in range(runs):
+        out = randomized_answer_file(src, answers, Fraction(1), length)
+        at += out
+    # where the one yes lands, plus the coins' yes spread evenly (half a yes each)
+    expected = (min(length, 3) / 3 + max(0, length - 3) / 2) / length * runs
+    assert all(abs(c - expected) < 0.06 * runs for c in at), (at, expected)
 
 
 def test_noised_csv_bytes_are_unchanged() -> None:
