@@ -17,7 +17,7 @@ import pytest
 from planner_app.core.support.resources import demo_plan_path
 from tests.conftest import DEMO_TABLE
 
-CODE = """
+MODULES_CODE = """
 import json, sys
 from planner_app.cli import main
 try:
@@ -25,7 +25,8 @@ try:
 except SystemExit as exc:
     if exc.code:
         raise
-print(json.dumps(sorted({m.split(".")[0] for m in sys.modules} & set(sys.argv[1].split(",")))))
+names = sys.argv[1].split(",")
+print(json.dumps(sorted(m for m in sys.modules if m in names or m.split(".")[0] in names)))
 """
 HEAVY = "scipy,dp_accounting"
 
@@ -43,13 +44,15 @@ def _plan(tmp_path: Path, gaussian: bool) -> Path:
 
 def _release(tmp_path: Path, plan: Path) -> tuple[list[str], dict[str, object]]:
     out = tmp_path / "bundle.zip"
-    done = subprocess.run([sys.executable, "-c", CODE, HEAVY, "--home", str(tmp_path / "home"),
-                           "release", str(plan), "--data", str(DEMO_TABLE), "--out", str(out)],
+    done = subprocess.run([sys.executable, "-c", MODULES_CODE, HEAVY, "--home",
+                           str(tmp_path / "home"), "release", str(plan), "--data",
+                           str(DEMO_TABLE), "--out", str(out)],
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     with zipfile.ZipFile(out) as z:
         record = json.loads(z.read("release.json"))
-    return json.loads(done.stdout.strip().splitlines()[-1]), record
+    loaded = json.loads(done.stdout.strip().splitlines()[-1])
+    return sorted({m.split(".")[0] for m in loaded}), record
 
 
 @pytest.mark.subprocess
@@ -100,17 +103,6 @@ def test_a_release_collects_cyclic_garbage_rarely(tmp_path: Path) -> None:
     assert every < 60 and oldest == 0
 
 
-MODULES_CODE = """
-import json, sys
-from planner_app.cli import main
-try:
-    main(sys.argv[2:])
-except SystemExit as exc:
-    if exc.code:
-        raise
-names = sys.argv[1].split(",")
-print(json.dumps(sorted(m for m in sys.modules if m in names or m.split(".")[0] in names)))
-"""
 PLD_LIBRARIES = "dp_accounting,scipy.signal,scipy.stats"
 
 
