@@ -44,7 +44,7 @@ def _same_epsilons(mine: Pmf, theirs: dpl.PrivacyLossDistribution) -> None:
 # accountant takes (MAX_PLD_SIGMA_STEPS: a sparse PMF of a few close losses), through dense
 SIGMAS = (0.2, 0.45, 1.0, 1.7, 3.0, 7.3, 25.0, 55.5, 140.0, 600.0, 1000.0, 2718.28, 9000.0)
 # the CI's share of them (each kind of PMF); the rest run with ``-m slow``, on demand
-CI_SIGMAS = (0.2, 1.0, 7.3, 140.0, 9000.0)
+CI_SIGMAS = (0.2, 7.3, 9000.0)
 
 
 def _in_ci(values: tuple[object, ...], ci: tuple[object, ...]) -> list[object]:
@@ -126,7 +126,7 @@ def test_a_gaussian_whose_truncation_is_below_half_its_sensitivity_is_refused_al
 
 
 @pytest.mark.parametrize("epsilon", _in_ci((0.0, 1e-4, 0.01, 0.0371, 0.3, 1.0, 2.5, 7.0),
-                                           (0.0, 0.01, 1.0)))
+                                           (0.0, 0.01)))
 def test_the_privacy_parameters_pld_is_dp_accountings(epsilon: float) -> None:
     for delta in (0.0, 1e-12, 1e-9, 1e-6, 5e-5, 0.01):
         mine = pld_mechanisms.privacy_parameters(epsilon, delta, D)
@@ -144,7 +144,7 @@ def test_the_privacy_parameters_pld_is_dp_accountings(epsilon: float) -> None:
 
 @pytest.mark.parametrize("truth", _in_ci(
     (Fraction(51, 100), Fraction(3, 5), Fraction(3, 4), Fraction(9, 10), Fraction(99, 100),
-     Fraction(999, 1000)), (Fraction(3, 5), Fraction(99, 100))))
+     Fraction(999, 1000)), (Fraction(99, 100),)))
 def test_randomized_response_and_its_self_compositions_are_dp_accountings(
         truth: Fraction) -> None:
     noise = math.nextafter(float(1 - truth), 0.0)  # as the accountant takes it
