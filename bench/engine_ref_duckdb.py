@@ -1,19 +1,27 @@
 """DuckDB alone computing a plan's true aggregates (no privacy): the bare reference of
 bench/bench_engine.py, run as a whole process.
 
-    python bench/engine_ref_duckdb.py PLAN.json TABLE.csv|.parquet
+    python bench/engine_ref_duckdb.py PLAN.json TABLE.csv|.parquet [--same-key]
 
 What an analyst with DuckDB would write: read only the plan's columns from the file in place,
 keep at most k rows per person (a window ordered at random: by ``random()`` for a CSV, by a
 hash of the row's position for Parquet, which fits in memory at 10^8 rows), into a temporary
 table, then one GROUP BY query per statistic (clamped to its bounds, the groups and
 categories it names).
+
+``--same-key`` keeps the rows the release keeps: the window is ordered by the release's own
+key (``sql_keys.salted_key``: SHA-256 of a secret 32-byte salt and the row's position, its
+first 12 hex digits; a fresh salt each run), the positions of a CSV from a table in file
+order (DuckDB's CSV reader has none). The plain window keeps another, equally random choice
+of rows at a fraction of the cost; the keyed one is the same bounding as the release's.
 Text in a number column is empty (TRY_CAST). Prints the aggregates as one JSON line.
 """
 
 from __future__ import annotations
 
+import base64
 import json
+import secrets
 import sys
 from typing import Any
 
@@ -113,14 +121,31 @@ def used_columns(plan: dict[str, Any]) -> list[str]:
 SEED = 0x5DEECE66D  # the Parquet branch's hash: a fixed order no column of the data follows
 
 
-def main(plan_path: str, table: str) -> None:
+def keyed(position: str) -> str:
+    """SQL: the release's key of a row (planner_app/core/data/sql_keys.py, written again
+    here): the first 12 hex digits of sha256(salt's URL-safe base64 ‖ ':' ‖ position)."""
+    salt = base64.urlsafe_b64encode(secrets.token_bytes(32)).decode("ascii").rstrip("=")
+    return f"substr(sha256(concat({lit(salt + ':')}, CAST({position} AS VARCHAR))), 1, 12)"
+
+
+def main(plan_path: str, table: str, same_key: bool = False) -> None:
     plan = json.loads(open(plan_path).read())
     con = duckdb.connect()
     reader = (f"read_parquet({lit(table)})" if table.endswith(".parquet")
               else f"read_csv({lit(table)})")
     cols = ", ".join(ident(c) for c in used_columns(plan)) or "*"
     unit = plan["privacy_unit"]
-    if unit["kind"] == "person" and table.endswith(".parquet"):
+    if unit["kind"] == "person" and same_key:
+        if table.endswith(".parquet"):
+            scan, position = reader[:-1] + ", file_row_number = true)", "file_row_number"
+        else:
+            con.execute(f"CREATE TEMP TABLE rows_in_order AS SELECT {cols} FROM {reader}")
+            scan, position = "rows_in_order", "rowid"
+        con.execute("SET preserve_insertion_order = false")
+        con.execute(f"CREATE TEMP TABLE b AS SELECT {cols} FROM {scan} QUALIFY row_number() "
+                    f"OVER (PARTITION BY {ident(unit['id_column'])} ORDER BY "
+                    f"{keyed(position)}, {position}) <= {int(unit['max_rows'])}")
+    elif unit["kind"] == "person" and table.endswith(".parquet"):
         # the window ordered by a hash of the row's position, in the window itself: the
         # random() column of the CSV branch runs out of memory at 10^8 rows (19.7 GB, and
         # 2 GB with DuckDB's own tuning advice), this one does not (session 9)
@@ -147,4 +172,4 @@ def main(plan_path: str, table: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(sys.argv[1], sys.argv[2], "--same-key" in sys.argv[3:])
