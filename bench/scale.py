@@ -15,9 +15,10 @@ grid_step (id ``inc``), a mean, a variance, a histogram of four regions, a media
 a sum by region; ``dataset.expected_rows`` states the rows, as an owner would.
 
 Every figure is a whole process (``planner-app release`` as a user runs it; DuckDB alone as
-bench/engine_ref_duckdb.py), from the operating system's accounting of the finished process
-(bench/bench_engine.py's ``measure``); runs alternate release, DuckDB, release, DuckDB … and
-the ratios are taken pair by pair.
+bench/engine_ref_duckdb.py, once with its random window and once with ``--same-key``, the
+release's own salted key, which keeps the same rows), from the operating system's accounting
+of the finished process (bench/bench_engine.py's ``measure``); runs alternate release, DuckDB,
+DuckDB with the key, release … and the ratios are taken pair by pair.
 """
 
 from __future__ import annotations
@@ -65,12 +66,15 @@ def part(rows: int, fmt: str, repeat: int, work: Path) -> tuple[list[str], list[
     size = table.stat().st_size / 2**30
     plan = data.write_plan(scale_plan(rows), work / f"plan-scale-{rows}.json")
     release = be.Release(work)
-    runs: dict[str, list[dict[str, Any]]] = {"release": [], "duckdb": []}
+    runs: dict[str, list[dict[str, Any]]] = {"release": [], "duckdb": [], "keyed": []}
     for _ in range(repeat):
         runs["release"].append(release.run(plan, table))
         runs["duckdb"].append(be.measure(be.ref("engine_ref_duckdb.py", plan, table)))
+        runs["keyed"].append(be.measure([*be.ref("engine_ref_duckdb.py", plan, table),
+                                         "--same-key"]))
     lines = []
-    for key, name in (("release", "`planner-app release`"), ("duckdb", "DuckDB alone")):
+    for key, name in (("release", "`planner-app release`"), ("duckdb", "DuckDB alone"),
+                      ("keyed", "DuckDB alone, the release's key (the same rows kept)")):
         rs = runs[key]
         # no ratio against a process that failed (DuckDB alone ran out of memory at 300M
         # rows on 24 GB): its time is that of the failure, not of the work
