@@ -204,7 +204,7 @@ def _pld_of(m: Measurement, older_grid: bool = False) -> Pmf:
         if older_grid or Fraction(sigma) ** 2 > m.sigma_sq:
             sigma = math.nextafter(sigma, 0.0)
         if m.component.single_cell:
-            return pld_mechanisms.discrete_gaussian(sigma, m.component.l1, d)
+            return _gaussian_pld(sigma, m.component.l1, d)
         patterns = shift_patterns(m.component.l1, m.component.l2_sq, m.component.cells)
         assert patterns is not None
         return _max_pld([_shift_pld(sigma, pattern, d) for pattern in patterns], d)
@@ -217,12 +217,20 @@ def _pld_of(m: Measurement, older_grid: bool = False) -> Pmf:
     return pld_mechanisms.privacy_parameters(m.epsilon, 0.0, d)
 
 
+def _gaussian_pld(sigma: float, sensitivity: int, d: float) -> Pmf:
+    """The discrete Gaussian's PLD, or all at +∞ where its noise cannot hide the shift (a huge
+    ε: σ under a twentieth of Δ); dp-accounting refuses that case, a plan may ask for it."""
+    if pld_mechanisms.distinguishable(sigma, sensitivity):
+        return pld_mechanisms.certain_loss(d)
+    return pld_mechanisms.discrete_gaussian(sigma, sensitivity, d)
+
+
 def _shift_pld(sigma: float, pattern: tuple[int, ...], d: float) -> Pmf:
     """PLD of independent discrete Gaussians on cells shifted by ``pattern``: the
     composition of the one-dimensional PLDs."""
     total: Pmf | None = None
     for part in sorted(set(pattern)):
-        one = pld_mechanisms.discrete_gaussian(sigma, part, d)
+        one = _gaussian_pld(sigma, part, d)
         times = pattern.count(part)
         piece = self_compose(one, times) if times > 1 else one
         total = piece if total is None else pld_ops.compose(total, piece)

@@ -50,6 +50,21 @@ def _run_sums(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return sums
 
 
+def distinguishable(sigma: float, sensitivity: int) -> bool:
+    """Whether the discrete Gaussian's PLD (truncated at ±⌈11.6σ⌉) tells two neighbours
+    apart with certainty: a shift beyond twice the truncation leaves the two supports apart.
+    dp-accounting refuses to build it (``discrete_gaussian``); the accountant takes the PLD
+    all at +∞ instead (``certain_loss``), pessimistic and true of the truncated model."""
+    return 2 * math.ceil(11.6 * sigma) < sensitivity
+
+
+def certain_loss(discretization: float) -> Pmf:
+    """The PLD of a release that reveals the difference: all its mass at +∞ (no ε holds
+    for any δ below 1). A loss of 0 with mass 0 stands in the dict so that composing and
+    cutting the tails work on it as on any other."""
+    return create_pmf({0: 0.0}, discretization, 1.0)
+
+
 def discrete_gaussian(sigma: float, sensitivity: int, discretization: float) -> Pmf:
     """``from_discrete_gaussian_mechanism(sigma, sensitivity, value_discretization_interval=
     discretization)``: the noise N_Z(0, σ²) truncated at ±⌈11.6σ⌉ (at most 1e-30 of its mass
@@ -58,7 +73,7 @@ def discrete_gaussian(sigma: float, sensitivity: int, discretization: float) -> 
     if sigma <= 0:
         raise ValueError(f"Sigma is not a positive real number: {sigma}")
     truncation_bound = math.ceil(11.6 * sigma)
-    if 2 * truncation_bound < sensitivity:
+    if distinguishable(sigma, sensitivity):
         raise ValueError(f"Truncation bound ({truncation_bound}) is smaller than 0.5 * "
                          f"sensitivity (0.5 * {sensitivity})")
     # DiscreteGaussianPrivacyLoss.__init__: the noise's log CDF, normalised
