@@ -29,6 +29,7 @@ from ..core.records.released import released_line
 from .controllers.files import FileController
 from .controllers.launchers import Launchers
 from .controllers.menus import MenuController
+from .refresh import catch_up
 from .session import Session
 from .widgets.screen_fit import ScrollingTabs, fit_to_screen
 from .widgets.welcome import WelcomePage
@@ -198,6 +199,7 @@ class MainWindow(QMainWindow):
             planner.statistic_pane.edit_button.clicked.connect(
                 lambda: self.launchers.edit_statistic(self.session.selected or ""))
             self._show_released(released_line(self.session.earlier_releases()))
+            catch_up(planner.page)
         return self._planner
 
     @property
