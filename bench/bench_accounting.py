@@ -20,11 +20,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from _results import write_section  # noqa: E402
 from dp_accounting.pld import privacy_loss_distribution as dpl  # noqa: E402
 
-from planner_app.core.dp import accounting  # noqa: E402
+from planner_app.core.dp import accounting, laplace_pld  # noqa: E402
 from planner_app.core.dp.measure import Measurement, laplace_scale  # noqa: E402
 from planner_app.core.dp.sensitivity import Component  # noqa: E402
 
-D = accounting.PLD_DISCRETISATION
+D = laplace_pld.PLD_DISCRETISATION
 
 
 def laplace(qid: str, eps: float, l1: int = 1) -> Measurement:

@@ -66,8 +66,8 @@ def _output_arg(text: str) -> str:
 
 
 def _confidence_arg(text: str) -> float:
-    """--confidence: the core's range (accuracy.MIN_CONFIDENCE .. MAX_CONFIDENCE)."""
-    from ..core.dp.accuracy import MAX_CONFIDENCE, MIN_CONFIDENCE
+    """--confidence: the core's range (confidence.MIN_CONFIDENCE .. MAX_CONFIDENCE)."""
+    from ..core.dp.confidence import MAX_CONFIDENCE, MIN_CONFIDENCE
 
     return _finite_float("--confidence", lo=MIN_CONFIDENCE, hi=MAX_CONFIDENCE)(text)
 

@@ -326,7 +326,8 @@ class ColumnsModel(HeaderedModel):
     def __init__(self, session: Session) -> None:
         super().__init__()
         self.session = session
-        self._rows: list[ColumnInfo] = []
+        # what is open now: the planner's views are built when a table or plan first opens
+        self._rows: list[ColumnInfo] = list(session.columns)
         session.changed.connect(self._changed)
 
     def _changed(self, changes: OpChanges) -> None:
@@ -394,7 +395,7 @@ class StatisticsModel(HeaderedModel):
     def __init__(self, session: Session) -> None:
         super().__init__()
         self.session = session
-        self._ids: list[str] = []
+        self._ids: list[str] = [q.id for q in self._queries()]  # the plan open now, if any
         session.changed.connect(self._changed)
 
     def _changed(self, changes: OpChanges) -> None:

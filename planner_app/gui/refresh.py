@@ -55,3 +55,12 @@ class ViewUpdates(QObject):
 def watch(view: QWidget, session: Session, update: Update | None = None,
           draw: Update | None = None) -> ViewUpdates:
     return ViewUpdates(view, session, update, draw)
+
+
+def catch_up(root: QWidget) -> None:
+    """Views built after the session's state was set (the planner, built when a table or
+    plan is first opened, possibly while that change is being announced) hear it as one
+    change of everything, as if they had been there all along."""
+    everything = OpChanges.everything()
+    for updates in root.findChildren(ViewUpdates):
+        updates._changed(everything)

@@ -21,7 +21,8 @@ from PySide6.QtWidgets import QWidget
 
 from ..core.data.repeats import Repeats
 from ..core.dp.accounting import Total
-from ..core.dp.accuracy import Accuracy, check_confidence
+from ..core.dp.accuracy import Accuracy
+from ..core.dp.confidence import check_confidence
 from ..core.dp.measure import Measurement
 from ..core.model import Plan, PrivacyUnit, Query
 from ..core.model.plan import Scalar

@@ -38,11 +38,10 @@ def test_a_fine_quantile_grid_is_released_quickly(tmp_path: Path,
     # counted, not timed (issue 23): the sampler's runs are sized by the rows, never the grid,
     # and it draws one uniform word per release (no proposals, no rejections)
     from planner_app.core.dp import mechanisms
-    from planner_app.core.kinds import quantile as noise  # the quantile kind draws it
 
     runs: list[int] = []
     words: list[int] = []
-    real_runs, real_sampler = mechanisms._quantile_runs, noise.exponential_quantile
+    real_runs, real_sampler = mechanisms._quantile_runs, mechanisms.exponential_quantile
 
     def counted_runs(*args: Any, **kwargs: Any) -> Any:
         out = real_runs(*args, **kwargs)
@@ -64,7 +63,8 @@ def test_a_fine_quantile_grid_is_released_quickly(tmp_path: Path,
         return real_sampler(Counted(source), *args, **kwargs)
 
     monkeypatch.setattr(mechanisms, "_quantile_runs", counted_runs)
-    monkeypatch.setattr(noise, "exponential_quantile", counted_sampler)
+    # the quantile kind imports the sampler from mechanisms when it draws
+    monkeypatch.setattr(mechanisms, "exponential_quantile", counted_sampler)
     plan = demo_with(tmp_path, income_median={"grid_step": 2.0**-10})
     home = tmp_path / "home"
     # without a stated row count only the grid counts (issue 24: the rule reads the plan's

@@ -16,7 +16,7 @@ import numpy as np
 from dp_accounting.pld import common, pld_pmf
 from dp_accounting.pld import privacy_loss_distribution as dpl
 
-from planner_app.core.dp import accounting
+from planner_app.core.dp import accounting, laplace_pld
 from planner_app.core.dp.gaussian import shift_patterns
 from planner_app.core.dp.measure import Measurement
 from planner_app.core.dp.pld_pmf import DensePmf, Pmf, SparsePmf
@@ -65,7 +65,7 @@ def assert_same(mine: Pmf, value: dpl.PrivacyLossDistribution | pld_pmf.PLDPmf) 
 def pld_of(m: Measurement, older_grid: bool = False) -> dpl.PrivacyLossDistribution:
     """``accounting._pld_of`` as it was, with dp-accounting's constructors (a discrete
     Laplace's PLD is ours in closed form: dp-accounting's own enumerates every output)."""
-    d = accounting.PLD_DISCRETISATION
+    d = laplace_pld.PLD_DISCRETISATION
     if accounting.thresholded(m) or accounting.threshold_only(m):
         return dpl.from_privacy_parameters(
             common.DifferentialPrivacyParameters(m.epsilon, m.delta),
@@ -73,9 +73,9 @@ def pld_of(m: Measurement, older_grid: bool = False) -> dpl.PrivacyLossDistribut
     if m.mechanism == "laplace" and m.component.single_cell:
         assert m.scale is not None
         if older_grid:
-            return theirs(accounting.discrete_laplace_pld_before_exact_grid(
+            return theirs(laplace_pld.discrete_laplace_pld_before_exact_grid(
                 m.scale, m.component.l1, d))
-        return theirs(accounting.discrete_laplace_pld(m.scale, m.component.l1, d))
+        return theirs(laplace_pld.discrete_laplace_pld(m.scale, m.component.l1, d))
     if m.mechanism == "gaussian":
         assert m.sigma_sq is not None
         sigma = math.sqrt(float(m.sigma_sq))

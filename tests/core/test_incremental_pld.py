@@ -21,7 +21,7 @@ import pytest
 from dp_accounting.pld import pld_pmf
 from dp_accounting.pld import privacy_loss_distribution as dp_pld
 
-from planner_app.core.dp import accounting, pld_ops
+from planner_app.core.dp import accounting, laplace_pld, pld_ops
 from planner_app.core.dp.accounting import PldTree
 from planner_app.core.dp.measure import Measurement, laplace_scale
 from planner_app.core.dp.pld_pmf import Pmf, to_dense
@@ -189,7 +189,7 @@ def _plds() -> list[dp_pld.PrivacyLossDistribution]:
         dp_pld.from_laplace_mechanism(1.0, value_discretization_interval=1e-4),
         dp_pld.from_discrete_gaussian_mechanism(3.0, value_discretization_interval=1e-4),
         dp_pld.from_randomized_response(0.3, 2, value_discretization_interval=1e-4),
-        ref.theirs(accounting.discrete_laplace_pld(Fraction(7, 3), 5)),
+        ref.theirs(laplace_pld.discrete_laplace_pld(Fraction(7, 3), 5)),
         dp_pld.from_gaussian_mechanism(2.0, value_discretization_interval=1e-4,
                                        use_connect_dots=False),
     ]

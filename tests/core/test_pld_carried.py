@@ -22,7 +22,7 @@ import pytest
 from dp_accounting.pld import common
 from dp_accounting.pld import privacy_loss_distribution as dpl
 
-from planner_app.core.dp import accounting, pld_mechanisms, pld_ops
+from planner_app.core.dp import accounting, laplace_pld, pld_mechanisms, pld_ops
 from planner_app.core.dp.measure import Measurement, laplace_scale
 from planner_app.core.dp.pld_pmf import DensePmf, Pmf, SparsePmf, self_compose
 from planner_app.core.dp.sensitivity import Component
@@ -31,7 +31,7 @@ from planner_app.core.planfile.serialisation import load_plan
 from planner_app.core.support.resources import demo_plan_path
 from tests.core import pld_reference as ref
 
-D = accounting.PLD_DISCRETISATION
+D = laplace_pld.PLD_DISCRETISATION
 DELTAS = (0.5, 1e-3, 1e-6, 1e-12, 1e-300, 0.0)
 
 
@@ -174,8 +174,8 @@ def _mixed() -> list[dpl.PrivacyLossDistribution]:
         dpl.from_discrete_gaussian_mechanism(12.0, sensitivity=2,
                                              value_discretization_interval=D),
         dpl.from_discrete_gaussian_mechanism(3000.0, value_discretization_interval=D),
-        ref.theirs(accounting.discrete_laplace_pld(laplace_scale(1, 0.2), 1)),
-        ref.theirs(accounting.discrete_laplace_pld(laplace_scale(6, 0.5), 6)),
+        ref.theirs(laplace_pld.discrete_laplace_pld(laplace_scale(1, 0.2), 1)),
+        ref.theirs(laplace_pld.discrete_laplace_pld(laplace_scale(6, 0.5), 6)),
     ]
 
 

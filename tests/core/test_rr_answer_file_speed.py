@@ -138,14 +138,16 @@ def rr_aggregate(n: int) -> Aggregate:
 
 
 def test_dry_run_answer_file_does_not_grow_with_the_rows(monkeypatch: Any) -> None:
+    from planner_app.core.dp import mechanisms  # the sampler shared_release calls at the draw
+
     seen: list[int] = []
-    real = noise.randomized_answer_file
+    real = mechanisms.randomized_answer_file
 
     def spy(source: Any, answers: np.ndarray, truth: Fraction, length: int) -> np.ndarray:
         seen.append(int(answers.size))
         return real(source, answers, truth, length)
 
-    monkeypatch.setattr(noise, "randomized_answer_file", spy)
+    monkeypatch.setattr(mechanisms, "randomized_answer_file", spy)
     plan = plan_from_dict(plan_dict(queries=[RR]))
     dry_run(plan, {"r": rr_aggregate(200_000)}, 0.95, False)
     assert seen == [DRY_RUN_ANSWERS]

@@ -25,7 +25,7 @@ from planner_app.core.dp import accounting, laplace_pld
 from planner_app.core.dp.measure import Measurement, laplace_scale
 from planner_app.core.dp.sensitivity import Component
 
-D = accounting.PLD_DISCRETISATION
+D = laplace_pld.PLD_DISCRETISATION
 FLOAT_ORDER = 1e-9  # relative: composing the same PLDs in another order
 MARGIN = 1e-6  # relative: how far above dp-accounting our total may be
 
@@ -88,7 +88,7 @@ def test_each_loss_is_rounded_up_to_the_grid_exactly(eps: float, l1: int) -> Non
     rationals here; dp-accounting's float ``ceil`` lands on the same point or, where float
     error pushes it (-0.3 is -2999.9999999999995 steps), one step above."""
     scale = laplace_scale(l1, eps)
-    ours = accounting.discrete_laplace_pld(scale, l1)
+    ours = laplace_pld.discrete_laplace_pld(scale, l1)
     theirs = dpl.from_discrete_laplace_mechanism(float(1 / scale), sensitivity=l1,
                                                  value_discretization_interval=D)._pmf_remove
     grid = Fraction(1, 10_000)
@@ -101,8 +101,8 @@ def test_each_loss_is_rounded_up_to_the_grid_exactly(eps: float, l1: int) -> Non
 
 def test_a_loss_truly_above_a_grid_point_still_rounds_up() -> None:
     """1/scale = 0.01 + 1e-13: within any float tolerance of 100 steps, but above it."""
-    exact = accounting.discrete_laplace_pld(Fraction(100), 1)
-    above = accounting.discrete_laplace_pld(Fraction(10**15, 10**13 + 10), 1)
+    exact = laplace_pld.discrete_laplace_pld(Fraction(100), 1)
+    above = laplace_pld.discrete_laplace_pld(Fraction(10**15, 10**13 + 10), 1)
     assert float(1 / Fraction(10**15, 10**13 + 10)) / D == pytest.approx(100, rel=1e-10)
     assert exact.lower_loss + exact.size - 1 == 100
     assert above.lower_loss + above.size - 1 == 101
@@ -114,8 +114,8 @@ def test_outputs_grouped_by_loss_bucket_land_where_each_output_would(
     """Past DIRECT_LAPLACE_OUTPUTS the outputs between the extremes are grouped by the grid
     point their loss rounds up to: the same PMF as output by output (here forced at Δ = 400)."""
     scale = laplace_scale(400, 0.05)
-    direct = accounting.discrete_laplace_pld(scale, 400)
+    direct = laplace_pld.discrete_laplace_pld(scale, 400)
     monkeypatch.setattr(laplace_pld, "DIRECT_LAPLACE_OUTPUTS", 10)
-    grouped = accounting.discrete_laplace_pld(scale, 400)
+    grouped = laplace_pld.discrete_laplace_pld(scale, 400)
     assert grouped.lower_loss == direct.lower_loss
     assert grouped.probs == pytest.approx(direct.probs, rel=1e-9, abs=1e-18)

@@ -63,6 +63,48 @@ def test_the_probe_sees_a_heavy_import_when_there_is_one(tmp_path: Path) -> None
     assert "pandas" in json.loads(done.stdout.strip().splitlines()[-1])["loaded"]
 
 
+# Issue 24 (cold start): numpy is the engine's and the accountants' (the samplers, the
+# PLD, the accuracy tables), none of which the welcome page uses; it was imported by the
+# start through a settings constant and a dozen core modules, 0.10 of the start's 0.56 CPU s.
+# The product's own numeric modules stay off the start too.
+NUMERIC = ("numpy", "planner_app.core.dp.mechanisms", "planner_app.core.dp.pld_pmf",
+           "planner_app.core.dp.pld_ops", "planner_app.core.dp.laplace_pld",
+           "planner_app.core.dp.pld_mechanisms")
+
+
+@pytest.mark.subprocess
+def test_the_welcome_page_shows_without_numpy(tmp_path: Path) -> None:
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    done = subprocess.run([sys.executable, "-c", PROBE, str(tmp_path / "home"),
+                           ",".join(NUMERIC)], capture_output=True, text=True, env=env,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["shown"] == [True]
+    assert seen["loaded"] == []
+
+
+# Issue 24 (cold start): the planner page (the list, the four tabs, the meter) is built when
+# a table or plan is first opened; the welcome page needs none of its panes, nor the core's
+# preview and risk code they read.
+PANES = ("planner_app.gui.widgets.data_pane", "planner_app.gui.widgets.statistic_pane",
+         "planner_app.gui.widgets.budget_pane", "planner_app.gui.widgets.risk_pane",
+         "planner_app.gui.widgets.statistics_pane", "planner_app.core.planning.preview",
+         "planner_app.core.dp.risk")
+
+
+@pytest.mark.subprocess
+def test_the_welcome_page_shows_without_building_the_planner(tmp_path: Path) -> None:
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    done = subprocess.run([sys.executable, "-c", PROBE, str(tmp_path / "home"),
+                           ",".join(PANES)], capture_output=True, text=True, env=env,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["shown"] == [True]
+    assert seen["loaded"] == []
+
+
 # Issue 24: the app's smoke test opens the demo table and plan (a Gaussian count: its total
 # composes a privacy loss distribution), edits an ε and renders every pane; the PLD code is
 # the product's own (core/dp/pld_pmf.py, pld_mechanisms.py), so none of dp-accounting,

@@ -24,21 +24,20 @@ from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import NamedTuple
-
-import numpy as np
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..support.errors import InputError
-from . import pld_mechanisms, pld_ops
 from .gaussian import shift_patterns
-from .laplace_pld import (  # noqa: F401 (re-exported)
-    DIRECT_LAPLACE_OUTPUTS,
-    PLD_DISCRETISATION,
-    discrete_laplace_pld,
-    discrete_laplace_pld_before_exact_grid,
-)
 from .measure import Measurement, epsilon_from_rho
-from .pld_pmf import DensePmf, Pmf, SparsePmf, connect_dots, self_compose, to_dense
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .pld_pmf import DensePmf, Pmf
+
+# The PLD code (pld_pmf, pld_mechanisms, pld_ops, laplace_pld: numpy) is imported by the
+# functions that build or compose a PLD, when a total is first composed, not with this module:
+# every plan edit reads it, and the desktop app's start reads the editing code (issue 24).
 
 
 @dataclass(frozen=True)
@@ -188,6 +187,14 @@ def _pld_of(m: Measurement, older_grid: bool = False) -> Pmf:
     """A measurement's PLD (symmetric: one PMF); ``older_grid``: as releases computed it
     before the exact grid (a discrete Laplace by ``discrete_laplace_pld_before_exact_grid``, a
     discrete Gaussian's σ always a float step down), to verify their bundles."""
+    from . import pld_mechanisms
+    from .laplace_pld import (
+        PLD_DISCRETISATION,
+        discrete_laplace_pld,
+        discrete_laplace_pld_before_exact_grid,
+    )
+    from .pld_pmf import self_compose
+
     d = PLD_DISCRETISATION
     if thresholded(m) or threshold_only(m):  # (ε, δ)-DP: its worst pair dominates it
         return pld_mechanisms.privacy_parameters(m.epsilon, m.delta, d)
@@ -220,6 +227,8 @@ def _pld_of(m: Measurement, older_grid: bool = False) -> Pmf:
 def _gaussian_pld(sigma: float, sensitivity: int, d: float) -> Pmf:
     """The discrete Gaussian's PLD, or all at +∞ where its noise cannot hide the shift (a huge
     ε: σ under a twentieth of Δ); dp-accounting refuses that case, a plan may ask for it."""
+    from . import pld_mechanisms
+
     if pld_mechanisms.distinguishable(sigma, sensitivity):
         return pld_mechanisms.certain_loss(d)
     return pld_mechanisms.discrete_gaussian(sigma, sensitivity, d)
@@ -228,6 +237,9 @@ def _gaussian_pld(sigma: float, sensitivity: int, d: float) -> Pmf:
 def _shift_pld(sigma: float, pattern: tuple[int, ...], d: float) -> Pmf:
     """PLD of independent discrete Gaussians on cells shifted by ``pattern``: the
     composition of the one-dimensional PLDs."""
+    from . import pld_ops
+    from .pld_pmf import self_compose
+
     total: Pmf | None = None
     for part in sorted(set(pattern)):
         one = _gaussian_pld(sigma, part, d)
@@ -243,6 +255,10 @@ def _max_pld(plds: list[Pmf], d: float) -> Pmf:
     (Doroshenko et al. 2022) on the largest of their δ(ε) at every loss on the grid. The
     largest of hockey-stick curves is again convex in e^ε, so a pair with that curve exists
     and the connect-the-dots PLD dominates it."""
+    import numpy as np
+
+    from .pld_pmf import connect_dots, to_dense
+
     if len(plds) == 1:
         return plds[0]
     pmfs = [to_dense(p) for p in plds]
@@ -257,6 +273,8 @@ def _max_pld(plds: list[Pmf], d: float) -> Pmf:
 def _deltas_on_grid(pm: DensePmf, grid: np.ndarray, d: float) -> np.ndarray:
     """δ(ε) of a dense PLD pmf at every ε = g·d, in one pass: δ(ε) = ∞-mass +
     Σ_{L > ε} p_L (1 - e^(ε - L)), from reverse cumulative sums."""
+    import numpy as np
+
     lower, probs = pm.lower_loss, np.asarray(pm.probs)
     losses = (lower + np.arange(probs.size)) * d
     tail_p = np.append(np.cumsum(probs[::-1])[::-1], 0.0)
@@ -295,6 +313,8 @@ def _pld_key(m: Measurement) -> _Key:
 
 def _nbytes(p: Pmf) -> int:
     """The memory a PLD holds: its array (a sparse pmf's entries at 100 bytes each)."""
+    from .pld_pmf import SparsePmf
+
     if isinstance(p, SparsePmf):
         return 400 + 100 * len(p.loss_probs)
     return 400 + int(p.probs.nbytes)
@@ -462,6 +482,9 @@ class PldTree:
     # -- the tree -----------------------------------------------------------------------------
 
     def _part(self, kid: int, times: int) -> _Node:
+        from .laplace_pld import PLD_DISCRETISATION
+        from .pld_pmf import self_compose
+
         key = ("part", kid, times, PLD_DISCRETISATION)
         hit = self._get(key)
         if hit is None:
@@ -470,6 +493,8 @@ class PldTree:
         return hit
 
     def _leaf(self, parts: tuple[tuple[int, int], ...]) -> _Node:
+        from . import pld_ops
+
         if len(parts) == 1:
             return self._part(*parts[0])
         key = ("leaf", parts)
@@ -494,6 +519,8 @@ class PldTree:
         cache by content. Either way the same convolutions of the same arrays: only the
         finding is quicker (at 1,000 statistics a walk of 2,000 nodes by key cost several ms a
         slider step)."""
+        from . import pld_ops
+
         n = len(leaves)
         prev = shape.slots
         prev_leaves = shape.leaves
@@ -601,6 +628,8 @@ class PldTree:
 
     def epsilon(self, root: tuple[int, Pmf], delta: float) -> float:
         """ε at ``delta`` of a composed PLD (cached: the meter and the lifetime ask twice)."""
+        from . import pld_ops
+
         key = (root[0], delta)
         with self._lock:
             hit = self._epsilons.get(key)
@@ -635,6 +664,9 @@ def pld_as_chain(measurements: Sequence[Measurement], delta: float,
     about 1e-9 relative from 100 statistics on (both are upper bounds: pessimistic
     discretisation, tails cut pessimistically). Slow at many statistics (a chain, not cached):
     verify asks for it only when the tree's total does not match the stated one."""
+    from . import pld_ops
+    from .pld_pmf import self_compose
+
     groups: dict[_Key, list[Measurement]] = {}
     for m in measurements:
         if m.mechanism != "none":

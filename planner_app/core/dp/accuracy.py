@@ -18,30 +18,13 @@ from fractions import Fraction
 from statistics import NormalDist
 from typing import Any
 
-import numpy as np
-
 from ..model import Plan, Query
-from ..support.errors import InputError
 from ..support.words import format_number
-from . import mechanisms
+from .confidence import DEFAULT_CONFIDENCE as DEFAULT_CONFIDENCE  # re-exported: its old home
+from .confidence import MAX_CONFIDENCE as MAX_CONFIDENCE
+from .confidence import MIN_CONFIDENCE as MIN_CONFIDENCE
+from .confidence import check_confidence as check_confidence
 from .measure import Measurement
-
-DEFAULT_CONFIDENCE = 0.95
-# The confidences the half-widths are computed for: closer to 1, 1 - confidence loses its
-# digits in floating point (at 1 - 2^-53 it is 0 and the half-width divides by it)
-MIN_CONFIDENCE = 0.5
-MAX_CONFIDENCE = 0.999999
-
-
-def check_confidence(confidence: float) -> float:
-    """``confidence``, or InputError when the half-widths cannot be computed for it."""
-    if not (isinstance(confidence, (int, float)) and MIN_CONFIDENCE <= confidence
-            <= MAX_CONFIDENCE):
-        raise InputError("argument", "confidence",
-                         f"must lie in [{MIN_CONFIDENCE:g}, {MAX_CONFIDENCE:g}], not "
-                         f"{confidence!r}")
-    return confidence
-
 
 # ----------------------------------------------------------------------------- discrete laws
 
@@ -71,6 +54,8 @@ def discrete_gaussian_half_width(sigma_sq: float, confidence: float = DEFAULT_CO
     if sigma > 20_000:  # the rounded normal is then exact to far below a unit
         z = _normal_quantile(1 - alpha / 2)
         return math.ceil(z * sigma)
+    import numpy as np  # numerics only here: the module is read at start (issue 24)
+
     top = int(math.ceil(sigma * 14)) + 2
     x = np.arange(0, top + 1, dtype=np.float64)
     w = np.exp(-(x * x) / (2 * sigma_sq))
@@ -373,6 +358,8 @@ def quantile_work_refusal(points: int, rows: int | None) -> str | None:
     row count (``dataset.expected_rows``; None for "not stated", when only the grid counts),
     never the table's true row count: the release decides it before the table is read. None
     when it will finish."""
+    from . import mechanisms  # the sampler's numpy, when a quantile is planned
+
     most = mechanisms.MAX_QUANTILE_WORK  # read when called: a test lowers it
     if mechanisms.quantile_work(points, rows) <= most:
         return None

@@ -16,14 +16,15 @@ For one integer-valued cell with sensitivity Δ, the discrete Gaussian N_Z(0, σ
 
 ``delta_upper`` returns a rigorous upper bound on that δ (never below the truth), and
 ``sigma_sq_for`` the smallest σ² on a fine rational grid whose bound stays within the target.
+
+numpy is imported by the two functions that sum a law, not with the module: planning reads
+this module, and the desktop app's start reads the planning code (issue 24).
 """
 
 from __future__ import annotations
 
 import functools
 import math
-
-import numpy as np
 
 DIRECT_SIGMA = 256.0  # below: sum the law term by term; above: integral bounds
 MIN_DELTA = 1e-200  # below this δ the floating-point tails are not trusted: use zCDP
@@ -37,6 +38,8 @@ def _direct_tails(sigma_sq: float, ms: list[int]) -> tuple[list[float], list[flo
     Terms beyond 40σ after m weigh less than e^-800 of the first one (far below the slack);
     the normaliser summed over |y| <= 40σ + 2 is a lower bound on the true one, and exceeds
     it by less than e^-800 relatively."""
+    import numpy as np
+
     sigma = math.sqrt(sigma_sq)
     span = int(math.ceil(40 * sigma)) + 2
     y = np.arange(1, span + 1, dtype=np.float64)
@@ -192,6 +195,8 @@ def pattern_delta_upper(sigma_sq: float, pattern: tuple[int, ...], epsilon: floa
     convolution of the cells' laws on a box |y_i| <= B. Restricting P to the box and
     renormalising only raises each term, and what lies outside the box adds at most its mass
     (chosen about 1e-7·delta_hint, and added)."""
+    import numpy as np
+
     bound, outside = _box(sigma_sq, len(pattern), delta_hint)
     y = np.arange(-bound, bound + 1, dtype=np.float64)
     w = np.exp(-(y * y) / (2 * sigma_sq))

@@ -22,6 +22,9 @@ the range of m2 − μ² over the two sets.
 Every probability here is a lower bound on a coverage (tails bounded from above); the
 released interval covers the exact statistic of the clamped values with at least the stated
 confidence.
+
+numpy is imported by the four functions that sum a law, not with the module: the kinds read
+it, and the desktop app's start reads the kinds (issue 24).
 """
 
 from __future__ import annotations
@@ -29,11 +32,13 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from .measure import Measurement
 from .sensitivity import Grid
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _SLACK = 1e-9
 _GRID_CELLS = 32
@@ -65,6 +70,8 @@ def law_of(m: Measurement) -> Law:
 @functools.lru_cache(maxsize=64)
 def _gaussian_table(sigma_sq: float) -> tuple[int, np.ndarray]:
     """Upper bounds on P(X >= m) for m in [-B, B + 1] (σ below 256), from the summed law."""
+    import numpy as np
+
     sigma = math.sqrt(sigma_sq)
     bound = int(math.ceil(40 * sigma)) + 2
     y = np.arange(-bound, bound + 1, dtype=np.float64)
@@ -76,6 +83,8 @@ def _gaussian_table(sigma_sq: float) -> tuple[int, np.ndarray]:
 
 def tail_upper(law: Law, ms: np.ndarray) -> np.ndarray:
     """Upper bounds on P(X >= m) for integer m (any sign)."""
+    import numpy as np
+
     ms = np.asarray(ms, dtype=np.float64)
     if law.kind == "none":
         return (ms <= 0).astype(np.float64)
@@ -113,6 +122,8 @@ def tail_upper(law: Law, ms: np.ndarray) -> np.ndarray:
 def support(law: Law) -> tuple[np.ndarray, np.ndarray]:
     """Integer points and lower bounds on their probabilities; the mass left out is below
     1e-14 (it only lowers a coverage bound)."""
+    import numpy as np
+
     if law.kind == "none":
         return np.zeros(1), np.ones(1)
     if law.kind == "laplace":
@@ -148,6 +159,8 @@ def support_size(law: Law) -> int:
 
 def coverage_lower(x: Law, y: Law, t: float, w: float) -> float:
     """A lower bound on P(|X + tY| <= w)."""
+    import numpy as np
+
     ys, ps = support(y)
     shift = t * ys
     hi = w - shift

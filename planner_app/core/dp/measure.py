@@ -21,11 +21,7 @@ from .gaussian import (
     shift_patterns,
     sigma_sq_for,
 )
-from .mechanisms import (
-    MAX_QUANTILE_SCALE,
-    quantile_proposal_scale,
-    truth_probability,
-)
+from .sampler_params import MAX_QUANTILE_SCALE, quantile_proposal_scale, truth_probability
 from .sensitivity import Component
 
 MAX_SCALE_BITS = 48

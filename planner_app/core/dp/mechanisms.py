@@ -18,21 +18,15 @@ import random
 import secrets
 from decimal import ROUND_CEILING, ROUND_FLOOR, Context, Decimal
 from fractions import Fraction
-from typing import Protocol
 
 import numpy as np
 
+from .sampler_params import MAX_QUANTILE_SCALE as MAX_QUANTILE_SCALE  # re-exported
+from .sampler_params import RandomSource as RandomSource
+from .sampler_params import quantile_proposal_scale as quantile_proposal_scale
+from .sampler_params import truth_probability as truth_probability
+
 U64 = np.uint64
-
-
-class RandomSource(Protocol):
-    """Uniform random bits. Implementations must be uniform and independent."""
-
-    def words(self, n: int) -> np.ndarray:
-        """``n`` independent uniform 64-bit words (dtype uint64)."""
-
-    def randbelow(self, n: int) -> int:
-        """A uniform integer in [0, n) for any positive Python int ``n``."""
 
 
 class SystemRandomSource:
@@ -272,16 +266,6 @@ def randomized_answer_file(source: RandomSource, answers: np.ndarray, truth: Fra
     return padded
 
 
-def truth_probability(epsilon: float) -> Fraction:
-    """Largest t on a 2^-32 grid with ln((1+t)/(1-t)) <= epsilon (t = tanh(epsilon/2))."""
-    scale = 1 << 32
-    t = Fraction(math.floor(math.tanh(epsilon / 2) * scale) - 1, scale)
-    t = max(t, Fraction(0))
-    while t > 0 and math.log((1 + t) / (1 - t)) > epsilon:
-        t -= Fraction(1, scale)
-    return t
-
-
 # ----------------------------------------------------------------------------- quantiles
 
 
@@ -494,25 +478,6 @@ def _quantile_run_exact(source: RandomSource, u: int, keys: np.ndarray, sizes: n
         u_bits = (u_bits << 64) | int(source.words(1)[0])
         bits += 64
         digits += 30
-
-
-MAX_QUANTILE_SCALE = 1 << 20  # 4Δ/ε above this: a quantile's ε is refused as too small
-
-
-def quantile_proposal_scale(epsilon: float, sensitivity: int) -> Fraction:
-    """4Δ/ε, the scale of a quantile's exponential weights exp(-|rank error| / scale); a
-    ValueError when it exceeds MAX_QUANTILE_SCALE. Such an ε makes the release nearly uniform
-    over the grid (it says nothing), and its exact arithmetic would need ever more digits: it
-    is refused before any charge (measure.py)."""
-    a = Fraction(repr(float(epsilon))) / (4 * sensitivity)
-    if a <= 0 or 1 / a > MAX_QUANTILE_SCALE:
-        raise ValueError("epsilon is too small for the quantile sampler")
-    scale = Fraction(1) / a
-    if scale.denominator >= 1 << 32 or scale.numerator >= 1 << 40:
-        scale = Fraction(math.ceil(scale * (1 << 20)), 1 << 20)
-    if scale.numerator >= 1 << 52 or scale.denominator >= 1 << 52:
-        raise ValueError("epsilon is too small for the quantile sampler")
-    return scale
 
 
 def _bernoulli_exp_many(source: RandomSource, x: np.ndarray, a: Fraction) -> np.ndarray:

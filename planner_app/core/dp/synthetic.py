@@ -49,7 +49,7 @@ from ..support.words import (
     synth_preview_note,
 )
 from .measure import Measurement, epsilon_from_rho, exact_epsilon, rho_for, round_up_fraction
-from .mechanisms import RandomSource, bernoulli_exp
+from .sampler_params import RandomSource
 from .synthetic_aim import ROUNDS_NAME, aim_measurements, budget_of
 from .synthetic_sensitivity import synthetic_components
 
@@ -228,6 +228,8 @@ def exponential_select(source: RandomSource, scores: list[int], epsilon: float,
     mechanism's distribution. At most ``len(scores)`` proposals are expected."""
     if not scores:
         raise ValueError("nothing to select from")
+    from .mechanisms import bernoulli_exp  # the samplers (numpy), when a table is synthesised
+
     eps = exact_epsilon(epsilon)
     top = max(scores)
     den = eps.denominator * 2 * sensitivity

@@ -43,7 +43,7 @@ from fractions import Fraction
 from ..model import Plan, Query, SynthColumn
 from ..support.errors import InputError
 from .measure import Measurement, epsilon_from_rho, rho_for, round_up_fraction
-from .mechanisms import RandomSource, bernoulli_exp
+from .sampler_params import RandomSource
 from .sensitivity import Component
 from .synthetic_sensitivity import marginal_sensitivity
 
@@ -284,6 +284,8 @@ def exponential_select_exact(source: RandomSource, scores: Sequence[int], epsilo
     each accepted by an exact Bernoulli(exp(-ε·(max - score)/(2Δ))))."""
     if not scores:
         raise ValueError("nothing to select from")
+    from .mechanisms import bernoulli_exp  # the samplers (numpy), when a table is synthesised
+
     top = max(scores)
     den = epsilon.denominator * 2 * sensitivity
     while True:

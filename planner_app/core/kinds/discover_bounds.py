@@ -16,7 +16,6 @@ from typing import Any
 
 from ..dp.accuracy import Accuracy, quantile_work_refusal
 from ..dp.measure import Measurement
-from ..dp.mechanisms import exponential_quantile
 from ..dp.sensitivity import Component, rank_component
 from ..model import Plan, PrivacyUnit, Query
 from ..model.grid import QUANTILE_GRID_BITS
@@ -161,6 +160,8 @@ class DiscoverBounds(StatisticKind):
 
     def release(self, query: Query, aggregate: Aggregate, ms: list[Measurement],
                 draw: NoiseDraw) -> QueryRelease:
+        from ..dp.mechanisms import exponential_quantile  # the sampler (numpy), at release
+
         grid = self.grid(query)
         points = []
         for m, level in zip(ms, params(query).quantiles, strict=True):

@@ -4,9 +4,7 @@ mechanism."""
 from __future__ import annotations
 
 import math
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ..dp.accuracy import (
     Accuracy,
@@ -16,7 +14,6 @@ from ..dp.accuracy import (
     quantile_work_refusal,
 )
 from ..dp.measure import Measurement
-from ..dp.mechanisms import exponential_quantile
 from ..dp.sensitivity import Component, rank_component
 from ..model import Plan, PrivacyUnit, Query
 from ..model.grid import QUANTILE_GRID_BITS
@@ -26,6 +23,9 @@ from ..support.words import confidence_percent, format_number
 from .base import StatisticKind
 from .params import QuantileParams, bounds_of, params_of
 from .results import Aggregate, QueryRelease
+
+if TYPE_CHECKING:
+    import numpy as np
 from .shared_data import AggregateDescription, GridStepCounts
 from .shared_form import BOUNDS, QUANTILE, rows_fields
 from .shared_plan import bounds_to_dict
@@ -117,6 +117,8 @@ class Quantile(StatisticKind):
 
     def release(self, query: Query, aggregate: Aggregate, ms: list[Measurement],
                 draw: NoiseDraw) -> QueryRelease:
+        from ..dp.mechanisms import exponential_quantile  # the sampler (numpy), at release
+
         p = params(query)
         m = ms[0]
         grid = self.grid(query)

@@ -14,11 +14,12 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import repeat
-from typing import Any, Protocol, overload
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Protocol, overload
 
 from ..model import Query
+
+if TYPE_CHECKING:  # numpy is loaded by the engines and samplers that fill these shapes
+    import numpy as np
 
 
 @dataclass
@@ -54,6 +55,8 @@ _INT64_MAX = (1 << 63) - 1
 def exact_integers(values: Sequence[int]) -> np.ndarray:
     """Exact integers as an array: int64 while every value fits, else Python ints (an object
     array) -- a sum of 300M rows, or of squares on a fine grid, may pass 2^63 (issue 24)."""
+    import numpy as np
+
     if all(-_INT64_MAX <= v <= _INT64_MAX for v in values):
         return np.array(values, dtype=np.int64)
     out = np.empty(len(values), dtype=object)
@@ -66,6 +69,8 @@ def exact_sums(cells: np.ndarray, weights: Sequence[int] | np.ndarray, n: int,
     """The sum of ``weights`` per cell 0..n-1, exactly: in int64 when ``bound`` (a bound on
     every cell's sum of absolute weights, from public parameters) is below 2^63, else in
     Python ints (``exact_integers``)."""
+    import numpy as np
+
     if bound <= _INT64_MAX:
         out = np.zeros(n, dtype=np.int64)
         np.add.at(out, np.asarray(cells, dtype=np.int64), np.asarray(weights, dtype=np.int64))

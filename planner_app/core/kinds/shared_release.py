@@ -13,18 +13,11 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ..dp.accuracy import discrete_gaussian_half_width, measurement_half_width, rr_half_width
 from ..dp.measure import Measurement
-from ..dp.mechanisms import (
-    RandomSource,
-    discrete_gaussian,
-    discrete_laplace,
-    randomized_answer_file,
-)
+from ..dp.sampler_params import RandomSource
 from ..dp.sensitivity import Grid
 from ..model import Query, Scalar, SynthColumn
 from ..support.words import confidence_percent, format_number
@@ -38,6 +31,12 @@ from .params import (
     quantile_level,
 )
 from .results import Aggregate, QueryRelease, ReleasedValue, ReleasedValues
+
+if TYPE_CHECKING:
+    import numpy as np
+
+# The noise and its column-wise post-processing import numpy and the samplers when a release
+# draws, not with the module: planning reads it, and the app's start reads planning (issue 24).
 
 # ----------------------------------------------------------------------------- the noise
 
@@ -62,6 +61,10 @@ class NoiseDraw:
 
 def noise_for(m: Measurement, size: int, source: RandomSource) -> np.ndarray:
     """``size`` draws of a measurement's noise (zeros when it is public without noise)."""
+    import numpy as np
+
+    from ..dp.mechanisms import discrete_gaussian, discrete_laplace
+
     if m.mechanism == "none":
         return np.zeros(size, dtype=np.int64)
     if m.mechanism == "laplace":
@@ -116,6 +119,8 @@ def rr_answer_file(source: RandomSource, answers: np.ndarray, truth: Fraction,
     plus the count measurement's noise (exact only where the relation makes the number of
     answers public), never below 0; see mechanisms.randomized_answer_file and the privacy
     argument in docs/engine.md."""
+    from ..dp.mechanisms import randomized_answer_file
+
     length = max(0, int(answers.size) + int(noise_for(count, 1, source)[0]))
     return randomized_answer_file(source, answers, truth, length)
 
@@ -151,6 +156,8 @@ _EXACT = 1 << 52
 
 
 def _fits(noisy: np.ndarray, hw: Any) -> bool:
+    import numpy as np
+
     return (type(hw) is int and noisy.dtype.kind in "iu" and abs(hw) < _EXACT
             and (noisy.size == 0 or int(np.abs(noisy).max()) < _EXACT - abs(hw)))
 
@@ -159,6 +166,8 @@ def count_columns(noisy: np.ndarray, hw: Any, mechanism: str, clamp_counts: bool
                   ) -> tuple[list[int], list[int], list[int], str | list[str]] | None:
     """A count's or histogram's values, interval ends and notes for every cell at once: the
     per-cell loop of ``count_release`` column-wise (None: out of ``_fits``' range)."""
+    import numpy as np
+
     if not _fits(noisy, hw):
         return None
     v = noisy.astype(np.int64)
@@ -176,6 +185,8 @@ def sum_columns(noisy: np.ndarray, hw: Any, step: Any
                 ) -> tuple[list[float], list[float], list[float]] | None:
     """A sum's values and interval ends for every cell at once, as float(v * step) and
     float((v -/+ hw) * step) per cell (None: out of ``_fits``' range)."""
+    import numpy as np
+
     if not _fits(noisy, hw):
         return None
     v = noisy.astype(np.int64)

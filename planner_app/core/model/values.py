@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
-
-import numpy as np
 
 from .plan import Scalar
 
@@ -45,9 +44,13 @@ def canonical_key(value: Any) -> str:
     ``True`` and ``"true"``/``"True"``/``"TRUE"`` match; other text is compared after trimming
     spaces. Numbers match through their float value (integers beyond 2**53 may share a key).
     """
-    if isinstance(value, (bool, np.bool_)):
+    # a numpy scalar (a cell of a table read) exists only once numpy is imported: plans are
+    # read and keyed without it (the desktop app's start, issue 24)
+    np = sys.modules.get("numpy")
+    if isinstance(value, bool) or (np is not None and isinstance(value, np.bool_)):
         return "true" if value else "false"
-    if isinstance(value, (int, float, np.integer, np.floating)):
+    if isinstance(value, (int, float)) or (np is not None
+                                           and isinstance(value, (np.integer, np.floating))):
         return _number_key(value)
     text = str(value).strip()
     low = text.lower()
@@ -66,6 +69,8 @@ _EXACT_INT = 2**53  # integers up to this are their float exactly: the key is st
 def _float_keys(xs: list[float]) -> list[str]:
     """canonical_key of every float at once: integral finite values below 2**63 as the
     integer's text, the others as repr (numpy picks them; the texts are Python's)."""
+    import numpy as np  # a table's column of floats: numpy is loaded with the table
+
     a = np.asarray(xs, dtype=np.float64)
     with np.errstate(invalid="ignore"):
         integral = np.isfinite(a) & (a == np.trunc(a)) & (np.abs(a) < 2.0**63)

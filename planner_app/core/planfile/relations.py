@@ -19,9 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ..kinds.registry import kind_of
 from ..kinds.shared_dp import cell_labels
@@ -29,6 +27,9 @@ from ..model.plan import HEADLINES, Consistency, Plan, Query, Relation, Scalar
 from ..model.reader import FieldReader, json_type
 from ..model.values import canonical_key
 from ..support.errors import InputError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: at most this many cells in all the statistics of a plan's relations: the solver works on
 #: dense matrices (a census-like hierarchy of a few hundred areas is far below it)
@@ -280,6 +281,8 @@ class CellTree:
 
 def cell_tree(plan: Plan) -> CellTree:
     """The plan's relations as a tree of cells (the plan has relations)."""
+    import numpy as np  # the cells' parents: numpy once a plan has relations
+
     assert plan.consistency is not None
     relations = plan.consistency.relations
     wanted = set(related_ids(relations))

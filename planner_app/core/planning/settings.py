@@ -6,7 +6,7 @@ import json
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-from ..dp.accuracy import DEFAULT_CONFIDENCE, MAX_CONFIDENCE, MIN_CONFIDENCE
+from ..dp.confidence import DEFAULT_CONFIDENCE, MAX_CONFIDENCE, MIN_CONFIDENCE
 from ..support.errors import InputError
 from ..support.files import atomic_write_bytes
 from ..support.private import private_folder
