@@ -36,19 +36,24 @@ sys.exit(main(["gui", "--home", sys.argv[1]]))
 """
 
 
-def _start(home: Path) -> dict:
+def _start(home: Path, modules: tuple[str, ...] = HEAVY) -> dict:
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    done = subprocess.run([sys.executable, "-c", PROBE, str(home), ",".join(HEAVY)],
+    done = subprocess.run([sys.executable, "-c", PROBE, str(home), ",".join(modules)],
                           capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+@pytest.fixture(scope="module")
+def started(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """One start of the app, asked about every module the tests below keep off the start."""
+    return _start(tmp_path_factory.mktemp("start") / "home", HEAVY + NUMERIC + PANES)
+
+
 @pytest.mark.subprocess
-def test_the_window_shows_before_any_heavy_library_is_imported(tmp_path: Path) -> None:
-    seen = _start(tmp_path / "home")
-    assert seen["shown"] == [True]
-    assert seen["loaded"] == []
+def test_the_window_shows_before_any_heavy_library_is_imported(started: dict) -> None:
+    assert started["shown"] == [True]
+    assert [m for m in started["loaded"] if m in HEAVY] == []
 
 
 @pytest.mark.subprocess
@@ -73,15 +78,9 @@ NUMERIC = ("numpy", "planner_app.core.dp.mechanisms", "planner_app.core.dp.pld_p
 
 
 @pytest.mark.subprocess
-def test_the_welcome_page_shows_without_numpy(tmp_path: Path) -> None:
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    done = subprocess.run([sys.executable, "-c", PROBE, str(tmp_path / "home"),
-                           ",".join(NUMERIC)], capture_output=True, text=True, env=env,
-                          timeout=120)
-    assert done.returncode == 0, done.stderr
-    seen = json.loads(done.stdout.strip().splitlines()[-1])
-    assert seen["shown"] == [True]
-    assert seen["loaded"] == []
+def test_the_welcome_page_shows_without_numpy(started: dict) -> None:
+    assert started["shown"] == [True]
+    assert [m for m in started["loaded"] if m in NUMERIC] == []
 
 
 # Issue 24 (cold start): the planner page (the list, the four tabs, the meter) is built when
@@ -94,15 +93,9 @@ PANES = ("planner_app.gui.widgets.data_pane", "planner_app.gui.widgets.statistic
 
 
 @pytest.mark.subprocess
-def test_the_welcome_page_shows_without_building_the_planner(tmp_path: Path) -> None:
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    done = subprocess.run([sys.executable, "-c", PROBE, str(tmp_path / "home"),
-                           ",".join(PANES)], capture_output=True, text=True, env=env,
-                          timeout=120)
-    assert done.returncode == 0, done.stderr
-    seen = json.loads(done.stdout.strip().splitlines()[-1])
-    assert seen["shown"] == [True]
-    assert seen["loaded"] == []
+def test_the_welcome_page_shows_without_building_the_planner(started: dict) -> None:
+    assert started["shown"] == [True]
+    assert [m for m in started["loaded"] if m in PANES] == []
 
 
 # Issue 24: the app's smoke test opens the demo table and plan (a Gaussian count: its total
