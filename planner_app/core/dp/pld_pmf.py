@@ -128,7 +128,7 @@ def truncate_tails(probs: np.ndarray, tail_mass_truncation: float
     if tail_mass_truncation == 0:
         return 0, probs, 0
     # where all the finite mass is within the cut (a PLD almost all at +∞: a discrete Gaussian
-    # with σ under a tenth of its sensitivity), dp-accounting keeps nothing and raises; the
+    # with σ about a twentieth of its shift), dp-accounting keeps nothing and raises; the
     # last loss is kept with the whole prefix's mass moved up to it, which is pessimistic too
     left_idx = min(_prefix_to_truncate(probs, tail_mass_truncation / 2), len(probs) - 1)
     right_idx = len(probs) - _prefix_to_truncate(np.flip(probs), tail_mass_truncation / 2)
