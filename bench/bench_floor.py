@@ -58,6 +58,7 @@ CASES = {
                         data.codes_table(be.DATA, 10_000_000, 100_000)),
     # on request (minutes each, GBs of disk)
     "survey12-100m-parquet": lambda: survey(100_000_000, "parquet", 12),
+    "survey12-100m-csv": lambda: survey(100_000_000, "csv", 12),  # 4.7 GB
     "survey7-100m-parquet": lambda: survey(100_000_000, "parquet", 7),
     "hist100m": lambda: (data.codes_plan(100_000_000, 100_000),
                          data.codes_table(be.DATA, 100_000_000, 100_000)),
