@@ -115,7 +115,11 @@ def med(rs: list[dict[str, Any]], key: str = "cpu") -> float:
 
 def pair(a: list[dict[str, Any]], b: list[dict[str, Any]], minus: list[dict[str, Any]] | None
          = None, key: str = "cpu") -> str:
-    """Median over rounds of a / b (or (a - minus) / b)."""
+    """Median over rounds of a / b (or (a - minus) / b); none against a failed run (its time
+    is that of the failure: DuckDB alone's random() window runs out of memory on a 100M-row
+    CSV)."""
+    if any(r["rc"] for r in (*a, *b, *(minus or []))):
+        return "-"
     got = [(x[key] - (m[key] if m else 0.0)) / y[key]
            for x, y, m in zip(a, b, minus or [None] * len(a), strict=True)]
     return f"{statistics.median(got):.2f}x"
